@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// linkrouter: a deep-link router for Linux desktops.
+///
+/// Layers (see CONVENTIONS.md): the C modules are imported only by their thin
+/// wrapper targets; `LinkRouterCore` and `Freedesktop` are pure (no I/O, no C);
+/// the executables wire them together.
+let package = Package(
+    name: "linkrouter",
+    products: [
+        .executable(name: "linkrouterd", targets: ["LinkRouterd"]),
+        .executable(name: "linkctl", targets: ["linkctl"]),
+    ],
+    targets: [
+        // C system libraries: module.modulemap + shim.h, nothing else.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        // Pure libraries: the routing rules and the freedesktop file formats.
+        .target(name: "LinkRouterCore"),
+        .target(name: "Freedesktop"),
+        // The bus contract: names, error names, the interface table and its XML.
+        .target(name: "LinkRouterAPI", dependencies: ["LinkRouterCore"]),
+
+        // Wrappers: each owns its C handles and speaks Swift types and errors.
+        .target(name: "SystemKit", dependencies: ["CLinux"]),
+        .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit"]),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "LinkRouterCore"]),
+        .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
+        .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
+        // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
+        .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit"]),
+
+        // The daemon's wiring, as a library so the executable stays a few lines.
+        .target(name: "LinkRouterService", dependencies: [
+            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "Crypto", "Store", "Loopback",
+            "DesktopIntegration",
+        ]),
+        .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
+        .executableTarget(name: "linkctl", dependencies: [
+            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
+        ]),
+
+        .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
+        .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
+        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration",
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,76 @@
+import Freedesktop
+public import SystemKit
+
+/// Writes linkrouter's scheme handlers: a `.desktop` file whose Exec is
+/// `<linkctl> open -- %u`, then the desktop database and the mimeapps default.
+public struct HandlerRegistration {
+    public let database: DesktopDatabase
+    /// The absolute path of the `linkctl` that handlers run.
+    public let linkctl: String
+
+    public init(database: DesktopDatabase, linkctl: String) {
+        self.database = database
+        self.linkctl = linkctl
+    }
+
+    /// The handler line: absolute linkctl, `--` so no URL is ever read as an
+    /// option, and an unquoted `%u` (the spec forbids field codes in quotes).
+    public var execLine: String { ExecLine.quote(linkctl) + " open -- %u" }
+
+    public func desktopFile(name: String, comment: String, mimeTypes: [String]) -> String {
+        """
+        [Desktop Entry]
+        Type=Application
+        Version=1.5
+        Name=\(ExecLine.escapeForKeyFile(name))
+        Comment=\(ExecLine.escapeForKeyFile(comment))
+        Exec=\(ExecLine.escapeForKeyFile(execLine))
+        Icon=web-browser
+        Terminal=false
+        NoDisplay=true
+        StartupNotify=false
+        MimeType=\(mimeTypes.map { $0 + ";" }.joined())
+
+        """
+    }
+
+    /// What `register` did, for the caller to report.
+    public struct Result: Sendable {
+        public let desktopFile: String
+        public let updatedDatabase: Bool
+        public let databaseMessage: String?
+    }
+
+    /// Registers `id` for `mimeTypes` and makes it their default.
+    public func register(id: String, name: String, comment: String, mimeTypes: [String]) throws(SystemError) -> Result {
+        let dir = database.userApplicationsDirectory
+        try FileSystem.makeDirectories(dir, permissions: 0o755)
+        let path = dir + "/" + id
+        try FileSystem.writeAtomically(path, text: desktopFile(name: name, comment: comment, mimeTypes: mimeTypes), permissions: 0o644)
+        let (updated, message) = updateDatabase()
+        try setDefault(id, for: mimeTypes)
+        return Result(desktopFile: path, updatedDatabase: updated, databaseMessage: message)
+    }
+
+    /// Makes `id` the default for `mimeTypes` in the user's mimeapps.list.
+    public func setDefault(_ id: String, for mimeTypes: [String]) throws(SystemError) {
+        let list = database.userMimeAppsList
+        try FileSystem.makeDirectories(FileSystem.directoryName(list), permissions: 0o755)
+        let current = try? FileSystem.readText(list)
+        try FileSystem.writeAtomically(list, text: MimeApps.settingDefault(id, for: mimeTypes, in: current), permissions: 0o644)
+    }
+
+    /// Runs `update-desktop-database` on the user's applications directory
+    /// (so `mimeinfo.cache` lists the new entry); missing tool is reported, not fatal.
+    public func updateDatabase() -> (Bool, String?) {
+        guard let tool = FileSystem.findExecutable("update-desktop-database") else {
+            return (false, "update-desktop-database is not installed (Debian: desktop-file-utils); mimeapps.list still names the handler")
+        }
+        do {
+            let outcome = try Subprocess.run([tool, database.userApplicationsDirectory], timeoutMilliseconds: 20_000)
+            return outcome.status == 0 ? (true, nil) : (false, "update-desktop-database failed: " + outcome.errorText)
+        } catch {
+            return (false, "update-desktop-database could not run: \(error)")
+        }
+    }
+}

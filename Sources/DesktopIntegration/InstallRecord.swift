@@ -1,0 +1,45 @@
+import Freedesktop
+import SystemKit
+
+/// What `linkctl install` did, so `uninstall` can undo exactly that and the
+/// daemon knows the real browser once linkrouter is the https handler.
+/// A key file at `$XDG_STATE_HOME/linkrouter/install.conf`.
+public struct InstallRecord: Sendable, Equatable {
+    /// The browser web links go to: the default before linkrouter claimed https.
+    public var browser: String?
+    /// Each MIME type linkrouter took over, with the `Default Applications` value it had ("" for none).
+    public var previousDefaults: [String: String]
+    /// Every file linkrouter installed.
+    public var files: [String]
+
+    public init(browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = []) {
+        self.browser = browser
+        self.previousDefaults = previousDefaults
+        self.files = files
+    }
+
+    public static func path(stateDirectory: String) -> String { stateDirectory + "/install.conf" }
+
+    public static func read(_ path: String) -> InstallRecord? {
+        guard let text = try? FileSystem.readText(path, maxBytes: 1 << 20) else { return nil }
+        let file = KeyFile(parsing: text)
+        var record = InstallRecord()
+        record.browser = file.value("Browser", in: "Install").flatMap { $0.isEmpty ? nil : $0 }
+        record.files = file.value("Files", in: "Install").map(KeyFile.list) ?? []
+        for (key, value) in file.entries(in: "Previous Defaults") { record.previousDefaults[key] = value }
+        return record
+    }
+
+    public var text: String {
+        var file = KeyFile(parsing: "# Written by linkctl install; read by linkrouterd and linkctl uninstall.\n")
+        file.set("Browser", to: browser ?? "", in: "Install")
+        file.set("Files", to: files.map { $0 + ";" }.joined(), in: "Install")
+        for key in previousDefaults.keys.sorted() { file.set(key, to: previousDefaults[key]!, in: "Previous Defaults") }
+        return file.text
+    }
+
+    public func write(_ path: String) throws(SystemError) {
+        try FileSystem.makeDirectories(FileSystem.directoryName(path), permissions: 0o700)
+        try FileSystem.writeAtomically(path, text: text, permissions: 0o600)
+    }
+}

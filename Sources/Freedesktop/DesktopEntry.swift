@@ -1,0 +1,51 @@
+/// A `.desktop` file of `Type=Application`, as far as launching it goes
+/// (Desktop Entry Specification 1.5).
+public struct DesktopEntry: Sendable, Equatable {
+    /// The desktop file id (`firefox.desktop`, or `kde-konqueror.desktop` for `kde/konqueror.desktop`).
+    public let id: String
+    /// Where it was read from (the `%k` field code).
+    public let path: String
+    public let name: String?
+    public let exec: String?
+    public let tryExec: String?
+    public let icon: String?
+    public let mimeTypes: [String]
+    public let hidden: Bool
+    public let noDisplay: Bool
+    public let dbusActivatable: Bool
+    public let type: String?
+
+    public static let group = "Desktop Entry"
+
+    public init(id: String, path: String, text: String) {
+        let file = KeyFile(parsing: text)
+        func string(_ key: String) -> String? { file.value(key, in: Self.group).map(KeyFile.unescape) }
+        func bool(_ key: String) -> Bool { file.value(key, in: Self.group) == "true" }
+        self.id = id
+        self.path = path
+        name = string("Name")
+        exec = string("Exec")
+        tryExec = string("TryExec")
+        icon = string("Icon")
+        mimeTypes = file.value("MimeType", in: Self.group).map(KeyFile.list) ?? []
+        hidden = bool("Hidden")
+        noDisplay = bool("NoDisplay")
+        dbusActivatable = bool("DBusActivatable")
+        type = string("Type")
+    }
+
+    /// True for an application entry that may be launched at all.
+    public var isLaunchable: Bool { type == "Application" && !hidden && exec != nil }
+
+    /// The argv that opens `url`, by the spec's Exec rules; no shell is involved.
+    public func commandLine(opening url: String) throws(ExecLineError) -> [String] {
+        guard let exec else { throw ExecLineError("\(id) has no Exec key") }
+        return try ExecLine.expand(exec, url: url, name: name, icon: icon, desktopFilePath: path)
+    }
+
+    /// The program `Exec` runs (its first word), for recognising our own entries.
+    public var program: String? {
+        guard let exec, let words = try? ExecLine.split(exec), let first = words.first else { return nil }
+        return first.text
+    }
+}

@@ -1,0 +1,11 @@
+public import LinkRouterCore
+
+/// The stable D-Bus error name of each refusal, and back again for clients.
+extension RouterError.Code {
+    public var dbusName: String { API.errorPrefix + rawValue }
+
+    public init?(dbusName: String) {
+        guard dbusName.hasPrefix(API.errorPrefix) else { return nil }
+        self.init(rawValue: String(dbusName.dropFirst(API.errorPrefix.count)))
+    }
+}

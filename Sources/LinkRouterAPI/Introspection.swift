@@ -1,0 +1,64 @@
+/// Renders introspection XML (the D-Bus spec's "Introspection Data Format").
+public enum Introspection {
+    public static let doctype = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        """
+
+    public static func xml(interfaces: [InterfaceDescription], children: [String]) -> String {
+        var out = doctype + "\n<node>\n"
+        for i in interfaces { out += render(i) }
+        for c in children { out += "  <node name=\"\(c)\"/>\n" }
+        return out + "</node>\n"
+    }
+
+    /// The manager object's XML, as docs/dbus-api.md shows it.
+    public static var manager: String { xml(interfaces: Interfaces.standard + [Interfaces.manager], children: ["sessions"]) }
+
+    /// A session object's XML.
+    public static var session: String { xml(interfaces: Interfaces.standard + [Interfaces.session], children: []) }
+
+    static func render(_ i: InterfaceDescription) -> String {
+        var out = "  <interface name=\"\(i.name)\">\n"
+        for m in i.methods {
+            if m.input.isEmpty && m.output.isEmpty {
+                out += "    <method name=\"\(m.name)\"/>\n"
+                continue
+            }
+            out += "    <method name=\"\(m.name)\">\n"
+            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\" direction=\"in\"/>\n" }
+            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\" direction=\"out\"/>\n" }
+            out += "    </method>\n"
+        }
+        for s in i.signals {
+            out += "    <signal name=\"\(s.name)\">\n"
+            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\"/>\n" }
+            out += "    </signal>\n"
+        }
+        for p in i.properties {
+            out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type))\" access=\"read\">\n"
+            out += "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changes.rawValue)\"/>\n"
+            out += "    </property>\n"
+        }
+        return out + "  </interface>\n"
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;").replacingAll(">", with: "&gt;").replacingAll("\"", with: "&quot;")
+    }
+}
+
+extension String {
+    /// Plain substring replacement without Foundation.
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var out = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            out += rest[..<range.lowerBound]
+            out += replacement
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+}

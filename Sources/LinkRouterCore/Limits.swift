@@ -1,0 +1,35 @@
+/// Bounds on what any caller can make the daemon hold or parse (threat model U6, X2).
+public struct Limits: Sendable, Equatable {
+    /// Unfinished sessions one bus connection may hold at once.
+    public var maxPendingPerOwner: Int
+    /// Unfinished sessions in all.
+    public var maxPendingTotal: Int
+    /// Longest URI `Route` or the listener will parse.
+    public var maxURIBytes: Int
+    public var query: QueryParameters.Limits
+    /// Longest string option (`client_id`, `redirect_uri`, …).
+    public var maxOptionBytes: Int
+    /// Longest adopted `authorize_url`.
+    public var maxAuthorizeURLBytes: Int
+    /// Most `extra_params` or `resume_hosts` entries.
+    public var maxListEntries: Int
+    /// Longest `ttl` a session may ask for, in seconds.
+    public var maxTTL: UInt32
+    /// How long a finished session keeps its result for a late `Wait`, in seconds.
+    public var gracePeriod: Int64
+
+    public init(maxPendingPerOwner: Int = 32, maxPendingTotal: Int = 1024, maxURIBytes: Int = 8192,
+                query: QueryParameters.Limits = QueryParameters.Limits(), maxOptionBytes: Int = 2048,
+                maxAuthorizeURLBytes: Int = 8192, maxListEntries: Int = 32, maxTTL: UInt32 = 3600,
+                gracePeriod: Int64 = 120) {
+        self.maxPendingPerOwner = maxPendingPerOwner
+        self.maxPendingTotal = maxPendingTotal
+        self.maxURIBytes = maxURIBytes
+        self.query = query
+        self.maxOptionBytes = maxOptionBytes
+        self.maxAuthorizeURLBytes = maxAuthorizeURLBytes
+        self.maxListEntries = maxListEntries
+        self.maxTTL = maxTTL
+        self.gracePeriod = gracePeriod
+    }
+}

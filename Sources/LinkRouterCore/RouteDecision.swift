@@ -1,0 +1,38 @@
+/// What the router decided about one incoming link; the daemon carries it out.
+///
+/// Every case that changes a session carries the changed copy, so the daemon
+/// can persist it before the router takes it in.
+public enum RouteDecision: Sendable, Equatable {
+    /// The redirect carried a code: the owner gets it from `Wait`.
+    case complete(Session)
+    /// The provider answered `error=` (or the issuer did not match): the session failed.
+    case fail(Session)
+    /// The Vipps/MobilePay app returned with a `resume_uri` that passed `ResumePolicy`;
+    /// `session.resumeMode` says who reopens it.
+    case resume(Session, resumeURI: String)
+    /// The app step came back with neither `resume_uri` nor `error`: keep waiting (threat model R4).
+    case acknowledge(Session)
+    /// Not a callback: hand the URL, byte for byte, to the real browser.
+    case passthrough(String)
+    /// Refused; the session it names (if any) is untouched.
+    case refuse(RouterError, SessionID?)
+
+    /// The word `Route` answers with.
+    public var outcome: String? {
+        switch self {
+        case .complete: return "completed"
+        case .fail: return "failed"
+        case .resume, .acknowledge: return "resumed"
+        case .passthrough: return "passthrough"
+        case .refuse: return nil
+        }
+    }
+
+    /// The changed session, if the decision changes one.
+    public var session: Session? {
+        switch self {
+        case .complete(let s), .fail(let s), .resume(let s, _), .acknowledge(let s): return s
+        case .passthrough, .refuse: return nil
+        }
+    }
+}

@@ -1,0 +1,188 @@
+/// `Route`: from one incoming link to one decision.
+///
+/// Order matters and follows the issue and threat model: strict syntax before
+/// any parameter is read, then `state`, then the exact callback match, then
+/// the step the parameters name. A web link is passed through unless its
+/// state names a session; a URL whose state matched is never forwarded (R5).
+extension Router {
+    /// OAuth response parameters: each may appear at most once (threat model U1).
+    static let singletons = ["state", "code", "error", "error_description", "error_uri", "iss", "resume_uri"]
+
+    public func decide(_ text: String, source: RouteSource, now: Int64) -> RouteDecision {
+        let lenient: URIReference
+        do { lenient = try URIReference.split(text) } catch { return .refuse(error, nil) }
+        let scheme = lenient.normalizedScheme
+        let isWeb = scheme == "http" || scheme == "https"
+        let mayPass = isWeb && source == .link
+
+        /// A malformed web link passes through unless it carries a known state.
+        func refuseOrPass(_ error: RouterError) -> RouteDecision {
+            if mayPass {
+                let hit = knownState(inRawQuery: lenient.query)
+                return hit == nil ? .passthrough(text) : .refuse(error, hit)
+            }
+            return .refuse(error, nil)
+        }
+
+        let uri: URIReference
+        let query: QueryParameters
+        do {
+            uri = try URIReference.strict(text, maxLength: limits.maxURIBytes)
+            query = try QueryParameters.parse(uri.query, limits: limits.query)
+            for name in Self.singletons { _ = try query.single(name) }
+        } catch {
+            return refuseOrPass(error)
+        }
+        if !isWeb && scheme.firstIndex(of: ".") == nil {
+            return .refuse(RouterError(.notACallback, "\"\(scheme):\" links are not callbacks; linkrouter routes reverse-domain schemes, and https or loopback callbacks"), nil)
+        }
+
+        let state = try? query.single("state")
+        guard let state else {
+            if mayPass { return .passthrough(text) }
+            return .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
+        }
+        guard let session = session(withState: state) else {
+            if let quirk = vippsErrorQuirk(uri: uri, query: query, state: state, source: source, now: now) { return quirk }
+            if mayPass { return .passthrough(text) }
+            return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
+        }
+        if case .loopback(let listener) = source, listener != session.id {
+            return .refuse(RouterError(.callbackMismatch, "this state belongs to another session, not to the one listening on this port"), session.id)
+        }
+        return decide(uri: uri, query: query, session: session, now: now)
+    }
+
+    private func decide(uri: URIReference, query: QueryParameters, session: Session, now: Int64) -> RouteDecision {
+        switch session.status {
+        case .completed, .failed:
+            return .refuse(RouterError(.replayed, "this session already \(session.status.rawValue); a state is used once and later callbacks with it are refused"), session.id)
+        case .expired:
+            return .refuse(RouterError(.expired, "this session expired; begin a new one"), session.id)
+        case .cancelled:
+            return .refuse(RouterError(.cancelled, "this session was cancelled"), session.id)
+        case .pending, .resumed:
+            break
+        }
+        if now >= session.expiresAt {
+            return .refuse(RouterError(.expired, "this session expired; begin a new one"), session.id)
+        }
+
+        let redirectMismatch = session.redirect.mismatch(with: uri, query: query)
+        let appMismatch = session.appCallback.map { $0.mismatch(with: uri, query: query) } ?? "no app_callback_uri"
+        let isRedirect = redirectMismatch == nil
+        let isApp = session.appCallback != nil && appMismatch == nil
+        guard isRedirect || isApp else {
+            let nearApp = session.appCallback.map { CallbackURI.matchKey(for: uri, loopback: false) == $0.matchKey } ?? false
+            let why = nearApp ? "app_callback_uri: \(appMismatch!)" : "redirect_uri: \(redirectMismatch!)"
+            return .refuse(RouterError(.callbackMismatch, "the callback does not match the session's registered \(why)"), session.id)
+        }
+
+        let code = (try? query.single("code")) ?? nil
+        let error = (try? query.single("error")) ?? nil
+        let resume = (try? query.single("resume_uri")) ?? nil
+        if code != nil && error != nil {
+            return .refuse(.invalid("the callback carries both code and error; a response has one or the other (RFC 6749 §4.1.2)"), session.id)
+        }
+        if resume != nil && (code != nil || error != nil) {
+            return .refuse(.invalid("the callback carries resume_uri together with \(code != nil ? "code" : "error"); the app step and the redirect are separate callbacks"), session.id)
+        }
+
+        if let error {
+            return .fail(providerFailure(session, error: error, query: query, now: now))
+        }
+        if let code {
+            guard isRedirect else {
+                return .refuse(RouterError(.callbackMismatch, "a code arrived on the app_callback_uri; codes are accepted only on the redirect_uri \(session.redirect.string)"), session.id)
+            }
+            if let failure = issuerFailure(session, query: query) {
+                return .fail(session.finished(.failed, failure: failure, now: now))
+            }
+            var done = session.finished(.completed, failure: nil, now: now)
+            done.result = AuthorizationResult(
+                code: code, state: session.state, redirectURI: session.redirect.string, callbackURI: uri.original,
+                issuer: (try? query.single("iss")) ?? nil, codeVerifier: session.codeVerifier, nonce: session.nonce)
+            return .complete(done)
+        }
+        guard isApp else {
+            return .refuse(.invalid("the callback on redirect_uri carries neither code nor error"), session.id)
+        }
+        var resumed = session
+        resumed.status = .resumed
+        guard let resume else { return .acknowledge(resumed) }
+        if session.resumeOpened {
+            return .refuse(RouterError(.replayed, "resume_uri was already opened for this session; a repeated app callback is ignored"), session.id)
+        }
+        let target: String
+        do { target = try ResumePolicy.check(resume, for: session, maxLength: limits.maxURIBytes) } catch {
+            return .refuse(error, session.id)
+        }
+        resumed.resumeOpened = true
+        return .resume(resumed, resumeURI: target)
+    }
+
+    /// The failed copy for a provider `error=` (threat model S6: only the OAuth
+    /// charset is passed on; `error_uri` is never opened).
+    private func providerFailure(_ session: Session, error: String, query: QueryParameters, now: Int64) -> Session {
+        let code = OAuthText.isErrorText(error) ? error : "invalid_response"
+        let description = OAuthText.sanitizedDescription((try? query.single("error_description")) ?? nil)
+        var message = "the provider refused the authorization: \(code)"
+        if let description { message += " (\(description))" }
+        return session.finished(.failed, failure: SessionFailure(code: .authorizationFailed, providerError: code, providerDescription: description, message: message), now: now)
+    }
+
+    /// RFC 9207 §2.4: compare `iss` with the session's issuer by simple string
+    /// comparison after form decoding; a missing `iss` fails only when required.
+    private func issuerFailure(_ session: Session, query: QueryParameters) -> SessionFailure? {
+        guard let expected = session.issuer else { return nil }
+        let iss = (try? query.single("iss")) ?? nil
+        if let iss, iss != expected {
+            return SessionFailure(code: .issuerMismatch, message: "the response's iss \"\(PercentEncoding.preview(Substring(iss)))\" is not the session's issuer \(expected) (a mix-up attack, RFC 9207); the code was not delivered")
+        }
+        if iss == nil && session.requireIssuer {
+            return SessionFailure(code: .issuerMismatch, message: "the response carries no iss, but the session requires one from \(expected) (RFC 9207); the code was not delivered")
+        }
+        return nil
+    }
+
+    /// A session id if any `state=` in a raw (possibly malformed) query names a session.
+    private func knownState(inRawQuery query: String?) -> SessionID? {
+        guard let query else { return nil }
+        for segment in query.utf8.split(separator: 0x26) {
+            let seg = Substring(segment)
+            guard let eq = seg.firstIndex(of: "=") else { continue }
+            let name = (try? PercentEncoding.decode(seg[..<eq], form: true)) ?? String(seg[..<eq])
+            guard name == "state" else { continue }
+            let raw = seg[seg.index(after: eq)...]
+            let value = (try? PercentEncoding.decode(raw, form: true)) ?? String(raw)
+            if let id = byState[value] { return id }
+            if let q = value.firstIndex(of: "?"), let id = byState[String(value[..<q])] { return id }
+        }
+        return nil
+    }
+
+    /// The Vipps document's error example, `app-callback?state=S?error=unknown_error`,
+    /// has `?` where `&` belongs. Read strictly that is one state "S?error=…",
+    /// which matches nothing. On an app_callback_uri only, if the part before
+    /// the first `?` is exactly a pending session's state and the rest (with
+    /// any other parameters) is `error` plus at most `error_description`, the
+    /// session fails with that error. It can never complete or resume one.
+    private func vippsErrorQuirk(uri: URIReference, query: QueryParameters, state: String, source: RouteSource, now: Int64) -> RouteDecision? {
+        guard source == .link, let mark = state.firstIndex(of: "?") else { return nil }
+        let key = CallbackURI.matchKey(for: uri, loopback: false)
+        guard isAppCallbackKey(key), let session = session(withState: String(state[..<mark])),
+              let app = session.appCallback, !session.status.isFinished, now < session.expiresAt else { return nil }
+        let tail: QueryParameters
+        do { tail = try QueryParameters.parse(String(state[state.index(after: mark)...]), limits: limits.query) } catch { return nil }
+        let others = query.pairs.filter { $0.name != "state" && !app.ownQuery.contains($0) }
+        let extra = tail.pairs + others
+        guard extra.allSatisfy({ $0.name == "error" || $0.name == "error_description" }),
+              extra.filter({ $0.name == "error" }).count == 1,
+              extra.filter({ $0.name == "error_description" }).count <= 1,
+              let error = extra.first(where: { $0.name == "error" })?.value, !error.isEmpty else { return nil }
+        var strictQuery = query.pairs.filter { $0.name != "state" }
+        strictQuery.removeAll { $0.name == "error" || $0.name == "error_description" }
+        guard app.mismatch(with: uri, query: QueryParameters(pairs: strictQuery)) == nil else { return nil }
+        return .fail(providerFailure(session, error: error, query: QueryParameters(pairs: extra), now: now))
+    }
+}

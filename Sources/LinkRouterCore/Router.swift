@@ -1,0 +1,163 @@
+/// The table of sessions and every rule that decides what a link does to one.
+///
+/// Pure: no clock, no randomness, no I/O. The daemon passes `now` and the
+/// secrets in, persists what `decide` returns, and only then calls `replace`.
+public struct Router: Sendable {
+    public let limits: Limits
+    public private(set) var sessions: [SessionID: Session] = [:]
+    /// Every session by its state, finished ones too, so a replay is known as one.
+    private(set) var byState: [String: SessionID] = [:]
+    /// Unfinished sessions per owner, and in all (threat model X2).
+    private var pendingByOwner: [String: Int] = [:]
+    public private(set) var pendingCount = 0
+    /// Match keys of the unfinished sessions' app callbacks (for the Vipps error quirk).
+    private var appCallbackKeys: [String: Int] = [:]
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    // MARK: The table
+
+    /// Checks that `plan` may become a session now: limits, and that an
+    /// adopted state is not already in use (no session fixation, threat model D5).
+    public func admit(_ plan: SessionPlan) throws(RouterError) {
+        if pendingCount >= limits.maxPendingTotal {
+            throw RouterError(.limitsExceeded, "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
+        }
+        if pendingByOwner[plan.owner, default: 0] >= limits.maxPendingPerOwner {
+            throw RouterError(.limitsExceeded, "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first")
+        }
+        if let state = plan.adoptedState, byState[state] != nil {
+            throw .invalid("the adopted state is already in use by another session; a backend must make a fresh state for every login")
+        }
+    }
+
+    /// Whether a freshly drawn state or id collides with one in the table.
+    public func isInUse(state: String, id: SessionID) -> Bool {
+        byState[state] != nil || sessions[id] != nil
+    }
+
+    public mutating func insert(_ session: Session) {
+        precondition(sessions[session.id] == nil && byState[session.state] == nil, "insert of a session already in the table")
+        sessions[session.id] = session
+        byState[session.state] = session.id
+        account(session, +1)
+    }
+
+    /// Takes in a changed copy of a session already in the table.
+    public mutating func replace(_ session: Session) {
+        guard let old = sessions[session.id] else { return }
+        account(old, -1)
+        sessions[session.id] = session
+        account(session, +1)
+    }
+
+    public mutating func remove(_ id: SessionID) {
+        guard let old = sessions.removeValue(forKey: id) else { return }
+        account(old, -1)
+        if byState[old.state] == id { byState[old.state] = nil }
+    }
+
+    private mutating func account(_ s: Session, _ delta: Int) {
+        guard !s.status.isFinished else { return }
+        pendingCount += delta
+        if let owner = s.owner {
+            let n = pendingByOwner[owner, default: 0] + delta
+            pendingByOwner[owner] = n > 0 ? n : nil
+        }
+        if let key = s.appCallback?.matchKey {
+            let n = appCallbackKeys[key, default: 0] + delta
+            appCallbackKeys[key] = n > 0 ? n : nil
+        }
+    }
+
+    public func session(_ id: SessionID) -> Session? { sessions[id] }
+
+    /// The session with exactly this state, compared in constant time once found.
+    func session(withState state: String) -> Session? {
+        guard let id = byState[state], let s = sessions[id], ConstantTime.equals(s.state, state) else { return nil }
+        return s
+    }
+
+    public func sessions(ownedBy owner: String) -> [Session] {
+        sessions.values.filter { $0.owner == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+    }
+
+    // MARK: Owner actions
+
+    /// The session, if `caller` owns it (threat model D1: others are refused, whatever they ask).
+    public func owned(_ id: SessionID, by caller: String) throws(RouterError) -> Session {
+        guard let s = sessions[id] else {
+            throw RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
+        }
+        guard s.owner == caller else {
+            throw RouterError(.accessDenied, "session \(id.rawValue) belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")
+        }
+        return s
+    }
+
+    /// The session cancelled by its owner, or unchanged if it had already finished.
+    public func cancelling(_ id: SessionID, by caller: String, now: Int64) throws(RouterError) -> Session {
+        let s = try owned(id, by: caller)
+        guard !s.status.isFinished else { return s }
+        return s.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session was cancelled by its owner"), now: now)
+    }
+
+    /// Unfinished sessions whose time is up, as expired copies.
+    public func expiring(now: Int64) -> [Session] {
+        sessions.values.filter { !$0.status.isFinished && $0.expiresAt <= now }.map { expired($0, now: now) }
+    }
+
+    /// The owner's connection left the bus (threat model D2): a session with a
+    /// claim token is parked for its owner to claim again; any other is cancelled.
+    public func ownerVanished(_ name: String, now: Int64) -> [Session] {
+        sessions.values.filter { $0.owner == name }.map { s in
+            var t = s
+            t.owner = nil
+            guard s.claimTokenDigest == nil else { return t }
+            if !s.status.isFinished {
+                t = t.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"), now: now)
+            }
+            return t.wiped()
+        }
+    }
+
+    /// `Claim(token)`: `tokenDigest` is SHA-256 of what the caller gave.
+    public func claiming(_ id: SessionID, tokenDigest: [UInt8], by caller: String) throws(RouterError) -> Session {
+        guard let s = sessions[id] else {
+            throw RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
+        }
+        guard let want = s.claimTokenDigest, ConstantTime.equals(want, tokenDigest) else {
+            throw RouterError(.accessDenied, "the claim token does not match this session's (or it was begun without one)")
+        }
+        var t = s
+        t.owner = caller
+        return t
+    }
+
+    /// Finished sessions past both their ttl and the grace period: they can go,
+    /// and with them the last trace of their codes.
+    public func purgeable(now: Int64) -> [SessionID] {
+        sessions.values.filter { $0.status.isFinished && now >= deadline(of: $0) }.map(\.id)
+    }
+
+    /// The expired copy of one session whose time is up, or nil if it is not due.
+    public func expiring(_ id: SessionID, now: Int64) -> Session? {
+        guard let s = sessions[id], !s.status.isFinished, s.expiresAt <= now else { return nil }
+        return expired(s, now: now)
+    }
+
+    private func expired(_ s: Session, now: Int64) -> Session {
+        s.finished(.expired, failure: SessionFailure(code: .expired, message: "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"), now: now)
+    }
+
+    /// When a session should next be looked at: its expiry while unfinished, its purge time after.
+    public func deadline(of s: Session) -> Int64 {
+        guard s.status.isFinished else { return s.expiresAt }
+        return max(s.expiresAt, (s.finishedAt ?? 0) + limits.gracePeriod)
+    }
+
+    /// Whether `key` (a `CallbackURI.matchKey`) is an unfinished session's app callback.
+    func isAppCallbackKey(_ key: String) -> Bool { appCallbackKeys[key] != nil }
+}

@@ -1,0 +1,42 @@
+/// Why the router refused or ended something, in words a person can act on.
+///
+/// The core speaks only this type; the D-Bus adapter maps each `Code` to a
+/// stable error name, so the names can never drift from the reasons.
+public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kind of refusal; each has exactly one D-Bus error name.
+    public enum Code: String, Sendable, CaseIterable {
+        case invalidArgument = "InvalidArgument"
+        case unknownState = "UnknownState"
+        case callbackMismatch = "CallbackMismatch"
+        case replayed = "Replayed"
+        case alreadyDelivered = "AlreadyDelivered"
+        case expired = "Expired"
+        case cancelled = "Cancelled"
+        case accessDenied = "AccessDenied"
+        case authorizationFailed = "AuthorizationFailed"
+        case issuerMismatch = "IssuerMismatch"
+        case timeout = "Timeout"
+        case limitsExceeded = "LimitsExceeded"
+        case resumeRefused = "ResumeRefused"
+        case notACallback = "NotACallback"
+        case unknownSession = "UnknownSession"
+        case browserFailed = "BrowserFailed"
+        case listenerFailed = "ListenerFailed"
+        case storageFailed = "StorageFailed"
+        case internalError = "Internal"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension RouterError {
+    static func invalid(_ message: String) -> RouterError { RouterError(.invalidArgument, message) }
+}

@@ -1,0 +1,137 @@
+/// One login in flight, and afterwards its result until it is delivered or purged.
+///
+/// A value type: the router decides on a copy, the daemon persists the copy,
+/// and only then does the router take it in (`Router.replace`). A failed write
+/// therefore leaves the session exactly as it was.
+public struct Session: Sendable, Equatable {
+    /// How the authorize URL came to be.
+    public enum Mode: String, Sendable {
+        /// The daemon built it (state, nonce and PKCE are its own).
+        case builder
+        /// The app's backend built it; the daemon tracks its state and holds no verifier.
+        case adopted
+    }
+
+    public let id: SessionID
+    public let mode: Mode
+    /// The unique bus name of the connection that may `Wait`, `Cancel` or list it; nil while parked.
+    public var owner: String?
+    /// SHA-256 of the client's `claim_token`, when it gave one.
+    public let claimTokenDigest: [UInt8]?
+    public let state: String
+    public let nonce: String?
+    public var codeVerifier: String?
+    public let codeChallenge: String?
+    public let redirect: CallbackURI
+    public let appCallback: CallbackURI?
+    public let authorizeURL: String
+    /// `scheme://authority` of the authorization endpoint: `resume_uri` must be on it.
+    public let authorizationOrigin: String
+    public let resumeHosts: [String]
+    public let resumePathPrefix: String?
+    public let resumeMode: ResumeMode
+    /// Desktop id of the browser that opened the login (resume goes back to it).
+    public var browser: String?
+    public let issuer: String?
+    public let requireIssuer: Bool
+    public var status: SessionStatus
+    public var result: AuthorizationResult?
+    public var failure: SessionFailure?
+    /// `resume_uri` is opened at most once (threat model R2).
+    public var resumeOpened: Bool
+    /// The owner has received the result; code and verifier are wiped.
+    public var delivered: Bool
+    public let createdAt: Int64
+    public let expiresAt: Int64
+    public var finishedAt: Int64?
+
+    public init(id: SessionID, mode: Mode, owner: String?, claimTokenDigest: [UInt8]?, state: String, nonce: String?,
+                codeVerifier: String?, codeChallenge: String?, redirect: CallbackURI, appCallback: CallbackURI?,
+                authorizeURL: String, authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?,
+                resumeMode: ResumeMode, browser: String?, issuer: String?, requireIssuer: Bool,
+                status: SessionStatus = .pending, result: AuthorizationResult? = nil, failure: SessionFailure? = nil,
+                resumeOpened: Bool = false, delivered: Bool = false, createdAt: Int64, expiresAt: Int64,
+                finishedAt: Int64? = nil) {
+        self.id = id
+        self.mode = mode
+        self.owner = owner
+        self.claimTokenDigest = claimTokenDigest
+        self.state = state
+        self.nonce = nonce
+        self.codeVerifier = codeVerifier
+        self.codeChallenge = codeChallenge
+        self.redirect = redirect
+        self.appCallback = appCallback
+        self.authorizeURL = authorizeURL
+        self.authorizationOrigin = authorizationOrigin
+        self.resumeHosts = resumeHosts
+        self.resumePathPrefix = resumePathPrefix
+        self.resumeMode = resumeMode
+        self.browser = browser
+        self.issuer = issuer
+        self.requireIssuer = requireIssuer
+        self.status = status
+        self.result = result
+        self.failure = failure
+        self.resumeOpened = resumeOpened
+        self.delivered = delivered
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.finishedAt = finishedAt
+    }
+
+    /// A short, non-reversible tag for logs: never the state itself (threat model conventions).
+    public var logTag: String { "session \(id.rawValue.prefix(8))" }
+
+    /// The session ended with `status` and `failure`, at `now`.
+    func finished(_ status: SessionStatus, failure: SessionFailure?, now: Int64) -> Session {
+        var s = self
+        s.status = status
+        s.failure = failure
+        s.finishedAt = now
+        if status != .completed { s.codeVerifier = nil }
+        return s
+    }
+
+    /// The owner has the result: wipe what must not outlive delivery.
+    public func markedDelivered() -> Session {
+        var s = wiped()
+        s.delivered = true
+        return s
+    }
+
+    /// Code and verifier gone; the record stays so a replay is still known as one.
+    func wiped() -> Session {
+        var s = self
+        s.codeVerifier = nil
+        if var r = s.result {
+            r.code = ""
+            r.codeVerifier = nil
+            r.callbackURI = ""
+            s.result = r
+        }
+        return s
+    }
+
+    /// What `Wait` answers for a finished session, or nil while it is unfinished.
+    public var waitAnswer: Result<AuthorizationResult, RouterError>? {
+        guard status.isFinished else { return nil }
+        if delivered {
+            return .failure(RouterError(.alreadyDelivered, "the result of this session was already delivered to its owner; begin a new session"))
+        }
+        if status == .completed, let r = result { return .success(r) }
+        return .failure(failure?.error ?? RouterError(.internalError, "session ended without a result"))
+    }
+}
+
+extension Session {
+    /// Restored with wall-clock times that cannot be right (threat model P5).
+    public static func expiredForClock(_ s: Session, now: Int64) -> Session {
+        s.finished(.expired, failure: SessionFailure(code: .expired, message: "the session's stored times are inconsistent with the clock (a clock jump?); begin a new one"), now: now)
+    }
+
+    /// Restored, but its loopback port could not be listened on again.
+    public static func failedListener(_ s: Session, reason: String, now: Int64) -> Session {
+        s.finished(.failed, failure: SessionFailure(code: .listenerFailed, message: "after a restart the daemon could not listen on the session's loopback port again (\(reason)); begin a new one"), now: now)
+    }
+}

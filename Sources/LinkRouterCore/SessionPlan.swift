@@ -1,0 +1,255 @@
+/// A `BeginSession` request that passed every rule, before the daemon adds
+/// what needs I/O: random secrets, a bound loopback port, the browser.
+public struct SessionPlan: Sendable {
+    public let mode: Session.Mode
+    public let owner: String
+    /// For loopback, rewritten to the bound host and port by `bind(port:)`.
+    public private(set) var redirect: CallbackURI
+    public let appCallback: CallbackURI?
+    public let openBrowser: Bool
+    public let browser: String?
+    public let ttl: UInt32
+    public let resumeMode: ResumeMode
+    public let resumeHosts: [String]
+    public let resumePathPrefix: String?
+    public let claimToken: String?
+    public let issuer: String?
+    public let requireIssuer: Bool
+    public let authorizationOrigin: String
+    /// The client keeps its own PKCE verifier and sent only this challenge.
+    public let clientChallenge: String?
+
+    // Builder mode.
+    let endpoint: URIReference?
+    let clientID: String?
+    let scope: String?
+    let extraParams: [String: String]
+
+    // Adopt mode.
+    let adoptedURL: String?
+    public let adoptedState: String?
+    let adoptedNonce: String?
+    let adoptedChallenge: String?
+
+    /// Where the daemon must listen for a loopback redirect: the address to
+    /// bind, the host literal a browser will send in `Host`, and the port (0
+    /// for any free one). A builder session's `localhost` becomes 127.0.0.1
+    /// (RFC 8252 §8.3 prefers the literal); an adopted URL keeps its host.
+    public var loopbackBinding: (address: String, hostLiteral: String, port: Int)? {
+        guard redirect.style == .loopback, let host = redirect.loopbackHost else { return nil }
+        switch host {
+        case "[::1]": return ("::1", "[::1]", redirect.loopbackPort)
+        case "localhost": return ("127.0.0.1", mode == .adopted ? "localhost" : "127.0.0.1", redirect.loopbackPort)
+        default: return ("127.0.0.1", "127.0.0.1", redirect.loopbackPort)
+        }
+    }
+
+    /// The daemon bound its listener: a built redirect URI now names the real
+    /// port. An adopted URL is the backend's and already names its port.
+    public mutating func bind(port: Int) {
+        guard mode == .builder, let binding = loopbackBinding else { return }
+        redirect = redirect.bound(host: binding.hostLiteral, port: port)
+    }
+
+    /// Whether the daemon must draw a verifier (it holds PKCE only in builder
+    /// mode without a client-held challenge).
+    public var needsVerifier: Bool { mode == .builder && clientChallenge == nil }
+
+    /// The session, given its secrets, at `now` (unix seconds).
+    public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, now: Int64) -> Session {
+        let state: String
+        let nonce: String?
+        let verifier: String?
+        let challenge: String?
+        let url: String
+        switch mode {
+        case .builder:
+            state = secrets.state
+            nonce = secrets.nonce
+            verifier = clientChallenge == nil ? secrets.codeVerifier : nil
+            challenge = clientChallenge ?? secrets.codeChallenge
+            url = AuthorizeURL.build(
+                endpoint: endpoint!, clientID: clientID!, redirectURI: redirect.string, scope: scope,
+                state: state, nonce: secrets.nonce, codeChallenge: challenge, appCallbackURI: appCallback?.string,
+                extra: extraParams)
+        case .adopted:
+            state = adoptedState!
+            nonce = adoptedNonce
+            verifier = nil
+            challenge = adoptedChallenge
+            url = adoptedURL!
+        }
+        return Session(
+            id: secrets.id, mode: mode, owner: owner, claimTokenDigest: claimTokenDigest, state: state, nonce: nonce,
+            codeVerifier: verifier, codeChallenge: challenge, redirect: redirect, appCallback: appCallback,
+            authorizeURL: url, authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts,
+            resumePathPrefix: resumePathPrefix, resumeMode: resumeMode, browser: browser, issuer: issuer,
+            requireIssuer: requireIssuer, createdAt: now, expiresAt: now + Int64(ttl))
+    }
+}
+
+extension SessionPlan {
+    /// Validates `request` for `owner`: every refusal here leaves nothing behind.
+    public static func make(_ request: SessionRequest, owner: String, limits: Limits) throws(RouterError) -> SessionPlan {
+        func checkLength(_ value: String?, _ name: String, _ max: Int) throws(RouterError) {
+            if let value, value.utf8.count > max {
+                throw .invalid("\(name) is \(value.utf8.count) bytes long; the limit is \(max)")
+            }
+        }
+        let maxOption = limits.maxOptionBytes
+        try checkLength(request.authorizationEndpoint, "authorization_endpoint", maxOption)
+        try checkLength(request.clientID, "client_id", maxOption)
+        try checkLength(request.redirectURI, "redirect_uri", maxOption)
+        try checkLength(request.scope, "scope", maxOption)
+        try checkLength(request.appCallbackURI, "app_callback_uri", maxOption)
+        try checkLength(request.claimToken, "claim_token", 256)
+        try checkLength(request.issuer, "issuer", maxOption)
+        try checkLength(request.resumePathPrefix, "resume_path_prefix", maxOption)
+        try checkLength(request.authorizeURL, "authorize_url", limits.maxAuthorizeURLBytes)
+
+        let ttl = request.ttl ?? 600
+        guard ttl >= 1, ttl <= limits.maxTTL else {
+            throw .invalid("ttl \(ttl) is out of range; give 1 to \(limits.maxTTL) seconds (default 600)")
+        }
+        let resumeMode: ResumeMode
+        if let raw = request.resume {
+            guard let m = ResumeMode(rawValue: raw) else {
+                throw .invalid("resume \"\(PercentEncoding.preview(Substring(raw)))\" is not one of browser, client, none")
+            }
+            resumeMode = m
+        } else {
+            resumeMode = .browser
+        }
+        guard request.resumeHosts.count <= limits.maxListEntries else {
+            throw .invalid("resume_hosts has \(request.resumeHosts.count) entries; the limit is \(limits.maxListEntries)")
+        }
+        for host in request.resumeHosts where !OAuthText.isHostName(host) {
+            throw .invalid("resume_hosts entry \"\(PercentEncoding.preview(Substring(host)))\" is not a lowercase host name such as api.vipps.no")
+        }
+        if let prefix = request.resumePathPrefix, !prefix.hasPrefix("/") || !prefix.utf8.allSatisfy(ASCII.isURIByte) {
+            throw .invalid("resume_path_prefix must be a path starting with \"/\", such as /vipps-login-idp/")
+        }
+        if let browser = request.browser, !OAuthText.isDesktopID(browser) {
+            throw .invalid("browser \"\(PercentEncoding.preview(Substring(browser)))\" is not a desktop file id such as firefox.desktop")
+        }
+        if let token = request.claimToken {
+            guard token.utf8.count >= 22, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw .invalid("claim_token must be at least 22 printable characters (128 bits or more of randomness, such as 32 random bytes in base64url)")
+            }
+        }
+        if let challenge = request.codeChallenge {
+            guard challenge.utf8.count == 43, Base64URL.isEncoded(challenge) else {
+                throw .invalid("code_challenge must be the 43-character base64url SHA-256 of your verifier (S256, RFC 7636 §4.2); plain is never used")
+            }
+        }
+        var issuer: String?
+        if let iss = request.issuer {
+            guard let uri = try? URIReference.strict(iss, maxLength: maxOption), uri.normalizedScheme == "https",
+                  uri.query == nil, uri.fragment == nil else {
+                throw .invalid("issuer must be an https URL with no query or fragment (RFC 9207 §2)")
+            }
+            issuer = iss
+        }
+        if request.requireIssuer && issuer == nil {
+            throw .invalid("require_iss needs the issuer option: the iss parameter is compared with it")
+        }
+        if let appCallback = request.appCallbackURI, request.authorizeURL != nil {
+            _ = appCallback
+            throw .invalid("app_callback_uri is read from the adopted authorize_url; do not pass it separately")
+        }
+
+        if let adopted = request.authorizeURL {
+            for (name, value) in [("authorization_endpoint", request.authorizationEndpoint), ("client_id", request.clientID),
+                                  ("redirect_uri", request.redirectURI), ("scope", request.scope),
+                                  ("code_challenge", request.codeChallenge)] where value != nil {
+                throw .invalid("\(name) cannot be combined with authorize_url: the adopted URL already carries it")
+            }
+            guard request.extraParams.isEmpty else {
+                throw .invalid("extra_params cannot be combined with authorize_url: the adopted URL is used as it is")
+            }
+            return try adopt(adopted, request: request, owner: owner, ttl: ttl, resumeMode: resumeMode, issuer: issuer, limits: limits)
+        }
+
+        guard let endpointText = request.authorizationEndpoint else {
+            throw .invalid("give authorization_endpoint, client_id and redirect_uri, or an authorize_url your backend built")
+        }
+        let endpoint = try AuthorizeURL.parseEndpoint(endpointText, role: "authorization_endpoint", maxLength: maxOption)
+        for pair in try QueryParameters.parse(endpoint.query).pairs where AuthorizeURL.reservedParameters.contains(pair.name) {
+            throw .invalid("authorization_endpoint already carries \"\(pair.name)\" in its query; the daemon sets it")
+        }
+        guard let clientID = request.clientID, OAuthText.isVisibleText(clientID) else {
+            throw .invalid(request.clientID == nil ? "client_id is missing" : "client_id must be printable ASCII (RFC 6749 Appendix A)")
+        }
+        guard let redirectText = request.redirectURI else { throw .invalid("redirect_uri is missing") }
+        let redirect = try CallbackURI.parse(redirectText, role: "redirect_uri", maxLength: maxOption)
+        if let scope = request.scope, !OAuthText.isScope(scope) {
+            throw .invalid("scope must be space-separated tokens of printable ASCII without quotes or backslashes (RFC 6749 §3.3)")
+        }
+        guard request.extraParams.count <= limits.maxListEntries else {
+            throw .invalid("extra_params has \(request.extraParams.count) entries; the limit is \(limits.maxListEntries)")
+        }
+        for (key, value) in request.extraParams {
+            if AuthorizeURL.reservedParameters.contains(key) {
+                throw .invalid("extra_params may not set \"\(key)\"; the daemon sets it (use its own option)")
+            }
+            guard !key.isEmpty, key.utf8.count <= 128, value.utf8.count <= maxOption,
+                  !key.utf8.contains(where: ASCII.isControlOrSpace), !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                throw .invalid("extra_params entry \"\(PercentEncoding.preview(Substring(key)))\" has an empty or oversized name, or a control character")
+            }
+        }
+        let appCallback = try request.appCallbackURI.map { a throws(RouterError) in try parseAppCallback(a, maxLength: maxOption) }
+        return SessionPlan(
+            mode: .builder, owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
+            browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
+            resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
+            requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: endpoint),
+            clientChallenge: request.codeChallenge, endpoint: endpoint, clientID: clientID, scope: request.scope,
+            extraParams: request.extraParams, adoptedURL: nil, adoptedState: nil, adoptedNonce: nil, adoptedChallenge: nil)
+    }
+
+    static func parseAppCallback(_ text: String, maxLength: Int) throws(RouterError) -> CallbackURI {
+        let uri = try CallbackURI.parse(text, role: "app_callback_uri", maxLength: maxLength)
+        guard uri.style != .loopback else {
+            throw .invalid("app_callback_uri is opened by the Vipps/MobilePay app: use a custom scheme or an https URL, not loopback")
+        }
+        return uri
+    }
+
+    static func adopt(_ text: String, request: SessionRequest, owner: String, ttl: UInt32, resumeMode: ResumeMode,
+                      issuer: String?, limits: Limits) throws(RouterError) -> SessionPlan {
+        let uri = try AuthorizeURL.parseEndpoint(text, role: "authorize_url", maxLength: limits.maxAuthorizeURLBytes)
+        let query = try QueryParameters.parse(uri.query, limits: limits.query)
+        guard let state = try query.single("state") else {
+            throw .invalid("the adopted authorize_url has no state; the daemon tracks the session by it")
+        }
+        guard OAuthText.isAdoptableState(state) else {
+            throw .invalid("the adopted state must be 16 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 9700 §4.7); this one is \(state.utf8.count) characters")
+        }
+        guard let redirectText = try query.single("redirect_uri") else {
+            throw .invalid("the adopted authorize_url has no redirect_uri")
+        }
+        let redirect = try CallbackURI.parse(redirectText, role: "redirect_uri", maxLength: limits.maxOptionBytes)
+        if redirect.style == .loopback && redirect.loopbackPort == 0 {
+            throw .invalid("the adopted redirect_uri \(redirectText) has no port; an adopted URL cannot be rewritten, so it must name the loopback port to listen on")
+        }
+        let appCallback = try query.single("app_callback_uri").map { a throws(RouterError) in try parseAppCallback(a, maxLength: limits.maxOptionBytes) }
+        let flow = try query.single("requested_flow")
+        if flow == "app_to_app" && appCallback == nil {
+            throw .invalid("the adopted authorize_url asks for requested_flow=app_to_app but has no app_callback_uri")
+        }
+        if let method = try query.single("code_challenge_method"), method != "S256" {
+            throw .invalid("the adopted authorize_url uses code_challenge_method=\(method); only S256 is accepted (RFC 9700 §2.1.1)")
+        }
+        guard try query.single("response_type") == "code" else {
+            throw .invalid("the adopted authorize_url must use response_type=code")
+        }
+        return SessionPlan(
+            mode: .adopted, owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
+            browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
+            resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
+            requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: uri),
+            clientChallenge: nil, endpoint: nil, clientID: nil, scope: nil, extraParams: [:],
+            adoptedURL: text, adoptedState: state, adoptedNonce: try query.single("nonce"),
+            adoptedChallenge: try query.single("code_challenge"))
+    }
+}

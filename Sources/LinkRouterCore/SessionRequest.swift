@@ -1,0 +1,25 @@
+/// `BeginSession`'s options after the D-Bus adapter has checked their types.
+/// Field names follow the option keys in docs/dbus-api.md.
+public struct SessionRequest: Sendable, Equatable {
+    public var authorizationEndpoint: String?
+    public var clientID: String?
+    public var redirectURI: String?
+    public var scope: String?
+    public var extraParams: [String: String] = [:]
+    public var openBrowser: Bool = true
+    public var browser: String?
+    public var ttl: UInt32?
+    /// Adopt mode: an authorize URL the app's backend built.
+    public var authorizeURL: String?
+    public var appCallbackURI: String?
+    public var resume: String?
+    public var resumeHosts: [String] = []
+    public var resumePathPrefix: String?
+    public var claimToken: String?
+    /// Client-held PKCE: the S256 challenge of a verifier the daemon never sees.
+    public var codeChallenge: String?
+    public var issuer: String?
+    public var requireIssuer: Bool = false
+
+    public init() {}
+}

@@ -1,0 +1,18 @@
+/// The random values a session is made with. The daemon draws them from
+/// OpenSSL's `RAND_bytes`; the core only checks and uses them, so it stays pure.
+public struct SessionSecrets: Sendable, Equatable {
+    public var id: SessionID
+    public var state: String
+    public var nonce: String
+    /// Nil when the client keeps its own verifier (`code_challenge` option).
+    public var codeVerifier: String?
+    public var codeChallenge: String?
+
+    public init(id: SessionID, state: String, nonce: String, codeVerifier: String?, codeChallenge: String?) {
+        self.id = id
+        self.state = state
+        self.nonce = nonce
+        self.codeVerifier = codeVerifier
+        self.codeChallenge = codeChallenge
+    }
+}

@@ -1,0 +1,95 @@
+public import LinkRouterCore
+import SystemKit
+
+/// How one `linkrouterd` runs: read from its arguments, with defaults that
+/// suit a desktop session.
+public struct DaemonConfiguration: Sendable {
+    /// The bus to serve on; nil means the session bus.
+    public var busAddress: String?
+    public var limits = Limits()
+    /// Where the durable store lives; nil disables it (`--no-store`, for tests of the rest).
+    public var storeDirectory: String?
+    /// Where the inbox of queued links lives.
+    public var inboxDirectory: String?
+    /// Where the install record lives (the browser to pass web links to).
+    public var stateDirectory: String
+
+    public init(busAddress: String? = nil, storeDirectory: String?, inboxDirectory: String?, stateDirectory: String) {
+        self.busAddress = busAddress
+        self.storeDirectory = storeDirectory
+        self.inboxDirectory = inboxDirectory
+        self.stateDirectory = stateDirectory
+    }
+
+    public static let usage = """
+        Usage: linkrouterd [OPTION…]
+
+        The linkrouter daemon: owns org.linkrouter.LinkRouter1 on the session bus and
+        routes login callbacks to the apps that began them. Usually started by D-Bus
+        activation or by systemd (linkrouterd.service); run it by hand to debug.
+
+        Options:
+          --address ADDRESS          serve on this bus instead of the session bus
+          --runtime-dir DIR          store and inbox directory (default $XDG_RUNTIME_DIR/linkrouter)
+          --state-dir DIR            install record directory (default $XDG_STATE_HOME/linkrouter)
+          --no-store                 keep sessions in memory only (they die with the daemon)
+          --max-pending N            unfinished sessions in all (default 1024)
+          --max-pending-per-client N unfinished sessions per bus connection (default 32)
+          --version                  print the version and exit
+          --help                     print this help and exit
+
+        Exit status: 0 after a clean stop (SIGTERM), 1 when the bus name is taken or
+        the bus cannot be reached, 64 on a usage error.
+
+        """
+
+    /// The outcome of reading the command line.
+    public enum Parsed: Sendable {
+        case run(DaemonConfiguration)
+        case exit(Int32, String)
+    }
+
+    public static func parse(_ arguments: [String], directories: XDGDirectories = .fromEnvironment()) -> Parsed {
+        let runtime = directories.runtimeDir.map { $0 + "/linkrouter" }
+        var config = DaemonConfiguration(
+            storeDirectory: runtime, inboxDirectory: runtime.map { $0 + "/inbox" },
+            stateDirectory: directories.stateHome + "/linkrouter")
+        var noStore = false
+        var i = 0
+        func value(_ name: String) -> String? {
+            guard i + 1 < arguments.count else { return nil }
+            i += 1
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let arg = arguments[i]
+            switch arg {
+            case "--help", "-h": return .exit(0, usage)
+            case "--version": return .exit(0, "linkrouterd \(versionString)\n")
+            case "--no-store": noStore = true
+            case "--address":
+                guard let v = value(arg) else { return .exit(64, "linkrouterd: --address needs a bus address\n") }
+                config.busAddress = v
+            case "--runtime-dir":
+                guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --runtime-dir needs an absolute directory\n") }
+                config.storeDirectory = v
+                config.inboxDirectory = v + "/inbox"
+            case "--state-dir":
+                guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n") }
+                config.stateDirectory = v
+            case "--max-pending", "--max-pending-per-client":
+                guard let v = value(arg), let n = Int(v), n > 0, n <= 1_000_000 else {
+                    return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 1000000\n")
+                }
+                if arg == "--max-pending" { config.limits.maxPendingTotal = n } else { config.limits.maxPendingPerOwner = n }
+            default:
+                return .exit(64, "linkrouterd: unknown option \(arg)\nTry 'linkrouterd --help'.\n")
+            }
+            i += 1
+        }
+        if noStore { config.storeDirectory = nil }
+        return .run(config)
+    }
+
+    public static let versionString = "0.1.0"
+}

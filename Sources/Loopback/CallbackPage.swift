@@ -1,0 +1,52 @@
+/// The small static pages the listener answers with (threat model L6):
+/// nothing from the request is reflected but a provider error code that
+/// passed the RFC 6749 charset, escaped; no scripts, styles or images from anywhere.
+public enum CallbackPage {
+    public static func page(title: String, message: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">\
+        <title>\(escape(title))</title></head>
+        <body><h1>\(escape(title))</h1><p>\(escape(message))</p></body></html>
+
+        """
+    }
+
+    public static let signedIn = page(title: "Signed in", message: "You are signed in. You can close this window and go back to the app.")
+
+    public static func failed(_ providerError: String?) -> String {
+        let reason: String
+        switch providerError {
+        case "access_denied"?: reason = "The sign-in was declined."
+        case "login_required"?, "consent_required"?, "interaction_required"?: reason = "The provider needs you to sign in again."
+        case "temporarily_unavailable"?, "server_error"?: reason = "The provider could not complete the sign-in right now. Try again in a moment."
+        case let e?: reason = "The provider ended the sign-in with the error \"\(e)\"."
+        case nil: reason = "The sign-in did not complete."
+        }
+        return page(title: "Sign-in not completed", message: reason + " You can close this window and go back to the app.")
+    }
+
+    public static func status(_ code: Int) -> String {
+        switch code {
+        case 400: return page(title: "Bad request", message: "This is not a sign-in callback this listener is waiting for.")
+        case 404: return page(title: "Not found", message: "Nothing is here.")
+        case 405: return page(title: "Method not allowed", message: "Only GET is answered here.")
+        default: return page(title: "Error", message: "The request was refused.")
+        }
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

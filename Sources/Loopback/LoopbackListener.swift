@@ -1,0 +1,183 @@
+internal import CMicroHTTPD
+import Glibc
+import SystemKit
+
+/// The daemon's HTTP listener for one loopback session (RFC 8252 §7.3), on
+/// libmicrohttpd in external-poll epoll mode: MHD parses HTTP and enforces
+/// its size limits and timeouts; its one epoll descriptor sits in the
+/// daemon's loop, so a slow client never blocks anything else.
+public final class LoopbackListener {
+    /// Bounds on what a client can make the listener hold (threat model L5).
+    public struct Limits: Sendable {
+        public var connections: UInt32 = 32
+        public var timeoutSeconds: UInt32 = 10
+        /// Per-connection memory: request line and headers must fit (≈ 8 KiB of headers).
+        public var memoryBytes: Int = 16 * 1024
+        public init() {}
+    }
+
+    public let address: String
+    public let port: Int
+    /// The `Host` header a genuine request carries: the redirect URI's host and port.
+    public let expectedHost: String
+    public let path: String
+
+    private let loop: EventLoop
+    private let handler: (HTTPRequest) -> HTTPResponse
+    private var daemon: OpaquePointer?
+    private var source: EventLoop.SourceID?
+    private var timer: EventLoop.TimerID?
+    private var context: Unmanaged<LoopbackListener>?
+    /// Raw request targets by connection, from MHD's URI callback.
+    fileprivate var targets: [OpaquePointer: String] = [:]
+    fileprivate var finalSent = false
+    /// Called once after the final response has gone out.
+    public var onFinished: (() -> Void)?
+
+    /// Binds `address:port` (0 for a free port) and starts answering.
+    public init(address: String, port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
+                handler: @escaping (HTTPRequest) -> HTTPResponse) throws(ListenerError) {
+        let (fd, bound) = try LoopbackSocket.bind(address: address, port: port)
+        self.address = address
+        self.port = bound
+        self.expectedHost = hostLiteral + ":" + String(bound)
+        self.path = path
+        self.loop = loop
+        self.handler = handler
+        let ctx = Unmanaged.passUnretained(self)
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(fd), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: Int(limits.connections), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: Int(limits.timeoutSeconds), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.memoryBytes, ptr_value: nil),
+            MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriThunk, to: Int.self), ptr_value: ctx.toOpaque()),
+            MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(keepEscapesThunk, to: Int.self), ptr_value: nil),
+            MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedThunk, to: Int.self), ptr_value: ctx.toOpaque()),
+            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+        ]
+        var flags = UInt32(MHD_USE_EPOLL.rawValue)
+        if address == "::1" { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        guard let d = options.withUnsafeMutableBufferPointer({ lr_mhd_start(flags, accessThunk, ctx.toOpaque(), $0.baseAddress) }) else {
+            Glibc.close(fd)
+            throw ListenerError("libmicrohttpd could not start a listener on \(address):\(bound)")
+        }
+        daemon = d
+        context = ctx
+        let epoll = lr_mhd_epoll_fd(d)
+        source = loop.watch(epoll, for: .readable) { [weak self] _ in self?.service() }
+        rearm()
+    }
+
+    deinit { close() }
+
+    /// Stops listening; open connections are dropped.
+    public func close() {
+        if let source { loop.remove(source) }
+        if let timer { loop.cancel(timer) }
+        source = nil
+        timer = nil
+        if let daemon { MHD_stop_daemon(daemon) }
+        daemon = nil
+        targets = [:]
+    }
+
+    public var isOpen: Bool { daemon != nil }
+
+    /// Connections MHD holds open right now.
+    public var connectionCount: Int { daemon.map { Int(lr_mhd_current_connections($0)) } ?? 0 }
+
+    private func service() {
+        guard let daemon else { return }
+        _ = MHD_run(daemon)
+        rearm()
+    }
+
+    /// MHD's own timeouts (slow clients) run on a loop timer.
+    private func rearm() {
+        guard let daemon else { return }
+        if let timer { loop.cancel(timer) }
+        var ms: UInt64 = 0
+        let wait: Int64 = MHD_get_timeout(daemon, &ms) == .YES ? Int64(min(ms, 1000)) : 1000
+        timer = loop.schedule(afterMilliseconds: wait) { [weak self] in
+            self?.timer = nil
+            self?.service()
+        }
+    }
+
+    /// The listener's own rules, before any session is consulted.
+    fileprivate func respond(connection: OpaquePointer, method: String) -> HTTPResponse {
+        guard method == "GET" else { return HTTPResponse(status: 405, body: CallbackPage.status(405)) }
+        let host = MHD_lookup_connection_value(connection, .HEADER_KIND, "Host").map { String(cString: $0) }
+        // DNS rebinding (threat model L1): only the literal the redirect URI names.
+        guard let host, host == expectedHost else { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
+        guard let target = targets[connection], target.hasPrefix("/") else {
+            return HTTPResponse(status: 400, body: CallbackPage.status(400))
+        }
+        let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        guard pathPart == path else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }
+        // A sub-resource fetch from a web page is not a navigation (threat model L3).
+        if let dest = MHD_lookup_connection_value(connection, .HEADER_KIND, "Sec-Fetch-Dest").map({ String(cString: $0) }),
+           dest != "document" {
+            return HTTPResponse(status: 400, body: CallbackPage.status(400))
+        }
+        if finalSent { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
+        return handler(HTTPRequest(target: target, method: method, host: host))
+    }
+
+    fileprivate func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        var body = Array(response.body.utf8)
+        guard let r = body.withUnsafeMutableBytes({ MHD_create_response_from_buffer($0.count, $0.baseAddress, .RESPMEM_MUST_COPY) }) else {
+            return .NO
+        }
+        defer { MHD_destroy_response(r) }
+        let headers = [
+            ("Content-Type", "text/html; charset=utf-8"),
+            ("Cache-Control", "no-store"),
+            ("Pragma", "no-cache"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", "default-src 'none'; form-action 'none'; frame-ancestors 'none'"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("X-Frame-Options", "DENY"),
+            ("Connection", "close"),
+        ]
+        for (k, v) in headers { MHD_add_response_header(r, k, v) }
+        if response.status == 405 { MHD_add_response_header(r, "Allow", "GET") }
+        if response.final { finalSent = true }
+        return MHD_queue_response(connection, UInt32(response.status), r)
+    }
+
+    fileprivate func completed(_ connection: OpaquePointer) {
+        targets[connection] = nil
+        if finalSent, let onFinished {
+            self.onFinished = nil
+            // Close after MHD has finished with this connection, not inside its callback.
+            loop.schedule(afterMilliseconds: 0) { onFinished() }
+        }
+    }
+}
+
+private func listener(_ cls: UnsafeMutableRawPointer?) -> LoopbackListener {
+    Unmanaged<LoopbackListener>.fromOpaque(cls!).takeUnretainedValue()
+}
+
+private let accessThunk: MHD_AccessHandlerCallback = { cls, connection, _, method, _, _, uploadSize, _ in
+    guard let connection else { return .NO }
+    let l = listener(cls)
+    let m = method.map { String(cString: $0) } ?? ""
+    // Any upload is discarded: the answer (405) does not depend on it.
+    if let uploadSize { uploadSize.pointee = 0 }
+    return l.queue(l.respond(connection: connection, method: m), on: connection)
+}
+
+private let uriThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, connection in
+    if let uri, let connection { listener(cls).targets[connection] = String(cString: uri) }
+    return nil
+}
+
+private let keepEscapesThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, s in
+    s.map { strlen($0) } ?? 0
+}
+
+private let completedThunk: MHD_RequestCompletedCallback = { cls, connection, _, _ in
+    if let connection { listener(cls).completed(connection) }
+}

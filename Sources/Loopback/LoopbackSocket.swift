@@ -1,0 +1,53 @@
+import Glibc
+import SystemKit
+
+/// A listening TCP socket on a loopback address, bound by hand so linkrouter
+/// decides every option (threat model L4): the exact loopback address, no
+/// `SO_REUSEADDR`/`SO_REUSEPORT`, IPv6 only on `::1`, and a taken port is an
+/// error, never assumed to be ours.
+enum LoopbackSocket {
+    static func bind(address: String, port: Int) throws(ListenerError) -> (fd: Int32, port: Int) {
+        let v6 = address == "::1"
+        guard v6 || address == "127.0.0.1" else { throw ListenerError("refusing to listen on \(address): only 127.0.0.1 and ::1") }
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw ListenerError("cannot create a socket: \(SystemError("socket"))") }
+        var ok = false
+        defer { if !ok { close(fd) } }
+        let rc: Int32
+        if v6 {
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var sa = sockaddr_in6()
+            sa.sin6_family = sa_family_t(AF_INET6)
+            sa.sin6_port = in_port_t(UInt16(port).bigEndian)
+            sa.sin6_addr = in6addr_loopback
+            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        } else {
+            var sa = sockaddr_in()
+            sa.sin_family = sa_family_t(AF_INET)
+            sa.sin_port = in_port_t(UInt16(port).bigEndian)
+            sa.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        guard rc == 0 else {
+            let e = SystemError("bind")
+            if e.code == EADDRINUSE {
+                throw ListenerError("port \(port) on \(address) is already in use by another program; use a redirect_uri without a port so the daemon picks a free one")
+            }
+            if e.code == EADDRNOTAVAIL || e.code == EAFNOSUPPORT {
+                throw ListenerError("cannot listen on \(address): this machine has no such loopback address (\(e.reason))")
+            }
+            throw ListenerError("cannot listen on \(address):\(port): \(e.reason)")
+        }
+        guard listen(fd, 16) == 0 else { throw ListenerError("cannot listen: \(SystemError("listen"))") }
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let boundPort: UInt16 = withUnsafePointer(to: &bound) { p in
+            v6 ? p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+               : p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+        ok = true
+        return (fd, Int(boundPort))
+    }
+}
