@@ -8,6 +8,7 @@
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 
 /* POSIX_SPAWN_SETSID is defined only under _GNU_SOURCE, which the Glibc
    module is not built with; this is its glibc value (glibc >= 2.26). */

@@ -79,6 +79,15 @@ public struct CallbackURI: Sendable, Equatable {
         return CallbackURI(uri: uri, style: style, ownQuery: own.pairs)
     }
 
+    /// Whether `scheme` may be registered as an app's own: valid RFC 3986
+    /// syntax, reverse-domain (dotted labels), and not a web or script scheme.
+    public static func isCustomScheme(_ scheme: String) -> Bool {
+        guard let uri = try? URIReference.split(scheme + ":/callback"), uri.scheme == scheme else { return false }
+        let lower = ASCII.lowercased(scheme)
+        let labels = lower.split(separator: ".", omittingEmptySubsequences: false)
+        return !refusedSchemes.contains(lower) && labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
+    }
+
     /// For loopback: the host with any letter case folded (`localhost` and `LOCALHOST` are one host).
     public var loopbackHost: String? { style == .loopback ? uri.host.map(ASCII.lowercased) : nil }
 

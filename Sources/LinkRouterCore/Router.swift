@@ -12,6 +12,10 @@ public struct Router: Sendable {
     public private(set) var pendingCount = 0
     /// Match keys of the unfinished sessions' app callbacks (for the Vipps error quirk).
     private var appCallbackKeys: [String: Int] = [:]
+    /// Match keys of the unfinished sessions' https callbacks, and a counter
+    /// that moves whenever that set does (the daemon republishes it then).
+    private var httpsKeys: [String: Int] = [:]
+    public private(set) var claimedVersion = 0
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -70,7 +74,16 @@ public struct Router: Sendable {
             let n = appCallbackKeys[key, default: 0] + delta
             appCallbackKeys[key] = n > 0 ? n : nil
         }
+        for c in [s.redirect, s.appCallback].compactMap({ $0 }) where c.style == .claimedHTTPS {
+            let before = httpsKeys[c.matchKey, default: 0]
+            let n = before + delta
+            httpsKeys[c.matchKey] = n > 0 ? n : nil
+            if (before == 0) != (n <= 0) { claimedVersion += 1 }
+        }
     }
+
+    /// The https callbacks unfinished sessions wait on.
+    public var claimedCallbacks: ClaimedCallbacks { ClaimedCallbacks(keys: Set(httpsKeys.keys)) }
 
     public func session(_ id: SessionID) -> Session? { sessions[id] }
 

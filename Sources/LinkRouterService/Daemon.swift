@@ -29,6 +29,7 @@ public final class Daemon {
     var routeLimiter = RateLimiter(perSecond: 200)
     var launchLimiter = RateLimiter(perSecond: 10)
     var exitStatus: Int32 = 0
+    var publishedClaimedVersion = -1
     let started = Clock.monotonicMilliseconds()
 
     init(config: DaemonConfiguration, connection: DBusConnection) {
@@ -95,6 +96,7 @@ public final class Daemon {
             return 1
         }
         startInbox()
+        loop.afterEachTurn { [unowned self] in self.publishClaimedCallbacks() }
         Log.notice("linkrouterd \(DaemonConfiguration.versionString) serving \(API.busName) as \(connection.uniqueName); \(router.pendingCount) pending sessions; store: \(store?.path ?? "none (sessions are not durable)")")
         loop.run()
         shutdown()

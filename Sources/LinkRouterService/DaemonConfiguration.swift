@@ -7,19 +7,22 @@ public struct DaemonConfiguration: Sendable {
     /// The bus to serve on; nil means the session bus.
     public var busAddress: String?
     public var limits = Limits()
-    /// Where the durable store lives; nil disables it (`--no-store`, for tests of the rest).
-    public var storeDirectory: String?
-    /// Where the inbox of queued links lives.
-    public var inboxDirectory: String?
+    /// `$XDG_RUNTIME_DIR/linkrouter`: the store, the inbox, the claimed-callbacks list.
+    public var runtimeDirectory: String?
+    /// False keeps sessions in memory only (`--no-store`).
+    public var useStore = true
     /// Where the install record lives (the browser to pass web links to).
     public var stateDirectory: String
 
-    public init(busAddress: String? = nil, storeDirectory: String?, inboxDirectory: String?, stateDirectory: String) {
+    public init(busAddress: String? = nil, runtimeDirectory: String?, stateDirectory: String) {
         self.busAddress = busAddress
-        self.storeDirectory = storeDirectory
-        self.inboxDirectory = inboxDirectory
+        self.runtimeDirectory = runtimeDirectory
         self.stateDirectory = stateDirectory
     }
+
+    public var storeDirectory: String? { useStore ? runtimeDirectory : nil }
+    public var inboxDirectory: String? { runtimeDirectory.map { $0 + "/inbox" } }
+    public var claimedCallbacksPath: String? { runtimeDirectory.map { $0 + "/claimed-callbacks" } }
 
     public static let usage = """
         Usage: linkrouterd [OPTION…]
@@ -51,10 +54,7 @@ public struct DaemonConfiguration: Sendable {
 
     public static func parse(_ arguments: [String], directories: XDGDirectories = .fromEnvironment()) -> Parsed {
         let runtime = directories.runtimeDir.map { $0 + "/linkrouter" }
-        var config = DaemonConfiguration(
-            storeDirectory: runtime, inboxDirectory: runtime.map { $0 + "/inbox" },
-            stateDirectory: directories.stateHome + "/linkrouter")
-        var noStore = false
+        var config = DaemonConfiguration(runtimeDirectory: runtime, stateDirectory: directories.stateHome + "/linkrouter")
         var i = 0
         func value(_ name: String) -> String? {
             guard i + 1 < arguments.count else { return nil }
@@ -66,14 +66,13 @@ public struct DaemonConfiguration: Sendable {
             switch arg {
             case "--help", "-h": return .exit(0, usage)
             case "--version": return .exit(0, "linkrouterd \(versionString)\n")
-            case "--no-store": noStore = true
+            case "--no-store": config.useStore = false
             case "--address":
                 guard let v = value(arg) else { return .exit(64, "linkrouterd: --address needs a bus address\n") }
                 config.busAddress = v
             case "--runtime-dir":
                 guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --runtime-dir needs an absolute directory\n") }
-                config.storeDirectory = v
-                config.inboxDirectory = v + "/inbox"
+                config.runtimeDirectory = v
             case "--state-dir":
                 guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n") }
                 config.stateDirectory = v
@@ -87,7 +86,6 @@ public struct DaemonConfiguration: Sendable {
             }
             i += 1
         }
-        if noStore { config.storeDirectory = nil }
         return .run(config)
     }
 

@@ -1,1 +1,3 @@
-print("x")
+import Glibc
+
+exit(LinkCtl.main(CommandLine.arguments))

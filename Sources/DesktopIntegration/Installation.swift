@@ -1,0 +1,85 @@
+public import SystemKit
+
+/// Where `linkctl install` puts linkrouter for one user, and what it writes
+/// there. The same texts, with `@bindir@` for the directory, are in
+/// `packaging/` for distributions (a test keeps them equal).
+public struct Installation: Sendable {
+    public let directories: XDGDirectories
+    /// The directory holding `linkctl` and `linkrouterd`.
+    public let binDirectory: String
+
+    public init(directories: XDGDirectories = .fromEnvironment(), binDirectory: String) {
+        self.directories = directories
+        self.binDirectory = binDirectory
+    }
+
+    public static let busName = "org.linkrouter.LinkRouter1"
+    public static let unitName = "linkrouterd.service"
+
+    public var linkctl: String { binDirectory + "/linkctl" }
+    public var linkrouterd: String { binDirectory + "/linkrouterd" }
+    public var serviceFilePath: String { directories.dataHome + "/dbus-1/services/" + Self.busName + ".service" }
+    public var unitPath: String { directories.configHome + "/systemd/user/" + Self.unitName }
+    public var stateDirectory: String { directories.stateHome + "/linkrouter" }
+    public var recordPath: String { InstallRecord.path(stateDirectory: stateDirectory) }
+    public var applicationsDirectory: String { directories.dataHome + "/applications" }
+
+    /// The D-Bus activation file: systemd starts the unit; without a user
+    /// manager, dbus-daemon runs `Exec=` itself.
+    public static func serviceFile(bindir: String) -> String {
+        """
+        [D-BUS Service]
+        Name=\(busName)
+        Exec=\(bindir)/linkrouterd
+        SystemdService=\(unitName)
+
+        """
+    }
+
+    /// The systemd user unit, hardened as far as the daemon can live with:
+    /// it needs the session bus (AF_UNIX), loopback listeners (AF_INET/6),
+    /// `$XDG_RUNTIME_DIR` for its store, and to start browsers (which is why
+    /// there is no `ProtectHome=`, no `MemoryDenyWriteExecute=` and the
+    /// children are not further sandboxed: browsers inherit what they need).
+    public static func unitFile(bindir: String) -> String {
+        """
+        [Unit]
+        Description=linkrouter: routes login callbacks to the desktop apps that began them
+        Documentation=file://\(bindir)/../share/doc/linkrouter/README.md
+        PartOf=graphical-session.target
+
+        [Service]
+        Type=dbus
+        BusName=\(busName)
+        ExecStart=\(bindir)/linkrouterd
+        Restart=on-failure
+        RestartSec=1
+        LimitCORE=0
+        NoNewPrivileges=yes
+        UMask=0077
+        LockPersonality=yes
+        RestrictRealtime=yes
+        RestrictSUIDSGID=yes
+        RestrictNamespaces=yes
+        RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6
+        SystemCallArchitectures=native
+        SystemCallFilter=@system-service
+        SystemCallFilter=~@privileged @resources @mount @reboot @swap @obsolete @cpu-emulation @debug @module @raw-io @clock
+        SystemCallErrorNumber=EPERM
+        CapabilityBoundingSet=
+        AmbientCapabilities=
+        ProtectClock=yes
+        ProtectKernelLogs=yes
+        ProtectKernelModules=yes
+        ProtectKernelTunables=yes
+        ProtectControlGroups=yes
+        ProtectHostname=yes
+        ProtectProc=invisible
+        KeyringMode=private
+
+        [Install]
+        WantedBy=graphical-session.target
+
+        """
+    }
+}

@@ -1,0 +1,83 @@
+import DBusKit
+import LinkRouterAPI
+import LinkRouterCore
+
+/// linkctl's side of the bus: one private connection, blocking calls.
+final class DaemonClient {
+    let connection: DBusConnection
+
+    /// What went wrong talking to the daemon.
+    enum Failure: Error {
+        /// No daemon answered (no bus, activation failed, timeout).
+        case unavailable(String)
+        /// The daemon answered with an error.
+        case refused(name: String, message: String)
+
+        var code: RouterError.Code? {
+            if case .refused(let name, _) = self { return RouterError.Code(dbusName: name) }
+            return nil
+        }
+
+        var text: String {
+            switch self {
+            case .unavailable(let m): return m
+            case .refused(let name, let message):
+                let short = name.hasPrefix(API.errorPrefix) ? String(name.dropFirst(API.errorPrefix.count)) : name
+                return message + " (" + short + ")"
+            }
+        }
+
+        /// The exit status a command ends with for this failure.
+        var exitCode: Int32 {
+            switch self {
+            case .unavailable: return ExitCode.unavailable
+            case .refused:
+                switch code {
+                case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?: return ExitCode.loginFailed
+                case .timeout?: return ExitCode.timeout
+                default: return ExitCode.refused
+                }
+            }
+        }
+    }
+
+    /// Error names that mean "no daemon", not "the daemon said no".
+    static let unavailableNames: Set<String> = [
+        DBusError.serviceUnknown, DBusError.noReply, DBusError.disconnected, DBusError.nameHasNoOwner,
+        "org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.Timeout",
+        "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
+    ]
+
+    static func connect() throws(Failure) -> DaemonClient {
+        do { return DaemonClient(connection: try DBusConnection.session()) } catch {
+            throw .unavailable("cannot reach the session bus: \(error.message)")
+        }
+    }
+
+    init(connection: DBusConnection) { self.connection = connection }
+
+    func call(path: String = API.managerPath, interface: String = API.managerInterface, _ member: String,
+              _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000) throws(Failure) -> [DBusValue] {
+        guard let p = ObjectPath(path) else { throw .refused(name: DBusError.invalidArgs, message: "\(path) is not an object path") }
+        do {
+            let m = try DBusMessage.methodCall(destination: BusName(API.busName), path: p, interface: InterfaceName(interface), member: MemberName(member)!)
+            try m.append(contentsOf: args)
+            return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            if Self.unavailableNames.contains(error.name) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
+                throw .unavailable("linkrouterd is not reachable: \(error.message)")
+            }
+            throw .refused(name: error.name, message: error.message)
+        }
+    }
+
+    /// A session's object path from `SESSION` given as a path or a bare id.
+    static func sessionPath(_ text: String) -> String? {
+        if let id = SessionID(objectPath: text) { return id.objectPath }
+        return SessionID(text)?.objectPath
+    }
+
+    func property(_ name: String, of path: String, interface: String) throws(Failure) -> DBusValue? {
+        try call(path: path, interface: API.propertiesInterface, "Get", [.string(interface), .string(name)]).first?.variantValue
+    }
+}

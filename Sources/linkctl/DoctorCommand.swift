@@ -1,0 +1,127 @@
+import DBusKit
+import DesktopIntegration
+import Freedesktop
+import LinkRouterAPI
+import SystemKit
+
+/// `linkctl doctor`: checks every piece a link click passes through and says,
+/// for each problem, the command that fixes it.
+enum DoctorCommand {
+    static let spec = CommandSpec(
+        name: "doctor", summary: "Check the bus, the daemon, activation, handlers and the browser; print fixes.",
+        operands: "", operandCount: 0...0, options: [.flag("json", "print JSON")],
+        details: "Exit status 1 when any check fails.", run: run)
+
+    struct Check {
+        let name: String
+        let ok: Bool
+        let detail: String
+        let fix: String?
+    }
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let checks = runChecks()
+        if args.json {
+            Output.json(.array(checks.map { c in
+                .object([("check", .string(c.name)), ("ok", .bool(c.ok)), ("detail", .string(c.detail)), ("fix", c.fix.map { .string($0) } ?? .null)])
+            }))
+        } else {
+            for c in checks {
+                Output.line((c.ok ? "ok    " : "FAIL  ") + c.name + ": " + c.detail)
+                if let fix = c.fix, !c.ok { Output.line("      fix: " + fix) }
+            }
+        }
+        return checks.allSatisfy(\.ok) ? ExitCode.ok : ExitCode.refused
+    }
+
+    static func runChecks() -> [Check] {
+        var out: [Check] = []
+        let inst = LinkCtl.installation()
+        let db = DesktopDatabase(directories: inst.directories)
+        let record = InstallRecord.read(inst.recordPath)
+
+        // The bus and the daemon.
+        if let address = BusAddress.session() {
+            out.append(Check(name: "bus", ok: true, detail: "session bus at \(address)", fix: nil))
+            do {
+                let client = try DaemonClient.connect()
+                let v = try client.property("Version", of: API.managerPath, interface: API.managerInterface)?.stringValue ?? "?"
+                out.append(Check(name: "daemon", ok: true, detail: "linkrouterd \(v) answers as \(API.busName)", fix: nil))
+            } catch {
+                out.append(Check(name: "daemon", ok: false, detail: error.text,
+                                 fix: "systemctl --user status linkrouterd (or journalctl --user -u linkrouterd); linkctl install sets up activation"))
+            }
+        } else {
+            out.append(Check(name: "bus", ok: false, detail: "no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus)",
+                             fix: "log in to a desktop session, or run inside dbus-run-session"))
+        }
+
+        // Activation and the unit.
+        out.append(fileCheck("activation file", inst.serviceFilePath, key: "Exec", group: "D-BUS Service"))
+        out.append(fileCheck("systemd unit", inst.unitPath, key: "ExecStart", group: "Service"))
+
+        // Registered schemes and the https claim.
+        let ownFiles = (record?.files ?? []).filter { FileSystem.baseName($0).hasPrefix(OwnEntries.idPrefix) }
+        for path in ownFiles {
+            let id = FileSystem.baseName(path)
+            guard let text = try? FileSystem.readText(path) else {
+                out.append(Check(name: id, ok: false, detail: "\(path) is missing", fix: "linkctl install (or linkctl register SCHEME) again"))
+                continue
+            }
+            let entry = DesktopEntry(id: id, path: path, text: text)
+            if let program = entry.program, !FileSystem.isExecutable(program) {
+                out.append(Check(name: id, ok: false, detail: "its Exec runs \(program), which does not exist (stale)", fix: "\(inst.linkctl) install, or linkctl register again from the linkctl you use"))
+            }
+            for mime in entry.mimeTypes {
+                let current = db.mimeApps.defaultApplication(for: mime)?.id
+                let ok = current == id
+                out.append(Check(name: mime, ok: ok, detail: ok ? "handled by \(id)" : "handled by \(current ?? "nothing"), not \(id)",
+                                 fix: ok ? nil : "xdg-mime default \(id) \(mime)"))
+            }
+        }
+        // More than one linkrouter entry for one scheme, or ours not in the record.
+        let userApps = FileSystem.list(inst.applicationsDirectory).filter { $0.hasPrefix(OwnEntries.idPrefix) && $0.hasSuffix(".desktop") }
+        for id in userApps where !ownFiles.contains(inst.applicationsDirectory + "/" + id) {
+            out.append(Check(name: id, ok: false, detail: "a linkrouter desktop file that no install recorded (stale or a duplicate)",
+                             fix: "rm \(inst.applicationsDirectory)/\(id) && update-desktop-database \(inst.applicationsDirectory)"))
+        }
+
+        // The browser web links go to.
+        if let id = record?.browser {
+            if let e = db.entry(id), e.isLaunchable, !OwnEntries.isOwn(e) {
+                out.append(Check(name: "browser", ok: true, detail: "web links go to \(id) (\(e.path))", fix: nil))
+            } else {
+                out.append(Check(name: "browser", ok: false, detail: "the browser recorded at install, \(id), has no launchable desktop entry",
+                                 fix: "linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"))
+            }
+        } else if let e = db.defaultBrowser() {
+            out.append(Check(name: "browser", ok: true, detail: "logins open in \(e.id)", fix: nil))
+        } else {
+            out.append(Check(name: "browser", ok: false, detail: "no default web browser is set", fix: "xdg-settings set default-web-browser firefox.desktop"))
+        }
+
+        // The desktop database lists our entries.
+        if !ownFiles.isEmpty {
+            let cache = inst.applicationsDirectory + "/mimeinfo.cache"
+            let text = (try? FileSystem.readText(cache)) ?? ""
+            let missing = ownFiles.map(FileSystem.baseName).filter { !text.contains($0) }
+            out.append(Check(name: "desktop database", ok: missing.isEmpty,
+                             detail: missing.isEmpty ? "\(cache) lists linkrouter's entries" : "\(cache) does not list \(missing.joined(separator: ", "))",
+                             fix: missing.isEmpty ? nil : "update-desktop-database \(inst.applicationsDirectory)"))
+        }
+        return out
+    }
+
+    static func fileCheck(_ name: String, _ path: String, key: String, group: String) -> Check {
+        guard let text = try? FileSystem.readText(path) else {
+            return Check(name: name, ok: false, detail: "\(path) is missing", fix: "linkctl install")
+        }
+        guard let exec = KeyFile(parsing: text).value(key, in: group), let program = exec.split(separator: " ").first.map(String.init) else {
+            return Check(name: name, ok: false, detail: "\(path) has no \(key)=", fix: "linkctl install")
+        }
+        guard FileSystem.isExecutable(program) else {
+            return Check(name: name, ok: false, detail: "\(path) runs \(program), which does not exist", fix: "linkctl install (from the linkctl beside the linkrouterd you want)")
+        }
+        return Check(name: name, ok: true, detail: "\(path) runs \(program)", fix: nil)
+    }
+}

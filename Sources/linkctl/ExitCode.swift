@@ -1,0 +1,16 @@
+/// linkctl's exit statuses (documented in README and `linkctl --help`).
+enum ExitCode {
+    static let ok: Int32 = 0
+    /// The daemon refused (unknown state, mismatch, invalid option…), or a check failed.
+    static let refused: Int32 = 1
+    /// The login ended without a code: the provider's error, expiry, cancellation.
+    static let loginFailed: Int32 = 2
+    /// `wait`/`login` gave up after `--timeout`; the session goes on.
+    static let timeout: Int32 = 3
+    /// Bad command line (sysexits EX_USAGE).
+    static let usage: Int32 = 64
+    /// No daemon could be reached (EX_UNAVAILABLE).
+    static let unavailable: Int32 = 69
+    /// A file could not be written (EX_CANTCREAT).
+    static let cantCreate: Int32 = 73
+}

@@ -1,0 +1,87 @@
+import DesktopIntegration
+import SystemKit
+
+/// linkctl's verb table (hostnamectl's shape): each verb declares itself in a
+/// `CommandSpec`; this file only finds the verb and handles global help.
+enum LinkCtl {
+    static let version = "0.1.0"
+
+    static let commands: [CommandSpec] = [
+        OpenCommand.spec, BeginCommand.spec, WaitCommand.spec, LoginCommand.spec, SessionsCommand.spec,
+        CancelCommand.spec, StatusCommand.spec, ExplainCommand.spec, RegisterCommand.spec, InstallCommand.spec,
+        UninstallCommand.spec, DoctorCommand.spec,
+    ]
+
+    static var help: String {
+        let width = commands.map(\.name.count).max() ?? 0
+        var out = """
+            Usage: linkctl COMMAND [OPTION…] [ARG…]
+
+            Control linkrouter, the deep-link router for login callbacks on the Linux desktop.
+
+            Commands:
+
+            """
+        for c in commands { out += "  " + c.name + String(repeating: " ", count: width - c.name.count + 2) + c.summary + "\n" }
+        out += """
+
+            Global options:
+              --help      show this help (or `linkctl COMMAND --help` for one command)
+              --version   print the version
+
+            Exit status: 0 success; 1 refused by the daemon or a failed check; 2 the login ended
+            without a code; 3 timeout; 64 usage error; 69 no daemon reachable; 73 a file could
+            not be written.
+
+            """
+        return out
+    }
+
+    static func main(_ argv: [String]) -> Int32 {
+        let args = Array(argv.dropFirst())
+        guard let verb = args.first else {
+            StandardStreams.err(help)
+            return ExitCode.usage
+        }
+        switch verb {
+        case "--help", "-h", "help":
+            if verb == "help", args.count > 1, let c = commands.first(where: { $0.name == args[1] }) {
+                StandardStreams.out(c.help)
+            } else {
+                StandardStreams.out(help)
+            }
+            return ExitCode.ok
+        case "--version":
+            StandardStreams.out("linkctl \(version)\n")
+            return ExitCode.ok
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == verb }) else {
+            Output.error("unknown command \"\(verb)\"")
+            StandardStreams.err("Try 'linkctl --help'.\n")
+            return ExitCode.usage
+        }
+        let rest = Array(args.dropFirst())
+        // `--help` before any `--` asks for help; after `--` it is an operand (so `open -- --help` is refused).
+        if let dash = rest.firstIndex(of: "--") ?? Optional(rest.endIndex), rest[..<dash].contains("--help") {
+            StandardStreams.out(command.help)
+            return ExitCode.ok
+        }
+        do { return command.run(try command.parse(rest)) } catch {
+            return usageFailure(command, error.message)
+        }
+    }
+
+    static func usageFailure(_ command: CommandSpec, _ message: String) -> Int32 {
+        Output.error(message)
+        StandardStreams.err("Usage: \(command.usage)\nTry 'linkctl \(command.name) --help'.\n")
+        return ExitCode.usage
+    }
+
+    /// The installation this linkctl belongs to: the directory it runs from.
+    static func installation() -> Installation {
+        let exe = FileSystem.resolve(FileSystem.executablePath()) ?? FileSystem.executablePath()
+        return Installation(binDirectory: FileSystem.directoryName(exe))
+    }
+}

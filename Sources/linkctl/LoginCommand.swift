@@ -1,0 +1,42 @@
+import DBusKit
+import LinkRouterCore
+import SystemKit
+
+/// `linkctl login`: begin and wait in one process, the common case for
+/// scripts and CLIs (like `gh auth login`, for any provider).
+enum LoginCommand {
+    static let spec = CommandSpec(
+        name: "login", summary: "Begin a session, open the browser, wait for the callback and print the result.",
+        operands: "", operandCount: 0...0,
+        options: SessionOptionsFlags.options + [
+            .value("timeout", "MS", "give up after this many milliseconds (default: the session's ttl)"),
+            .flag("json", "print JSON"),
+        ],
+        details: "The result goes to stdout; what is happening goes to stderr. Exit status 2 when the login ended without a code, 3 on --timeout.",
+        run: run)
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let options: DBusValue
+        do { options = try SessionOptionsFlags.dictionary(args, claimToken: args.value("claim-token")) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
+        guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
+            return LinkCtl.usageFailure(spec, "--timeout takes milliseconds (0 to 4294967295)")
+        }
+        do {
+            let client = try DaemonClient.connect()
+            let reply = try client.call("BeginSession", [options])
+            let path = reply.first?.objectPathValue?.rawValue ?? ""
+            let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
+            if args.has("no-browser") {
+                StandardStreams.err("Open this URL in your browser to sign in:\n  \(url)\nWaiting for the callback…\n")
+            } else {
+                StandardStreams.err("Opened the browser to sign in; waiting for the callback (\(path))…\n")
+            }
+            return try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: args.json)
+        } catch {
+            Output.error(error.text)
+            return error.exitCode
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import DBusKit
+import DesktopIntegration
+import LinkRouterCore
+import SystemKit
+
+/// `linkctl open URI`: what every `.desktop` handler of linkrouter runs
+/// (`Exec=<linkctl> open -- %u`). Exactly one absolute URL with a scheme
+/// linkrouter handles; anything else is refused before the bus is touched.
+enum OpenCommand {
+    static let spec = CommandSpec(
+        name: "open", summary: "Route one link: a login callback to the app waiting for it, any other web link to the browser.",
+        operands: "URI", operandCount: 1...1, options: [],
+        details: """
+            This is what linkrouter's desktop files run on every link click. Exit status 0 when the
+            link was routed (or queued because no daemon was reachable, or opened in the browser
+            directly), 1 when the daemon refused it, 64 when the argument is not one absolute URL
+            with a scheme linkrouter handles (http, https, or a reverse-domain scheme).
+            """,
+        run: run)
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let uri = args.operands[0]
+        if let problem = refusal(uri) {
+            Output.error(problem)
+            return ExitCode.usage
+        }
+        let scheme = (try? URIReference.split(uri))?.normalizedScheme ?? ""
+        let isWeb = scheme == "http" || scheme == "https"
+        if isWeb && Environment.get(BrowserLauncher.hopVariable) != nil {
+            Output.error("refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor")
+            return ExitCode.refused
+        }
+        do {
+            let client = try DaemonClient.connect()
+            let outcome = try client.call("Route", [.string(uri)], timeoutMilliseconds: isWeb ? 1500 : 10_000)
+            Output.line(outcome.first?.stringValue ?? "")
+            return ExitCode.ok
+        } catch .unavailable(let why) {
+            return isWeb ? openDirectly(uri, because: why) : queue(uri, because: why)
+        } catch {
+            Output.error(error.text)
+            return ExitCode.refused
+        }
+    }
+
+    /// Why `uri` is not something `open` takes, or nil (threat model U5, U10).
+    static func refusal(_ uri: String) -> String? {
+        if uri.isEmpty { return "open needs one URL; got an empty argument" }
+        if uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            return "the URL contains a control character (NUL, newline, tab…); refusing it"
+        }
+        guard let parsed = try? URIReference.split(uri) else {
+            return "\"\(uri.prefix(80))\" is not an absolute URL (it has no scheme); open takes exactly one absolute URL"
+        }
+        let scheme = parsed.normalizedScheme
+        guard scheme == "http" || scheme == "https" || scheme.contains(".") else {
+            return "linkrouter does not handle \"\(scheme):\" links; it routes http, https and reverse-domain schemes such as com.example.app"
+        }
+        return nil
+    }
+
+    /// No daemon: a callback waits in the inbox for the daemon to start.
+    static func queue(_ uri: String, because why: String) -> Int32 {
+        do {
+            let path = try LinkQueue.enqueue(uri)
+            StandardStreams.err("linkctl: \(why); queued the link as \(path), to be routed when linkrouterd starts\n")
+            Output.line("queued")
+            return ExitCode.ok
+        } catch {
+            Output.error("\(why), and the link could not be queued: \(error)")
+            return ExitCode.unavailable
+        }
+    }
+
+    /// No daemon: a web link that is not a pending callback goes straight to
+    /// the browser, so browsing never depends on linkrouterd being up.
+    static func openDirectly(_ uri: String, because why: String) -> Int32 {
+        if ClaimedCallbacks.read().contains(uri: uri) { return queue(uri, because: why) }
+        let db = DesktopDatabase()
+        let record = XDGDirectories.fromEnvironment().stateHome + "/linkrouter/install.conf"
+        let recorded = InstallRecord.read(record)?.browser.flatMap { db.entry($0) }
+        guard let browser = recorded ?? db.defaultBrowser() else {
+            Output.error("\(why), and no web browser is set to open the link with; run linkctl doctor")
+            return ExitCode.unavailable
+        }
+        do {
+            try BrowserLauncher.open(uri, with: browser)
+            StandardStreams.err("linkctl: \(why); opened the link in \(browser.id) directly\n")
+            Output.line("passthrough")
+            return ExitCode.ok
+        } catch {
+            Output.error("\(why), and \(error.description)")
+            return ExitCode.unavailable
+        }
+    }
+}

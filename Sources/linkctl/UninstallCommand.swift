@@ -1,0 +1,45 @@
+import DesktopIntegration
+import SystemKit
+
+/// `linkctl uninstall`: puts back exactly the defaults linkrouter replaced
+/// and removes every file it installed.
+enum UninstallCommand {
+    static let spec = CommandSpec(
+        name: "uninstall", summary: "Undo install and register: restore the previous defaults, remove every file.",
+        operands: "", operandCount: 0...0, options: [.flag("json", "print JSON")], details: "", run: run)
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let inst = LinkCtl.installation()
+        guard let record = InstallRecord.read(inst.recordPath) else {
+            Output.error("nothing to uninstall: no install record at \(inst.recordPath)")
+            return ExitCode.ok
+        }
+        let database = DesktopDatabase(directories: inst.directories)
+        let ownIDs = record.files.map(FileSystem.baseName).filter { $0.hasPrefix(OwnEntries.idPrefix) }
+        var restored: [String] = []
+        var removed: [String] = []
+        do {
+            for mime in record.previousDefaults.keys.sorted() {
+                try MimeAppsFile.restore(mime, to: record.previousDefaults[mime]!, in: database.userMimeAppsList, removing: ownIDs)
+                restored.append(mime)
+            }
+            for path in record.files where FileSystem.status(path) != nil {
+                try FileSystem.remove(path)
+                removed.append(path)
+            }
+        } catch {
+            Output.error("uninstall stopped: \(error); the install record is kept, fix the cause and run uninstall again")
+            return ExitCode.cantCreate
+        }
+        _ = HandlerRegistration(database: database, linkctl: inst.linkctl).updateDatabase()
+        try? FileSystem.remove(inst.recordPath)
+        try? FileSystem.removeDirectory(inst.stateDirectory)
+        Systemd.daemonReload()
+        if args.json {
+            Output.json(.object([("restored", .array(restored.map { .string($0) })), ("removed", .array(removed.map { .string($0) }))]))
+        } else {
+            Output.fields([("restored", restored.isEmpty ? "-" : restored.joined(separator: " ")), ("removed", "\(removed.count) files")])
+        }
+        return ExitCode.ok
+    }
+}
