@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration",
+            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto",
         ]),
     ],
     swiftLanguageModes: [.v6]

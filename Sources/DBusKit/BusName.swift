@@ -15,12 +15,27 @@ public struct BusName: Hashable, Sendable, CustomStringConvertible {
         rawValue = text
     }
 
+    /// Unique names follow libdbus (which the bus daemon enforces): after the
+    /// colon, name characters with single dots between them; libdbus does
+    /// not require the dot the spec text asks for.
     public static func isValid(_ text: String) -> Bool {
-        if text.hasPrefix(":") {
-            return DBusNameRules.isDotted(String(text.dropFirst()), allowHyphen: true, digitsFirst: true) && text.utf8.count <= 255
+        let u = Array(text.utf8)
+        guard !u.isEmpty, u.count <= DBusNameRules.maxLength else { return false }
+        guard u[0] == 0x3A else { return DBusNameRules.isDotted(text, allowHyphen: true, digitsFirst: false) }
+        var i = 1
+        while i < u.count {
+            if u[i] == 0x2E {
+                guard i + 1 < u.count, isNameByte(u[i + 1]) else { return false }
+                i += 2
+            } else {
+                guard isNameByte(u[i]) else { return false }
+                i += 1
+            }
         }
-        return DBusNameRules.isDotted(text, allowHyphen: true, digitsFirst: false)
+        return true
     }
+
+    private static func isNameByte(_ b: UInt8) -> Bool { DBusNameRules.isElementByte(b) || b == 0x2D }
 
     public var isUnique: Bool { rawValue.hasPrefix(":") }
     public var description: String { rawValue }

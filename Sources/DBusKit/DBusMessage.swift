@@ -75,7 +75,11 @@ public final class DBusMessage {
     public var member: String? { Self.string(dbus_message_get_member(raw)) }
     public var errorName: String? { Self.string(dbus_message_get_error_name(raw)) }
     public var signature: String { Self.string(dbus_message_get_signature(raw)) ?? "" }
-    public var serial: UInt32 { dbus_message_get_serial(raw) }
+    /// Set by libdbus when sent; set by hand only to marshal a message that was never sent.
+    public var serial: UInt32 {
+        get { dbus_message_get_serial(raw) }
+        set { dbus_message_set_serial(raw, newValue) }
+    }
     public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
 
     /// The caller asked for no reply: the handler acts but sends nothing back.

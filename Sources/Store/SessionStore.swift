@@ -50,11 +50,15 @@ public final class SessionStore {
             opening = .quarantined(try Self.moveAside(file), reason: reason)
         }
         let existed = FileSystem.exists(path)
+        // Created 0600 by us, so SQLite's -wal and -shm, which copy the
+        // database file's mode, are private too whatever the umask.
+        try Self.createPrivately(path)
         var db: SQLiteDatabase
         do {
             db = try Self.openChecked(path)
         } catch where error.isCorruption {
             opening = .quarantined(try Self.moveAside(path), reason: error.message)
+            try Self.createPrivately(path)
             db = try Self.openChecked(path)
         }
         if case .fresh = opening, existed { opening = .existing }
@@ -62,6 +66,15 @@ public final class SessionStore {
         self.db = db
         upsert = try db.prepare(Self.upsertSQL)
         remove = try db.prepare("DELETE FROM sessions WHERE id = ?1")
+    }
+
+    private static func createPrivately(_ path: String) throws(StoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
+            throw StoreError(code: 0, message: "cannot create \(path): \(SystemError("open"))")
+        }
     }
 
     /// Opens, sets the pragmas, checks integrity and migrates.
@@ -197,7 +210,7 @@ public final class SessionStore {
         let hosts = (s.text(12) ?? "").split(separator: " ").map(String.init)
         return Session(
             id: id, mode: mode, owner: s.text(2), claimTokenDigest: s.blob(3), state: state, nonce: s.text(5),
-            codeVerifier: status.isFinished ? nil : verifier, codeChallenge: s.text(7), redirect: redirect,
+            codeVerifier: !status.isFinished || (status == .completed && !delivered) ? verifier : nil, codeChallenge: s.text(7), redirect: redirect,
             appCallback: appCallback, authorizeURL: authorizeURL, authorizationOrigin: origin, resumeHosts: hosts,
             resumePathPrefix: s.text(13), resumeMode: resumeMode, browser: s.text(15), issuer: s.text(16),
             requireIssuer: s.int64(17) != 0, status: status, result: result, failure: failure,

@@ -5,7 +5,11 @@ internal import CLinux
 /// byte of a URL is ever interpreted (threat model E1).
 public enum Subprocess {
     /// What a child's standard stream is connected to.
-    public enum Stream: Sendable { case inherit, null }
+    public enum Stream: Sendable, Equatable {
+        case inherit, null
+        /// Appended to this file (created 0600 if missing).
+        case file(String)
+    }
 
     /// How a program finished.
     public struct Outcome: Sendable {
@@ -100,6 +104,14 @@ public enum Subprocess {
         return 128 + signal
     }
 
+    private static func redirect(_ stream: Stream, to fd: Int32, _ actions: inout posix_spawn_file_actions_t) {
+        switch stream {
+        case .inherit: break
+        case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0)
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        }
+    }
+
     private static func launch(_ argv: [String], environment: [String]?, detached: Bool, stdin: Stream, stdout: Stream,
                                stderr: Stream, outputPipe: Int32?, errorPipe: Int32?,
                                workingDirectory: String?) throws(SystemError) -> Int32 {
@@ -111,16 +123,16 @@ public enum Subprocess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if stdin == .null { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        if stdin != .inherit { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
         if let outputPipe {
             posix_spawn_file_actions_adddup2(&actions, outputPipe, 1)
-        } else if stdout == .null {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        } else {
+            redirect(stdout, to: 1, &actions)
         }
         if let errorPipe {
             posix_spawn_file_actions_adddup2(&actions, errorPipe, 2)
-        } else if stderr == .null {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        } else {
+            redirect(stderr, to: 2, &actions)
         }
         if let workingDirectory { posix_spawn_file_actions_addchdir_np(&actions, workingDirectory) }
 

@@ -1,0 +1,89 @@
+import DBusKit
+import LinkRouterAPI
+import SystemKit
+
+/// An app on the test bus: a connection of its own, with the calls apps make.
+final class BusClient {
+    let connection: DBusConnection
+
+    init(_ address: String) throws { connection = try DBusConnection(address: address) }
+
+    var name: String { connection.uniqueName }
+
+    func call(_ member: String, _ args: [DBusValue] = [], path: String = API.managerPath, interface: String = API.managerInterface,
+              timeoutMilliseconds: Int32 = 10_000) throws(DBusError) -> [DBusValue] {
+        let m = DBusMessage.methodCall(API.busName, path, interface, member)
+        try m.append(contentsOf: args)
+        return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// `BeginSession` with string/bool/uint options; returns (path, authorize URL).
+    func begin(_ options: [(String, DBusValue)]) throws(DBusError) -> (path: String, url: String) {
+        let r = try call("BeginSession", [.vardict(options)])
+        return (r[0].objectPathValue!.rawValue, r[1].stringValue!)
+    }
+
+    /// A session on a custom scheme with no browser: the common fixture.
+    func beginQuiet(redirect: String = "com.example.app:/callback", extra: [(String, DBusValue)] = []) throws(DBusError) -> (path: String, url: String) {
+        try begin([("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
+                   ("redirect_uri", .string(redirect)), ("open_browser", .boolean(false))] + extra)
+    }
+
+    func route(_ uri: String) throws(DBusError) -> String { try call("Route", [.string(uri)])[0].stringValue! }
+
+    /// `Wait`'s result as strings.
+    func wait(_ path: String, timeoutMilliseconds: UInt32 = 10_000) throws(DBusError) -> [String: String] {
+        let r = try call("Wait", [.uint32(timeoutMilliseconds)], path: path, interface: API.sessionInterface, timeoutMilliseconds: Int32(timeoutMilliseconds) + 5000)
+        var out: [String: String] = [:]
+        for (k, v) in r[0].stringKeyedEntries ?? [] { out[k] = v.variantValue?.stringValue }
+        return out
+    }
+
+    func status(_ path: String) throws(DBusError) -> String {
+        try call("Get", [.string(API.sessionInterface), .string("Status")], path: path, interface: API.propertiesInterface)[0].variantValue!.stringValue!
+    }
+
+    func allSessions() throws(DBusError) -> [(path: String, status: String)] {
+        guard case .array(_, let items) = try call("ListAllSessions")[0] else { return [] }
+        return items.compactMap { i in
+            guard case .structure(let f) = i else { return nil }
+            return (f[0].objectPathValue!.rawValue, f[1].stringValue!)
+        }
+    }
+
+    func ping() -> Bool { (try? call("Ping", interface: API.peerInterface)) != nil }
+
+    func introspect(_ path: String) throws(DBusError) -> String {
+        try call("Introspect", path: path, interface: API.introspectableInterface)[0].stringValue!
+    }
+
+    /// Subscribes to signals matching `rule` on this connection.
+    func subscribe(_ rule: String) throws(DBusError) { try connection.addMatch(rule) }
+
+    /// The next signal (skipping other messages) within `timeoutMilliseconds`.
+    func nextSignal(member: String, timeoutMilliseconds: Int = 5000) -> DBusMessage? {
+        let deadline = Clock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        while Clock.monotonicMilliseconds() < deadline {
+            guard let m = connection.nextMessage(timeoutMilliseconds: Int(deadline - Clock.monotonicMilliseconds())) else { continue }
+            if m.kind == .signal && m.member == member { return m }
+        }
+        return nil
+    }
+}
+
+/// Expects a D-Bus error with this name (the whole point of most refusal tests).
+func errorName(_ body: () throws -> Void) -> String? {
+    dbusError(body)?.name
+}
+
+/// Expects a D-Bus error and returns it.
+func dbusError(_ body: () throws -> Void) -> DBusError? {
+    do {
+        try body()
+        return nil
+    } catch let e as DBusError {
+        return e
+    } catch {
+        return DBusError(name: "not a D-Bus error", message: "\(error)")
+    }
+}

@@ -1,0 +1,65 @@
+import DBusKit
+import Glibc
+import SystemKit
+
+/// A real `linkrouterd` on a test's bus; stopped (SIGTERM, then SIGKILL) when released.
+final class DaemonProcess {
+    let pid: Int32
+    let logPath: String
+    private var reaped = false
+    private(set) var exitStatus: Int32?
+
+    init(desktop: TestDesktop, arguments: [String] = [], waitForName: Bool = true, logName: String = "linkrouterd.log") throws {
+        logPath = desktop.root + "/" + logName
+        pid = try Subprocess.spawn([Paths.linkrouterd] + arguments, environment: desktop.environment,
+                                   stdout: .file(logPath), stderr: .file(logPath))
+        if waitForName {
+            let probe = try DBusConnection(address: desktop.busAddress!)
+            let owned = eventually(timeoutMilliseconds: 10_000) { Self.nameHasOwner(probe) || !self.isRunning }
+            guard owned, isRunning else {
+                throw SystemError("linkrouterd did not take its name; log: \(log)", code: ETIMEDOUT)
+            }
+        }
+    }
+
+    static func nameHasOwner(_ c: DBusConnection) -> Bool {
+        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
+        try? m.append(.string("org.linkrouter.LinkRouter1"))
+        guard case .boolean(let b)? = try? c.callArguments(m).first else { return false }
+        return b
+    }
+
+    var log: String { (try? FileSystem.readText(logPath)) ?? "" }
+
+    var isRunning: Bool {
+        guard !reaped else { return false }
+        var status: Int32 = 0
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid {
+            reaped = true
+            exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return false
+        }
+        return true
+    }
+
+    /// Sends `signal` and waits up to `timeoutMilliseconds` for the exit status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeoutMilliseconds: Int = 5000) -> Int32? {
+        guard isRunning else { return exitStatus }
+        kill(pid, signal)
+        if !eventually(timeoutMilliseconds: timeoutMilliseconds, { !isRunning }) {
+            kill(pid, SIGKILL)
+            _ = eventually(timeoutMilliseconds: 2000) { !isRunning }
+        }
+        return exitStatus
+    }
+
+    /// Waits for the process to exit by itself.
+    func waitForExit(timeoutMilliseconds: Int = 5000) -> Int32? {
+        _ = eventually(timeoutMilliseconds: timeoutMilliseconds) { !isRunning }
+        return exitStatus
+    }
+
+    deinit { stop(signal: SIGKILL) }
+}

@@ -1,0 +1,250 @@
+import LinkRouterCore
+import Testing
+
+@Suite("Router: one link, one decision")
+struct RouterTests {
+    let now = Fixtures.now
+
+    @Test("a redirect with code and the session's state completes it, with the verifier and nonce")
+    func completes() throws {
+        let (router, s) = try Fixtures.router()
+        let uri = "com.example.app:/callback?code=C0DE&state=\(s.state)"
+        guard case .complete(let done) = router.decide(uri, source: .link, now: now) else { Issue.record("not completed"); return }
+        #expect(done.status == .completed)
+        #expect(done.result == AuthorizationResult(code: "C0DE", state: s.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
+                                                  issuer: nil, codeVerifier: s.codeVerifier, nonce: s.nonce))
+        #expect(done.finishedAt == now)
+    }
+
+    @Test("the decision does not change the table; replace does")
+    func decideIsPure() throws {
+        var (router, s) = try Fixtures.router()
+        let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now)
+        #expect(router.session(s.id)?.status == .pending)
+        #expect(router.pendingCount == 1)
+        router.replace(d.session!)
+        #expect(router.session(s.id)?.status == .completed)
+        #expect(router.pendingCount == 0)
+    }
+
+    @Test("a state completes once; a replay is refused and the result kept (S2)")
+    func replay() throws {
+        var (router, s) = try Fixtures.router()
+        let uri = "com.example.app:/callback?code=c&state=\(s.state)"
+        router.replace(router.decide(uri, source: .link, now: now).session!)
+        let again = router.decide(uri, source: .link, now: now)
+        #expect(again.refusalCode == .replayed)
+        #expect(router.session(s.id)?.result?.code == "c")
+    }
+
+    @Test("unknown, empty or missing states never match (S1, U2, U3)", arguments: [
+        "com.example.app:/callback?code=c&state=nope", "com.example.app:/callback?code=c&state=", "com.example.app:/callback?code=c",
+    ])
+    func unknownState(_ uri: String) throws {
+        let (router, s) = try Fixtures.router()
+        let d = router.decide(uri, source: .link, now: now)
+        #expect(d.refusalCode == .unknownState || d.refusalCode == .invalidArgument)
+        #expect(router.session(s.id)?.status == .pending)
+    }
+
+    @Test("state near-misses are not the state (U3)")
+    func nearMisses() throws {
+        let (router, s) = try Fixtures.router()
+        for variant in [s.state + "1", String(s.state.dropLast()), s.state.uppercased(), s.state + "%20", s.state + "+"] {
+            let d = router.decide("com.example.app:/callback?code=c&state=\(variant)", source: .link, now: now)
+            #expect(d.refusalCode == .unknownState, "\(variant)")
+        }
+    }
+
+    @Test("duplicate or conflicting parameters are refused, the session untouched (U1)", arguments: [
+        "code=c&state=S&state=S", "code=a&code=b&state=S", "code=c&error=x&state=S", "resume_uri=https%3A%2F%2Fa&code=c&state=S",
+        "error=a&error=b&state=S", "iss=a&iss=b&code=c&state=S",
+    ])
+    func duplicates(_ query: String) throws {
+        let (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/callback"))
+        let d = router.decide("com.example.app:/callback?" + query.replacingState(s.state), source: .link, now: now)
+        #expect(d.refusalCode == .invalidArgument, "\(d)")
+        #expect(router.session(s.id)?.status == .pending)
+    }
+
+    @Test("response parameters are never read from the fragment (U7)")
+    func fragment() throws {
+        let (router, s) = try Fixtures.router()
+        #expect(router.decide("com.example.app:/callback#code=C&state=\(s.state)", source: .link, now: now).refusalCode == .invalidArgument)
+        #expect(router.decide("com.example.app:/callback?state=\(s.state)#code=EVIL", source: .link, now: now).refusalCode == .invalidArgument)
+        guard case .complete(let done) = router.decide("com.example.app:/callback?code=C&state=\(s.state)#_=_", source: .link, now: now) else {
+            Issue.record("benign fragment refused"); return
+        }
+        #expect(done.result?.code == "C")
+    }
+
+    @Test("the state's session must own the URI, byte for byte (U8, S3)")
+    func mismatch() throws {
+        let (router, s) = try Fixtures.router()
+        let d = router.decide("com.example.app:/callback/?code=c&state=\(s.state)", source: .link, now: now)
+        #expect(d.refusalCode == .callbackMismatch)
+        #expect(d.refusal?.message.contains("trailing slash") == true)
+        // App A's state on app B's scheme.
+        let b = router.decide("com.other.app:/callback?code=c&state=\(s.state)", source: .link, now: now)
+        #expect(b.refusalCode == .callbackMismatch)
+    }
+
+    @Test("a provider error fails the session with its words, charset-checked (S6)")
+    func providerError() throws {
+        let (router, s) = try Fixtures.router()
+        let d = router.decide("com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.state)", source: .link, now: now)
+        guard case .fail(let f) = d else { Issue.record("not failed"); return }
+        #expect(f.status == .failed)
+        #expect(f.failure?.code == .authorizationFailed)
+        #expect(f.failure?.providerError == "access_denied")
+        #expect(f.failure?.providerDescription == "User said no")
+        #expect(f.codeVerifier == nil)
+        let html = router.decide("com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.state)", source: .link, now: now)
+        guard case .fail(let g) = html else { Issue.record("not failed"); return }
+        #expect(g.failure?.providerError == "invalid_response")
+        #expect(g.failure?.providerDescription == nil)
+    }
+
+    @Test("a callback after the ttl is refused as expired (S7)")
+    func expired() throws {
+        let (router, s) = try Fixtures.router()
+        let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: s.expiresAt)
+        #expect(d.refusalCode == .expired)
+        let e = try #require(router.expiring(s.id, now: s.expiresAt))
+        #expect(e.status == .expired && e.failure?.code == .expired)
+        #expect(router.expiring(s.id, now: s.expiresAt - 1) == nil)
+    }
+
+    @Test("a redirect with neither code nor error is refused")
+    func empty() throws {
+        let (router, s) = try Fixtures.router()
+        #expect(router.decide("com.example.app:/callback?state=\(s.state)", source: .link, now: now).refusalCode == .invalidArgument)
+    }
+
+    @Test("web links pass through unless their state names a session (R5, U9)")
+    func passthrough() throws {
+        let (router, s) = try Fixtures.router(Fixtures.request(redirect: "https://example.com/cb"))
+        for url in ["https://example.com/other?x=1#f", "https://example.com/cb?state=unknown", "http://news.example/a b", "https://x/%zz",
+                    "https://example.com/cb?code=1&state=a&state=b"] {
+            #expect(router.decide(url, source: .link, now: now) == .passthrough(url), "\(url)")
+        }
+        // A look-alike carrying the real state is refused, never forwarded.
+        let look = router.decide("https://example.com.evil/cb?code=c&state=\(s.state)", source: .link, now: now)
+        #expect(look.refusalCode == .callbackMismatch)
+        // A malformed URL whose state is known is refused, not forwarded.
+        let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.state)", source: .link, now: now)
+        #expect(bad.refusalCode == .invalidArgument)
+        guard case .complete = router.decide("https://example.com/cb?code=c&state=\(s.state)", source: .link, now: now) else {
+            Issue.record("claimed callback not routed"); return
+        }
+    }
+
+    @Test("other schemes are not callbacks (R5)", arguments: ["file:///etc/passwd", "javascript:alert(1)", "mailto:a@b", "smb://host/x"])
+    func otherSchemes(_ url: String) throws {
+        let (router, _) = try Fixtures.router()
+        #expect(router.decide(url, source: .link, now: now).refusalCode == .notACallback)
+    }
+
+    @Test("a loopback listener accepts only its own session's state (S3)")
+    func loopbackSource() throws {
+        var router = Router()
+        let a = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 1, port: 40001)
+        let b = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 2, port: 40002)
+        router.insert(a)
+        router.insert(b)
+        let onA = router.decide("http://127.0.0.1:40001/cb?code=c&state=\(b.state)", source: .loopback(a.id), now: now)
+        #expect(onA.refusalCode == .callbackMismatch)
+        guard case .complete(let done) = router.decide("http://127.0.0.1:40002/cb?code=c&state=\(b.state)", source: .loopback(b.id), now: now) else {
+            Issue.record("loopback not completed"); return
+        }
+        #expect(done.result?.redirectURI == "http://127.0.0.1:40002/cb")
+    }
+
+    @Test("RFC 9207: iss is compared after form decoding; a mismatch fails without the code (S4, S5)")
+    func issuer() throws {
+        let (router, s) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example" })
+        let base = "com.example.app:/callback?code=c&state=\(s.state)"
+        guard case .complete(let ok) = router.decide(base + "&iss=https%3A%2F%2Fas.example", source: .link, now: now) else {
+            Issue.record("matching iss refused"); return
+        }
+        #expect(ok.result?.issuer == "https://as.example")
+        for bad in ["https%3A%2F%2Fevil.example", "https%3A%2F%2Fas.example%2F", "https://as.example+"] {
+            guard case .fail(let f) = router.decide(base + "&iss=" + bad, source: .link, now: now) else { Issue.record("\(bad)"); continue }
+            #expect(f.failure?.code == .issuerMismatch)
+            #expect(f.result == nil)
+        }
+        guard case .complete = router.decide(base, source: .link, now: now) else { Issue.record("missing iss without require_iss"); return }
+        let (strict, t) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example"; $0.requireIssuer = true })
+        guard case .fail(let f) = strict.decide("com.example.app:/callback?code=c&state=\(t.state)", source: .link, now: now) else {
+            Issue.record("missing iss accepted"); return
+        }
+        #expect(f.failure?.code == .issuerMismatch)
+    }
+
+    @Test("owner checks, cancel, claim, owner leaving (D1, D2)")
+    func owners() throws {
+        var router = Router()
+        var withToken = try Fixtures.session(Fixtures.request(), n: 1)
+        withToken = Session(id: withToken.id, mode: withToken.mode, owner: withToken.owner, claimTokenDigest: [1, 2, 3], state: withToken.state,
+                            nonce: withToken.nonce, codeVerifier: withToken.codeVerifier, codeChallenge: withToken.codeChallenge,
+                            redirect: withToken.redirect, appCallback: nil, authorizeURL: withToken.authorizeURL,
+                            authorizationOrigin: withToken.authorizationOrigin, resumeHosts: [], resumePathPrefix: nil,
+                            resumeMode: .browser, browser: nil, issuer: nil, requireIssuer: false, createdAt: now, expiresAt: now + 600)
+        let plain = try Fixtures.session(Fixtures.request(), n: 2)
+        router.insert(withToken)
+        router.insert(plain)
+        #expect(throws: RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")) {
+            try router.owned(withToken.id, by: Fixtures.intruder)
+        }
+        #expect((try? router.cancelling(plain.id, by: Fixtures.intruder, now: now)) == nil)
+        #expect((try? router.claiming(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)) == nil)
+        #expect((try? router.claiming(withToken.id, tokenDigest: [1, 2, 4], by: Fixtures.intruder)) == nil)
+        for s in router.ownerVanished(Fixtures.owner, now: now) { router.replace(s) }
+        #expect(router.session(withToken.id)?.owner == nil)
+        #expect(router.session(withToken.id)?.status == .pending)
+        #expect(router.session(plain.id)?.status == .cancelled)
+        let claimed = try router.claiming(withToken.id, tokenDigest: [1, 2, 3], by: ":1.7")
+        #expect(claimed.owner == ":1.7")
+    }
+
+    @Test("limits per owner and in all (X2)")
+    func limits() throws {
+        var router = Router(limits: Limits(maxPendingPerOwner: 2, maxPendingTotal: 3))
+        for n in 1...2 { router.insert(try Fixtures.session(Fixtures.request(), n: n)) }
+        let plan = try SessionPlan.make(Fixtures.request(), owner: Fixtures.owner, limits: router.limits)
+        #expect(throws: RouterError.self) { try router.admit(plan) }
+        let other = try SessionPlan.make(Fixtures.request(), owner: ":1.5", limits: router.limits)
+        try router.admit(other)
+        router.insert(try Fixtures.session(Fixtures.request(), n: 3, owner: ":1.5"))
+        #expect(throws: RouterError.self) { try router.admit(other) }
+    }
+
+    @Test("delivery wipes the code and verifier; a second Wait is told so")
+    func delivery() throws {
+        var (router, s) = try Fixtures.router()
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now).session!
+        router.replace(done)
+        guard case .success(let r)? = router.session(s.id)?.waitAnswer else { Issue.record("no result"); return }
+        #expect(r.code == "c" && r.codeVerifier == s.codeVerifier)
+        let wiped = done.markedDelivered()
+        #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.codeVerifier == nil)
+        guard case .failure(let e)? = wiped.waitAnswer else { Issue.record("delivered twice"); return }
+        #expect(e.code == .alreadyDelivered)
+    }
+
+    @Test("finished sessions are purged after ttl and grace")
+    func purge() throws {
+        var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now + 10).session!
+        router.replace(done)
+        #expect(router.deadline(of: done) == s.expiresAt)
+        #expect(router.purgeable(now: s.expiresAt - 1).isEmpty)
+        #expect(router.purgeable(now: s.expiresAt) == [s.id])
+    }
+}
+
+extension String {
+    func replacingState(_ state: String) -> String {
+        split(separator: "&").map { $0 == "state=S" ? "state=" + state : String($0) }.joined(separator: "&")
+    }
+}

@@ -1,0 +1,58 @@
+import Glibc
+import SystemKit
+import Testing
+
+@Suite("Event loop and subprocesses")
+struct EventLoopTests {
+    @Test("timers fire in deadline order; cancelled ones never")
+    func timers() {
+        let loop = EventLoop()
+        var fired: [Int] = []
+        loop.schedule(afterMilliseconds: 30) { fired.append(3) }
+        let t = loop.schedule(afterMilliseconds: 10) { fired.append(99) }
+        loop.schedule(afterMilliseconds: 20) { fired.append(2) }
+        loop.schedule(afterMilliseconds: 0) { fired.append(1) }
+        loop.schedule(afterMilliseconds: 40) { loop.stop() }
+        loop.cancel(t)
+        loop.run()
+        #expect(fired == [1, 2, 3])
+    }
+
+    @Test("a readable descriptor wakes the loop")
+    func descriptors() {
+        let loop = EventLoop()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        defer { close(fds[0]); close(fds[1]) }
+        var got: [UInt8] = []
+        loop.watch(fds[0], for: .readable) { _ in
+            var b: UInt8 = 0
+            read(fds[0], &b, 1)
+            got.append(b)
+            loop.stop()
+        }
+        loop.schedule(afterMilliseconds: 5) { var b: UInt8 = 42; write(fds[1], &b, 1) }
+        loop.schedule(afterMilliseconds: 2000) { loop.stop() }
+        loop.run()
+        #expect(got == [42])
+    }
+
+    @Test("argv reaches the child byte for byte, no shell (E1)")
+    func argv() throws {
+        let args = ["a b", "$(id)", "`id`", ";", "'\"", "\n", "*"]
+        let out = try Subprocess.run(["/usr/bin/printf", "%s\\0"] + args)
+        #expect(out.status == 0)
+        #expect(out.output == Array(args.map { $0 + "\0" }.joined().utf8))
+        #expect(throws: SystemError.self) { try Subprocess.run(["/nonexistent/program"]) }
+    }
+
+    @Test("atomic writes leave no temporary file behind")
+    func atomic() throws {
+        let dir = TemporaryDirectory()
+        try FileSystem.writeAtomically(dir.path + "/f", text: "one", permissions: 0o640)
+        try FileSystem.writeAtomically(dir.path + "/f", text: "two", permissions: 0o640)
+        #expect(try FileSystem.readText(dir.path + "/f") == "two")
+        #expect(FileSystem.list(dir.path) == ["f"])
+        #expect(FileSystem.status(dir.path + "/f")?.permissions == 0o640)
+    }
+}

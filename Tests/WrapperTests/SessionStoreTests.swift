@@ -1,0 +1,102 @@
+import Glibc
+import LinkRouterCore
+import Store
+import SystemKit
+import Testing
+
+@Suite("Session store (SQLite)")
+struct SessionStoreTests {
+    static func session(_ n: Int, status: SessionStatus = .pending) throws -> Session {
+        var r = SessionRequest()
+        r.authorizationEndpoint = "https://as.example/auth"
+        r.clientID = "c"
+        r.redirectURI = n % 2 == 0 ? "com.example.app:/cb" : "http://127.0.0.1/cb"
+        r.appCallbackURI = n % 2 == 0 ? "https://example.com/app" : nil
+        r.issuer = "https://as.example"
+        r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
+        var plan = try SessionPlan.make(r, owner: ":1.\(n)", limits: Limits())
+        plan.bind(port: 40000 + n)
+        let secrets = SessionSecrets(id: SessionID("s\(n)")!, state: "state\(n)_" + String(repeating: "x", count: 30), nonce: "n\(n)",
+                                     codeVerifier: "v\(n)" + String(repeating: "y", count: 42), codeChallenge: "c\(n)")
+        var s = plan.makeSession(secrets: secrets, claimTokenDigest: [UInt8](repeating: UInt8(n), count: 32), now: 1_800_000_000)
+        s.browser = "firefox.desktop"
+        s.status = status
+        return s
+    }
+
+    @Test("sessions round-trip, files are private, WAL is on")
+    func roundTrip() throws {
+        let dir = TemporaryDirectory()
+        let store = try SessionStore(directory: dir.path + "/lr")
+        var sessions = try (1...4).map { try Self.session($0) }
+        sessions[1].status = .completed
+        sessions[1].result = AuthorizationResult(code: "C", state: sessions[1].state, redirectURI: sessions[1].redirect.string,
+                                                 callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].codeVerifier, nonce: "n2")
+        sessions[1].finishedAt = 1_800_000_010
+        sessions[2].failure = SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
+        for s in sessions { try store.save(s) }
+        try store.delete(sessions[3].id)
+        let reopened = try SessionStore(directory: dir.path + "/lr")
+        let (loaded, problems) = try reopened.loadAll()
+        #expect(problems.isEmpty)
+        #expect(Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: sessions.prefix(3).map { ($0.id, $0) }))
+        #expect(FileSystem.status(dir.path + "/lr")?.permissions == 0o700)
+        #expect(FileSystem.status(store.path)?.permissions == 0o600)
+        #expect(FileSystem.status(store.path + "-wal")?.permissions == 0o600)
+    }
+
+    @Test("a corrupt file is moved aside and a fresh store starts (P2)")
+    func corrupt() throws {
+        let dir = TemporaryDirectory()
+        try FileSystem.ensurePrivateDirectory(dir.path + "/lr")
+        let path = dir.path + "/lr/" + SessionStore.fileName
+        try FileSystem.writeAtomically(path, text: String(repeating: "not a database ", count: 400), permissions: 0o600)
+        let store = try SessionStore(directory: dir.path + "/lr")
+        guard case .quarantined(let moved, _) = store.opening else { Issue.record("not quarantined: \(store.opening)"); return }
+        #expect(FileSystem.exists(moved))
+        #expect(try store.loadAll().sessions.isEmpty)
+        try store.save(try Self.session(2))
+    }
+
+    @Test("a symlinked or shared store is refused and moved aside (P3)")
+    func untrusted() throws {
+        let dir = TemporaryDirectory()
+        try FileSystem.ensurePrivateDirectory(dir.path + "/lr")
+        let path = dir.path + "/lr/" + SessionStore.fileName
+        try FileSystem.writeAtomically(dir.path + "/elsewhere", text: "x", permissions: 0o600)
+        try FileSystem.symlink(dir.path + "/elsewhere", at: path)
+        let a = try SessionStore(directory: dir.path + "/lr")
+        guard case .quarantined = a.opening else { Issue.record("symlink followed"); return }
+        #expect(try FileSystem.readText(dir.path + "/elsewhere") == "x")
+        chmod(path, 0o644)
+        let b = try SessionStore(directory: dir.path + "/lr")
+        guard case .quarantined = b.opening else { Issue.record("0644 store accepted"); return }
+        chmod(dir.path + "/lr", 0o755)
+        #expect(throws: StoreError.self) { try SessionStore(directory: dir.path + "/lr") }
+    }
+
+    @Test("a full disk is an error, never a silent success (P6)")
+    func full() throws {
+        let dir = TemporaryDirectory()
+        let store = try SessionStore(directory: dir.path + "/lr")
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        let old = limit
+        signal(SIGXFSZ, SIG_IGN)
+        let size = FileSystem.status(store.path + "-wal")?.size ?? 0
+        limit.rlim_cur = rlim_t(max(size, 4096))
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        defer {
+            var restore = old
+            setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restore)
+        }
+        var failed = false
+        for n in 0..<200 {
+            do { try store.save(try Self.session(n + 10)) } catch {
+                failed = true
+                break
+            }
+        }
+        #expect(failed)
+    }
+}
