@@ -24,9 +24,10 @@ extension DBusConnection {
     }
 }
 
-/// The loop-side records of libdbus's watches and timeouts.
+/// The loop-side records of libdbus's watches and timeouts. It keeps the
+/// loop alive: libdbus calls back into it until the connection is closed.
 final class LoopIntegration {
-    unowned let loop: EventLoop
+    let loop: EventLoop
     var watches: [OpaquePointer: EventLoop.SourceID] = [:]
     var timeouts: [OpaquePointer: EventLoop.TimerID] = [:]
 
