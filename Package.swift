@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto",
-        ]),
+        ], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,7 +21,7 @@ public struct HandlerRegistration {
         """
         [Desktop Entry]
         Type=Application
-        Version=1.5
+        Version=1.4
         Name=\(ExecLine.escapeForKeyFile(name))
         Comment=\(ExecLine.escapeForKeyFile(comment))
         Exec=\(ExecLine.escapeForKeyFile(execLine))

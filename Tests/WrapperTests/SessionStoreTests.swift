@@ -74,29 +74,4 @@ struct SessionStoreTests {
         chmod(dir.path + "/lr", 0o755)
         #expect(throws: StoreError.self) { try SessionStore(directory: dir.path + "/lr") }
     }
-
-    @Test("a full disk is an error, never a silent success (P6)")
-    func full() throws {
-        let dir = TemporaryDirectory()
-        let store = try SessionStore(directory: dir.path + "/lr")
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-        let old = limit
-        signal(SIGXFSZ, SIG_IGN)
-        let size = FileSystem.status(store.path + "-wal")?.size ?? 0
-        limit.rlim_cur = rlim_t(max(size, 4096))
-        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-        defer {
-            var restore = old
-            setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restore)
-        }
-        var failed = false
-        for n in 0..<200 {
-            do { try store.save(try Self.session(n + 10)) } catch {
-                failed = true
-                break
-            }
-        }
-        #expect(failed)
-    }
 }

@@ -1,0 +1,125 @@
+import Freedesktop
+import LinkRouterAPI
+import SystemKit
+import Testing
+
+/// linkctl as a person and as a desktop handler use it: whole help texts,
+/// usage errors, exit codes, and `open` refusing anything but one URL.
+@Suite("linkctl")
+struct LinkctlTests {
+    static let commands = ["open", "begin", "wait", "login", "sessions", "cancel", "status", "explain", "register", "install", "uninstall", "doctor"]
+
+    @Test("help texts are exactly the golden ones; --version; exit 0")
+    func help() throws {
+        let d = try TestDesktop()
+        let top = try d.linkctl("--help")
+        #expect(top.status == 0)
+        #expect(top.text == (try FileSystem.readText(Paths.root + "/Tests/IntegrationTests/Golden/linkctl--help.txt")))
+        for c in Self.commands {
+            let r = try d.linkctl(c, "--help")
+            #expect(r.status == 0)
+            #expect(r.text == (try FileSystem.readText(Paths.root + "/Tests/IntegrationTests/Golden/linkctl-\(c)--help.txt")), "\(c)")
+            #expect(try d.linkctl("help", c).text == r.text)
+        }
+        #expect(try d.linkctl("--version").text == "linkctl \(API.version)\n")
+    }
+
+    @Test("usage errors exit 64 with the reason and a hint", arguments: [
+        (["frobnicate"], "linkctl: unknown command \"frobnicate\"\nTry 'linkctl --help'.\n"),
+        (["wait"], "linkctl: wait needs SESSION\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+        (["wait", "a", "b"], "linkctl: wait takes one operand (SESSION), not 2\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+        (["begin", "--bogus"], "linkctl: unknown option --bogus\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+        (["begin", "--ttl"], "linkctl: --ttl needs a value (SECONDS)\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+        (["begin", "--ttl", "ten"], "linkctl: --ttl takes a number of seconds, not ten\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+        (["begin", "--json=yes"], "linkctl: --json takes no value\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+        (["wait", "not/a/session"], "linkctl: not/a/session is not a session path or id\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+        (["register", "myapp"], "linkctl: myapp is not a reverse-domain scheme; register a scheme such as com.example.app (https is claimed with linkctl install --claim-https)\nUsage: linkctl register [OPTION…] SCHEME\nTry 'linkctl register --help'.\n"),
+    ])
+    func usage(_ args: [String], _ stderr: String) throws {
+        let d = try TestDesktop()
+        let r = try d.linkctl(args)
+        #expect(r.status == 64)
+        #expect(r.errorText == stderr)
+        #expect(r.text.isEmpty)
+    }
+
+    @Test("open takes exactly one absolute URL with a scheme it handles, and otherwise never calls the daemon (U5, U10, E2)", arguments: [
+        ["open", "--", "--help"], ["open", "-x"], ["open", "--", "-x"], ["open"], ["open", "--", ""],
+        ["open", "--", "com.example.app:/cb?code=1&state=2", "com.example.app:/cb?code=3&state=4"],
+        ["open", "--", "cb?code=1&state=2"], ["open", "--", "/callback?code=1"], ["open", "--", "file:///etc/passwd"],
+        ["open", "--", "javascript:alert(1)"], ["open", "--", "myapp:/callback?state=1"], ["open", "--", "com.example.app:/cb?code=a\nb"],
+    ])
+    func openRefusals(_ args: [String]) throws {
+        // No bus at all: had linkctl tried to reach the daemon, it would have queued the link (exit 0).
+        let d = try TestDesktop()
+        d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + d.root + "/no-such-bus"
+        let r = try d.linkctl(args)
+        #expect(r.status == 64, "\(args): \(r.status) \(r.errorText)")
+        #expect(r.errorText.hasPrefix("linkctl: "))
+        #expect(FileSystem.list(d.runtimeDir + "/linkrouter/inbox").isEmpty)
+    }
+
+    @Test("open routes, says the outcome, and a refusal is one line with the error name and exit 1")
+    func open() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        let refused = try h.desktop.linkctl("open", "--", "com.example.app:/callback?code=c&state=nope")
+        #expect(refused.status == 1)
+        #expect(refused.errorText == "linkctl: no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged (UnknownState)\n")
+        let ok = try h.desktop.linkctl("open", "--", "com.example.app:/callback?code=c&state=\(Harness.state(of: url))")
+        #expect(ok.status == 0 && ok.text == "completed\n")
+        #expect(try h.app.wait(path)["code"] == "c")
+    }
+
+    @Test("register writes a valid handler whose Exec is this linkctl, unquoted %u, and makes it the default")
+    func register() throws {
+        let d = try TestDesktop()
+        let r = try d.linkctl("register", "com.Example.App", "--json")
+        #expect(r.status == 0, "\(r.errorText)")
+        let path = d.applications + "/linkrouter-com.example.app.desktop"
+        let entry = DesktopEntry(id: "linkrouter-com.example.app.desktop", path: path, text: try FileSystem.readText(path))
+        #expect(entry.exec == (FileSystem.resolve(Paths.linkctl) ?? Paths.linkctl) + " open -- %u")
+        #expect(entry.noDisplay && entry.mimeTypes == ["x-scheme-handler/com.example.app"])
+        let validate = try d.run(["desktop-file-validate", path])
+        #expect(validate.status == 0 && validate.text.isEmpty, "\(validate.text)\(validate.errorText)")
+        let query = try d.run(["xdg-mime", "query", "default", "x-scheme-handler/com.example.app"])
+        #expect(query.text == "linkrouter-com.example.app.desktop\n")
+        let cache = try FileSystem.readText(d.applications + "/mimeinfo.cache")
+        #expect(cache.contains("x-scheme-handler/com.example.app=linkrouter-com.example.app.desktop;"))
+        // Registering again changes nothing but the file's contents (idempotent).
+        #expect(try d.linkctl("register", "com.example.app").status == 0)
+        #expect(FileSystem.list(d.applications).filter { $0.hasPrefix("linkrouter-") } == ["linkrouter-com.example.app.desktop"])
+    }
+
+    @Test("sessions, status and cancel, for people and with --json")
+    func sessionsAndStatus() throws {
+        let h = try Harness()
+        let (path, _) = try h.app.beginQuiet()
+        let id = String(path.split(separator: "/").last!)
+        let table = try h.desktop.linkctl("sessions")
+        #expect(table.status == 0)
+        #expect(table.text.hasPrefix("SESSION"))
+        #expect(table.text.contains("\(id)  pending  com.example.app:/callback  \(h.app.name)"))
+        let json = try h.desktop.linkctl("sessions", "--json")
+        #expect(json.text == "[{\"session\":\"\(path)\",\"status\":\"pending\",\"redirect_uri\":\"com.example.app:/callback\",\"owner\":\"\(h.app.name)\"}]\n")
+        let status = try h.desktop.linkctl("status", "--json")
+        #expect(status.text == "{\"running\":true,\"version\":\"\(API.version)\",\"pending\":1,\"sessions\":1}\n")
+        let one = try h.desktop.linkctl("status", id)
+        #expect(one.text.contains("Status          pending") || one.text.contains("Status  "))
+        #expect(one.text.contains("RedirectUri"))
+        let cancel = try h.desktop.linkctl("cancel", id)
+        #expect(cancel.status == 1 && cancel.errorText.contains("(AccessDenied)"))
+        _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface)
+        #expect(try h.desktop.linkctl("status", id, "--json").text.contains("\"Status\":\"cancelled\""))
+    }
+
+    @Test("with no daemon: status exits 69 and says why")
+    func noDaemon() throws {
+        let d = try TestDesktop()
+        let bus = try PrivateBus(desktop: d)
+        let r = try d.linkctl("status", "--json")
+        #expect(r.status == 69)
+        #expect(r.text.hasPrefix("{\"running\":false,\"reason\":\"linkrouterd is not reachable:"))
+        _ = bus
+    }
+}
