@@ -73,8 +73,8 @@ extension Router {
         let isRedirect = redirectMismatch == nil
         let isApp = session.appCallback != nil && appMismatch == nil
         guard isRedirect || isApp else {
-            let nearApp = session.appCallback.map { CallbackURI.matchKey(for: uri, loopback: false) == $0.matchKey } ?? false
-            let why = nearApp ? "app_callback_uri: \(appMismatch!)" : "redirect_uri: \(redirectMismatch!)"
+            var why = "redirect_uri: \(redirectMismatch!)"
+            if session.appCallback != nil { why += "; nor its app_callback_uri: \(appMismatch!)" }
             return .refuse(RouterError(.callbackMismatch, "the callback does not match the session's registered \(why)"), session.id)
         }
 
