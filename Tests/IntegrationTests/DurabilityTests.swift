@@ -1,0 +1,241 @@
+import DBusKit
+import Glibc
+import LinkRouterAPI
+import LinkRouterCore
+import SystemKit
+import Testing
+
+/// No lost logins, no lost links: kill -9, restarts, D-Bus activation, the
+/// inbox when no daemon can be had, bursts, broken stores, file modes.
+@Suite("Durability")
+struct DurabilityTests {
+    @Test("kill -9 after BeginSession: the restarted daemon restores the session, its object and expiry, and the callback completes")
+    func killAfterBegin() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(120))])
+        let expiresBefore = try h.app.call("Get", [.string(API.sessionInterface), .string("ExpiresAt")], path: path, interface: API.propertiesInterface)
+        h.daemon.stop(signal: SIGKILL)
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("Restored 1 sessions"))
+        #expect(try h.app.status(path) == "pending")
+        #expect(try h.app.call("Get", [.string(API.sessionInterface), .string("ExpiresAt")], path: path, interface: API.propertiesInterface) == expiresBefore)
+        let r = try h.desktop.xdgOpen("com.example.app:/callback?code=after-crash&state=\(Harness.state(of: url))")
+        #expect(r.status == 0, "\(r.errorText)")
+        // Still the owner: the app's connection never left the bus.
+        let result = try h.app.wait(path)
+        #expect(result["code"] == "after-crash" && result["code_verifier"] != nil)
+    }
+
+    @Test("kill -9 between the callback and Wait: the result survives and is delivered once; a replay stays refused (P1)")
+    func killAfterCallback() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        let uri = "com.example.app:/callback?code=kept&state=\(Harness.state(of: url))"
+        #expect(try h.app.route(uri) == "completed")
+        h.daemon.stop(signal: SIGKILL)
+        try h.restartDaemon()
+        try h.expectRefusal(errorPrefix + "Replayed") { _ = try h.app.route(uri) }
+        #expect(try h.app.wait(path)["code"] == "kept")
+        #expect(errorName { _ = try h.app.wait(path) } == errorPrefix + "AlreadyDelivered")
+        // Delivered means wiped, on disk too.
+        h.daemon.stop()
+        let db = h.desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
+        let dump = try h.desktop.run(["sh", "-c", "cat '\(db)' '\(db)-wal' 2>/dev/null | grep -c kept || true"])
+        #expect(dump.text == "0\n")
+    }
+
+    @Test("a restarted client claims its session back with its token")
+    func clientRestart() throws {
+        let h = try Harness()
+        let token = Base64URL.encode([UInt8](repeating: 7, count: 32))
+        var first: BusClient? = try h.client()
+        let (path, url) = try first!.beginQuiet(extra: [("claim_token", .string(token))])
+        first = nil
+        h.daemon.stop(signal: SIGKILL)
+        try h.restartDaemon()
+        let second = try h.client()
+        #expect(errorName { _ = try second.wait(path, timeoutMilliseconds: 100) } == errorPrefix + "AccessDenied")
+        _ = try second.call("Claim", [.string(token)], path: path, interface: API.sessionInterface)
+        _ = try h.desktop.xdgOpen("com.example.app:/callback?code=claimed&state=\(Harness.state(of: url))")
+        #expect(try second.wait(path)["code"] == "claimed")
+    }
+
+    @Test("expiry is restored: a session whose ttl passed while the daemon was down comes back expired")
+    func expiryAcrossRestart() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(1))])
+        h.daemon.stop(signal: SIGKILL)
+        Clock.sleep(milliseconds: 1500)
+        try h.restartDaemon()
+        #expect(eventually { (try? h.app.status(path)) == "expired" })
+        try h.expectRefusal(errorPrefix + "Expired") { _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") }
+    }
+
+    @Test("a loopback session is restored with its listener on the same port")
+    func loopbackRestored() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet(redirect: "http://127.0.0.1/callback")
+        let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
+        h.daemon.stop(signal: SIGKILL)
+        try h.restartDaemon()
+        let r = try h.desktop.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", redirect + "?code=loop&state=\(Harness.state(of: url))"])
+        #expect(r.text == "200")
+        #expect(try h.app.wait(path)["code"] == "loop")
+    }
+
+    @Test("D-Bus activation: with no daemon running, the first link click starts it and is routed")
+    func activation() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop, activation: true)
+        try desktop.addBrowser(Harness.browser)
+        #expect(try desktop.linkctl("register", "com.example.app").status == 0)
+        // A session begun by a daemon that is gone now (stopped, not running).
+        var first: DaemonProcess? = try DaemonProcess(desktop: desktop)
+        let app = try BusClient(bus.address)
+        let (path, url) = try app.beginQuiet()
+        first?.stop()
+        first = nil
+        try bus.installService(exec: Paths.linkrouterd)
+        let r = try desktop.xdgOpen("com.example.app:/callback?code=activated&state=\(Harness.state(of: url))")
+        #expect(r.status == 0, "\(r.errorText)")
+        #expect(try app.wait(path)["code"] == "activated")
+        #expect(DaemonProcess.nameHasOwner(app.connection))
+        // And `linkctl status` activates it the same way.
+        #expect(try desktop.linkctl("status").status == 0)
+        withExtendedLifetime(bus) {}
+    }
+
+    @Test("no daemon and no activation: the link is queued, then routed exactly once when the daemon starts", arguments: [false, true])
+    func queue(_ noBusAtAll: Bool) throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        h.daemon.stop()
+        let link = "com.example.app:/callback?code=queued&state=\(Harness.state(of: url))"
+        if noBusAtAll { h.desktop.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + h.desktop.root + "/nothing-here" }
+        let r = try h.desktop.xdgOpen(link)
+        #expect(r.status == 0, "\(r.errorText)")
+        #expect(r.errorText.contains("queued the link"))
+        let inbox = h.desktop.runtimeDir + "/linkrouter/inbox"
+        let entries = FileSystem.list(inbox)
+        #expect(entries.count == 1)
+        #expect(FileSystem.status(inbox)?.permissions == 0o700)
+        #expect(FileSystem.status(inbox + "/" + entries[0])?.permissions == 0o600)
+        #expect(try FileSystem.readText(inbox + "/" + entries[0]) == link + "\n")
+        h.desktop.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = nil
+        try h.restartDaemon()
+        #expect(try h.app.wait(path)["code"] == "queued")
+        #expect(eventually { FileSystem.list(inbox).isEmpty })
+        #expect(h.daemon.log.components(separatedBy: "Routed queued link").count == 2)
+        // A link queued while the daemon runs is taken at once.
+        let (p2, u2) = try h.app.beginQuiet()
+        try FileSystem.writeAtomically(inbox + "/00000000000000000001-1-x.link", text: "com.example.app:/callback?code=live&state=\(Harness.state(of: u2))\n")
+        #expect(try h.app.wait(p2)["code"] == "live")
+    }
+
+    @Test("a burst of 100 parallel linkctl open for 100 sessions: each routed exactly once")
+    func burst() throws {
+        let h = try Harness(daemonArguments: ["--max-pending-per-client", "200"])
+        let sessions = try (0..<100).map { _ in try h.app.beginQuiet() }
+        let pids = try sessions.enumerated().map { i, s in
+            try Subprocess.spawn([Paths.linkctl, "open", "--", "com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))"],
+                                 environment: h.desktop.environment, stdout: .file(h.desktop.root + "/burst.\(i).out"), stderr: .file(h.desktop.root + "/burst.err"))
+        }
+        let statuses = pids.map { Subprocess.wait($0) }
+        #expect(statuses.allSatisfy { $0 == 0 }, "\((try? FileSystem.readText(h.desktop.root + "/burst.err")) ?? "")")
+        // Each click was answered "completed" (a second delivery would have been refused as a replay).
+        for i in 0..<100 { #expect(try FileSystem.readText(h.desktop.root + "/burst.\(i).out") == "completed\n") }
+        for (i, s) in sessions.enumerated() { #expect(try h.app.wait(s.path)["code"] == "c\(i)") }
+        #expect(FileSystem.list(h.desktop.runtimeDir + "/linkrouter/inbox").isEmpty)
+    }
+
+    @Test("a corrupted store is moved aside with a clear log line; the daemon starts fresh (P2)")
+    func corrupted() throws {
+        let h = try Harness()
+        _ = try h.app.beginQuiet()
+        h.daemon.stop()
+        let db = h.desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
+        for suffix in ["-wal", "-shm"] { try? FileSystem.remove(db + suffix) }
+        try FileSystem.writeAtomically(db, text: String(repeating: "garbage ", count: 1000), permissions: 0o600)
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("was unusable") && h.daemon.log.contains("moved it to"))
+        #expect(FileSystem.list(h.desktop.runtimeDir + "/linkrouter").contains { $0.hasPrefix("sessions.sqlite3.corrupt-") })
+        let (path, url) = try h.app.beginQuiet()
+        #expect(try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") == "completed")
+        #expect(try h.app.wait(path)["code"] == "c")
+    }
+
+    @Test("a full disk: BeginSession fails before any browser opens, a callback is not acknowledged, the daemon stays up (P6)")
+    func diskFull() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        try desktop.addBrowser(Harness.browser)
+        let app = try BusClient(bus.address)
+        // Start with room for the store, then a limit on file size the next writes cross.
+        let pid = try Subprocess.spawn(["sh", "-c", "trap '' XFSZ; ulimit -f 400; exec \"$0\"", Paths.linkrouterd],
+                                       environment: desktop.environment, stdout: .file(desktop.root + "/d.log"), stderr: .file(desktop.root + "/d.log"))
+        defer { kill(pid, SIGKILL); Subprocess.wait(pid) }
+        #expect(eventually { DaemonProcess.nameHasOwner(app.connection) })
+        var refused: DBusError?
+        var begun: [(path: String, url: String)] = []
+        for _ in 0..<400 {
+            do {
+                begun.append(try app.begin(BeginSessionRefusalTests.good + [("open_browser", .boolean(false)),
+                                                                            ("extra_params", .stringDict([("pad", String(repeating: "p", count: 1500))]))]))
+            } catch {
+                refused = error
+                break
+            }
+        }
+        #expect(refused?.name == errorPrefix + "StorageFailed")
+        // A callback that cannot be recorded is not acknowledged: the session stays pending.
+        let first = try #require(begun.first)
+        #expect(errorName { _ = try app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: first.url))") } == errorPrefix + "StorageFailed")
+        #expect(try app.status(first.path) == "pending")
+        #expect(errorName { _ = try app.begin(BeginSessionRefusalTests.good) } == errorPrefix + "StorageFailed")
+        Clock.sleep(milliseconds: 200)
+        #expect(desktop.invocations(Harness.browser).isEmpty)
+        #expect(app.ping())
+    }
+
+    @Test("a read-only runtime directory: BeginSession is refused with StorageFailed, links still pass through (P6)",
+          .enabled(if: geteuid() == 0, "mounting a read-only tmpfs needs root"))
+    func readOnly() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        try desktop.addBrowser(Harness.browser)
+        let dir = desktop.runtimeDir + "/linkrouter"
+        try FileSystem.makeDirectories(dir, permissions: 0o700)
+        let mount = try Subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,mode=0700,size=64k", "tmpfs", dir])
+        try #require(mount.status == 0, "mount failed: \(mount.errorText)")
+        defer { _ = try? Subprocess.run(["umount", "-l", dir]) }
+        let daemon = try DaemonProcess(desktop: desktop)
+        #expect(daemon.log.contains("Failed to open the session store"))
+        let app = try BusClient(bus.address)
+        let e = try #require(dbusError { _ = try app.begin(BeginSessionRefusalTests.good) })
+        #expect(e.name == errorPrefix + "StorageFailed" && e.message.contains("nothing was started"))
+        #expect(desktop.invocations(Harness.browser).isEmpty)
+        #expect(try app.route("https://example.org/page") == "passthrough")
+        #expect(desktop.waitForBrowser(Harness.browser) == ["https://example.org/page"])
+    }
+
+    @Test("file modes: runtime directory 0700, store 0600; a symlinked store is not followed (P3)")
+    func modes() throws {
+        let h = try Harness()
+        _ = try h.app.beginQuiet()
+        let dir = h.desktop.runtimeDir + "/linkrouter"
+        #expect(FileSystem.status(dir)?.permissions == 0o700)
+        for f in ["sessions.sqlite3", "sessions.sqlite3-wal", "sessions.sqlite3-shm"] {
+            #expect(FileSystem.status(dir + "/" + f)?.permissions == 0o600, "\(f)")
+        }
+        h.daemon.stop()
+        let db = dir + "/sessions.sqlite3"
+        for suffix in ["", "-wal", "-shm"] { try? FileSystem.remove(db + suffix) }
+        let target = h.desktop.root + "/victim"
+        try FileSystem.writeAtomically(target, text: "precious", permissions: 0o600)
+        try FileSystem.symlink(target, at: db)
+        try h.restartDaemon()
+        #expect(try FileSystem.readText(target) == "precious")
+        #expect(FileSystem.status(db)?.kind == .regular)
+        #expect(h.daemon.log.contains("not a regular file"))
+    }
+}
