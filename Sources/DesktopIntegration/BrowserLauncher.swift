@@ -8,15 +8,46 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Opens a URL through a browser's own desktop entry: the Exec line expanded
-/// by the spec's rules, started by `posix_spawn` (no shell), in its own
-/// session so it outlives the caller, with the caller's environment.
+/// by the spec's rules, started without a shell, detached, with the caller's
+/// environment.
 public enum BrowserLauncher {
     /// Set in every browser linkrouter starts: if that "browser" hands the
     /// link straight back to `linkctl open`, linkctl sees it and stops the loop.
     public static let hopVariable = "LINKROUTER_FORWARDED"
 
+    /// How the browser process comes to be.
+    public enum Method: Sendable, Equatable {
+        /// `posix_spawn` in a new session: for linkctl, and a daemon run by hand or by D-Bus.
+        case spawn
+        /// `systemd-run --user`: the user manager starts the browser as a unit of
+        /// its own, so it does not inherit the daemon's sandbox (NoNewPrivileges,
+        /// seccomp filters, MemoryDenyWriteExecute would break a browser's own
+        /// sandbox and JIT).
+        case systemdRun(String)
+
+        /// `.systemdRun` when this process is a systemd service (systemd sets
+        /// `INVOCATION_ID`) and `systemd-run` is installed; `.spawn` otherwise.
+        public static func forThisProcess() -> Method {
+            if Environment.nonEmpty("INVOCATION_ID") != nil, let tool = FileSystem.findExecutable("systemd-run") {
+                return .systemdRun(tool)
+            }
+            return .spawn
+        }
+    }
+
+    /// The argv that starts `browser` on `url` by `method`.
+    public static func command(_ argv: [String], entry: DesktopEntry, method: Method) -> [String] {
+        switch method {
+        case .spawn:
+            return argv
+        case .systemdRun(let tool):
+            return [tool, "--user", "--quiet", "--collect", "--no-block", "--setenv=\(hopVariable)=1",
+                    "--description=linkrouter: \(entry.id)", "--"] + argv
+        }
+    }
+
     @discardableResult
-    public static func open(_ url: String, with entry: DesktopEntry, environment: [String]? = nil) throws(LaunchError) -> Int32 {
+    public static func open(_ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn) throws(LaunchError) -> Int32 {
         guard entry.isLaunchable else { throw LaunchError("\(entry.id) is not a launchable application entry") }
         guard !OwnEntries.isOwn(entry) else {
             throw LaunchError("\(entry.id) is linkrouter itself; refusing to hand a link back to it (that would loop)")
@@ -32,7 +63,7 @@ public enum BrowserLauncher {
         env.removeAll { $0.hasPrefix(hopVariable + "=") }
         env.append(hopVariable + "=1")
         do {
-            return try Subprocess.spawn(argv, environment: env, detached: true, stdin: .null)
+            return try Subprocess.spawn(command(argv, entry: entry, method: method), environment: env, detached: true, stdin: .null)
         } catch {
             throw LaunchError("cannot start \(entry.id) (\(argv[0])): \(error.reason)")
         }

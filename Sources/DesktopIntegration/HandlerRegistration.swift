@@ -34,6 +34,20 @@ public struct HandlerRegistration {
         """
     }
 
+    /// The handler of one reverse-domain scheme.
+    public func schemeEntry(_ scheme: String) -> (id: String, text: String, mimeTypes: [String]) {
+        let mime = ["x-scheme-handler/" + scheme]
+        return (OwnEntries.id(forScheme: scheme),
+                desktopFile(name: "linkrouter (\(scheme))", comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: mime), mime)
+    }
+
+    /// The http and https handler of `install --claim-https`.
+    public func httpsEntry() -> (id: String, text: String, mimeTypes: [String]) {
+        let mime = ["x-scheme-handler/http", "x-scheme-handler/https"]
+        return (OwnEntries.httpsID,
+                desktopFile(name: "linkrouter (web links)", comment: "Catches https login callbacks; every other web link goes on to your browser", mimeTypes: mime), mime)
+    }
+
     /// What `register` did, for the caller to report.
     public struct Result: Sendable {
         public let desktopFile: String
@@ -41,12 +55,13 @@ public struct HandlerRegistration {
         public let databaseMessage: String?
     }
 
-    /// Registers `id` for `mimeTypes` and makes it their default.
-    public func register(id: String, name: String, comment: String, mimeTypes: [String]) throws(SystemError) -> Result {
+    /// Writes the entry, updates the desktop database and makes it the default for its MIME types.
+    public func register(_ entry: (id: String, text: String, mimeTypes: [String])) throws(SystemError) -> Result {
+        let (id, text, mimeTypes) = entry
         let dir = database.userApplicationsDirectory
         try FileSystem.makeDirectories(dir, permissions: 0o755)
         let path = dir + "/" + id
-        try FileSystem.writeAtomically(path, text: desktopFile(name: name, comment: comment, mimeTypes: mimeTypes), permissions: 0o644)
+        try FileSystem.writeAtomically(path, text: text, permissions: 0o644)
         let (updated, message) = updateDatabase()
         try setDefault(id, for: mimeTypes)
         return Result(desktopFile: path, updatedDatabase: updated, databaseMessage: message)

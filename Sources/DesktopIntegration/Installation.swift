@@ -38,9 +38,11 @@ public struct Installation: Sendable {
 
     /// The systemd user unit, hardened as far as the daemon can live with:
     /// it needs the session bus (AF_UNIX), loopback listeners (AF_INET/6),
-    /// `$XDG_RUNTIME_DIR` for its store, and to start browsers (which is why
-    /// there is no `ProtectHome=`, no `MemoryDenyWriteExecute=` and the
-    /// children are not further sandboxed: browsers inherit what they need).
+    /// to write only `$XDG_RUNTIME_DIR` (`%t`) and to read desktop files.
+    /// Browsers do not inherit any of it: under systemd the daemon starts them
+    /// with `systemd-run --user` (see `BrowserLauncher.Method`). The namespace
+    /// options need unprivileged user namespaces in a user unit; docs/packaging.md
+    /// has the drop-in for systems that lack them.
     public static func unitFile(bindir: String) -> String {
         """
         [Unit]
@@ -57,6 +59,13 @@ public struct Installation: Sendable {
         LimitCORE=0
         NoNewPrivileges=yes
         UMask=0077
+        ProtectSystem=strict
+        ReadWritePaths=%t
+        ProtectHome=read-only
+        PrivateTmp=yes
+        PrivateDevices=yes
+        ProcSubset=pid
+        MemoryDenyWriteExecute=yes
         LockPersonality=yes
         RestrictRealtime=yes
         RestrictSUIDSGID=yes

@@ -53,7 +53,7 @@ extension Daemon {
         guard launchLimiter.allow() else {
             throw RouterError(.limitsExceeded, "refusing to start more than \(launchLimiter.perSecond) browsers a second (a link loop?); nothing was opened")
         }
-        do { try BrowserLauncher.open(url, with: browser.entry) } catch {
+        do { try BrowserLauncher.open(url, with: browser.entry, method: launchMethod) } catch {
             throw RouterError(.browserFailed, error.description)
         }
     }

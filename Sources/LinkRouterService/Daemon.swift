@@ -31,6 +31,8 @@ public final class Daemon {
     var exitStatus: Int32 = 0
     var publishedClaimedVersion = -1
     let started = Clock.monotonicMilliseconds()
+    /// Browsers are started by the user manager when the daemon is a sandboxed systemd service.
+    let launchMethod = BrowserLauncher.Method.forThisProcess()
 
     init(config: DaemonConfiguration, connection: DBusConnection) {
         self.config = config
@@ -97,7 +99,12 @@ public final class Daemon {
         }
         startInbox()
         loop.afterEachTurn { [unowned self] in self.publishClaimedCallbacks() }
-        Log.notice("linkrouterd \(DaemonConfiguration.versionString) serving \(API.busName) as \(connection.uniqueName); \(router.pendingCount) pending sessions; store: \(store?.path ?? "none (sessions are not durable)")")
+        let launching: String
+        switch launchMethod {
+        case .spawn: launching = "browsers are started directly"
+        case .systemdRun: launching = "browsers are started by the systemd user manager"
+        }
+        Log.notice("linkrouterd \(DaemonConfiguration.versionString) serving \(API.busName) as \(connection.uniqueName); \(router.pendingCount) pending sessions; store: \(store?.path ?? "none (sessions are not durable)"); \(launching)")
         loop.run()
         shutdown()
         return exitStatus

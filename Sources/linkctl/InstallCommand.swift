@@ -51,10 +51,7 @@ enum InstallCommand {
                 for mime in ["x-scheme-handler/http", "x-scheme-handler/https"] where record.previousDefaults[mime] == nil {
                     record.previousDefaults[mime] = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList) ?? ""
                 }
-                let r = try registration.register(
-                    id: OwnEntries.httpsID, name: "linkrouter (web links)",
-                    comment: "Catches https login callbacks; every other web link goes on to your browser",
-                    mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+                let r = try registration.register(registration.httpsEntry())
                 if !record.files.contains(r.desktopFile) { record.files.append(r.desktopFile) }
                 report.append(("https", "\(r.desktopFile) (web links go to \(record.browser ?? "?"))"))
                 if let note = r.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }
@@ -66,7 +63,7 @@ enum InstallCommand {
                     let current = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList)
                     if current != id + ";" { record.previousDefaults[mime] = current ?? "" }
                 }
-                let r = try registration.register(id: id, name: "linkrouter (\(scheme))", comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: [mime])
+                let r = try registration.register(registration.schemeEntry(scheme))
                 if !record.files.contains(r.desktopFile) { record.files.append(r.desktopFile) }
                 report.append(("scheme", "\(scheme) → \(r.desktopFile)"))
             }

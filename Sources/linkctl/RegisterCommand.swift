@@ -31,7 +31,7 @@ enum RegisterCommand {
                 let current = MimeAppsFile.defaultValue(for: mime, in: registration.database.userMimeAppsList)
                 if current != id + ";" { record.previousDefaults[mime] = current ?? "" }
             }
-            let result = try registration.register(id: id, name: "linkrouter (\(scheme))", comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: [mime])
+            let result = try registration.register(registration.schemeEntry(scheme))
             if !record.files.contains(result.desktopFile) { record.files.append(result.desktopFile) }
             try record.write(installation.recordPath)
             if let note = result.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }

@@ -95,7 +95,7 @@ struct DurabilityTests {
         let (path, url) = try app.beginQuiet()
         first?.stop()
         first = nil
-        try bus.installService(exec: Paths.linkrouterd)
+        try bus.installService(bindir: Paths.bin)
         let r = try desktop.xdgOpen("com.example.app:/callback?code=activated&state=\(Harness.state(of: url))")
         #expect(r.status == 0, "\(r.errorText)")
         #expect(try app.wait(path)["code"] == "activated")

@@ -1,3 +1,4 @@
+import DesktopIntegration
 import Glibc
 import SystemKit
 
@@ -43,14 +44,10 @@ final class PrivateBus {
         desktop.busAddress = address
     }
 
-    /// Writes the activation file for `org.linkrouter.LinkRouter1` with `exec`.
-    func installService(exec: String) throws {
-        try FileSystem.writeAtomically(serviceDirectory + "/org.linkrouter.LinkRouter1.service", text: """
-            [D-BUS Service]
-            Name=org.linkrouter.LinkRouter1
-            Exec=\(exec)
-
-            """, permissions: 0o644)
+    /// Writes the activation file `linkctl install` writes, for the daemon in `bindir`.
+    func installService(bindir: String) throws {
+        try FileSystem.writeAtomically(serviceDirectory + "/org.linkrouter.LinkRouter1.service",
+                                       text: Installation.serviceFile(bindir: bindir), permissions: 0o644)
     }
 
     deinit {

@@ -1,0 +1,49 @@
+# For distribution packagers:  make install PREFIX=/usr DESTDIR=$(pwd)/debian/tmp
+# Builds release binaries with the Swift runtime linked statically, and
+# installs them with the D-Bus activation file, the systemd user unit, the
+# desktop-file templates and the docs. Nothing is enabled or made a default:
+# each user opts in with `linkctl install` / `linkctl register`.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+DBUS_SERVICES_DIR ?= $(DATADIR)/dbus-1/services
+SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
+DOCDIR ?= $(DATADIR)/doc/linkrouter
+TEMPLATEDIR ?= $(DATADIR)/linkrouter/desktop-files
+DESTDIR ?=
+SWIFT ?= swift
+CONFIGURATION ?= release
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
+
+# BUILT names a directory that already holds linkrouterd and linkctl (then nothing is built).
+BUILT ?=
+BIN = $(if $(BUILT),$(BUILT),$(shell $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --show-bin-path))
+
+.PHONY: all build install uninstall test
+
+all: build
+
+build:
+ifeq ($(BUILT),)
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product linkrouterd
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product linkctl
+endif
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
+	install -m 0755 $(BIN)/linkrouterd $(BIN)/linkctl $(DESTDIR)$(BINDIR)/
+	sed 's|@bindir@|$(BINDIR)|g' packaging/dbus/org.linkrouter.LinkRouter1.service.in > $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service
+	sed 's|@bindir@|$(BINDIR)|g' packaging/systemd/linkrouterd.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
+	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-https.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-https.desktop
+	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-SCHEME.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-SCHEME.desktop.in
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl
+	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
+	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
+
+test:
+	scripts/test
