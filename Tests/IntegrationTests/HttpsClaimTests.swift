@@ -1,0 +1,197 @@
+import DBusKit
+import DesktopIntegration
+import Freedesktop
+import Glibc
+import LinkRouterAPI
+import SystemKit
+import Testing
+
+/// linkrouter as the http/https handler: invisible for every web link,
+/// catching only pending callbacks, never looping, and undone exactly.
+@Suite("Claimed https, passthrough, install and uninstall")
+struct HttpsClaimTests {
+    /// A harness with linkrouter installed as the https handler over the stand-in browser.
+    func claimed() throws -> Harness {
+        let h = try Harness()
+        let r = try h.desktop.linkctl("install", "--claim-https", "--json")
+        guard r.status == 0 else { throw SystemError("install failed: \(r.errorText)", code: 1) }
+        return h
+    }
+
+    func defaultHandler(_ d: TestDesktop, _ scheme: String) throws -> String {
+        try d.run(["xdg-mime", "query", "default", "x-scheme-handler/" + scheme]).text
+    }
+
+    @Test("install --claim-https records the browser, takes http and https, installs activation and the unit")
+    func install() throws {
+        let h = try claimed()
+        #expect(try defaultHandler(h.desktop, "https") == "linkrouter-https.desktop\n")
+        #expect(try defaultHandler(h.desktop, "http") == "linkrouter-https.desktop\n")
+        let record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
+        #expect(record.browser == Harness.browser)
+        #expect(record.previousDefaults["x-scheme-handler/https"] == "standin.desktop;")
+        for f in [h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service", h.desktop.configHome + "/systemd/user/linkrouterd.service",
+                  h.desktop.applications + "/linkrouter-https.desktop"] {
+            #expect(record.files.contains(f) && FileSystem.exists(f), "\(f)")
+        }
+        let service = try FileSystem.readText(h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service")
+        #expect(service.contains("Exec=\(FileSystem.resolve(Paths.bin)!)/linkrouterd\n") && service.contains("SystemdService=linkrouterd.service"))
+        let validate = try h.desktop.run(["desktop-file-validate", h.desktop.applications + "/linkrouter-https.desktop"])
+        #expect(validate.status == 0 && validate.text.isEmpty)
+    }
+
+    @Test("web links reach the recorded browser byte for byte; shell metacharacters run nothing (E1)", arguments: [
+        "https://example.org/path?q=a%20b&x=1#frag",
+        "https://example.org/a b?c=d e",
+        "http://example.org/%E2%9C%93?%25=%26&%zz",
+        "https://例え.jp/パス?q=値",
+        "https://example.org/?q=$(touch CANARY)&r=`touch CANARY`;touch CANARY|cat>CANARY<x'\"\\*",
+        "https://example.org/" + String(repeating: "a", count: 10_000),
+    ])
+    func passthrough(_ url: String) throws {
+        let h = try claimed()
+        let r = try h.desktop.run(["sh", "-c", "cd \"$1\" && exec xdg-open \"$2\"", "sh", h.desktop.root, url])
+        #expect(r.status == 0, "\(r.errorText)")
+        #expect(h.desktop.waitForBrowser(Harness.browser) == [url])
+        #expect(h.desktop.invocations(Harness.browser).first == ["--new-window", url])
+        #expect(!FileSystem.exists(h.desktop.root + "/CANARY") && !FileSystem.exists(h.desktop.home + "/CANARY"))
+    }
+
+    @Test("gio open goes the same way")
+    func gio() throws {
+        let h = try claimed()
+        #expect(try h.desktop.gioOpen("https://example.org/gio?x=1#y").status == 0)
+        #expect(h.desktop.waitForBrowser(Harness.browser) == ["https://example.org/gio?x=1#y"])
+    }
+
+    @Test("a claimed callback with a pending state is routed, not browsed; with an unknown state it is the website's page")
+    func claimedCallback() throws {
+        let h = try claimed()
+        let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/app/callback")
+        let unknown = "https://example.com/app/callback?state=someone-elses&code=x"
+        #expect(try h.desktop.xdgOpen(unknown).status == 0)
+        #expect(h.desktop.waitForBrowser(Harness.browser) == [unknown])
+        let callback = "https://example.com/app/callback?code=claimed-code&state=\(Harness.state(of: url))"
+        let r = try h.desktop.xdgOpen(callback)
+        #expect(r.status == 0)
+        #expect(try h.app.wait(path)["code"] == "claimed-code")
+        Clock.sleep(milliseconds: 200)
+        #expect(h.desktop.opened(Harness.browser) == [unknown])
+        // Explain says so too, for a second one.
+        let (_, url2) = try h.app.beginQuiet(redirect: "https://example.com/app/callback")
+        let explained = try h.desktop.linkctl("explain", "https://example.com/app/callback?code=c&state=\(Harness.state(of: url2))", "--json")
+        #expect(explained.text.jsonField("outcome") == "completed")
+        #expect(try h.desktop.linkctl("explain", "https://example.org/", "--json").text.jsonField("outcome") == "passthrough")
+    }
+
+    @Test("with the daemon killed and no activation, a web link still opens within 2 s; a pending callback is queued, not browsed")
+    func daemonDown() throws {
+        let h = try claimed()
+        let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/app/callback")
+        #expect(eventually { ClaimedCallbacksFile.read(h.desktop).contains("https://example.com/app/callback") })
+        h.daemon.stop(signal: SIGKILL)
+        let t0 = Clock.monotonicMilliseconds()
+        let r = try h.desktop.xdgOpen("https://example.org/while-down")
+        let browsed = h.desktop.waitForBrowser(Harness.browser)
+        let elapsed = Clock.monotonicMilliseconds() - t0
+        #expect(r.status == 0 && browsed == ["https://example.org/while-down"])
+        #expect(elapsed < 2000, "took \(elapsed) ms")
+        let callback = "https://example.com/app/callback?code=later&state=\(Harness.state(of: url))"
+        #expect(try h.desktop.xdgOpen(callback).status == 0)
+        Clock.sleep(milliseconds: 200)
+        #expect(h.desktop.opened(Harness.browser) == ["https://example.org/while-down"])
+        try h.restartDaemon()
+        #expect(try h.app.wait(path)["code"] == "later")
+    }
+
+    @Test("uninstall puts back exactly the previous defaults and removes every file")
+    func uninstall() throws {
+        let h = try Harness()
+        let before = try FileSystem.readText(h.desktop.mimeappsList)
+        #expect(try h.desktop.linkctl("install", "--claim-https", "--scheme", "org.example.other").status == 0)
+        let record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
+        let r = try h.desktop.linkctl("uninstall", "--json")
+        #expect(r.status == 0, "\(r.errorText)")
+        #expect(try defaultHandler(h.desktop, "https") == "standin.desktop\n")
+        #expect(try defaultHandler(h.desktop, "http") == "standin.desktop\n")
+        #expect(try defaultHandler(h.desktop, "org.example.other") == "\n" || defaultHandler(h.desktop, "org.example.other").isEmpty)
+        for f in record.files { #expect(!FileSystem.exists(f), "\(f) left behind") }
+        #expect(!FileSystem.exists(h.desktop.stateHome + "/linkrouter/install.conf"))
+        // The register done by the harness (com.example.app) was recorded too, so it is undone as well.
+        #expect(try defaultHandler(h.desktop, "com.example.app").isEmpty)
+        let after = KeyFile(parsing: try FileSystem.readText(h.desktop.mimeappsList))
+        let original = KeyFile(parsing: before)
+        for type in ["x-scheme-handler/https", "x-scheme-handler/http", "text/html"] {
+            #expect(after.value(type, in: "Default Applications") == original.value(type, in: "Default Applications"), "\(type)")
+        }
+        #expect(after.value("x-scheme-handler/https", in: "Added Associations")?.contains("linkrouter") != true)
+    }
+
+    @Test("doctor passes when all is well, and finds a deleted browser entry with the command that fixes it")
+    func doctor() throws {
+        let h = try claimed()
+        let ok = try h.desktop.linkctl("doctor")
+        #expect(ok.text.contains("ok    daemon: linkrouterd \(API.version) answers"))
+        #expect(ok.text.contains("ok    browser: web links go to standin.desktop"))
+        #expect(ok.text.contains("ok    x-scheme-handler/https: handled by linkrouter-https.desktop"))
+        #expect(ok.status == 0, "\(ok.text)")
+        try FileSystem.remove(h.desktop.applications + "/standin.desktop")
+        let bad = try h.desktop.linkctl("doctor")
+        #expect(bad.status == 1)
+        #expect(bad.text.contains("FAIL  browser: the browser recorded at install, standin.desktop, has no launchable desktop entry"))
+        #expect(bad.text.contains("      fix: linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"))
+        let json = try h.desktop.linkctl("doctor", "--json")
+        #expect(json.status == 1 && json.text.contains("{\"check\":\"browser\",\"ok\":false"))
+    }
+
+    @Test("doctor finds a stale handler whose linkctl is gone, and a stray linkrouter entry")
+    func doctorStale() throws {
+        let h = try claimed()
+        try FileSystem.writeAtomically(h.desktop.applications + "/linkrouter-org.stale.app.desktop", text: """
+            [Desktop Entry]
+            Type=Application
+            Name=stale
+            Exec=/nonexistent/linkctl open -- %u
+            MimeType=x-scheme-handler/org.stale.app;
+
+            """, permissions: 0o644)
+        let r = try h.desktop.linkctl("doctor")
+        #expect(r.status == 1)
+        #expect(r.text.contains("FAIL  linkrouter-org.stale.app.desktop: a linkrouter desktop file that no install recorded"))
+    }
+
+    @Test("never a loop: a browser entry that leads back to linkrouter is refused, with one launch at most (R6)")
+    func noLoop() throws {
+        let h = try claimed()
+        // A "browser" whose program hands the link straight back to xdg-open (and so to linkctl).
+        let script = h.desktop.root + "/bin/bouncer"
+        try FileSystem.writeAtomically(script, text: "#!/bin/sh\necho \"$@\" >> \(h.desktop.root)/bounces\nexec xdg-open \"$1\"\n", permissions: 0o755)
+        try FileSystem.writeAtomically(h.desktop.applications + "/bouncer.desktop", text: "[Desktop Entry]\nType=Application\nName=Bouncer\nExec=\(script) %u\nMimeType=x-scheme-handler/https;\n", permissions: 0o644)
+        var record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
+        record.browser = "bouncer.desktop"
+        try record.write(h.desktop.stateHome + "/linkrouter/install.conf")
+        #expect(try h.app.route("https://example.org/loop") == "passthrough")
+        #expect(eventually { ((try? FileSystem.readText(h.desktop.root + "/bounces")) ?? "").contains("loop") })
+        Clock.sleep(milliseconds: 1000)
+        #expect(try FileSystem.readText(h.desktop.root + "/bounces") == "https://example.org/loop\n")
+        #expect(h.daemon.log.components(separatedBy: "Passed a web link through").count - 1 == 1)
+        // A recorded "browser" that is linkctl itself is never launched: the default browser gets the link.
+        record.browser = "linkrouter-https.desktop"
+        try record.write(h.desktop.stateHome + "/linkrouter/install.conf")
+        #expect(try h.app.route("https://example.org/own") == "passthrough")
+        #expect(h.desktop.waitForBrowser(Harness.browser) == ["https://example.org/own"])
+    }
+
+    @Test("R5: only http and https are ever forwarded")
+    func forwardsOnlyWeb() throws {
+        let h = try claimed()
+        for url in ["file:///etc/passwd", "smb://host/share", "sftp://host/x", "data:text/html,x", "javascript:alert(1)"] {
+            try h.expectRefusal(errorPrefix + "NotACallback") { _ = try h.app.route(url) }
+        }
+    }
+}
+
+/// Reading the daemon's published claimed-callbacks list.
+enum ClaimedCallbacksFile {
+    static func read(_ d: TestDesktop) -> String { (try? FileSystem.readText(d.runtimeDir + "/linkrouter/claimed-callbacks")) ?? "" }
+}
