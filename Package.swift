@@ -45,6 +45,10 @@ let package = Package(
             "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
         ]),
 
+        // bench/run's driver: measures the daemon beside floors taken in the same run.
+        .executableTarget(name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop"],
+                          path: "bench/Sources"),
+
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),

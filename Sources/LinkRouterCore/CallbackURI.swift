@@ -15,6 +15,16 @@ public struct CallbackURI: Sendable, Equatable {
     public let style: Style
     /// The URI's own query, which every callback must carry unchanged.
     public let ownQuery: [QueryParameters.Pair]
+    /// What candidate callbacks are indexed by: the parts that must match for
+    /// a URI to be this callback at all (a loopback callback matches on any port).
+    public let matchKey: String
+
+    init(uri: URIReference, style: Style, ownQuery: [QueryParameters.Pair]) {
+        self.uri = uri
+        self.style = style
+        self.ownQuery = ownQuery
+        matchKey = Self.matchKey(for: uri, loopback: style == .loopback)
+    }
 
     /// The URI as the app registered it (for loopback, with the bound port once known).
     public var string: String { uri.original }
@@ -104,10 +114,6 @@ public struct CallbackURI: Sendable, Equatable {
         if let q = uri.query { s += "?" + q }
         return try! CallbackURI.parse(s, role: "redirect_uri")
     }
-
-    /// What candidate callbacks are indexed by: the parts that must match for
-    /// a URI to be this callback at all (a loopback callback matches on any port).
-    public var matchKey: String { Self.matchKey(for: uri, loopback: style == .loopback) }
 
     static func matchKey(for uri: URIReference, loopback: Bool) -> String {
         let authority = loopback ? (uri.host.map(ASCII.lowercased) ?? "") : (uri.authority.map { "//" + $0 } ?? "")

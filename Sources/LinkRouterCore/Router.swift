@@ -16,6 +16,9 @@ public struct Router: Sendable {
     /// that moves whenever that set does (the daemon republishes it then).
     private var httpsKeys: [String: Int] = [:]
     public private(set) var claimedVersion = 0
+    /// One copy of each callback and origin string, however many sessions use it.
+    private var callbacks: [String: CallbackURI] = [:]
+    private var strings: Set<String> = []
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -42,11 +45,35 @@ public struct Router: Sendable {
         byState[state] != nil || sessions[id] != nil
     }
 
-    public mutating func insert(_ session: Session) {
-        precondition(sessions[session.id] == nil && byState[session.state] == nil, "insert of a session already in the table")
+    public mutating func insert(_ new: Session) {
+        precondition(sessions[new.id] == nil && byState[new.state] == nil, "insert of a session already in the table")
+        var session = new
+        session.redirect = intern(session.redirect)
+        session.appCallback = session.appCallback.map { intern($0) }
+        session.authorizationOrigin = intern(session.authorizationOrigin)
+        session.resumeHosts = session.resumeHosts.map { intern($0) }
+        session.issuer = session.issuer.map { intern($0) }
         sessions[session.id] = session
         byState[session.state] = session.id
         account(session, +1)
+    }
+
+    private mutating func intern(_ c: CallbackURI) -> CallbackURI {
+        if let known = callbacks[c.string] { return known }
+        callbacks[c.string] = c
+        return c
+    }
+
+    private mutating func intern(_ s: String) -> String {
+        if let known = strings.firstIndex(of: s) { return strings[known] }
+        strings.insert(s)
+        return s
+    }
+
+    /// Room for `count` sessions without rehashing (a restore of many at once).
+    public mutating func reserveCapacity(_ count: Int) {
+        sessions.reserveCapacity(count)
+        byState.reserveCapacity(count)
     }
 
     /// Takes in a changed copy of a session already in the table.

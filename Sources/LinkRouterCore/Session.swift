@@ -21,18 +21,19 @@ public struct Session: Sendable, Equatable {
     public let state: String
     public let nonce: String?
     public var codeVerifier: String?
-    public let codeChallenge: String?
-    public let redirect: CallbackURI
-    public let appCallback: CallbackURI?
-    public let authorizeURL: String
+    /// The registered callbacks and the origin strings are shared between
+    /// sessions that name the same ones (`Router.insert` interns them), so
+    /// 10,000 sessions of one app hold one copy.
+    public internal(set) var redirect: CallbackURI
+    public internal(set) var appCallback: CallbackURI?
     /// `scheme://authority` of the authorization endpoint: `resume_uri` must be on it.
-    public let authorizationOrigin: String
-    public let resumeHosts: [String]
+    public internal(set) var authorizationOrigin: String
+    public internal(set) var resumeHosts: [String]
     public let resumePathPrefix: String?
     public let resumeMode: ResumeMode
     /// Desktop id of the browser that opened the login (resume goes back to it).
     public var browser: String?
-    public let issuer: String?
+    public internal(set) var issuer: String?
     public let requireIssuer: Bool
     public var status: SessionStatus
     public var result: AuthorizationResult?
@@ -46,8 +47,8 @@ public struct Session: Sendable, Equatable {
     public var finishedAt: Int64?
 
     public init(id: SessionID, mode: Mode, owner: String?, claimTokenDigest: [UInt8]?, state: String, nonce: String?,
-                codeVerifier: String?, codeChallenge: String?, redirect: CallbackURI, appCallback: CallbackURI?,
-                authorizeURL: String, authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?,
+                codeVerifier: String?, redirect: CallbackURI, appCallback: CallbackURI?,
+                authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?,
                 resumeMode: ResumeMode, browser: String?, issuer: String?, requireIssuer: Bool,
                 status: SessionStatus = .pending, result: AuthorizationResult? = nil, failure: SessionFailure? = nil,
                 resumeOpened: Bool = false, delivered: Bool = false, createdAt: Int64, expiresAt: Int64,
@@ -59,10 +60,8 @@ public struct Session: Sendable, Equatable {
         self.state = state
         self.nonce = nonce
         self.codeVerifier = codeVerifier
-        self.codeChallenge = codeChallenge
         self.redirect = redirect
         self.appCallback = appCallback
-        self.authorizeURL = authorizeURL
         self.authorizationOrigin = authorizationOrigin
         self.resumeHosts = resumeHosts
         self.resumePathPrefix = resumePathPrefix

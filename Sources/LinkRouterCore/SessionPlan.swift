@@ -29,7 +29,6 @@ public struct SessionPlan: Sendable {
     let adoptedURL: String?
     public let adoptedState: String?
     let adoptedNonce: String?
-    let adoptedChallenge: String?
 
     /// Where the daemon must listen for a loopback redirect: the address to
     /// bind, the host literal a browser will send in `Host`, and the port (0
@@ -55,40 +54,45 @@ public struct SessionPlan: Sendable {
     /// mode without a client-held challenge).
     public var needsVerifier: Bool { mode == .builder && clientChallenge == nil }
 
-    /// The session, given its secrets, at `now` (unix seconds).
+    /// The session, given its secrets, at `now` (unix seconds). The authorize
+    /// URL is `authorizeURL(secrets:)`; the session does not keep it.
     public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, now: Int64) -> Session {
         let state: String
         let nonce: String?
         let verifier: String?
-        let challenge: String?
-        let url: String
         switch mode {
         case .builder:
             state = secrets.state
             nonce = secrets.nonce
             verifier = clientChallenge == nil ? secrets.codeVerifier : nil
-            challenge = clientChallenge ?? secrets.codeChallenge
-            url = AuthorizeURL.build(
-                endpoint: endpoint!, clientID: clientID!, redirectURI: redirect.string, scope: scope,
-                state: state, nonce: secrets.nonce, codeChallenge: challenge, appCallbackURI: appCallback?.string,
-                extra: extraParams)
         case .adopted:
             state = adoptedState!
             nonce = adoptedNonce
             verifier = nil
-            challenge = adoptedChallenge
-            url = adoptedURL!
         }
         return Session(
             id: secrets.id, mode: mode, owner: owner, claimTokenDigest: claimTokenDigest, state: state, nonce: nonce,
-            codeVerifier: verifier, codeChallenge: challenge, redirect: redirect, appCallback: appCallback,
-            authorizeURL: url, authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts,
+            codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
+            authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts,
             resumePathPrefix: resumePathPrefix, resumeMode: resumeMode, browser: browser, issuer: issuer,
             requireIssuer: requireIssuer, createdAt: now, expiresAt: now + Int64(ttl))
     }
 }
 
 extension SessionPlan {
+    /// The URL the browser opens: built from the endpoint and the secrets, or the adopted one as it is.
+    public func authorizeURL(secrets: SessionSecrets) -> String {
+        switch mode {
+        case .builder:
+            return AuthorizeURL.build(
+                endpoint: endpoint!, clientID: clientID!, redirectURI: redirect.string, scope: scope,
+                state: secrets.state, nonce: secrets.nonce, codeChallenge: clientChallenge ?? secrets.codeChallenge,
+                appCallbackURI: appCallback?.string, extra: extraParams)
+        case .adopted:
+            return adoptedURL!
+        }
+    }
+
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
     public static func make(_ request: SessionRequest, owner: String, limits: Limits) throws(RouterError) -> SessionPlan {
         func checkLength(_ value: String?, _ name: String, _ max: Int) throws(RouterError) {
@@ -204,7 +208,7 @@ extension SessionPlan {
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: endpoint),
             clientChallenge: request.codeChallenge, endpoint: endpoint, clientID: clientID, scope: request.scope,
-            extraParams: request.extraParams, adoptedURL: nil, adoptedState: nil, adoptedNonce: nil, adoptedChallenge: nil)
+            extraParams: request.extraParams, adoptedURL: nil, adoptedState: nil, adoptedNonce: nil)
     }
 
     static func parseAppCallback(_ text: String, maxLength: Int) throws(RouterError) -> CallbackURI {
@@ -249,7 +253,6 @@ extension SessionPlan {
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: uri),
             clientChallenge: nil, endpoint: nil, clientID: nil, scope: nil, extraParams: [:],
-            adoptedURL: text, adoptedState: state, adoptedNonce: try query.single("nonce"),
-            adoptedChallenge: try query.single("code_challenge"))
+            adoptedURL: text, adoptedState: state, adoptedNonce: try query.single("nonce"))
     }
 }

@@ -57,8 +57,9 @@ extension Daemon {
         }
 
         var session = plan.makeSession(secrets: secrets, claimTokenDigest: digest, now: now)
+        let authorizeURL = plan.authorizeURL(secrets: secrets)
         session.browser = browser?.id
-        do { try persist(session) } catch {
+        do { try persist(session, new: true) } catch {
             listener?.close()
             throw Self.busError(error)
         }
@@ -67,19 +68,18 @@ extension Daemon {
         scheduleDeadline(session)
 
         if let browser {
-            do { try open(session.authorizeURL, in: browser) } catch {
+            do { try open(authorizeURL, in: browser) } catch {
                 discard(session.id)
                 throw Self.busError(error)
             }
         }
         log.write(.info, "Began \(session.logTag) for \(sender): \(session.mode.rawValue), \(session.redirect.style.rawValue) callback \(session.redirect.string)\(session.appCallback.map { ", app callback " + $0.string } ?? "")\(browser.map { ", browser " + $0.id } ?? ", no browser opened")")
-        return [.objectPath(ObjectPath(session.id.objectPath)!), .string(session.authorizeURL)]
+        return [.objectPath(ObjectPath(session.id.objectPath)!), .string(authorizeURL)]
     }
 
     /// Removes a session that never got going (its browser would not start).
     func discard(_ id: SessionID) {
         listeners.removeValue(forKey: id)?.close()
-        if let t = deadlines.removeValue(forKey: id) { loop.cancel(t) }
         router.remove(id)
         do { try store?.delete(id) } catch { Log.error("Failed to delete \(id.rawValue.prefix(8)) from the store: \(error)") }
     }

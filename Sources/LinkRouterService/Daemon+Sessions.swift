@@ -117,18 +117,33 @@ extension Daemon {
         scheduleCheckpoint()
     }
 
-    /// One timer per session: its expiry while unfinished, its purge after.
+    /// Queues a session's next deadline: its expiry while unfinished, its purge after.
     func scheduleDeadline(_ s: Session) {
-        if let t = deadlines.removeValue(forKey: s.id) { loop.cancel(t) }
         let due = router.deadline(of: s)
-        let delay = max(0, due - now) * 1000
-        deadlines[s.id] = loop.schedule(afterMilliseconds: delay) { [weak self] in self?.deadlineReached(s.id) }
+        deadlines.push(due, s.id)
+        armDeadlineTimer()
     }
 
-    func deadlineReached(_ id: SessionID) {
-        deadlines[id] = nil
-        guard let s = router.session(id) else { return }
-        let t = now
+    /// Keeps the loop's one timer at the earliest deadline (wall seconds, so
+    /// a restore after downtime catches up at once).
+    func armDeadlineTimer() {
+        guard let earliest = deadlines.earliest else { return }
+        if let armed = deadlineTimer, armed.at <= earliest { return }
+        if let armed = deadlineTimer { loop.cancel(armed.id) }
+        let delay = max(0, earliest - now) * 1000
+        let id = loop.schedule(afterMilliseconds: delay) { [weak self] in
+            guard let self else { return }
+            self.deadlineTimer = nil
+            let t = self.now
+            for id in self.deadlines.popDue(t) { self.deadlineReached(id, now: t) }
+            self.armDeadlineTimer()
+        }
+        deadlineTimer = (id, earliest)
+    }
+
+    /// A queued deadline came due; the session's own deadline says whether it still stands.
+    func deadlineReached(_ id: SessionID, now t: Int64) {
+        guard let s = router.session(id), t >= router.deadline(of: s) else { return }
         if let expired = router.expiring(id, now: t) {
             do { try commit(expired) } catch {
                 log.write(.error, "Failed to record the expiry of \(s.logTag): \(error.message)")
@@ -137,10 +152,8 @@ extension Daemon {
             log.write(.info, "\(s.logTag) expired")
             listeners.removeValue(forKey: id)?.close()
             finished(expired)
-        } else if s.status.isFinished && t >= router.deadline(of: s) {
+        } else if s.status.isFinished {
             purge(id)
-        } else {
-            scheduleDeadline(s)
         }
     }
 

@@ -30,12 +30,13 @@ extension Daemon {
         return store != nil
     }
 
-    func persist(_ s: Session) throws(RouterError) {
+    /// Writes a session: a new row for a new session, its changing columns otherwise.
+    func persist(_ s: Session, new: Bool = false) throws(RouterError) {
         guard config.storeDirectory != nil else { return }
         guard let store else {
             throw RouterError(.storageFailed, "the session store is unavailable (\(storeProblem ?? "unknown")); nothing was changed")
         }
-        do { try store.save(s) } catch {
+        do { try new ? store.insert(s) : store.update(s) } catch {
             log.write(.error, "Failed to write \(s.logTag) to the store: \(error.message)")
             throw RouterError(.storageFailed, "the session could not be written to the store (\(error.message)); nothing was changed")
         }
@@ -68,6 +69,8 @@ extension Daemon {
         if let busID { try? store.setMeta("bus_id", busID) }
         let t = now
         var owners: Set<String> = []
+        router.reserveCapacity(loaded.count)
+        deadlines.reserveCapacity(loaded.count)
         for var s in loaded {
             // A wall clock far behind the stored times (threat model P5): treat as expired.
             if !s.status.isFinished && (s.createdAt > t + 300 || s.expiresAt - s.createdAt > Int64(config.limits.maxTTL)) {
@@ -77,7 +80,7 @@ extension Daemon {
             if let o = s.owner { owners.insert(o) }
         }
         for owner in owners where !sameBus || !nameHasOwner(owner) {
-            for s in router.ownerVanished(owner, now: t) { router.replace(s); try? store.save(s) }
+            for s in router.ownerVanished(owner, now: t) { router.replace(s); try? store.update(s) }
         }
         for s in router.sessions.values {
             if !s.status.isFinished, s.redirect.style == .loopback, let host = s.redirect.loopbackHost {
@@ -87,7 +90,7 @@ extension Daemon {
                 } catch {
                     let failed = Session.failedListener(s, reason: error.description, now: t)
                     router.replace(failed)
-                    try? store.save(failed)
+                    try? store.update(failed)
                     Log.warning("Could not listen again for \(s.logTag): \(error.description); the session failed")
                 }
             }

@@ -18,7 +18,9 @@ public final class Daemon {
     /// Why the store is unavailable, for error messages (nil when it is fine).
     var storeProblem: String?
     var waiters: [SessionID: [Waiter]] = [:]
-    var deadlines: [SessionID: EventLoop.TimerID] = [:]
+    var deadlines = DeadlineQueue()
+    /// The one loop timer that serves `deadlines`, and when it fires.
+    var deadlineTimer: (id: EventLoop.TimerID, at: Int64)?
     var listeners: [SessionID: LoopbackListener] = [:]
     /// The session whose listener is answering a request right now.
     var servingLoopback: SessionID?
@@ -26,7 +28,7 @@ public final class Daemon {
     var signals: SignalSource?
     var checkpointTimer: EventLoop.TimerID?
     var inbox: Inbox?
-    var routeLimiter = RateLimiter(perSecond: 200)
+    var routeLimiter: RateLimiter
     var launchLimiter = RateLimiter(perSecond: 10)
     var exitStatus: Int32 = 0
     var publishedClaimedVersion = -1
@@ -38,6 +40,7 @@ public final class Daemon {
         self.config = config
         self.connection = connection
         self.router = Router(limits: config.limits)
+        self.routeLimiter = RateLimiter(perSecond: config.maxRoutesPerSecond)
     }
 
     /// The whole program: parse, connect, serve until SIGTERM.

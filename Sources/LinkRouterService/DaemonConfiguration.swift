@@ -7,6 +7,8 @@ public struct DaemonConfiguration: Sendable {
     /// The bus to serve on; nil means the session bus.
     public var busAddress: String?
     public var limits = Limits()
+    /// Links `Route` takes in any one second before refusing more (threat model X1).
+    public var maxRoutesPerSecond = 200
     /// `$XDG_RUNTIME_DIR/linkrouter`: the store, the inbox, the claimed-callbacks list.
     public var runtimeDirectory: String?
     /// False keeps sessions in memory only (`--no-store`).
@@ -38,6 +40,7 @@ public struct DaemonConfiguration: Sendable {
           --no-store                 keep sessions in memory only (they die with the daemon)
           --max-pending N            unfinished sessions in all (default 1024)
           --max-pending-per-client N unfinished sessions per bus connection (default 32)
+          --max-routes-per-second N  links Route accepts in any one second (default 200)
           --version                  print the version and exit
           --help                     print this help and exit
 
@@ -76,6 +79,11 @@ public struct DaemonConfiguration: Sendable {
             case "--state-dir":
                 guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n") }
                 config.stateDirectory = v
+            case "--max-routes-per-second":
+                guard let v = value(arg), let n = Int(v), n > 0, n <= 10_000_000 else {
+                    return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 10000000\n")
+                }
+                config.maxRoutesPerSecond = n
             case "--max-pending", "--max-pending-per-client":
                 guard let v = value(arg), let n = Int(v), n > 0, n <= 1_000_000 else {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 1000000\n")

@@ -51,6 +51,9 @@ final class SQLiteDatabase {
         return s.text(0)
     }
 
+    /// Rows the last statement changed.
+    var changes: Int32 { sqlite3_changes(raw) }
+
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it commits or none.
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try execute("BEGIN IMMEDIATE")

@@ -13,10 +13,8 @@ enum Schema {
             state TEXT NOT NULL UNIQUE,
             nonce TEXT,
             code_verifier TEXT,
-            code_challenge TEXT,
             redirect_uri TEXT NOT NULL,
             app_callback_uri TEXT,
-            authorize_url TEXT NOT NULL,
             authorization_origin TEXT NOT NULL,
             resume_hosts TEXT NOT NULL,
             resume_path_prefix TEXT,
@@ -37,7 +35,7 @@ enum Schema {
             created_at INTEGER NOT NULL,
             expires_at INTEGER NOT NULL,
             finished_at INTEGER
-        ) STRICT;
+        ) STRICT, WITHOUT ROWID;
         CREATE TABLE meta (
             key TEXT PRIMARY KEY NOT NULL,
             value TEXT NOT NULL

@@ -13,7 +13,8 @@ import Glibc
 public final class SessionStore {
     public let path: String
     private let db: SQLiteDatabase
-    private let upsert: SQLiteStatement
+    private let insertStatement: SQLiteStatement
+    private let updateStatement: SQLiteStatement
     private let remove: SQLiteStatement
     private var dirtySinceCheckpoint = false
 
@@ -64,7 +65,8 @@ public final class SessionStore {
         if case .fresh = opening, existed { opening = .existing }
         _ = chmod(path, 0o600)
         self.db = db
-        upsert = try db.prepare(Self.upsertSQL)
+        insertStatement = try db.prepare(Self.insertSQL)
+        updateStatement = try db.prepare(Self.updateSQL)
         remove = try db.prepare("DELETE FROM sessions WHERE id = ?1")
     }
 
@@ -112,31 +114,53 @@ public final class SessionStore {
     }
 
     static let columns = """
-        id, mode, owner, claim_digest, state, nonce, code_verifier, code_challenge, redirect_uri, app_callback_uri,
-        authorize_url, authorization_origin, resume_hosts, resume_path_prefix, resume_mode, browser, issuer, require_iss,
-        status, result_code, result_callback_uri, result_iss, failure_code, failure_error, failure_description,
-        failure_message, resume_opened, delivered, created_at, expires_at, finished_at
+        id, mode, owner, claim_digest, state, nonce, code_verifier, redirect_uri, app_callback_uri, authorization_origin,
+        resume_hosts, resume_path_prefix, resume_mode, browser, issuer, require_iss, status, result_code, result_callback_uri,
+        result_iss, failure_code, failure_error, failure_description, failure_message, resume_opened, delivered, created_at,
+        expires_at, finished_at
         """
 
-    static let upsertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" +
-        (1...31).map { "?\($0)" }.joined(separator: ", ") + ")"
+    static let insertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...29).map { "?\($0)" }.joined(separator: ", ") + ")"
 
-    /// Writes the session (insert or replace) in one transaction.
-    public func save(_ s: Session) throws(StoreError) {
-        try upsert.run([
-            .text(s.id.rawValue), .text(s.mode.rawValue), .optional(s.owner),
-            s.claimTokenDigest.map { .blob($0) } ?? .null,
-            .text(s.state), .optional(s.nonce), .optional(s.codeVerifier ?? s.result?.codeVerifier), .optional(s.codeChallenge),
-            .text(s.redirect.string), .optional(s.appCallback?.string), .text(s.authorizeURL), .text(s.authorizationOrigin),
-            .text(s.resumeHosts.joined(separator: " ")), .optional(s.resumePathPrefix), .text(s.resumeMode.rawValue),
-            .optional(s.browser), .optional(s.issuer), .bool(s.requireIssuer), .text(s.status.rawValue),
-            .optional(s.result.flatMap { $0.code.isEmpty ? nil : $0.code }), .optional(s.result.flatMap { $0.callbackURI.isEmpty ? nil : $0.callbackURI }),
-            .optional(s.result?.issuer),
-            .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError), .optional(s.failure?.providerDescription),
-            .optional(s.failure?.message), .bool(s.resumeOpened), .bool(s.delivered), .integer(s.createdAt),
-            .integer(s.expiresAt), .optional(s.finishedAt),
-        ])
+    /// Only what changes after `BeginSession`, so an update rewrites one leaf
+    /// of one B-tree and never touches the state index.
+    static let updateSQL = """
+        UPDATE sessions SET owner = ?2, code_verifier = ?3, browser = ?4, status = ?5, result_code = ?6,
+            result_callback_uri = ?7, result_iss = ?8, failure_code = ?9, failure_error = ?10, failure_description = ?11,
+            failure_message = ?12, resume_opened = ?13, delivered = ?14, finished_at = ?15
+        WHERE id = ?1
+        """
+
+    /// Writes a new session (its whole row).
+    public func insert(_ s: Session) throws(StoreError) {
+        try insertStatement.run([
+            .text(s.id.rawValue), .text(s.mode.rawValue), .optional(s.owner), s.claimTokenDigest.map { .blob($0) } ?? .null,
+            .text(s.state), .optional(s.nonce), .optional(Self.verifier(s)), .text(s.redirect.string), .optional(s.appCallback?.string),
+            .text(s.authorizationOrigin), .text(s.resumeHosts.joined(separator: " ")), .optional(s.resumePathPrefix),
+            .text(s.resumeMode.rawValue), .optional(s.browser), .optional(s.issuer), .bool(s.requireIssuer),
+        ] + Self.mutable(s).dropFirst(4) + [.integer(s.createdAt), .integer(s.expiresAt), .optional(s.finishedAt)])
         dirtySinceCheckpoint = true
+    }
+
+    /// Writes what changed in a session already stored (or the whole row if it is not).
+    public func update(_ s: Session) throws(StoreError) {
+        try updateStatement.run([.text(s.id.rawValue), .optional(s.owner), .optional(Self.verifier(s)), .optional(s.browser)]
+                                + Self.mutable(s).dropFirst(4) + [.optional(s.finishedAt)])
+        dirtySinceCheckpoint = true
+        if db.changes == 0 { try insert(s) }
+    }
+
+    static func verifier(_ s: Session) -> String? { s.codeVerifier ?? s.result?.codeVerifier }
+
+    /// The columns from status to delivered, in table order (after four placeholders).
+    static func mutable(_ s: Session) -> [SQLiteValue] {
+        [
+            .null, .null, .null, .null, .text(s.status.rawValue),
+            .optional(s.result.flatMap { $0.code.isEmpty ? nil : $0.code }),
+            .optional(s.result.flatMap { $0.callbackURI.isEmpty ? nil : $0.callbackURI }), .optional(s.result?.issuer),
+            .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError), .optional(s.failure?.providerDescription),
+            .optional(s.failure?.message), .bool(s.resumeOpened), .bool(s.delivered),
+        ]
     }
 
     /// A small setting kept with the sessions (the bus id they belong to).
@@ -169,9 +193,17 @@ public final class SessionStore {
         var sessions: [Session] = []
         var bad: [String] = []
         var problems: [String] = []
+        // Sessions of one app share their callbacks: parse each distinct one once.
+        var parsed: [String: CallbackURI?] = [:]
+        func callback(_ text: String, _ role: String) -> CallbackURI? {
+            if let known = parsed[text] { return known }
+            let c = try? CallbackURI.parse(text, role: role)
+            parsed[text] = c
+            return c
+        }
         while try s.step() {
             let id = s.text(0) ?? ""
-            if let session = Self.decode(s) {
+            if let session = Self.decode(s, callback) {
                 sessions.append(session)
             } else {
                 bad.append(id)
@@ -182,39 +214,38 @@ public final class SessionStore {
         return (sessions, problems)
     }
 
-    private static func decode(_ s: SQLiteStatement) -> Session? {
+    private static func decode(_ s: SQLiteStatement, _ callback: (String, String) -> CallbackURI?) -> Session? {
         guard let id = s.text(0).flatMap({ SessionID($0) }), let mode = s.text(1).flatMap(Session.Mode.init(rawValue:)),
-              let state = s.text(4), let redirectText = s.text(8),
-              let redirect = try? CallbackURI.parse(redirectText, role: "redirect_uri"),
-              let authorizeURL = s.text(10), let origin = s.text(11),
-              let resumeMode = s.text(14).flatMap(ResumeMode.init(rawValue:)),
-              let status = s.text(18).flatMap(SessionStatus.init(rawValue:))
+              let state = s.text(4), let redirect = s.text(7).flatMap({ callback($0, "redirect_uri") }),
+              let origin = s.text(9), let resumeMode = s.text(12).flatMap(ResumeMode.init(rawValue:)),
+              let status = s.text(16).flatMap(SessionStatus.init(rawValue:))
         else { return nil }
         var appCallback: CallbackURI?
-        if let a = s.text(9) {
-            guard let parsed = try? CallbackURI.parse(a, role: "app_callback_uri") else { return nil }
+        if let a = s.text(8) {
+            guard let parsed = callback(a, "app_callback_uri") else { return nil }
             appCallback = parsed
         }
         let verifier = s.text(6)
+        let delivered = s.int64(25) != 0
         var result: AuthorizationResult?
-        let delivered = s.int64(27) != 0
         if status == .completed {
             result = AuthorizationResult(
-                code: s.text(19) ?? "", state: state, redirectURI: redirect.string, callbackURI: s.text(20) ?? "",
-                issuer: s.text(21), codeVerifier: delivered ? nil : verifier, nonce: s.text(5))
+                code: s.text(17) ?? "", state: state, redirectURI: redirect.string, callbackURI: s.text(18) ?? "",
+                issuer: s.text(19), codeVerifier: delivered ? nil : verifier, nonce: s.text(5))
         }
         var failure: SessionFailure?
-        if let code = s.text(22).flatMap(RouterError.Code.init(rawValue:)) {
-            failure = SessionFailure(code: code, providerError: s.text(23), providerDescription: s.text(24), message: s.text(25) ?? "")
+        if let code = s.text(20).flatMap(RouterError.Code.init(rawValue:)) {
+            failure = SessionFailure(code: code, providerError: s.text(21), providerDescription: s.text(22), message: s.text(23) ?? "")
         }
-        let hosts = (s.text(12) ?? "").split(separator: " ").map(String.init)
+        let hostsText = s.text(10) ?? ""
         return Session(
             id: id, mode: mode, owner: s.text(2), claimTokenDigest: s.blob(3), state: state, nonce: s.text(5),
-            codeVerifier: !status.isFinished || (status == .completed && !delivered) ? verifier : nil, codeChallenge: s.text(7), redirect: redirect,
-            appCallback: appCallback, authorizeURL: authorizeURL, authorizationOrigin: origin, resumeHosts: hosts,
-            resumePathPrefix: s.text(13), resumeMode: resumeMode, browser: s.text(15), issuer: s.text(16),
-            requireIssuer: s.int64(17) != 0, status: status, result: result, failure: failure,
-            resumeOpened: s.int64(26) != 0, delivered: delivered, createdAt: s.int64(28), expiresAt: s.int64(29),
-            finishedAt: s.isNull(30) ? nil : s.int64(30))
+            codeVerifier: !status.isFinished || (status == .completed && !delivered) ? verifier : nil, redirect: redirect,
+            appCallback: appCallback, authorizationOrigin: origin,
+            resumeHosts: hostsText.isEmpty ? [] : hostsText.split(separator: " ").map(String.init),
+            resumePathPrefix: s.text(11), resumeMode: resumeMode, browser: s.text(13), issuer: s.text(14),
+            requireIssuer: s.int64(15) != 0, status: status, result: result, failure: failure,
+            resumeOpened: s.int64(24) != 0, delivered: delivered, createdAt: s.int64(26), expiresAt: s.int64(27),
+            finishedAt: s.isNull(28) ? nil : s.int64(28))
     }
 }

@@ -14,10 +14,10 @@ struct AppToAppTests {
 
     @Test("builder mode adds requested_flow and app_callback_uri to the authorize URL")
     func authorizeURL() throws {
-        let (_, s) = try vipps()
-        #expect(s.authorizeURL.contains("&requested_flow=app_to_app&app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback"))
-        #expect(s.authorizeURL.hasPrefix("https://auth.example.com/authorize?response_type=code&client_id=client&redirect_uri=https%3A%2F%2Fexample.com%2Fredirect&state="))
-        #expect(s.authorizeURL.contains("&code_challenge=challenge-1&code_challenge_method=S256"))
+        let url = try Fixtures.authorizeURL(Fixtures.request(redirect: "https://example.com/redirect", app: "https://example.com/app-callback"))
+        #expect(url.contains("&requested_flow=app_to_app&app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback"))
+        #expect(url.hasPrefix("https://auth.example.com/authorize?response_type=code&client_id=client&redirect_uri=https%3A%2F%2Fexample.com%2Fredirect&state="))
+        #expect(url.contains("&code_challenge=challenge-1&code_challenge_method=S256"))
     }
 
     @Test("the app step resumes, decoded exactly once; then the redirect completes")

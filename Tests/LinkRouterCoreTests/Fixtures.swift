@@ -33,6 +33,13 @@ enum Fixtures {
         return (router, s)
     }
 
+    /// The authorize URL the session made from `request` would open.
+    static func authorizeURL(_ request: SessionRequest, n: Int = 1, port: Int = 49152) throws -> String {
+        var plan = try SessionPlan.make(request, owner: owner, limits: Limits())
+        if plan.loopbackBinding != nil { plan.bind(port: port) }
+        return plan.authorizeURL(secrets: secrets(n))
+    }
+
     static func session(_ request: SessionRequest, n: Int = 1, owner: String = owner, limits: Limits = Limits(), port: Int = 49152) throws -> Session {
         var plan = try SessionPlan.make(request, owner: owner, limits: limits)
         if plan.loopbackBinding != nil { plan.bind(port: port) }

@@ -186,8 +186,8 @@ struct RouterTests {
         var router = Router()
         var withToken = try Fixtures.session(Fixtures.request(), n: 1)
         withToken = Session(id: withToken.id, mode: withToken.mode, owner: withToken.owner, claimTokenDigest: [1, 2, 3], state: withToken.state,
-                            nonce: withToken.nonce, codeVerifier: withToken.codeVerifier, codeChallenge: withToken.codeChallenge,
-                            redirect: withToken.redirect, appCallback: nil, authorizeURL: withToken.authorizeURL,
+                            nonce: withToken.nonce, codeVerifier: withToken.codeVerifier,
+                            redirect: withToken.redirect, appCallback: nil,
                             authorizationOrigin: withToken.authorizationOrigin, resumeHosts: [], resumePathPrefix: nil,
                             resumeMode: .browser, browser: nil, issuer: nil, requireIssuer: false, createdAt: now, expiresAt: now + 600)
         let plain = try Fixtures.session(Fixtures.request(), n: 2)

@@ -34,7 +34,8 @@ struct SessionStoreTests {
                                                  callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].codeVerifier, nonce: "n2")
         sessions[1].finishedAt = 1_800_000_010
         sessions[2].failure = SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
-        for s in sessions { try store.save(s) }
+        for s in sessions { try store.insert(s) }
+        try store.update(sessions[1])
         try store.delete(sessions[3].id)
         let reopened = try SessionStore(directory: dir.path + "/lr")
         let (loaded, problems) = try reopened.loadAll()
@@ -55,7 +56,7 @@ struct SessionStoreTests {
         guard case .quarantined(let moved, _) = store.opening else { Issue.record("not quarantined: \(store.opening)"); return }
         #expect(FileSystem.exists(moved))
         #expect(try store.loadAll().sessions.isEmpty)
-        try store.save(try Self.session(2))
+        try store.insert(try Self.session(2))
     }
 
     @Test("a symlinked or shared store is refused and moved aside (P3)")

@@ -1,0 +1,335 @@
+import DBusKit
+import Glibc
+import LinkRouterAPI
+import SystemKit
+
+/// The measurements of issue "Benchmarks in bench/", in order.
+final class Bench {
+    let bin: String
+    let out: String
+    let smoke: Bool
+    var rows: [Row] = []
+    var notes: [String] = []
+
+    init(bin: String, out: String, smoke: Bool) {
+        self.bin = bin
+        self.out = out
+        self.smoke = smoke
+    }
+
+    func n(_ full: Int, _ small: Int) -> Int { smoke ? small : full }
+
+    func say(_ s: String) { StandardStreams.err("bench: " + s + "\n") }
+
+    func row(_ figure: String, value: Double, unit: String, floor: Double?, floorUnit: String? = nil, goal: String, met: Bool?) {
+        let ratio = floor.map { Measure.format(value / $0) + "×" } ?? "—"
+        rows.append(Row(figure: figure, value: Measure.format(value) + " " + unit,
+                        floor: floor.map { Measure.format($0) + " " + (floorUnit ?? unit) } ?? "—", ratio: ratio, goal: goal, met: met))
+        StandardStreams.out(rows.last!.cells.joined(separator: " | ") + "\n")
+    }
+
+    func world(_ name: String) throws -> BenchWorld {
+        let w = try BenchWorld(root: out + "/" + name, bin: bin)
+        try w.startBus()
+        return w
+    }
+
+    func all() throws -> [Row] {
+        try linkctlOpen()
+        try linkClick()
+        try passthrough()
+        try routeScaling()
+        try throughput()
+        try coldStart()
+        try beginRate()
+        try instructions()
+        try write()
+        return rows
+    }
+
+    // MARK: 1. linkctl open vs dbus-send Ping
+
+    func linkctlOpen() throws {
+        say("linkctl open vs dbus-send")
+        let w = try world("open")
+        try w.startDaemon()
+        let client = try BenchClient(w.address)
+        let runs = n(60, 5)
+        let sessions = try (0..<runs).map { _ in try client.begin() }
+        var i = 0
+        let env = w.environment
+        let (open, ping) = try Measure.interleaved(runs, {
+            let (_, state) = sessions[i]
+            i += 1
+            let r = try Subprocess.run([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state], environment: env)
+            guard r.status == 0 else { throw BenchError("linkctl open failed: \(r.errorText)") }
+        }, {
+            let r = try Subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName, API.managerPath, "org.freedesktop.DBus.Peer.Ping"], environment: env)
+            guard r.status == 0 else { throw BenchError("dbus-send failed") }
+        })
+        row("`linkctl open` of a callback, whole process (median of \(runs))", value: open, unit: "ms", floor: ping,
+            goal: "≤ 1.5×", met: open / ping <= 1.5)
+    }
+
+    // MARK: 2. a link click through xdg-open until the owner's Wait returns
+
+    func linkClick() throws {
+        say("xdg-open click to Wait")
+        let w = try world("click")
+        try w.startDaemon()
+        guard try w.run([bin + "/linkctl", "register", "com.example.bench"]).status == 0 else { throw BenchError("register failed") }
+        try w.entry("bench-true.desktop", exec: "/bin/true %u", types: ["x-scheme-handler/com.example.true"])
+        let client = try BenchClient(w.address)
+        let runs = n(30, 3)
+        let env = w.environment
+        var clicks: [Double] = []
+        var floors: [Double] = []
+        for _ in 0..<runs {
+            // Begun (and waited for) before the clock starts; the click ends when Wait returns.
+            let (path, state) = try client.begin()
+            let serial = try client.sendWait(path)
+            let t0 = Measure.now()
+            let pid = try Subprocess.spawn(["xdg-open", "com.example.bench:/cb?code=c&state=" + state], environment: env, stdout: .null, stderr: .null)
+            guard client.awaitReply(serial) else { throw BenchError("Wait did not return") }
+            clicks.append(Double(Measure.now() - t0) / 1e6)
+            Subprocess.wait(pid)
+            floors.append(try Measure.ms {
+                let r = try Subprocess.run(["xdg-open", "com.example.true:/x?code=c&state=s"], environment: env)
+                guard r.status == 0 else { throw BenchError("xdg-open to /bin/true failed") }
+            })
+        }
+        let a = Measure.median(clicks), b = Measure.median(floors)
+        row("a click: `xdg-open` → linkrouter → owner's `Wait` returns (median of \(runs))", value: a, unit: "ms", floor: b,
+            goal: "≤ 1.15×", met: a / b <= 1.15)
+    }
+
+    // MARK: 3. https passthrough vs xdg-open straight to the browser
+
+    func passthrough() throws {
+        say("https passthrough")
+        let w = try world("passthrough")
+        try w.startDaemon()
+        let script = w.root + "/bin/bench-browser"
+        try FileSystem.writeAtomically(script, text: "#!/bin/sh\n: > \(w.marker)\n", permissions: 0o755)
+        try w.entry("bench-browser.desktop", exec: script + " %u", types: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
+        guard try w.run([bin + "/linkctl", "install", "--claim-https"]).status == 0 else { throw BenchError("install --claim-https failed") }
+        let list = w.root + "/home/.config/mimeapps.list"
+        let claimedList = try FileSystem.readText(list)
+        let direct = claimedList.replacing("x-scheme-handler/https=linkrouter-https.desktop;", with: "x-scheme-handler/https=bench-browser.desktop;")
+        let env = w.environment
+        func click(_ mimeapps: String) throws -> Double {
+            try FileSystem.writeAtomically(list, text: mimeapps, permissions: 0o644)
+            try? FileSystem.remove(w.marker)
+            let t0 = Measure.now()
+            let pid = try Subprocess.spawn(["xdg-open", "https://example.org/page?x=1"], environment: env, stdout: .null, stderr: .null)
+            while !FileSystem.exists(w.marker) {
+                if Measure.now() - t0 > 10_000_000_000 { throw BenchError("the browser never ran") }
+                var ts = timespec(tv_sec: 0, tv_nsec: 100_000)
+                nanosleep(&ts, nil)
+            }
+            let span = Double(Measure.now() - t0) / 1e6
+            Subprocess.wait(pid)
+            return span
+        }
+        let runs = n(30, 3)
+        var through: [Double] = []
+        var straight: [Double] = []
+        for _ in 0..<runs {
+            through.append(try click(claimedList))
+            straight.append(try click(direct))
+        }
+        let a = Measure.median(through), b = Measure.median(straight)
+        row("https passthrough: `xdg-open` → linkrouter → browser entry (median of \(runs))", value: a, unit: "ms", floor: b,
+            goal: "≤ 1.15×", met: a / b <= 1.15)
+    }
+
+    // MARK: 4. Route round trip at 10, 10,000 and 100,000 pending sessions; memory
+
+    func routeScaling() throws {
+        say("Route at 10 / 10,000 / 100,000 pending sessions")
+        let w = try world("scaling")
+        try w.startDaemon()
+        Clock.sleep(milliseconds: 200)
+        let idle = rss(w.daemonPID)
+        row("daemon resident memory, idle", value: idle, unit: "MiB", floor: nil, goal: "≤ 12 MiB", met: idle <= 12)
+        let filler = try BenchClient(w.address)
+        let client = try BenchClient(w.address)
+        var filled = 0
+        var base = 0.0
+        for level in smoke ? [10, 200] : [10, 10_000, 100_000] {
+            while filled < level - 1 {
+                _ = try filler.begin()
+                filled += 1
+            }
+            if level == 10_000 || (smoke && level == 200) {
+                let mem = rss(w.daemonPID)
+                row("daemon resident memory, \(level) pending sessions", value: mem, unit: "MiB", floor: nil, goal: "≤ 24 MiB", met: smoke ? nil : mem <= 24)
+            }
+            // One fresh session at a time, so the table holds `level` while each Route runs.
+            var xs: [Double] = []
+            for _ in 0..<n(300, 20) {
+                let (_, state) = try client.begin()
+                xs.append(try Measure.ms { _ = try client.call("Route", [.string("com.example.bench:/cb?code=c&state=" + state)]) })
+            }
+            let m = Measure.median(xs)
+            if level == 10 { base = m }
+            row("`Route` round trip at \(level) pending sessions (median of \(xs.count))", value: m * 1000, unit: "µs",
+                floor: level == 10 ? nil : base * 1000, goal: level == 10 ? "the floor" : "≤ 1.3× growth", met: level == 10 ? nil : m / base <= 1.3)
+        }
+    }
+
+    func rss(_ pid: Int32) -> Double {
+        let status = (try? FileSystem.readText("/proc/\(pid)/status")) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let kb = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? .nan
+        return kb / 1024
+    }
+
+    // MARK: 5. throughput from 8 clients vs GetId
+
+    func throughput() throws {
+        say("8 concurrent clients")
+        let w = try world("throughput")
+        try w.startDaemon()
+        let client = try BenchClient(w.address)
+        let per = n(400, 20)
+        var files: [String] = []
+        for k in 0..<8 {
+            var lines: [String] = []
+            for _ in 0..<per { lines.append("com.example.bench:/cb?code=c&state=" + (try client.begin()).1) }
+            let f = w.root + "/links.\(k)"
+            try FileSystem.writeAtomically(f, text: lines.joined(separator: "\n") + "\n")
+            files.append(f)
+        }
+        let me = FileSystem.executablePath()
+        func parallel(_ argv: (Int) -> [String]) throws -> Double {
+            let t0 = Measure.now()
+            let pids = try (0..<8).map { try Subprocess.spawn(argv($0), environment: w.environment, stdout: .null, stderr: .inherit) }
+            for p in pids { guard Subprocess.wait(p) == 0 else { throw BenchError("a worker failed") } }
+            return Double(8 * per) / (Double(Measure.now() - t0) / 1e9)
+        }
+        let routes = try parallel { [me, "route-worker", w.address, files[$0]] }
+        let getid = try parallel { _ in [me, "getid-worker", w.address, String(per)] }
+        row("routed callbacks per second, 8 clients × \(per)", value: routes, unit: "/s", floor: getid, goal: "≥ 0.5×", met: routes / getid >= 0.5)
+    }
+
+    // MARK: 6. cold start by D-Bus activation with 10,000 stored sessions
+
+    func coldStart() throws {
+        say("cold start by activation")
+        let w = try world("cold")
+        try w.startDaemon()
+        let filler = try BenchClient(w.address)
+        for _ in 0..<n(10_000, 100) { _ = try filler.begin() }
+        w.stopDaemon()
+        try FileSystem.writeAtomically(w.root + "/bus/services/org.linkrouter.LinkRouter1.service", text: """
+            [D-BUS Service]
+            Name=org.linkrouter.LinkRouter1
+            Exec=\(bin)/linkrouterd --max-pending 300000 --max-pending-per-client 300000 --max-routes-per-second 10000000
+
+            """, permissions: 0o644)
+        // The floor: the smallest service there is, a process that only takes its name (this binary, serve-name).
+        try FileSystem.writeAtomically(w.root + "/bus/services/org.linkrouter.BenchFloor.service", text: """
+            [D-BUS Service]
+            Name=org.linkrouter.BenchFloor
+            Exec=\(FileSystem.executablePath()) serve-name \(w.address) org.linkrouter.BenchFloor
+
+            """, permissions: 0o644)
+        let probe = try BenchClient(w.address)
+        var cold: [Double] = []
+        var floor: [Double] = []
+        for _ in 0..<n(5, 1) {
+            let ping = DBusMessage.methodCall(API.busName, API.managerPath, API.peerInterface, "Ping")
+            cold.append(try Measure.ms { _ = try probe.c.call(ping, timeoutMilliseconds: 30_000) })
+            let floorPing = DBusMessage.methodCall("org.linkrouter.BenchFloor", "/", API.peerInterface, "Ping")
+            floor.append(try Measure.ms { _ = try probe.c.call(floorPing, timeoutMilliseconds: 30_000) })
+            // Stop both activated services for the next cold start.
+            for name in [API.busName, "org.linkrouter.BenchFloor"] {
+                let pidCall = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
+                try pidCall.append(.string(name))
+                if case .uint32(let pid)? = try probe.c.callArguments(pidCall).first {
+                    kill(Int32(pid), SIGTERM)
+                    _ = w.wait({ !BenchWorld.hasOwner(probe.c, name) })
+                }
+            }
+        }
+        let c = Measure.median(cold), f = Measure.median(floor)
+        row("cold start: activation → name acquired → reply, \(n(10_000, 100)) stored sessions (median of \(cold.count))", value: c, unit: "ms", floor: f,
+            goal: "≤ 50 ms", met: c <= 50)
+    }
+
+    // MARK: 7. BeginSession with a durable write
+
+    func beginRate() throws {
+        say("BeginSession rate")
+        let w = try world("begin")
+        try w.startDaemon()
+        let client = try BenchClient(w.address)
+        let count = n(5000, 100)
+        let t0 = Measure.now()
+        for _ in 0..<count { _ = try client.begin() }
+        let rate = Double(count) / (Double(Measure.now() - t0) / 1e9)
+        row("`BeginSession` with its durable write, one client, \(count) calls", value: rate, unit: "/s", floor: nil, goal: "≥ 2,000/s", met: rate >= 2000)
+    }
+
+    // MARK: 8. instruction counts (callgrind): repeatable whatever the noise
+
+    func instructions() throws {
+        say("callgrind instruction counts")
+        guard FileSystem.findExecutable("valgrind") != nil else {
+            notes.append("valgrind is not installed: no instruction counts")
+            return
+        }
+        let w = try world("callgrind")
+        try w.startDaemon()
+        let client = try BenchClient(w.address)
+        func count(_ argv: [String]) throws -> Double {
+            let file = w.root + "/cg.\(Measure.now())"
+            _ = try Subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file] + argv, environment: w.environment, timeoutMilliseconds: 120_000)
+            return Self.total(try FileSystem.readText(file))
+        }
+        let (_, state) = try client.begin()
+        let open = try count([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state])
+        let send = try count(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName, API.managerPath, "org.freedesktop.DBus.Peer.Ping"])
+        row("instructions: `linkctl open` of a callback, whole process", value: open / 1e6, unit: "M", floor: send / 1e6, goal: "a count to watch", met: nil)
+        let version = try count([bin + "/linkctl", "--version"])
+        let truth = try count(["/bin/true"])
+        row("instructions: `linkctl --version` (start-up alone)", value: version / 1e6, unit: "M", floor: truth / 1e6, goal: "a count to watch", met: nil)
+        w.stopDaemon()
+
+        // The daemon under callgrind: counters zeroed, N routes, dumped.
+        let file = w.root + "/cg.daemon"
+        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000"],
+                                       environment: w.environment, stdout: .null, stderr: .null)
+        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        let c = try BenchClient(w.address)
+        guard w.wait({ BenchWorld.hasOwner(c.c, API.busName) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
+        let routes = n(500, 20)
+        let states = try (0..<routes).map { _ in try c.begin().1 }
+        _ = try Subprocess.run(["callgrind_control", "-z", String(pid)])
+        for s in states { _ = try c.call("Route", [.string("com.example.bench:/cb?code=c&state=" + s)]) }
+        _ = try Subprocess.run(["callgrind_control", "-d", String(pid)])
+        Clock.sleep(milliseconds: 200)
+        let dumps = FileSystem.list(w.root).filter { $0.hasPrefix("cg.daemon") && $0 != "cg.daemon" }
+        guard let dump = dumps.last else { throw BenchError("no callgrind dump") }
+        let perRoute = Self.total(try FileSystem.readText(w.root + "/" + dump)) / Double(routes)
+        row("instructions in the daemon per `Route` that completes a session", value: perRoute / 1000, unit: "k", floor: nil, goal: "a count to watch", met: nil)
+    }
+
+    static func total(_ callgrind: String) -> Double {
+        for line in callgrind.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+            return Double(line.split(separator: " ").last ?? "") ?? .nan
+        }
+        return .nan
+    }
+
+    // MARK: Output
+
+    func write() throws {
+        let header = ["figure", "value", "floor (same run)", "ratio", "goal", "met"]
+        var md = "| " + header.joined(separator: " | ") + " |\n|" + String(repeating: "---|", count: header.count) + "\n"
+        for r in rows { md += "| " + r.cells.joined(separator: " | ") + " |\n" }
+        for n in notes { md += "\n" + n + "\n" }
+        try FileSystem.writeAtomically(out + "/table.md", text: md, permissions: 0o644)
+    }
+}

@@ -1,0 +1,103 @@
+import DBusKit
+import Freedesktop
+import Glibc
+import LinkRouterAPI
+import SystemKit
+
+/// The benchmark's own desktop: a private bus (with an activation directory),
+/// temporary XDG directories, a registered scheme, a trivial browser, and a daemon.
+final class BenchWorld {
+    let root: String
+    let bin: String
+    var busPID: Int32 = 0
+    var daemonPID: Int32 = 0
+    var address: String { "unix:path=" + root + "/bus/socket" }
+    var runtime: String { root + "/run" }
+    var applications: String { root + "/home/.local/share/applications" }
+    var marker: String { root + "/marker" }
+
+    init(root: String, bin: String) throws {
+        self.root = root
+        self.bin = bin
+        for d in [root + "/home/.local/share/applications", root + "/home/.config", root + "/home/.local/state", root + "/bus/services", root + "/bin"] {
+            try FileSystem.makeDirectories(d, permissions: 0o700)
+        }
+        try FileSystem.ensurePrivateDirectory(runtime)
+    }
+
+    var environment: [String] {
+        [
+            "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share", "XDG_CONFIG_HOME=" + root + "/home/.config",
+            "XDG_STATE_HOME=" + root + "/home/.local/state", "XDG_RUNTIME_DIR=" + runtime,
+            "XDG_DATA_DIRS=" + root + "/home/.local/share:/usr/share", "DISPLAY=:99", "PATH=" + root + "/bin:/usr/bin:/bin",
+            "DBUS_SESSION_BUS_ADDRESS=" + address, "LANG=C.UTF-8",
+        ]
+    }
+
+    func startBus() throws {
+        try FileSystem.writeAtomically(root + "/bus/bus.conf", text: """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><type>session</type><keep_umask/><listen>\(address)</listen><auth>EXTERNAL</auth>
+            <servicedir>\(root)/bus/services</servicedir>
+            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+            <limit name="max_completed_connections">10000</limit><limit name="max_connections_per_user">10000</limit>
+            </busconfig>
+
+            """)
+        busPID = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus/bus.conf"],
+                                      environment: environment, stdout: .null, stderr: .file(root + "/bus.log"))
+        guard wait({ FileSystem.status(self.root + "/bus/socket")?.kind == .socket }) else { throw BenchError("dbus-daemon did not start") }
+    }
+
+    func startDaemon(_ extra: [String] = []) throws {
+        daemonPID = try Subprocess.spawn([bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"] + extra,
+                                         environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
+        let c = try DBusConnection(address: address)
+        guard wait({ Self.hasOwner(c, API.busName) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
+    }
+
+    func stopDaemon() {
+        guard daemonPID > 0 else { return }
+        kill(daemonPID, SIGTERM)
+        Subprocess.wait(daemonPID)
+        daemonPID = 0
+    }
+
+    static func hasOwner(_ c: DBusConnection, _ name: String) -> Bool {
+        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
+        try? m.append(.string(name))
+        guard case .boolean(let b)? = try? c.callArguments(m).first else { return false }
+        return b
+    }
+
+    func wait(_ condition: () -> Bool, milliseconds: Int = 10_000) -> Bool {
+        let deadline = Clock.monotonicMilliseconds() + Int64(milliseconds)
+        while Clock.monotonicMilliseconds() < deadline {
+            if condition() { return true }
+            Clock.sleep(milliseconds: 2)
+        }
+        return condition()
+    }
+
+    /// A desktop entry and mimeapps default.
+    func entry(_ id: String, exec: String, types: [String]) throws {
+        try FileSystem.writeAtomically(applications + "/" + id, text: "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(exec)\nMimeType=\(types.map { $0 + ";" }.joined())\n", permissions: 0o644)
+        let list = root + "/home/.config/mimeapps.list"
+        try FileSystem.writeAtomically(list, text: MimeApps.settingDefault(id, for: types, in: try? FileSystem.readText(list)), permissions: 0o644)
+    }
+
+    func run(_ argv: [String]) throws -> Subprocess.Outcome { try Subprocess.run(argv, environment: environment) }
+
+    deinit {
+        stopDaemon()
+        if busPID > 0 {
+            kill(busPID, SIGTERM)
+            Subprocess.wait(busPID)
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
