@@ -2,27 +2,63 @@
 #define LINKROUTER_CMICROHTTPD_SHIM_H
 #include <stdarg.h>
 #include <stdint.h>
+#include <dlfcn.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-/* MHD_start_daemon is variadic, which Swift cannot call: this passes the
-   options as one MHD_OPTION_ARRAY instead. */
-static inline struct MHD_Daemon *lr_mhd_start(unsigned int flags,
-                                              MHD_AccessHandlerCallback handler, void *handler_context,
-                                              const struct MHD_OptionItem *options) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+/* libmicrohttpd is loaded with dlopen on the first loopback session (it pulls
+   in gnutls and eight more libraries a daemon without one never needs), so
+   each call goes through the function pointer dlsym returned. Swift cannot
+   call variadic functions or cast to them; these shims do, one per function. */
+
+static inline struct MHD_Daemon *lr_mhd_start(void *fn, unsigned int flags, MHD_AccessHandlerCallback handler,
+                                              void *handler_context, const struct MHD_OptionItem *options) {
+    typedef struct MHD_Daemon *(*start_t)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *, MHD_AccessHandlerCallback, void *, ...);
+    return ((start_t)fn)(flags, 0, NULL, NULL, handler, handler_context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
-/* MHD_get_daemon_info is variadic too; the two answers we need. */
-static inline int lr_mhd_epoll_fd(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+static inline int lr_mhd_epoll_fd(void *fn, struct MHD_Daemon *daemon) {
+    typedef const union MHD_DaemonInfo *(*info_t)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
+    const union MHD_DaemonInfo *info = ((info_t)fn)(daemon, MHD_DAEMON_INFO_EPOLL_FD);
     return info ? info->epoll_fd : -1;
 }
 
-static inline unsigned int lr_mhd_current_connections(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+static inline unsigned int lr_mhd_current_connections(void *fn, struct MHD_Daemon *daemon) {
+    typedef const union MHD_DaemonInfo *(*info_t)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
+    const union MHD_DaemonInfo *info = ((info_t)fn)(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info ? info->num_connections : 0;
+}
+
+static inline enum MHD_Result lr_mhd_run(void *fn, struct MHD_Daemon *daemon) {
+    return ((enum MHD_Result (*)(struct MHD_Daemon *))fn)(daemon);
+}
+
+static inline enum MHD_Result lr_mhd_get_timeout(void *fn, struct MHD_Daemon *daemon, MHD_UNSIGNED_LONG_LONG *timeout) {
+    return ((enum MHD_Result (*)(struct MHD_Daemon *, MHD_UNSIGNED_LONG_LONG *))fn)(daemon, timeout);
+}
+
+static inline void lr_mhd_stop(void *fn, struct MHD_Daemon *daemon) {
+    ((void (*)(struct MHD_Daemon *))fn)(daemon);
+}
+
+static inline const char *lr_mhd_header(void *fn, struct MHD_Connection *connection, const char *key) {
+    return ((const char *(*)(struct MHD_Connection *, enum MHD_ValueKind, const char *))fn)(connection, MHD_HEADER_KIND, key);
+}
+
+static inline struct MHD_Response *lr_mhd_response(void *fn, size_t size, void *buffer) {
+    return ((struct MHD_Response *(*)(size_t, void *, enum MHD_ResponseMemoryMode))fn)(size, buffer, MHD_RESPMEM_MUST_COPY);
+}
+
+static inline enum MHD_Result lr_mhd_add_header(void *fn, struct MHD_Response *response, const char *key, const char *value) {
+    return ((enum MHD_Result (*)(struct MHD_Response *, const char *, const char *))fn)(response, key, value);
+}
+
+static inline enum MHD_Result lr_mhd_queue(void *fn, struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response) {
+    return ((enum MHD_Result (*)(struct MHD_Connection *, unsigned int, struct MHD_Response *))fn)(connection, status, response);
+}
+
+static inline void lr_mhd_destroy_response(void *fn, struct MHD_Response *response) {
+    ((void (*)(struct MHD_Response *))fn)(response);
 }
 #endif

@@ -94,6 +94,17 @@ public final class DBusMessage {
         set { dbus_message_set_auto_start(raw, newValue ? 1 : 0) }
     }
 
+    /// A copy with a fresh serial, for sending one prepared message many times
+    /// (libdbus re-marshals the header for every field set on a new one).
+    public func copy() throws(DBusError) -> DBusMessage {
+        guard let m = dbus_message_copy(raw) else { throw DBusError.outOfMemory("copying a message") }
+        return DBusMessage(adopting: m)
+    }
+
+    public func setPath(_ path: ObjectPath) throws(DBusError) {
+        guard dbus_message_set_path(raw, path.rawValue) != 0 else { throw DBusError.outOfMemory("setting a path") }
+    }
+
     public func setDestination(_ name: BusName) throws(DBusError) {
         guard dbus_message_set_destination(raw, name.rawValue) != 0 else { throw DBusError.outOfMemory("setting a destination") }
     }

@@ -1,6 +1,9 @@
 /// A callback URI an app registered (`redirect_uri` or `app_callback_uri`),
 /// checked against the three styles STX and RFC 8252 §7 allow.
-public struct CallbackURI: Sendable, Equatable {
+///
+/// A class: immutable, and shared by every session that registered the same
+/// URI, so a session holds a reference rather than a copy of its parts.
+public final class CallbackURI: Sendable, Equatable {
     /// How the callback reaches the daemon.
     public enum Style: String, Sendable, Equatable {
         /// `com.example.app:/callback`, opened through `xdg-open` → `linkctl open`.
@@ -28,6 +31,8 @@ public struct CallbackURI: Sendable, Equatable {
 
     /// The URI as the app registered it (for loopback, with the bound port once known).
     public var string: String { uri.original }
+
+    public static func == (a: CallbackURI, b: CallbackURI) -> Bool { a.string == b.string }
 
     /// Response parameters a registered URI may not carry itself.
     static let responseParameters: Set<String> = ["state", "code", "error", "error_description", "error_uri", "iss", "resume_uri"]

@@ -4,7 +4,10 @@
 /// secrets in, persists what `decide` returns, and only then calls `replace`.
 public struct Router: Sendable {
     public let limits: Limits
-    public private(set) var sessions: [SessionID: Session] = [:]
+    /// The sessions, densely (a dictionary of 249-byte values wastes a
+    /// quarter of its slots), with an index by id.
+    private var table: [Session] = []
+    private var index: [SessionID: Int] = [:]
     /// Every session by its state, finished ones too, so a replay is known as one.
     private(set) var byState: [String: SessionID] = [:]
     /// Unfinished sessions per owner, and in all (threat model X2).
@@ -16,9 +19,11 @@ public struct Router: Sendable {
     /// that moves whenever that set does (the daemon republishes it then).
     private var httpsKeys: [String: Int] = [:]
     public private(set) var claimedVersion = 0
-    /// One copy of each callback and origin string, however many sessions use it.
-    private var callbacks: [String: CallbackURI] = [:]
-    private var strings: Set<String> = []
+    /// One copy of each callback and origin string, however many sessions use
+    /// it, counted so an entry goes with its last session (loopback callbacks
+    /// differ by port: kept forever they would grow without bound).
+    private var callbacks: [String: (uri: CallbackURI, uses: Int)] = [:]
+    private var strings: [String: (shared: String, uses: Int)] = [:]
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -42,52 +47,89 @@ public struct Router: Sendable {
 
     /// Whether a freshly drawn state or id collides with one in the table.
     public func isInUse(state: String, id: SessionID) -> Bool {
-        byState[state] != nil || sessions[id] != nil
+        byState[state] != nil || index[id] != nil
     }
 
+    /// Every session, in no particular order.
+    public var all: [Session] { table }
+
+    public var count: Int { table.count }
+
     public mutating func insert(_ new: Session) {
-        precondition(sessions[new.id] == nil && byState[new.state] == nil, "insert of a session already in the table")
+        precondition(index[new.id] == nil && byState[new.state] == nil, "insert of a session already in the table")
         var session = new
         session.redirect = intern(session.redirect)
         session.appCallback = session.appCallback.map { intern($0) }
         session.authorizationOrigin = intern(session.authorizationOrigin)
         session.resumeHosts = session.resumeHosts.map { intern($0) }
         session.issuer = session.issuer.map { intern($0) }
-        sessions[session.id] = session
+        index[session.id] = table.count
+        table.append(session)
         byState[session.state] = session.id
         account(session, +1)
     }
 
     private mutating func intern(_ c: CallbackURI) -> CallbackURI {
-        if let known = callbacks[c.string] { return known }
-        callbacks[c.string] = c
+        if let known = callbacks[c.string] {
+            callbacks[c.string]!.uses += 1
+            return known.uri
+        }
+        callbacks[c.string] = (c, 1)
         return c
     }
 
+    private mutating func release(_ c: CallbackURI) {
+        guard let known = callbacks[c.string] else { return }
+        callbacks[c.string] = known.uses > 1 ? (known.uri, known.uses - 1) : nil
+    }
+
     private mutating func intern(_ s: String) -> String {
-        if let known = strings.firstIndex(of: s) { return strings[known] }
-        strings.insert(s)
+        if let known = strings[s] {
+            strings[s]!.uses += 1
+            return known.shared
+        }
+        strings[s] = (s, 1)
         return s
     }
 
+    private mutating func release(_ s: String) {
+        guard let known = strings[s] else { return }
+        strings[s] = known.uses > 1 ? (known.shared, known.uses - 1) : nil
+    }
+
+    /// Distinct callbacks and strings held for sharing (tests: they go with their sessions).
+    public var internedCount: Int { callbacks.count + strings.count }
+
     /// Room for `count` sessions without rehashing (a restore of many at once).
     public mutating func reserveCapacity(_ count: Int) {
-        sessions.reserveCapacity(count)
+        table.reserveCapacity(count)
+        index.reserveCapacity(count)
         byState.reserveCapacity(count)
     }
 
     /// Takes in a changed copy of a session already in the table.
     public mutating func replace(_ session: Session) {
-        guard let old = sessions[session.id] else { return }
-        account(old, -1)
-        sessions[session.id] = session
+        guard let i = index[session.id] else { return }
+        account(table[i], -1)
+        table[i] = session
         account(session, +1)
     }
 
     public mutating func remove(_ id: SessionID) {
-        guard let old = sessions.removeValue(forKey: id) else { return }
+        guard let i = index.removeValue(forKey: id) else { return }
+        let old = table[i]
+        let last = table.removeLast()
+        if i < table.count {
+            table[i] = last
+            index[last.id] = i
+        }
         account(old, -1)
         if byState[old.state] == id { byState[old.state] = nil }
+        release(old.redirect)
+        if let a = old.appCallback { release(a) }
+        release(old.authorizationOrigin)
+        for h in old.resumeHosts { release(h) }
+        if let i = old.issuer { release(i) }
     }
 
     private mutating func account(_ s: Session, _ delta: Int) {
@@ -112,23 +154,23 @@ public struct Router: Sendable {
     /// The https callbacks unfinished sessions wait on.
     public var claimedCallbacks: ClaimedCallbacks { ClaimedCallbacks(keys: Set(httpsKeys.keys)) }
 
-    public func session(_ id: SessionID) -> Session? { sessions[id] }
+    public func session(_ id: SessionID) -> Session? { index[id].map { table[$0] } }
 
     /// The session with exactly this state, compared in constant time once found.
     func session(withState state: String) -> Session? {
-        guard let id = byState[state], let s = sessions[id], ConstantTime.equals(s.state, state) else { return nil }
+        guard let id = byState[state], let s = session(id), ConstantTime.equals(s.state, state) else { return nil }
         return s
     }
 
     public func sessions(ownedBy owner: String) -> [Session] {
-        sessions.values.filter { $0.owner == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+        table.filter { $0.owner == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
     }
 
     // MARK: Owner actions
 
     /// The session, if `caller` owns it (threat model D1: others are refused, whatever they ask).
     public func owned(_ id: SessionID, by caller: String) throws(RouterError) -> Session {
-        guard let s = sessions[id] else {
+        guard let s = session(id) else {
             throw RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
         }
         guard s.owner == caller else {
@@ -146,13 +188,13 @@ public struct Router: Sendable {
 
     /// Unfinished sessions whose time is up, as expired copies.
     public func expiring(now: Int64) -> [Session] {
-        sessions.values.filter { !$0.status.isFinished && $0.expiresAt <= now }.map { expired($0, now: now) }
+        table.filter { !$0.status.isFinished && $0.expiresAt <= now }.map { expired($0, now: now) }
     }
 
     /// The owner's connection left the bus (threat model D2): a session with a
     /// claim token is parked for its owner to claim again; any other is cancelled.
     public func ownerVanished(_ name: String, now: Int64) -> [Session] {
-        sessions.values.filter { $0.owner == name }.map { s in
+        table.filter { $0.owner == name }.map { s in
             var t = s
             t.owner = nil
             guard s.claimTokenDigest == nil else { return t }
@@ -165,7 +207,7 @@ public struct Router: Sendable {
 
     /// `Claim(token)`: `tokenDigest` is SHA-256 of what the caller gave.
     public func claiming(_ id: SessionID, tokenDigest: [UInt8], by caller: String) throws(RouterError) -> Session {
-        guard let s = sessions[id] else {
+        guard let s = session(id) else {
             throw RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
         }
         guard let want = s.claimTokenDigest, ConstantTime.equals(want, tokenDigest) else {
@@ -179,12 +221,12 @@ public struct Router: Sendable {
     /// Finished sessions past both their ttl and the grace period: they can go,
     /// and with them the last trace of their codes.
     public func purgeable(now: Int64) -> [SessionID] {
-        sessions.values.filter { $0.status.isFinished && now >= deadline(of: $0) }.map(\.id)
+        table.filter { $0.status.isFinished && now >= deadline(of: $0) }.map(\.id)
     }
 
     /// The expired copy of one session whose time is up, or nil if it is not due.
     public func expiring(_ id: SessionID, now: Int64) -> Session? {
-        guard let s = sessions[id], !s.status.isFinished, s.expiresAt <= now else { return nil }
+        guard let s = session(id), !s.status.isFinished, s.expiresAt <= now else { return nil }
         return expired(s, now: now)
     }
 

@@ -36,8 +36,18 @@ public struct Session: Sendable, Equatable {
     public internal(set) var issuer: String?
     public let requireIssuer: Bool
     public var status: SessionStatus
-    public var result: AuthorizationResult?
-    public var failure: SessionFailure?
+    /// The code and the rest, once completed (boxed: most sessions never have one).
+    public var result: AuthorizationResult? {
+        get { resultBox?.value }
+        set { resultBox = newValue.map(Box.init) }
+    }
+    /// Why it ended without a code (boxed, likewise).
+    public var failure: SessionFailure? {
+        get { failureBox?.value }
+        set { failureBox = newValue.map(Box.init) }
+    }
+    private var resultBox: Box<AuthorizationResult>?
+    private var failureBox: Box<SessionFailure>?
     /// `resume_uri` is opened at most once (threat model R2).
     public var resumeOpened: Bool
     /// The owner has received the result; code and verifier are wiped.
@@ -70,8 +80,8 @@ public struct Session: Sendable, Equatable {
         self.issuer = issuer
         self.requireIssuer = requireIssuer
         self.status = status
-        self.result = result
-        self.failure = failure
+        self.resultBox = result.map(Box.init)
+        self.failureBox = failure.map(Box.init)
         self.resumeOpened = resumeOpened
         self.delivered = delivered
         self.createdAt = createdAt
@@ -121,6 +131,13 @@ public struct Session: Sendable, Equatable {
         if status == .completed, let r = result { return .success(r) }
         return .failure(failure?.error ?? RouterError(.internalError, "session ended without a result"))
     }
+}
+
+/// An immutable value kept out of line (a session's rare, large parts).
+final class Box<Value: Sendable & Equatable>: Sendable, Equatable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+    static func == (a: Box, b: Box) -> Bool { a.value == b.value }
 }
 
 extension Session {

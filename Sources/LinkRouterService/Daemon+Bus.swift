@@ -42,7 +42,7 @@ extension Daemon {
         case "/": return .node(children: ["org"])
         case "/org": return .node(children: ["linkrouter"])
         case "/org/linkrouter": return .node(children: ["LinkRouter1"])
-        case API.sessionsPath: return .node(children: router.sessions.keys.sorted().map(\.rawValue))
+        case API.sessionsPath: return .node(children: router.all.map(\.id).sorted().map(\.rawValue))
         default:
             guard let id = SessionID(objectPath: path), router.session(id) != nil else { return nil }
             return .session(id)
@@ -102,7 +102,7 @@ extension Daemon {
         case (API.managerInterface, "ListSessions", _):
             return .values([listSessions(router.sessions(ownedBy: sender), withOwner: false)])
         case (API.managerInterface, "ListAllSessions", _):
-            let all = router.sessions.values.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+            let all = router.all.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
             return .values([listSessions(all, withOwner: true)])
         case (API.sessionInterface, "Wait", .session(let id)):
             guard case .uint32(let timeout) = args[0] else { throw DBusError(name: DBusError.invalidArgs, message: "Wait takes (u)") }

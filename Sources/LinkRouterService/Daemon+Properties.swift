@@ -55,11 +55,20 @@ extension Daemon {
     }
 
     /// `PropertiesChanged` for a session whose status moved (broadcast: status only, nothing secret).
+    /// The body depends only on the status, so each is built once and copied.
     func emitStatusChanged(_ s: Session) {
         do {
-            let signal = try DBusMessage.signal(path: ObjectPath(s.id.objectPath)!, interface: InterfaceName(API.propertiesInterface)!,
-                                                member: MemberName("PropertiesChanged")!)
-            try signal.append(.string(API.sessionInterface), .vardict([("Status", .string(s.status.rawValue))]), .stringArray([]))
+            let template: DBusMessage
+            if let t = statusSignals[s.status] {
+                template = t
+            } else {
+                template = try DBusMessage.signal(path: ObjectPath(API.sessionsPath)!, interface: InterfaceName(API.propertiesInterface)!,
+                                                  member: MemberName("PropertiesChanged")!)
+                try template.append(.string(API.sessionInterface), .vardict([("Status", .string(s.status.rawValue))]), .stringArray([]))
+                statusSignals[s.status] = template
+            }
+            let signal = try template.copy()
+            try signal.setPath(ObjectPath(s.id.objectPath)!)
             send(signal)
         } catch {
             log.write(.error, "Failed to emit PropertiesChanged for \(s.logTag): \(error.message)")

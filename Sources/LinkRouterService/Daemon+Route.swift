@@ -16,7 +16,7 @@ extension Daemon {
         }
         let decision = router.decide(uri, source: .link, now: now)
         do {
-            return try carryOut(decision, uri: uri, via: "link from \(sender)")
+            return try carryOut(decision, uri: uri, via: "link from " + sender)
         } catch {
             throw Self.busError(error)
         }
@@ -35,32 +35,31 @@ extension Daemon {
     }
 
     /// Applies one decision. Returns `Route`'s outcome word, or throws the refusal.
-    func carryOut(_ decision: RouteDecision, uri: String, via: String) throws(RouterError) -> String {
+    func carryOut(_ decision: RouteDecision, uri: String, via: @autoclosure () -> String) throws(RouterError) -> String {
         switch decision {
         case .refuse(let error, let id):
-            let tag = id.flatMap { router.session($0)?.logTag } ?? stateTag(uri)
-            log.write(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)")
+            log.write(.notice, "Refused \(via()) (\(id.flatMap { self.router.session($0)?.logTag } ?? self.stateTag(uri))): \(error.code.rawValue): \(error.message)")
             throw error
         case .passthrough(let url):
             try passThrough(url)
             return "passthrough"
         case .complete(let s), .fail(let s):
             try commit(s)
-            log.write(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(s.failure.map { " (" + $0.message + ")" } ?? "")")
+            log.write(.info, "Routed \(via()) to \(s.logTag): \(s.status.rawValue)\(s.failure.map { " (" + $0.message + ")" } ?? "")")
             finished(s)
             return decision.outcome!
         case .acknowledge(let s):
             let changed = router.session(s.id)?.status != s.status
             try commit(s)
             if changed { emitStatusChanged(s) }
-            log.write(.info, "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect")
+            log.write(.info, "Routed \(via()) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect")
             return "resumed"
         case .resume(let s, let url):
             try resume(s, url: url)
             let changed = router.session(s.id)?.status != s.status
             try commit(s)
             if changed { emitStatusChanged(s) }
-            log.write(.info, "Routed \(via) to \(s.logTag): resumed (\(s.resumeMode.rawValue))")
+            log.write(.info, "Routed \(via()) to \(s.logTag): resumed (\(s.resumeMode.rawValue))")
             return "resumed"
         }
     }

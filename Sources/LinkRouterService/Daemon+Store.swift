@@ -53,11 +53,19 @@ extension Daemon {
 
     func restoreSessions() {
         guard let store else { return }
-        let loaded: [Session]
+        var loaded: [Session] = []
         do {
             let (sessions, problems) = try store.loadAll()
             for p in problems { Log.warning("Session store: \(p)") }
             loaded = sessions
+        } catch where error.isCorruption {
+            Log.warning("Session store \(store.path) is damaged (\(error.message)); moving it aside and starting a fresh one")
+            self.store = nil
+            do { try SessionStore.quarantine(directory: config.storeDirectory!) } catch {
+                Log.error("Failed to move the damaged store aside: \(error.message)")
+            }
+            openStore()
+            return
         } catch {
             Log.error("Failed to read the session store: \(error.message); starting with no sessions")
             return
@@ -82,8 +90,8 @@ extension Daemon {
         for owner in owners where !sameBus || !nameHasOwner(owner) {
             for s in router.ownerVanished(owner, now: t) { router.replace(s); try? store.update(s) }
         }
-        for s in router.sessions.values {
-            if !s.status.isFinished, s.redirect.style == .loopback, let host = s.redirect.loopbackHost {
+        for s in router.all where !s.status.isFinished && s.redirect.style == .loopback {
+            if let host = s.redirect.loopbackHost {
                 let address = host == "[::1]" ? "::1" : "127.0.0.1"
                 do {
                     listeners[s.id] = try startListener(for: s.id, address: address, port: s.redirect.loopbackPort, hostLiteral: host, path: s.redirect.uri.path)
@@ -94,8 +102,9 @@ extension Daemon {
                     Log.warning("Could not listen again for \(s.logTag): \(error.description); the session failed")
                 }
             }
-            scheduleDeadline(router.session(s.id)!)
         }
+        for s in router.all { deadlines.push(router.deadline(of: s), s.id) }
+        armDeadlineTimer()
         if !loaded.isEmpty {
             Log.notice("Restored \(loaded.count) sessions from \(store.path) (\(router.pendingCount) pending)")
         }

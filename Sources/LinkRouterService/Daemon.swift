@@ -32,6 +32,8 @@ public final class Daemon {
     var launchLimiter = RateLimiter(perSecond: 10)
     var exitStatus: Int32 = 0
     var publishedClaimedVersion = -1
+    /// Prepared `PropertiesChanged` signals, one per status.
+    var statusSignals: [SessionStatus: DBusMessage] = [:]
     let started = Clock.monotonicMilliseconds()
     /// Browsers are started by the user manager when the daemon is a sandboxed systemd service.
     let launchMethod = BrowserLauncher.Method.forThisProcess()

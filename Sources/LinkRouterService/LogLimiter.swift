@@ -11,7 +11,8 @@ final class LogLimiter {
 
     init(perSecond: Int = 20) { self.perSecond = perSecond }
 
-    func write(_ priority: Log.Priority, _ message: String) {
+    /// The message is only formatted if it is written.
+    func write(_ priority: Log.Priority, _ message: @autoclosure () -> String) {
         let now = Clock.monotonicMilliseconds()
         if now - windowStart >= 1000 {
             if suppressed > 0 {
@@ -26,6 +27,6 @@ final class LogLimiter {
             return
         }
         written += 1
-        Log.write(priority, message)
+        Log.write(priority, message())
     }
 }

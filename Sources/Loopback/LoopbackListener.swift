@@ -24,6 +24,7 @@ public final class LoopbackListener {
 
     private let loop: EventLoop
     private let handler: (HTTPRequest) -> HTTPResponse
+    fileprivate let mhd: MicroHTTPD
     private var daemon: OpaquePointer?
     private var source: EventLoop.SourceID?
     private var timer: EventLoop.TimerID?
@@ -37,6 +38,12 @@ public final class LoopbackListener {
     /// Binds `address:port` (0 for a free port) and starts answering.
     public init(address: String, port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
                 handler: @escaping (HTTPRequest) -> HTTPResponse) throws(ListenerError) {
+        let mhd: MicroHTTPD
+        switch MicroHTTPD.shared {
+        case .success(let lib): mhd = lib
+        case .failure(let error): throw error
+        }
+        self.mhd = mhd
         let (fd, bound) = try LoopbackSocket.bind(address: address, port: port)
         self.address = address
         self.port = bound
@@ -57,13 +64,13 @@ public final class LoopbackListener {
         ]
         var flags = UInt32(MHD_USE_EPOLL.rawValue)
         if address == "::1" { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        guard let d = options.withUnsafeMutableBufferPointer({ lr_mhd_start(flags, accessThunk, ctx.toOpaque(), $0.baseAddress) }) else {
+        guard let d = options.withUnsafeMutableBufferPointer({ lr_mhd_start(mhd.start, flags, accessThunk, ctx.toOpaque(), $0.baseAddress) }) else {
             Glibc.close(fd)
             throw ListenerError("libmicrohttpd could not start a listener on \(address):\(bound)")
         }
         daemon = d
         context = ctx
-        let epoll = lr_mhd_epoll_fd(d)
+        let epoll = lr_mhd_epoll_fd(mhd.info, d)
         source = loop.watch(epoll, for: .readable) { [weak self] _ in self?.service() }
         rearm()
     }
@@ -76,7 +83,7 @@ public final class LoopbackListener {
         if let timer { loop.cancel(timer) }
         source = nil
         timer = nil
-        if let daemon { MHD_stop_daemon(daemon) }
+        if let daemon { lr_mhd_stop(mhd.stop, daemon) }
         daemon = nil
         targets = [:]
     }
@@ -84,11 +91,11 @@ public final class LoopbackListener {
     public var isOpen: Bool { daemon != nil }
 
     /// Connections MHD holds open right now.
-    public var connectionCount: Int { daemon.map { Int(lr_mhd_current_connections($0)) } ?? 0 }
+    public var connectionCount: Int { daemon.map { Int(lr_mhd_current_connections(mhd.info, $0)) } ?? 0 }
 
     private func service() {
         guard let daemon else { return }
-        _ = MHD_run(daemon)
+        _ = lr_mhd_run(mhd.run, daemon)
         rearm()
     }
 
@@ -97,7 +104,7 @@ public final class LoopbackListener {
         guard let daemon else { return }
         if let timer { loop.cancel(timer) }
         var ms: UInt64 = 0
-        let wait: Int64 = MHD_get_timeout(daemon, &ms) == .YES ? Int64(min(ms, 1000)) : 1000
+        let wait: Int64 = lr_mhd_get_timeout(mhd.timeout, daemon, &ms) == .YES ? Int64(min(ms, 1000)) : 1000
         timer = loop.schedule(afterMilliseconds: wait) { [weak self] in
             self?.timer = nil
             self?.service()
@@ -107,7 +114,7 @@ public final class LoopbackListener {
     /// The listener's own rules, before any session is consulted.
     fileprivate func respond(connection: OpaquePointer, method: String) -> HTTPResponse {
         guard method == "GET" else { return HTTPResponse(status: 405, body: CallbackPage.status(405)) }
-        let host = MHD_lookup_connection_value(connection, .HEADER_KIND, "Host").map { String(cString: $0) }
+        let host = lr_mhd_header(mhd.header, connection, "Host").map { String(cString: $0) }
         // DNS rebinding (threat model L1): only the literal the redirect URI names.
         guard let host, host == expectedHost else { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
         guard let target = targets[connection], target.hasPrefix("/") else {
@@ -116,7 +123,7 @@ public final class LoopbackListener {
         let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
         guard pathPart == path else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }
         // A sub-resource fetch from a web page is not a navigation (threat model L3).
-        if let dest = MHD_lookup_connection_value(connection, .HEADER_KIND, "Sec-Fetch-Dest").map({ String(cString: $0) }),
+        if let dest = lr_mhd_header(mhd.header, connection, "Sec-Fetch-Dest").map({ String(cString: $0) }),
            dest != "document" {
             return HTTPResponse(status: 400, body: CallbackPage.status(400))
         }
@@ -126,10 +133,10 @@ public final class LoopbackListener {
 
     fileprivate func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         var body = Array(response.body.utf8)
-        guard let r = body.withUnsafeMutableBytes({ MHD_create_response_from_buffer($0.count, $0.baseAddress, .RESPMEM_MUST_COPY) }) else {
+        guard let r = body.withUnsafeMutableBytes({ lr_mhd_response(mhd.response, $0.count, $0.baseAddress) }) else {
             return .NO
         }
-        defer { MHD_destroy_response(r) }
+        defer { lr_mhd_destroy_response(mhd.destroyResponse, r) }
         let headers = [
             ("Content-Type", "text/html; charset=utf-8"),
             ("Cache-Control", "no-store"),
@@ -140,10 +147,10 @@ public final class LoopbackListener {
             ("X-Frame-Options", "DENY"),
             ("Connection", "close"),
         ]
-        for (k, v) in headers { MHD_add_response_header(r, k, v) }
-        if response.status == 405 { MHD_add_response_header(r, "Allow", "GET") }
+        for (k, v) in headers { lr_mhd_add_header(mhd.addHeader, r, k, v) }
+        if response.status == 405 { lr_mhd_add_header(mhd.addHeader, r, "Allow", "GET") }
         if response.final { finalSent = true }
-        return MHD_queue_response(connection, UInt32(response.status), r)
+        return lr_mhd_queue(mhd.queue, connection, UInt32(response.status), r)
     }
 
     fileprivate func completed(_ connection: OpaquePointer) {

@@ -248,3 +248,25 @@ extension String {
         split(separator: "&").map { $0 == "state=S" ? "state=" + state : String($0) }.joined(separator: "&")
     }
 }
+
+@Suite("Router: shared parts")
+struct RouterSharingTests {
+    @Test("sessions share one copy of a callback, and it goes with the last of them")
+    func interning() throws {
+        var router = Router()
+        let a = try Fixtures.session(Fixtures.request(), n: 1)
+        let b = try Fixtures.session(Fixtures.request(), n: 2)
+        let loop = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 3, port: 40123)
+        router.insert(a)
+        router.insert(b)
+        router.insert(loop)
+        #expect(router.session(a.id)!.redirect === router.session(b.id)!.redirect)
+        #expect(router.internedCount == 3)  // two callbacks, one origin
+        router.remove(loop.id)
+        #expect(router.internedCount == 2)
+        router.remove(a.id)
+        router.remove(b.id)
+        #expect(router.internedCount == 0)
+        #expect(router.count == 0)
+    }
+}

@@ -299,7 +299,7 @@ final class Bench {
 
         // The daemon under callgrind: counters zeroed, N routes, dumped.
         let file = w.root + "/cg.daemon"
-        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000"],
+        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client", "300000"],
                                        environment: w.environment, stdout: .null, stderr: .null)
         defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
         let c = try BenchClient(w.address)
