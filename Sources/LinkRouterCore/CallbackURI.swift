@@ -21,12 +21,17 @@ public final class CallbackURI: Sendable, Equatable {
     /// What candidate callbacks are indexed by: the parts that must match for
     /// a URI to be this callback at all (a loopback callback matches on any port).
     public let matchKey: String
+    /// Dictionary keys of the URI and of its match key, hashed once for every session that shares this callback.
+    let key: ByteKey
+    let matchByteKey: ByteKey
 
     init(uri: URIReference, style: Style, ownQuery: [QueryParameters.Pair]) {
         self.uri = uri
         self.style = style
         self.ownQuery = ownQuery
         matchKey = Self.matchKey(for: uri, loopback: style == .loopback)
+        key = ByteKey(uri.original)
+        matchByteKey = ByteKey(matchKey)
     }
 
     /// The URI as the app registered it (for loopback, with the bound port once known).

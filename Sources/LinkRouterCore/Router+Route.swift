@@ -155,8 +155,8 @@ extension Router {
             guard name == "state" else { continue }
             let raw = seg[seg.index(after: eq)...]
             let value = (try? PercentEncoding.decode(raw, form: true)) ?? String(raw)
-            if let id = byState[value] { return id }
-            if let q = value.firstIndex(of: "?"), let id = byState[String(value[..<q])] { return id }
+            if let id = byState[ByteKey(value)] { return id }
+            if let q = value.firstIndex(of: "?"), let id = byState[ByteKey(String(value[..<q]))] { return id }
         }
         return nil
     }

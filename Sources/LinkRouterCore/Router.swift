@@ -9,21 +9,21 @@ public struct Router: Sendable {
     private var table: [Session] = []
     private var index: [SessionID: Int] = [:]
     /// Every session by its state, finished ones too, so a replay is known as one.
-    private(set) var byState: [String: SessionID] = [:]
+    private(set) var byState: [ByteKey: SessionID] = [:]
     /// Unfinished sessions per owner, and in all (threat model X2).
     private var pendingByOwner: [String: Int] = [:]
     public private(set) var pendingCount = 0
     /// Match keys of the unfinished sessions' app callbacks (for the Vipps error quirk).
-    private var appCallbackKeys: [String: Int] = [:]
+    private var appCallbackKeys: [ByteKey: Int] = [:]
     /// Match keys of the unfinished sessions' https callbacks, and a counter
     /// that moves whenever that set does (the daemon republishes it then).
-    private var httpsKeys: [String: Int] = [:]
+    private var httpsKeys: [ByteKey: Int] = [:]
     public private(set) var claimedVersion = 0
     /// One copy of each callback and origin string, however many sessions use
     /// it, counted so an entry goes with its last session (loopback callbacks
     /// differ by port: kept forever they would grow without bound).
-    private var callbacks: [String: (uri: CallbackURI, uses: Int)] = [:]
-    private var strings: [String: (shared: String, uses: Int)] = [:]
+    private var callbacks: [ByteKey: (uri: CallbackURI, uses: Int)] = [:]
+    private var strings: [ByteKey: (shared: String, uses: Int)] = [:]
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -40,14 +40,14 @@ public struct Router: Sendable {
         if pendingByOwner[plan.owner, default: 0] >= limits.maxPendingPerOwner {
             throw RouterError(.limitsExceeded, "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first")
         }
-        if let state = plan.adoptedState, byState[state] != nil {
+        if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
             throw .invalid("the adopted state is already in use by another session; a backend must make a fresh state for every login")
         }
     }
 
     /// Whether a freshly drawn state or id collides with one in the table.
     public func isInUse(state: String, id: SessionID) -> Bool {
-        byState[state] != nil || index[id] != nil
+        byState[ByteKey(state)] != nil || index[id] != nil
     }
 
     /// Every session, in no particular order.
@@ -56,45 +56,41 @@ public struct Router: Sendable {
     public var count: Int { table.count }
 
     public mutating func insert(_ new: Session) {
-        precondition(index[new.id] == nil && byState[new.state] == nil, "insert of a session already in the table")
         var session = new
         session.redirect = intern(session.redirect)
         session.appCallback = session.appCallback.map { intern($0) }
         session.authorizationOrigin = intern(session.authorizationOrigin)
         session.resumeHosts = session.resumeHosts.map { intern($0) }
         session.issuer = session.issuer.map { intern($0) }
-        index[session.id] = table.count
+        let previous = index.updateValue(table.count, forKey: session.id)
+        precondition(previous == nil, "insert of a session already in the table")
         table.append(session)
-        byState[session.state] = session.id
+        let clash = byState.updateValue(session.id, forKey: ByteKey(session.state))
+        precondition(clash == nil, "insert of a state already in the table")
         account(session, +1)
     }
 
     private mutating func intern(_ c: CallbackURI) -> CallbackURI {
-        if let known = callbacks[c.string] {
-            callbacks[c.string]!.uses += 1
-            return known.uri
-        }
-        callbacks[c.string] = (c, 1)
-        return c
+        callbacks[c.key, default: (c, 0)].uses += 1
+        return callbacks[c.key]!.uri
     }
 
     private mutating func release(_ c: CallbackURI) {
-        guard let known = callbacks[c.string] else { return }
-        callbacks[c.string] = known.uses > 1 ? (known.uri, known.uses - 1) : nil
+        let key = c.key
+        guard let known = callbacks[key] else { return }
+        callbacks[key] = known.uses > 1 ? (known.uri, known.uses - 1) : nil
     }
 
     private mutating func intern(_ s: String) -> String {
-        if let known = strings[s] {
-            strings[s]!.uses += 1
-            return known.shared
-        }
-        strings[s] = (s, 1)
-        return s
+        let key = ByteKey(s)
+        strings[key, default: (s, 0)].uses += 1
+        return strings[key]!.shared
     }
 
     private mutating func release(_ s: String) {
-        guard let known = strings[s] else { return }
-        strings[s] = known.uses > 1 ? (known.shared, known.uses - 1) : nil
+        let key = ByteKey(s)
+        guard let known = strings[key] else { return }
+        strings[key] = known.uses > 1 ? (known.shared, known.uses - 1) : nil
     }
 
     /// Distinct callbacks and strings held for sharing (tests: they go with their sessions).
@@ -124,7 +120,7 @@ public struct Router: Sendable {
             index[last.id] = i
         }
         account(old, -1)
-        if byState[old.state] == id { byState[old.state] = nil }
+        if byState[ByteKey(old.state)] == id { byState[ByteKey(old.state)] = nil }
         release(old.redirect)
         if let a = old.appCallback { release(a) }
         release(old.authorizationOrigin)
@@ -139,26 +135,28 @@ public struct Router: Sendable {
             let n = pendingByOwner[owner, default: 0] + delta
             pendingByOwner[owner] = n > 0 ? n : nil
         }
-        if let key = s.appCallback?.matchKey {
+        if let key = s.appCallback?.matchByteKey {
             let n = appCallbackKeys[key, default: 0] + delta
             appCallbackKeys[key] = n > 0 ? n : nil
         }
-        for c in [s.redirect, s.appCallback].compactMap({ $0 }) where c.style == .claimedHTTPS {
-            let before = httpsKeys[c.matchKey, default: 0]
+        for c in [s.redirect, s.appCallback] {
+            guard let c, c.style == .claimedHTTPS else { continue }
+            let key = c.matchByteKey
+            let before = httpsKeys[key, default: 0]
             let n = before + delta
-            httpsKeys[c.matchKey] = n > 0 ? n : nil
+            httpsKeys[key] = n > 0 ? n : nil
             if (before == 0) != (n <= 0) { claimedVersion += 1 }
         }
     }
 
     /// The https callbacks unfinished sessions wait on.
-    public var claimedCallbacks: ClaimedCallbacks { ClaimedCallbacks(keys: Set(httpsKeys.keys)) }
+    public var claimedCallbacks: ClaimedCallbacks { ClaimedCallbacks(keys: Set(httpsKeys.keys.map(\.string))) }
 
     public func session(_ id: SessionID) -> Session? { index[id].map { table[$0] } }
 
     /// The session with exactly this state, compared in constant time once found.
     func session(withState state: String) -> Session? {
-        guard let id = byState[state], let s = session(id), ConstantTime.equals(s.state, state) else { return nil }
+        guard let id = byState[ByteKey(state)], let s = session(id), ConstantTime.equals(s.state, state) else { return nil }
         return s
     }
 
@@ -241,5 +239,5 @@ public struct Router: Sendable {
     }
 
     /// Whether `key` (a `CallbackURI.matchKey`) is an unfinished session's app callback.
-    func isAppCallbackKey(_ key: String) -> Bool { appCallbackKeys[key] != nil }
+    func isAppCallbackKey(_ key: String) -> Bool { appCallbackKeys[ByteKey(key)] != nil }
 }

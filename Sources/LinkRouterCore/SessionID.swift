@@ -29,6 +29,13 @@ public struct SessionID: Hashable, Sendable, CustomStringConvertible, Comparable
 
     public var description: String { rawValue }
     public static func < (a: SessionID, b: SessionID) -> Bool { a.rawValue < b.rawValue }
+
+    // Hashed as bytes (see ByteKey): ids are ASCII.
+    public func hash(into hasher: inout Hasher) {
+        var s = rawValue
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+    public static func == (a: SessionID, b: SessionID) -> Bool { ByteKey.sameBytes(a.rawValue, b.rawValue) }
 }
 
 /// Lowercase hex, for ids and log hashes.

@@ -53,13 +53,32 @@ extension Daemon {
 
     func restoreSessions() {
         guard let store else { return }
-        var loaded: [Session] = []
+        // Unique names are reused by a new bus: sessions of another bus keep no owner.
+        let busID = (try? connection.callArguments(DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId")).first?.stringValue) ?? nil
+        let previousBus = try? store.meta("bus_id")
+        let sameBus = busID != nil && previousBus == busID
+        if let busID { try? store.setMeta("bus_id", busID) }
+        let t = now
+        var owners: Set<String> = []
+        var loaded = 0
         do {
-            let (sessions, problems) = try store.loadAll()
+            let expected = try store.count()
+            router.reserveCapacity(expected)
+            deadlines.reserveCapacity(expected)
+            let problems = try store.forEach { stored in
+                var s = stored
+                // A wall clock far behind the stored times (threat model P5): treat as expired.
+                if !s.status.isFinished && (s.createdAt > t + 300 || s.expiresAt - s.createdAt > Int64(config.limits.maxTTL)) {
+                    s = Session.expiredForClock(s, now: t)
+                }
+                router.insert(s)
+                if let o = s.owner { owners.insert(o) }
+                loaded += 1
+            }
             for p in problems { Log.warning("Session store: \(p)") }
-            loaded = sessions
         } catch where error.isCorruption {
             Log.warning("Session store \(store.path) is damaged (\(error.message)); moving it aside and starting a fresh one")
+            for s in router.all { router.remove(s.id) }
             self.store = nil
             do { try SessionStore.quarantine(directory: config.storeDirectory!) } catch {
                 Log.error("Failed to move the damaged store aside: \(error.message)")
@@ -68,24 +87,8 @@ extension Daemon {
             return
         } catch {
             Log.error("Failed to read the session store: \(error.message); starting with no sessions")
+            for s in router.all { router.remove(s.id) }
             return
-        }
-        // Unique names are reused by a new bus: sessions of another bus keep no owner.
-        let busID = (try? connection.callArguments(DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId")).first?.stringValue) ?? nil
-        let previousBus = try? store.meta("bus_id")
-        let sameBus = busID != nil && previousBus == busID
-        if let busID { try? store.setMeta("bus_id", busID) }
-        let t = now
-        var owners: Set<String> = []
-        router.reserveCapacity(loaded.count)
-        deadlines.reserveCapacity(loaded.count)
-        for var s in loaded {
-            // A wall clock far behind the stored times (threat model P5): treat as expired.
-            if !s.status.isFinished && (s.createdAt > t + 300 || s.expiresAt - s.createdAt > Int64(config.limits.maxTTL)) {
-                s = Session.expiredForClock(s, now: t)
-            }
-            router.insert(s)
-            if let o = s.owner { owners.insert(o) }
         }
         for owner in owners where !sameBus || !nameHasOwner(owner) {
             for s in router.ownerVanished(owner, now: t) { router.replace(s); try? store.update(s) }
@@ -105,8 +108,8 @@ extension Daemon {
         }
         for s in router.all { deadlines.push(router.deadline(of: s), s.id) }
         armDeadlineTimer()
-        if !loaded.isEmpty {
-            Log.notice("Restored \(loaded.count) sessions from \(store.path) (\(router.pendingCount) pending)")
+        if loaded > 0 {
+            Log.notice("Restored \(loaded) sessions from \(store.path) (\(router.pendingCount) pending)")
         }
     }
 

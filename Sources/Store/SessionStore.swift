@@ -197,29 +197,39 @@ public final class SessionStore {
 
     /// Every stored session. Rows that no longer parse are reported and deleted.
     public func loadAll() throws(StoreError) -> (sessions: [Session], problems: [String]) {
-        let s = try db.prepare("SELECT \(Self.columns) FROM sessions")
         var sessions: [Session] = []
+        let problems = try forEach { sessions.append($0) }
+        return (sessions, problems)
+    }
+
+    /// How many sessions are stored.
+    public func count() throws(StoreError) -> Int { Int(try db.integer("SELECT count(*) FROM sessions")) }
+
+    /// Hands over each stored session as it is read (a restore of many builds
+    /// no second array of them). Rows that no longer parse are deleted and reported.
+    public func forEach(_ body: (Session) -> Void) throws(StoreError) -> [String] {
+        let s = try db.prepare("SELECT \(Self.columns) FROM sessions")
         var bad: [String] = []
         var problems: [String] = []
         // Sessions of one app share their callbacks: parse each distinct one once.
-        var parsed: [String: CallbackURI?] = [:]
+        var parsed: [ByteKey: CallbackURI?] = [:]
         func callback(_ text: String, _ role: String) -> CallbackURI? {
-            if let known = parsed[text] { return known }
+            if let known = parsed[ByteKey(text)] { return known }
             let c = try? CallbackURI.parse(text, role: role)
-            parsed[text] = c
+            parsed[ByteKey(text)] = c
             return c
         }
         while try s.step() {
-            let id = s.text(0) ?? ""
             if let session = Self.decode(s, callback) {
-                sessions.append(session)
+                body(session)
             } else {
+                let id = s.text(0) ?? ""
                 bad.append(id)
                 problems.append("stored session \(id.prefix(8)) is unreadable; dropped")
             }
         }
         for id in bad { try remove.run([.text(id)]) }
-        return (sessions, problems)
+        return problems
     }
 
     private static func decode(_ s: SQLiteStatement, _ callback: (String, String) -> CallbackURI?) -> Session? {

@@ -1,0 +1,30 @@
+/// A string used as a dictionary key, hashed and compared as its UTF-8
+/// bytes. Swift hashes `String` by Unicode scalars (for canonical
+/// equivalence), which made key lookups half of a 10,000-session restore;
+/// states, ids and URIs are ASCII, for which bytes and scalars agree.
+///
+/// The hash is computed once, when the key is made, so a key kept with a
+/// shared value (a callback's) costs nothing more per lookup.
+public struct ByteKey: Hashable, Sendable {
+    public let string: String
+    private let digest: Int
+
+    public init(_ string: String) {
+        self.string = string
+        var h = Hasher()
+        var s = string
+        s.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+        digest = h.finalize()
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public static func == (a: ByteKey, b: ByteKey) -> Bool { a.digest == b.digest && sameBytes(a.string, b.string) }
+
+    /// Byte equality over contiguous UTF-8 (a pointer loop, not the generic view walk).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var x = a
+        var y = b
+        return x.withUTF8 { p in y.withUTF8 { q in p.count == q.count && p.elementsEqual(q) } }
+    }
+}
