@@ -6,6 +6,8 @@ public enum PercentEncoding {
     /// Decodes `%XX` escapes (and `+` as space when `form` is set), then requires
     /// well-formed UTF-8 with no control characters.
     public static func decode(_ raw: Substring, form: Bool) throws(RouterError) -> String {
+        // Most values have nothing to decode: printable ASCII is its own decoding.
+        if raw.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x25 && ($0 != 0x2B || !form) }) { return String(raw) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(raw.utf8.count)
         var it = raw.utf8.makeIterator()

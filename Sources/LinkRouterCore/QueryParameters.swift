@@ -60,12 +60,27 @@ public struct QueryParameters: Sendable, Equatable {
     /// The single value of `name`; nil when absent or empty (RFC 6749: an empty
     /// parameter is treated as omitted). Duplicates are an error.
     public func single(_ name: String) throws(RouterError) -> String? {
-        let found = all(name)
-        if found.count > 1 {
-            throw .invalid("parameter \"\(name)\" appears \(found.count) times; OAuth allows each response parameter once (RFC 6749 §3.1)")
+        var found: Pair?
+        var count = 0
+        for p in pairs where p.name == name {
+            count += 1
+            found = p
         }
-        guard let v = found.first?.value, !v.isEmpty else { return nil }
+        if count > 1 {
+            throw .invalid("parameter \"\(name)\" appears \(count) times; OAuth allows each response parameter once (RFC 6749 §3.1)")
+        }
+        guard let v = found?.value, !v.isEmpty else { return nil }
         return v
+    }
+
+    /// The first name among `names` that appears more than once, if any (one pass).
+    public func repeated(among names: [String]) -> (name: String, count: Int)? {
+        var counts = [Int](repeating: 0, count: names.count)
+        for p in pairs {
+            if let i = names.firstIndex(of: p.name) { counts[i] += 1 }
+        }
+        guard let i = counts.firstIndex(where: { $0 > 1 }) else { return nil }
+        return (names[i], counts[i])
     }
 
     /// True when `name` appears at all, even empty.

@@ -26,10 +26,12 @@ extension Router {
 
         let uri: URIReference
         let query: QueryParameters
-        do {
+        do throws(RouterError) {
             uri = try URIReference.strict(text, maxLength: limits.maxURIBytes)
             query = try QueryParameters.parse(uri.query, limits: limits.query)
-            for name in Self.singletons { _ = try query.single(name) }
+            if let (name, count) = query.repeated(among: Self.singletons) {
+                throw RouterError.invalid("parameter \"\(name)\" appears \(count) times; OAuth allows each response parameter once (RFC 6749 §3.1)")
+            }
         } catch {
             return refuseOrPass(error)
         }

@@ -149,6 +149,8 @@ struct AppToAppFlowTests {
         let w = try world()
         let (path, _) = try begin(w)
         let login = try #require(w.provider.waitForLogin())
+        // The browser logs its authorize fetch after the provider answered it: wait for that line.
+        #expect(eventually { w.h.desktop.browserSteps().count == 1 })
         let stepsBefore = w.h.desktop.browserSteps().count
         let uri = "com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(target))"
         try w.h.expectRefusal(errorPrefix + "ResumeRefused") { _ = try w.h.app.route(uri) }

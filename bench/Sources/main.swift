@@ -8,7 +8,8 @@ import SystemKit
 //
 //   linkrouter-bench run BIN_DIR OUT_DIR [--smoke]
 //   linkrouter-bench route-worker ADDRESS FILE     (one of the 8 concurrent clients)
-//   linkrouter-bench getid-worker ADDRESS COUNT
+//   linkrouter-bench getid-worker ADDRESS COUNT    (GetId to the bus: the floor)
+//   linkrouter-bench echo-worker ADDRESS COUNT     (calls to serve-name: the ceiling)
 
 let args = Array(CommandLine.arguments.dropFirst())
 
@@ -17,6 +18,12 @@ func worker() -> Int32 {
     if args[0] == "route-worker" {
         let links = ((try? FileSystem.readText(args[2])) ?? "").split(separator: "\n").map(String.init)
         for l in links { guard (try? client.call("Route", [.string(l)])) != nil else { return 1 } }
+    } else if args[0] == "echo-worker" {
+        for _ in 0..<(Int(args[2]) ?? 0) {
+            let m = DBusMessage.methodCall("org.linkrouter.BenchEcho", "/", "org.linkrouter.BenchEcho", "Echo")
+            guard (try? m.append(.string("com.example.bench:/cb?code=c&state=0123456789012345678901234567890123456789012"))) != nil,
+                  (try? client.c.call(m)) != nil else { return 1 }
+        }
     } else {
         let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId")
         for _ in 0..<(Int(args[2]) ?? 0) { guard (try? client.c.call(m)) != nil else { return 1 } }
@@ -34,7 +41,7 @@ func serveName() -> Int32 {
     }
 }
 
-if args.first == "route-worker" || args.first == "getid-worker" { exit(worker()) }
+if ["route-worker", "getid-worker", "echo-worker"].contains(args.first ?? "") { exit(worker()) }
 if args.first == "serve-name" { exit(serveName()) }
 // For profiling by hand: `fill ADDRESS N` begins N sessions and stays connected until killed.
 if args.first == "fill", args.count == 3, let c = try? BenchClient(args[1]), let count = Int(args[2]) {
