@@ -50,6 +50,11 @@ let package = Package(
         .executableTarget(name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop"],
                           path: "bench/Sources"),
 
+        // fuzz/: libFuzzer targets (built with -D FUZZING -sanitize=fuzzer,address by fuzz/run);
+        // a normal build makes them replay their corpus, which scripts/test does.
+        .executableTarget(name: "callback-fuzz", dependencies: ["LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
+        .executableTarget(name: "message-fuzz", dependencies: ["DBusKit", "LinkRouterCore", "LinkRouterService"], path: "fuzz/Sources/MessageFuzz"),
+
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),

@@ -31,6 +31,7 @@ public enum ResumePolicy {
         if let prefix = session.resumePathPrefix, !uri.path.hasPrefix(prefix) {
             throw RouterError(.resumeRefused, "resume_uri path \"\(uri.path)\" is not under the session's resume_path_prefix \"\(prefix)\"; nothing was opened")
         }
-        return text
+        // The scheme is case-insensitive (RFC 3986 §3.1); hand browsers the canonical spelling.
+        return "https" + text.dropFirst(5)
     }
 }

@@ -56,7 +56,7 @@ public final class Daemon {
             config = c
         }
         // Secrets live in this process: no core dumps, no same-user ptrace (threat model P4).
-        ProcessHardening.disableCoreDumps()
+        let hardened = ProcessHardening.disableCoreDumps()
         umask(0o077)
         SignalSource.ignoreBrokenPipes()
         let signals: SignalSource
@@ -77,6 +77,11 @@ public final class Daemon {
         }
         let daemon = Daemon(config: config, connection: connection)
         daemon.signals = signals
+        if hardened {
+            Log.info("Core dumps disabled and the process made non-dumpable (no ptrace by other processes of this user)")
+        } else {
+            Log.warning("Could not disable core dumps or make the process non-dumpable; a crash dump could hold login secrets")
+        }
         return daemon.run()
     }
 
@@ -103,6 +108,7 @@ public final class Daemon {
             return 1
         }
         startInbox()
+        checkHandlers()
         loop.afterEachTurn { [unowned self] in self.publishClaimedCallbacks() }
         let launching: String
         switch launchMethod {

@@ -1,10 +1,10 @@
-import DBusKit
-import LinkRouterCore
+public import DBusKit
+public import LinkRouterCore
 
 /// Turns `BeginSession`'s `a{sv}` into a `SessionRequest`, checking every
 /// value's type. Unknown keys are refused rather than ignored: an option a
 /// client relies on for safety (`issuer`, say) must never be dropped silently.
-enum SessionOptions {
+public enum SessionOptions {
     static let known: [String: String] = [
         "authorization_endpoint": "s", "client_id": "s", "redirect_uri": "s", "scope": "s", "extra_params": "a{ss}",
         "open_browser": "b", "browser": "s", "ttl": "u", "authorize_url": "s", "app_callback_uri": "s",
@@ -12,7 +12,8 @@ enum SessionOptions {
         "issuer": "s", "require_iss": "b",
     ]
 
-    static func decode(_ options: DBusValue) throws(DBusError) -> SessionRequest {
+    /// Public for the message fuzzer (fuzz/), which feeds it every decoded a{sv}.
+    public static func decode(_ options: DBusValue) throws(DBusError) -> SessionRequest {
         guard let entries = options.stringKeyedEntries else {
             throw DBusError(name: DBusError.invalidArgs, message: "BeginSession takes a{sv} options")
         }

@@ -8,11 +8,18 @@ enum LinkQueue {
         XDGDirectories.fromEnvironment().runtimeDir.map { $0 + "/linkrouter/inbox" }
     }
 
+    /// At most this many links wait in the inbox (threat model X1: a flood of
+    /// clicks with no daemon must not fill the runtime directory).
+    static let capacity = 256
+
     /// Queues `link`; returns the entry's path.
     static func enqueue(_ link: String) throws(SystemError) -> String {
         guard let dir = directory() else { throw SystemError("queue the link", path: "$XDG_RUNTIME_DIR", code: ENOENT) }
         try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(dir))
         try FileSystem.ensurePrivateDirectory(dir)
+        guard FileSystem.list(dir).count < capacity else {
+            throw SystemError("queue the link (the inbox already holds \(capacity) links: a flood?)", path: dir, code: ENOSPC)
+        }
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let stamp = String(Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))

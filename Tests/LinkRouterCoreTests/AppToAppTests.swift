@@ -39,6 +39,14 @@ struct AppToAppTests {
         #expect(router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
     }
 
+    @Test("a resume_uri whose scheme is spelled HTTPS is opened with the canonical https (found by callback-fuzz)")
+    func resumeSchemeCase() throws {
+        let (router, s) = try vipps()
+        let d = router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=" + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
+        guard case .resume(_, let url) = d else { Issue.record("not resumed: \(d)"); return }
+        #expect(url == "https://auth.example.com/vipps-login-idp/x")
+    }
+
     @Test("the remembered flow: the redirect alone completes")
     func remembered() throws {
         let (router, s) = try vipps()

@@ -1,0 +1,71 @@
+import DBusKit
+import Glibc
+import LinkRouterAPI
+import LinkRouterCore
+import SystemKit
+import Testing
+
+/// Threat model, "Resource exhaustion" (X1–X3).
+@Suite("Threat model X: exhaustion")
+struct ExhaustionThreatTests {
+    @Test("X1: a flood of launches is rate-limited with a summarising log line; the queue with no daemon is bounded")
+    func x1() throws {
+        let h = try Harness(daemonArguments: ["--max-routes-per-second", "50"])
+        var limited = 0
+        for i in 0..<300 where dbusError({ _ = try h.app.route("com.example.app:/callback?code=c&state=flood\(i)") })?.name == errorPrefix + "LimitsExceeded" {
+            limited += 1
+        }
+        #expect(limited >= 200)
+        Clock.sleep(milliseconds: 1100)
+        _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=c&state=after") }
+        #expect(h.daemon.log.contains("Suppressed"))
+        #expect(h.daemon.log.components(separatedBy: "\n").count < 120)
+        #expect(h.daemonAnswers)
+        // No daemon at all: the inbox takes 256 links, then refuses.
+        h.daemon.stop()
+        h.desktop.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + h.desktop.root + "/gone"
+        let inbox = h.desktop.runtimeDir + "/linkrouter/inbox"
+        try FileSystem.ensurePrivateDirectory(inbox)
+        for i in 0..<256 { try FileSystem.writeAtomically(inbox + "/\(String(i).leftPadded(20))-1-x.link", text: "com.example.app:/x?state=\(i)\n") }
+        let r = try h.desktop.linkctl("open", "--", "com.example.app:/callback?state=one-more")
+        #expect(r.status == 69 && r.errorText.contains("256"))
+    }
+
+    @Test("X2: BeginSession floods hit the per-client and global caps (LimitsExceeded); finished sessions do not count")
+    func x2() throws {
+        let h = try Harness(daemonArguments: ["--max-pending-per-client", "4", "--max-pending", "6"])
+        var sessions: [(path: String, url: String)] = []
+        for _ in 0..<4 { sessions.append(try h.app.beginQuiet()) }
+        try h.expectRefusal(errorPrefix + "LimitsExceeded") { _ = try h.app.beginQuiet() }
+        let others = try (0..<3).map { _ in try h.client() }
+        _ = try others[0].beginQuiet()
+        _ = try others[1].beginQuiet()
+        try h.expectRefusal(errorPrefix + "LimitsExceeded") { _ = try others[2].beginQuiet() }
+        _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: sessions[0].url))")
+        _ = try h.app.beginQuiet()
+        // Arguments are capped by the daemon, not left to the bus's ~128 MiB message limit.
+        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try others[2].begin(BeginSessionRefusalTests.with("scope", .string(String(repeating: "s", count: 10_000)))) }
+    }
+
+    @Test("X3: a connection flood on the loopback listener (wrk) does not stop the legitimate callback; logging stays bounded")
+    func x3() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet(redirect: "http://127.0.0.1/cb")
+        let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
+        let base = String(redirect.dropLast(3))
+        let wrk = try Subprocess.spawn(["wrk", "-t", "1", "-c", "16", "-d", "4s", base + "/favicon.ico"], stdout: .file(h.desktop.root + "/wrk.out"), stderr: .null)
+        Clock.sleep(milliseconds: 1000)
+        #expect(eventually(timeoutMilliseconds: 3000) {
+            (try? h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "\(redirect)?code=under-flood&state=\(Harness.state(of: url))"]).text) == "200"
+        })
+        Subprocess.wait(wrk)
+        #expect(try h.app.wait(path)["code"] == "under-flood")
+        let requests = (try FileSystem.readText(h.desktop.root + "/wrk.out")).split(separator: "\n").first { $0.contains("requests in") } ?? ""
+        #expect(!requests.isEmpty, "wrk did not run")
+        #expect(h.daemon.log.components(separatedBy: "\n").count < 50)
+    }
+}
+
+extension String {
+    func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+}

@@ -1,0 +1,93 @@
+import Glibc
+import LinkRouterAPI
+import SystemKit
+import Testing
+
+/// Threat model, "Persistence and crashes" (P1–P6).
+@Suite("Threat model P: persistence")
+struct PersistenceThreatTests {
+    var db: (Harness) -> String { { $0.desktop.runtimeDir + "/linkrouter/sessions.sqlite3" } }
+
+    @Test("P1: kill -9 between accepting a callback and delivering it: the result is delivered once after restart; a replay is refused")
+    func p1() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        let link = "com.example.app:/callback?code=P1&state=\(Harness.state(of: url))"
+        #expect(try h.desktop.linkctl("open", "--", link).status == 0)
+        h.daemon.stop(signal: SIGKILL)
+        try h.restartDaemon()
+        #expect(try h.desktop.linkctl("open", "--", link).status == 1)
+        #expect(try h.app.wait(path)["code"] == "P1")
+        #expect(errorName { _ = try h.app.wait(path) } == errorPrefix + "AlreadyDelivered")
+    }
+
+    @Test("P2: a torn or corrupt store is quarantined; the daemon starts empty and logs once")
+    func p2() throws {
+        let h = try Harness()
+        _ = try h.app.beginQuiet()
+        h.daemon.stop()
+        let file = db(h)
+        for s in ["-wal", "-shm"] { try? FileSystem.remove(file + s) }
+        let bytes = try FileSystem.read(file)
+        try FileSystem.writeAtomically(file, Array(bytes.prefix(bytes.count / 2)) + [UInt8](repeating: 0xFF, count: 512), permissions: 0o600)
+        try h.restartDaemon()
+        #expect(h.daemonAnswers)
+        #expect(h.daemon.log.components(separatedBy: "moving it aside").count + h.daemon.log.components(separatedBy: "moved it to").count - 2 == 1)
+        #expect(try h.app.allSessions().isEmpty)
+        _ = try h.app.beginQuiet()
+    }
+
+    @Test("P3: a store that is a symlink, readable by others, or not private is not loaded; files are created 0600 in 0700")
+    func p3() throws {
+        let h = try Harness()
+        _ = try h.app.beginQuiet()
+        h.daemon.stop()
+        chmod(db(h), 0o644)
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("not private to this user"))
+        #expect(try h.app.allSessions().isEmpty)
+        #expect(FileSystem.status(db(h))?.permissions == 0o600)
+        #expect(FileSystem.status(h.desktop.runtimeDir + "/linkrouter")?.permissions == 0o700)
+    }
+
+    @Test("P4: codes and verifiers leave the store once delivered; core dumps are off and the daemon is not dumpable")
+    func p4() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        _ = try h.app.route("com.example.app:/callback?code=P4-SECRET-CODE&state=\(Harness.state(of: url))")
+        let verifier = try #require(try h.app.wait(path)["code_verifier"])
+        Clock.sleep(milliseconds: 2500)
+        h.daemon.stop()
+        let file = db(h)
+        let dump = try h.desktop.run(["sh", "-c", "cat \"$1\" \"$1-wal\" 2>/dev/null", "sh", file])
+        #expect(!dump.text.contains("P4-SECRET-CODE") && !dump.text.contains(verifier))
+        #expect(h.daemon.log.contains("Core dumps disabled and the process made non-dumpable"))
+    }
+
+    @Test("P5: stored times far ahead of the clock (a clock jump) expire the session on restore")
+    func p5() throws {
+        let h = try Harness()
+        let (path, _) = try h.app.beginQuiet()
+        h.daemon.stop()
+        let r = try Subprocess.run(["sqlite3", db(h), "UPDATE sessions SET created_at = created_at + 86400, expires_at = expires_at + 86400"])
+        try #require(r.status == 0, "\(r.errorText)")
+        try h.restartDaemon()
+        #expect(try h.app.status(path) == "expired")
+    }
+
+    @Test("P6: a disk that cannot be written: BeginSession fails before any browser opens")
+    func p6() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        try desktop.addBrowser(Harness.browser)
+        let pid = try Subprocess.spawn(["sh", "-c", "trap '' XFSZ; ulimit -f 0; exec \"$0\"", Paths.linkrouterd],
+                                       environment: desktop.environment, stdout: .file(desktop.root + "/d.log"), stderr: .file(desktop.root + "/d.log"))
+        defer { kill(pid, SIGKILL); Subprocess.wait(pid) }
+        let app = try BusClient(bus.address)
+        #expect(eventually { DaemonProcess.nameHasOwner(app.connection) })
+        #expect(errorName { _ = try app.begin(BeginSessionRefusalTests.good) } == errorPrefix + "StorageFailed")
+        Clock.sleep(milliseconds: 200)
+        #expect(desktop.invocations(Harness.browser).isEmpty)
+        #expect(app.ping())
+    }
+}

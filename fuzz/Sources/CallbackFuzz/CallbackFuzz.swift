@@ -1,0 +1,159 @@
+import LinkRouterCore
+
+/// libFuzzer target: every string a link or an option meets before a session
+/// changes, with the router's invariants checked on each decision. A decision
+/// that breaks one traps, which the fuzzer reports with its input.
+enum CallbackFuzz {
+    static let now: Int64 = 1_800_000_000
+
+    struct World {
+        var router = Router()
+        var loopback: SessionID
+        var vipps: Session
+    }
+
+    static let world: World = {
+        var router = Router()
+        func add(_ n: Int, _ redirect: String, app: String? = nil, issuer: String? = nil) -> Session {
+            var r = SessionRequest()
+            r.authorizationEndpoint = "https://auth.example.com/authorize"
+            r.clientID = "fuzz"
+            r.redirectURI = redirect
+            r.appCallbackURI = app
+            r.issuer = issuer
+            var plan = try! SessionPlan.make(r, owner: ":1.\(n)", limits: Limits())
+            if plan.loopbackBinding != nil { plan.bind(port: 40000 + n) }
+            let state = "S\(n)" + String(repeating: "x", count: 30)
+            let s = plan.makeSession(secrets: SessionSecrets(id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
+                                     claimTokenDigest: nil, now: now)
+            router.insert(s)
+            return s
+        }
+        _ = add(1, "com.example.app:/callback")
+        _ = add(2, "com.example.app:/cb?app=1&x=a%20b")
+        let vipps = add(3, "https://example.com/redirect", app: "https://example.com/app-callback")
+        _ = add(4, "https://example.com/app-callback", app: "https://example.com/app-callback", issuer: "https://as.example")
+        let loop = add(5, "http://127.0.0.1/callback")
+        return World(router: router, loopback: loop.id, vipps: vipps)
+    }()
+
+    static func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for source in [RouteSource.link, .loopback(world.loopback)] {
+            check(world.router.decide(text, source: source, now: now), text, source)
+        }
+        _ = try? URIReference.strict(text, maxLength: 8192)
+        _ = try? QueryParameters.parse(text)
+        _ = try? PercentEncoding.decode(Substring(text), form: true)
+        _ = try? CallbackURI.parse(text, role: "fuzz")
+        if let resumed = try? ResumePolicy.check(text, for: world.vipps, maxLength: 8192) {
+            // Hosts compare without case (RFC 3986 §3.2.2); the URL itself is opened as given.
+            precondition(resumed == text && text.lowercased().hasPrefix("https://auth.example.com/"), "resume allowed off the endpoint's origin")
+        }
+        var adopt = SessionRequest()
+        adopt.authorizeURL = text
+        if let plan = try? SessionPlan.make(adopt, owner: ":1.9", limits: Limits()) {
+            precondition(plan.adoptedState.map(OAuthText.isAdoptableState) == true, "adopted a state outside the rules")
+        }
+        var build = SessionRequest()
+        build.authorizationEndpoint = "https://as.example/a"
+        build.clientID = "c"
+        build.redirectURI = text
+        if let plan = try? SessionPlan.make(build, owner: ":1.9", limits: Limits()) {
+            precondition(!plan.redirect.string.contains("#"), "a redirect URI with a fragment")
+            let scheme = plan.redirect.uri.normalizedScheme
+            precondition(scheme == "https" || scheme == "http" || scheme.contains("."), "a dotless custom scheme")
+        }
+    }
+
+    /// What every decision must respect, whatever the input.
+    static func check(_ d: RouteDecision, _ text: String, _ source: RouteSource) {
+        switch d {
+        case .complete(let s):
+            // Only a strictly valid callback with exactly this state and a code, on the registered redirect URI.
+            guard let uri = try? URIReference.strict(text, maxLength: 8192), let q = try? QueryParameters.parse(uri.query) else {
+                preconditionFailure("completed from a URI the strict parser refuses")
+            }
+            precondition(q.all("state").count == 1 && q.all("state")[0].value == s.state, "completed with another state")
+            precondition(q.all("code").count == 1 && s.result?.code == q.all("code")[0].value, "completed with another code")
+            precondition(q.all("error").isEmpty, "completed despite an error")
+            precondition(s.redirect.mismatch(with: uri, query: q) == nil, "completed on another URI")
+            if case .loopback(let id) = source { precondition(id == s.id, "a loopback listener completed another session") }
+        case .fail(let s):
+            precondition(s.status == .failed && s.result == nil, "a failure that carries a result")
+        case .resume(let s, let url):
+            precondition(url.hasPrefix("https://"), "resume to a non-https URL")
+            precondition(s.appCallback != nil && source == .link, "resume without an app callback")
+        case .acknowledge(let s):
+            precondition(s.appCallback != nil && s.status == .resumed, "acknowledged without an app callback")
+        case .passthrough(let url):
+            precondition(url == text && source == .link, "passthrough changed the URL or came from a listener")
+            let scheme = (try? URIReference.split(text))?.normalizedScheme
+            precondition(scheme == "http" || scheme == "https", "passthrough of a non-web scheme")
+            // A URL whose state names a session is never forwarded (threat model R5).
+            let states = Set(world.router.all.map(\.state))
+            for value in lenientStates(text) { precondition(!states.contains(value), "forwarded a URL carrying a session's state") }
+        case .refuse:
+            break
+        }
+    }
+}
+
+/// Every `state=` value in a URL's query (RFC 3986: before any `#`), decoded if it decodes, else raw.
+func lenientStates(_ text: String) -> [String] {
+    guard let query = (try? URIReference.split(text))?.query else { return [] }
+    return query.split(separator: "&").compactMap { pair -> String? in
+        guard let eq = pair.firstIndex(of: "=") else { return nil }
+        let name = (try? PercentEncoding.decode(pair[..<eq], form: true)) ?? String(pair[..<eq])
+        guard name == "state" else { return nil }
+        let raw = pair[pair.index(after: eq)...]
+        return (try? PercentEncoding.decode(raw, form: true)) ?? String(raw)
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    CallbackFuzz.run(UnsafeBufferPointer(start: data, count: size))
+    return 0
+}
+
+import Glibc
+
+#if FUZZING
+/// libFuzzer's own loop, called from this program's main (the fuzzer runtime is linked, its main is not).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+@main
+struct Fuzz {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzerTestOneInput(data, size) })
+    }
+}
+#else
+
+/// Without libFuzzer: run each file named on the command line (the corpus) through the target.
+@main
+struct Replay {
+    static func main() {
+        var count = 0
+        for path in CommandLine.arguments.dropFirst() {
+            guard let f = fopen(path, "rb") else { continue }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = fread(&buffer, 1, buffer.count, f)
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+            fclose(f)
+            bytes.withUnsafeBufferPointer { CallbackFuzz.run($0) }
+            count += 1
+        }
+        print("callback-fuzz: replayed \(count) inputs")
+    }
+}
+#endif

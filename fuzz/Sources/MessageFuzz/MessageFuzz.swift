@@ -1,0 +1,118 @@
+import DBusKit
+import LinkRouterCore
+import LinkRouterService
+
+/// libFuzzer target: a D-Bus message in wire format, as the daemon would
+/// receive it. libdbus validates it; what it accepts is decoded into values,
+/// put through the daemon's option and link decoding, and written back out,
+/// which must give the same values (nothing libdbus would abort on).
+enum MessageFuzz {
+    static func run(_ bytes: [UInt8]) {
+        guard let m = try? DBusMessage.demarshal(bytes), let args = try? m.arguments() else { return }
+        for a in args {
+            if a.signature == "a{sv}" { _ = try? SessionOptions.decode(a) }
+            if case .string(let s) = a { _ = Router().decide(s, source: .link, now: 0) }
+        }
+        // What was read can be written, and reads back the same.
+        guard !args.contains(where: { $0.signature.contains("h") }) else { return }
+        let out = DBusMessage.methodCall(nil, "/", nil, "Fuzz")
+        guard (try? out.append(contentsOf: args)) != nil else {
+            preconditionFailure("a decoded value could not be re-encoded")
+        }
+        out.serial = 1
+        guard let wire = try? out.marshal(), let back = try? DBusMessage.demarshal(wire), let again = try? back.arguments() else {
+            preconditionFailure("a re-encoded message did not read back")
+        }
+        precondition(again.count == args.count, "re-encoding changed the arguments")
+        for (x, y) in zip(again, args) where !(x.isNaN || y.isNaN) { precondition(x == y, "re-encoding changed a value") }
+    }
+
+    /// Seeds for the corpus: the calls the daemon really gets.
+    static func seeds() -> [(String, [UInt8])] {
+        func message(_ member: String, _ path: String, _ iface: String, _ args: [DBusValue]) -> [UInt8] {
+            let m = DBusMessage.methodCall("org.linkrouter.LinkRouter1", path, iface, member)
+            try! m.append(contentsOf: args)
+            m.serial = 7
+            return try! m.marshal()
+        }
+        let manager = "/org/linkrouter/LinkRouter1", iface = "org.linkrouter.LinkRouter1"
+        return [
+            ("begin-builder", message("BeginSession", manager, iface, [.vardict([
+                ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
+                ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")), ("ttl", .uint32(600)),
+                ("extra_params", .stringDict([("prompt", "login")])), ("resume_hosts", .stringArray(["api.vipps.no"])),
+                ("open_browser", .boolean(false)),
+            ])])),
+            ("begin-adopt", message("BeginSession", manager, iface, [.vardict([
+                ("authorize_url", .string("https://api.vipps.no/oauth2/auth?response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&state=abcdefghijklmnopqrstu")),
+            ])])),
+            ("route", message("Route", manager, iface, [.string("com.example.app:/callback?code=c&state=s")])),
+            ("wait", message("Wait", manager + "/sessions/00ff", iface + ".Session", [.uint32(1000)])),
+            ("properties", message("Get", manager, "org.freedesktop.DBus.Properties", [.string(iface), .string("Version")])),
+            ("nested", message("X", "/", "a.b", [.structure([.variant(.array(element: DBusSignature("(oss)")!, [])), .double(-0.0), .int64(.min)])])),
+        ]
+    }
+}
+
+extension DBusValue {
+    var isNaN: Bool {
+        if case .double(let d) = self { return d.isNaN }
+        return false
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    MessageFuzz.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+import Glibc
+
+#if FUZZING
+/// libFuzzer's own loop, called from this program's main (the fuzzer runtime is linked, its main is not).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+@main
+struct Fuzz {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzerTestOneInput(data, size) })
+    }
+}
+#else
+
+/// Without libFuzzer: replay the files named on the command line, or write the seeds (`--seeds DIR`).
+@main
+struct Replay {
+    static func main() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        if args.first == "--seeds", args.count == 2 {
+            for (name, bytes) in MessageFuzz.seeds() {
+                let f = fopen(args[1] + "/" + name, "wb")!
+                _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, f) }
+                fclose(f)
+            }
+            return
+        }
+        var count = 0
+        for path in args {
+            guard let f = fopen(path, "rb") else { continue }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = fread(&buffer, 1, buffer.count, f)
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+            fclose(f)
+            MessageFuzz.run(bytes)
+            count += 1
+        }
+        print("message-fuzz: replayed \(count) inputs")
+    }
+}
+#endif
