@@ -1,16 +1,12 @@
 public import DBusKit
 public import LinkRouterCore
+import LinkRouterAPI
 
 /// Turns `BeginSession`'s `a{sv}` into a `SessionRequest`, checking every
 /// value's type. Unknown keys are refused rather than ignored: an option a
 /// client relies on for safety (`issuer`, say) must never be dropped silently.
 public enum SessionOptions {
-    static let known: [String: String] = [
-        "authorization_endpoint": "s", "client_id": "s", "redirect_uri": "s", "scope": "s", "extra_params": "a{ss}",
-        "open_browser": "b", "browser": "s", "ttl": "u", "authorize_url": "s", "app_callback_uri": "s",
-        "resume": "s", "resume_hosts": "as", "resume_path_prefix": "s", "claim_token": "s", "code_challenge": "s",
-        "issuer": "s", "require_iss": "b",
-    ]
+    static var known: [String: String] { BeginSessionOptions.types }
 
     /// Public for the message fuzzer (fuzz/), which feeds it every decoded a{sv}.
     public static func decode(_ options: DBusValue) throws(DBusError) -> SessionRequest {
