@@ -25,16 +25,19 @@ struct EventLoopTests {
         pipe(&fds)
         defer { close(fds[0]); close(fds[1]) }
         var got: [UInt8] = []
-        loop.watch(fds[0], for: .readable) { _ in
+        let source = loop.watch(fds[0], for: .readable) { _ in
             var b: UInt8 = 0
             read(fds[0], &b, 1)
             got.append(b)
             loop.stop()
         }
         loop.schedule(afterMilliseconds: 5) { var b: UInt8 = 42; write(fds[1], &b, 1) }
-        loop.schedule(afterMilliseconds: 2000) { loop.stop() }
+        let timeout = loop.schedule(afterMilliseconds: 2000) { loop.stop() }
         loop.run()
         #expect(got == [42])
+        // The handlers hold the loop; dropping them frees it (LeakSanitizer checks this).
+        loop.remove(source)
+        loop.cancel(timeout)
     }
 
     @Test("argv reaches the child byte for byte, no shell (E1)")

@@ -1,8 +1,9 @@
 import DBusKit
 import Glibc
 import SystemKit
+import Testing
 
-/// A real `linkrouterd` on a test's bus; stopped (SIGTERM, then SIGKILL) when released.
+/// A real `linkrouterd` on a test's bus; stopped (SIGTERM, then SIGKILL after 5 s) when released.
 final class DaemonProcess {
     let pid: Int32
     let logPath: String
@@ -61,5 +62,9 @@ final class DaemonProcess {
         return exitStatus
     }
 
-    deinit { stop(signal: SIGKILL) }
+    /// A clean exit, so a sanitized build's leak check runs and its report is read.
+    deinit {
+        stop()
+        SanitizerReport.check(log, from: "linkrouterd")
+    }
 }

@@ -1,5 +1,6 @@
 import Freedesktop
 import SystemKit
+import Testing
 
 /// A throwaway desktop: its own HOME and XDG directories, stand-in
 /// browsers that record what they are asked to open, and the environment
@@ -89,7 +90,9 @@ final class TestDesktop {
 
     /// Runs a program in this desktop.
     func run(_ argv: [String], timeoutMilliseconds: Int = 30_000) throws -> Subprocess.Outcome {
-        try Subprocess.run(argv, environment: environment, timeoutMilliseconds: timeoutMilliseconds)
+        let outcome = try Subprocess.run(argv, environment: environment, timeoutMilliseconds: timeoutMilliseconds)
+        SanitizerReport.check(outcome.errorText, from: FileSystem.baseName(argv[0]))
+        return outcome
     }
 
     func linkctl(_ args: String..., timeoutMilliseconds: Int = 30_000) throws -> Subprocess.Outcome {

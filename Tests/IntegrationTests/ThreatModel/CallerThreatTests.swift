@@ -1,3 +1,4 @@
+import Crypto
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
@@ -57,6 +58,14 @@ struct CallerThreatTests {
         for m in carrying {
             #expect(m.kind == .methodReturn && m.destination == h.app.name, "a secret in \(m.kind) to \(m.destination ?? "everyone")")
         }
+        // The mitigation for a bus that same-user programs can watch: a client-held verifier. The daemon sends the
+        // app's challenge and never has a verifier to reveal, so an eavesdropped code cannot be redeemed.
+        let challenge = try SecretFactory.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        let (held, heldURL) = try h.app.beginQuiet(extra: [("code_challenge", .string(challenge))])
+        #expect(heldURL.queryValue("code_challenge") == challenge && heldURL.queryValue("code_challenge_method") == "S256")
+        #expect(try h.app.route("com.example.app:/callback?code=C2&state=\(Harness.state(of: heldURL))") == "completed")
+        let heldResult = try h.app.wait(held)
+        #expect(heldResult["code"] == "C2" && heldResult["code_verifier"] == nil && heldResult["nonce"] == heldURL.queryValue("nonce"))
     }
 
     @Test("D4: the confused deputy across sandboxes is outside this design (see docs/security.md); same-user callers are all trusted alike")

@@ -56,6 +56,10 @@ struct PersistenceThreatTests {
         let (path, url) = try h.app.beginQuiet()
         _ = try h.app.route("com.example.app:/callback?code=P4-SECRET-CODE&state=\(Harness.state(of: url))")
         let verifier = try #require(try h.app.wait(path)["code_verifier"])
+        // The kernel's view of the running daemon: a core limit of zero, soft and hard.
+        let limits = try FileSystem.readText("/proc/\(h.daemon.pid)/limits")
+        let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
         Clock.sleep(milliseconds: 2500)
         h.daemon.stop()
         let file = db(h)

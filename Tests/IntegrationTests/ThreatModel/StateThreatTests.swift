@@ -54,7 +54,7 @@ struct StateThreatTests {
         #expect(try h.app.status(pl2) == "pending")
     }
 
-    @Test("S4: an iss that differs, even by normalisation, fails the session without the code; + and %20 decode alike")
+    @Test("S4: an iss that differs, even by normalisation, fails the session without the code; encoded and raw spellings decode alike")
     func s4() throws {
         let h = try Harness()
         for bad in ["https%3A%2F%2Fevil.example", "https%3A%2F%2Fas.example%2F", "https://AS.example"] {

@@ -47,8 +47,10 @@ enum CallbackFuzz {
         _ = try? PercentEncoding.decode(Substring(text), form: true)
         _ = try? CallbackURI.parse(text, role: "fuzz")
         if let resumed = try? ResumePolicy.check(text, for: world.vipps, maxLength: 8192) {
-            // Hosts compare without case (RFC 3986 §3.2.2); the URL itself is opened as given.
-            precondition(resumed == text && text.lowercased().hasPrefix("https://auth.example.com/"), "resume allowed off the endpoint's origin")
+            // Opened as given but for the scheme's spelling; on the endpoint's host (compared without case, RFC 3986 §3.2.2) and port.
+            precondition(resumed == "https" + text.dropFirst(5), "resume changed the URL beyond the scheme's case")
+            let uri = try? URIReference.strict(text, maxLength: 8192)
+            precondition(uri?.host.map { $0.lowercased() } == "auth.example.com" && uri?.port == nil, "resume allowed off the endpoint's origin")
         }
         var adopt = SessionRequest()
         adopt.authorizeURL = text

@@ -24,7 +24,11 @@ enum MessageFuzz {
             preconditionFailure("a re-encoded message did not read back")
         }
         precondition(again.count == args.count, "re-encoding changed the arguments")
-        for (x, y) in zip(again, args) where !(x.isNaN || y.isNaN) { precondition(x == y, "re-encoding changed a value") }
+        // Bit for bit (a NaN is not equal to itself, but its bytes are): writing what was read back gives the same message.
+        let twice = DBusMessage.methodCall(nil, "/", nil, "Fuzz")
+        guard (try? twice.append(contentsOf: again)) != nil else { preconditionFailure("a value read back could not be re-encoded") }
+        twice.serial = 1
+        precondition((try? twice.marshal()) == wire, "re-encoding changed a value")
     }
 
     /// Seeds for the corpus: the calls the daemon really gets.
@@ -51,13 +55,6 @@ enum MessageFuzz {
             ("properties", message("Get", manager, "org.freedesktop.DBus.Properties", [.string(iface), .string("Version")])),
             ("nested", message("X", "/", "a.b", [.structure([.variant(.array(element: DBusSignature("(oss)")!, [])), .double(-0.0), .int64(.min)])])),
         ]
-    }
-}
-
-extension DBusValue {
-    var isNaN: Bool {
-        if case .double(let d) = self { return d.isNaN }
-        return false
     }
 }
 

@@ -1,0 +1,51 @@
+import SystemKit
+import Testing
+
+/// docs/security.md maps every threat-model row to its test; this keeps the
+/// map true as tests are renamed or added.
+@Suite("docs/security.md")
+struct SecurityDocTests {
+    static let rows = [("U", 10), ("S", 9), ("R", 6), ("D", 7), ("L", 6), ("E", 3), ("P", 6), ("X", 3)]
+        .flatMap { group, count in (1...count).map { "\(group)\($0)" } }
+
+    /// Every test's display name in Tests/IntegrationTests/ThreatModel.
+    static func testNames() throws -> [String] {
+        let dir = Paths.root + "/Tests/IntegrationTests/ThreatModel"
+        var names: [String] = []
+        for file in FileSystem.list(dir) where file.hasSuffix(".swift") {
+            for piece in try FileSystem.readText(dir + "/" + file).split(separator: "@Test(\"").dropFirst() {
+                names.append(String(piece.prefix { $0 != "\"" }))
+            }
+        }
+        return names
+    }
+
+    @Test("every one of the 50 rows has a test named with its id, and the document names that test in the row's line")
+    func map() throws {
+        let names = try Self.testNames()
+        let doc = try FileSystem.readText(Paths.root + "/docs/security.md")
+        let lines = doc.split(separator: "\n").filter { $0.hasPrefix("| ") }
+        #expect(Self.rows.count == 50)
+        for row in Self.rows {
+            let tests = names.filter { $0.hasPrefix(row + ": ") }
+            #expect(tests.count == 1, "\(row): \(tests.count) tests")
+            guard let test = tests.first else { continue }
+            #expect(lines.contains { $0.hasPrefix("| \(row) | \(test) |") }, "docs/security.md has no line \"| \(row) | \(test) |\"")
+        }
+        // And the document names no test that does not exist.
+        for line in lines {
+            let cells = line.split(separator: "|").map { $0.trimmingSpaces }
+            guard cells.count >= 2, Self.rows.contains(String(cells[0])) || cells[0].contains("/") else { continue }
+            #expect(names.contains(cells[1]), "docs/security.md names a test that does not exist: \(cells[1])")
+        }
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        var s = self
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}
