@@ -170,10 +170,8 @@ struct DurabilityTests {
         let bus = try PrivateBus(desktop: desktop)
         try desktop.addBrowser(Harness.browser)
         let app = try BusClient(bus.address)
-        // Start with room for the store, then a limit on file size the next writes cross.
-        let pid = try Subprocess.spawn(["sh", "-c", "trap '' XFSZ; ulimit -f 400; exec \"$0\"", Paths.linkrouterd],
-                                       environment: desktop.environment, stdout: .file(desktop.root + "/d.log"), stderr: .file(desktop.root + "/d.log"))
-        defer { kill(pid, SIGKILL); Subprocess.wait(pid) }
+        // Start with room for the store, and little more: the next writes fill the disk.
+        let disk = try FullDisk(desktop: desktop, kilobytes: 200, log: desktop.root + "/d.log")
         #expect(eventually { DaemonProcess.nameHasOwner(app.connection) })
         var refused: DBusError?
         var begun: [(path: String, url: String)] = []
@@ -196,6 +194,7 @@ struct DurabilityTests {
         Clock.sleep(milliseconds: 200)
         #expect(desktop.invocations(Harness.browser).isEmpty)
         #expect(app.ping())
+        _ = disk
     }
 
     @Test("a read-only runtime directory: BeginSession is refused with StorageFailed, links still pass through (P6)",

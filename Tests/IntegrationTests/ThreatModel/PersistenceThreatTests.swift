@@ -84,14 +84,13 @@ struct PersistenceThreatTests {
         let desktop = try TestDesktop()
         let bus = try PrivateBus(desktop: desktop)
         try desktop.addBrowser(Harness.browser)
-        let pid = try Subprocess.spawn(["sh", "-c", "trap '' XFSZ; ulimit -f 0; exec \"$0\"", Paths.linkrouterd],
-                                       environment: desktop.environment, stdout: .file(desktop.root + "/d.log"), stderr: .file(desktop.root + "/d.log"))
-        defer { kill(pid, SIGKILL); Subprocess.wait(pid) }
+        let disk = try FullDisk(desktop: desktop, kilobytes: 0, log: desktop.root + "/d.log")
         let app = try BusClient(bus.address)
         #expect(eventually { DaemonProcess.nameHasOwner(app.connection) })
         #expect(errorName { _ = try app.begin(BeginSessionRefusalTests.good) } == errorPrefix + "StorageFailed")
         Clock.sleep(milliseconds: 200)
         #expect(desktop.invocations(Harness.browser).isEmpty)
         #expect(app.ping())
+        _ = disk
     }
 }

@@ -1,0 +1,35 @@
+import Glibc
+import SystemKit
+
+/// A linkrouterd whose store can grow by only so much. As root, a tmpfs of
+/// that size on its runtime directory: a real full disk (ENOSPC), which
+/// every sanitizer build survives. Otherwise a file-size limit (EFBIG), the
+/// same refusal to the daemon, but one ThreadSanitizer's runtime does not
+/// survive (its shadow memory faults under RLIMIT_FSIZE).
+final class FullDisk {
+    let pid: Int32
+    private let mountPoint: String?
+
+    /// `kilobytes` of room for the store; 0 fills the disk before the daemon starts.
+    init(desktop: TestDesktop, kilobytes: Int, log: String) throws {
+        if geteuid() == 0 {
+            let dir = desktop.runtimeDir + "/linkrouter"
+            try FileSystem.makeDirectories(dir, permissions: 0o700)
+            let r = try Subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0700,size=\(max(kilobytes, 16))k", "tmpfs", dir])
+            guard r.status == 0 else { throw SystemError("mount failed: \(r.errorText)", code: EPERM) }
+            mountPoint = dir
+            if kilobytes == 0 { _ = try Subprocess.run(["dd", "if=/dev/zero", "of=" + dir + "/filler", "bs=4k"]) }
+            pid = try Subprocess.spawn([Paths.linkrouterd], environment: desktop.environment, stdout: .file(log), stderr: .file(log))
+        } else {
+            mountPoint = nil
+            pid = try Subprocess.spawn(["sh", "-c", "trap '' XFSZ; ulimit -f \(kilobytes * 2); exec \"$0\"", Paths.linkrouterd],
+                                       environment: desktop.environment, stdout: .file(log), stderr: .file(log))
+        }
+    }
+
+    deinit {
+        kill(pid, SIGKILL)
+        Subprocess.wait(pid)
+        if let mountPoint { _ = try? Subprocess.run(["umount", "-l", mountPoint]) }
+    }
+}
