@@ -52,8 +52,10 @@ let package = Package(
 
         // fuzz/: libFuzzer targets (built with -D FUZZING -sanitize=fuzzer,address by fuzz/run);
         // a normal build makes them replay their corpus, which scripts/test does.
-        .executableTarget(name: "callback-fuzz", dependencies: ["LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
-        .executableTarget(name: "message-fuzz", dependencies: ["DBusKit", "LinkRouterCore", "LinkRouterService"], path: "fuzz/Sources/MessageFuzz"),
+        .target(name: "FuzzDriver", dependencies: ["SystemKit"], path: "fuzz/Sources/FuzzDriver"),
+        .executableTarget(name: "callback-fuzz", dependencies: ["FuzzDriver", "LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
+        .executableTarget(name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterService", "SystemKit"],
+                          path: "fuzz/Sources/MessageFuzz"),
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),

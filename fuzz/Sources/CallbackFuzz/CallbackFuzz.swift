@@ -1,3 +1,4 @@
+import FuzzDriver
 import LinkRouterCore
 
 /// libFuzzer target: every string a link or an option meets before a session
@@ -119,43 +120,7 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> In
     return 0
 }
 
-import Glibc
-
-#if FUZZING
-/// libFuzzer's own loop, called from this program's main (the fuzzer runtime is linked, its main is not).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
 @main
-struct Fuzz {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzerTestOneInput(data, size) })
-    }
+struct Main {
+    static func main() { FuzzDriver.main("callback-fuzz") { data, size in fuzzerTestOneInput(data, size) } }
 }
-#else
-
-/// Without libFuzzer: run each file named on the command line (the corpus) through the target.
-@main
-struct Replay {
-    static func main() {
-        var count = 0
-        for path in CommandLine.arguments.dropFirst() {
-            guard let f = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = fread(&buffer, 1, buffer.count, f)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            fclose(f)
-            bytes.withUnsafeBufferPointer { CallbackFuzz.run($0) }
-            count += 1
-        }
-        print("callback-fuzz: replayed \(count) inputs")
-    }
-}
-#endif

@@ -1,6 +1,8 @@
 import DBusKit
+import FuzzDriver
 import LinkRouterCore
 import LinkRouterService
+import SystemKit
 
 /// libFuzzer target: a D-Bus message in wire format, as the daemon would
 /// receive it. libdbus validates it; what it accepts is decoded into values,
@@ -77,52 +79,15 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> In
     return 0
 }
 
-import Glibc
-
-#if FUZZING
-/// libFuzzer's own loop, called from this program's main (the fuzzer runtime is linked, its main is not).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
+/// `--seeds DIR` writes the seeds; anything else is the fuzz driver's.
 @main
-struct Fuzz {
-    static func main() {
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzerTestOneInput(data, size) })
-    }
-}
-#else
-
-/// Without libFuzzer: replay the files named on the command line, or write the seeds (`--seeds DIR`).
-@main
-struct Replay {
-    static func main() {
+struct Main {
+    static func main() throws {
         let args = Array(CommandLine.arguments.dropFirst())
         if args.first == "--seeds", args.count == 2 {
-            for (name, bytes) in MessageFuzz.seeds() {
-                let f = fopen(args[1] + "/" + name, "wb")!
-                _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, f) }
-                fclose(f)
-            }
+            for (name, bytes) in MessageFuzz.seeds() { try FileSystem.writeAtomically(args[1] + "/" + name, bytes, permissions: 0o644) }
             return
         }
-        var count = 0
-        for path in args {
-            guard let f = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = fread(&buffer, 1, buffer.count, f)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            fclose(f)
-            MessageFuzz.run(bytes)
-            count += 1
-        }
-        print("message-fuzz: replayed \(count) inputs")
+        FuzzDriver.main("message-fuzz") { data, size in fuzzerTestOneInput(data, size) }
     }
 }
-#endif
