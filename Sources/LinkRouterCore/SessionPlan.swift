@@ -16,7 +16,8 @@ public struct SessionPlan: Sendable {
     public let issuer: String?
     public let requireIssuer: Bool
     public let authorizationOrigin: String
-    /// The client keeps its own PKCE verifier and sent only this challenge.
+    /// The client keeps its own PKCE verifier and sent only this challenge
+    /// (in adopt mode, the adopted URL's; nil there means no PKCE at all).
     public let clientChallenge: String?
 
     // Builder mode.
@@ -241,8 +242,13 @@ extension SessionPlan {
         if flow == "app_to_app" && appCallback == nil {
             throw .invalid("the adopted authorize_url asks for requested_flow=app_to_app but has no app_callback_uri")
         }
-        if let method = try query.single("code_challenge_method"), method != "S256" {
+        let challenge = try query.single("code_challenge")
+        let method = try query.single("code_challenge_method")
+        if let method, method != "S256" {
             throw .invalid("the adopted authorize_url uses code_challenge_method=\(method); only S256 is accepted (RFC 9700 §2.1.1)")
+        }
+        if challenge != nil && method == nil {
+            throw .invalid("the adopted authorize_url has a code_challenge but no code_challenge_method, which means plain (RFC 7636 §4.3); add code_challenge_method=S256")
         }
         guard try query.single("response_type") == "code" else {
             throw .invalid("the adopted authorize_url must use response_type=code")
@@ -252,7 +258,7 @@ extension SessionPlan {
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: uri),
-            clientChallenge: nil, endpoint: nil, clientID: nil, scope: nil, extraParams: [:],
+            clientChallenge: challenge, endpoint: nil, clientID: nil, scope: nil, extraParams: [:],
             adoptedURL: text, adoptedState: state, adoptedNonce: try query.single("nonce"))
     }
 }

@@ -73,7 +73,7 @@ extension Daemon {
                 throw Self.busError(error)
             }
         }
-        log.write(.info, "Began \(session.logTag) for \(sender): \(session.mode.rawValue), \(session.redirect.style.rawValue) callback \(session.redirect.string)\(session.appCallback.map { ", app callback " + $0.string } ?? "")\(browser.map { ", browser " + $0.id } ?? ", no browser opened")")
+        log.write(.info, "Began \(session.logTag) for \(sender): \(session.mode.rawValue), \(session.redirect.style.rawValue) callback \(session.redirect.string)\(session.appCallback.map { ", app callback " + $0.string } ?? "")\(browser.map { ", browser " + $0.id } ?? ", no browser opened")\(plan.mode == .adopted && plan.clientChallenge == nil ? "; the adopted URL carries no PKCE, so the session rests on state alone (threat model S9)" : "")")
         return [.objectPath(ObjectPath(session.id.objectPath)!), .string(authorizeURL)]
     }
 

@@ -101,6 +101,10 @@ struct SessionPlanTests {
             #expect(throws: RouterError.self, "\(bad)") { try plan(bad) }
         }
         #expect(throws: RouterError.self) { try plan("abcdefghijklmnop", extra: "&code_challenge_method=plain") }
+        // A challenge with no method is plain (RFC 7636 §4.3): a downgrade, refused (S9).
+        #expect(throws: RouterError.self) { try plan("abcdefghijklmnop", extra: "&code_challenge=abc") }
+        #expect(try plan("abcdefghijklmnop", extra: "&code_challenge=abc&code_challenge_method=S256").clientChallenge == "abc")
+        #expect(try plan("abcdefghijklmnop").clientChallenge == nil)
         #expect(throws: RouterError.self) { try plan("abcdefghijklmnop", extra: "&requested_flow=app_to_app") }
         let ok = try plan("abcdefghijklmnop")
         var router = Router()

@@ -1,5 +1,6 @@
 import Glibc
 import SystemKit
+import Testing
 
 /// A linkrouterd whose store can grow by only so much. As root, a tmpfs of
 /// that size on its runtime directory: a real full disk (ENOSPC), which
@@ -8,10 +9,12 @@ import SystemKit
 /// survive (its shadow memory faults under RLIMIT_FSIZE).
 final class FullDisk {
     let pid: Int32
+    private let log: String
     private let mountPoint: String?
 
     /// `kilobytes` of room for the store; 0 fills the disk before the daemon starts.
     init(desktop: TestDesktop, kilobytes: Int, log: String) throws {
+        self.log = log
         if geteuid() == 0 {
             let dir = desktop.runtimeDir + "/linkrouter"
             try FileSystem.makeDirectories(dir, permissions: 0o700)
@@ -27,9 +30,14 @@ final class FullDisk {
         }
     }
 
+    /// A clean exit first, so a sanitized build's report is read, as for every daemon the tests start.
     deinit {
-        kill(pid, SIGKILL)
-        Subprocess.wait(pid)
+        kill(pid, SIGTERM)
+        if !eventually(timeoutMilliseconds: 5000, { waitpid(pid, nil, WNOHANG) == pid }) {
+            kill(pid, SIGKILL)
+            Subprocess.wait(pid)
+        }
+        SanitizerReport.check((try? FileSystem.readText(log)) ?? "", from: "linkrouterd")
         if let mountPoint { _ = try? Subprocess.run(["umount", "-l", mountPoint]) }
     }
 }

@@ -48,6 +48,29 @@ struct PersistenceThreatTests {
         #expect(try h.app.allSessions().isEmpty)
         #expect(FileSystem.status(db(h))?.permissions == 0o600)
         #expect(FileSystem.status(h.desktop.runtimeDir + "/linkrouter")?.permissions == 0o700)
+        // A symlink in its place, to a store holding a session: not followed, not loaded, the target untouched.
+        _ = try h.app.beginQuiet()
+        h.daemon.stop()
+        let decoy = h.desktop.root + "/decoy.sqlite3"
+        try FileSystem.rename(db(h), to: decoy)
+        try? FileSystem.remove(db(h) + "-wal")
+        try? FileSystem.remove(db(h) + "-shm")
+        let before = try FileSystem.read(decoy, maxBytes: 1 << 24)
+        try FileSystem.symlink(decoy, at: db(h))
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("not a regular file"))
+        #expect(try h.app.allSessions().isEmpty)
+        #expect(try FileSystem.read(decoy, maxBytes: 1 << 24) == before)
+        #expect(FileSystem.status(db(h))?.kind == .regular)
+        // Owned by another user (root can make one): not loaded either.
+        if geteuid() == 0 {
+            _ = try h.app.beginQuiet()
+            h.daemon.stop()
+            try #require(chown(db(h), 65534, 65534) == 0)
+            try h.restartDaemon()
+            #expect(h.daemon.log.contains("not private to this user"))
+            #expect(try h.app.allSessions().isEmpty)
+        }
     }
 
     @Test("P4: codes and verifiers leave the store once delivered; core dumps are off and the daemon is not dumpable")

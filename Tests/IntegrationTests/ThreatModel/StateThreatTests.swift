@@ -110,7 +110,7 @@ struct StateThreatTests {
         try h.expectRefusal(errorPrefix + "Expired") { _ = try h.app.route("com.example.app:/callback?code=C&state=\(Harness.state(of: url))") }
     }
 
-    @Test("S8: states, nonces and verifiers are 256-bit base64url, all different; RFC 7636 Appendix B holds")
+    @Test("S8: states, nonces, challenges and verifiers are 256-bit base64url, all different; RFC 7636 Appendix B holds")
     func s8() throws {
         let h = try Harness(daemonArguments: ["--max-pending-per-client", "300"])
         var seen = Set<String>()
@@ -123,18 +123,33 @@ struct StateThreatTests {
             }
             #expect(url.queryValue("code_challenge_method") == "S256")
         }
+        // The verifiers themselves, from the owner's Wait: 32 random octets, 43 base64url characters, each the preimage of its challenge.
+        for _ in 0..<20 {
+            let (path, url) = try h.app.beginQuiet()
+            #expect(try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") == "completed")
+            let verifier = try #require(try h.app.wait(path)["code_verifier"])
+            #expect(verifier.count == 43 && Base64URL.isEncoded(verifier) && seen.insert(verifier).inserted)
+            #expect(try SecretFactory.challenge(for: verifier) == url.queryValue("code_challenge"))
+        }
         #expect(try SecretFactory.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }
 
-    @Test("S9: plain PKCE is never sent nor adopted; an error answer to S256 fails the session")
+    @Test("S9: plain PKCE is never sent nor adopted, nor implied; an adopted URL without PKCE is logged; an error answer to S256 fails the session")
     func s9() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
         #expect(url.queryValue("code_challenge_method") == "S256" && !url.contains("plain"))
-        try h.expectRefusal(errorPrefix + "InvalidArgument") {
-            _ = try h.app.begin([("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=abcdefghijklmnopq&code_challenge=x&code_challenge_method=plain")),
-                                 ("open_browser", .boolean(false))])
+        // Adopted: plain named, or implied by a challenge with no method (RFC 7636 §4.3), is refused.
+        for pkce in ["&code_challenge=x&code_challenge_method=plain", "&code_challenge=x"] {
+            try h.expectRefusal(errorPrefix + "InvalidArgument") {
+                _ = try h.app.begin([("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=abcdefghijklmnopq" + pkce)),
+                                     ("open_browser", .boolean(false))])
+            }
         }
+        // An adopted URL with no PKCE at all (a backend that redeems the code with its client secret) rests on state alone, and the log says so.
+        _ = try h.app.begin([("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=no-pkce-0123456789")),
+                             ("open_browser", .boolean(false))])
+        #expect(eventually { h.daemon.log.contains("carries no PKCE, so the session rests on state alone") })
         #expect(try h.app.route("com.example.app:/callback?error=invalid_request&error_description=PKCE%20not%20supported&state=\(Harness.state(of: url))") == "failed")
         #expect(errorName { _ = try h.app.wait(path) } == errorPrefix + "AuthorizationFailed")
     }
