@@ -1,5 +1,5 @@
 # For distribution packagers:  make install PREFIX=/usr DESTDIR=$(pwd)/debian/tmp
-# Builds release binaries with the Swift runtime linked statically, and
+# Builds release binaries with the Swift runtime (and libstdc++) linked statically, and
 # installs them with the D-Bus activation file, the systemd user unit, the
 # desktop-file templates and the docs. Nothing is enabled or made a default:
 # each user opts in with `linkctl install` / `linkctl register`.
@@ -13,12 +13,12 @@ DOCDIR ?= $(DATADIR)/doc/linkrouter
 TEMPLATEDIR ?= $(DATADIR)/linkrouter/desktop-files
 DESTDIR ?=
 SWIFT ?= swift
-CONFIGURATION ?= release
-SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
+# -c release --static-swift-stdlib, and libstdc++ linked statically where its archive is installed.
+SWIFT_BUILD_FLAGS ?= $(shell scripts/release-flags)
 
 # BUILT names a directory that already holds linkrouterd and linkctl (then nothing is built).
 BUILT ?=
-BIN = $(if $(BUILT),$(BUILT),$(shell $(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --show-bin-path))
+BIN = $(if $(BUILT),$(BUILT),$(shell $(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path))
 
 .PHONY: all build install uninstall test
 
@@ -26,8 +26,8 @@ all: build
 
 build:
 ifeq ($(BUILT),)
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product linkrouterd
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product linkctl
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product linkrouterd
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product linkctl
 endif
 
 install: build

@@ -10,8 +10,10 @@ public struct Router: Sendable {
     private var index: [SessionID: Int] = [:]
     /// Every session by its state, finished ones too, so a replay is known as one.
     private(set) var byState: [ByteKey: SessionID] = [:]
-    /// Unfinished sessions per owner, and in all (threat model X2).
-    private var pendingByOwner: [String: Int] = [:]
+    /// Per owner: its sessions (finished ones too, so a client leaving the bus
+    /// that owns none, as most do, costs a lookup, not a walk of the table)
+    /// and its unfinished ones (threat model X2); and unfinished ones in all.
+    private var owners: [ByteKey: (sessions: Int, pending: Int)] = [:]
     public private(set) var pendingCount = 0
     /// Match keys of the unfinished sessions' app callbacks (for the Vipps error quirk).
     private var appCallbackKeys: [ByteKey: Int] = [:]
@@ -37,7 +39,7 @@ public struct Router: Sendable {
         if pendingCount >= limits.maxPendingTotal {
             throw RouterError(.limitsExceeded, "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
         }
-        if pendingByOwner[plan.owner, default: 0] >= limits.maxPendingPerOwner {
+        if (owners[ByteKey(plan.owner)]?.pending ?? 0) >= limits.maxPendingPerOwner {
             throw RouterError(.limitsExceeded, "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first")
         }
         if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
@@ -55,24 +57,25 @@ public struct Router: Sendable {
 
     public var count: Int { table.count }
 
-    public mutating func insert(_ new: Session) {
+    public mutating func insert(_ new: consuming Session) {
         var session = new
         session.redirect = intern(session.redirect)
         session.appCallback = session.appCallback.map { intern($0) }
         session.authorizationOrigin = intern(session.authorizationOrigin)
-        session.resumeHosts = session.resumeHosts.map { intern($0) }
+        if !session.resumeHosts.isEmpty { session.resumeHosts = session.resumeHosts.map { intern($0) } }
         session.issuer = session.issuer.map { intern($0) }
         let previous = index.updateValue(table.count, forKey: session.id)
         precondition(previous == nil, "insert of a session already in the table")
-        table.append(session)
         let clash = byState.updateValue(session.id, forKey: ByteKey(session.state))
         precondition(clash == nil, "insert of a state already in the table")
         account(session, +1)
+        table.append(session)
     }
 
+    // One dictionary access each (the entry is counted and read in place).
     private mutating func intern(_ c: CallbackURI) -> CallbackURI {
-        callbacks[c.key, default: (c, 0)].uses += 1
-        return callbacks[c.key]!.uri
+        func use(_ entry: inout (uri: CallbackURI, uses: Int)) -> CallbackURI { entry.uses += 1; return entry.uri }
+        return use(&callbacks[c.key, default: (c, 0)])
     }
 
     private mutating func release(_ c: CallbackURI) {
@@ -82,9 +85,8 @@ public struct Router: Sendable {
     }
 
     private mutating func intern(_ s: String) -> String {
-        let key = ByteKey(s)
-        strings[key, default: (s, 0)].uses += 1
-        return strings[key]!.shared
+        func use(_ entry: inout (shared: String, uses: Int)) -> String { entry.uses += 1; return entry.shared }
+        return use(&strings[ByteKey(s), default: (s, 0)])
     }
 
     private mutating func release(_ s: String) {
@@ -129,24 +131,32 @@ public struct Router: Sendable {
     }
 
     private mutating func account(_ s: Session, _ delta: Int) {
-        guard !s.status.isFinished else { return }
-        pendingCount += delta
+        let unfinished = !s.status.isFinished
         if let owner = s.owner {
-            let n = pendingByOwner[owner, default: 0] + delta
-            pendingByOwner[owner] = n > 0 ? n : nil
+            func count(_ entry: inout (sessions: Int, pending: Int)?) {
+                let old = entry ?? (0, 0)
+                let new = (sessions: old.sessions + delta, pending: old.pending + (unfinished ? delta : 0))
+                entry = new.sessions > 0 ? new : nil
+            }
+            count(&owners[ByteKey(owner)])
         }
-        if let key = s.appCallback?.matchByteKey {
-            let n = appCallbackKeys[key, default: 0] + delta
-            appCallbackKeys[key] = n > 0 ? n : nil
-        }
+        guard unfinished else { return }
+        pendingCount += delta
+        if let key = s.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
         for c in [s.redirect, s.appCallback] {
             guard let c, c.style == .claimedHTTPS else { continue }
-            let key = c.matchByteKey
-            let before = httpsKeys[key, default: 0]
-            let n = before + delta
-            httpsKeys[key] = n > 0 ? n : nil
-            if (before == 0) != (n <= 0) { claimedVersion += 1 }
+            let (before, after) = Self.count(&httpsKeys[c.matchByteKey], delta)
+            if (before == 0) != (after == 0) { claimedVersion += 1 }
         }
+    }
+
+    /// Adds `delta` to a count kept in a dictionary entry, which goes at zero
+    /// (one access: the entry is changed in place).
+    private static func count(_ entry: inout Int?, _ delta: Int) -> (before: Int, after: Int) {
+        let before = entry ?? 0
+        let after = max(0, before + delta)
+        entry = after > 0 ? after : nil
+        return (before, after)
     }
 
     /// The https callbacks unfinished sessions wait on.
@@ -192,7 +202,8 @@ public struct Router: Sendable {
     /// The owner's connection left the bus (threat model D2): a session with a
     /// claim token is parked for its owner to claim again; any other is cancelled.
     public func ownerVanished(_ name: String, now: Int64) -> [Session] {
-        table.filter { $0.owner == name }.map { s in
+        guard owners[ByteKey(name)] != nil else { return [] }
+        return table.filter { $0.owner == name }.map { s in
             var t = s
             t.owner = nil
             guard s.claimTokenDigest == nil else { return t }

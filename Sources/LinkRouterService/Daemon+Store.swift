@@ -90,8 +90,15 @@ extension Daemon {
             for s in router.all { router.remove(s.id) }
             return
         }
+        var cancelled: [Session] = []
         for owner in owners where !sameBus || !nameHasOwner(owner) {
-            for s in router.ownerVanished(owner, now: t) { router.replace(s); try? store.update(s) }
+            for s in router.ownerVanished(owner, now: t) { router.replace(s); cancelled.append(s) }
+        }
+        if !cancelled.isEmpty {
+            // Not fatal: a row left pending is cancelled again at the next start.
+            do { try store.update(cancelled) } catch {
+                Log.error("Failed to record \(cancelled.count) sessions whose owners left as cancelled: \(error.message)")
+            }
         }
         for s in router.all where !s.status.isFinished && s.redirect.style == .loopback {
             if let host = s.redirect.loopbackHost {

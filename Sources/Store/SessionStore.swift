@@ -158,6 +158,14 @@ public final class SessionStore {
         if db.changes == 0 { try insert(s) }
     }
 
+    /// Writes many changed sessions in one transaction: a restart that finds
+    /// 10,000 owners gone cancels them with one commit, not 10,000.
+    public func update(_ sessions: some Sequence<Session>) throws(StoreError) {
+        try db.transaction { () throws(StoreError) in
+            for s in sessions { try update(s) }
+        }
+    }
+
     static func verifier(_ s: Session) -> String? { s.codeVerifier ?? s.result?.codeVerifier }
 
     /// The columns from status to delivered, in table order (after four placeholders).

@@ -44,6 +44,31 @@ struct DurabilityTests {
         #expect(dump.text == "0\n")
     }
 
+    @Test("owners that left while the daemon was down: their sessions come back cancelled, recorded so, and refuse their callbacks")
+    func ownersGoneWhileDown() throws {
+        let h = try Harness()
+        var gone: BusClient? = try h.client()
+        let started = try (0..<3).map { _ in try gone!.beginQuiet() }
+        let (keptPath, keptURL) = try h.app.beginQuiet()
+        h.daemon.stop(signal: SIGKILL)
+        gone = nil
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("Restored 4 sessions"))
+        for (path, _) in started { #expect(try h.app.status(path) == "cancelled") }
+        #expect(try h.app.status(keptPath) == "pending", "a session whose owner is still on the bus is untouched")
+        // Recorded, not only decided: the rows say so after another crash.
+        h.daemon.stop(signal: SIGKILL)
+        let db = h.desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
+        let rows = try h.desktop.run(["sqlite3", db, "SELECT status, count(*) FROM sessions GROUP BY status ORDER BY status"])
+        #expect(rows.text == "cancelled|3\npending|1\n", "\(rows.errorText)")
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("(1 pending)"))
+        _ = try h.expectRefusal(errorPrefix + "Cancelled") {
+            _ = try h.app.route("com.example.app:/callback?code=late&state=\(Harness.state(of: started[0].1))")
+        }
+        #expect(try h.app.route("com.example.app:/callback?code=ok&state=\(Harness.state(of: keptURL))") == "completed")
+    }
+
     @Test("a restarted client claims its session back with its token")
     func clientRestart() throws {
         let h = try Harness()

@@ -205,6 +205,14 @@ struct RouterTests {
         #expect(router.session(plain.id)?.status == .cancelled)
         let claimed = try router.claiming(withToken.id, tokenDigest: [1, 2, 3], by: ":1.7")
         #expect(claimed.owner == ":1.7")
+        // The owner index follows every change: the old owner holds nothing now, the claimer holds one.
+        #expect(router.ownerVanished(Fixtures.owner, now: now).isEmpty)
+        #expect(router.ownerVanished(":1.7", now: now).isEmpty, "claiming returns a copy; the table changes on replace")
+        router.replace(claimed)
+        #expect(router.ownerVanished(":1.7", now: now).map(\.id) == [withToken.id])
+        #expect(router.ownerVanished(":1.99", now: now).isEmpty)
+        router.remove(withToken.id)
+        #expect(router.ownerVanished(":1.7", now: now).isEmpty)
     }
 
     @Test("limits per owner and in all (X2)")

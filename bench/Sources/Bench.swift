@@ -34,15 +34,17 @@ final class Bench {
         return w
     }
 
-    func all() throws -> [Row] {
-        try linkctlOpen()
-        try linkClick()
-        try passthrough()
-        try routeScaling()
-        try throughput()
-        try coldStart()
-        try beginRate()
-        try instructions()
+    /// The measurements by name, in order (`--only NAME,…` runs some, for profiling by hand).
+    var sections: [(String, () throws -> Void)] {
+        [("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
+         ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions)]
+    }
+
+    func all(only: Set<String>? = nil) throws -> [Row] {
+        if let only, let unknown = only.first(where: { name in !sections.contains { $0.0 == name } }) {
+            throw BenchError("no measurement named \(unknown); they are \(sections.map(\.0).joined(separator: ", "))")
+        }
+        for (name, measure) in sections where only?.contains(name) ?? true { try measure() }
         try write()
         return rows
     }
@@ -311,7 +313,7 @@ final class Bench {
 
         // The daemon under callgrind: counters zeroed, N routes, dumped.
         let file = w.root + "/cg.daemon"
-        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client", "300000"],
+        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client", "300000"],
                                        environment: w.environment, stdout: .null, stderr: .null)
         defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
         let c = try BenchClient(w.address)

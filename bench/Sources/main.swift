@@ -6,7 +6,7 @@ import SystemKit
 // linkrouter-bench: the driver behind bench/run. Every figure is measured
 // beside its floor in the same run, or is a count that does not drift.
 //
-//   linkrouter-bench run BIN_DIR OUT_DIR [--smoke]
+//   linkrouter-bench run BIN_DIR OUT_DIR [--smoke] [--only open,click,…]
 //   linkrouter-bench route-worker ADDRESS FILE     (one of the 8 concurrent clients)
 //   linkrouter-bench getid-worker ADDRESS COUNT    (GetId to the bus: the floor)
 //   linkrouter-bench echo-worker ADDRESS COUNT     (calls to serve-name: the ceiling)
@@ -50,12 +50,13 @@ if args.first == "fill", args.count == 3, let c = try? BenchClient(args[1]), let
     while true { _ = c.c.nextMessage(timeoutMilliseconds: 60_000) }
 }
 guard args.count >= 3, args[0] == "run" else {
-    StandardStreams.err("usage: linkrouter-bench run BIN_DIR OUT_DIR [--smoke]\n")
+    StandardStreams.err("usage: linkrouter-bench run BIN_DIR OUT_DIR [--smoke] [--only NAME,…]\n")
     exit(64)
 }
 let smoke = args.contains("--smoke")
+let only = args.firstIndex(of: "--only").flatMap { $0 + 1 < args.count ? Set(args[$0 + 1].split(separator: ",").map(String.init)) : nil }
 do {
-    let rows = try Bench(bin: args[1], out: args[2], smoke: smoke).all()
+    let rows = try Bench(bin: args[1], out: args[2], smoke: smoke).all(only: only)
     _ = rows
     exit(0)
 } catch {
