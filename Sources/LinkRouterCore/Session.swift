@@ -5,7 +5,7 @@
 /// therefore leaves the session exactly as it was.
 public struct Session: Sendable, Equatable {
     /// How the authorize URL came to be.
-    public enum Mode: String, Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
         /// The daemon built it (state, nonce and PKCE are its own).
         case builder
         /// The app's backend built it; the daemon tracks its state and holds no verifier.

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Glibc
 
 /// One SQLite connection, closed in `deinit`. Used from one thread only.
 final class SQLiteDatabase {
@@ -120,6 +121,31 @@ final class SQLiteStatement {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
     }
+    /// The column's text, or `previous` itself when the bytes are the same:
+    /// a restore reads the same callback, origin and owner in row after row,
+    /// and a shared string is neither allocated nor validated again.
+    func text(_ column: Int32, reusing previous: inout String?) -> String? {
+        guard let p = sqlite3_column_text(raw, column) else { return nil }
+        let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column)))
+        if var known = previous, known.withUTF8({ Self.same($0, bytes) }) { return known }
+        let fresh = String(decoding: bytes, as: UTF8.self)
+        previous = fresh
+        return fresh
+    }
+
+    /// The column as one of an enum's raw values, compared as bytes (no string is made).
+    func value<E: RawRepresentable & CaseIterable>(_ column: Int32, as: E.Type) -> E? where E.RawValue == String {
+        guard let p = sqlite3_column_text(raw, column) else { return nil }
+        let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column)))
+        return E.allCases.first { c in var r = c.rawValue; return r.withUTF8 { Self.same($0, bytes) } }
+    }
+
+    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+        return memcmp(x, y, a.count) == 0
+    }
+
     func blob(_ column: Int32) -> [UInt8]? {
         guard let p = sqlite3_column_blob(raw, column) else { return isNull(column) ? nil : [] }
         return Array(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column))))

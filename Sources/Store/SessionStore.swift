@@ -227,8 +227,9 @@ public final class SessionStore {
             parsed[ByteKey(text)] = c
             return c
         }
+        var reuse = RowReuse()
         while try s.step() {
-            if let session = Self.decode(s, callback) {
+            if let session = Self.decode(s, &reuse, callback) {
                 body(session)
             } else {
                 let id = s.text(0) ?? ""
@@ -240,14 +241,19 @@ public final class SessionStore {
         return problems
     }
 
-    private static func decode(_ s: SQLiteStatement, _ callback: (String, String) -> CallbackURI?) -> Session? {
-        guard let id = s.text(0).flatMap({ SessionID($0) }), let mode = s.text(1).flatMap(Session.Mode.init(rawValue:)),
-              let state = s.text(4), let redirect = s.text(7).flatMap({ callback($0, "redirect_uri") }),
-              let origin = s.text(9), let resumeMode = s.text(12).flatMap(ResumeMode.init(rawValue:)),
-              let status = s.text(16).flatMap(SessionStatus.init(rawValue:))
+    /// The strings of the row before, which the next row mostly repeats (one app's sessions).
+    struct RowReuse {
+        var owner, redirect, app, origin, hosts, prefix, browser, issuer: String?
+    }
+
+    private static func decode(_ s: SQLiteStatement, _ r: inout RowReuse, _ callback: (String, String) -> CallbackURI?) -> Session? {
+        guard let id = s.text(0).flatMap({ SessionID($0) }), let mode = s.value(1, as: Session.Mode.self),
+              let state = s.text(4), let redirect = s.text(7, reusing: &r.redirect).flatMap({ callback($0, "redirect_uri") }),
+              let origin = s.text(9, reusing: &r.origin), let resumeMode = s.value(12, as: ResumeMode.self),
+              let status = s.value(16, as: SessionStatus.self)
         else { return nil }
         var appCallback: CallbackURI?
-        if let a = s.text(8) {
+        if let a = s.text(8, reusing: &r.app) {
             guard let parsed = callback(a, "app_callback_uri") else { return nil }
             appCallback = parsed
         }
@@ -263,13 +269,14 @@ public final class SessionStore {
         if let code = s.text(20).flatMap(RouterError.Code.init(rawValue:)) {
             failure = SessionFailure(code: code, providerError: s.text(21), providerDescription: s.text(22), message: s.text(23) ?? "")
         }
-        let hostsText = s.text(10) ?? ""
+        let hostsText = s.text(10, reusing: &r.hosts) ?? ""
         return Session(
-            id: id, mode: mode, owner: s.text(2), claimTokenDigest: s.blob(3), state: state, nonce: s.text(5),
+            id: id, mode: mode, owner: s.text(2, reusing: &r.owner), claimTokenDigest: s.blob(3), state: state, nonce: s.text(5),
             codeVerifier: !status.isFinished || (status == .completed && !delivered) ? verifier : nil, redirect: redirect,
             appCallback: appCallback, authorizationOrigin: origin,
             resumeHosts: hostsText.isEmpty ? [] : hostsText.split(separator: " ").map(String.init),
-            resumePathPrefix: s.text(11), resumeMode: resumeMode, browser: s.text(13), issuer: s.text(14),
+            resumePathPrefix: s.text(11, reusing: &r.prefix), resumeMode: resumeMode, browser: s.text(13, reusing: &r.browser),
+            issuer: s.text(14, reusing: &r.issuer),
             requireIssuer: s.int64(15) != 0, status: status, result: result, failure: failure,
             resumeOpened: s.int64(24) != 0, delivered: delivered, createdAt: s.int64(26), expiresAt: s.int64(27),
             finishedAt: s.isNull(28) ? nil : s.int64(28))

@@ -24,11 +24,16 @@ struct SessionStoreTests {
         return s
     }
 
-    @Test("sessions round-trip, files are private, WAL is on")
+    @Test("sessions round-trip (one by one and in a batch), files are private, WAL is on")
     func roundTrip() throws {
         let dir = TemporaryDirectory()
         let store = try SessionStore(directory: dir.path + "/lr")
-        var sessions = try (1...4).map { try Self.session($0) }
+        var sessions = try (1...5).map { try Self.session($0) }
+        // Rows are read in id order, and a row's strings are reused from the row
+        // before when equal: a value, then none, then another must each come back.
+        sessions[2].browser = nil
+        sessions[3].browser = "chromium.desktop"
+        sessions[3].owner = sessions[2].owner
         sessions[1].status = .completed
         sessions[1].result = AuthorizationResult(code: "C", state: sessions[1].state, redirectURI: sessions[1].redirect.string,
                                                  callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].codeVerifier, nonce: "n2")
@@ -36,11 +41,18 @@ struct SessionStoreTests {
         sessions[2].failure = SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
         for s in sessions { try store.insert(s) }
         try store.update(sessions[1])
-        try store.delete(sessions[3].id)
+        try store.delete(sessions[4].id)
+        sessions[0].status = .cancelled
+        sessions[0].finishedAt = 1_800_000_020
+        sessions[3].status = .expired
+        // A finished session keeps no verifier (the daemon wipes it; the store does not bring one back).
+        sessions[0].codeVerifier = nil
+        sessions[3].codeVerifier = nil
+        try store.update([sessions[0], sessions[3]])
         let reopened = try SessionStore(directory: dir.path + "/lr")
         let (loaded, problems) = try reopened.loadAll()
         #expect(problems.isEmpty)
-        #expect(Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: sessions.prefix(3).map { ($0.id, $0) }))
+        #expect(Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: sessions.prefix(4).map { ($0.id, $0) }))
         #expect(FileSystem.status(dir.path + "/lr")?.permissions == 0o700)
         #expect(FileSystem.status(store.path)?.permissions == 0o600)
         #expect(FileSystem.status(store.path + "-wal")?.permissions == 0o600)
