@@ -1,5 +1,5 @@
 internal import CSQLite
-import Glibc
+import LinkRouterCore
 
 /// One SQLite connection, closed in `deinit`. Used from one thread only.
 final class SQLiteDatabase {
@@ -127,7 +127,7 @@ final class SQLiteStatement {
     func text(_ column: Int32, reusing previous: inout String?) -> String? {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
         let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column)))
-        if var known = previous, known.withUTF8({ Self.same($0, bytes) }) { return known }
+        if var known = previous, known.withUTF8({ ByteKey.equal($0, bytes) }) { return known }
         let fresh = String(decoding: bytes, as: UTF8.self)
         previous = fresh
         return fresh
@@ -137,13 +137,7 @@ final class SQLiteStatement {
     func value<E: RawRepresentable & CaseIterable>(_ column: Int32, as: E.Type) -> E? where E.RawValue == String {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
         let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column)))
-        return E.allCases.first { c in var r = c.rawValue; return r.withUTF8 { Self.same($0, bytes) } }
-    }
-
-    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }
-        return memcmp(x, y, a.count) == 0
+        return E.allCases.first { c in var r = c.rawValue; return r.withUTF8 { ByteKey.equal($0, bytes) } }
     }
 
     func blob(_ column: Int32) -> [UInt8]? {
