@@ -7,6 +7,11 @@ import Testing
 /// every program in a test runs with. `DISPLAY` is set so `xdg-open` uses the
 /// mimeapps handlers (it does only with a display); no desktop is named, so
 /// it takes its generic path.
+///
+/// Hermetic: the system's data and config directories are the test's own
+/// (`share/`, `etc-xdg/`), so a browser installed in `/usr/share/applications`,
+/// a system `mimeapps.list` or the runner's `XDG_CURRENT_DESKTOP`/`BROWSER`
+/// never changes a result. Only what a test puts there exists.
 final class TestDesktop {
     let dir = TestDirectory("lr-desktop")
     var root: String { dir.path }
@@ -18,12 +23,16 @@ final class TestDesktop {
     var applications: String { dataHome + "/applications" }
     var mimeappsList: String { configHome + "/mimeapps.list" }
     var records: String { root + "/records" }
+    /// Stands in for `/usr/share`: the only system data directory the test's programs see.
+    var systemData: String { root + "/share" }
+    /// Stands in for `/etc/xdg`.
+    var systemConfig: String { root + "/etc-xdg" }
     var busAddress: String?
     /// Extra variables for every child.
     var extraEnvironment: [String: String] = [:]
 
     init() throws {
-        for d in [home, dataHome, configHome, stateHome, applications, records, root + "/bin"] {
+        for d in [home, dataHome, configHome, stateHome, applications, records, root + "/bin", systemData + "/applications", systemConfig] {
             try FileSystem.makeDirectories(d, permissions: 0o700)
         }
         try FileSystem.ensurePrivateDirectory(runtimeDir)
@@ -33,9 +42,11 @@ final class TestDesktop {
     var environment: [String] {
         var env: [String: String] = [
             "HOME": home, "XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": configHome, "XDG_STATE_HOME": stateHome,
-            "XDG_RUNTIME_DIR": runtimeDir, "XDG_DATA_DIRS": dataHome + ":/usr/local/share:/usr/share",
-            "XDG_CONFIG_DIRS": "/etc/xdg", "DISPLAY": ":99", "PATH": root + "/bin:/usr/local/bin:/usr/bin:/bin",
+            "XDG_RUNTIME_DIR": runtimeDir, "XDG_DATA_DIRS": systemData, "XDG_CONFIG_DIRS": systemConfig, "DISPLAY": ":99", "PATH": root + "/bin:/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8", "NO_COLOR": "1",
+            // xdg-utils falls back to $BROWSER, then x-www-browser and friends on PATH, for a link no
+            // handler takes: `false` ends that search, so no system browser ever starts.
+            "BROWSER": "false",
         ]
         if let busAddress { env["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
         for (k, v) in extraEnvironment { env[k] = v }
