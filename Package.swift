@@ -24,8 +24,10 @@ let package = Package(
         // Pure libraries: the routing rules and the freedesktop file formats.
         .target(name: "LinkRouterCore"),
         .target(name: "Freedesktop"),
-        // The bus contract: names, error names, the interface table and its XML.
-        .target(name: "LinkRouterAPI", dependencies: ["LinkRouterCore"]),
+        // The bus contract: names, error names, the interface tables (rows with their handlers) and their XML.
+        .target(name: "LinkRouterAPI", dependencies: ["LinkRouterCore", "DBusKit"]),
+        // What the daemon and linkctl share on disk: where (LinkRouterPaths) and the formats.
+        .target(name: "LinkRouterFiles", dependencies: ["LinkRouterCore", "Freedesktop", "SystemKit"]),
 
         // Wrappers: each owns its C handles and speaks Swift types and errors.
         .target(name: "SystemKit", dependencies: ["CLinux"]),
@@ -34,16 +36,16 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
-        .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit"]),
+        .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterFiles", "LinkRouterAPI"]),
 
         // The daemon's wiring, as a library so the executable stays a few lines.
         .target(name: "LinkRouterService", dependencies: [
             "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "Crypto", "Store", "Loopback",
-            "DesktopIntegration",
+            "DesktopIntegration", "LinkRouterFiles",
         ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
         .executableTarget(name: "linkctl", dependencies: [
-            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
+            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles",
         ]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
@@ -61,7 +63,7 @@ let package = Package(
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto",
+            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto", "LinkRouterFiles",
         ], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -56,7 +56,7 @@ extension DBusMessage {
         case .variant(let inner):
             try check(inner)
         case .unixFD:
-            throw DBusError(name: DBusError.invalidArgs, message: "linkrouter never sends file descriptors")
+            throw DBusError(name: DBusError.invalidArgs, message: "file descriptors are not sent or accepted here")
         default:
             break
         }
@@ -109,7 +109,7 @@ extension DBusMessage {
         case .string(let s): try appendString(iter, TypeCode.string, s)
         case .objectPath(let p): try appendString(iter, TypeCode.objectPath, p.rawValue)
         case .signature(let g): try appendString(iter, TypeCode.signature, g.rawValue)
-        case .unixFD: throw DBusError(name: DBusError.invalidArgs, message: "linkrouter never sends file descriptors")
+        case .unixFD: throw DBusError(name: DBusError.invalidArgs, message: "file descriptors are not sent or accepted here")
         case .array(let element, let items):
             try container(iter, TypeCode.array, element.rawValue) { sub throws(DBusError) in
                 for i in items { try write(i, to: sub) }

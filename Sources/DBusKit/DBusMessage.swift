@@ -26,10 +26,13 @@ public final class DBusMessage {
         return DBusMessage(adopting: m)
     }
 
-    /// A method call from literal names; traps on an invalid name (a programming error).
-    public static func methodCall(_ destination: String?, _ path: String, _ interface: String?, _ member: String) -> DBusMessage {
-        try! methodCall(destination: destination.map { BusName($0)! }, path: ObjectPath(path)!,
-                        interface: interface.map { InterfaceName($0)! }, member: MemberName(member)!)
+    /// A method call to names known valid (typed, or literals checked when
+    /// written); libdbus fails only without memory, which traps.
+    public static func methodCall(_ destination: BusName?, _ path: ObjectPath, _ interface: InterfaceName?, _ member: MemberName) -> DBusMessage {
+        guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
+            fatalError("out of memory creating a method call")
+        }
+        return DBusMessage(adopting: m)
     }
 
     public static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) throws(DBusError) -> DBusMessage {

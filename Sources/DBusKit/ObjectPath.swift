@@ -13,6 +13,13 @@ public struct ObjectPath: Hashable, Sendable, CustomStringConvertible {
         rawValue = text
     }
 
+    init(uncheckedRawValue: String) { rawValue = uncheckedRawValue }
+
+    /// The path of a child object, if `element` is a valid path element.
+    public func appending(_ element: String) -> ObjectPath? {
+        ObjectPath(rawValue == "/" ? "/" + element : rawValue + "/" + element)
+    }
+
     public static func isValid(_ text: String) -> Bool {
         let u = Array(text.utf8)
         guard u.first == 0x2F else { return false }
@@ -31,7 +38,7 @@ public struct ObjectPath: Hashable, Sendable, CustomStringConvertible {
         return true
     }
 
-    public static let root = ObjectPath("/")!
+    public static let root: ObjectPath = "/"
 
     public var description: String { rawValue }
 

@@ -1,3 +1,5 @@
+import LinkRouterAPI
+public import LinkRouterFiles
 public import SystemKit
 
 /// Where `linkctl install` puts linkrouter for one user, and what it writes
@@ -13,15 +15,17 @@ public struct Installation: Sendable {
         self.binDirectory = binDirectory
     }
 
-    public static let busName = "org.linkrouter.LinkRouter1"
+    static var busName: String { API.busName.rawValue }
     public static let unitName = "linkrouterd.service"
 
     public var linkctl: String { binDirectory + "/linkctl" }
     public var linkrouterd: String { binDirectory + "/linkrouterd" }
     public var serviceFilePath: String { directories.dataHome + "/dbus-1/services/" + Self.busName + ".service" }
     public var unitPath: String { directories.configHome + "/systemd/user/" + Self.unitName }
-    public var stateDirectory: String { directories.stateHome + "/linkrouter" }
-    public var recordPath: String { InstallRecord.path(stateDirectory: stateDirectory) }
+    /// The shared paths (the install record among them), for these directories.
+    public var paths: LinkRouterPaths { LinkRouterPaths(directories) }
+    public var stateDirectory: String { paths.stateDirectory }
+    public var recordPath: String { paths.installRecord }
     public var applicationsDirectory: String { directories.dataHome + "/applications" }
 
     /// The D-Bus activation file: systemd starts the unit; without a user

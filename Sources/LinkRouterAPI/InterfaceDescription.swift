@@ -1,6 +1,7 @@
-/// A D-Bus interface as data: the daemon checks call signatures against it,
-/// renders introspection from it, and docs/dbus-api.md holds the same XML
-/// (a test keeps the two equal).
+/// A D-Bus interface as data: what introspection renders and clients read.
+/// linkrouter's own interfaces are `InterfaceTable`s (rows with handlers)
+/// and give this through `.description`; docs/dbus-api.md holds the same
+/// XML (a test keeps the two equal).
 public struct InterfaceDescription: Sendable, Equatable {
     public struct Argument: Sendable, Equatable {
         public let name: String
@@ -15,6 +16,13 @@ public struct InterfaceDescription: Sendable, Equatable {
         public let name: String
         public let input: [Argument]
         public let output: [Argument]
+
+        public init(name: String, input: [Argument], output: [Argument]) {
+            self.name = name
+            self.input = input
+            self.output = output
+        }
+
         /// The signature a call must carry, e.g. `a{sv}`.
         public var inputSignature: String { input.map(\.type).joined() }
     }
@@ -22,6 +30,11 @@ public struct InterfaceDescription: Sendable, Equatable {
     public struct Signal: Sendable, Equatable {
         public let name: String
         public let arguments: [Argument]
+
+        public init(name: String, arguments: [Argument]) {
+            self.name = name
+            self.arguments = arguments
+        }
     }
 
     public struct Property: Sendable, Equatable {
@@ -30,6 +43,12 @@ public struct InterfaceDescription: Sendable, Equatable {
         public let name: String
         public let type: String
         public let changes: Changes
+
+        public init(name: String, type: String, changes: Changes) {
+            self.name = name
+            self.type = type
+            self.changes = changes
+        }
     }
 
     public let name: String
@@ -37,6 +56,12 @@ public struct InterfaceDescription: Sendable, Equatable {
     public let signals: [Signal]
     public let properties: [Property]
 
+    public init(name: String, methods: [Method], signals: [Signal], properties: [Property]) {
+        self.name = name
+        self.methods = methods
+        self.signals = signals
+        self.properties = properties
+    }
+
     public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
-    public func property(_ name: String) -> Property? { properties.first { $0.name == name } }
 }

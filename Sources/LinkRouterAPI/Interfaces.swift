@@ -1,41 +1,78 @@
+import DBusKit
+public import LinkRouterCore
+
 /// linkrouter's interfaces and the standard ones every object carries.
 public enum Interfaces {
     typealias A = InterfaceDescription.Argument
 
-    public static let manager = InterfaceDescription(
+    /// The manager, `/org/linkrouter/LinkRouter1`.
+    public static let managerTable = InterfaceTable<any ManagerHandlers, Void>(
         name: API.managerInterface,
         methods: [
-            .init(name: "BeginSession", input: [A("options", "a{sv}")], output: [A("session", "o"), A("authorize_url", "s")]),
-            .init(name: "Route", input: [A("uri", "s")], output: [A("outcome", "s")]),
-            .init(name: "ListSessions", input: [], output: [A("sessions", "a(oss)")]),
-            .init(name: "ListAllSessions", input: [], output: [A("sessions", "a(osss)")]),
-            .init(name: "Explain", input: [A("uri", "s")], output: [A("outcome", "s"), A("reason", "s")]),
+            .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) { h, _, call throws(DBusError) in
+                .values(try h.beginSession(call.arguments[0], call))
+            },
+            .init("Route", in: [A("uri", "s")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
+                try h.route(call.string(0), call)
+            },
+            .init("ListSessions", in: [], out: [A("sessions", "a(oss)")]) { h, _, call in
+                .values([sessionList(h.listSessions(call), withOwner: false)])
+            },
+            .init("ListAllSessions", in: [], out: [A("sessions", "a(osss)")]) { h, _, call in
+                .values([sessionList(h.listAllSessions(call), withOwner: true)])
+            },
+            .init("Explain", in: [A("uri", "s")], out: [A("outcome", "s"), A("reason", "s")]) { h, _, call in
+                let (outcome, reason) = h.explain(call.string(0), call)
+                return .values([.string(outcome), .string(reason)])
+            },
         ],
-        signals: [],
         properties: [
-            .init(name: "Version", type: "s", changes: .const),
+            .init("Version", "s", .const) { _ in .string(API.version) },
         ])
 
-    public static let session = InterfaceDescription(
+    /// Each session, `/org/linkrouter/LinkRouter1/sessions/<id>`. Its
+    /// properties hold nothing secret; codes and verifiers are only ever in `Wait`'s reply.
+    public static let sessionTable = InterfaceTable<any SessionHandlers, Session>(
         name: API.sessionInterface,
         methods: [
-            .init(name: "Wait", input: [A("timeout_ms", "u")], output: [A("result", "a{sv}")]),
-            .init(name: "Cancel", input: [], output: []),
-            .init(name: "Claim", input: [A("token", "s")], output: []),
+            .init("Wait", in: [A("timeout_ms", "u")], out: [A("result", "a{sv}")]) { h, s, call throws(DBusError) in
+                try h.wait(s.id, timeoutMilliseconds: call.uint32(0), call)
+            },
+            .init("Cancel", in: [], out: []) { h, s, call throws(DBusError) in
+                try h.cancel(s.id, call)
+                return .values([])
+            },
+            .init("Claim", in: [A("token", "s")], out: []) { h, s, call throws(DBusError) in
+                try h.claim(s.id, token: call.string(0), call)
+                return .values([])
+            },
         ],
         signals: [
             .init(name: "ResumeRequested", arguments: [A("resume_uri", "s")]),
         ],
         properties: [
-            .init(name: "Status", type: "s", changes: .emits),
-            .init(name: "RedirectUri", type: "s", changes: .const),
-            .init(name: "AppCallbackUri", type: "s", changes: .const),
-            .init(name: "ExpiresAt", type: "t", changes: .const),
-            .init(name: "Browser", type: "s", changes: .const),
+            .init("Status", "s", .emits) { .string($0.status.rawValue) },
+            .init("RedirectUri", "s", .const) { .string($0.redirect.string) },
+            .init("AppCallbackUri", "s", .const) { .string($0.appCallback?.string ?? "") },
+            .init("ExpiresAt", "t", .const) { .uint64(UInt64(max(0, $0.expiresAt))) },
+            .init("Browser", "s", .const) { .string($0.browser ?? "") },
         ])
 
+    public static var manager: InterfaceDescription { managerTable.description }
+    public static var session: InterfaceDescription { sessionTable.description }
+
+    /// `ListSessions` / `ListAllSessions`: `(path, status, redirect_uri[, owner])`.
+    static func sessionList(_ sessions: [Session], withOwner: Bool) -> DBusValue {
+        let type: DBusSignature = withOwner ? "(osss)" : "(oss)"
+        return .array(element: type, sessions.map { s in
+            var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.redirect.string)]
+            if withOwner { fields.append(.string(s.owner ?? "")) }
+            return .structure(fields)
+        })
+    }
+
     public static let properties = InterfaceDescription(
-        name: API.propertiesInterface,
+        name: API.propertiesInterface.rawValue,
         methods: [
             .init(name: "Get", input: [A("interface_name", "s"), A("property_name", "s")], output: [A("value", "v")]),
             .init(name: "GetAll", input: [A("interface_name", "s")], output: [A("properties", "a{sv}")]),
@@ -47,12 +84,12 @@ public enum Interfaces {
         properties: [])
 
     public static let introspectable = InterfaceDescription(
-        name: API.introspectableInterface,
+        name: API.introspectableInterface.rawValue,
         methods: [.init(name: "Introspect", input: [], output: [A("xml_data", "s")])],
         signals: [], properties: [])
 
     public static let peer = InterfaceDescription(
-        name: API.peerInterface,
+        name: API.peerInterface.rawValue,
         methods: [
             .init(name: "Ping", input: [], output: []),
             .init(name: "GetMachineId", input: [], output: [A("machine_uuid", "s")]),

@@ -1,3 +1,5 @@
+import LinkRouterCore
+
 /// Renders introspection XML (the D-Bus spec's "Introspection Data Format").
 public enum Introspection {
     public static let doctype = """
@@ -26,39 +28,20 @@ public enum Introspection {
                 continue
             }
             out += "    <method name=\"\(m.name)\">\n"
-            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\" direction=\"in\"/>\n" }
-            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\" direction=\"out\"/>\n" }
+            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"in\"/>\n" }
+            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"out\"/>\n" }
             out += "    </method>\n"
         }
         for s in i.signals {
             out += "    <signal name=\"\(s.name)\">\n"
-            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\"/>\n" }
+            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\"/>\n" }
             out += "    </signal>\n"
         }
         for p in i.properties {
-            out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type))\" access=\"read\">\n"
+            out += "    <property name=\"\(p.name)\" type=\"\(Markup.escape(p.type))\" access=\"read\">\n"
             out += "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changes.rawValue)\"/>\n"
             out += "    </property>\n"
         }
         return out + "  </interface>\n"
-    }
-
-    static func escape(_ s: String) -> String {
-        s.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;").replacingAll(">", with: "&gt;").replacingAll("\"", with: "&quot;")
-    }
-}
-
-extension String {
-    /// Plain substring replacement without Foundation.
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            out += rest[..<range.lowerBound]
-            out += replacement
-            rest = rest[range.upperBound...]
-        }
-        return out + rest
     }
 }

@@ -41,8 +41,6 @@ public final class CallbackURI: Sendable, Equatable {
 
     /// Response parameters a registered URI may not carry itself.
     static let responseParameters: Set<String> = ["state", "code", "error", "error_description", "error_uri", "iss", "resume_uri"]
-    /// Web and script schemes that are never an app's own scheme.
-    static let refusedSchemes: Set<String> = ["http", "https", "javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss"]
     static let loopbackHosts: Set<String> = ["127.0.0.1", "[::1]", "localhost"]
 
     /// Checks `text` against the callback rules; `role` names the option in messages.
@@ -77,11 +75,10 @@ public final class CallbackURI: Sendable, Equatable {
             }
             style = .loopback
         default:
-            if refusedSchemes.contains(scheme) {
+            if SchemeRule.refused.contains(scheme) {
                 throw .invalid("\(role) uses the scheme \"\(scheme)\", which is never an app's own scheme; use a reverse-domain scheme such as com.example.app")
             }
-            let labels = scheme.split(separator: ".", omittingEmptySubsequences: false)
-            guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }) else {
+            guard SchemeRule.isReverseDomain(scheme) else {
                 throw .invalid("\(role) uses the scheme \"\(scheme)\", which is not reverse-domain; a custom scheme must contain a dot, such as com.example.app (RFC 8252 §7.1)")
             }
             style = .customScheme
@@ -100,12 +97,10 @@ public final class CallbackURI: Sendable, Equatable {
     }
 
     /// Whether `scheme` may be registered as an app's own: valid RFC 3986
-    /// syntax, reverse-domain (dotted labels), and not a web or script scheme.
+    /// syntax and `SchemeRule.isReverseDomain`.
     public static func isCustomScheme(_ scheme: String) -> Bool {
         guard let uri = try? URIReference.split(scheme + ":/callback"), uri.scheme == scheme else { return false }
-        let lower = ASCII.lowercased(scheme)
-        let labels = lower.split(separator: ".", omittingEmptySubsequences: false)
-        return !refusedSchemes.contains(lower) && labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
+        return SchemeRule.isReverseDomain(scheme)
     }
 
     /// For loopback: the host with any letter case folded (`localhost` and `LOCALHOST` are one host).

@@ -8,11 +8,61 @@ extension Router {
     /// OAuth response parameters: each may appear at most once (threat model U1).
     static let singletons = ["state", "code", "error", "error_description", "error_uri", "iss", "resume_uri"]
 
+    /// `Route` (and the loopback listener, and the inbox): one link in, one
+    /// transition out. `via` says where the link came from, for the log.
+    public func route(_ text: String, source: RouteSource, via: String, now: Int64) -> Transition {
+        transition(for: decide(text, source: source, now: now), link: text, via: via)
+    }
+
+    /// What carrying out a decision takes.
+    func transition(for decision: RouteDecision, link: String, via: String) -> Transition {
+        switch decision {
+        case .refuse(let error, let id):
+            let tag = id.flatMap { session($0)?.logTag } ?? StateTag.of(link)
+            return .refused(error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
+        case .passthrough(let url):
+            return Transition(effects: [.openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser"))],
+                              reply: .routed(.passthrough))
+        case .complete(let s), .fail(let s):
+            let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
+            return Transition(changes: [.update(s)], effects: finishing(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(failure)"))],
+                              reply: .routed(s.status == .completed ? .completed : .failed))
+        case .acknowledge(let s):
+            return Transition(changes: [.update(s)], effects: statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))],
+                              reply: .routed(.resumed))
+        case .resume(let s, let url):
+            var reopen: [Effect] = []
+            switch s.resumeMode {
+            case .browser: reopen = [.openBrowser(url, in: .sameAs(s.browser))]
+            case .client:
+                guard let owner = s.owner else {
+                    return .refused(RouterError(.browserFailed, "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"),
+                                    log: LogLine(.notice, "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
+                }
+                reopen = [.requestResume(s.id, owner: owner, resumeURI: url)]
+            case .none: break
+            }
+            return Transition(changes: [.update(s)], effects: reopen + statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.resumeMode.rawValue))"))],
+                              reply: .routed(.resumed))
+        }
+    }
+
+    /// The effects of a session that just finished: its listener closes, its
+    /// waiters hear, the bus is told, and its purge is timed.
+    func finishing(_ s: Session) -> [Effect] {
+        [.closeListener(s.id), .answerWaiters(s.id), .emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s))]
+    }
+
+    /// `PropertiesChanged` when the status moved (resumed twice says it once).
+    func statusChange(_ s: Session) -> [Effect] {
+        session(s.id)?.status == s.status ? [] : [.emitStatus(s.id, s.status)]
+    }
+
     public func decide(_ text: String, source: RouteSource, now: Int64) -> RouteDecision {
         let lenient: URIReference
         do { lenient = try URIReference.split(text) } catch { return .refuse(error, nil) }
         let scheme = lenient.normalizedScheme
-        let isWeb = scheme == "http" || scheme == "https"
+        let isWeb = SchemeRule.isWeb(scheme)
         let mayPass = isWeb && source == .link
 
         /// A malformed web link passes through unless it carries a known state.
@@ -35,7 +85,7 @@ extension Router {
         } catch {
             return refuseOrPass(error)
         }
-        if !isWeb && scheme.firstIndex(of: ".") == nil {
+        if !isWeb && !SchemeRule.isReverseDomain(scheme) {
             return .refuse(RouterError(.notACallback, "\"\(scheme):\" links are not callbacks; linkrouter routes reverse-domain schemes, and https or loopback callbacks"), nil)
         }
 

@@ -113,6 +113,17 @@ public struct Router: Sendable {
         account(session, +1)
     }
 
+    /// Takes in what a transition changed (after the executor wrote it).
+    public mutating func apply(_ changes: [SessionChange]) {
+        for change in changes {
+            switch change {
+            case .insert(let s): insert(s)
+            case .update(let s): replace(s)
+            case .remove(let id): remove(id)
+            }
+        }
+    }
+
     public mutating func remove(_ id: SessionID) {
         guard let i = index.removeValue(forKey: id) else { return }
         let old = table[i]
@@ -170,77 +181,11 @@ public struct Router: Sendable {
         return s
     }
 
+    /// Whether `name` owns any session, finished ones too (one lookup: most clients that leave own none).
+    func ownsSessions(_ name: String) -> Bool { owners[ByteKey(name)] != nil }
+
     public func sessions(ownedBy owner: String) -> [Session] {
         table.filter { $0.owner == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
-    }
-
-    // MARK: Owner actions
-
-    /// The session, if `caller` owns it (threat model D1: others are refused, whatever they ask).
-    public func owned(_ id: SessionID, by caller: String) throws(RouterError) -> Session {
-        guard let s = session(id) else {
-            throw RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
-        }
-        guard s.owner == caller else {
-            throw RouterError(.accessDenied, "session \(id.rawValue) belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")
-        }
-        return s
-    }
-
-    /// The session cancelled by its owner, or unchanged if it had already finished.
-    public func cancelling(_ id: SessionID, by caller: String, now: Int64) throws(RouterError) -> Session {
-        let s = try owned(id, by: caller)
-        guard !s.status.isFinished else { return s }
-        return s.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session was cancelled by its owner"), now: now)
-    }
-
-    /// Unfinished sessions whose time is up, as expired copies.
-    public func expiring(now: Int64) -> [Session] {
-        table.filter { !$0.status.isFinished && $0.expiresAt <= now }.map { expired($0, now: now) }
-    }
-
-    /// The owner's connection left the bus (threat model D2): a session with a
-    /// claim token is parked for its owner to claim again; any other is cancelled.
-    public func ownerVanished(_ name: String, now: Int64) -> [Session] {
-        guard owners[ByteKey(name)] != nil else { return [] }
-        return table.filter { $0.owner == name }.map { s in
-            var t = s
-            t.owner = nil
-            guard s.claimTokenDigest == nil else { return t }
-            if !s.status.isFinished {
-                t = t.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"), now: now)
-            }
-            return t.wiped()
-        }
-    }
-
-    /// `Claim(token)`: `tokenDigest` is SHA-256 of what the caller gave.
-    public func claiming(_ id: SessionID, tokenDigest: [UInt8], by caller: String) throws(RouterError) -> Session {
-        guard let s = session(id) else {
-            throw RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
-        }
-        guard let want = s.claimTokenDigest, ConstantTime.equals(want, tokenDigest) else {
-            throw RouterError(.accessDenied, "the claim token does not match this session's (or it was begun without one)")
-        }
-        var t = s
-        t.owner = caller
-        return t
-    }
-
-    /// Finished sessions past both their ttl and the grace period: they can go,
-    /// and with them the last trace of their codes.
-    public func purgeable(now: Int64) -> [SessionID] {
-        table.filter { $0.status.isFinished && now >= deadline(of: $0) }.map(\.id)
-    }
-
-    /// The expired copy of one session whose time is up, or nil if it is not due.
-    public func expiring(_ id: SessionID, now: Int64) -> Session? {
-        guard let s = session(id), !s.status.isFinished, s.expiresAt <= now else { return nil }
-        return expired(s, now: now)
-    }
-
-    private func expired(_ s: Session, now: Int64) -> Session {
-        s.finished(.expired, failure: SessionFailure(code: .expired, message: "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"), now: now)
     }
 
     /// When a session should next be looked at: its expiry while unfinished, its purge time after.

@@ -1,7 +1,15 @@
 /// A `BeginSession` request that passed every rule, before the daemon adds
 /// what needs I/O: random secrets, a bound loopback port, the browser.
 public struct SessionPlan: Sendable {
-    public let mode: Session.Mode
+    /// Where the authorize URL comes from: each mode carries exactly what it needs.
+    public enum Source: Sendable {
+        /// The daemon builds the URL; state, nonce and PKCE are its own.
+        case builder(endpoint: URIReference, clientID: String, scope: String?, extraParams: [String: String])
+        /// The app's backend built the URL; the daemon tracks its state.
+        case adopted(url: String, state: String, nonce: String?)
+    }
+
+    public let source: Source
     public let owner: String
     /// For loopback, rewritten to the bound host and port by `bind(port:)`.
     public private(set) var redirect: CallbackURI
@@ -20,28 +28,29 @@ public struct SessionPlan: Sendable {
     /// (in adopt mode, the adopted URL's; nil there means no PKCE at all).
     public let clientChallenge: String?
 
-    // Builder mode.
-    let endpoint: URIReference?
-    let clientID: String?
-    let scope: String?
-    let extraParams: [String: String]
-
-    // Adopt mode.
-    let adoptedURL: String?
-    public let adoptedState: String?
-    let adoptedNonce: String?
-
-    /// Where the daemon must listen for a loopback redirect: the address to
-    /// bind, the host literal a browser will send in `Host`, and the port (0
-    /// for any free one). A builder session's `localhost` becomes 127.0.0.1
-    /// (RFC 8252 §8.3 prefers the literal); an adopted URL keeps its host.
-    public var loopbackBinding: (address: String, hostLiteral: String, port: Int)? {
-        guard redirect.style == .loopback, let host = redirect.loopbackHost else { return nil }
-        switch host {
-        case "[::1]": return ("::1", "[::1]", redirect.loopbackPort)
-        case "localhost": return ("127.0.0.1", mode == .adopted ? "localhost" : "127.0.0.1", redirect.loopbackPort)
-        default: return ("127.0.0.1", "127.0.0.1", redirect.loopbackPort)
+    public var mode: Session.Mode {
+        switch source {
+        case .builder: return .builder
+        case .adopted: return .adopted
         }
+    }
+
+    /// The state an adopted URL carries (it must not be in use already).
+    public var adoptedState: String? {
+        if case .adopted(_, let state, _) = source { return state }
+        return nil
+    }
+
+    /// An adopted URL without PKCE: only `state` ties the callback to the login (threat model S9).
+    public var restsOnStateAlone: Bool { mode == .adopted && clientChallenge == nil }
+
+    /// Where the daemon must listen for the loopback redirect. A builder
+    /// session's `localhost` becomes 127.0.0.1 (RFC 8252 §8.3 prefers the
+    /// literal); an adopted URL keeps its host.
+    public var loopbackBinding: LoopbackBinding? {
+        guard let binding = redirect.loopbackBinding else { return nil }
+        guard mode == .builder, binding.hostLiteral == "localhost" else { return binding }
+        return LoopbackBinding(address: binding.address, hostLiteral: "127.0.0.1", port: binding.port)
     }
 
     /// The daemon bound its listener: a built redirect URI now names the real
@@ -61,13 +70,13 @@ public struct SessionPlan: Sendable {
         let state: String
         let nonce: String?
         let verifier: String?
-        switch mode {
+        switch source {
         case .builder:
             state = secrets.state
             nonce = secrets.nonce
             verifier = clientChallenge == nil ? secrets.codeVerifier : nil
-        case .adopted:
-            state = adoptedState!
+        case .adopted(_, let adoptedState, let adoptedNonce):
+            state = adoptedState
             nonce = adoptedNonce
             verifier = nil
         }
@@ -83,34 +92,27 @@ public struct SessionPlan: Sendable {
 extension SessionPlan {
     /// The URL the browser opens: built from the endpoint and the secrets, or the adopted one as it is.
     public func authorizeURL(secrets: SessionSecrets) -> String {
-        switch mode {
-        case .builder:
+        switch source {
+        case .builder(let endpoint, let clientID, let scope, let extraParams):
             return AuthorizeURL.build(
-                endpoint: endpoint!, clientID: clientID!, redirectURI: redirect.string, scope: scope,
+                endpoint: endpoint, clientID: clientID, redirectURI: redirect.string, scope: scope,
                 state: secrets.state, nonce: secrets.nonce, codeChallenge: clientChallenge ?? secrets.codeChallenge,
                 appCallbackURI: appCallback?.string, extra: extraParams)
-        case .adopted:
-            return adoptedURL!
+        case .adopted(let url, _, _):
+            return url
         }
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
     public static func make(_ request: SessionRequest, owner: String, limits: Limits) throws(RouterError) -> SessionPlan {
-        func checkLength(_ value: String?, _ name: String, _ max: Int) throws(RouterError) {
-            if let value, value.utf8.count > max {
-                throw .invalid("\(name) is \(value.utf8.count) bytes long; the limit is \(max)")
+        // Every string option's length, by the option table.
+        for option in SessionOption.all {
+            guard case .string(let field) = option.value, let max = option.limit.bytes(limits), let value = request[keyPath: field] else { continue }
+            if value.utf8.count > max {
+                throw .invalid("\(option.key) is \(value.utf8.count) bytes long; the limit is \(max)")
             }
         }
         let maxOption = limits.maxOptionBytes
-        try checkLength(request.authorizationEndpoint, "authorization_endpoint", maxOption)
-        try checkLength(request.clientID, "client_id", maxOption)
-        try checkLength(request.redirectURI, "redirect_uri", maxOption)
-        try checkLength(request.scope, "scope", maxOption)
-        try checkLength(request.appCallbackURI, "app_callback_uri", maxOption)
-        try checkLength(request.claimToken, "claim_token", 256)
-        try checkLength(request.issuer, "issuer", maxOption)
-        try checkLength(request.resumePathPrefix, "resume_path_prefix", maxOption)
-        try checkLength(request.authorizeURL, "authorize_url", limits.maxAuthorizeURLBytes)
 
         let ttl = request.ttl ?? 600
         guard ttl >= 1, ttl <= limits.maxTTL else {
@@ -158,8 +160,7 @@ extension SessionPlan {
         if request.requireIssuer && issuer == nil {
             throw .invalid("require_iss needs the issuer option: the iss parameter is compared with it")
         }
-        if let appCallback = request.appCallbackURI, request.authorizeURL != nil {
-            _ = appCallback
+        if request.appCallbackURI != nil && request.authorizeURL != nil {
             throw .invalid("app_callback_uri is read from the adopted authorize_url; do not pass it separately")
         }
 
@@ -204,12 +205,12 @@ extension SessionPlan {
         }
         let appCallback = try request.appCallbackURI.map { a throws(RouterError) in try parseAppCallback(a, maxLength: maxOption) }
         return SessionPlan(
-            mode: .builder, owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
+            source: .builder(endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
+            owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: endpoint),
-            clientChallenge: request.codeChallenge, endpoint: endpoint, clientID: clientID, scope: request.scope,
-            extraParams: request.extraParams, adoptedURL: nil, adoptedState: nil, adoptedNonce: nil)
+            clientChallenge: request.codeChallenge)
     }
 
     static func parseAppCallback(_ text: String, maxLength: Int) throws(RouterError) -> CallbackURI {
@@ -254,11 +255,11 @@ extension SessionPlan {
             throw .invalid("the adopted authorize_url must use response_type=code")
         }
         return SessionPlan(
-            mode: .adopted, owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
+            source: .adopted(url: text, state: state, nonce: try query.single("nonce")),
+            owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: uri),
-            clientChallenge: challenge, endpoint: nil, clientID: nil, scope: nil, extraParams: [:],
-            adoptedURL: text, adoptedState: state, adoptedNonce: try query.single("nonce"))
+            clientChallenge: challenge)
     }
 }

@@ -3,14 +3,15 @@ import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
 
-/// The D-Bus edge: which object, which interface, which method; signature
-/// checks against the interface table; errors mapped to their stable names.
-/// Every path ends in exactly one reply (unless the caller asked for none).
+/// The D-Bus edge: which object, which interface, which row of its table;
+/// the call's signature checked against the row; errors mapped to their
+/// stable names. Every path ends in exactly one reply (unless the caller
+/// asked for none, or the handler keeps the call to answer later).
 extension Daemon {
     /// The objects the daemon serves.
     enum Object {
         case manager
-        case session(SessionID)
+        case session(Session)
         /// An inner node of the tree (`/`, `/org`, …, `…/sessions`), introspectable only.
         case node(children: [String])
     }
@@ -38,17 +39,18 @@ extension Daemon {
 
     func object(at path: String) -> Object? {
         switch path {
-        case API.managerPath: return .manager
+        case API.managerPath.rawValue: return .manager
         case "/": return .node(children: ["org"])
         case "/org": return .node(children: ["linkrouter"])
         case "/org/linkrouter": return .node(children: ["LinkRouter1"])
-        case API.sessionsPath: return .node(children: router.all.map(\.id).sorted().map(\.rawValue))
+        case API.sessionsPath.rawValue: return .node(children: router.all.map(\.id).sorted().map(\.rawValue))
         default:
-            guard let id = SessionID(objectPath: path), router.session(id) != nil else { return nil }
-            return .session(id)
+            guard let id = API.sessionID(at: path), let s = router.session(id) else { return nil }
+            return .session(s)
         }
     }
 
+    /// The interfaces an object carries, as data (introspection, lookup by name).
     func interfaces(of object: Object) -> [InterfaceDescription] {
         switch object {
         case .manager: return Interfaces.standard + [Interfaces.manager]
@@ -80,51 +82,66 @@ extension Daemon {
         guard let method = interface.method(member) else {
             throw DBusError(name: DBusError.unknownMethod, message: "\(interface.name) has no method \(member)")
         }
-        guard m.signature == method.inputSignature else {
-            throw DBusError(name: DBusError.invalidArgs, message: "\(interface.name).\(member) takes (\(method.inputSignature)), not (\(m.signature))")
+        let signature = method.input.map(\.type).joined()
+        guard m.signature == signature else {
+            throw DBusError(name: DBusError.invalidArgs, message: "\(interface.name).\(member) takes (\(signature)), not (\(m.signature))")
         }
-        let args = try m.arguments()
-        switch (interface.name, member, object) {
-        case (API.introspectableInterface, "Introspect", _):
+        let call = MethodCall(message: m, sender: sender, arguments: try m.arguments())
+        switch (interface.name, object) {
+        case (Interfaces.managerTable.name.rawValue, .manager):
+            if let row = Interfaces.managerTable.method(member) { return try row.handle(self, (), call) }
+        case (Interfaces.sessionTable.name.rawValue, .session(let s)):
+            if let row = Interfaces.sessionTable.method(member) { return try row.handle(self, s, call) }
+        case (API.introspectableInterface.rawValue, _):
             return .values([.string(introspect(object))])
-        case (API.peerInterface, _, _):
+        case (API.peerInterface.rawValue, _):
             // libdbus answers Peer itself; reached only if it did not.
             return member == "Ping" ? .values([]) : .values([.string(machineID())])
-        case (API.propertiesInterface, _, _):
-            return .values(try properties(member, args, object))
-        case (API.managerInterface, "BeginSession", _):
-            return .values(try beginSession(args[0], sender: sender))
-        case (API.managerInterface, "Route", _):
-            return .values([.string(try route(args[0].stringValue ?? "", sender: sender))])
-        case (API.managerInterface, "Explain", _):
-            let (outcome, reason) = explain(args[0].stringValue ?? "")
-            return .values([.string(outcome), .string(reason)])
-        case (API.managerInterface, "ListSessions", _):
-            return .values([listSessions(router.sessions(ownedBy: sender), withOwner: false)])
-        case (API.managerInterface, "ListAllSessions", _):
-            let all = router.all.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
-            return .values([listSessions(all, withOwner: true)])
-        case (API.sessionInterface, "Wait", .session(let id)):
-            guard case .uint32(let timeout) = args[0] else { throw DBusError(name: DBusError.invalidArgs, message: "Wait takes (u)") }
-            return try wait(id, timeoutMilliseconds: timeout, call: m, sender: sender)
-        case (API.sessionInterface, "Cancel", .session(let id)):
-            try cancel(id, sender: sender)
-            return .values([])
-        case (API.sessionInterface, "Claim", .session(let id)):
-            try claim(id, token: args[0].stringValue ?? "", sender: sender)
-            return .values([])
+        case (API.propertiesInterface.rawValue, _):
+            return .values(try properties(member, call.arguments, object))
         default:
-            throw DBusError(name: DBusError.unknownMethod, message: "\(interface.name).\(member) is not available on \(path)")
+            break
+        }
+        throw DBusError(name: DBusError.unknownMethod, message: "\(interface.name).\(member) is not available on \(path)")
+    }
+
+    /// `org.freedesktop.DBus.Properties`, read from the tables' getters.
+    /// The properties hold nothing secret, so anyone may read them.
+    func properties(_ member: String, _ args: [DBusValue], _ object: Object) throws(DBusError) -> [DBusValue] {
+        let interfaceName = args.first?.stringValue ?? ""
+        let table = propertyValues(object)
+        if !interfaceName.isEmpty && !table.contains(where: { $0.interface == interfaceName }) {
+            throw DBusError(name: DBusError.unknownInterface, message: "this object has no properties on interface \(interfaceName)")
+        }
+        let name = args.count > 1 ? args[1].stringValue ?? "" : ""
+        switch member {
+        case "Get":
+            for (iface, props) in table where interfaceName.isEmpty || iface == interfaceName {
+                if let v = props.first(where: { $0.0 == name })?.1 { return [.variant(v)] }
+            }
+            throw DBusError(name: DBusError.unknownProperty, message: "no property \(name) on \(interfaceName.isEmpty ? "this object" : interfaceName)")
+        case "GetAll":
+            return [.vardict(table.filter { interfaceName.isEmpty || $0.interface == interfaceName }.flatMap(\.values))]
+        case "Set":
+            let known = table.contains { $0.values.contains { $0.0 == name } }
+            throw DBusError(name: known ? DBusError.propertyReadOnly : DBusError.unknownProperty,
+                            message: known ? "\(name) is read-only" : "no property \(name)")
+        default:
+            throw DBusError(name: DBusError.unknownMethod, message: "no method Properties.\(member)")
         }
     }
 
-    func listSessions(_ sessions: [Session], withOwner: Bool) -> DBusValue {
-        let type = DBusSignature(withOwner ? "(osss)" : "(oss)")!
-        return .array(element: type, sessions.map { s in
-            var fields: [DBusValue] = [.objectPath(ObjectPath(s.id.objectPath)!), .string(s.status.rawValue), .string(s.redirect.string)]
-            if withOwner { fields.append(.string(s.owner ?? "")) }
-            return .structure(fields)
-        })
+    func propertyValues(_ object: Object) -> [(interface: String, values: [(String, DBusValue)])] {
+        switch object {
+        case .manager:
+            let t = Interfaces.managerTable
+            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(())) })]
+        case .session(let s):
+            let t = Interfaces.sessionTable
+            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(s)) })]
+        case .node:
+            return []
+        }
     }
 
     func introspect(_ object: Object) -> String {
@@ -151,6 +168,6 @@ extension Daemon {
         guard m.sender == "org.freedesktop.DBus", m.isSignal(interface: "org.freedesktop.DBus", member: "NameOwnerChanged"),
               let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0], case .string(let newOwner) = args[2],
               name.hasPrefix(":"), newOwner.isEmpty else { return }
-        ownerLeft(name)
+        _ = try? execute(router.ownerGone(name, now: now))
     }
 }

@@ -1,4 +1,5 @@
 import LinkRouterCore
+import LinkRouterFiles
 import SystemKit
 
 extension Daemon {
@@ -6,15 +7,10 @@ extension Daemon {
     /// callbacks changed, so `linkctl open` can queue, not browse, such a
     /// link while the daemon is down.
     func publishClaimedCallbacks() {
-        guard router.claimedVersion != publishedClaimedVersion, let path = config.claimedCallbacksPath,
-              let dir = config.runtimeDirectory else { return }
-        do {
-            try FileSystem.ensurePrivateDirectory(dir)
-            try FileSystem.writeAtomically(path, text: router.claimedCallbacks.text, permissions: 0o600)
-            publishedClaimedVersion = router.claimedVersion
-        } catch {
+        guard router.claimedVersion != publishedClaimedVersion, let path = paths.claimedCallbacksFile else { return }
+        do { try ClaimedCallbacksFile.write(router.claimedCallbacks, to: path) } catch {
             log.write(.warning, "Failed to publish the claimed callbacks to \(path): \(error)")
-            publishedClaimedVersion = router.claimedVersion
         }
+        publishedClaimedVersion = router.claimedVersion
     }
 }

@@ -4,12 +4,11 @@ import SystemKit
 extension Daemon {
     /// Takes the queue of links that arrived while no daemon ran.
     func startInbox() {
-        guard let dir = config.inboxDirectory else { return }
+        guard let dir = paths.inboxDirectory else { return }
         do {
-            let inbox = try Inbox(directory: dir)
+            let inbox = try Inbox(path: dir)
             try inbox.start(on: loop) { [unowned self] link in
-                let decision = self.router.decide(link, source: .link, now: self.now)
-                _ = try? self.carryOut(decision, uri: link, via: "queued link")
+                _ = try? self.execute(self.router.route(link, source: .link, via: "queued link", now: self.now))
             }
             self.inbox = inbox
         } catch {

@@ -1,4 +1,5 @@
 import DesktopIntegration
+import LinkRouterFiles
 import SystemKit
 
 extension Daemon {
@@ -8,19 +9,17 @@ extension Daemon {
     /// the daemon. Security does not rest on this (state, PKCE and the exact
     /// callback match do), so it warns and points at `linkctl doctor`.
     func checkHandlers() {
-        guard let record = InstallRecord.read(installRecordPath) else { return }
-        let db = database
-        for path in record.files where FileSystem.baseName(path).hasPrefix(OwnEntries.idPrefix) {
-            let id = FileSystem.baseName(path)
-            guard let entry = db.entry(id) else {
+        guard let record = InstallRecord.read(paths.installRecord) else { return }
+        for finding in HandlerCheck.run(record: record, database: DesktopDatabase()) {
+            switch finding {
+            case .handles:
+                break
+            case .missing(let id, _):
                 Log.warning("Installed handler \(id) is gone; run linkctl doctor")
-                continue
-            }
-            for mime in entry.mimeTypes {
-                let current = db.mimeApps.defaultApplication(for: mime)?.id
-                if current != id {
-                    Log.warning("\(mime) is handled by \(current ?? "nothing"), not by linkrouter's \(id): those links will not reach linkrouterd; run linkctl doctor")
-                }
+            case .staleExec(let id, let program):
+                Log.warning("Installed handler \(id) runs \(program), which does not exist; run linkctl doctor")
+            case .notDefault(let id, let mime, let current):
+                Log.warning("\(mime) is handled by \(current ?? "nothing"), not by linkrouter's \(id): those links will not reach linkrouterd; run linkctl doctor")
             }
         }
     }

@@ -3,9 +3,9 @@ import LinkRouterCore
 import Store
 import SystemKit
 
-/// The durable side: every session change is written before it is
-/// acknowledged; at start the pending sessions come back, with their
-/// objects, expiry timers and loopback listeners.
+/// The durable side: every change is written before it is acknowledged (the
+/// executor's step 1); at start the sessions come back, with their objects,
+/// deadlines and loopback listeners.
 extension Daemon {
     func openStore() {
         guard let dir = config.storeDirectory else { return }
@@ -30,14 +30,14 @@ extension Daemon {
         return store != nil
     }
 
-    /// Writes a session: a new row for a new session, its changing columns otherwise.
-    func persist(_ s: Session, new: Bool = false) throws(RouterError) {
-        guard config.storeDirectory != nil else { return }
+    /// Writes what a transition changed, in one transaction.
+    func write(_ changes: [SessionChange]) throws(RouterError) {
+        guard config.storeDirectory != nil, !changes.isEmpty else { return }
         guard let store else {
             throw RouterError(.storageFailed, "the session store is unavailable (\(storeProblem ?? "unknown")); nothing was changed")
         }
-        do { try new ? store.insert(s) : store.update(s) } catch {
-            log.write(.error, "Failed to write \(s.logTag) to the store: \(error.message)")
+        do { try store.write(changes) } catch {
+            log.write(.error, "Failed to write \(changes[0].id.logTag)\(changes.count > 1 ? " and \(changes.count - 1) more" : "") to the store: \(error.message)")
             throw RouterError(.storageFailed, "the session could not be written to the store (\(error.message)); nothing was changed")
         }
     }
@@ -51,6 +51,8 @@ extension Daemon {
         }
     }
 
+    /// The restore event: rows stream into the router, then one transition
+    /// settles owners that left, listeners and deadlines.
     func restoreSessions() {
         guard let store else { return }
         // Unique names are reused by a new bus: sessions of another bus keep no owner.
@@ -60,20 +62,13 @@ extension Daemon {
         if let busID { try? store.setMeta("bus_id", busID) }
         let t = now
         var owners: Set<String> = []
-        var loaded = 0
         do {
             let expected = try store.count()
             router.reserveCapacity(expected)
             deadlines.reserveCapacity(expected)
             let problems = try store.forEach { stored in
-                var s = stored
-                // A wall clock far behind the stored times (threat model P5): treat as expired.
-                if !s.status.isFinished && (s.createdAt > t + 300 || s.expiresAt - s.createdAt > Int64(config.limits.maxTTL)) {
-                    s = Session.expiredForClock(s, now: t)
-                }
-                router.insert(s)
-                if let o = s.owner { owners.insert(o) }
-                loaded += 1
+                router.restore(stored, now: t)
+                if let o = stored.owner { owners.insert(o) }
             }
             for p in problems { Log.warning("Session store: \(p)") }
         } catch where error.isCorruption {
@@ -90,34 +85,8 @@ extension Daemon {
             for s in router.all { router.remove(s.id) }
             return
         }
-        var cancelled: [Session] = []
-        for owner in owners where !sameBus || !nameHasOwner(owner) {
-            for s in router.ownerVanished(owner, now: t) { router.replace(s); cancelled.append(s) }
-        }
-        if !cancelled.isEmpty {
-            // Not fatal: a row left pending is cancelled again at the next start.
-            do { try store.update(cancelled) } catch {
-                Log.error("Failed to record \(cancelled.count) sessions whose owners left as cancelled: \(error.message)")
-            }
-        }
-        for s in router.all where !s.status.isFinished && s.redirect.style == .loopback {
-            if let host = s.redirect.loopbackHost {
-                let address = host == "[::1]" ? "::1" : "127.0.0.1"
-                do {
-                    listeners[s.id] = try startListener(for: s.id, address: address, port: s.redirect.loopbackPort, hostLiteral: host, path: s.redirect.uri.path)
-                } catch {
-                    let failed = Session.failedListener(s, reason: error.description, now: t)
-                    router.replace(failed)
-                    try? store.update(failed)
-                    Log.warning("Could not listen again for \(s.logTag): \(error.description); the session failed")
-                }
-            }
-        }
-        for s in router.all { deadlines.push(router.deadline(of: s), s.id) }
-        armDeadlineTimer()
-        if loaded > 0 {
-            Log.notice("Restored \(loaded) sessions from \(store.path) (\(router.pendingCount) pending)")
-        }
+        // Not fatal if the write fails: a row left pending is cancelled again at the next start.
+        _ = try? execute(router.restored(ownersGone: owners.filter { !sameBus || !nameHasOwner($0) }, now: t))
     }
 
     func nameHasOwner(_ name: String) -> Bool {

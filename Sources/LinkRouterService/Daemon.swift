@@ -3,12 +3,14 @@ import DesktopIntegration
 import Glibc
 import LinkRouterAPI
 import LinkRouterCore
+import LinkRouterFiles
 import Loopback
 import Store
 import SystemKit
 
 /// `linkrouterd`: one thread, one loop, one bus connection. The router
-/// decides; this class carries the decisions out (persist, reply, open).
+/// decides and returns a `Transition`; the executor (`Daemon+Executor.swift`)
+/// carries it out. docs/architecture.md walks one link through both.
 public final class Daemon {
     let config: DaemonConfiguration
     let loop = EventLoop()
@@ -37,6 +39,8 @@ public final class Daemon {
     let started = Clock.monotonicMilliseconds()
     /// Browsers are started by the user manager when the daemon is a sandboxed systemd service.
     let launchMethod = BrowserLauncher.Method.forThisProcess()
+    /// The paths the daemon shares with linkctl (from `--runtime-dir`, `--state-dir`).
+    var paths: LinkRouterPaths { config.paths }
 
     init(config: DaemonConfiguration, connection: DBusConnection) {
         self.config = config
@@ -97,7 +101,7 @@ public final class Daemon {
             return 1
         }
         restoreSessions()
-        switch Result(catching: { () throws(DBusError) in try connection.requestName(BusName(API.busName)!) }) {
+        switch Result(catching: { () throws(DBusError) in try connection.requestName(API.busName) }) {
         case .success(.primaryOwner), .success(.alreadyOwner):
             break
         case .success:
@@ -115,7 +119,7 @@ public final class Daemon {
         case .spawn: launching = "browsers are started directly"
         case .systemdRun: launching = "browsers are started by the systemd user manager"
         }
-        Log.notice("linkrouterd \(DaemonConfiguration.versionString) serving \(API.busName) as \(connection.uniqueName); \(router.pendingCount) pending sessions; store: \(store?.path ?? "none (sessions are not durable)"); \(launching)")
+        Log.notice("linkrouterd \(API.version) serving \(API.busName) as \(connection.uniqueName); \(router.pendingCount) pending sessions; store: \(store?.path ?? "none (sessions are not durable)"); \(launching)")
         loop.run()
         shutdown()
         return exitStatus
@@ -124,7 +128,7 @@ public final class Daemon {
     /// Who holds the name, for the refusal message.
     func ownerDescription() -> String {
         let call = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
-        guard (try? call.append(.string(API.busName))) != nil,
+        guard (try? call.append(.string(API.busName.rawValue))) != nil,
               let reply = try? connection.callArguments(call, timeoutMilliseconds: 2000),
               case .uint32(let pid)? = reply.first else { return "" }
         return " (pid \(pid))"
@@ -146,7 +150,7 @@ public final class Daemon {
     /// Stops cleanly: waiters hear why, listeners close, the store is checkpointed.
     func shutdown() {
         for (_, list) in waiters {
-            for w in list { reply(to: w.call, error: DBusError(name: RouterError.Code.timeout.dbusName, message: "linkrouterd is stopping; the session is kept and can be waited for again once it is back")) }
+            for w in list { reply(to: w.call, error: DBusError(RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))) }
         }
         waiters = [:]
         for (_, l) in listeners { l.close() }
@@ -179,9 +183,6 @@ public final class Daemon {
             Log.error("Failed to build an error reply: \(error.message)")
         }
     }
-
-    /// The bus form of a router refusal.
-    static func busError(_ e: RouterError) -> DBusError { DBusError(name: e.code.dbusName, message: e.message) }
 
     /// Wall-clock seconds, as sessions count time.
     var now: Int64 { Clock.unixSeconds() }

@@ -1,4 +1,6 @@
 public import LinkRouterCore
+public import LinkRouterFiles
+import LinkRouterAPI
 import SystemKit
 
 /// How one `linkrouterd` runs: read from its arguments, with defaults that
@@ -9,22 +11,17 @@ public struct DaemonConfiguration: Sendable {
     public var limits = Limits()
     /// Links `Route` takes in any one second before refusing more (threat model X1).
     public var maxRoutesPerSecond = 200
-    /// `$XDG_RUNTIME_DIR/linkrouter`: the store, the inbox, the claimed-callbacks list.
-    public var runtimeDirectory: String?
+    /// Where the store, the inbox, the claimed-callbacks list and the install record are.
+    public var paths: LinkRouterPaths
     /// False keeps sessions in memory only (`--no-store`).
     public var useStore = true
-    /// Where the install record lives (the browser to pass web links to).
-    public var stateDirectory: String
 
-    public init(busAddress: String? = nil, runtimeDirectory: String?, stateDirectory: String) {
+    public init(busAddress: String? = nil, paths: LinkRouterPaths) {
         self.busAddress = busAddress
-        self.runtimeDirectory = runtimeDirectory
-        self.stateDirectory = stateDirectory
+        self.paths = paths
     }
 
-    public var storeDirectory: String? { useStore ? runtimeDirectory : nil }
-    public var inboxDirectory: String? { runtimeDirectory.map { $0 + "/inbox" } }
-    public var claimedCallbacksPath: String? { runtimeDirectory.map { $0 + "/claimed-callbacks" } }
+    public var storeDirectory: String? { useStore ? paths.storeDirectory : nil }
 
     public static let usage = """
         Usage: linkrouterd [OPTION…]
@@ -56,8 +53,7 @@ public struct DaemonConfiguration: Sendable {
     }
 
     public static func parse(_ arguments: [String], directories: XDGDirectories = .fromEnvironment()) -> Parsed {
-        let runtime = directories.runtimeDir.map { $0 + "/linkrouter" }
-        var config = DaemonConfiguration(runtimeDirectory: runtime, stateDirectory: directories.stateHome + "/linkrouter")
+        var config = DaemonConfiguration(paths: LinkRouterPaths(directories))
         var i = 0
         func value(_ name: String) -> String? {
             guard i + 1 < arguments.count else { return nil }
@@ -68,17 +64,17 @@ public struct DaemonConfiguration: Sendable {
             let arg = arguments[i]
             switch arg {
             case "--help", "-h": return .exit(0, usage)
-            case "--version": return .exit(0, "linkrouterd \(versionString)\n")
+            case "--version": return .exit(0, "linkrouterd \(API.version)\n")
             case "--no-store": config.useStore = false
             case "--address":
                 guard let v = value(arg) else { return .exit(64, "linkrouterd: --address needs a bus address\n") }
                 config.busAddress = v
             case "--runtime-dir":
                 guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --runtime-dir needs an absolute directory\n") }
-                config.runtimeDirectory = v
+                config.paths.runtimeDirectory = v
             case "--state-dir":
                 guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n") }
-                config.stateDirectory = v
+                config.paths.stateDirectory = v
             case "--max-routes-per-second":
                 guard let v = value(arg), let n = Int(v), n > 0, n <= 10_000_000 else {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 10000000\n")
@@ -96,6 +92,4 @@ public struct DaemonConfiguration: Sendable {
         }
         return .run(config)
     }
-
-    public static let versionString = "0.1.0"
 }

@@ -1,45 +1,37 @@
+import LinkRouterFiles
 import SystemKit
 
-/// Links that `linkctl open` queued because no daemon could be reached: one
-/// small private file each in `$XDG_RUNTIME_DIR/linkrouter/inbox/`, written
-/// atomically (temp file, then rename). The daemon takes them at start and
-/// whenever one arrives, routes each, then removes it.
+/// The daemon's side of the inbox (`InboxDirectory`): it takes the queued
+/// links at start and whenever one arrives, routes each, then removes it.
 final class Inbox {
-    let directory: String
+    let directory: InboxDirectory
     private var watcher: DirectoryWatcher?
 
-    /// Longest entry accepted: one URL plus a little.
-    static let maxEntryBytes = 16 * 1024
-
-    init(directory: String) throws(SystemError) {
-        self.directory = directory
-        try FileSystem.ensurePrivateDirectory(directory)
+    init(path: String) throws(SystemError) {
+        directory = InboxDirectory(path: path)
+        try FileSystem.ensurePrivateDirectory(path)
     }
 
     func start(on loop: EventLoop, _ route: @escaping (String) -> Void) throws(SystemError) {
-        let w = try DirectoryWatcher(directory)
+        let w = try DirectoryWatcher(directory.path)
         w.attach(to: loop) { [weak self] in self?.drain(route) }
         watcher = w
         drain(route)
     }
 
-    /// Routes every complete entry, oldest first (names start with the time).
+    /// Routes every complete entry, oldest first.
     func drain(_ route: (String) -> Void) {
-        for name in FileSystem.list(directory) where !name.hasPrefix(".") && name.hasSuffix(".link") {
-            let path = directory + "/" + name
-            let text: String
-            do {
-                text = String(decoding: try FileSystem.read(path, maxBytes: Self.maxEntryBytes, requirePrivate: true), as: UTF8.self)
-            } catch {
+        for name in directory.entryNames() {
+            let link: String
+            do { link = try directory.read(name) } catch {
                 Log.warning("Dropping inbox entry \(name): \(error)")
-                try? FileSystem.remove(path)
+                directory.remove(name)
                 continue
             }
-            let link = text.hasSuffix("\n") ? String(text.dropLast()) : text
             // Routed, then removed: a crash in between routes it again at the
             // next start, where a callback is refused as a replay; nothing is lost.
             route(link)
-            try? FileSystem.remove(path)
+            directory.remove(name)
         }
     }
 }

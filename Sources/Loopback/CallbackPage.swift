@@ -1,3 +1,5 @@
+import LinkRouterCore
+
 /// The small static pages the listener answers with (threat model L6):
 /// nothing from the request is reflected but a provider error code that
 /// passed the RFC 6749 charset, escaped; no scripts, styles or images from anywhere.
@@ -6,8 +8,8 @@ public enum CallbackPage {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">\
-        <title>\(escape(title))</title></head>
-        <body><h1>\(escape(title))</h1><p>\(escape(message))</p></body></html>
+        <title>\(Markup.escape(title))</title></head>
+        <body><h1>\(Markup.escape(title))</h1><p>\(Markup.escape(message))</p></body></html>
 
         """
     }
@@ -33,20 +35,5 @@ public enum CallbackPage {
         case 405: return page(title: "Method not allowed", message: "Only GET is answered here.")
         default: return page(title: "Error", message: "The request was refused.")
         }
-    }
-
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
     }
 }

@@ -158,11 +158,23 @@ public final class SessionStore {
         if db.changes == 0 { try insert(s) }
     }
 
-    /// Writes many changed sessions in one transaction: a restart that finds
-    /// 10,000 owners gone cancels them with one commit, not 10,000.
-    public func update(_ sessions: some Sequence<Session>) throws(StoreError) {
+    /// Writes what one transition changed; several changes go in one
+    /// transaction (a restart that finds 10,000 owners gone cancels them
+    /// with one commit, not 10,000), so they are all written or none is.
+    public func write(_ changes: [SessionChange]) throws(StoreError) {
+        func one(_ c: SessionChange) throws(StoreError) {
+            switch c {
+            case .insert(let s): try insert(s)
+            case .update(let s): try update(s)
+            case .remove(let id): try delete(id)
+            }
+        }
+        guard changes.count > 1 else {
+            if let c = changes.first { try one(c) }
+            return
+        }
         try db.transaction { () throws(StoreError) in
-            for s in sessions { try update(s) }
+            for c in changes { try one(c) }
         }
     }
 

@@ -24,7 +24,13 @@ public final class EventLoop {
     }
 
     private var sources: [Int: Source] = [:]
-    private var timers = TimerHeap()
+    /// Timers by deadline, then by the order they were scheduled.
+    private struct Timer {
+        let deadline: Int64
+        let sequence: UInt64
+        let id: Int
+    }
+    private var timers = MinHeap<Timer> { a, b in a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence }
     private var timerHandlers: [Int: () -> Void] = [:]
     private var hooks: [() -> Void] = []
     private var nextID = 1
@@ -57,7 +63,7 @@ public final class EventLoop {
         let id = nextID
         nextID += 1
         sequence += 1
-        timers.push(TimerHeap.Entry(deadline: deadline, sequence: sequence, id: id))
+        timers.push(Timer(deadline: deadline, sequence: sequence, id: id))
         timerHandlers[id] = handler
         return TimerID(value: id)
     }
@@ -83,7 +89,7 @@ public final class EventLoop {
     public func turn(maxWaitMilliseconds: Int32) {
         for hook in hooks { hook() }
         var wait = maxWaitMilliseconds
-        while let next = timers.first, timerHandlers[next.id] == nil { _ = timers.pop() }
+        while let next = timers.first, timerHandlers[next.id] == nil { timers.pop() }
         if let next = timers.first {
             let left = max(0, next.deadline - Clock.monotonicMilliseconds())
             let capped = Int32(min(left, Int64(Int32.max)))
@@ -101,7 +107,7 @@ public final class EventLoop {
         }
         let now = Clock.monotonicMilliseconds()
         while let next = timers.first, next.deadline <= now {
-            _ = timers.pop()
+            timers.pop()
             if let handler = timerHandlers.removeValue(forKey: next.id) { handler() }
         }
         for hook in hooks { hook() }

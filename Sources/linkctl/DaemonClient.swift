@@ -56,11 +56,10 @@ final class DaemonClient {
 
     init(connection: DBusConnection) { self.connection = connection }
 
-    func call(path: String = API.managerPath, interface: String = API.managerInterface, _ member: String,
+    func call(path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface, _ member: MemberName,
               _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000) throws(Failure) -> [DBusValue] {
-        guard let p = ObjectPath(path) else { throw .refused(name: DBusError.invalidArgs, message: "\(path) is not an object path") }
         do {
-            let m = try DBusMessage.methodCall(destination: BusName(API.busName), path: p, interface: InterfaceName(interface), member: MemberName(member)!)
+            let m = try DBusMessage.methodCall(destination: API.busName, path: path, interface: interface, member: member)
             try m.append(contentsOf: args)
             return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
@@ -72,12 +71,12 @@ final class DaemonClient {
     }
 
     /// A session's object path from `SESSION` given as a path or a bare id.
-    static func sessionPath(_ text: String) -> String? {
-        if let id = SessionID(objectPath: text) { return id.objectPath }
-        return SessionID(text)?.objectPath
+    static func sessionPath(_ text: String) -> ObjectPath? {
+        guard let id = API.sessionID(at: text) ?? SessionID(text) else { return nil }
+        return API.path(of: id)
     }
 
-    func property(_ name: String, of path: String, interface: String) throws(Failure) -> DBusValue? {
-        try call(path: path, interface: API.propertiesInterface, "Get", [.string(interface), .string(name)]).first?.variantValue
+    func property(_ name: String, of path: ObjectPath, interface: InterfaceName) throws(Failure) -> DBusValue? {
+        try call(path: path, interface: API.propertiesInterface, "Get", [.string(interface.rawValue), .string(name)]).first?.variantValue
     }
 }

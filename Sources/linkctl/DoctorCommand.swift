@@ -2,6 +2,7 @@ import DBusKit
 import DesktopIntegration
 import Freedesktop
 import LinkRouterAPI
+import LinkRouterFiles
 import SystemKit
 
 /// `linkctl doctor`: checks every piece a link click passes through and says,
@@ -60,23 +61,18 @@ enum DoctorCommand {
         out.append(fileCheck("activation file", inst.serviceFilePath, key: "Exec", group: "D-BUS Service"))
         out.append(fileCheck("systemd unit", inst.unitPath, key: "ExecStart", group: "Service"))
 
-        // Registered schemes and the https claim.
+        // Registered schemes and the https claim: the same check the daemon runs at start.
         let ownFiles = (record?.files ?? []).filter { FileSystem.baseName($0).hasPrefix(OwnEntries.idPrefix) }
-        for path in ownFiles {
-            let id = FileSystem.baseName(path)
-            guard let text = try? FileSystem.readText(path) else {
+        for finding in record.map({ HandlerCheck.run(record: $0, database: db) }) ?? [] {
+            switch finding {
+            case .handles(let id, let mime):
+                out.append(Check(name: mime, ok: true, detail: "handled by \(id)", fix: nil))
+            case .missing(let id, let path):
                 out.append(Check(name: id, ok: false, detail: "\(path) is missing", fix: "linkctl install (or linkctl register SCHEME) again"))
-                continue
-            }
-            let entry = DesktopEntry(id: id, path: path, text: text)
-            if let program = entry.program, !FileSystem.isExecutable(program) {
+            case .staleExec(let id, let program):
                 out.append(Check(name: id, ok: false, detail: "its Exec runs \(program), which does not exist (stale)", fix: "\(inst.linkctl) install, or linkctl register again from the linkctl you use"))
-            }
-            for mime in entry.mimeTypes {
-                let current = db.mimeApps.defaultApplication(for: mime)?.id
-                let ok = current == id
-                out.append(Check(name: mime, ok: ok, detail: ok ? "handled by \(id)" : "handled by \(current ?? "nothing"), not \(id)",
-                                 fix: ok ? nil : "xdg-mime default \(id) \(mime)"))
+            case .notDefault(let id, let mime, let current):
+                out.append(Check(name: mime, ok: false, detail: "handled by \(current ?? "nothing"), not \(id)", fix: "xdg-mime default \(id) \(mime)"))
             }
         }
         // More than one linkrouter entry for one scheme, or ours not in the record.
@@ -86,16 +82,13 @@ enum DoctorCommand {
                              fix: "rm \(inst.applicationsDirectory)/\(id) && update-desktop-database \(inst.applicationsDirectory)"))
         }
 
-        // The browser web links go to.
-        if let id = record?.browser {
-            if let e = db.entry(id), e.isLaunchable, !OwnEntries.isOwn(e) {
-                out.append(Check(name: "browser", ok: true, detail: "web links go to \(id) (\(e.path))", fix: nil))
-            } else {
-                out.append(Check(name: "browser", ok: false, detail: "the browser recorded at install, \(id), has no launchable desktop entry",
-                                 fix: "linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"))
-            }
-        } else if let e = db.defaultBrowser() {
-            out.append(Check(name: "browser", ok: true, detail: "logins open in \(e.id)", fix: nil))
+        // The browser web links go to (the same rule the daemon and `open` use).
+        let (browser, gone) = Browsers(database: db).forWebLinks(record: record)
+        if let gone {
+            out.append(Check(name: "browser", ok: false, detail: "the browser recorded at install, \(gone), has no launchable desktop entry",
+                             fix: "linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"))
+        } else if let browser {
+            out.append(Check(name: "browser", ok: true, detail: record?.browser != nil ? "web links go to \(browser.id) (\(browser.path))" : "logins open in \(browser.id)", fix: nil))
         } else {
             out.append(Check(name: "browser", ok: false, detail: "no default web browser is set", fix: "xdg-settings set default-web-browser firefox.desktop"))
         }

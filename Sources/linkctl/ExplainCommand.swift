@@ -1,5 +1,6 @@
 import DBusKit
 import LinkRouterCore
+import LinkRouterFiles
 
 /// `linkctl explain URL`: a dry run of `open`: what would happen and why.
 enum ExplainCommand {
@@ -21,10 +22,9 @@ enum ExplainCommand {
                 outcome = reply.first?.stringValue ?? ""
                 reason = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             } catch {
-                let scheme = (try? URIReference.split(uri))?.normalizedScheme ?? ""
-                let web = scheme == "http" || scheme == "https"
-                if web && !ClaimedCallbacks.read().contains(uri: uri) {
-                    (outcome, reason) = ("passthrough", "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly")
+                let web = SchemeRule.isWeb((try? URIReference.split(uri))?.scheme ?? "")
+                if web && !ClaimedCallbacksFile.read(LinkRouterPaths().claimedCallbacksFile).contains(uri: uri) {
+                    (outcome, reason) = (RouteOutcome.passthrough.word, "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly")
                 } else {
                     (outcome, reason) = ("queued", "no daemon is reachable (\(error.text)); linkctl would queue it for the daemon")
                 }

@@ -1,4 +1,5 @@
 import DesktopIntegration
+import LinkRouterFiles
 import LinkRouterCore
 import SystemKit
 

@@ -1,11 +1,10 @@
 import DesktopIntegration
+import LinkRouterAPI
 import SystemKit
 
 /// linkctl's verb table (hostnamectl's shape): each verb declares itself in a
 /// `CommandSpec`; this file only finds the verb and handles global help.
 enum LinkCtl {
-    static let version = "0.1.0"
-
     static let commands: [CommandSpec] = [
         OpenCommand.spec, BeginCommand.spec, WaitCommand.spec, LoginCommand.spec, SessionsCommand.spec,
         CancelCommand.spec, StatusCommand.spec, ExplainCommand.spec, RegisterCommand.spec, InstallCommand.spec,
@@ -52,7 +51,7 @@ enum LinkCtl {
             }
             return ExitCode.ok
         case "--version":
-            StandardStreams.out("linkctl \(version)\n")
+            StandardStreams.out("linkctl \(API.version)\n")
             return ExitCode.ok
         default:
             break

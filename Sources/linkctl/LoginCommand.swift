@@ -23,10 +23,10 @@ enum LoginCommand {
         guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
             return LinkCtl.usageFailure(spec, "--timeout takes milliseconds (0 to 4294967295)")
         }
-        do {
+        do throws(DaemonClient.Failure) {
             let client = try DaemonClient.connect()
             let reply = try client.call("BeginSession", [options])
-            let path = reply.first?.objectPathValue?.rawValue ?? ""
+            guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session") }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             if args.has("no-browser") {
                 StandardStreams.err("Open this URL in your browser to sign in:\n  \(url)\nWaiting for the callback…\n")

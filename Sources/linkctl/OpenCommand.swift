@@ -1,6 +1,8 @@
 import DBusKit
 import DesktopIntegration
+import Glibc
 import LinkRouterCore
+import LinkRouterFiles
 import SystemKit
 
 /// `linkctl open URI`: what every `.desktop` handler of linkrouter runs
@@ -24,8 +26,7 @@ enum OpenCommand {
             Output.error(problem)
             return ExitCode.usage
         }
-        let scheme = (try? URIReference.split(uri))?.normalizedScheme ?? ""
-        let isWeb = scheme == "http" || scheme == "https"
+        let isWeb = SchemeRule.isWeb((try? URIReference.split(uri))?.scheme ?? "")
         if isWeb && Environment.get(BrowserLauncher.hopVariable) != nil {
             Output.error("refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor")
             return ExitCode.refused
@@ -53,7 +54,7 @@ enum OpenCommand {
             return "\"\(uri.prefix(80))\" is not an absolute URL (it has no scheme); open takes exactly one absolute URL"
         }
         let scheme = parsed.normalizedScheme
-        guard scheme == "http" || scheme == "https" || scheme.contains(".") else {
+        guard SchemeRule.isRouted(scheme) else {
             return "linkrouter does not handle \"\(scheme):\" links; it routes http, https and reverse-domain schemes such as com.example.app"
         }
         return nil
@@ -62,7 +63,10 @@ enum OpenCommand {
     /// No daemon: a callback waits in the inbox for the daemon to start.
     static func queue(_ uri: String, because why: String) -> Int32 {
         do {
-            let path = try LinkQueue.enqueue(uri)
+            guard let inbox = LinkRouterPaths().inboxDirectory else {
+                throw SystemError("queue the link", path: "$XDG_RUNTIME_DIR", code: ENOENT)
+            }
+            let path = try InboxDirectory(path: inbox).enqueue(uri)
             StandardStreams.err("linkctl: \(why); queued the link as \(path), to be routed when linkrouterd starts\n")
             Output.line("queued")
             return ExitCode.ok
@@ -75,18 +79,16 @@ enum OpenCommand {
     /// No daemon: a web link that is not a pending callback goes straight to
     /// the browser, so browsing never depends on linkrouterd being up.
     static func openDirectly(_ uri: String, because why: String) -> Int32 {
-        if ClaimedCallbacks.read().contains(uri: uri) { return queue(uri, because: why) }
-        let db = DesktopDatabase()
-        let record = XDGDirectories.fromEnvironment().stateHome + "/linkrouter/install.conf"
-        let recorded = InstallRecord.read(record)?.browser.flatMap { db.entry($0) }
-        guard let browser = recorded ?? db.defaultBrowser() else {
+        let paths = LinkRouterPaths()
+        if ClaimedCallbacksFile.read(paths.claimedCallbacksFile).contains(uri: uri) { return queue(uri, because: why) }
+        guard let browser = Browsers().forWebLinks(record: InstallRecord.read(paths.installRecord)).entry else {
             Output.error("\(why), and no web browser is set to open the link with; run linkctl doctor")
             return ExitCode.unavailable
         }
         do {
             try BrowserLauncher.open(uri, with: browser)
             StandardStreams.err("linkctl: \(why); opened the link in \(browser.id) directly\n")
-            Output.line("passthrough")
+            Output.line(RouteOutcome.passthrough.word)
             return ExitCode.ok
         } catch {
             Output.error("\(why), and \(error.description)")

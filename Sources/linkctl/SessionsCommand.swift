@@ -31,7 +31,7 @@ enum SessionsCommand {
                 StandardStreams.err("No sessions.\n")
             } else {
                 Output.table(mine ? ["SESSION", "STATUS", "REDIRECT URI"] : ["SESSION", "STATUS", "REDIRECT URI", "OWNER"],
-                             rows.map { r in [String(r[0].dropFirst(API.sessionsPath.count + 1))] + r.dropFirst().map { $0.isEmpty ? "-" : $0 } })
+                             rows.map { r in [String(r[0].dropFirst(API.sessionsPath.rawValue.count + 1))] + r.dropFirst().map { $0.isEmpty ? "-" : $0 } })
             }
             return ExitCode.ok
         } catch {

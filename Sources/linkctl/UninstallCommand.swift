@@ -1,4 +1,5 @@
 import DesktopIntegration
+import LinkRouterFiles
 import SystemKit
 
 /// `linkctl uninstall`: puts back exactly the defaults linkrouter replaced

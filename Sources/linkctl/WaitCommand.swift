@@ -41,7 +41,7 @@ enum WaitCommand {
     }
 
     /// Calls `Wait` with a bus timeout a little longer than the daemon's own.
-    static func waitAndPrint(_ client: DaemonClient, path: String, timeout: UInt32, json: Bool) throws(DaemonClient.Failure) -> Int32 {
+    static func waitAndPrint(_ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool) throws(DaemonClient.Failure) -> Int32 {
         let busTimeout: Int32 = timeout == 0 || timeout > UInt32(Int32.max - 5000) ? Int32.max : Int32(timeout) + 5000
         let reply = try client.call(path: path, interface: API.sessionInterface, "Wait", [.uint32(timeout)], timeoutMilliseconds: busTimeout)
         let fields = (reply.first?.stringKeyedEntries ?? []).compactMap { k, v -> (String, String)? in

@@ -44,7 +44,7 @@ struct AppToAppFlowTests {
         let login = try #require(w.provider.waitForLogin())
         #expect(login["user_agent"] as? String == "standin/browser-b")
         let resume = login["resume_uri"] as! String
-        #expect(try w.h.app.call("Get", [.string(API.sessionInterface), .string("Browser")], path: path, interface: API.propertiesInterface)[0].variantValue == .string("browser-b.desktop"))
+        #expect(try w.h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("Browser")], path: path, interface: API.propertiesInterface.rawValue)[0].variantValue == .string("browser-b.desktop"))
 
         // The Vipps app returns to the merchant app.
         let appStep = try w.h.desktop.xdgOpen("com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(resume))")

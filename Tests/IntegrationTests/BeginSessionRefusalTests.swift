@@ -51,7 +51,7 @@ struct BeginSessionRefusalTests {
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("BeginSession", [.string("x")]) }
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("BeginSession", []) }
         try h.expectRefusal(invalidArgs) {
-            _ = try h.app.call("BeginSession", [.dictionary(key: DBusSignature("s")!, value: DBusSignature("s")!, [.init(.string("a"), .string("b"))])])
+            _ = try h.app.call("BeginSession", [.dictionary(key: DBusSignature("s"), value: DBusSignature("s"), [.init(.string("a"), .string("b"))])])
         }
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.begin([]) }
     }

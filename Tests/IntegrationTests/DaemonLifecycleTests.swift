@@ -21,7 +21,7 @@ struct DaemonLifecycleTests {
     func sigterm() throws {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
-        let m = DBusMessage.methodCall(API.busName, path, API.sessionInterface, "Wait")
+        let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Wait")
         try m.append(.uint32(0))
         try h.app.connection.send(m)
         h.app.connection.flush()
@@ -67,18 +67,18 @@ struct DaemonLifecycleTests {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
         let calls: [(String, [DBusValue], String, String)] = [
-            ("BeginSession", [.vardict([("client_id", .string(String(repeating: "é", count: 300_000)))])], API.managerPath, API.managerInterface),
-            ("Route", [.string(String(repeating: "a", count: 1_000_000))], API.managerPath, API.managerInterface),
-            ("Route", [.string("com.example.app:/cb?state=\u{FFFF}\u{10FFFF}")], API.managerPath, API.managerInterface),
-            ("Wait", [.string("x")], path, API.sessionInterface),
-            ("Wait", [.uint32(UInt32.max)], "/org/linkrouter/LinkRouter1/sessions/deadbeef", API.sessionInterface),
-            ("Claim", [.string("")], path, API.sessionInterface),
-            ("Get", [.string(""), .string("")], path, API.propertiesInterface),
-            ("GetAll", [.string("org.nope")], API.managerPath, API.propertiesInterface),
-            ("Introspect", [.string("x")], "/", API.introspectableInterface),
-            ("Explain", [.string("\u{7}")], API.managerPath, API.managerInterface),
-            ("BeginSession", [.vardict([("extra_params", .stringDict((0..<500).map { ("k\($0)", "v") }))])], API.managerPath, API.managerInterface),
-            ("BeginSession", [.vardict([("resume_hosts", .stringArray((0..<500).map { "h\($0).example" }))])], API.managerPath, API.managerInterface),
+            ("BeginSession", [.vardict([("client_id", .string(String(repeating: "é", count: 300_000)))])], API.managerPath.rawValue, API.managerInterface.rawValue),
+            ("Route", [.string(String(repeating: "a", count: 1_000_000))], API.managerPath.rawValue, API.managerInterface.rawValue),
+            ("Route", [.string("com.example.app:/cb?state=\u{FFFF}\u{10FFFF}")], API.managerPath.rawValue, API.managerInterface.rawValue),
+            ("Wait", [.string("x")], path, API.sessionInterface.rawValue),
+            ("Wait", [.uint32(UInt32.max)], "/org/linkrouter/LinkRouter1/sessions/deadbeef", API.sessionInterface.rawValue),
+            ("Claim", [.string("")], path, API.sessionInterface.rawValue),
+            ("Get", [.string(""), .string("")], path, API.propertiesInterface.rawValue),
+            ("GetAll", [.string("org.nope")], API.managerPath.rawValue, API.propertiesInterface.rawValue),
+            ("Introspect", [.string("x")], "/", API.introspectableInterface.rawValue),
+            ("Explain", [.string("\u{7}")], API.managerPath.rawValue, API.managerInterface.rawValue),
+            ("BeginSession", [.vardict([("extra_params", .stringDict((0..<500).map { ("k\($0)", "v") }))])], API.managerPath.rawValue, API.managerInterface.rawValue),
+            ("BeginSession", [.vardict([("resume_hosts", .stringArray((0..<500).map { "h\($0).example" }))])], API.managerPath.rawValue, API.managerInterface.rawValue),
         ]
         for (member, args, p, i) in calls {
             _ = dbusError { _ = try h.app.call(member, args, path: p, interface: i) }
@@ -86,7 +86,7 @@ struct DaemonLifecycleTests {
         }
         #expect(try h.app.status(path) == "pending")
         // A call asking for no reply gets none, and still does its work.
-        let m = DBusMessage.methodCall(API.busName, path, API.sessionInterface, "Cancel")
+        let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Cancel")
         m.noReplyExpected = true
         try h.app.connection.send(m)
         #expect(eventually { (try? h.app.status(path)) == "cancelled" })
@@ -97,7 +97,7 @@ struct DaemonLifecycleTests {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
         let docs = try FileSystem.readText(Paths.root + "/docs/dbus-api.md")
-        #expect(docs.xmlBlock(after: "<!-- manager-introspection -->") == (try h.app.introspect(API.managerPath)))
+        #expect(docs.xmlBlock(after: "<!-- manager-introspection -->") == (try h.app.introspect(API.managerPath.rawValue)))
         #expect(docs.xmlBlock(after: "<!-- session-introspection -->") == (try h.app.introspect(path)))
     }
 }

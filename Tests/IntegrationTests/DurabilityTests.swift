@@ -13,12 +13,12 @@ struct DurabilityTests {
     func killAfterBegin() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(120))])
-        let expiresBefore = try h.app.call("Get", [.string(API.sessionInterface), .string("ExpiresAt")], path: path, interface: API.propertiesInterface)
+        let expiresBefore = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path, interface: API.propertiesInterface.rawValue)
         h.daemon.stop(signal: SIGKILL)
         try h.restartDaemon()
         #expect(h.daemon.log.contains("Restored 1 sessions"))
         #expect(try h.app.status(path) == "pending")
-        #expect(try h.app.call("Get", [.string(API.sessionInterface), .string("ExpiresAt")], path: path, interface: API.propertiesInterface) == expiresBefore)
+        #expect(try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path, interface: API.propertiesInterface.rawValue) == expiresBefore)
         let r = try h.desktop.xdgOpen("com.example.app:/callback?code=after-crash&state=\(Harness.state(of: url))")
         #expect(r.status == 0, "\(r.errorText)")
         // Still the owner: the app's connection never left the bus.
@@ -80,7 +80,7 @@ struct DurabilityTests {
         try h.restartDaemon()
         let second = try h.client()
         #expect(errorName { _ = try second.wait(path, timeoutMilliseconds: 100) } == errorPrefix + "AccessDenied")
-        _ = try second.call("Claim", [.string(token)], path: path, interface: API.sessionInterface)
+        _ = try second.call("Claim", [.string(token)], path: path, interface: API.sessionInterface.rawValue)
         _ = try h.desktop.xdgOpen("com.example.app:/callback?code=claimed&state=\(Harness.state(of: url))")
         #expect(try second.wait(path)["code"] == "claimed")
     }

@@ -1,5 +1,6 @@
 import DBusKit
 import DesktopIntegration
+import LinkRouterFiles
 import Freedesktop
 import Glibc
 import LinkRouterAPI

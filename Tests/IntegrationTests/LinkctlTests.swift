@@ -109,7 +109,7 @@ struct LinkctlTests {
         #expect(one.text.contains("RedirectUri"))
         let cancel = try h.desktop.linkctl("cancel", id)
         #expect(cancel.status == 1 && cancel.errorText.contains("(AccessDenied)"))
-        _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface)
+        _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface.rawValue)
         #expect(try h.desktop.linkctl("status", id, "--json").text.contains("\"Status\":\"cancelled\""))
     }
 

@@ -85,7 +85,7 @@ struct LoopbackTests {
         let local = ss.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }.filter { $0.count >= 4 }.map { String($0[3]) }
             .filter { $0.hasSuffix(":\(four.port)") || $0.hasSuffix(":\(six.port)") }
         #expect(local.sorted() == ["127.0.0.1:\(four.port)", "[::1]:\(six.port)"].sorted(), "\(ss)")
-        _ = try h.app.call("Cancel", path: four.path, interface: API.sessionInterface)
+        _ = try h.app.call("Cancel", path: four.path, interface: API.sessionInterface.rawValue)
         #expect(eventually { !RawSocket.isListening(port: four.port) })
         let e = try curl(h.desktop, ["http://127.0.0.1:\(four.port)/callback?code=c&state=\(four.state)"])
         #expect(e.code == 0)

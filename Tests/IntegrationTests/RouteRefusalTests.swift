@@ -91,7 +91,7 @@ struct RouteRefusalTests {
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("") }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownMethod") { _ = try h.app.call("Rout", [.string("x")]) }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownObject") {
-            _ = try h.app.call("Wait", [.uint32(1)], path: "/org/linkrouter/LinkRouter1/sessions/nothere", interface: API.sessionInterface)
+            _ = try h.app.call("Wait", [.uint32(1)], path: "/org/linkrouter/LinkRouter1/sessions/nothere", interface: API.sessionInterface.rawValue)
         }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownInterface") { _ = try h.app.call("Route", [.string("x")], interface: "org.example.Nope") }
     }

@@ -14,9 +14,9 @@ struct SessionLifecycleTests {
         let (path, url) = try h.app.beginQuiet()
         let intruder = try h.client()
         try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try intruder.wait(path, timeoutMilliseconds: 100) }
-        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try intruder.call("Cancel", path: path, interface: API.sessionInterface) }
+        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try intruder.call("Cancel", path: path, interface: API.sessionInterface.rawValue) }
         try h.expectRefusal(errorPrefix + "AccessDenied") {
-            _ = try intruder.call("Claim", [.string(String(repeating: "t", count: 43))], path: path, interface: API.sessionInterface)
+            _ = try intruder.call("Claim", [.string(String(repeating: "t", count: 43))], path: path, interface: API.sessionInterface.rawValue)
         }
         guard case .array(_, let mine) = try intruder.call("ListSessions")[0] else { Issue.record("no array"); return }
         #expect(mine.isEmpty)
@@ -32,12 +32,12 @@ struct SessionLifecycleTests {
         try h.expectRefusal(errorPrefix + "Timeout") { _ = try h.app.wait(path, timeoutMilliseconds: 150) }
         #expect(try h.app.status(path) == "pending")
         // A deferred Wait, then Cancel from the same connection: the wait is answered Cancelled.
-        let m = DBusMessage.methodCall(API.busName, path, API.sessionInterface, "Wait")
+        let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Wait")
         try m.append(.uint32(0))
         try h.app.connection.send(m)
         h.app.connection.flush()
         Clock.sleep(milliseconds: 100)
-        _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface)
+        _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface.rawValue)
         let reply = try #require(eventuallyMessage(h.app) { $0.replySerial == m.serial })
         #expect(reply.error?.name == errorPrefix + "Cancelled")
         #expect(try h.app.status(path) == "cancelled")
@@ -48,7 +48,7 @@ struct SessionLifecycleTests {
     func expiry() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(1))])
-        let expires = try h.app.call("Get", [.string(API.sessionInterface), .string("ExpiresAt")], path: path, interface: API.propertiesInterface)
+        let expires = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path, interface: API.propertiesInterface.rawValue)
         guard case .uint64(let at)? = expires.first?.variantValue else { Issue.record("ExpiresAt"); return }
         #expect(Int64(at) - Clock.unixSeconds() <= 1)
         #expect(errorName { _ = try h.app.wait(path, timeoutMilliseconds: 4000) } == errorPrefix + "Expired")
@@ -65,7 +65,7 @@ struct SessionLifecycleTests {
         let signal = try #require(h.app.nextSignal(member: "PropertiesChanged"))
         #expect(signal.path == path)
         let args = try signal.arguments()
-        #expect(args[0].stringValue == API.sessionInterface)
+        #expect(args[0].stringValue == API.sessionInterface.rawValue)
         #expect(args[1].stringKeyedEntries?.first?.0 == "Status")
         #expect(args[1].stringKeyedEntries?.first?.1.variantValue?.stringValue == "completed")
         #expect(args[1].stringKeyedEntries?.count == 1)
@@ -83,9 +83,9 @@ struct SessionLifecycleTests {
         #expect(try h.app.status(parked) == "pending")
         let heir = try h.client()
         try h.expectRefusal(errorPrefix + "AccessDenied") {
-            _ = try heir.call("Claim", [.string(token + "x")], path: parked, interface: API.sessionInterface)
+            _ = try heir.call("Claim", [.string(token + "x")], path: parked, interface: API.sessionInterface.rawValue)
         }
-        _ = try heir.call("Claim", [.string(token)], path: parked, interface: API.sessionInterface)
+        _ = try heir.call("Claim", [.string(token)], path: parked, interface: API.sessionInterface.rawValue)
         _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))")
         #expect(try heir.wait(parked)["code"] == "c")
     }
@@ -94,23 +94,23 @@ struct SessionLifecycleTests {
     func objects() throws {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet(extra: [("app_callback_uri", .string("com.example.app:/app"))])
-        let all = try h.app.call("GetAll", [.string(API.sessionInterface)], path: path, interface: API.propertiesInterface)[0]
+        let all = try h.app.call("GetAll", [.string(API.sessionInterface.rawValue)], path: path, interface: API.propertiesInterface.rawValue)[0]
         let props = Dictionary(uniqueKeysWithValues: (all.stringKeyedEntries ?? []).map { ($0.0, $0.1.variantValue!) })
         #expect(props["Status"] == .string("pending"))
         #expect(props["RedirectUri"] == .string("com.example.app:/callback"))
         #expect(props["AppCallbackUri"] == .string("com.example.app:/app"))
         #expect(props["Browser"] == .string(""))
         try h.expectRefusal("org.freedesktop.DBus.Error.PropertyReadOnly") {
-            _ = try h.app.call("Set", [.string(API.sessionInterface), .string("Status"), .variant(.string("completed"))], path: path, interface: API.propertiesInterface)
+            _ = try h.app.call("Set", [.string(API.sessionInterface.rawValue), .string("Status"), .variant(.string("completed"))], path: path, interface: API.propertiesInterface.rawValue)
         }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownProperty") {
-            _ = try h.app.call("Get", [.string(API.sessionInterface), .string("Code")], path: path, interface: API.propertiesInterface)
+            _ = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("Code")], path: path, interface: API.propertiesInterface.rawValue)
         }
         #expect(try h.app.introspect("/").contains("<node name=\"org\"/>"))
-        #expect(try h.app.introspect(API.sessionsPath).contains("<node name=\"\(path.split(separator: "/").last!)\"/>"))
-        let tree = try h.desktop.run(["busctl", "--address=" + h.bus.address, "tree", API.busName])
+        #expect(try h.app.introspect(API.sessionsPath.rawValue).contains("<node name=\"\(path.split(separator: "/").last!)\"/>"))
+        let tree = try h.desktop.run(["busctl", "--address=" + h.bus.address, "tree", API.busName.rawValue])
         #expect(tree.status == 0 && tree.text.contains(path), "\(tree.errorText)")
-        let gdbus = try h.desktop.run(["gdbus", "introspect", "--session", "--dest", API.busName, "--object-path", path])
+        let gdbus = try h.desktop.run(["gdbus", "introspect", "--session", "--dest", API.busName.rawValue, "--object-path", path])
         #expect(gdbus.status == 0 && gdbus.text.contains("Wait(in  u timeout_ms,"), "\(gdbus.errorText)")
     }
 }

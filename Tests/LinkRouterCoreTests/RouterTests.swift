@@ -110,9 +110,9 @@ struct RouterTests {
         let (router, s) = try Fixtures.router()
         let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: s.expiresAt)
         #expect(d.refusalCode == .expired)
-        let e = try #require(router.expiring(s.id, now: s.expiresAt))
+        let e = try #require(router.deadlineReached(s.id, now: s.expiresAt).session)
         #expect(e.status == .expired && e.failure?.code == .expired)
-        #expect(router.expiring(s.id, now: s.expiresAt - 1) == nil)
+        #expect(router.deadlineReached(s.id, now: s.expiresAt - 1).changes.isEmpty)
     }
 
     @Test("a redirect with neither code nor error is refused")
@@ -196,23 +196,23 @@ struct RouterTests {
         #expect(throws: RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")) {
             try router.owned(withToken.id, by: Fixtures.intruder)
         }
-        #expect((try? router.cancelling(plain.id, by: Fixtures.intruder, now: now)) == nil)
-        #expect((try? router.claiming(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)) == nil)
-        #expect((try? router.claiming(withToken.id, tokenDigest: [1, 2, 4], by: Fixtures.intruder)) == nil)
-        for s in router.ownerVanished(Fixtures.owner, now: now) { router.replace(s) }
+        #expect((try? router.cancel(plain.id, by: Fixtures.intruder, now: now)) == nil)
+        #expect((try? router.claim(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)) == nil)
+        #expect((try? router.claim(withToken.id, tokenDigest: [1, 2, 4], by: Fixtures.intruder)) == nil)
+        router.apply(router.ownerGone(Fixtures.owner, now: now).changes)
         #expect(router.session(withToken.id)?.owner == nil)
         #expect(router.session(withToken.id)?.status == .pending)
         #expect(router.session(plain.id)?.status == .cancelled)
-        let claimed = try router.claiming(withToken.id, tokenDigest: [1, 2, 3], by: ":1.7")
+        let claimed = try #require(try router.claim(withToken.id, tokenDigest: [1, 2, 3], by: ":1.7").session)
         #expect(claimed.owner == ":1.7")
         // The owner index follows every change: the old owner holds nothing now, the claimer holds one.
-        #expect(router.ownerVanished(Fixtures.owner, now: now).isEmpty)
-        #expect(router.ownerVanished(":1.7", now: now).isEmpty, "claiming returns a copy; the table changes on replace")
+        #expect(router.ownerGone(Fixtures.owner, now: now).changes.isEmpty)
+        #expect(router.ownerGone(":1.7", now: now).changes.isEmpty, "claiming returns a copy; the table changes on replace")
         router.replace(claimed)
-        #expect(router.ownerVanished(":1.7", now: now).map(\.id) == [withToken.id])
-        #expect(router.ownerVanished(":1.99", now: now).isEmpty)
+        #expect(router.ownerGone(":1.7", now: now).changes.map(\.id) == [withToken.id])
+        #expect(router.ownerGone(":1.99", now: now).changes.isEmpty)
         router.remove(withToken.id)
-        #expect(router.ownerVanished(":1.7", now: now).isEmpty)
+        #expect(router.ownerGone(":1.7", now: now).changes.isEmpty)
     }
 
     @Test("limits per owner and in all (X2)")
@@ -246,8 +246,8 @@ struct RouterTests {
         let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now + 10).session!
         router.replace(done)
         #expect(router.deadline(of: done) == s.expiresAt)
-        #expect(router.purgeable(now: s.expiresAt - 1).isEmpty)
-        #expect(router.purgeable(now: s.expiresAt) == [s.id])
+        #expect(router.deadlineReached(s.id, now: s.expiresAt - 1).changes.isEmpty)
+        #expect(router.deadlineReached(s.id, now: s.expiresAt).changes == [.remove(s.id)])
     }
 }
 

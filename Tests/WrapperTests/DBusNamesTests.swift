@@ -32,10 +32,10 @@ struct DBusMessageTests {
     func roundTrip() throws {
         let values: [DBusValue] = [
             .byte(7), .boolean(true), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6), .uint64(7), .double(1.5),
-            .string("héllo"), .objectPath(ObjectPath("/a/b")!), .signature(DBusSignature("a{sv}")!),
+            .string("héllo"), .objectPath(ObjectPath("/a/b")), .signature(DBusSignature("a{sv}")),
             .vardict([("k", .string("v")), ("n", .uint32(1)), ("list", .stringArray(["a", "b"]))]),
-            .array(element: DBusSignature("(oss)")!, [.structure([.objectPath(ObjectPath("/x")!), .string("s"), .string("t")])]),
-            .array(element: DBusSignature("s")!, []), .variant(.variant(.int32(1))),
+            .array(element: DBusSignature("(oss)"), [.structure([.objectPath(ObjectPath("/x")), .string("s"), .string("t")])]),
+            .array(element: DBusSignature("s"), []), .variant(.variant(.int32(1))),
         ]
         let m = DBusMessage.methodCall("org.linkrouter.LinkRouter1", "/org/linkrouter/LinkRouter1", "org.linkrouter.LinkRouter1", "Route")
         try m.append(contentsOf: values)
@@ -50,7 +50,7 @@ struct DBusMessageTests {
     func refusedBeforeLibdbus() throws {
         let m = DBusMessage.methodCall(nil, "/", nil, "X")
         #expect(throws: DBusError.self) { try m.append(.string("a\u{0}b")) }
-        #expect(throws: DBusError.self) { try m.append(.array(element: DBusSignature("s")!, [.int32(1)])) }
+        #expect(throws: DBusError.self) { try m.append(.array(element: DBusSignature("s"), [.int32(1)])) }
         #expect(throws: DBusError.self) { try m.append(.structure([])) }
         #expect(throws: DBusError.self) { try m.makeError(name: "not an error name", message: "x") }
         #expect(throws: DBusError.self) { try DBusMessage.demarshal([0x6c, 1, 0, 1, 0xff, 0xff, 0xff, 0xff]) }

@@ -48,7 +48,7 @@ struct SessionStoreTests {
         // A finished session keeps no verifier (the daemon wipes it; the store does not bring one back).
         sessions[0].codeVerifier = nil
         sessions[3].codeVerifier = nil
-        try store.update([sessions[0], sessions[3]])
+        try store.write([.update(sessions[0]), .update(sessions[3])])
         let reopened = try SessionStore(directory: dir.path + "/lr")
         let (loaded, problems) = try reopened.loadAll()
         #expect(problems.isEmpty)

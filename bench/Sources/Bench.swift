@@ -66,7 +66,7 @@ final class Bench {
             let r = try Subprocess.run([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state], environment: env)
             guard r.status == 0 else { throw BenchError("linkctl open failed: \(r.errorText)") }
         }, {
-            let r = try Subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName, API.managerPath, "org.freedesktop.DBus.Peer.Ping"], environment: env)
+            let r = try Subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"], environment: env)
             guard r.status == 0 else { throw BenchError("dbus-send failed") }
         })
         row("`linkctl open` of a callback, whole process (median of \(runs))", value: open, unit: "ms", floor: ping,
@@ -258,7 +258,7 @@ final class Bench {
             let floorPing = DBusMessage.methodCall("org.linkrouter.BenchFloor", "/", API.peerInterface, "Ping")
             floor.append(try Measure.ms { _ = try probe.c.call(floorPing, timeoutMilliseconds: 30_000) })
             // Stop both activated services for the next cold start.
-            for name in [API.busName, "org.linkrouter.BenchFloor"] {
+            for name in [API.busName.rawValue, "org.linkrouter.BenchFloor"] {
                 let pidCall = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
                 try pidCall.append(.string(name))
                 if case .uint32(let pid)? = try probe.c.callArguments(pidCall).first {
@@ -304,7 +304,7 @@ final class Bench {
         }
         let (_, state) = try client.begin()
         let open = try count([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state])
-        let send = try count(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName, API.managerPath, "org.freedesktop.DBus.Peer.Ping"])
+        let send = try count(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"])
         row("instructions: `linkctl open` of a callback, whole process", value: open / 1e6, unit: "M", floor: send / 1e6, goal: "a count to watch", met: nil)
         let version = try count([bin + "/linkctl", "--version"])
         let truth = try count(["/bin/true"])
@@ -317,7 +317,7 @@ final class Bench {
                                        environment: w.environment, stdout: .null, stderr: .null)
         defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
         let c = try BenchClient(w.address)
-        guard w.wait({ BenchWorld.hasOwner(c.c, API.busName) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
+        guard w.wait({ BenchWorld.hasOwner(c.c, API.busName.rawValue) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
         let routes = n(500, 20)
         let states = try (0..<routes).map { _ in try c.begin().1 }
         _ = try Subprocess.run(["callgrind_control", "-z", String(pid)])

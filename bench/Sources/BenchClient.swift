@@ -7,7 +7,7 @@ final class BenchClient {
     let c: DBusConnection
     init(_ address: String) throws { c = try DBusConnection(address: address) }
 
-    func call(_ member: String, _ args: [DBusValue] = [], path: String = API.managerPath, interface: String = API.managerInterface) throws -> [DBusValue] {
+    func call(_ member: MemberName, _ args: [DBusValue] = [], path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface) throws -> [DBusValue] {
         let m = DBusMessage.methodCall(API.busName, path, interface, member)
         try m.append(contentsOf: args)
         return try c.callArguments(m, timeoutMilliseconds: 60_000)
@@ -26,7 +26,7 @@ final class BenchClient {
 
     /// Sends `Wait(0)` without waiting for the answer; returns its serial.
     func sendWait(_ path: String) throws -> UInt32 {
-        let m = DBusMessage.methodCall(API.busName, path, API.sessionInterface, "Wait")
+        let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Wait")
         try m.append(.uint32(0))
         try c.send(m)
         c.flush()

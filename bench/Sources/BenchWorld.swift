@@ -53,7 +53,7 @@ final class BenchWorld {
         daemonPID = try Subprocess.spawn([bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"] + extra,
                                          environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
         let c = try DBusConnection(address: address)
-        guard wait({ Self.hasOwner(c, API.busName) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
+        guard wait({ Self.hasOwner(c, API.busName.rawValue) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
     }
 
     func stopDaemon() {

@@ -10,9 +10,13 @@ final class BusClient {
 
     var name: String { connection.uniqueName }
 
-    func call(_ member: String, _ args: [DBusValue] = [], path: String = API.managerPath, interface: String = API.managerInterface,
+    func call(_ member: String, _ args: [DBusValue] = [], path: String = API.managerPath.rawValue, interface: String = API.managerInterface.rawValue,
               timeoutMilliseconds: Int32 = 10_000) throws(DBusError) -> [DBusValue] {
-        let m = DBusMessage.methodCall(API.busName, path, interface, member)
+        // Tests send what they like: a name that is not valid is the daemon's to refuse, not ours.
+        guard let p = ObjectPath(path), let i = InterfaceName(interface), let mem = MemberName(member) else {
+            throw DBusError(name: DBusError.invalidArgs, message: "not valid names: \(path) \(interface) \(member)")
+        }
+        let m = DBusMessage.methodCall(API.busName, p, i, mem)
         try m.append(contentsOf: args)
         return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
     }
@@ -33,14 +37,14 @@ final class BusClient {
 
     /// `Wait`'s result as strings.
     func wait(_ path: String, timeoutMilliseconds: UInt32 = 10_000) throws(DBusError) -> [String: String] {
-        let r = try call("Wait", [.uint32(timeoutMilliseconds)], path: path, interface: API.sessionInterface, timeoutMilliseconds: Int32(timeoutMilliseconds) + 5000)
+        let r = try call("Wait", [.uint32(timeoutMilliseconds)], path: path, interface: API.sessionInterface.rawValue, timeoutMilliseconds: Int32(timeoutMilliseconds) + 5000)
         var out: [String: String] = [:]
         for (k, v) in r[0].stringKeyedEntries ?? [] { out[k] = v.variantValue?.stringValue }
         return out
     }
 
     func status(_ path: String) throws(DBusError) -> String {
-        try call("Get", [.string(API.sessionInterface), .string("Status")], path: path, interface: API.propertiesInterface)[0].variantValue!.stringValue!
+        try call("Get", [.string(API.sessionInterface.rawValue), .string("Status")], path: path, interface: API.propertiesInterface.rawValue)[0].variantValue!.stringValue!
     }
 
     func allSessions() throws(DBusError) -> [(path: String, status: String)] {
@@ -51,10 +55,10 @@ final class BusClient {
         }
     }
 
-    func ping() -> Bool { (try? call("Ping", interface: API.peerInterface)) != nil }
+    func ping() -> Bool { (try? call("Ping", interface: API.peerInterface.rawValue)) != nil }
 
     func introspect(_ path: String) throws(DBusError) -> String {
-        try call("Introspect", path: path, interface: API.introspectableInterface)[0].stringValue!
+        try call("Introspect", path: path, interface: API.introspectableInterface.rawValue)[0].stringValue!
     }
 
     /// Subscribes to signals matching `rule` on this connection.

@@ -1,6 +1,7 @@
 import DBusKit
 import Glibc
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 import Testing
 
@@ -25,7 +26,7 @@ struct BusFuzzTests {
         // A session of another client, one of the fuzzer's own, and paths that name nothing.
         let (bystander, bystanderURL) = try h.app.beginQuiet()
         let (own, _) = try fuzzer.beginQuiet()
-        let paths = [API.managerPath, bystander, own, API.sessionsPath + "/00ff", API.sessionsPath, "/", "/org/linkrouter", API.managerPath + "/x"]
+        let paths = [API.managerPath.rawValue, bystander, own, API.sessionsPath.rawValue + "/00ff", API.sessionsPath.rawValue, "/", "/org/linkrouter", API.managerPath.rawValue + "/x"]
         let interfaces = [Interfaces.manager, Interfaces.session] + Interfaces.standard
         var replies = 0, errors: [String: Int] = [:], unsendable = 0
         for i in 0..<iterations {
@@ -36,9 +37,10 @@ struct BusFuzzTests {
             let interface: String? = rng.chance(10) ? nil : (rng.chance(10) ? "org.example.Nothing" : iface.name)
             let args = wellFormed ? method.input.map { rng.value(DBusSignature($0.type)!, option: true) } : rng.values()
             // Mostly an object that has this interface, so the calls reach the handlers, not only the dispatcher.
-            let fitting = iface == Interfaces.manager ? [API.managerPath] : iface == Interfaces.session ? [bystander, own] : paths
+            let fitting = iface == Interfaces.manager ? [API.managerPath.rawValue] : iface == Interfaces.session ? [bystander, own] : paths
             let path = rng.chance(3) ? rng.pick(paths) : rng.pick(fitting)
-            let m = DBusMessage.methodCall(API.busName, path, interface, member)
+            guard let p = ObjectPath(path), let mem = MemberName(member), let iname = interface.map(InterfaceName.init) ?? .some(nil) else { unsendable += 1; continue }
+            let m = DBusMessage.methodCall(API.busName, p, iname, mem)
             do { try m.append(contentsOf: args) } catch { unsendable += 1; continue }
             // Wait on the fuzzer's own pending session blocks for as long as asked; anything else answers at once.
             let mayBlock = member == "Wait" && path == own
@@ -91,7 +93,7 @@ struct SplitMix {
         case 12: return DBusSignature("a" + signature(depth: depth - 1).rawValue)!
         case 13: return DBusSignature("a{" + String(pick(Self.basic)) + signature(depth: depth - 1).rawValue + "}")!
         case 14: return DBusSignature("(" + (0...below(3)).map { _ in signature(depth: depth - 1).rawValue }.joined() + ")")!
-        case 15: return DBusSignature("v")!
+        case 15: return DBusSignature("v")
         default: return DBusSignature(String(Self.basic[roll]))!
         }
     }
@@ -116,10 +118,10 @@ struct SplitMix {
     mutating func value(_ sig: DBusSignature, option: Bool = false) -> DBusValue {
         let t = sig.rawValue
         if option && t == "a{sv}" {
-            let keys = BeginSessionOptions.types.keys.sorted()
+            let keys = SessionOption.all.map(\.key).sorted()
             return .vardict((0..<below(8)).map { _ in
                 let key = chance(10) ? text() : pick(keys)
-                let type = chance(4) ? signature() : DBusSignature(BeginSessionOptions.types[key] ?? "s")!
+                let type = chance(4) ? signature() : DBusSignature(SessionOption.named(key)?.value.signature ?? "s")!
                 return (key, value(type))
             })
         }

@@ -14,8 +14,8 @@ struct CallerThreatTests {
         let (path, _) = try h.app.beginQuiet(extra: [("claim_token", .string(String(repeating: "t", count: 43)))])
         let other = try h.client()
         try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try other.wait(path, timeoutMilliseconds: 100) }
-        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try other.call("Cancel", path: path, interface: API.sessionInterface) }
-        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try other.call("Claim", [.string("wrong-token-wrong-token-wrong")], path: path, interface: API.sessionInterface) }
+        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try other.call("Cancel", path: path, interface: API.sessionInterface.rawValue) }
+        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try other.call("Claim", [.string("wrong-token-wrong-token-wrong")], path: path, interface: API.sessionInterface.rawValue) }
         #expect(try h.app.status(path) == "pending")
     }
 
@@ -32,7 +32,7 @@ struct CallerThreatTests {
         // Nobody holds it now; only the token gives it back.
         let next = try h.client()
         try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try next.wait(parked, timeoutMilliseconds: 100) }
-        _ = try next.call("Claim", [.string(token)], path: parked, interface: API.sessionInterface)
+        _ = try next.call("Claim", [.string(token)], path: parked, interface: API.sessionInterface.rawValue)
         #expect(errorName { _ = try next.wait(parked, timeoutMilliseconds: 100) } == errorPrefix + "Timeout")
     }
 
@@ -105,7 +105,7 @@ struct CallerThreatTests {
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.begin(BeginSessionRefusalTests.with("authorization_endpoint", .string("http://as.example/a"))) }
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.begin(BeginSessionRefusalTests.with("scope", .string("openid\u{1}"))) }
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("BeginSession", [.int32(1)]) }
-        try h.expectRefusal(invalidArgs) { _ = try h.app.call("Route", [.objectPath(ObjectPath("/x")!)]) }
+        try h.expectRefusal(invalidArgs) { _ = try h.app.call("Route", [.objectPath(ObjectPath("/x"))]) }
     }
 
     @Test("D7: object paths are [0-9a-f] ids, and odd Unicode in arguments never makes libdbus abort")
@@ -121,6 +121,6 @@ struct CallerThreatTests {
             _ = dbusError { _ = try h.app.begin(BeginSessionRefusalTests.with("client_id", .string(odd))) }
             #expect(h.daemonAnswers)
         }
-        #expect(try h.app.introspect(API.sessionsPath).contains("<node name="))
+        #expect(try h.app.introspect(API.sessionsPath.rawValue).contains("<node name="))
     }
 }

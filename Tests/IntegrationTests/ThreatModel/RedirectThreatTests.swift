@@ -1,5 +1,6 @@
 import DBusKit
 import DesktopIntegration
+import LinkRouterFiles
 import LinkRouterAPI
 import LinkRouterCore
 import SystemKit

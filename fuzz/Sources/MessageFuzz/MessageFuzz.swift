@@ -36,13 +36,13 @@ enum MessageFuzz {
 
     /// Seeds for the corpus: the calls the daemon really gets.
     static func seeds() -> [(String, [UInt8])] {
-        func message(_ member: String, _ path: String, _ iface: String, _ args: [DBusValue]) -> [UInt8] {
+        func message(_ member: MemberName, _ path: ObjectPath, _ iface: InterfaceName, _ args: [DBusValue]) -> [UInt8] {
             let m = DBusMessage.methodCall("org.linkrouter.LinkRouter1", path, iface, member)
             try! m.append(contentsOf: args)
             m.serial = 7
             return try! m.marshal()
         }
-        let manager = "/org/linkrouter/LinkRouter1", iface = "org.linkrouter.LinkRouter1"
+        let manager: ObjectPath = "/org/linkrouter/LinkRouter1", iface: InterfaceName = "org.linkrouter.LinkRouter1"
         return [
             ("begin-builder", message("BeginSession", manager, iface, [.vardict([
                 ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
@@ -54,9 +54,9 @@ enum MessageFuzz {
                 ("authorize_url", .string("https://api.vipps.no/oauth2/auth?response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&state=abcdefghijklmnopqrstu")),
             ])])),
             ("route", message("Route", manager, iface, [.string("com.example.app:/callback?code=c&state=s")])),
-            ("wait", message("Wait", manager + "/sessions/00ff", iface + ".Session", [.uint32(1000)])),
-            ("properties", message("Get", manager, "org.freedesktop.DBus.Properties", [.string(iface), .string("Version")])),
-            ("nested", message("X", "/", "a.b", [.structure([.variant(.array(element: DBusSignature("(oss)")!, [])), .double(-0.0), .int64(.min)])])),
+            ("wait", message("Wait", "/org/linkrouter/LinkRouter1/sessions/00ff", "org.linkrouter.LinkRouter1.Session", [.uint32(1000)])),
+            ("properties", message("Get", manager, "org.freedesktop.DBus.Properties", [.string(iface.rawValue), .string("Version")])),
+            ("nested", message("X", "/", "a.b", [.structure([.variant(.array(element: DBusSignature("(oss)"), [])), .double(-0.0), .int64(.min)])])),
         ]
     }
 }

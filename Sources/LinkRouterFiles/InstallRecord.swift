@@ -1,9 +1,9 @@
 import Freedesktop
-import SystemKit
+public import SystemKit
 
 /// What `linkctl install` did, so `uninstall` can undo exactly that and the
 /// daemon knows the real browser once linkrouter is the https handler.
-/// A key file at `$XDG_STATE_HOME/linkrouter/install.conf`.
+/// A key file at `LinkRouterPaths.installRecord`.
 public struct InstallRecord: Sendable, Equatable {
     /// The browser web links go to: the default before linkrouter claimed https.
     public var browser: String?
@@ -17,8 +17,6 @@ public struct InstallRecord: Sendable, Equatable {
         self.previousDefaults = previousDefaults
         self.files = files
     }
-
-    public static func path(stateDirectory: String) -> String { stateDirectory + "/install.conf" }
 
     public static func read(_ path: String) -> InstallRecord? {
         guard let text = try? FileSystem.readText(path, maxBytes: 1 << 20) else { return nil }

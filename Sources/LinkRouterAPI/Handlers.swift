@@ -1,0 +1,19 @@
+public import DBusKit
+public import LinkRouterCore
+
+/// What serves the manager object: one requirement per method of
+/// `Interfaces.managerTable`. A daemon missing one does not compile.
+public protocol ManagerHandlers: AnyObject {
+    func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> [DBusValue]
+    func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func listSessions(_ call: MethodCall) -> [Session]
+    func listAllSessions(_ call: MethodCall) -> [Session]
+    func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)
+}
+
+/// What serves the session objects: one requirement per method of `Interfaces.sessionTable`.
+public protocol SessionHandlers: AnyObject {
+    func wait(_ id: SessionID, timeoutMilliseconds: UInt32, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func cancel(_ id: SessionID, _ call: MethodCall) throws(DBusError)
+    func claim(_ id: SessionID, token: String, _ call: MethodCall) throws(DBusError)
+}

@@ -1,0 +1,64 @@
+public import DBusKit
+
+/// An interface whose rows carry their handlers, as systemd's vtables do
+/// (`SD_BUS_METHOD_WITH_ARGS` in hostnamed): adding a method is one row and
+/// one requirement of `Handler`, and a daemon that lacks it does not compile.
+/// `Object` is what the object the call reached is (a session for the
+/// session interface); property getters read only it.
+public struct InterfaceTable<Handler, Object>: Sendable {
+    public struct Method: Sendable {
+        public let name: String
+        public let input: [InterfaceDescription.Argument]
+        public let output: [InterfaceDescription.Argument]
+        /// Runs the call; its arguments already match `input`.
+        public let handle: @Sendable (Handler, Object, MethodCall) throws(DBusError) -> MethodReply
+
+        public init(_ name: String, in input: [InterfaceDescription.Argument], out output: [InterfaceDescription.Argument],
+                    _ handle: @escaping @Sendable (Handler, Object, MethodCall) throws(DBusError) -> MethodReply) {
+            self.name = name
+            self.input = input
+            self.output = output
+            self.handle = handle
+        }
+
+        /// The signature a call must carry, e.g. `a{sv}`.
+        public var inputSignature: String { input.map(\.type).joined() }
+    }
+
+    public struct Property: Sendable {
+        public let name: String
+        public let type: String
+        public let changes: InterfaceDescription.Property.Changes
+        public let get: @Sendable (Object) -> DBusValue
+
+        public init(_ name: String, _ type: String, _ changes: InterfaceDescription.Property.Changes, _ get: @escaping @Sendable (Object) -> DBusValue) {
+            self.name = name
+            self.type = type
+            self.changes = changes
+            self.get = get
+        }
+    }
+
+    public let name: InterfaceName
+    public let methods: [Method]
+    public let signals: [InterfaceDescription.Signal]
+    public let properties: [Property]
+
+    public init(name: InterfaceName, methods: [Method], signals: [InterfaceDescription.Signal] = [], properties: [Property] = []) {
+        self.name = name
+        self.methods = methods
+        self.signals = signals
+        self.properties = properties
+    }
+
+    public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
+
+    /// The interface as data, for introspection and for clients.
+    public var description: InterfaceDescription {
+        InterfaceDescription(
+            name: name.rawValue,
+            methods: methods.map { .init(name: $0.name, input: $0.input, output: $0.output) },
+            signals: signals,
+            properties: properties.map { .init(name: $0.name, type: $0.type, changes: $0.changes) })
+    }
+}

@@ -1,0 +1,95 @@
+import Crypto
+import DBusKit
+import LinkRouterAPI
+import LinkRouterCore
+import Loopback
+import SystemKit
+
+/// The manager's methods (`Interfaces.managerTable`): each asks the router
+/// for a transition and hands it to the executor.
+extension Daemon: ManagerHandlers {
+    /// `BeginSession`: validate, choose the browser, draw secrets, bind a
+    /// loopback port; then the transition (write, open the browser). A
+    /// refusal at any step leaves nothing behind (threat model P6).
+    public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> [DBusValue] {
+        let request = try SessionOptions.decode(options)
+        var plan: SessionPlan
+        do {
+            plan = try SessionPlan.make(request, owner: call.sender, limits: router.limits)
+            try router.admit(plan)
+        } catch {
+            log.write(.info, "Refused BeginSession from \(call.sender): \(error.message)")
+            throw DBusError(error)
+        }
+        guard ensureStore() else {
+            throw DBusError(RouterError(.storageFailed, "the session store is unavailable (\(storeProblem ?? "unknown reason")), so a session could not be kept safe; nothing was started"))
+        }
+        // The browser is chosen before anything is bound or written.
+        var browser: String?
+        if plan.openBrowser {
+            do { browser = try chooseBrowser(request.browser).id } catch { throw DBusError(error) }
+        }
+        let secrets: SessionSecrets
+        let digest: [UInt8]?
+        do {
+            var drawn = try SecretFactory.make(withVerifier: plan.needsVerifier)
+            while router.isInUse(state: drawn.state, id: drawn.id) { drawn = try SecretFactory.make(withVerifier: plan.needsVerifier) }
+            secrets = drawn
+            digest = try plan.claimToken.map { t throws(CryptoError) in try SHA256.hash(t) }
+        } catch {
+            // No fallback randomness (threat model S8).
+            Log.error("Failed to draw session secrets: \(error)")
+            throw DBusError(RouterError(.internalError, "the daemon could not draw random secrets (\(error)); nothing was started"))
+        }
+        // A loopback listener is up before the authorize URL exists.
+        if let binding = plan.loopbackBinding {
+            do {
+                let l = try startListener(for: secrets.id, binding: binding, path: plan.redirect.uri.path)
+                plan.bind(port: l.port)
+                listeners[secrets.id] = l
+            } catch {
+                throw DBusError(RouterError(.listenerFailed, error.description))
+            }
+        }
+        let reply: Transition.Reply
+        do { reply = try execute(router.begin(plan, secrets: secrets, claimTokenDigest: digest, browser: browser, now: now)) } catch {
+            throw DBusError(error)
+        }
+        guard case .begun(let id, let url) = reply else { throw DBusError(RouterError(.internalError, "BeginSession made no session")) }
+        return [.objectPath(API.path(of: id)), .string(url)]
+    }
+
+    /// `Route`: a link click, from `linkctl open`.
+    public func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        guard routeLimiter.allow() else {
+            log.write(.warning, "Route flood: refusing links beyond \(routeLimiter.perSecond) a second (\(routeLimiter.dropped) refused so far)")
+            throw DBusError(RouterError(.limitsExceeded, "too many links in one second; this one was refused, try again"))
+        }
+        do throws(RouterError) {
+            guard case .routed(let outcome) = try execute(router.route(uri, source: .link, via: "link from " + call.sender, now: now)) else {
+                throw RouterError(.internalError, "the link was neither routed nor refused")
+            }
+            return .values([.string(outcome.word)])
+        } catch {
+            throw DBusError(error)
+        }
+    }
+
+    /// What `Route` would do, without doing it (`linkctl explain`).
+    public func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String) {
+        switch router.decide(uri, source: .link, now: now) {
+        case .complete(let s): return (RouteOutcome.completed.word, "the state matches \(s.logTag) and the URI is its redirect_uri; the code would be delivered to its owner")
+        case .fail(let s): return (RouteOutcome.failed.word, "the state matches \(s.logTag); the callback carries an error, so the session would fail: \(s.failure?.message ?? "")")
+        case .resume(let s, let url): return (RouteOutcome.resumed.word, "the state matches \(s.logTag) on its app_callback_uri; resume_uri \(url) would be reopened by \(s.resumeMode.rawValue)")
+        case .acknowledge(let s): return (RouteOutcome.resumed.word, "the state matches \(s.logTag) on its app_callback_uri with no resume_uri; the session would keep waiting for its redirect")
+        case .passthrough: return (RouteOutcome.passthrough.word, "not a callback of any pending session; it would go, unchanged, to the browser \(webBrowserDescription())")
+        case .refuse(let e, _): return ("refused", "\(e.code.dbusName): \(e.message)")
+        }
+    }
+
+    public func listSessions(_ call: MethodCall) -> [Session] { router.sessions(ownedBy: call.sender) }
+
+    public func listAllSessions(_ call: MethodCall) -> [Session] {
+        router.all.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+    }
+}
