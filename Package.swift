@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
         // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift).
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CLinux"),
@@ -33,6 +34,9 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CLinux"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit"]),
         .target(name: "Crypto", dependencies: ["COpenSSL", "LinkRouterCore"]),
+        .target(name: "JSONKit", dependencies: ["CJansson", "LinkRouterCore"]),
+        // JWS rules (alg policy, key choice, compact form) over Crypto's keys and JSONKit's parser; no C.
+        .target(name: "JOSE", dependencies: ["Crypto", "JSONKit", "LinkRouterCore"]),
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
@@ -61,7 +65,7 @@ let package = Package(
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
-        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),
+        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto", "LinkRouterFiles",
         ], exclude: ["Golden", "Fixtures"]),

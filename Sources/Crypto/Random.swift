@@ -20,4 +20,12 @@ enum OpenSSLError {
         ERR_error_string_n(code, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// The oldest message, then an empty queue: a refused key or signature
+    /// can leave several entries, which must not surface in a later, unrelated call.
+    static func drain() -> String {
+        let message = last()
+        ERR_clear_error()
+        return message
+    }
 }
