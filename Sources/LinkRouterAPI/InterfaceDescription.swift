@@ -39,7 +39,11 @@ public struct InterfaceDescription: Sendable, Equatable {
 
     public struct Property: Sendable, Equatable {
         /// What `org.freedesktop.DBus.Property.EmitsChangedSignal` says.
-        public enum Changes: String, Sendable { case emits = "true", const = "const" }
+        public enum Changes: String, Sendable {
+            case emits = "true", const = "const"
+            /// Changes, but too often to signal (read it when you need it).
+            case unsignalled = "false"
+        }
         public let name: String
         public let type: String
         public let changes: Changes

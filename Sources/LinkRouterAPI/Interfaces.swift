@@ -6,7 +6,7 @@ public enum Interfaces {
     typealias A = InterfaceDescription.Argument
 
     /// The manager, `/org/linkrouter/LinkRouter1`.
-    public static let managerTable = InterfaceTable<any ManagerHandlers, Void>(
+    public static let managerTable = InterfaceTable<any ManagerHandlers, ManagerState>(
         name: API.managerInterface,
         methods: [
             .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) { h, _, call throws(DBusError) in
@@ -28,6 +28,8 @@ public enum Interfaces {
         ],
         properties: [
             .init("Version", "s", .const) { _ in .string(API.version) },
+            .init("Store", "s", .unsignalled) { .string($0.store) },
+            .init("Counters", "a{st}", .unsignalled) { .dictionary(key: "s", value: "t", $0.counters.map { .init(.string($0.0), .uint64($0.1)) }) },
         ])
 
     /// Each session, `/org/linkrouter/LinkRouter1/sessions/<id>`. Its

@@ -51,5 +51,6 @@ extension Daemon {
         do { try BrowserLauncher.open(url, with: browser, method: launchMethod) } catch {
             throw RouterError(.browserFailed, error.description)
         }
+        counters.browsersStarted += 1
     }
 }

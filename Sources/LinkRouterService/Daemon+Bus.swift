@@ -89,7 +89,7 @@ extension Daemon {
         let call = MethodCall(message: m, sender: sender, arguments: try m.arguments())
         switch (interface.name, object) {
         case (Interfaces.managerTable.name.rawValue, .manager):
-            if let row = Interfaces.managerTable.method(member) { return try row.handle(self, (), call) }
+            if let row = Interfaces.managerTable.method(member) { return try row.handle(self, managerState, call) }
         case (Interfaces.sessionTable.name.rawValue, .session(let s)):
             if let row = Interfaces.sessionTable.method(member) { return try row.handle(self, s, call) }
         case (API.introspectableInterface.rawValue, _):
@@ -135,7 +135,8 @@ extension Daemon {
         switch object {
         case .manager:
             let t = Interfaces.managerTable
-            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(())) })]
+            let state = managerState
+            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(state)) })]
         case .session(let s):
             let t = Interfaces.sessionTable
             return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(s)) })]
@@ -143,6 +144,8 @@ extension Daemon {
             return []
         }
     }
+
+    var managerState: ManagerState { ManagerState(counters: counters.entries, store: storeDescription) }
 
     func introspect(_ object: Object) -> String {
         switch object {

@@ -21,6 +21,7 @@ extension Daemon {
     @discardableResult
     func execute(_ t: Transition, call: MethodCall? = nil) throws(RouterError) -> Transition.Reply {
         if case .refused(let error) = t.reply {
+            counters.linksRefused += 1
             for case .log(let line) in t.effects { write(line) }
             throw error
         }
@@ -46,6 +47,11 @@ extension Daemon {
                 undo(t.changes, before: before)
                 throw error
             }
+        }
+        switch t.reply {
+        case .routed: counters.linksRouted += 1
+        case .begun: counters.sessionsBegun += 1
+        default: break
         }
         return t.reply
     }

@@ -8,6 +8,7 @@ extension Daemon {
         do {
             let inbox = try Inbox(path: dir)
             try inbox.start(on: loop) { [unowned self] link in
+                self.counters.inboxLinks += 1
                 _ = try? self.execute(self.router.route(link, source: .link, via: "queued link", now: self.now))
             }
             self.inbox = inbox

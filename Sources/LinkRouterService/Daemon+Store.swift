@@ -37,6 +37,7 @@ extension Daemon {
             throw RouterError(.storageFailed, "the session store is unavailable (\(storeProblem ?? "unknown")); nothing was changed")
         }
         do { try store.write(changes) } catch {
+            counters.storeWriteFailures += 1
             log.write(.error, "Failed to write \(changes[0].id.logTag)\(changes.count > 1 ? " and \(changes.count - 1) more" : "") to the store: \(error.message)")
             throw RouterError(.storageFailed, "the session could not be written to the store (\(error.message)); nothing was changed")
         }
@@ -68,6 +69,7 @@ extension Daemon {
             deadlines.reserveCapacity(expected)
             let problems = try store.forEach { stored in
                 router.restore(stored, now: t)
+                counters.sessionsRestored += 1
                 if let o = stored.owner { owners.insert(o) }
             }
             for p in problems { Log.warning("Session store: \(p)") }
@@ -87,6 +89,13 @@ extension Daemon {
         }
         // Not fatal if the write fails: a row left pending is cancelled again at the next start.
         _ = try? execute(router.restored(ownersGone: owners.filter { !sameBus || !nameHasOwner($0) }, now: t))
+    }
+
+    /// The `Store` property: where sessions are kept, or why they cannot be.
+    var storeDescription: String {
+        guard config.storeDirectory != nil else { return "" }
+        if let store { return store.path }
+        return "unavailable: " + (storeProblem ?? "unknown")
     }
 
     func nameHasOwner(_ name: String) -> Bool {

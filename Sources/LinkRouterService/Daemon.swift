@@ -33,6 +33,7 @@ public final class Daemon {
     var routeLimiter: RateLimiter
     var launchLimiter = RateLimiter(perSecond: 10)
     var exitStatus: Int32 = 0
+    var counters = Counters()
     var publishedClaimedVersion = -1
     /// Prepared `PropertiesChanged` signals, one per status.
     var statusSignals: [SessionStatus: DBusMessage] = [:]

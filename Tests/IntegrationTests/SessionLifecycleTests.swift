@@ -35,8 +35,7 @@ struct SessionLifecycleTests {
         let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Wait")
         try m.append(.uint32(0))
         try h.app.connection.send(m)
-        h.app.connection.flush()
-        Clock.sleep(milliseconds: 100)
+        // Calls from one connection are handled in order, so the Wait is parked before the Cancel.
         _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface.rawValue)
         let reply = try #require(eventuallyMessage(h.app) { $0.replySerial == m.serial })
         #expect(reply.error?.name == errorPrefix + "Cancelled")

@@ -57,6 +57,32 @@ final class BusClient {
 
     func ping() -> Bool { (try? call("Ping", interface: API.peerInterface.rawValue)) != nil }
 
+    /// The daemon's `Counters` property (what it has done since it started).
+    func counters() throws(DBusError) -> [String: UInt64] {
+        let v = try call("Get", [.string(API.managerInterface.rawValue), .string("Counters")], interface: API.propertiesInterface.rawValue)[0].variantValue
+        guard case .dictionary(_, _, let entries)? = v else { return [:] }
+        var out: [String: UInt64] = [:]
+        for e in entries { if case .string(let k) = e.key, case .uint64(let n) = e.value { out[k] = n } }
+        return out
+    }
+
+    /// One counter.
+    func counter(_ name: String) throws(DBusError) -> UInt64 { try counters()[name] ?? 0 }
+
+    /// A round trip to the daemon: once it returns, every message the daemon
+    /// sent this connection before (a signal, a reply) is in its queue, and
+    /// every call this connection sent before has been handled. Tests wait on
+    /// this, not on time, to show that something did not happen.
+    func barrier() throws(DBusError) { _ = try call("Ping", interface: API.peerInterface.rawValue) }
+
+    /// A queued message, without waiting (after `barrier()`).
+    func queuedSignal(member: String) -> DBusMessage? {
+        while let m = connection.nextMessage(timeoutMilliseconds: 0) {
+            if m.kind == .signal && m.member == member { return m }
+        }
+        return nil
+    }
+
     func introspect(_ path: String) throws(DBusError) -> String {
         try call("Introspect", path: path, interface: API.introspectableInterface.rawValue)[0].stringValue!
     }

@@ -1,3 +1,4 @@
+import DBusKit
 import DesktopIntegration
 import Glibc
 import SystemKit
@@ -37,7 +38,8 @@ final class PrivateBus {
         try FileSystem.writeAtomically(dir + "/bus.conf", text: config, permissions: 0o600)
         pid = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + dir + "/bus.conf"],
                                    environment: desktop.environment, stdout: .file(logPath), stderr: .file(logPath))
-        guard eventually(timeoutMilliseconds: 5000, { FileSystem.status(socket)?.kind == .socket }) else {
+        // The socket file appears at bind(), a moment before listen(): wait until a client gets in.
+        guard eventually(timeoutMilliseconds: 5000, { FileSystem.status(socket)?.kind == .socket && (try? DBusConnection(address: address)) != nil }) else {
             kill(pid, SIGKILL)
             throw SystemError("dbus-daemon did not start", path: logPath, code: ETIMEDOUT)
         }

@@ -16,9 +16,11 @@ struct ExhaustionThreatTests {
             limited += 1
         }
         #expect(limited >= 200)
-        Clock.sleep(milliseconds: 1100)
-        _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=c&state=after") }
-        #expect(h.daemon.log.contains("Suppressed"))
+        // The summary is written with the first line of the next second: keep knocking until it is there.
+        #expect(eventually(timeoutMilliseconds: 5000) {
+            _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=c&state=after") }
+            return h.daemon.log.contains("Suppressed")
+        })
         #expect(h.daemon.log.components(separatedBy: "\n").count < 120)
         #expect(h.daemonAnswers)
         // No daemon at all: the inbox takes 256 links, then refuses.
@@ -54,7 +56,12 @@ struct ExhaustionThreatTests {
         let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
         let base = String(redirect.dropLast(3))
         let wrk = try Subprocess.spawn(["wrk", "-t", "1", "-c", "16", "-d", "4s", base + "/favicon.ico"], stdout: .file(h.desktop.root + "/wrk.out"), stderr: .null)
-        Clock.sleep(milliseconds: 1000)
+        // The flood is on once wrk holds its 16 connections to the listener.
+        let port = String(redirect.split(separator: ":").last!.prefix { $0.isNumber })
+        #expect(eventually(timeoutMilliseconds: 3000) {
+            let ss = (try? Subprocess.run(["ss", "-Htn", "state", "established", "( dport = :\(port) )"]).text) ?? ""
+            return ss.split(separator: "\n").count >= 16
+        })
         #expect(eventually(timeoutMilliseconds: 3000) {
             (try? h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "\(redirect)?code=under-flood&state=\(Harness.state(of: url))"]).text) == "200"
         })
