@@ -19,7 +19,6 @@ extern int mkostemp(char *template_name, int flags);
 extern int pipe2(int pipefd[2], int flags);
 extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 
-/* prctl is variadic, which Swift cannot call: the two uses linkrouter has. */
+/* prctl is variadic, which Swift cannot call: the one use linkrouter has. */
 static inline int lr_set_dumpable(int on) { return prctl(PR_SET_DUMPABLE, (unsigned long)on, 0UL, 0UL, 0UL); }
-static inline int lr_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL); }
 #endif

@@ -24,12 +24,6 @@ static inline int lr_mhd_epoll_fd(void *fn, struct MHD_Daemon *daemon) {
     return info ? info->epoll_fd : -1;
 }
 
-static inline unsigned int lr_mhd_current_connections(void *fn, struct MHD_Daemon *daemon) {
-    typedef const union MHD_DaemonInfo *(*info_t)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
-    const union MHD_DaemonInfo *info = ((info_t)fn)(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    return info ? info->num_connections : 0;
-}
-
 static inline enum MHD_Result lr_mhd_run(void *fn, struct MHD_Daemon *daemon) {
     return ((enum MHD_Result (*)(struct MHD_Daemon *))fn)(daemon);
 }

@@ -37,6 +37,5 @@ public struct BusName: Hashable, Sendable, CustomStringConvertible {
 
     private static func isNameByte(_ b: UInt8) -> Bool { DBusNameRules.isElementByte(b) || b == 0x2D }
 
-    public var isUnique: Bool { rawValue.hasPrefix(":") }
     public var description: String { rawValue }
 }

@@ -52,8 +52,6 @@ public final class DBusConnection {
         return String(cString: p)
     }
 
-    public var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
-
     /// Queues `message`; libdbus writes it as soon as the socket allows.
     public func send(_ message: DBusMessage) throws(DBusError) {
         guard dbus_connection_send(raw, message.raw, nil) != 0 else { throw DBusError.outOfMemory("queueing a message") }

@@ -91,12 +91,6 @@ public final class DBusMessage {
         set { dbus_message_set_no_reply(raw, newValue ? 1 : 0) }
     }
 
-    /// Whether the bus may start the destination service (D-Bus activation).
-    public var autoStart: Bool {
-        get { dbus_message_get_auto_start(raw) != 0 }
-        set { dbus_message_set_auto_start(raw, newValue ? 1 : 0) }
-    }
-
     /// A copy with a fresh serial, for sending one prepared message many times
     /// (libdbus re-marshals the header for every field set on a new one).
     public func copy() throws(DBusError) -> DBusMessage {
@@ -112,9 +106,6 @@ public final class DBusMessage {
         guard dbus_message_set_destination(raw, name.rawValue) != 0 else { throw DBusError.outOfMemory("setting a destination") }
     }
 
-    public func isMethodCall(interface: String, member: String) -> Bool {
-        dbus_message_is_method_call(raw, interface, member) != 0
-    }
 
     public func isSignal(interface: String, member: String) -> Bool {
         dbus_message_is_signal(raw, interface, member) != 0

@@ -17,11 +17,6 @@ public enum HandlerCheck {
         case staleExec(id: String, program: String)
         /// Another entry (or none) is the default for `mime`.
         case notDefault(id: String, mime: String, current: String?)
-
-        public var isProblem: Bool {
-            if case .handles = self { return false }
-            return true
-        }
     }
 
     /// Every handler in `record`, checked against `database`.

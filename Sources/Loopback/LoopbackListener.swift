@@ -88,11 +88,6 @@ public final class LoopbackListener {
         targets = [:]
     }
 
-    public var isOpen: Bool { daemon != nil }
-
-    /// Connections MHD holds open right now.
-    public var connectionCount: Int { daemon.map { Int(lr_mhd_current_connections(mhd.info, $0)) } ?? 0 }
-
     private func service() {
         guard let daemon else { return }
         _ = lr_mhd_run(mhd.run, daemon)

@@ -76,8 +76,6 @@ public final class EventLoop {
 
     public func stop() { stopping = true }
 
-    public var isStopping: Bool { stopping }
-
     /// Turns until `stop()`.
     public func run() {
         stopping = false

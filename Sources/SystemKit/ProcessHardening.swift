@@ -11,7 +11,4 @@ public enum ProcessHardening {
         let b = lr_set_dumpable(0) == 0
         return a && b
     }
-
-    /// Whether the process is currently dumpable (for tests and `linkctl doctor`).
-    public static func isDumpable() -> Bool { lr_get_dumpable() == 1 }
 }

@@ -19,7 +19,4 @@ public enum StandardStreams {
 
     public static func out(_ text: String) { write(text, to: 1) }
     public static func err(_ text: String) { write(text, to: 2) }
-
-    /// Whether `fd` is a terminal (colour and alignment are for people only).
-    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 }
