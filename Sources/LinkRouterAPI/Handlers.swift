@@ -9,6 +9,8 @@ public protocol ManagerHandlers: AnyObject {
     func listSessions(_ call: MethodCall) -> [Session]
     func listAllSessions(_ call: MethodCall) -> [Session]
     func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)
+    /// What the `Store` and `Counters` properties read.
+    var state: ManagerState { get }
 }
 
 /// What serves the session objects: one requirement per method of `Interfaces.sessionTable`.

@@ -17,14 +17,16 @@ public struct InterfaceDescription: Sendable, Equatable {
         public let input: [Argument]
         public let output: [Argument]
 
+        /// The signature a call must carry, e.g. `a{sv}` (kept: it is checked on every call).
+        public let inputSignature: String
+
         public init(name: String, input: [Argument], output: [Argument]) {
             self.name = name
             self.input = input
             self.output = output
+            self.inputSignature = input.map(\.type).joined()
         }
 
-        /// The signature a call must carry, e.g. `a{sv}`.
-        public var inputSignature: String { input.map(\.type).joined() }
     }
 
     public struct Signal: Sendable, Equatable {

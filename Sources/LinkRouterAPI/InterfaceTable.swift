@@ -4,7 +4,7 @@ public import DBusKit
 /// (`SD_BUS_METHOD_WITH_ARGS` in hostnamed): adding a method is one row and
 /// one requirement of `Handler`, and a daemon that lacks it does not compile.
 /// `Object` is what the object the call reached is (a session for the
-/// session interface); property getters read only it.
+/// session interface).
 public struct InterfaceTable<Handler, Object>: Sendable {
     public struct Method: Sendable {
         public let name: String
@@ -20,18 +20,16 @@ public struct InterfaceTable<Handler, Object>: Sendable {
             self.output = output
             self.handle = handle
         }
-
-        /// The signature a call must carry, e.g. `a{sv}`.
-        public var inputSignature: String { input.map(\.type).joined() }
     }
 
     public struct Property: Sendable {
         public let name: String
         public let type: String
         public let changes: InterfaceDescription.Property.Changes
-        public let get: @Sendable (Object) -> DBusValue
+        /// Reads the property from the object, or from the handler for what only it knows.
+        public let get: @Sendable (Handler, Object) -> DBusValue
 
-        public init(_ name: String, _ type: String, _ changes: InterfaceDescription.Property.Changes, _ get: @escaping @Sendable (Object) -> DBusValue) {
+        public init(_ name: String, _ type: String, _ changes: InterfaceDescription.Property.Changes, _ get: @escaping @Sendable (Handler, Object) -> DBusValue) {
             self.name = name
             self.type = type
             self.changes = changes

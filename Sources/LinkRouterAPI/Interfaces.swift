@@ -6,7 +6,7 @@ public enum Interfaces {
     typealias A = InterfaceDescription.Argument
 
     /// The manager, `/org/linkrouter/LinkRouter1`.
-    public static let managerTable = InterfaceTable<any ManagerHandlers, ManagerState>(
+    public static let managerTable = InterfaceTable<any ManagerHandlers, Void>(
         name: API.managerInterface,
         methods: [
             .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) { h, _, call throws(DBusError) in
@@ -27,9 +27,9 @@ public enum Interfaces {
             },
         ],
         properties: [
-            .init("Version", "s", .const) { _ in .string(API.version) },
-            .init("Store", "s", .unsignalled) { .string($0.store) },
-            .init("Counters", "a{st}", .unsignalled) { .dictionary(key: "s", value: "t", $0.counters.map { .init(.string($0.0), .uint64($0.1)) }) },
+            .init("Version", "s", .const) { _, _ in .string(API.version) },
+            .init("Store", "s", .unsignalled) { h, _ in .string(h.state.store) },
+            .init("Counters", "a{st}", .unsignalled) { h, _ in .dictionary(key: "s", value: "t", h.state.counters.map { .init(.string($0.0), .uint64($0.1)) }) },
         ])
 
     /// Each session, `/org/linkrouter/LinkRouter1/sessions/<id>`. Its
@@ -53,15 +53,19 @@ public enum Interfaces {
             .init(name: "ResumeRequested", arguments: [A("resume_uri", "s")]),
         ],
         properties: [
-            .init("Status", "s", .emits) { .string($0.status.rawValue) },
-            .init("RedirectUri", "s", .const) { .string($0.redirect.string) },
-            .init("AppCallbackUri", "s", .const) { .string($0.appCallback?.string ?? "") },
-            .init("ExpiresAt", "t", .const) { .uint64(UInt64(max(0, $0.expiresAt))) },
-            .init("Browser", "s", .const) { .string($0.browser ?? "") },
+            .init("Status", "s", .emits) { .string($1.status.rawValue) },
+            .init("RedirectUri", "s", .const) { .string($1.redirect.string) },
+            .init("AppCallbackUri", "s", .const) { .string($1.appCallback?.string ?? "") },
+            .init("ExpiresAt", "t", .const) { .uint64(UInt64(max(0, $1.expiresAt))) },
+            .init("Browser", "s", .const) { .string($1.browser ?? "") },
         ])
 
-    public static var manager: InterfaceDescription { managerTable.description }
-    public static var session: InterfaceDescription { sessionTable.description }
+    public static let manager = managerTable.description
+    public static let session = sessionTable.description
+
+    /// Every interface of the manager object, and of a session object.
+    public static let onManager = standard + [manager]
+    public static let onSession = standard + [session]
 
     /// `ListSessions` / `ListAllSessions`: `(path, status, redirect_uri[, owner])`.
     static func sessionList(_ sessions: [Session], withOwner: Bool) -> DBusValue {

@@ -1,5 +1,5 @@
-/// What the manager object's properties read: a snapshot the daemon makes
-/// when one is asked for.
+/// What the manager object's `Store` and `Counters` properties read: a
+/// snapshot the daemon makes when one is asked for.
 public struct ManagerState: Sendable {
     /// Counts since the daemon started (`Counters`), in a fixed order.
     public var counters: [(String, UInt64)]

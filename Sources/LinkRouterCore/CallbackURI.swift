@@ -75,7 +75,7 @@ public final class CallbackURI: Sendable, Equatable {
             }
             style = .loopback
         default:
-            if SchemeRule.refused.contains(scheme) {
+            if SchemeRule.isRefused(scheme) {
                 throw .invalid("\(role) uses the scheme \"\(scheme)\", which is never an app's own scheme; use a reverse-domain scheme such as com.example.app")
             }
             guard SchemeRule.isReverseDomain(scheme) else {

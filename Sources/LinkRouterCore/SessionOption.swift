@@ -6,11 +6,14 @@
 public struct SessionOption: Sendable {
     /// The value's D-Bus type and the `SessionRequest` field it fills.
     public enum Value: Sendable {
-        case string(any WritableKeyPath<SessionRequest, String?> & Sendable)
-        case bool(any WritableKeyPath<SessionRequest, Bool> & Sendable)
-        case uint32(any WritableKeyPath<SessionRequest, UInt32?> & Sendable)
-        case strings(any WritableKeyPath<SessionRequest, [String]> & Sendable)
-        case stringMap(any WritableKeyPath<SessionRequest, [String: String]> & Sendable)
+        case string(SessionRequest.Text)
+        case bool(SessionRequest.Flag)
+        /// `ttl`, the one number.
+        case uint32
+        /// `resume_hosts`, the one list.
+        case strings
+        /// `extra_params`, the one map.
+        case stringMap
 
         /// The D-Bus signature the option's variant must hold.
         public var signature: String {
@@ -74,55 +77,55 @@ public struct SessionOption: Sendable {
 
     /// Every option, in linkctl's order (docs/dbus-api.md lists them in the same order).
     public static let all: [SessionOption] = [
-        SessionOption(key: "authorization_endpoint", value: .string(\.authorizationEndpoint), limit: .option,
+        SessionOption(key: "authorization_endpoint", value: .string(.authorizationEndpoint), limit: .option,
                       flag: .value("authorization-endpoint", placeholder: "URL"), help: "the provider's authorize endpoint (builder mode)",
                       doc: "the provider's authorize endpoint: `https`, or `http` on a loopback address (local providers); no userinfo, no fragment, none of the parameters the daemon sets in its query"),
-        SessionOption(key: "client_id", value: .string(\.clientID), limit: .option,
+        SessionOption(key: "client_id", value: .string(.clientID), limit: .option,
                       flag: .value("client-id", placeholder: "ID"), help: "your OAuth client_id",
                       doc: "printable ASCII"),
-        SessionOption(key: "redirect_uri", value: .string(\.redirectURI), limit: .option,
+        SessionOption(key: "redirect_uri", value: .string(.redirectURI), limit: .option,
                       flag: .value("redirect-uri", placeholder: "URI"), help: "registered callback: com.example.app:/cb, https://…, or http://127.0.0.1/cb",
                       doc: "the registered callback, in one of the three styles below"),
-        SessionOption(key: "scope", value: .string(\.scope), limit: .option,
+        SessionOption(key: "scope", value: .string(.scope), limit: .option,
                       flag: .value("scope", placeholder: "SCOPE"), help: "space-separated scopes, e.g. \"openid profile\"",
                       doc: "space-separated scope tokens (RFC 6749 §3.3)"),
-        SessionOption(key: "extra_params", value: .stringMap(\.extraParams), limit: .none,
+        SessionOption(key: "extra_params", value: .stringMap, limit: .none,
                       flag: .pairs("param"), help: "an extra authorize parameter",
                       doc: "more authorize parameters (`prompt`, `audience`…); may not set a parameter the daemon sets"),
-        SessionOption(key: "authorize_url", value: .string(\.authorizeURL), limit: .authorizeURL,
+        SessionOption(key: "authorize_url", value: .string(.authorizeURL), limit: .authorizeURL,
                       flag: .value("authorize-url", placeholder: "URL"), help: "adopt an authorize URL your backend built (instead of the four above)",
                       doc: "adopt mode (instead of the four above and `extra_params`)"),
-        SessionOption(key: "app_callback_uri", value: .string(\.appCallbackURI), limit: .option,
+        SessionOption(key: "app_callback_uri", value: .string(.appCallbackURI), limit: .option,
                       flag: .value("app-callback-uri", placeholder: "URI"), help: "Vipps/MobilePay app-to-app: where the app returns",
                       doc: "Vipps/MobilePay app-to-app: where the app returns (custom scheme or https)"),
-        SessionOption(key: "resume", value: .string(\.resume), limit: .option,
+        SessionOption(key: "resume", value: .string(.resume), limit: .option,
                       flag: .value("resume", placeholder: "MODE"), help: "who reopens resume_uri: browser (default), client or none",
                       doc: "who reopens `resume_uri`: `browser` (default: the daemon, in the browser that began the login), `client` (a `ResumeRequested` signal to the owner), `none`"),
-        SessionOption(key: "resume_hosts", value: .strings(\.resumeHosts), limit: .none,
+        SessionOption(key: "resume_hosts", value: .strings, limit: .none,
                       flag: .repeated("resume-host", placeholder: "HOST"), help: "another host resume_uri may be on",
                       doc: "more hosts `resume_uri` may be on (lowercase names, default port)"),
-        SessionOption(key: "resume_path_prefix", value: .string(\.resumePathPrefix), limit: .option,
+        SessionOption(key: "resume_path_prefix", value: .string(.resumePathPrefix), limit: .option,
                       flag: .value("resume-path-prefix", placeholder: "PATH"), help: "resume_uri must be under this path",
                       doc: "`resume_uri`'s path must start with this (e.g. `/vipps-login-idp/`)"),
-        SessionOption(key: "browser", value: .string(\.browser), limit: .option,
+        SessionOption(key: "browser", value: .string(.browser), limit: .option,
                       flag: .value("browser", placeholder: "DESKTOP-ID"), help: "open the login in this browser, e.g. firefox.desktop",
                       doc: "a desktop file id (`firefox.desktop`); default: the user's default `x-scheme-handler/https` handler that is not linkrouter"),
-        SessionOption(key: "open_browser", value: .bool(\.openBrowser), limit: .none,
+        SessionOption(key: "open_browser", value: .bool(.openBrowser), limit: .none,
                       flag: .setsFalse("no-browser"), help: "do not open a browser; print the authorize URL only",
                       doc: "default true"),
-        SessionOption(key: "ttl", value: .uint32(\.ttl), limit: .none,
+        SessionOption(key: "ttl", value: .uint32, limit: .none,
                       flag: .value("ttl", placeholder: "SECONDS"), help: "how long the session may wait (default 600)",
                       doc: "seconds the session may wait, 1–3600, default 600"),
-        SessionOption(key: "issuer", value: .string(\.issuer), limit: .option,
+        SessionOption(key: "issuer", value: .string(.issuer), limit: .option,
                       flag: .value("issuer", placeholder: "URL"), help: "the provider's issuer: a callback's iss must equal it (RFC 9207)",
                       doc: "the provider's issuer identifier (https): a callback's `iss` must equal it (RFC 9207)"),
-        SessionOption(key: "require_iss", value: .bool(\.requireIssuer), limit: .none,
+        SessionOption(key: "require_iss", value: .bool(.requireIssuer), limit: .none,
                       flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
                       doc: "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"),
-        SessionOption(key: "code_challenge", value: .string(\.codeChallenge), limit: .option,
+        SessionOption(key: "code_challenge", value: .string(.codeChallenge), limit: .option,
                       flag: .value("code-challenge", placeholder: "S256"), help: "keep your own PKCE verifier; send only its S256 challenge",
                       doc: "client-held PKCE: the 43-character S256 challenge of a verifier the daemon never sees (recommended for apps that can keep a secret in memory: an intercepted code is then useless)"),
-        SessionOption(key: "claim_token", value: .string(\.claimToken), limit: .bytes(256),
+        SessionOption(key: "claim_token", value: .string(.claimToken), limit: .bytes(256),
                       flag: .value("claim-token", placeholder: "TOKEN"), help: "a secret (22+ characters) that lets another process claim the session",
                       doc: "a secret of the client's (≥ 22 printable characters; use 32 random bytes); lets a restarted client `Claim` the session"),
     ]

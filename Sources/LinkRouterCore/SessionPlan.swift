@@ -107,7 +107,7 @@ extension SessionPlan {
     public static func make(_ request: SessionRequest, owner: String, limits: Limits) throws(RouterError) -> SessionPlan {
         // Every string option's length, by the option table.
         for option in SessionOption.all {
-            guard case .string(let field) = option.value, let max = option.limit.bytes(limits), let value = request[keyPath: field] else { continue }
+            guard case .string(let field) = option.value, let max = option.limit.bytes(limits), let value = request[text: field] else { continue }
             if value.utf8.count > max {
                 throw .invalid("\(option.key) is \(value.utf8.count) bytes long; the limit is \(max)")
             }

@@ -23,3 +23,55 @@ public struct SessionRequest: Sendable, Equatable {
 
     public init() {}
 }
+
+extension SessionRequest {
+    /// The string options, by name (the option table sets them through this:
+    /// key paths would cost linkctl ~0.6 M instructions to instantiate at start).
+    public enum Text: Sendable {
+        case authorizationEndpoint, clientID, redirectURI, scope, authorizeURL, appCallbackURI, resume, resumePathPrefix
+        case browser, issuer, codeChallenge, claimToken
+    }
+
+    /// The boolean options.
+    public enum Flag: Sendable { case openBrowser, requireIssuer }
+
+    public subscript(text text: Text) -> String? {
+        get {
+            switch text {
+            case .authorizationEndpoint: return authorizationEndpoint
+            case .clientID: return clientID
+            case .redirectURI: return redirectURI
+            case .scope: return scope
+            case .authorizeURL: return authorizeURL
+            case .appCallbackURI: return appCallbackURI
+            case .resume: return resume
+            case .resumePathPrefix: return resumePathPrefix
+            case .browser: return browser
+            case .issuer: return issuer
+            case .codeChallenge: return codeChallenge
+            case .claimToken: return claimToken
+            }
+        }
+        set {
+            switch text {
+            case .authorizationEndpoint: authorizationEndpoint = newValue
+            case .clientID: clientID = newValue
+            case .redirectURI: redirectURI = newValue
+            case .scope: scope = newValue
+            case .authorizeURL: authorizeURL = newValue
+            case .appCallbackURI: appCallbackURI = newValue
+            case .resume: resume = newValue
+            case .resumePathPrefix: resumePathPrefix = newValue
+            case .browser: browser = newValue
+            case .issuer: issuer = newValue
+            case .codeChallenge: codeChallenge = newValue
+            case .claimToken: claimToken = newValue
+            }
+        }
+    }
+
+    public subscript(flag flag: Flag) -> Bool {
+        get { flag == .openBrowser ? openBrowser : requireIssuer }
+        set { if flag == .openBrowser { openBrowser = newValue } else { requireIssuer = newValue } }
+    }
+}

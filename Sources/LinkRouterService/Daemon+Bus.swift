@@ -53,11 +53,13 @@ extension Daemon {
     /// The interfaces an object carries, as data (introspection, lookup by name).
     func interfaces(of object: Object) -> [InterfaceDescription] {
         switch object {
-        case .manager: return Interfaces.standard + [Interfaces.manager]
-        case .session: return Interfaces.standard + [Interfaces.session]
-        case .node: return [Interfaces.peer, Interfaces.introspectable]
+        case .manager: return Interfaces.onManager
+        case .session: return Interfaces.onSession
+        case .node: return Self.nodeInterfaces
         }
     }
+
+    static let nodeInterfaces = [Interfaces.peer, Interfaces.introspectable]
 
     func dispatch(_ m: DBusMessage) throws(DBusError) -> MethodReply {
         guard let path = m.path, let member = m.member, let sender = m.sender else {
@@ -82,16 +84,16 @@ extension Daemon {
         guard let method = interface.method(member) else {
             throw DBusError(name: DBusError.unknownMethod, message: "\(interface.name) has no method \(member)")
         }
-        let signature = method.input.map(\.type).joined()
-        guard m.signature == signature else {
-            throw DBusError(name: DBusError.invalidArgs, message: "\(interface.name).\(member) takes (\(signature)), not (\(m.signature))")
+        guard m.signature == method.inputSignature else {
+            throw DBusError(name: DBusError.invalidArgs, message: "\(interface.name).\(member) takes (\(method.inputSignature)), not (\(m.signature))")
         }
         let call = MethodCall(message: m, sender: sender, arguments: try m.arguments())
         switch (interface.name, object) {
-        case (Interfaces.managerTable.name.rawValue, .manager):
-            if let row = Interfaces.managerTable.method(member) { return try row.handle(self, managerState, call) }
-        case (Interfaces.sessionTable.name.rawValue, .session(let s)):
-            if let row = Interfaces.sessionTable.method(member) { return try row.handle(self, s, call) }
+        // A table's description lists its rows in the table's order.
+        case (Interfaces.manager.name, .manager):
+            if let i = Interfaces.manager.methods.firstIndex(where: { $0.name == member }) { return try Interfaces.managerTable.methods[i].handle(self, (), call) }
+        case (Interfaces.session.name, .session(let s)):
+            if let i = Interfaces.session.methods.firstIndex(where: { $0.name == member }) { return try Interfaces.sessionTable.methods[i].handle(self, s, call) }
         case (API.introspectableInterface.rawValue, _):
             return .values([.string(introspect(object))])
         case (API.peerInterface.rawValue, _):
@@ -135,17 +137,14 @@ extension Daemon {
         switch object {
         case .manager:
             let t = Interfaces.managerTable
-            let state = managerState
-            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(state)) })]
+            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(self, ())) })]
         case .session(let s):
             let t = Interfaces.sessionTable
-            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(s)) })]
+            return [(t.name.rawValue, t.properties.map { ($0.name, $0.get(self, s)) })]
         case .node:
             return []
         }
     }
-
-    var managerState: ManagerState { ManagerState(counters: counters.entries, store: storeDescription) }
 
     func introspect(_ object: Object) -> String {
         switch object {

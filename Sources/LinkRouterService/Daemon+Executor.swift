@@ -36,7 +36,8 @@ extension Daemon {
                 }
             }
         }
-        let before = t.changes.map { router.session($0.id) }
+        // Previous copies, to undo with, only when an effect can fail that way.
+        let before = t.effects.contains { $0.undoesOnFailure } ? t.changes.map { router.session($0.id) } : []
         router.apply(t.changes)
         for effect in Self.ordered(t.effects) {
             do { try perform(effect, call: call) } catch {
@@ -58,7 +59,9 @@ extension Daemon {
 
     /// Effects by rank, keeping the core's order within a rank.
     static func ordered(_ effects: [Effect]) -> [Effect] {
-        effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
+        // The core mostly lists them in order already.
+        if zip(effects, effects.dropFirst()).allSatisfy({ $0.rank <= $1.rank }) { return effects }
+        return effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
     }
 
     /// Puts every changed session back as it was, in the store and the router.

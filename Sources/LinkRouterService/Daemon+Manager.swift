@@ -87,6 +87,8 @@ extension Daemon: ManagerHandlers {
         }
     }
 
+    public var state: ManagerState { ManagerState(counters: counters.entries, store: storeDescription) }
+
     public func listSessions(_ call: MethodCall) -> [Session] { router.sessions(ownedBy: call.sender) }
 
     public func listAllSessions(_ call: MethodCall) -> [Session] {

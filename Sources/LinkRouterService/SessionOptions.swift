@@ -26,11 +26,11 @@ public enum SessionOptions {
                 throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" must be of type \(type), not \(got)")
             }
             switch (option.value, value) {
-            case (.string(let field), .string(let s)): request[keyPath: field] = s
-            case (.bool(let field), .boolean(let b)): request[keyPath: field] = b
-            case (.uint32(let field), .uint32(let u)): request[keyPath: field] = u
-            case (.strings(let field), .array(_, let items)): request[keyPath: field] = items.compactMap(\.stringValue)
-            case (.stringMap(let field), let dict):
+            case (.string(let field), .string(let s)): request[text: field] = s
+            case (.bool(let field), .boolean(let b)): request[flag: field] = b
+            case (.uint32, .uint32(let u)): request.ttl = u
+            case (.strings, .array(_, let items)): request.resumeHosts = items.compactMap(\.stringValue)
+            case (.stringMap, let dict):
                 var map: [String: String] = [:]
                 for (k, v) in dict.stringKeyedEntries ?? [] {
                     guard map[k] == nil else {
@@ -38,7 +38,7 @@ public enum SessionOptions {
                     }
                     map[k] = v.stringValue ?? ""
                 }
-                request[keyPath: field] = map
+                request.extraParams = map
             default:
                 throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" has an unexpected value")
             }

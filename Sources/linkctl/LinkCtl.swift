@@ -5,13 +5,21 @@ import SystemKit
 /// linkctl's verb table (hostnamectl's shape): each verb declares itself in a
 /// `CommandSpec`; this file only finds the verb and handles global help.
 enum LinkCtl {
-    static let commands: [CommandSpec] = [
-        OpenCommand.spec, BeginCommand.spec, WaitCommand.spec, LoginCommand.spec, SessionsCommand.spec,
-        CancelCommand.spec, StatusCommand.spec, ExplainCommand.spec, RegisterCommand.spec, InstallCommand.spec,
-        UninstallCommand.spec, DoctorCommand.spec,
+    static var commands: [CommandSpec] { verbs.map { $0.spec() } }
+
+    /// The verbs by name, each spec made only when asked for: `open` runs on
+    /// every click and should not build `login`'s forty options first.
+    static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
+        ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
+        ("login", { LoginCommand.spec }), ("sessions", { SessionsCommand.spec }), ("cancel", { CancelCommand.spec }),
+        ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }),
+        ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),
     ]
 
+    static func command(_ name: String) -> CommandSpec? { verbs.first { $0.name == name }?.spec() }
+
     static var help: String {
+        let commands = self.commands
         let width = commands.map(\.name.count).max() ?? 0
         var out = """
             Usage: linkctl COMMAND [OPTION…] [ARG…]
@@ -44,7 +52,7 @@ enum LinkCtl {
         }
         switch verb {
         case "--help", "-h", "help":
-            if verb == "help", args.count > 1, let c = commands.first(where: { $0.name == args[1] }) {
+            if verb == "help", args.count > 1, let c = command(args[1]) {
                 StandardStreams.out(c.help)
             } else {
                 StandardStreams.out(help)
@@ -56,7 +64,7 @@ enum LinkCtl {
         default:
             break
         }
-        guard let command = commands.first(where: { $0.name == verb }) else {
+        guard let command = command(verb) else {
             Output.error("unknown command \"\(verb)\"")
             StandardStreams.err("Try 'linkctl --help'.\n")
             return ExitCode.usage
