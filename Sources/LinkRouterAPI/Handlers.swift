@@ -5,6 +5,7 @@ public import LinkRouterCore
 /// `Interfaces.managerTable`. A daemon missing one does not compile.
 public protocol ManagerHandlers: AnyObject {
     func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> [DBusValue]
+    func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     func listSessions(_ call: MethodCall) -> [Session]
     func listAllSessions(_ call: MethodCall) -> [Session]
@@ -16,6 +17,7 @@ public protocol ManagerHandlers: AnyObject {
 /// What serves the session objects: one requirement per method of `Interfaces.sessionTable`.
 public protocol SessionHandlers: AnyObject {
     func wait(_ id: SessionID, timeoutMilliseconds: UInt32, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func acknowledge(_ id: SessionID, _ call: MethodCall) throws(DBusError)
     func cancel(_ id: SessionID, _ call: MethodCall) throws(DBusError)
     func claim(_ id: SessionID, token: String, _ call: MethodCall) throws(DBusError)
 }

@@ -12,6 +12,9 @@ public enum Interfaces {
             .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) { h, _, call throws(DBusError) in
                 .values(try h.beginSession(call.arguments[0], call))
             },
+            .init("Login", in: [A("options", "a{sv}")], out: [A("session", "o"), A("result", "a{sv}")]) { h, _, call throws(DBusError) in
+                try h.login(call.arguments[0], call)
+            },
             .init("Route", in: [A("uri", "s")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
                 try h.route(call.string(0), call)
             },
@@ -39,6 +42,10 @@ public enum Interfaces {
         methods: [
             .init("Wait", in: [A("timeout_ms", "u")], out: [A("result", "a{sv}")]) { h, s, call throws(DBusError) in
                 try h.wait(s.id, timeoutMilliseconds: call.uint32(0), call)
+            },
+            .init("Acknowledge", in: [], out: []) { h, s, call throws(DBusError) in
+                try h.acknowledge(s.id, call)
+                return .values([])
             },
             .init("Cancel", in: [], out: []) { h, s, call throws(DBusError) in
                 try h.cancel(s.id, call)

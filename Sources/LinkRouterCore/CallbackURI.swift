@@ -112,10 +112,11 @@ public final class CallbackURI: Sendable, Equatable {
         return n
     }
 
-    /// The same loopback callback on a concrete host literal and port, as the
-    /// daemon's listener is bound (RFC 8252 §8.3 prefers 127.0.0.1 to localhost).
-    public func bound(host: String, port: Int) -> CallbackURI {
-        var s = "http://" + host + ":" + String(port) + uri.path
+    /// The same loopback callback with the port the daemon bound filled in,
+    /// its host exactly as the app wrote it (a provider that registered
+    /// `http://localhost/callback` gets `localhost` back, not `127.0.0.1`).
+    public func bound(port: Int) -> CallbackURI {
+        var s = uri.scheme + "://" + (uri.host ?? "") + ":" + String(port) + uri.path
         if let q = uri.query { s += "?" + q }
         return try! CallbackURI.parse(s, role: "redirect_uri")
     }

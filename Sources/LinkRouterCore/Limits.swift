@@ -15,7 +15,8 @@ public struct Limits: Sendable, Equatable {
     public var maxListEntries: Int
     /// Longest `ttl` a session may ask for, in seconds.
     public var maxTTL: UInt32
-    /// How long a finished session keeps its result for a late `Wait`, in seconds.
+    /// How long a finished session keeps its result for its owner's `Wait`
+    /// (until `Acknowledge`), and its record to tell a replay from a forgery, in seconds.
     public var gracePeriod: Int64
 
     public init(maxPendingPerOwner: Int = 32, maxPendingTotal: Int = 1024, maxURIBytes: Int = 8192,

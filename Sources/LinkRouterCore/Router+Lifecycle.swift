@@ -11,6 +11,13 @@ extension Router {
             return Transition(changes: [.update(expired)], ifWriteFails: .keepInMemory,
                               effects: finishing(expired) + [.log(LogLine(.info, "\(s.logTag) expired"))])
         }
+        // A result nobody acknowledged is let go once the grace period has passed.
+        if s.holdsResult {
+            let released = s.releasingResult()
+            return Transition(changes: [.update(released)], ifWriteFails: .keepInMemory,
+                              effects: [.scheduleDeadline(id, at: deadline(of: released)), .checkpoint,
+                                        .log(LogLine(.info, "\(s.logTag): its result was not acknowledged within \(limits.gracePeriod) s; code and verifier wiped"))])
+        }
         // Its last trace goes, and its object leaves the bus.
         return Transition(changes: [.remove(id)], ifWriteFails: .keepInMemory,
                           effects: [.closeListener(id), .answerWaiters(id), .checkpoint])
@@ -43,7 +50,7 @@ extension Router {
             if !s.status.isFinished {
                 t = t.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"), now: now)
             }
-            return t.wiped()
+            return t.releasingResult()
         }
     }
 

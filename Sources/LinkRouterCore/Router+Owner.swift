@@ -27,27 +27,28 @@ extension Router {
         return s
     }
 
-    /// `Wait(timeout_ms)`: the answer now if the session has finished, else the call is parked.
+    /// `Wait(timeout_ms)`: the answer now if the session has finished, else
+    /// the call is parked. Answering changes nothing: a method reply cannot be
+    /// confirmed, so the result stays for the next `Wait` until it is released.
     public func wait(_ id: SessionID, by caller: String, timeoutMilliseconds: UInt32) throws(RouterError) -> Transition {
         let s = try owned(id, by: caller)
         guard let answer = s.waitAnswer else {
             return Transition(effects: [.parkWait(id, timeoutMilliseconds: timeoutMilliseconds)])
         }
-        var t = delivered(s, answer: answer)
-        t.reply = .waited(answer)
-        return t
+        return Transition(reply: .waited(answer))
     }
 
-    /// A result went to the owner: code and verifier are wiped at once (issue: secrets).
-    /// A failed write is logged and the wipe kept in memory: the owner has the result either way.
-    public func delivered(_ id: SessionID) -> Transition {
-        guard let s = session(id), let answer = s.waitAnswer else { return Transition() }
-        return delivered(s, answer: answer)
-    }
-
-    private func delivered(_ s: Session, answer: Result<AuthorizationResult, RouterError>) -> Transition {
-        guard case .success = answer else { return Transition() }
-        return Transition(changes: [.update(s.markedDelivered())], ifWriteFails: .keepInMemory, effects: [.checkpoint])
+    /// `Acknowledge()`: the owner has the result; code and verifier are wiped
+    /// now (from memory, the store and its WAL), not when the retention ends.
+    public func acknowledge(_ id: SessionID, by caller: String) throws(RouterError) -> Transition {
+        let s = try owned(id, by: caller)
+        guard s.status.isFinished else {
+            throw .invalid("the session is still \(s.status.rawValue); acknowledge its result once Wait has returned it")
+        }
+        guard s.holdsResult else { return Transition() }
+        return Transition(changes: [.update(s.releasingResult())],
+                          effects: [.scheduleDeadline(id, at: deadline(of: s.releasingResult())), .checkpoint,
+                                    .log(LogLine(.info, "\(s.logTag): its owner acknowledged the result; code and verifier wiped"))])
     }
 
     /// `Cancel()`: the session ends; nothing happens if it had already finished.

@@ -188,10 +188,13 @@ public struct Router: Sendable {
         table.filter { $0.owner == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
     }
 
-    /// When a session should next be looked at: its expiry while unfinished, its purge time after.
+    /// When a session should next be looked at: its expiry while unfinished;
+    /// the release of a result nobody acknowledged (`gracePeriod` after the
+    /// callback); its purge (after its ttl and the grace period).
     public func deadline(of s: Session) -> Int64 {
         guard s.status.isFinished else { return s.expiresAt }
-        return max(s.expiresAt, (s.finishedAt ?? 0) + limits.gracePeriod)
+        let graceEnds = (s.finishedAt ?? 0) + limits.gracePeriod
+        return s.holdsResult ? graceEnds : max(s.expiresAt, graceEnds)
     }
 
     /// Whether `key` (a `CallbackURI.matchKey`) is an unfinished session's app callback.

@@ -50,8 +50,10 @@ public struct Session: Sendable, Equatable {
     private var failureBox: Box<SessionFailure>?
     /// `resume_uri` is opened at most once (threat model R2).
     public var resumeOpened: Bool
-    /// The owner has received the result; code and verifier are wiped.
-    public var delivered: Bool
+    /// The result is gone: the owner acknowledged it, left the bus for good,
+    /// or did not collect it in time. Code and verifier are wiped. (A `Wait`
+    /// reply cannot be confirmed, so sending the result does not release it.)
+    public var released: Bool
     public let createdAt: Int64
     public let expiresAt: Int64
     public var finishedAt: Int64?
@@ -61,7 +63,7 @@ public struct Session: Sendable, Equatable {
                 authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?,
                 resumeMode: ResumeMode, browser: String?, issuer: String?, requireIssuer: Bool,
                 status: SessionStatus = .pending, result: AuthorizationResult? = nil, failure: SessionFailure? = nil,
-                resumeOpened: Bool = false, delivered: Bool = false, createdAt: Int64, expiresAt: Int64,
+                resumeOpened: Bool = false, released: Bool = false, createdAt: Int64, expiresAt: Int64,
                 finishedAt: Int64? = nil) {
         self.id = id
         self.mode = mode
@@ -83,7 +85,7 @@ public struct Session: Sendable, Equatable {
         self.resultBox = result.map(Box.init)
         self.failureBox = failure.map(Box.init)
         self.resumeOpened = resumeOpened
-        self.delivered = delivered
+        self.released = released
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.finishedAt = finishedAt
@@ -102,12 +104,15 @@ public struct Session: Sendable, Equatable {
         return s
     }
 
-    /// The owner has the result: wipe what must not outlive delivery.
-    public func markedDelivered() -> Session {
+    /// The result is let go: wipe what must not outlive it.
+    public func releasingResult() -> Session {
         var s = wiped()
-        s.delivered = true
+        s.released = true
         return s
     }
+
+    /// Whether the session still holds a result its owner may collect.
+    public var holdsResult: Bool { status == .completed && !released }
 
     /// Code and verifier gone; the record stays so a replay is still known as one.
     func wiped() -> Session {
@@ -123,10 +128,11 @@ public struct Session: Sendable, Equatable {
     }
 
     /// What `Wait` answers for a finished session, or nil while it is unfinished.
+    /// The same result, every time, until it is released.
     public var waitAnswer: Result<AuthorizationResult, RouterError>? {
         guard status.isFinished else { return nil }
-        if delivered {
-            return .failure(RouterError(.alreadyDelivered, "the result of this session was already delivered to its owner; begin a new session"))
+        if released {
+            return .failure(RouterError(.alreadyDelivered, "the result of this session is gone: its owner acknowledged it, or it was not collected in time after the callback; begin a new session"))
         }
         if status == .completed, let r = result { return .success(r) }
         return .failure(failure?.error ?? RouterError(.internalError, "session ended without a result"))

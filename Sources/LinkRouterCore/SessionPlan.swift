@@ -44,20 +44,14 @@ public struct SessionPlan: Sendable {
     /// An adopted URL without PKCE: only `state` ties the callback to the login (threat model S9).
     public var restsOnStateAlone: Bool { mode == .adopted && clientChallenge == nil }
 
-    /// Where the daemon must listen for the loopback redirect. A builder
-    /// session's `localhost` becomes 127.0.0.1 (RFC 8252 §8.3 prefers the
-    /// literal); an adopted URL keeps its host.
-    public var loopbackBinding: LoopbackBinding? {
-        guard let binding = redirect.loopbackBinding else { return nil }
-        guard mode == .builder, binding.hostLiteral == "localhost" else { return binding }
-        return LoopbackBinding(address: binding.address, hostLiteral: "127.0.0.1", port: binding.port)
-    }
+    /// Where the daemon must listen for the loopback redirect.
+    public var loopbackBinding: LoopbackBinding? { redirect.loopbackBinding }
 
     /// The daemon bound its listener: a built redirect URI now names the real
     /// port. An adopted URL is the backend's and already names its port.
     public mutating func bind(port: Int) {
-        guard mode == .builder, let binding = loopbackBinding else { return }
-        redirect = redirect.bound(host: binding.hostLiteral, port: port)
+        guard mode == .builder, redirect.style == .loopback else { return }
+        redirect = redirect.bound(port: port)
     }
 
     /// Whether the daemon must draw a verifier (it holds PKCE only in builder
@@ -151,9 +145,9 @@ extension SessionPlan {
         }
         var issuer: String?
         if let iss = request.issuer {
-            guard let uri = try? URIReference.strict(iss, maxLength: maxOption), uri.normalizedScheme == "https",
-                  uri.query == nil, uri.fragment == nil else {
-                throw .invalid("issuer must be an https URL with no query or fragment (RFC 9207 §2)")
+            guard let uri = try? URIReference.strict(iss, maxLength: maxOption), Self.isIssuerScheme(uri),
+                  uri.query == nil, uri.fragment == nil, !uri.hasUserinfo else {
+                throw .invalid("issuer must be an https URL (http only on a loopback host, for a provider run locally) with no query or fragment (RFC 9207 §2, OpenID Connect Discovery §2)")
             }
             issuer = iss
         }
@@ -211,6 +205,16 @@ extension SessionPlan {
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: endpoint),
             clientChallenge: request.codeChallenge)
+    }
+
+    /// https, or http on a loopback host: Keycloak, Glewlwyd or Dex run for
+    /// development on `http://localhost:…` have http issuers; nothing else may.
+    static func isIssuerScheme(_ uri: URIReference) -> Bool {
+        switch uri.normalizedScheme {
+        case "https": return true
+        case "http": return uri.host.map { CallbackURI.loopbackHosts.contains(ASCII.lowercased($0)) } ?? false
+        default: return false
+        }
     }
 
     static func parseAppCallback(_ text: String, maxLength: Int) throws(RouterError) -> CallbackURI {

@@ -19,7 +19,7 @@ import SystemKit
 /// 4. the reply goes back to the caller (`Transition.Reply`), or the refusal is thrown.
 extension Daemon {
     @discardableResult
-    func execute(_ t: Transition, call: MethodCall? = nil) throws(RouterError) -> Transition.Reply {
+    func execute(_ t: Transition, call: MethodCall? = nil, shape: Waiter.Shape = .result) throws(RouterError) -> Transition.Reply {
         if case .refused(let error) = t.reply {
             counters.linksRefused += 1
             for case .log(let line) in t.effects { write(line) }
@@ -40,7 +40,7 @@ extension Daemon {
         let before = t.effects.contains { $0.undoesOnFailure } ? t.changes.map { router.session($0.id) } : []
         router.apply(t.changes)
         for effect in Self.ordered(t.effects) {
-            do { try perform(effect, call: call) } catch {
+            do { try perform(effect, call: call, shape: shape) } catch {
                 guard effect.undoesOnFailure else {
                     log.write(.warning, "\(error.message)")
                     continue
@@ -78,7 +78,7 @@ extension Daemon {
         for case .update(let s) in restore { router.replace(s) }
     }
 
-    func perform(_ effect: Effect, call: MethodCall?) throws(RouterError) {
+    func perform(_ effect: Effect, call: MethodCall?, shape: Waiter.Shape) throws(RouterError) {
         switch effect {
         case .openBrowser(let url, let choice):
             try open(url, in: try browser(choice))
@@ -87,7 +87,7 @@ extension Daemon {
         case .listen(let id):
             listenAgain(id)
         case .parkWait(let id, let timeout):
-            if let call { park(call, on: id, timeoutMilliseconds: timeout) }
+            if let call { park(call, on: id, timeoutMilliseconds: timeout, shape: shape) }
         case .dropWaits(let name):
             dropWaits(of: name)
         case .closeListener(let id):
@@ -120,9 +120,9 @@ extension Daemon {
 
     // MARK: Waits
 
-    /// Keeps a `Wait` call until its session finishes or its timeout passes.
-    func park(_ call: MethodCall, on id: SessionID, timeoutMilliseconds: UInt32) {
-        let waiter = Waiter(call: call.message, sender: call.sender)
+    /// Keeps a `Wait` (or `Login`) call until its session finishes or its timeout passes.
+    func park(_ call: MethodCall, on id: SessionID, timeoutMilliseconds: UInt32, shape: Waiter.Shape) {
+        let waiter = Waiter(call: call.message, sender: call.sender, shape: shape)
         if timeoutMilliseconds > 0 {
             waiter.timer = loop.schedule(afterMilliseconds: Int64(timeoutMilliseconds)) { [weak self, weak waiter] in
                 guard let self, let waiter else { return }
@@ -143,11 +143,10 @@ extension Daemon {
         for w in list {
             if let t = w.timer { loop.cancel(t) }
             switch answer {
-            case .success: reply(to: w.call, values: [value!])
+            case .success: reply(to: w.call, values: w.values(value!))
             case .failure(let e): reply(to: w.call, error: DBusError(e))
             }
         }
-        _ = try? execute(router.delivered(id))
     }
 
     func dropWaits(of name: String) {

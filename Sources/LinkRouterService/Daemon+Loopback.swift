@@ -7,7 +7,7 @@ import Loopback
 /// this session's callback is accepted on this port.
 extension Daemon {
     func startListener(for id: SessionID, binding: LoopbackBinding, path: String) throws(ListenerError) -> LoopbackListener {
-        let listener = try LoopbackListener(address: binding.address, port: binding.port, hostLiteral: binding.hostLiteral, path: path, loop: loop) { [unowned self] request in
+        let listener = try LoopbackListener(addresses: binding.addresses, port: binding.port, hostLiteral: binding.hostLiteral, path: path, loop: loop) { [unowned self] request in
             self.handleLoopback(request, session: id)
         }
         listener.onFinished = { [weak self] in self?.listeners.removeValue(forKey: id)?.close() }

@@ -59,6 +59,26 @@ extension Daemon: ManagerHandlers {
         return [.objectPath(API.path(of: id)), .string(url)]
     }
 
+    /// `Login`: `BeginSession` and a `Wait` with no timeout in one call, for
+    /// callers that cannot keep a connection between two calls (`gdbus call`,
+    /// `busctl call`). The answer is `(session, result)`; the session's ttl
+    /// bounds it, so the caller's own call timeout must be longer than that.
+    public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        let begun = try beginSession(options, call)
+        guard case .objectPath(let path)? = begun.first, let id = API.sessionID(at: path.rawValue) else {
+            throw DBusError(RouterError(.internalError, "Login began no session"))
+        }
+        do throws(RouterError) {
+            switch try execute(router.wait(id, by: call.sender, timeoutMilliseconds: 0), call: call, shape: .sessionAndResult(path)) {
+            case .waited(.success(let result)): return .values([.objectPath(path), ResultDictionary.make(result)])
+            case .waited(.failure(let error)): throw error
+            default: return .deferred
+            }
+        } catch {
+            throw DBusError(error)
+        }
+    }
+
     /// `Route`: a link click, from `linkctl open`.
     public func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
         guard routeLimiter.allow() else {

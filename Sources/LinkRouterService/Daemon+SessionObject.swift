@@ -19,6 +19,11 @@ extension Daemon: SessionHandlers {
         }
     }
 
+    /// `Acknowledge()`: the owner has the result; it is wiped now.
+    public func acknowledge(_ id: SessionID, _ call: MethodCall) throws(DBusError) {
+        do throws(RouterError) { try execute(router.acknowledge(id, by: call.sender)) } catch { throw DBusError(error) }
+    }
+
     public func cancel(_ id: SessionID, _ call: MethodCall) throws(DBusError) {
         do throws(RouterError) { try execute(router.cancel(id, by: call.sender, now: now)) } catch { throw DBusError(error) }
     }

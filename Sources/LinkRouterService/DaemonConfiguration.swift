@@ -38,6 +38,8 @@ public struct DaemonConfiguration: Sendable {
           --max-pending N            unfinished sessions in all (default 1024)
           --max-pending-per-client N unfinished sessions per bus connection (default 32)
           --max-routes-per-second N  links Route accepts in any one second (default 200)
+          --grace-period SECONDS     how long a finished session keeps its result for its
+                                     owner (until Acknowledge) and its record (default 120)
           --version                  print the version and exit
           --help                     print this help and exit
 
@@ -80,6 +82,11 @@ public struct DaemonConfiguration: Sendable {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 10000000\n")
                 }
                 config.maxRoutesPerSecond = n
+            case "--grace-period":
+                guard let v = value(arg), let n = Int64(v), n >= 1, n <= 86_400 else {
+                    return .exit(64, "linkrouterd: --grace-period needs a number of seconds from 1 to 86400\n")
+                }
+                config.limits.gracePeriod = n
             case "--max-pending", "--max-pending-per-client":
                 guard let v = value(arg), let n = Int(v), n > 0, n <= 1_000_000 else {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 1000000\n")

@@ -16,7 +16,8 @@ public final class LoopbackListener {
         public init() {}
     }
 
-    public let address: String
+    /// The addresses it listens on, all on `port`.
+    public let addresses: [String]
     public let port: Int
     /// The `Host` header a genuine request carries: the redirect URI's host and port.
     public let expectedHost: String
@@ -25,8 +26,8 @@ public final class LoopbackListener {
     private let loop: EventLoop
     private let handler: (HTTPRequest) -> HTTPResponse
     fileprivate let mhd: MicroHTTPD
-    private var daemon: OpaquePointer?
-    private var source: EventLoop.SourceID?
+    /// One MHD daemon per bound socket (127.0.0.1 and ::1 for `localhost`), each in the loop.
+    private var daemons: [(daemon: OpaquePointer, source: EventLoop.SourceID)] = []
     private var timer: EventLoop.TimerID?
     private var context: Unmanaged<LoopbackListener>?
     /// Raw request targets by connection, from MHD's URI callback.
@@ -35,8 +36,8 @@ public final class LoopbackListener {
     /// Called once after the final response has gone out.
     public var onFinished: (() -> Void)?
 
-    /// Binds `address:port` (0 for a free port) and starts answering.
-    public init(address: String, port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
+    /// Binds every address on one port (`port`, or a free one when 0) and starts answering.
+    public init(addresses: [String], port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
                 handler: @escaping (HTTPRequest) -> HTTPResponse) throws(ListenerError) {
         let mhd: MicroHTTPD
         switch MicroHTTPD.shared {
@@ -44,34 +45,37 @@ public final class LoopbackListener {
         case .failure(let error): throw error
         }
         self.mhd = mhd
-        let (fd, bound) = try LoopbackSocket.bind(address: address, port: port)
-        self.address = address
-        self.port = bound
-        self.expectedHost = hostLiteral + ":" + String(bound)
+        let sockets = try LoopbackSocket.bind(addresses: addresses, port: port)
+        self.addresses = sockets.map(\.address)
+        self.port = sockets[0].port
+        self.expectedHost = hostLiteral + ":" + String(sockets[0].port)
         self.path = path
         self.loop = loop
         self.handler = handler
         let ctx = Unmanaged.passUnretained(self)
-        var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(fd), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: Int(limits.connections), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: Int(limits.timeoutSeconds), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.memoryBytes, ptr_value: nil),
-            MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriThunk, to: Int.self), ptr_value: ctx.toOpaque()),
-            MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(keepEscapesThunk, to: Int.self), ptr_value: nil),
-            MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedThunk, to: Int.self), ptr_value: ctx.toOpaque()),
-            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
-        ]
-        var flags = UInt32(MHD_USE_EPOLL.rawValue)
-        if address == "::1" { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        guard let d = options.withUnsafeMutableBufferPointer({ lr_mhd_start(mhd.start, flags, accessThunk, ctx.toOpaque(), $0.baseAddress) }) else {
-            Glibc.close(fd)
-            throw ListenerError("libmicrohttpd could not start a listener on \(address):\(bound)")
-        }
-        daemon = d
         context = ctx
-        let epoll = lr_mhd_epoll_fd(mhd.info, d)
-        source = loop.watch(epoll, for: .readable) { [weak self] _ in self?.service() }
+        for (i, socket) in sockets.enumerated() {
+            var options: [MHD_OptionItem] = [
+                MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket.fd), ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: Int(limits.connections), ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: Int(limits.timeoutSeconds), ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.memoryBytes, ptr_value: nil),
+                MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriThunk, to: Int.self), ptr_value: ctx.toOpaque()),
+                MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(keepEscapesThunk, to: Int.self), ptr_value: nil),
+                MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedThunk, to: Int.self), ptr_value: ctx.toOpaque()),
+                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+            ]
+            var flags = UInt32(MHD_USE_EPOLL.rawValue)
+            if socket.address == "::1" { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+            guard let d = options.withUnsafeMutableBufferPointer({ lr_mhd_start(mhd.start, flags, accessThunk, ctx.toOpaque(), $0.baseAddress) }) else {
+                for rest in sockets[i...] { Glibc.close(rest.fd) }
+                close()
+                throw ListenerError("libmicrohttpd could not start a listener on \(socket.address):\(socket.port)")
+            }
+            let epoll = lr_mhd_epoll_fd(mhd.info, d)
+            let source = loop.watch(epoll, for: .readable) { [weak self] _ in self?.service() }
+            daemons.append((d, source))
+        }
         rearm()
     }
 
@@ -79,27 +83,30 @@ public final class LoopbackListener {
 
     /// Stops listening; open connections are dropped.
     public func close() {
-        if let source { loop.remove(source) }
         if let timer { loop.cancel(timer) }
-        source = nil
         timer = nil
-        if let daemon { lr_mhd_stop(mhd.stop, daemon) }
-        daemon = nil
+        for (d, source) in daemons {
+            loop.remove(source)
+            lr_mhd_stop(mhd.stop, d)
+        }
+        daemons = []
         targets = [:]
     }
 
     private func service() {
-        guard let daemon else { return }
-        _ = lr_mhd_run(mhd.run, daemon)
+        for (d, _) in daemons { _ = lr_mhd_run(mhd.run, d) }
         rearm()
     }
 
-    /// MHD's own timeouts (slow clients) run on a loop timer.
+    /// MHD's own timeouts (slow clients) run on one loop timer for all sockets.
     private func rearm() {
-        guard let daemon else { return }
+        guard !daemons.isEmpty else { return }
         if let timer { loop.cancel(timer) }
-        var ms: UInt64 = 0
-        let wait: Int64 = lr_mhd_get_timeout(mhd.timeout, daemon, &ms) == .YES ? Int64(min(ms, 1000)) : 1000
+        var wait: Int64 = 1000
+        for (d, _) in daemons {
+            var ms: UInt64 = 0
+            if lr_mhd_get_timeout(mhd.timeout, d, &ms) == .YES { wait = min(wait, Int64(min(ms, 1000))) }
+        }
         timer = loop.schedule(afterMilliseconds: wait) { [weak self] in
             self?.timer = nil
             self?.service()

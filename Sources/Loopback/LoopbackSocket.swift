@@ -6,11 +6,49 @@ import SystemKit
 /// `SO_REUSEADDR`/`SO_REUSEPORT`, IPv6 only on `::1`, and a taken port is an
 /// error, never assumed to be ours.
 enum LoopbackSocket {
+    /// One bound, listening socket.
+    struct Bound {
+        let address: String
+        let fd: Int32
+        let port: Int
+    }
+
+    /// Binds every address on one port: `port`, or with 0 the free port the
+    /// first address gets (tried again a few times if another address has it
+    /// taken). An address this machine lacks (no IPv6) is left out, unless
+    /// it is the only one.
+    static func bind(addresses: [String], port: Int) throws(ListenerError) -> [Bound] {
+        var lastError: ListenerError?
+        for _ in 0..<8 {
+            var bound: [Bound] = []
+            do {
+                for address in addresses {
+                    do {
+                        let (fd, p) = try bind(address: address, port: bound.first?.port ?? port)
+                        bound.append(Bound(address: address, fd: fd, port: p))
+                    } catch let e where e.unavailableAddress && address != addresses[0] {
+                        continue
+                    }
+                }
+                return bound
+            } catch {
+                for b in bound { close(b.fd) }
+                lastError = error
+                // Only a port the kernel chose for the first address is worth another try.
+                guard port == 0, error.portTaken, !bound.isEmpty else { throw error }
+            }
+        }
+        throw lastError ?? ListenerError("cannot listen on \(addresses.joined(separator: " and "))")
+    }
+
     static func bind(address: String, port: Int) throws(ListenerError) -> (fd: Int32, port: Int) {
         let v6 = address == "::1"
         guard v6 || address == "127.0.0.1" else { throw ListenerError("refusing to listen on \(address): only 127.0.0.1 and ::1") }
         let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw ListenerError("cannot create a socket: \(SystemError("socket"))") }
+        guard fd >= 0 else {
+            let e = SystemError("socket")
+            throw ListenerError("cannot create a socket for \(address): \(e)", unavailableAddress: e.code == EAFNOSUPPORT)
+        }
         var ok = false
         defer { if !ok { close(fd) } }
         let rc: Int32
@@ -32,10 +70,10 @@ enum LoopbackSocket {
         guard rc == 0 else {
             let e = SystemError("bind")
             if e.code == EADDRINUSE {
-                throw ListenerError("port \(port) on \(address) is already in use by another program; use a redirect_uri without a port so the daemon picks a free one")
+                throw ListenerError("port \(port) on \(address) is already in use by another program; use a redirect_uri without a port so the daemon picks a free one", portTaken: true)
             }
             if e.code == EADDRNOTAVAIL || e.code == EAFNOSUPPORT {
-                throw ListenerError("cannot listen on \(address): this machine has no such loopback address (\(e.reason))")
+                throw ListenerError("cannot listen on \(address): this machine has no such loopback address (\(e.reason))", unavailableAddress: true)
             }
             throw ListenerError("cannot listen on \(address):\(port): \(e.reason)")
         }

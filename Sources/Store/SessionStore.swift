@@ -187,7 +187,7 @@ public final class SessionStore {
             .optional(s.result.flatMap { $0.code.isEmpty ? nil : $0.code }),
             .optional(s.result.flatMap { $0.callbackURI.isEmpty ? nil : $0.callbackURI }), .optional(s.result?.issuer),
             .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError), .optional(s.failure?.providerDescription),
-            .optional(s.failure?.message), .bool(s.resumeOpened), .bool(s.delivered),
+            .optional(s.failure?.message), .bool(s.resumeOpened), .bool(s.released),
         ]
     }
 
@@ -270,12 +270,13 @@ public final class SessionStore {
             appCallback = parsed
         }
         let verifier = s.text(6)
-        let delivered = s.int64(25) != 0
+        // The column is named `delivered` (schema 1); it records that the result was released.
+        let released = s.int64(25) != 0
         var result: AuthorizationResult?
         if status == .completed {
             result = AuthorizationResult(
                 code: s.text(17) ?? "", state: state, redirectURI: redirect.string, callbackURI: s.text(18) ?? "",
-                issuer: s.text(19), codeVerifier: delivered ? nil : verifier, nonce: s.text(5))
+                issuer: s.text(19), codeVerifier: released ? nil : verifier, nonce: s.text(5))
         }
         var failure: SessionFailure?
         if let code = s.text(20).flatMap(RouterError.Code.init(rawValue:)) {
@@ -284,13 +285,13 @@ public final class SessionStore {
         let hostsText = s.text(10, reusing: &r.hosts) ?? ""
         return Session(
             id: id, mode: mode, owner: s.text(2, reusing: &r.owner), claimTokenDigest: s.blob(3), state: state, nonce: s.text(5),
-            codeVerifier: !status.isFinished || (status == .completed && !delivered) ? verifier : nil, redirect: redirect,
+            codeVerifier: !status.isFinished || (status == .completed && !released) ? verifier : nil, redirect: redirect,
             appCallback: appCallback, authorizationOrigin: origin,
             resumeHosts: hostsText.isEmpty ? [] : hostsText.split(separator: " ").map(String.init),
             resumePathPrefix: s.text(11, reusing: &r.prefix), resumeMode: resumeMode, browser: s.text(13, reusing: &r.browser),
             issuer: s.text(14, reusing: &r.issuer),
             requireIssuer: s.int64(15) != 0, status: status, result: result, failure: failure,
-            resumeOpened: s.int64(24) != 0, delivered: delivered, createdAt: s.int64(26), expiresAt: s.int64(27),
+            resumeOpened: s.int64(24) != 0, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
             finishedAt: s.isNull(28) ? nil : s.int64(28))
     }
 }

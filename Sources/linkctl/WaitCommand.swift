@@ -1,6 +1,7 @@
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
+import SystemKit
 
 /// `linkctl wait SESSION`: claims the session if given its token, then waits
 /// for the callback and prints the code (and the verifier the daemon made).
@@ -40,10 +41,33 @@ enum WaitCommand {
         return UInt32(text)
     }
 
-    /// Calls `Wait` with a bus timeout a little longer than the daemon's own.
+    /// How long one `Wait` call may last: below the 25 s every D-Bus binding
+    /// uses by default, so this loop is the pattern apps can copy.
+    static let slice: UInt32 = 20_000
+
+    /// The robust pattern (docs/dbus-api.md, "Waiting"): short `Wait` calls,
+    /// each with a call timeout above its own, repeated on `Timeout` until the
+    /// result comes or `timeout` (0: the session's ttl) passes; then
+    /// `Acknowledge`, so the daemon wipes the code at once. A call that was
+    /// lost on the way loses nothing: the result stays until it is acknowledged.
     static func waitAndPrint(_ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool) throws(DaemonClient.Failure) -> Int32 {
-        let busTimeout: Int32 = timeout == 0 || timeout > UInt32(Int32.max - 5000) ? Int32.max : Int32(timeout) + 5000
-        let reply = try client.call(path: path, interface: API.sessionInterface, "Wait", [.uint32(timeout)], timeoutMilliseconds: busTimeout)
+        let deadline = timeout == 0 ? nil : Clock.monotonicMilliseconds() + Int64(timeout)
+        var reply: [DBusValue]
+        while true {
+            let left = deadline.map { max(0, $0 - Clock.monotonicMilliseconds()) } ?? Int64(slice)
+            let ask = UInt32(min(Int64(slice), left))
+            do {
+                reply = try client.call(path: path, interface: API.sessionInterface, "Wait", [.uint32(ask)], timeoutMilliseconds: Int32(ask) + 5000)
+                break
+            } catch {
+                let timedOut: Bool
+                switch error {
+                case .refused: timedOut = error.code == .timeout
+                case .unavailable: timedOut = false
+                }
+                guard timedOut, deadline.map({ Clock.monotonicMilliseconds() < $0 }) ?? true else { throw error }
+            }
+        }
         let fields = (reply.first?.stringKeyedEntries ?? []).compactMap { k, v -> (String, String)? in
             guard let s = v.variantValue?.stringValue else { return nil }
             return (k, s)
@@ -53,6 +77,8 @@ enum WaitCommand {
         } else {
             Output.fields(fields)
         }
+        // Printed: the daemon may let go of it now (it would after its grace period anyway).
+        _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
         return ExitCode.ok
     }
 }

@@ -26,7 +26,7 @@ struct DurabilityTests {
         #expect(result["code"] == "after-crash" && result["code_verifier"] != nil)
     }
 
-    @Test("kill -9 between the callback and Wait: the result survives and is delivered once; a replay stays refused (P1)")
+    @Test("kill -9 between the callback and Wait: the result survives until its owner acknowledges it; a replay stays refused (P1)")
     func killAfterCallback() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
@@ -36,8 +36,11 @@ struct DurabilityTests {
         try h.restartDaemon()
         try h.expectRefusal(errorPrefix + "Replayed") { _ = try h.app.route(uri) }
         #expect(try h.app.wait(path)["code"] == "kept")
+        // Until the owner says it has it: a reply cannot be confirmed (issue 13 §1).
+        #expect(try h.app.wait(path)["code"] == "kept")
+        _ = try h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
         #expect(errorName { _ = try h.app.wait(path) } == errorPrefix + "AlreadyDelivered")
-        // Delivered means wiped, on disk too.
+        // Acknowledged means wiped, on disk too.
         h.daemon.stop()
         let db = h.desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
         let dump = try h.desktop.run(["sh", "-c", "cat '\(db)' '\(db)-wal' 2>/dev/null | grep -c kept || true"])

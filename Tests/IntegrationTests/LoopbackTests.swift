@@ -61,7 +61,8 @@ struct LoopbackTests {
             ("authorization_endpoint", .string(provider.origin + "/authorize")), ("client_id", .string("c")), ("redirect_uri", .string(registered)),
         ])
         let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
-        if registered.contains("localhost") { #expect(redirect.hasPrefix("http://127.0.0.1:")) }
+        // The provider gets the redirect URI as the app wrote it, with only the port filled in (issue 13 §3).
+        if registered.contains("localhost") { #expect(redirect.hasPrefix("http://localhost:")) }
         if registered.contains("::1") { #expect(redirect.hasPrefix("http://[::1]:")) }
         _ = try #require(provider.waitForLogin())
         let hop = provider.origin + "/redirect-to?url=" + PercentEncoding.encode(redirect + "?state=\(Harness.state(of: url))&code=via-302")
@@ -90,6 +91,34 @@ struct LoopbackTests {
         let e = try curl(h.desktop, ["http://127.0.0.1:\(four.port)/callback?code=c&state=\(four.state)"])
         #expect(e.code == 0)
         #expect(RawSocket.isListening(port: six.port, ipv6: true))
+    }
+
+    @Test("localhost: the provider gets localhost; the listener answers on 127.0.0.1 and ::1 on one port; Host must be localhost:PORT (issue 13 §3)")
+    func localhost() throws {
+        let h = try Harness()
+        func session() throws -> Listening {
+            let l = try begin(h, "http://localhost/callback")
+            #expect(l.redirect == "http://localhost:\(l.port)/callback")
+            return l
+        }
+        // Whatever /etc/hosts says, a browser may reach localhost over either family: force each.
+        for family in ["127.0.0.1", "[::1]"] {
+            let l = try session()
+            let r = try curl(h.desktop, ["--resolve", "localhost:\(l.port):\(family)", "\(l.redirect)?code=via-\(family)&state=\(l.state)"])
+            #expect(r.code == 200, "\(family)")
+            #expect(try h.app.wait(l.path)["code"] == "via-\(family)")
+        }
+        // One port, both loopback addresses, nothing else.
+        let l = try session()
+        let listening = try h.desktop.run(["ss", "-Hltn", "sport = :\(l.port)"]).text
+        #expect(listening.contains("127.0.0.1:\(l.port)") && listening.contains("[::1]:\(l.port)"), "\(listening)")
+        #expect(listening.split(separator: "\n").count == 2, "\(listening)")
+        // The DNS-rebinding check stands for every other host, a loopback literal included.
+        for host in ["127.0.0.1:\(l.port)", "[::1]:\(l.port)", "rebind.example:\(l.port)", "localhost:1"] {
+            let r = try curl(h.desktop, ["-H", "Host: \(host)", "http://127.0.0.1:\(l.port)/callback?code=c&state=\(l.state)"])
+            #expect(r.code == 400, "\(host)")
+        }
+        #expect(try h.app.status(l.path) == "pending")
     }
 
     @Test("every refusal, with its status code; the session untouched; the real callback still works (L1, L2, L3, L5, L6)")

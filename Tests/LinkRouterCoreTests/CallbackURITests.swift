@@ -62,12 +62,15 @@ struct CallbackURITests {
         }
     }
 
-    @Test("a loopback callback is bound to the literal and port the daemon listens on")
+    @Test("a loopback callback gets the bound port and keeps the host the app wrote (issue 13 §3)")
     func bound() throws {
         let c = try CallbackURI.parse("http://localhost/callback?x=1", role: "redirect_uri")
-        let b = c.bound(host: "127.0.0.1", port: 43123)
-        #expect(b.string == "http://127.0.0.1:43123/callback?x=1")
-        #expect(b.matchKey == "http:127.0.0.1/callback")
+        let b = c.bound(port: 43123)
+        #expect(b.string == "http://localhost:43123/callback?x=1")
+        #expect(b.matchKey == "http:localhost/callback")
+        #expect(b.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1", "::1"], hostLiteral: "localhost", port: 43123))
+        let v6 = try CallbackURI.parse("http://[::1]/cb", role: "redirect_uri").bound(port: 5)
+        #expect(v6.string == "http://[::1]:5/cb" && v6.loopbackBinding?.addresses == ["::1"])
     }
 }
 

@@ -227,16 +227,16 @@ struct RouterTests {
         #expect(throws: RouterError.self) { try router.admit(other) }
     }
 
-    @Test("delivery wipes the code and verifier; a second Wait is told so")
+    @Test("releasing the result wipes the code and verifier; a later Wait is told so")
     func delivery() throws {
         var (router, s) = try Fixtures.router()
         let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now).session!
         router.replace(done)
         guard case .success(let r)? = router.session(s.id)?.waitAnswer else { Issue.record("no result"); return }
         #expect(r.code == "c" && r.codeVerifier == s.codeVerifier)
-        let wiped = done.markedDelivered()
+        let wiped = done.releasingResult()
         #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.codeVerifier == nil)
-        guard case .failure(let e)? = wiped.waitAnswer else { Issue.record("delivered twice"); return }
+        guard case .failure(let e)? = wiped.waitAnswer else { Issue.record("released, yet answered"); return }
         #expect(e.code == .alreadyDelivered)
     }
 
@@ -245,7 +245,10 @@ struct RouterTests {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
         let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now + 10).session!
         router.replace(done)
-        #expect(router.deadline(of: done) == s.expiresAt)
+        // The result is released first, when the grace period ends; the record goes after its ttl.
+        #expect(router.deadline(of: done) == now + 10 + 60)
+        router.apply(router.deadlineReached(s.id, now: now + 70).changes)
+        #expect(router.deadline(of: router.session(s.id)!) == s.expiresAt)
         #expect(router.deadlineReached(s.id, now: s.expiresAt - 1).changes.isEmpty)
         #expect(router.deadlineReached(s.id, now: s.expiresAt).changes == [.remove(s.id)])
     }

@@ -64,15 +64,30 @@ struct SessionPlanTests {
         #expect(plan.authorizeURL(secrets: Fixtures.secrets()).contains("code_challenge=\(challenge)&code_challenge_method=S256"))
     }
 
-    @Test("loopback: localhost becomes 127.0.0.1 and the URI names the bound port")
+    @Test("loopback: localhost stays localhost, listened for on 127.0.0.1 and ::1; the URI names the bound port (issue 13 §3)")
     func loopback() throws {
         var plan = try SessionPlan.make(Fixtures.request(redirect: "http://localhost/callback"), owner: Fixtures.owner, limits: Limits())
-        #expect(plan.loopbackBinding?.address == "127.0.0.1")
-        #expect(plan.loopbackBinding?.port == 0)
+        #expect(plan.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1", "::1"], hostLiteral: "localhost", port: 0))
         plan.bind(port: 51234)
-        #expect(plan.redirect.string == "http://127.0.0.1:51234/callback")
+        #expect(plan.redirect.string == "http://localhost:51234/callback")
+        #expect(plan.authorizeURL(secrets: Fixtures.secrets()).contains("redirect_uri=http%3A%2F%2Flocalhost%3A51234%2Fcallback&"))
         let six = try SessionPlan.make(Fixtures.request(redirect: "http://[::1]/callback"), owner: Fixtures.owner, limits: Limits())
-        #expect(six.loopbackBinding?.address == "::1" && six.loopbackBinding?.hostLiteral == "[::1]")
+        #expect(six.loopbackBinding == LoopbackBinding(addresses: ["::1"], hostLiteral: "[::1]", port: 0))
+        let four = try SessionPlan.make(Fixtures.request(redirect: "http://127.0.0.1:8123/callback"), owner: Fixtures.owner, limits: Limits())
+        #expect(four.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 8123))
+    }
+
+    @Test("issuer: https anywhere, http only on a loopback host (issue 13 §4)", arguments: [
+        ("https://accounts.example.com", true), ("http://127.0.0.1:4593/api/oidc", true), ("http://localhost:8080/realms/dev", true),
+        ("http://[::1]:5556/dex", true), ("http://accounts.example.com", false), ("http://127.0.0.1.evil.example/x", false),
+        ("http://user@127.0.0.1/x", false), ("https://a.example/x?q=1", false), ("ftp://127.0.0.1/x", false),
+    ])
+    func issuer(_ issuer: String, _ accepted: Bool) throws {
+        let result = Result { () throws(RouterError) in try SessionPlan.make(Fixtures.request { $0.issuer = issuer }, owner: Fixtures.owner, limits: Limits()) }
+        switch result {
+        case .success(let plan): #expect(accepted && plan.issuer == issuer, "\(issuer)")
+        case .failure(let e): #expect(!accepted && e.message.contains("issuer must be an https URL"), "\(issuer): \(e.message)")
+        }
     }
 
     @Test("adopt mode reads state, redirect and app callback from the backend's URL")

@@ -88,17 +88,47 @@ struct TransitionTests {
         #expect(!quiet.effects.contains { if case .openBrowser = $0 { true } else { false } })
     }
 
-    @Test("wait: parked while pending; answered at once when finished, and the delivered code wiped (kept in memory if the write fails)")
+    @Test("wait: parked while pending; answered at once when finished, changing nothing (a reply cannot be confirmed)")
     func wait() throws {
         var (router, s) = try Fixtures.router()
         #expect(try router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 5).effects == [.parkWait(s.id, timeoutMilliseconds: 5)])
         #expect(throws: RouterError.self) { try router.wait(s.id, by: Fixtures.intruder, timeoutMilliseconds: 0) }
         router.apply(router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now).changes)
-        let t = try router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
-        guard case .waited(.success(let r)) = t.reply else { Issue.record("no answer"); return }
-        #expect(r.code == "C")
-        #expect(t.ifWriteFails == .keepInMemory && t.effects == [.checkpoint])
-        #expect(t.session?.delivered == true && t.session?.result?.code == "")
+        for _ in 0..<2 {
+            let t = try router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
+            guard case .waited(.success(let r)) = t.reply else { Issue.record("no answer"); return }
+            #expect(r.code == "C" && t.changes.isEmpty && t.effects.isEmpty)
+        }
+    }
+
+    @Test("acknowledge: owner only, after the result; wipes it (written or refused) and folds the WAL; twice is nothing")
+    func acknowledge() throws {
+        var (router, s) = try Fixtures.router()
+        #expect(throws: RouterError.self) { try router.acknowledge(s.id, by: Fixtures.owner) }
+        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now).changes)
+        #expect(throws: RouterError.self) { try router.acknowledge(s.id, by: Fixtures.intruder) }
+        let t = try router.acknowledge(s.id, by: Fixtures.owner)
+        let released = try #require(t.session)
+        #expect(released.released && released.result?.code == "" && released.codeVerifier == nil)
+        #expect(t.ifWriteFails == .refuse && t.effects.contains(.checkpoint))
+        #expect(t.effects.contains(.scheduleDeadline(s.id, at: router.deadline(of: released))))
+        router.apply(t.changes)
+        #expect(try router.acknowledge(s.id, by: Fixtures.owner) == Transition())
+        guard case .failure(let e)? = router.session(s.id)?.waitAnswer else { Issue.record("still answered"); return }
+        #expect(e.code == .alreadyDelivered)
+    }
+
+    @Test("an unacknowledged result is released when the grace period ends, the record purged after its ttl")
+    func release() throws {
+        var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
+        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now).changes)
+        let done = try #require(router.session(s.id))
+        #expect(router.deadline(of: done) == now + 60)
+        let t = router.deadlineReached(s.id, now: now + 60)
+        #expect(t.session?.released == true && t.ifWriteFails == .keepInMemory && t.effects.contains(.checkpoint))
+        router.apply(t.changes)
+        #expect(router.deadline(of: router.session(s.id)!) == s.expiresAt)
+        #expect(router.deadlineReached(s.id, now: s.expiresAt).changes == [.remove(s.id)])
     }
 
     @Test("cancel and claim: owner only; cancel finishes the session with every effect, twice is nothing")

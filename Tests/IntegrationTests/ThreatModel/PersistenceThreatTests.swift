@@ -8,7 +8,7 @@ import Testing
 struct PersistenceThreatTests {
     var db: (Harness) -> String { { $0.desktop.runtimeDir + "/linkrouter/sessions.sqlite3" } }
 
-    @Test("P1: kill -9 between accepting a callback and delivering it: the result is delivered once after restart; a replay is refused")
+    @Test("P1: kill -9 between accepting a callback and delivering it: the owner gets the result after restart until it acknowledges it; a replay is refused")
     func p1() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
@@ -18,6 +18,8 @@ struct PersistenceThreatTests {
         try h.restartDaemon()
         #expect(try h.desktop.linkctl("open", "--", link).status == 1)
         #expect(try h.app.wait(path)["code"] == "P1")
+        // Received: the owner acknowledges, and the result is gone for good (docs/security.md, P1).
+        _ = try h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
         #expect(errorName { _ = try h.app.wait(path) } == errorPrefix + "AlreadyDelivered")
     }
 
@@ -73,12 +75,13 @@ struct PersistenceThreatTests {
         }
     }
 
-    @Test("P4: codes and verifiers leave the store once delivered; core dumps are off and the daemon is not dumpable")
+    @Test("P4: codes and verifiers leave the store once acknowledged; core dumps are off and the daemon is not dumpable")
     func p4() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
         _ = try h.app.route("com.example.app:/callback?code=P4-SECRET-CODE&state=\(Harness.state(of: url))")
         let verifier = try #require(try h.app.wait(path)["code_verifier"])
+        _ = try h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
         // The kernel's view of the running daemon: a core limit of zero, soft and hard.
         let limits = try FileSystem.readText("/proc/\(h.daemon.pid)/limits")
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
