@@ -1,0 +1,62 @@
+import DBusKit
+import Glibc
+import SystemKit
+import Testing
+
+/// `scripts/run-daemon`, the README's first command, on a machine with no
+/// session bus: the private bus it starts goes when the daemon goes, and one
+/// still alive from before is reused, not doubled (issue 13 §6).
+@Suite("scripts/run-daemon")
+struct RunDaemonTests {
+    /// The script's environment: the test desktop with no session bus at all,
+    /// and the built binaries (nothing is compiled).
+    func environment(_ desktop: TestDesktop) -> [String] {
+        desktop.environment.filter { !$0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") && !$0.hasPrefix("PATH=") }
+            + ["LINKROUTER_BIN_DIR=" + Paths.bin, "PATH=/opt/swift/usr/bin:/usr/local/bin:/usr/bin:/bin"]
+    }
+
+    func start(_ desktop: TestDesktop) throws -> Int32 {
+        try Subprocess.spawn([Paths.root + "/scripts/run-daemon"], environment: environment(desktop), detached: true,
+                             stdout: .file(desktop.root + "/run-daemon.log"), stderr: .file(desktop.root + "/run-daemon.log"))
+    }
+
+    func daemonAnswers(on address: String) -> Bool {
+        guard let c = try? DBusConnection(address: address) else { return false }
+        return DaemonProcess.nameHasOwner(c)
+    }
+
+    func alive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 }
+
+    @Test("the bus it started stops with the daemon, on SIGTERM and on Ctrl-C (SIGINT)", arguments: [SIGTERM, SIGINT])
+    func stopsItsBus(_ signal: Int32) throws {
+        let desktop = try TestDesktop()
+        let socket = desktop.runtimeDir + "/linkrouter-bus"
+        let script = try start(desktop)
+        #expect(eventually(timeoutMilliseconds: 30_000) { daemonAnswers(on: "unix:path=" + socket) },
+                "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
+        let bus = try #require(Int32((try FileSystem.readText(socket + ".pid")).filter(\.isNumber)))
+        #expect(alive(bus))
+        // Ctrl-C reaches the whole foreground process group; SIGTERM (systemd, kill) the script.
+        kill(signal == SIGINT ? -script : script, signal)
+        #expect(Subprocess.wait(script) == 0, "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
+        #expect(eventually { !alive(bus) }, "the private bus outlived the daemon")
+        #expect(!FileSystem.exists(socket) && !FileSystem.exists(socket + ".pid"))
+    }
+
+    @Test("a private bus still alive from an earlier run is reused, and left running")
+    func reusesALiveBus() throws {
+        let desktop = try TestDesktop()
+        let socket = desktop.runtimeDir + "/linkrouter-bus"
+        let earlier = try Subprocess.run(["dbus-daemon", "--session", "--fork", "--print-pid=1", "--address=unix:path=" + socket],
+                                         environment: environment(desktop))
+        let bus = try #require(Int32(earlier.text.filter(\.isNumber)))
+        defer { kill(bus, SIGTERM) }
+        let script = try start(desktop)
+        #expect(eventually(timeoutMilliseconds: 30_000) { daemonAnswers(on: "unix:path=" + socket) })
+        #expect(try FileSystem.readText(desktop.root + "/run-daemon.log").contains("reusing the private bus"))
+        kill(script, SIGTERM)
+        #expect(Subprocess.wait(script) == 0)
+        #expect(alive(bus), "a bus the script did not start is not its to stop")
+        #expect(!daemonAnswers(on: "unix:path=" + socket), "the daemon stopped")
+    }
+}
