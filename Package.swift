@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
-        .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterFiles", "LinkRouterAPI"]),
+        .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
 
         // The daemon's wiring, as a library so the executable stays a few lines.
         .target(name: "LinkRouterService", dependencies: [

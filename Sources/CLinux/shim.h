@@ -1,12 +1,13 @@
 #ifndef LINKROUTER_CLINUX_SHIM_H
 #define LINKROUTER_CLINUX_SHIM_H
-/* Linux interfaces the Glibc module leaves out: signalfd, inotify, prctl. */
+/* Linux interfaces the Glibc module leaves out: signalfd, inotify, prctl, malloc_trim. */
 #include <spawn.h>
 #include <signal.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/random.h>
 

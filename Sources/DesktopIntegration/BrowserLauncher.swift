@@ -35,19 +35,32 @@ public enum BrowserLauncher {
         }
     }
 
-    /// The argv that starts `browser` on `url` by `method`.
-    public static func command(_ argv: [String], entry: DesktopEntry, method: Method) -> [String] {
+    /// The argv that starts an entry on a URL by `method`, with `variables`
+    /// set in its environment (systemd-run starts it from the user manager's
+    /// environment, so they are passed explicitly there).
+    public static func command(_ argv: [String], entry: DesktopEntry, method: Method, variables: [String] = [hopVariable + "=1"]) -> [String] {
         switch method {
         case .spawn:
             return argv
         case .systemdRun(let tool):
-            return [tool, "--user", "--quiet", "--collect", "--no-block", "--setenv=\(hopVariable)=1",
-                    "--description=linkrouter: \(entry.id)", "--"] + argv
+            return [tool, "--user", "--quiet", "--collect", "--no-block"] + variables.map { "--setenv=" + $0 }
+                + ["--description=linkrouter: \(entry.id)", "--"] + argv
         }
     }
 
+    /// Starts a browser on `url`; it is marked (`hopVariable`) so that a link it
+    /// hands straight back to linkctl is recognised as a loop.
     @discardableResult
     public static func open(_ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn) throws(LaunchError) -> Int32 {
+        try launch(url, with: entry, environment: environment, method: method, variables: [hopVariable + "=1"])
+    }
+
+    /// Starts any entry on `url` through its `Exec` line, with `variables` added
+    /// to its environment (an app gets its activation token this way, and no
+    /// hop mark: an app may rightly open web links through linkrouter later).
+    @discardableResult
+    public static func launch(_ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn,
+                              variables: [String]) throws(LaunchError) -> Int32 {
         guard entry.isLaunchable else { throw LaunchError("\(entry.id) is not a launchable application entry") }
         guard !OwnEntries.isOwn(entry) else {
             throw LaunchError("\(entry.id) is linkrouter itself; refusing to hand a link back to it (that would loop)")
@@ -61,9 +74,13 @@ public enum BrowserLauncher {
         }
         var env = environment ?? Environment.entries()
         env.removeAll { $0.hasPrefix(hopVariable + "=") }
-        env.append(hopVariable + "=1")
+        for v in variables {
+            let name = v.prefix { $0 != "=" }
+            env.removeAll { $0.hasPrefix(name + "=") }
+            env.append(v)
+        }
         do {
-            return try Subprocess.spawn(command(argv, entry: entry, method: method), environment: env, detached: true, stdin: .null)
+            return try Subprocess.spawn(command(argv, entry: entry, method: method, variables: variables), environment: env, detached: true, stdin: .null)
         } catch {
             throw LaunchError("cannot start \(entry.id) (\(argv[0])): \(error.reason)")
         }

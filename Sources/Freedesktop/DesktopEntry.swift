@@ -14,6 +14,8 @@ public struct DesktopEntry: Sendable, Equatable {
     public let noDisplay: Bool
     public let dbusActivatable: Bool
     public let type: String?
+    /// `X-LinkRouter-Claims`: the https prefixes the app claims (linkrouter's key).
+    public let claims: [String]
 
     public static let group = "Desktop Entry"
 
@@ -32,6 +34,7 @@ public struct DesktopEntry: Sendable, Equatable {
         noDisplay = bool("NoDisplay")
         dbusActivatable = bool("DBusActivatable")
         type = string("Type")
+        claims = file.value("X-LinkRouter-Claims", in: Self.group).map(KeyFile.list) ?? []
     }
 
     /// True for an application entry that may be launched at all.
@@ -41,6 +44,20 @@ public struct DesktopEntry: Sendable, Equatable {
     public func commandLine(opening url: String) throws(ExecLineError) -> [String] {
         guard let exec else { throw ExecLineError("\(id) has no Exec key") }
         return try ExecLine.expand(exec, url: url, name: name, icon: icon, desktopFilePath: path)
+    }
+
+    /// The field codes of `Exec` (`%u`, `%F`…), for checking an app can take a URL.
+    public var fieldCodes: [String] {
+        guard let exec, let words = try? ExecLine.split(exec) else { return [] }
+        var out: [String] = []
+        for w in words where !w.quoted {
+            var it = w.text.makeIterator()
+            while let c = it.next() {
+                guard c == "%", let code = it.next() else { continue }
+                if code != "%" { out.append("%" + String(code)) }
+            }
+        }
+        return out
     }
 
     /// The program `Exec` runs (its first word), for recognising our own entries.

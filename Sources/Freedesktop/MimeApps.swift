@@ -64,6 +64,18 @@ public struct MimeApps {
         candidates(for: mimeType, excluding: exclude).first
     }
 
+    /// The default a `[Default Applications]` line names (installed and
+    /// launchable), not a mere candidate: what a user or a program chose.
+    public func explicitDefault(for mimeType: String) -> DesktopEntry? {
+        for path in listFiles {
+            guard let text = read(path) else { continue }
+            for id in KeyFile(parsing: text).value(mimeType, in: "Default Applications").map(KeyFile.list) ?? [] {
+                if let e = entry(for: id), e.isLaunchable { return e }
+            }
+        }
+        return nil
+    }
+
     /// Every application for `mimeType` in preference order: the defaults,
     /// then added associations, then those whose `MimeType=` lists it (minus
     /// removed associations), each only if installed and launchable.

@@ -7,6 +7,7 @@ public protocol ManagerHandlers: AnyObject {
     func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> [DBusValue]
     func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func routeLink(_ uri: String, context: ActivationContext, _ call: MethodCall) throws(DBusError) -> MethodReply
     func listSessions(_ call: MethodCall) -> [Session]
     func listAllSessions(_ call: MethodCall) -> [Session]
     func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)

@@ -18,6 +18,9 @@ public enum Interfaces {
             .init("Route", in: [A("uri", "s")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
                 try h.route(call.string(0), call)
             },
+            .init("RouteLink", in: [A("uri", "s"), A("context", "a{sv}")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
+                try h.routeLink(call.string(0), context: try activationContext(call.arguments[1]), call)
+            },
             .init("ListSessions", in: [], out: [A("sessions", "a(oss)")]) { h, _, call in
                 .values([sessionList(h.listSessions(call), withOwner: false)])
             },
@@ -73,6 +76,23 @@ public enum Interfaces {
     /// Every interface of the manager object, and of a session object.
     public static let onManager = standard + [manager]
     public static let onSession = standard + [session]
+
+    /// `RouteLink`'s context: `activation-token` and `desktop-startup-id` (s),
+    /// as in `org.freedesktop.Application`'s platform data; nothing else.
+    static func activationContext(_ value: DBusValue) throws(DBusError) -> ActivationContext {
+        var context = ActivationContext()
+        for (key, wrapped) in value.stringKeyedEntries ?? [] {
+            guard let text = wrapped.variantValue?.stringValue, text.utf8.count <= 1024, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                throw DBusError(name: DBusError.invalidArgs, message: "context \"\(key)\" must be a printable string of at most 1024 bytes")
+            }
+            switch key {
+            case "activation-token": context.activationToken = text
+            case "desktop-startup-id": context.desktopStartupID = text
+            default: throw DBusError(name: DBusError.invalidArgs, message: "unknown context \"\(key.prefix(64))\"; known: activation-token, desktop-startup-id")
+            }
+        }
+        return context
+    }
 
     /// `ListSessions` / `ListAllSessions`: `(path, status, redirect_uri[, owner])`.
     static func sessionList(_ sessions: [Session], withOwner: Bool) -> DBusValue {

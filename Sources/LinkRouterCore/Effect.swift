@@ -5,6 +5,10 @@ public enum Effect: Sendable, Equatable {
     /// Start a browser on a URL (an authorize URL, `resume_uri`, or a web
     /// link passed through). Fallible: if it fails the transition is undone.
     case openBrowser(String, in: BrowserChoice)
+    /// Hand a link to the app that owns it: `org.freedesktop.Application.Open`
+    /// (the reply comes later: the caller is answered then) or its `Exec`.
+    /// Fallible; a web link the app cannot take goes to the browser instead.
+    case deliver(String, to: LinkApp, context: ActivationContext)
     /// Send the owner the unicast `ResumeRequested(resume_uri)` signal (`resume=client`). Fallible.
     case requestResume(SessionID, owner: String, resumeURI: String)
     /// Listen again on a restored loopback session's port. Fallible, but not
@@ -30,7 +34,7 @@ public enum Effect: Sendable, Equatable {
     /// nothing else has been said to anyone; logging comes last.
     public var rank: Int {
         switch self {
-        case .openBrowser, .requestResume, .listen: return 0
+        case .openBrowser, .requestResume, .listen, .deliver: return 0
         case .parkWait, .dropWaits: return 1
         case .closeListener: return 2
         case .answerWaiters: return 3
@@ -44,7 +48,7 @@ public enum Effect: Sendable, Equatable {
     /// Whether a failure of this effect undoes the transition.
     public var undoesOnFailure: Bool {
         switch self {
-        case .openBrowser, .requestResume: return true
+        case .openBrowser, .requestResume, .deliver: return true
         default: return false
         }
     }

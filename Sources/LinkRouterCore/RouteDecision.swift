@@ -14,6 +14,8 @@ public enum RouteDecision: Sendable, Equatable {
     case acknowledge(Session)
     /// Not a callback: hand the URL, byte for byte, to the real browser.
     case passthrough(String)
+    /// Not a callback, but an app's: its scheme, or under its https claim.
+    case deliver(url: String, app: LinkApp, rule: String)
     /// Refused; the session it names (if any) is untouched.
     case refuse(RouterError, SessionID?)
 
@@ -24,6 +26,7 @@ public enum RouteDecision: Sendable, Equatable {
         case .fail: return "failed"
         case .resume, .acknowledge: return "resumed"
         case .passthrough: return "passthrough"
+        case .deliver(_, let app, _): return app.delivery == .dbus ? "delivered" : "launched"
         case .refuse: return nil
         }
     }
@@ -32,7 +35,7 @@ public enum RouteDecision: Sendable, Equatable {
     public var session: Session? {
         switch self {
         case .complete(let s), .fail(let s), .resume(let s, _), .acknowledge(let s): return s
-        case .passthrough, .refuse: return nil
+        case .passthrough, .refuse, .deliver: return nil
         }
     }
 }

@@ -8,6 +8,10 @@ public enum RouteOutcome: String, Sendable, CaseIterable {
     case resumed
     /// Not a callback: the link went, byte for byte, to the browser.
     case passthrough
+    /// Handed to the app that owns it, running or started by D-Bus activation.
+    case delivered
+    /// The app that owns it was started through its `Exec` line.
+    case launched
 
     /// The word on the bus and on linkctl's stdout.
     public var word: String { rawValue }

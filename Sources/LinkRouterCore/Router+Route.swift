@@ -10,13 +10,19 @@ extension Router {
 
     /// `Route` (and the loopback listener, and the inbox): one link in, one
     /// transition out. `via` says where the link came from, for the log.
-    public func route(_ text: String, source: RouteSource, via: String, now: Int64) -> Transition {
-        transition(for: decide(text, source: source, now: now), link: text, via: via)
+    /// `apps` says which app takes the links that are not callbacks;
+    /// `context` is what came with the click (an activation token).
+    public func route(_ text: String, source: RouteSource, via: String, apps: AppDirectory = .empty,
+                      context: ActivationContext = .none, now: Int64) -> Transition {
+        transition(for: decide(text, source: source, apps: apps, now: now), link: text, via: via, context: context)
     }
 
     /// What carrying out a decision takes.
-    func transition(for decision: RouteDecision, link: String, via: String) -> Transition {
+    public func transition(for decision: RouteDecision, link: String, via: String, context: ActivationContext = .none) -> Transition {
         switch decision {
+        case .deliver(let url, let app, _):
+            return Transition(effects: [.deliver(url, to: app, context: context), .log(LogLine(.info, "Handed a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))"))],
+                              reply: .routed(app.delivery == .dbus ? .delivered : .launched))
         case .refuse(let error, let id):
             let tag = id.flatMap { session($0)?.logTag } ?? StateTag.of(link)
             return .refused(error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
@@ -58,7 +64,7 @@ extension Router {
         session(s.id)?.status == s.status ? [] : [.emitStatus(s.id, s.status)]
     }
 
-    public func decide(_ text: String, source: RouteSource, now: Int64) -> RouteDecision {
+    public func decide(_ text: String, source: RouteSource, apps: AppDirectory = .empty, now: Int64) -> RouteDecision {
         let lenient: URIReference
         do { lenient = try URIReference.split(text) } catch { return .refuse(error, nil) }
         let scheme = lenient.normalizedScheme
@@ -89,15 +95,25 @@ extension Router {
             return .refuse(RouterError(.notACallback, "\"\(scheme):\" links are not callbacks; linkrouter routes reverse-domain schemes, and https or loopback callbacks"), nil)
         }
 
+        // 1. A state that names a session: a callback, for its owner.
         let state = try? query.single("state")
-        guard let state else {
+        guard let state, let session = session(withState: state) else {
+            if case .loopback = source {
+                if state == nil { return .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil) }
+                return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
+            }
+            if let state, let quirk = vippsErrorQuirk(uri: uri, query: query, state: state, source: source, now: now) { return quirk }
+            // A login link whose state no session knows is never a deep link.
+            if isLoginLink(uri, query) {
+                if mayPass { return .passthrough(text) }
+                guard state != nil else { return .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil) }
+                return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
+            }
+            // 2. The app that owns the scheme, or the longest https claim that covers the link.
+            if let (app, rule) = apps.app(for: uri) { return .deliver(url: text, app: app, rule: rule) }
+            // 3. Otherwise: the web link to the browser; a custom-scheme link is refused, saying how to fix it.
             if mayPass { return .passthrough(text) }
-            return .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
-        }
-        guard let session = session(withState: state) else {
-            if let quirk = vippsErrorQuirk(uri: uri, query: query, state: state, source: source, now: now) { return quirk }
-            if mayPass { return .passthrough(text) }
-            return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
+            return .refuse(RouterError(.noApp, "no app takes \(scheme): links: register the app that should with `linkctl register \(scheme) --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/\(scheme);)"), nil)
         }
         if case .loopback(let listener) = source, listener != session.id {
             return .refuse(RouterError(.callbackMismatch, "this state belongs to another session, not to the one listening on this port"), session.id)
@@ -195,6 +211,23 @@ extension Router {
             return SessionFailure(code: .issuerMismatch, message: "the response carries no iss, but the session requires one from \(expected) (RFC 9207); the code was not delivered")
         }
         return nil
+    }
+
+    /// Part of a login, whatever its state, so never a deep link: any link on a
+    /// callback URI a session of the router's registered, and `state` with a
+    /// response parameter (`code`, `error`, `iss`, `resume_uri`) anywhere.
+    /// (`code` alone, off any callback, may be an app's own: a gift code.)
+    func isLoginLink(_ uri: URIReference, _ query: QueryParameters) -> Bool {
+        if isCallbackKey(CallbackURI.matchKey(for: uri, loopback: false)) { return true }
+        var state = false, response = false
+        for p in query.pairs {
+            switch p.name {
+            case "state": state = true
+            case "code", "error", "iss", "resume_uri": response = true
+            default: break
+            }
+        }
+        return state && response
     }
 
     /// A session id if any `state=` in a raw (possibly malformed) query names a session.

@@ -17,6 +17,9 @@ public struct Router: Sendable {
     public private(set) var pendingCount = 0
     /// Match keys of the unfinished sessions' app callbacks (for the Vipps error quirk).
     private var appCallbackKeys: [ByteKey: Int] = [:]
+    /// Match keys of every session's custom-scheme and https callbacks, finished
+    /// ones too: a link on one of them is a login link, never a deep link.
+    private var callbackKeys: [ByteKey: Int] = [:]
     /// Match keys of the unfinished sessions' https callbacks, and a counter
     /// that moves whenever that set does (the daemon republishes it then).
     private var httpsKeys: [ByteKey: Int] = [:]
@@ -142,6 +145,8 @@ public struct Router: Sendable {
     }
 
     private mutating func account(_ s: Session, _ delta: Int) {
+        if s.redirect.style != .loopback { _ = Self.count(&callbackKeys[s.redirect.matchByteKey], delta) }
+        if let a = s.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
         let unfinished = !s.status.isFinished
         if let owner = s.owner {
             func count(_ entry: inout (sessions: Int, pending: Int)?) {
@@ -196,6 +201,9 @@ public struct Router: Sendable {
         let graceEnds = (s.finishedAt ?? 0) + limits.gracePeriod
         return s.holdsResult ? graceEnds : max(s.expiresAt, graceEnds)
     }
+
+    /// Whether `key` is the callback of any session the router holds.
+    func isCallbackKey(_ key: String) -> Bool { callbackKeys[ByteKey(key)] != nil }
 
     /// Whether `key` (a `CallbackURI.matchKey`) is an unfinished session's app callback.
     func isAppCallbackKey(_ key: String) -> Bool { appCallbackKeys[ByteKey(key)] != nil }

@@ -19,6 +19,10 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         case limitsExceeded = "LimitsExceeded"
         case resumeRefused = "ResumeRefused"
         case notACallback = "NotACallback"
+        /// A link of a scheme no app takes.
+        case noApp = "NoApp"
+        /// The app a link belongs to could not take it.
+        case appFailed = "AppFailed"
         case unknownSession = "UnknownSession"
         case browserFailed = "BrowserFailed"
         case listenerFailed = "ListenerFailed"

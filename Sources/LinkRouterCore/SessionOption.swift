@@ -118,7 +118,7 @@ public struct SessionOption: Sendable {
                       doc: "seconds the session may wait, 1–3600, default 600"),
         SessionOption(key: "issuer", value: .string(.issuer), limit: .option,
                       flag: .value("issuer", placeholder: "URL"), help: "the provider's issuer: a callback's iss must equal it (RFC 9207)",
-                      doc: "the provider's issuer identifier (https): a callback's `iss` must equal it (RFC 9207)"),
+                      doc: "the provider's issuer identifier (https; http only on a loopback host, for a provider run locally): a callback's `iss` must equal it (RFC 9207)"),
         SessionOption(key: "require_iss", value: .bool(.requireIssuer), limit: .none,
                       flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
                       doc: "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"),

@@ -35,6 +35,8 @@ public struct Transition: Sendable, Equatable {
         case waited(Result<AuthorizationResult, RouterError>)
         /// Refused; nothing changed.
         case refused(RouterError)
+        /// The executor answers later (an app's `Open` is under way).
+        case deferred
     }
 
     public var changes: [SessionChange]

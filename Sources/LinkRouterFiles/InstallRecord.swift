@@ -11,11 +11,18 @@ public struct InstallRecord: Sendable, Equatable {
     public var previousDefaults: [String: String]
     /// Every file linkrouter installed.
     public var files: [String]
+    /// Scheme → the desktop id of the app its deep links go to (`register SCHEME [--app ID]`).
+    public var apps: [String: String]
+    /// Hosts whose links always go to the browser, whatever an app claims.
+    public var leftToBrowser: [String]
 
-    public init(browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = []) {
+    public init(browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = [], apps: [String: String] = [:],
+                leftToBrowser: [String] = []) {
         self.browser = browser
         self.previousDefaults = previousDefaults
         self.files = files
+        self.apps = apps
+        self.leftToBrowser = leftToBrowser
     }
 
     public static func read(_ path: String) -> InstallRecord? {
@@ -25,6 +32,8 @@ public struct InstallRecord: Sendable, Equatable {
         record.browser = file.value("Browser", in: "Install").flatMap { $0.isEmpty ? nil : $0 }
         record.files = file.value("Files", in: "Install").map(KeyFile.list) ?? []
         for (key, value) in file.entries(in: "Previous Defaults") { record.previousDefaults[key] = value }
+        for (key, value) in file.entries(in: "Apps") where !value.isEmpty { record.apps[key] = value }
+        record.leftToBrowser = file.value("LeaveToBrowser", in: "Install").map(KeyFile.list) ?? []
         return record
     }
 
@@ -32,7 +41,9 @@ public struct InstallRecord: Sendable, Equatable {
         var file = KeyFile(parsing: "# Written by linkctl install; read by linkrouterd and linkctl uninstall.\n")
         file.set("Browser", to: browser ?? "", in: "Install")
         file.set("Files", to: files.map { $0 + ";" }.joined(), in: "Install")
+        if !leftToBrowser.isEmpty { file.set("LeaveToBrowser", to: leftToBrowser.map { $0 + ";" }.joined(), in: "Install") }
         for key in previousDefaults.keys.sorted() { file.set(key, to: previousDefaults[key]!, in: "Previous Defaults") }
+        for key in apps.keys.sorted() { file.set(key, to: apps[key]!, in: "Apps") }
         return file.text
     }
 

@@ -8,12 +8,15 @@ struct Counters {
     var linksRefused: UInt64 = 0
     var inboxLinks: UInt64 = 0
     var browsersStarted: UInt64 = 0
+    var appsDelivered: UInt64 = 0
+    var appsLaunched: UInt64 = 0
     var storeWriteFailures: UInt64 = 0
 
     /// The `Counters` property, in a fixed order.
     var entries: [(String, UInt64)] {
         [("sessions_begun", sessionsBegun), ("sessions_restored", sessionsRestored), ("links_routed", linksRouted),
          ("links_refused", linksRefused), ("inbox_links", inboxLinks), ("browsers_started", browsersStarted),
+         ("apps_delivered", appsDelivered), ("apps_launched", appsLaunched),
          ("store_write_failures", storeWriteFailures)]
     }
 }

@@ -23,6 +23,9 @@ extension Daemon {
             return .notHandled
         case .methodCall:
             break
+        case .methodReturn, .error:
+            handleReply(message)
+            return .notHandled
         default:
             return .notHandled
         }

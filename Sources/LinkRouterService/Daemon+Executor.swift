@@ -39,8 +39,9 @@ extension Daemon {
         // Previous copies, to undo with, only when an effect can fail that way.
         let before = t.effects.contains { $0.undoesOnFailure } ? t.changes.map { router.session($0.id) } : []
         router.apply(t.changes)
+        var answerLater = false
         for effect in Self.ordered(t.effects) {
-            do { try perform(effect, call: call, shape: shape) } catch {
+            do { answerLater = try perform(effect, call: call, shape: shape) || answerLater } catch {
                 guard effect.undoesOnFailure else {
                     log.write(.warning, "\(error.message)")
                     continue
@@ -54,7 +55,7 @@ extension Daemon {
         case .begun: counters.sessionsBegun += 1
         default: break
         }
-        return t.reply
+        return answerLater ? .deferred : t.reply
     }
 
     /// Effects by rank, keeping the core's order within a rank.
@@ -78,8 +79,11 @@ extension Daemon {
         for case .update(let s) in restore { router.replace(s) }
     }
 
-    func perform(_ effect: Effect, call: MethodCall?, shape: Waiter.Shape) throws(RouterError) {
+    /// Carries out one effect; true when it keeps the caller's call to answer later.
+    func perform(_ effect: Effect, call: MethodCall?, shape: Waiter.Shape) throws(RouterError) -> Bool {
         switch effect {
+        case .deliver(let url, let app, let context):
+            return try deliver(url, to: app, context: context, call: call)
         case .openBrowser(let url, let choice):
             try open(url, in: try browser(choice))
         case .requestResume(let id, let owner, let url):
@@ -105,6 +109,7 @@ extension Daemon {
         case .log(let line):
             write(line)
         }
+        return false
     }
 
     func write(_ line: LogLine) {

@@ -9,7 +9,7 @@ extension Daemon {
             let inbox = try Inbox(path: dir)
             try inbox.start(on: loop) { [unowned self] link in
                 self.counters.inboxLinks += 1
-                _ = try? self.execute(self.router.route(link, source: .link, via: "queued link", now: self.now))
+                _ = try? self.execute(self.router.route(link, source: .link, via: "queued link", apps: self.currentApps(), now: self.now))
             }
             self.inbox = inbox
         } catch {

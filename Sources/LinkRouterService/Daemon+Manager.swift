@@ -79,17 +79,31 @@ extension Daemon: ManagerHandlers {
         }
     }
 
-    /// `Route`: a link click, from `linkctl open`.
+    /// `Route`: a link click, from `linkctl open` (which uses `RouteLink` to pass the click's activation token).
     public func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        try routeLink(uri, context: .none, call)
+    }
+
+    /// `RouteLink(uri, context)`: a link, with what came with the click.
+    public func routeLink(_ uri: String, context: ActivationContext, _ call: MethodCall) throws(DBusError) -> MethodReply {
         guard routeLimiter.allow() else {
             log.write(.warning, "Route flood: refusing links beyond \(routeLimiter.perSecond) a second (\(routeLimiter.dropped) refused so far)")
             throw DBusError(RouterError(.limitsExceeded, "too many links in one second; this one was refused, try again"))
         }
+        let via = "link from " + call.sender
         do throws(RouterError) {
-            guard case .routed(let outcome) = try execute(router.route(uri, source: .link, via: "link from " + call.sender, now: now)) else {
-                throw RouterError(.internalError, "the link was neither routed nor refused")
+            let reply: Transition.Reply
+            do { reply = try execute(router.route(uri, source: .link, via: via, apps: currentApps(), context: context, now: now), call: call) } catch {
+                // An app that cannot take a web link does not lose it: the browser does.
+                guard error.code == .appFailed, SchemeRule.isWeb((try? URIReference.split(uri))?.scheme ?? "") else { throw error }
+                log.write(.warning, "\(error.message); opening it in the browser instead")
+                reply = try execute(router.transition(for: .passthrough(uri), link: uri, via: via))
             }
-            return .values([.string(outcome.word)])
+            switch reply {
+            case .routed(let outcome): return .values([.string(outcome.word)])
+            case .deferred: return .deferred
+            default: throw RouterError(.internalError, "the link was neither routed nor refused")
+            }
         } catch {
             throw DBusError(error)
         }
@@ -97,12 +111,15 @@ extension Daemon: ManagerHandlers {
 
     /// What `Route` would do, without doing it (`linkctl explain`).
     public func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String) {
-        switch router.decide(uri, source: .link, now: now) {
+        switch router.decide(uri, source: .link, apps: currentApps(), now: now) {
         case .complete(let s): return (RouteOutcome.completed.word, "the state matches \(s.logTag) and the URI is its redirect_uri; the code would be delivered to its owner")
         case .fail(let s): return (RouteOutcome.failed.word, "the state matches \(s.logTag); the callback carries an error, so the session would fail: \(s.failure?.message ?? "")")
         case .resume(let s, let url): return (RouteOutcome.resumed.word, "the state matches \(s.logTag) on its app_callback_uri; resume_uri \(url) would be reopened by \(s.resumeMode.rawValue)")
         case .acknowledge(let s): return (RouteOutcome.resumed.word, "the state matches \(s.logTag) on its app_callback_uri with no resume_uri; the session would keep waiting for its redirect")
         case .passthrough: return (RouteOutcome.passthrough.word, "not a callback of any pending session; it would go, unchanged, to the browser \(webBrowserDescription())")
+        case .deliver(_, let app, let rule):
+            let how = app.delivery == .dbus ? "through org.freedesktop.Application.Open (D-Bus activation starts it if it is not running)" : "by starting its Exec line"
+            return (app.delivery == .dbus ? RouteOutcome.delivered.word : RouteOutcome.launched.word, "not a login callback; \(rule): it would go to \(app.id) \(how)")
         case .refuse(let e, _): return ("refused", "\(e.code.dbusName): \(e.message)")
         }
     }

@@ -49,6 +49,8 @@ extension Daemon {
         checkpointTimer = loop.schedule(afterMilliseconds: 2000) { [weak self] in
             self?.checkpointTimer = nil
             self?.store?.checkpoint()
+            // Sessions just went (or their secrets): give their memory back too (soak, issue 13 §5).
+            Memory.returnFreePages()
         }
     }
 

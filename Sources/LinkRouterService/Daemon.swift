@@ -34,6 +34,10 @@ public final class Daemon {
     var launchLimiter = RateLimiter(perSecond: 10)
     var exitStatus: Int32 = 0
     var counters = Counters()
+    /// The apps that take links, and the fingerprint of the files they came from.
+    var appsCache: (fingerprint: [Int64], apps: AppDirectory, problems: [LinkApps.Problem])?
+    /// The daemon's own calls awaiting replies (an app's `Open`), by serial.
+    var pendingCalls: [UInt32: PendingCall] = [:]
     var publishedClaimedVersion = -1
     /// Prepared `PropertiesChanged` signals, one per status.
     var statusSignals: [SessionStatus: DBusMessage] = [:]

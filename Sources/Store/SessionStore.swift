@@ -83,6 +83,14 @@ public final class SessionStore {
     private static func openChecked(_ path: String) throws(StoreError) -> SQLiteDatabase {
         let db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA secure_delete = ON")
+        // Freed pages go back to the file system (`incremental_vacuum` at each
+        // checkpoint), so a burst of sessions does not leave the file at its
+        // peak for the rest of the daemon's life. Set before any table exists;
+        // a store made without it is rebuilt once.
+        if try db.integer("PRAGMA auto_vacuum") != 2 {
+            try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            if try db.integer("PRAGMA user_version") > 0 { try db.execute("VACUUM") }
+        }
         guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
             throw StoreError(code: 0, message: "\(path): cannot switch to WAL mode")
         }
@@ -211,6 +219,7 @@ public final class SessionStore {
     /// codes and verifiers do not linger in old WAL frames.
     public func checkpoint() {
         guard dirtySinceCheckpoint else { return }
+        try? db.execute("PRAGMA incremental_vacuum")
         _ = try? db.text("PRAGMA wal_checkpoint(TRUNCATE)")
         dirtySinceCheckpoint = false
     }

@@ -93,6 +93,22 @@ enum DoctorCommand {
             out.append(Check(name: "browser", ok: false, detail: "no default web browser is set", fix: "xdg-settings set default-web-browser firefox.desktop"))
         }
 
+        // Deep links: each app and claim, and what keeps one from taking links.
+        let (apps, problems) = LinkApps(database: db).directory(record: record)
+        for (scheme, app) in apps.schemes.sorted(by: { $0.key < $1.key }) {
+            out.append(Check(name: "app " + scheme, ok: true, detail: "\(scheme): links that are not login callbacks go to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))", fix: nil))
+        }
+        for claim in apps.claims {
+            out.append(Check(name: "claim " + claim.prefix, ok: true, detail: "claimed by \(claim.app.id)\(record?.browser == nil ? " (not in effect: linkrouter does not handle https; linkctl install --claim-https)" : "")", fix: nil))
+        }
+        for p in problems {
+            out.append(Check(name: "deep links " + p.subject, ok: false, detail: p.reason,
+                             fix: p.reason.contains("not installed") ? "install the app, or linkctl register SCHEME --app OTHER.desktop" : "fix the app's desktop entry, or linkctl register SCHEME --app OTHER.desktop"))
+        }
+        for scheme in (record?.apps.keys.sorted() ?? []) where apps.schemes[scheme] == nil && !problems.contains(where: { $0.subject == scheme }) {
+            out.append(Check(name: "app " + scheme, ok: false, detail: "no app takes \(scheme): deep links", fix: "linkctl register \(scheme) --app APP.desktop"))
+        }
+
         // The desktop database lists our entries.
         if !ownFiles.isEmpty {
             let cache = inst.applicationsDirectory + "/mimeinfo.cache"

@@ -12,13 +12,15 @@ enum InstallCommand {
         options: [
             .flag("claim-https", "also handle http and https links (passes every non-callback link to your browser)"),
             .value("scheme", "SCHEME", "also register this reverse-domain scheme", repeatable: true),
+            .value("leave-to-browser", "HOST", "links to this host always go to the browser, whatever an app claims", repeatable: true),
             .flag("json", "print JSON"),
         ],
         details: """
             Files go to $XDG_DATA_HOME/dbus-1/services, $XDG_CONFIG_HOME/systemd/user and
             $XDG_DATA_HOME/applications, pointing at the linkrouterd beside this linkctl. With
-            --claim-https the current default browser is recorded first; web links go to it and
-            `linkctl uninstall` makes it the default again.
+            --claim-https the current default browser is recorded first; web links go to it (or to
+            the app whose desktop entry claims their path, X-LinkRouter-Claims=) and `linkctl
+            uninstall` makes it the default again.
             """,
         run: run)
 
@@ -31,7 +33,11 @@ enum InstallCommand {
         for scheme in args.all("scheme") where !CallbackURI.isCustomScheme(scheme.lowercased()) {
             return LinkCtl.usageFailure(spec, "\(scheme) is not a reverse-domain scheme such as com.example.app")
         }
+        for host in args.all("leave-to-browser") where !OAuthText.isHostName(host.lowercased()) {
+            return LinkCtl.usageFailure(spec, "\(host) is not a host name such as example.com")
+        }
         var record = InstallRecord.read(inst.recordPath) ?? InstallRecord()
+        for host in args.all("leave-to-browser").map({ $0.lowercased() }) where !record.leftToBrowser.contains(host) { record.leftToBrowser.append(host) }
         let database = DesktopDatabase(directories: inst.directories)
         let registration = HandlerRegistration(database: database, linkctl: inst.linkctl)
         var report: [(String, String)] = []

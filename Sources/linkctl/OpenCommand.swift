@@ -10,13 +10,15 @@ import SystemKit
 /// linkrouter handles; anything else is refused before the bus is touched.
 enum OpenCommand {
     static let spec = CommandSpec(
-        name: "open", summary: "Route one link: a login callback to the app waiting for it, any other web link to the browser.",
+        name: "open", summary: "Route one link: a login callback to the app waiting for it, a deep link to its app, a web link to the browser.",
         operands: "URI", operandCount: 1...1, options: [],
         details: """
-            This is what linkrouter's desktop files run on every link click. Exit status 0 when the
-            link was routed (or queued because no daemon was reachable, or opened in the browser
-            directly), 1 when the daemon refused it, 64 when the argument is not one absolute URL
-            with a scheme linkrouter handles (http, https, or a reverse-domain scheme).
+            This is what linkrouter's desktop files run on every link click. It prints what became of
+            the link: completed, failed or resumed (a login callback), delivered or launched (handed to
+            the app that owns it), passthrough (to the browser), or queued (no daemon was reachable).
+            Exit status 0 for all of these, 1 when the daemon refused it or its app could not take it,
+            64 when the argument is not one absolute URL with a scheme linkrouter handles (http, https,
+            or a reverse-domain scheme).
             """,
         run: run)
 
@@ -31,9 +33,15 @@ enum OpenCommand {
             Output.error("refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor")
             return ExitCode.refused
         }
+        // The click's activation token, for the app's window to take focus (xdg-activation, startup notification).
+        var context: [(String, DBusValue)] = []
+        if let t = Environment.nonEmpty("XDG_ACTIVATION_TOKEN") { context.append(("activation-token", .string(t))) }
+        if let t = Environment.nonEmpty("DESKTOP_STARTUP_ID") { context.append(("desktop-startup-id", .string(t))) }
         do {
             let client = try DaemonClient.connect()
-            let outcome = try client.call("Route", [.string(uri)], timeoutMilliseconds: isWeb ? 1500 : 10_000)
+            // A custom-scheme link may wait for its app to start (D-Bus activation: the daemon gives it 30 s);
+            // a web link is answered at once, or linkctl opens it in the browser itself.
+            let outcome = try client.call("RouteLink", [.string(uri), .vardict(context)], timeoutMilliseconds: isWeb ? 1500 : 35_000)
             Output.line(outcome.first?.stringValue ?? "")
             return ExitCode.ok
         } catch .unavailable(let why) {

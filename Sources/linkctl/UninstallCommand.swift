@@ -21,7 +21,12 @@ enum UninstallCommand {
         var removed: [String] = []
         do {
             for mime in record.previousDefaults.keys.sorted() {
-                try MimeAppsFile.restore(mime, to: record.previousDefaults[mime]!, in: database.userMimeAppsList, removing: ownIDs)
+                // The app a scheme's deep links went to is its default again, if there was none before.
+                var previous = record.previousDefaults[mime]!
+                if previous.isEmpty, mime.hasPrefix("x-scheme-handler/"), let app = record.apps[String(mime.dropFirst(17))], database.entry(app) != nil {
+                    previous = app + ";"
+                }
+                try MimeAppsFile.restore(mime, to: previous, in: database.userMimeAppsList, removing: ownIDs)
                 restored.append(mime)
             }
             for path in record.files where FileSystem.status(path) != nil {

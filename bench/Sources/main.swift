@@ -10,6 +10,7 @@ import SystemKit
 //   linkrouter-bench route-worker ADDRESS FILE     (one of the 8 concurrent clients)
 //   linkrouter-bench getid-worker ADDRESS COUNT    (GetId to the bus: the floor)
 //   linkrouter-bench echo-worker ADDRESS COUNT     (calls to serve-name: the ceiling)
+//   linkrouter-bench soak-worker ADDRESS COUNT     (one of the soak's 4 clients)
 
 let args = Array(CommandLine.arguments.dropFirst())
 
@@ -43,6 +44,7 @@ func serveName() -> Int32 {
 
 if ["route-worker", "getid-worker", "echo-worker"].contains(args.first ?? "") { exit(worker()) }
 if args.first == "serve-name" { exit(serveName()) }
+if args.first == "soak-worker", args.count == 3, let count = Int(args[2]) { exit(soakWorker(args[1], count)) }
 // For profiling by hand: `fill ADDRESS N` begins N sessions and stays connected until killed.
 if args.first == "fill", args.count == 3, let c = try? BenchClient(args[1]), let count = Int(args[2]) {
     for _ in 0..<count { _ = try? c.begin() }

@@ -12,9 +12,9 @@ final class Harness {
     let app: BusClient
     static let browser = "standin.desktop"
 
-    init(daemonArguments: [String] = [], register: Bool = true, browser: Bool = true) throws {
+    init(daemonArguments: [String] = [], register: Bool = true, browser: Bool = true, activation: Bool = false) throws {
         desktop = try TestDesktop()
-        bus = try PrivateBus(desktop: desktop)
+        bus = try PrivateBus(desktop: desktop, activation: activation)
         if browser { try desktop.addBrowser(Self.browser) }
         daemon = try DaemonProcess(desktop: desktop, arguments: daemonArguments)
         app = try BusClient(bus.address)

@@ -38,10 +38,20 @@ enum CallbackFuzz {
         return World(router: router, loopback: loop.id, vipps: vipps)
     }()
 
+    /// Apps that take deep links: one owns the callbacks' scheme, one claims
+    /// https prefixes on the host of the https callbacks, a host is left alone.
+    static let apps: AppDirectory = {
+        let app = LinkApp(id: "com.example.App.desktop", delivery: .dbus)
+        let web = LinkApp(id: "org.example.Web.desktop", delivery: .exec)
+        let claims = ["https://example.com/", "https://example.com/app/", "https://left.example/x/"].map { try! HTTPSClaim.parse($0, app: web) }
+        return AppDirectory(schemes: ["com.example.app": app], claims: claims, leftToBrowser: ["left.example"])
+    }()
+
     static func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         let text = String(decoding: bytes, as: UTF8.self)
         for source in [RouteSource.link, .loopback(world.loopback)] {
             check(world.router.decide(text, source: source, now: now), text, source)
+            check(world.router.decide(text, source: source, apps: apps, now: now), text, source)
         }
         _ = try? URIReference.strict(text, maxLength: 8192)
         _ = try? QueryParameters.parse(text)
@@ -96,6 +106,22 @@ enum CallbackFuzz {
             // A URL whose state names a session is never forwarded (threat model R5).
             let states = Set(world.router.all.map(\.state))
             for value in lenientStates(text) { precondition(!states.contains(value), "forwarded a URL carrying a session's state") }
+        case .deliver(let url, let app, _):
+            // Only a strictly valid link from Route, of the app's scheme or under its claim, that is no login link.
+            precondition(url == text && source == .link, "delivered a changed URL, or from a listener")
+            guard let uri = try? URIReference.strict(text, maxLength: 8192), let q = try? QueryParameters.parse(uri.query) else {
+                preconditionFailure("delivered a URI the strict parser refuses")
+            }
+            let states = Set(world.router.all.map(\.state))
+            for value in lenientStates(text) { precondition(!states.contains(value), "delivered a session's callback to an app") }
+            let hasResponse = q.pairs.contains { ["code", "error", "iss", "resume_uri"].contains($0.name) }
+            precondition(!(q.pairs.contains { $0.name == "state" } && hasResponse), "delivered a login response to an app")
+            if uri.normalizedScheme == "https" {
+                precondition(apps.claims.contains { $0.covers(uri) && $0.app == app }, "delivered a web link no claim of the app covers")
+                precondition(!apps.leftToBrowser.contains(uri.host?.lowercased() ?? ""), "delivered a link of a host left to the browser")
+            } else {
+                precondition(apps.schemes[uri.normalizedScheme] == app, "delivered to an app that does not own the scheme")
+            }
         case .refuse:
             break
         }

@@ -1,0 +1,109 @@
+import DBusKit
+import Glibc
+import LinkRouterAPI
+import SystemKit
+
+/// The soak (issue 13 §5): a desktop daemon runs for weeks, so a million
+/// sessions go through one daemon, begun and completed, cancelled or left to
+/// expire, and what it holds is read at the start, every 100,000 and at the
+/// end: resident memory, open descriptors, the store's size on disk.
+extension Bench {
+    struct Reading {
+        let sessions: Int
+        let rss: Double
+        let fds: Int
+        let storeKiB: Double
+        let held: Int
+    }
+
+    func soak() throws {
+        say("soak: one million sessions through one daemon")
+        let w = try world("soak")
+        // Short lives, so the table stays small and every session is purged within seconds;
+        // what is measured is what a session leaves behind once it is gone.
+        try w.startDaemon(["--grace-period", "2"])
+        let probe = try BenchClient(w.address)
+        func reading(_ sessions: Int) throws -> Reading {
+            let store = w.runtime + "/linkrouter/sessions.sqlite3"
+            let bytes = ["", "-wal"].compactMap { FileSystem.status(store + $0)?.size }.reduce(0, +)
+            let held: Int
+            if case .array(_, let items)? = try probe.call("ListAllSessions").first { held = items.count } else { held = -1 }
+            return Reading(sessions: sessions, rss: rss(w.daemonPID), fds: FileSystem.list("/proc/\(w.daemonPID)/fd").count,
+                           storeKiB: Double(bytes) / 1024, held: held)
+        }
+        /// Everything begun has expired, been purged and folded out of the WAL.
+        func settle() throws {
+            guard w.wait({ ((try? reading(0))?.held ?? 1) == 0 }, milliseconds: 60_000) else { throw BenchError("sessions were not purged") }
+            let wal = w.runtime + "/linkrouter/sessions.sqlite3-wal"
+            _ = w.wait({ (FileSystem.status(wal)?.size ?? 0) == 0 }, milliseconds: 10_000)
+        }
+        // Idle: the daemon as started, before any session.
+        Clock.sleep(milliseconds: 300)
+        let idle = try reading(0)
+        var readings = [idle]
+        let total = n(1_000_000, 3_000)
+        let step = n(100_000, 1_000)
+        let t0 = Measure.now()
+        var done = 0
+        while done < total {
+            try run(w, sessions: step)
+            done += step
+            let r = try reading(done)
+            readings.append(r)
+            say("soak: \(done) sessions, RSS \(Measure.format(r.rss)) MiB, \(r.fds) fds, store \(Measure.format(r.storeKiB)) KiB, \(r.held) held")
+        }
+        let seconds = Double(Measure.now() - t0) / 1e9
+        try settle()
+        let end = try reading(total)
+        readings.append(end)
+        row("soak: resident memory after \(total) sessions, all purged", value: end.rss, unit: "MiB", floor: idle.rss,
+            goal: "≤ idle + 2 MiB", met: smoke ? nil : end.rss <= idle.rss + 2)
+        row("soak: open descriptors after \(total) sessions", value: Double(end.fds), unit: "", floor: Double(idle.fds),
+            goal: "flat", met: end.fds <= idle.fds)
+        row("soak: store on disk (database and WAL) after \(total) sessions", value: end.storeKiB, unit: "KiB", floor: idle.storeKiB,
+            goal: "back to idle", met: end.storeKiB <= idle.storeKiB)
+        row("soak: sessions per second, 4 clients (begin + complete/cancel/expire)", value: Double(total) / seconds, unit: "/s", floor: nil,
+            goal: "(the soak's own pace)", met: nil)
+        var table = "Soak readings (sessions begun so far; one third completed, acknowledged; one third cancelled; one third left to expire):\n\n"
+        table += "| sessions | RSS (MiB) | descriptors | store (KiB) | sessions held |\n|---|---|---|---|---|\n"
+        for r in readings {
+            table += "| \(r.sessions) | \(Measure.format(r.rss)) | \(r.fds) | \(Measure.format(r.storeKiB)) | \(r.held) |\n"
+        }
+        notes.append(table)
+        w.stopDaemon()
+    }
+
+    /// `sessions` sessions through 4 worker processes at once.
+    private func run(_ w: BenchWorld, sessions: Int) throws {
+        let me = FileSystem.executablePath()
+        let per = sessions / 4
+        let pids = try (0..<4).map { _ in
+            try Subprocess.spawn([me, "soak-worker", w.address, String(per)], environment: w.environment, stdout: .null, stderr: .inherit)
+        }
+        for p in pids { guard Subprocess.wait(p) == 0 else { throw BenchError("a soak worker failed") } }
+    }
+}
+
+/// One soak client: `count` sessions of two seconds each; a third completed
+/// (callback, `Wait`, `Acknowledge`), a third cancelled, a third left to expire.
+func soakWorker(_ address: String, _ count: Int) -> Int32 {
+    guard let client = try? BenchClient(address) else { return 2 }
+    for i in 0..<count {
+        guard let r = try? client.call("BeginSession", [.vardict([
+            ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("soak")),
+            ("redirect_uri", .string("com.example.bench:/cb")), ("open_browser", .boolean(false)), ("ttl", .uint32(2)),
+        ])]), case .objectPath(let path)? = r.first, let url = r.last?.stringValue,
+              let state = url.split(separator: "&").first(where: { $0.hasPrefix("state=") })?.dropFirst(6) else { return 1 }
+        switch i % 3 {
+        case 0:
+            guard (try? client.call("Route", [.string("com.example.bench:/cb?code=c&state=" + state)])) != nil,
+                  (try? client.call("Wait", [.uint32(1000)], path: path, interface: API.sessionInterface)) != nil,
+                  (try? client.call("Acknowledge", path: path, interface: API.sessionInterface)) != nil else { return 1 }
+        case 1:
+            guard (try? client.call("Cancel", path: path, interface: API.sessionInterface)) != nil else { return 1 }
+        default:
+            break
+        }
+    }
+    return 0
+}
