@@ -1,0 +1,98 @@
+import DBusKit
+import Freedesktop
+import Glibc
+import LinkRouterAPI
+import SystemKit
+
+/// Deep links (issue 14): a click on an app's link, through linkrouter, until
+/// the app's `Open` handler has it, beside the same link opened straight to
+/// the same app with no linkrouter in between, in the same run. The app is a
+/// real GApplication (the tests' fixture), running, then not running.
+extension Bench {
+    func deepLinks() throws {
+        say("deep link click to the app's Open handler")
+        let w = try world("deeplink")
+        try w.startDaemon()
+        // The tests' GApplication, from this file's place in the repository.
+        let root = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath)))
+        let gapp = root + "/Tests/IntegrationTests/Fixtures/gapp.py"
+        let record = w.root + "/app.jsonl"
+        let command = "/usr/bin/python3 \(gapp) org.example.BenchApp \(record)"
+        try FileSystem.writeAtomically(w.applications + "/org.example.BenchApp.desktop", text: """
+            [Desktop Entry]
+            Type=Application
+            Name=Bench app
+            Exec=\(command) %U
+            DBusActivatable=true
+            MimeType=x-scheme-handler/com.example.bench;
+
+            """, permissions: 0o644)
+        try FileSystem.writeAtomically(w.root + "/bus/services/org.example.BenchApp.service",
+                                       text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
+        guard try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"]).status == 0 else {
+            throw BenchError("register failed")
+        }
+        let list = w.root + "/home/.config/mimeapps.list"
+        let viaLinkrouter = MimeApps.settingDefault("linkrouter-com.example.bench.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        let straight = MimeApps.settingDefault("org.example.BenchApp.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        var opened = 0
+        /// From the launcher's start until the app's `open` handler has written the link.
+        func click(_ launcher: [String], mimeapps: String) throws -> Double {
+            try FileSystem.writeAtomically(list, text: mimeapps, permissions: 0o644)
+            opened += 1
+            let link = "com.example.bench:/items/\(opened)"
+            let t0 = Measure.now()
+            let pid = try Subprocess.spawn(launcher + [link], environment: w.environment, stdout: .null, stderr: .null)
+            guard w.wait({ ((try? FileSystem.readText(record)) ?? "").contains("\"" + link + "\"") }, milliseconds: 20_000) else {
+                throw BenchError("the app never got \(link) from \(launcher[0])")
+            }
+            let ms = Double(Measure.now() - t0) / 1e6
+            Subprocess.wait(pid)
+            return ms
+        }
+        let app = BenchAppProcess(world: w)
+        // Running: the first click starts it; then every click finds it running.
+        _ = try click(["xdg-open"], mimeapps: viaLinkrouter)
+        var samples: [String: [Double]] = [:]
+        for _ in 0..<n(30, 3) {
+            for (name, launcher, mimeapps) in [("xdg", ["xdg-open"], viaLinkrouter), ("gio", ["gio", "open"], viaLinkrouter),
+                                               ("xdg floor", ["xdg-open"], straight), ("gio floor", ["gio", "open"], straight)] {
+                samples[name, default: []].append(try click(launcher, mimeapps: mimeapps))
+            }
+        }
+        let xdg = Measure.median(samples["xdg"]!), gio = Measure.median(samples["gio"]!)
+        let xdgFloor = Measure.median(samples["xdg floor"]!), gioFloor = Measure.median(samples["gio floor"]!)
+        let runs = samples["xdg"]!.count
+        row("deep link, app running: `xdg-open` → linkrouter → the app's Open (median of \(runs))", value: xdg, unit: "ms", floor: gioFloor,
+            goal: "≤ 1.15× (floor: `gio open` straight to the app)", met: xdg / gioFloor <= 1.15)
+        row("deep link, app running: `gio open` → linkrouter → the app's Open (median of \(runs))", value: gio, unit: "ms", floor: gioFloor,
+            goal: "same launcher, with and without linkrouter", met: nil)
+        row("deep link, app running: `xdg-open` straight to the app, no linkrouter (median of \(runs))", value: xdgFloor, unit: "ms", floor: gioFloor,
+            goal: "what `xdg-open` itself costs over `gio open`", met: nil)
+        // Not running: each click starts it by D-Bus activation (through linkrouter, or GIO's own).
+        var cold: [Double] = [], coldFloor: [Double] = []
+        for _ in 0..<n(10, 2) {
+            app.stop()
+            cold.append(try click(["xdg-open"], mimeapps: viaLinkrouter))
+            app.stop()
+            coldFloor.append(try click(["gio", "open"], mimeapps: straight))
+        }
+        app.stop()
+        let c = Measure.median(cold), cf = Measure.median(coldFloor)
+        row("deep link, app not running: `xdg-open` → linkrouter → activation → Open (median of \(cold.count))", value: c, unit: "ms", floor: cf,
+            goal: "floor: `gio open` starting it directly", met: nil)
+    }
+}
+
+/// The bench app's process, found on the bus and stopped between cold clicks.
+struct BenchAppProcess {
+    let world: BenchWorld
+
+    func stop() {
+        guard let c = try? DBusConnection(address: world.address) else { return }
+        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
+        guard (try? m.append(.string("org.example.BenchApp"))) != nil, case .uint32(let pid)? = try? c.callArguments(m).first else { return }
+        kill(Int32(pid), SIGTERM)
+        _ = world.wait({ !BenchWorld.hasOwner(c, "org.example.BenchApp") })
+    }
+}
