@@ -179,6 +179,30 @@ def pss_mib(pid):
     return round(total / 1024, 1)
 
 
+def reap_orphans(deadline):
+    """Reaps adopted orphans; waits (until deadline) only for the browser's own helpers.
+    Returns the pids still running (e.g. an app the handler started: never killed here)."""
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        left = [p for p in descendants(os.getpid())[1:]]
+        helpers = []
+        for p in left:
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as f:
+                    exe = f.read().split(b"\0")[0]
+            except OSError:
+                continue
+            if exe.startswith((b"/usr/lib/firefox-esr/", b"/usr/lib/chromium/")):
+                helpers.append(p)
+        if not helpers or time.time() > deadline:
+            return left
+        time.sleep(POLL)
+
+
 def browser_env(display):
     env = dict(os.environ)
     for k in ("XDG_CURRENT_DESKTOP", "DESKTOP_SESSION", "WAYLAND_DISPLAY"):
@@ -569,6 +593,9 @@ def main():
 
     t0 = time.time()
     deadline = t0 + a.timeout
+    # Orphans of the browser (Firefox's crashhelper double-forks) become our children, so
+    # they are reaped here rather than left as zombies under a container's pid 1.
+    ctypes.CDLL("libc.so.6").prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     url = a.url + (("&" if "?" in a.url else "?") + "g_continue" if a.g_continue else "")
     q = urllib.parse.parse_qs(urllib.parse.urlsplit(a.url).query)
     redirect_uri = a.redirect_uri or (q.get("redirect_uri") or [None])[0]
@@ -634,6 +661,7 @@ def main():
             b.close(time.time() + 15)
             result["timings"]["close"] = round(time.time() - t_close, 3)
         result["timings"]["total"] = round(time.time() - t0, 3)
+        result["orphans_left"] = reap_orphans(time.time() + 3)
         result.pop("last_state", None) if result["ok"] else None
         print(json.dumps(result), flush=True)
     return code
