@@ -1,33 +1,96 @@
 #!/usr/bin/python3
-"""A desktop entry that starts a REAL headless browser with a fixed profile.
+"""A desktop entry that starts a REAL browser (headless by default) with a fixed profile.
 
 make_browser_entry.py --browser chromium|firefox --profile DIR --applications DIR
                       --id ID.desktop [--bin DIR] [--scheme S --allow-origin O ...]
-                      [--default] [--record FILE]
-make_browser_entry.py --stop --record FILE [--timeout S]
+                      [--default] [--headed] [--record FILE]
+make_browser_entry.py --stop (--record FILE | --profile DIR) [--timeout S]
 
 For tests where the daemon (not WebDriver) opens a URL in "the browser", and
 for the app-to-app case where a later URL (resume_uri) must open in the SAME
-browser profile so that its cookies are there.
+running browser, so that its cookies are there.
 
-Writes BIN/ID-launch (BIN defaults to the applications dir's parent + /bin;
-no spaces allowed: xdg-open splits Exec= on spaces), a wrapper that appends
-{"time", "pid", "argv"} to FILE (default PROFILE.invocations.jsonl) and execs
-  chromium: /usr/lib/chromium/chromium --headless=new [--no-sandbox as root]
-            --user-data-dir=PROFILE --no-first-run --no-default-browser-check
-            --password-store=basic --disable-gpu "$@"
-  firefox:  firefox-esr --headless --profile PROFILE "$@"
-and APPLICATIONS/ID with Exec=WRAPPER %u for http, https and text/html.
+Writes BIN/NAME-launch (BIN defaults to the applications dir's parent + /bin;
+no white space allowed: xdg-open splits Exec= on spaces), a wrapper that
+appends {"time", "pid", "argv"[, "forwarded"]} to FILE (default
+PROFILE.invocations.jsonl) and execs
+  chromium: /usr/lib/chromium/chromium --headless=new --remote-debugging-port=0
+            [--no-sandbox as root] --user-data-dir=PROFILE --no-first-run
+            --no-default-browser-check --password-store=basic --disable-gpu URL
+  firefox:  firefox-esr --headless --marionette -remote-allow-system-access
+            --profile PROFILE URL
+(--headed: without the headless/remote flags; needs a live X server in DISPLAY,
+e.g. xvfb_display.py), and APPLICATIONS/ID with Exec=WRAPPER %u for http,
+https and text/html.
+
+A second start while the browser runs: headed, the browser forwards it itself
+(Chromium always; Firefox only with a session D-Bus). Headless, neither does
+(Chromium exits 21 "Failed to create a ProcessSingleton"; Firefox says "already
+running, but is not responding" and exits 0 after ~5 s), so the wrapper
+forwards the URL to the running instance: Chromium through DevTools
+(PUT /json/new?URL), Firefox through Marionette (a new tab, as if typed).
+
 --scheme/--allow-origin (repeatable) let the profile launch SCHEME's handler
 from a 302 sent by ORIGIN with no prompt (Chromium: Preferences'
 protocol_handler.allowed_origin_protocol_pairs; Firefox: user.js
 network.protocol-handler.external.SCHEME). --default: `xdg-mime default` for
 http/https/text/html in the current XDG_CONFIG_HOME.
 
-Prints {"desktop_entry", "wrapper", "record", "profile", "exec"}.
---stop: SIGTERM (then SIGKILL after --timeout) every recorded pid that is
-still this browser, so the headless browser a test made the daemon start
-does not outlive the test; prints {"stopped": [pids]}.
+Note: xdg-open runs Exec= in the foreground, so `xdg-open URL` that starts the
+browser returns only when the browser exits (a forwarded start returns at once).
+
+Prints {"desktop_entry", "wrapper", "record", "profile", "forwarding", "exec"}.
+--stop: SIGTERM (SIGKILL after --timeout) every recorded pid that is still
+this browser (both save cookies on SIGTERM); prints {"stopped": [pids]}.
+"""
+
+# Headless Firefox does not forward a second start either (it prints "Firefox is
+# already running, but is not responding" and exits 0 after ~5 s; headed, it
+# forwards only over a session D-Bus). For headless entries the browser runs with
+# Marionette, and the wrapper opens the URL in a new tab of the running instance
+# through it, as if typed into the address bar.
+FORWARD_FIREFOX = r"""
+import socket
+def running_marionette_port():
+    try:
+        pid = int(os.readlink(os.path.join(PROFILE, 'lock')).rsplit('+', 1)[1])  # "IP:+PID"
+        os.kill(pid, 0)
+        with open(os.path.join(PROFILE, 'MarionetteActivePort')) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError, IndexError):
+        return None
+def marionette(port, commands):
+    s = socket.create_connection(('127.0.0.1', port), timeout=30)
+    buf = b''
+    def recv():
+        nonlocal buf
+        while b':' not in buf:
+            buf += s.recv(65536)
+        n, _, rest = buf.partition(b':')
+        while len(rest) < int(n):
+            rest += s.recv(65536)
+        buf = rest[int(n):]
+        return json.loads(rest[:int(n)])
+    recv()
+    for i, (name, params) in enumerate(commands, 1):
+        data = json.dumps([0, i, name, params]).encode()
+        s.sendall(str(len(data)).encode() + b':' + data)
+        while True:
+            r = recv()
+            if r[1] == i:
+                break
+        if r[2]:
+            raise SystemExit('marionette %s: %s' % (name, r[2]))
+    s.close()
+port = running_marionette_port()
+if port and len(sys.argv) > 1:
+    marionette(port, [('WebDriver:NewSession', {'capabilities': {'alwaysMatch': {'pageLoadStrategy': 'none'}}}),
+                      ('Marionette:SetContext', {'value': 'chrome'}),
+                      ('WebDriver:ExecuteScript', {'script': "openTrustedLinkIn(arguments[0], 'tab'); return true;",
+                                                   'args': [sys.argv[-1]]}),
+                      ('WebDriver:DeleteSession', {})])
+    note(forwarded='marionette')
+    sys.exit(0)
 """
 import argparse, json, os, shlex, signal, subprocess, sys, time
 
@@ -77,7 +140,7 @@ def chromium_allow(profile, pairs):
     os.replace(path + ".tmp", path)
 
 
-def firefox_prefs(profile, schemes):
+def firefox_prefs(profile, schemes, marionette):
     prefs = {"browser.shell.checkDefaultBrowser": False, "browser.startup.homepage_override.mstone": "ignore",
              "browser.aboutwelcome.enabled": False, "datareporting.policy.dataSubmissionEnabled": False,
              "toolkit.telemetry.reportingpolicy.firstRun": False, "app.update.disabledForTesting": True,
@@ -85,6 +148,8 @@ def firefox_prefs(profile, schemes):
              "network.captive-portal-service.enabled": False, "browser.safebrowsing.update.enabled": False}
     for s in schemes:
         prefs[f"network.protocol-handler.external.{s}"] = True
+    if marionette:
+        prefs["marionette.port"] = 0  # Firefox picks one and writes PROFILE/MarionetteActivePort
     with open(os.path.join(profile, "user.js"), "a") as f:
         for k, v in prefs.items():
             f.write(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n")
@@ -171,9 +236,10 @@ def main():
         if pairs:
             chromium_allow(profile, pairs)
     else:
-        argv = [FIREFOX] + ([] if a.headed else ["--headless"]) + ["--profile", profile]
-        firefox_prefs(profile, a.scheme)
-    forward = a.browser == "chromium" and not a.headed
+        argv = [FIREFOX] + ([] if a.headed else ["--headless", "--marionette", "-remote-allow-system-access"]) + [
+            "--profile", profile]
+        firefox_prefs(profile, a.scheme, marionette=not a.headed)
+    forward = not a.headed
     with open(wrapper, "w") as f:
         f.write("#!/usr/bin/python3\n# Written by make_browser_entry.py: records the invocation, then execs the browser.\n"
                 "import json, os, sys, time, urllib.parse, urllib.request\n"
@@ -182,7 +248,7 @@ def main():
                 "def note(**kw):\n"
                 "    with open(RECORD, 'a') as f:\n"
                 "        f.write(json.dumps(dict(time=time.time(), pid=os.getpid(), argv=sys.argv[1:], **kw)) + '\\n')\n"
-                + (FORWARD if forward else "")
+                + ((FORWARD if a.browser == "chromium" else FORWARD_FIREFOX) if forward else "")
                 + "note()\n"
                 "env = dict(os.environ)\n"
                 "for k in ('XDG_CURRENT_DESKTOP', 'DESKTOP_SESSION', 'WAYLAND_DISPLAY'):\n"
@@ -199,7 +265,7 @@ def main():
         for t in ("x-scheme-handler/http", "x-scheme-handler/https", "text/html"):
             subprocess.run(["xdg-mime", "default", a.id, t], check=True)
     print(json.dumps({"desktop_entry": entry, "wrapper": wrapper, "record": record, "profile": profile,
-                      "forwarding": "devtools (wrapper)" if forward else ("browser" if a.headed else "none"),
+                      "forwarding": ("devtools" if a.browser == "chromium" else "marionette") + " (wrapper)" if forward else ("browser" if a.headed else "none"),
                       "exec": " ".join(shlex.quote(x) for x in argv) + " URL"}))
     return 0
 
