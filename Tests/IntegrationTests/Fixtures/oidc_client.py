@@ -31,7 +31,9 @@ def main():
     a = p.parse_args()
     info = load(a.provider)
     if a.cmd == "authorize":
-        verifier = secrets.token_urlsafe(48)
+        verifier = "-"
+        while verifier.startswith("-"):  # a leading "-" reads as an option on a command line
+            verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
         state, nonce = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
         q = urllib.parse.urlencode({"response_type": "code", "client_id": info["client_id"], "redirect_uri": a.redirect_uri,

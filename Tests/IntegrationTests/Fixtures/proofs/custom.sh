@@ -17,7 +17,7 @@ for run in first second; do
   echo "$run exit=$?"; cat $R/login-$run.json
   CODE=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("code",""))' $R/login-$run.json)
   V=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["code_verifier"])' $R/auth-$run.json)
-  [ -n "$CODE" ] && /usr/bin/python3 $F/oidc_client.py token --provider $R/prov.json --redirect-uri com.example.app:/callback --code "$CODE" --code-verifier "$V" | cut -c1-300
+  [ -n "$CODE" ] && /usr/bin/python3 $F/oidc_client.py token --provider $R/prov.json --redirect-uri com.example.app:/callback --code="$CODE" --code-verifier="$V" | cut -c1-300
 done
 echo "records:"; cat $R/desk/records.jsonl | cut -c1-250
 exec {PROV[1]}>&-   # close provider stdin -> it stops

@@ -21,7 +21,7 @@ read -r -t 10 caught <&${CATCH[0]}; echo "$caught" > $R/caught.json
 echo "catcher: $(cut -c1-200 $R/caught.json)"
 CODE=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("query",{}).get("code",""))' $R/caught.json)
 V=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["code_verifier"])' $R/auth.json)
-[ -n "$CODE" ] && /usr/bin/python3 $F/oidc_client.py token --provider $R/prov.json --redirect-uri "$RURI" --code "$CODE" --code-verifier "$V" | cut -c1-120
+[ -n "$CODE" ] && /usr/bin/python3 $F/oidc_client.py token --provider $R/prov.json --redirect-uri "$RURI" --code="$CODE" --code-verifier="$V" | cut -c1-120
 exec {PROV[1]}>&-
 wait
 echo "leftover: $(ps -eo pid,cmd | grep -E '[g]lewlwyd -c|[c]hromium/chromium|[f]irefox-esr|[c]hromedriver|[l]oopback_catcher' | wc -l)"
