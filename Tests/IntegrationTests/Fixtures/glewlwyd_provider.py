@@ -1,0 +1,298 @@
+#!/usr/bin/python3
+"""A private Glewlwyd OpenID provider for one test (Debian's `glewlwyd` 2.7).
+
+glewlwyd_provider.py --dir DIR --redirect-uri URI [--redirect-uri URI ...]
+                     [--client-id ID] [--port N] [--until auto|stdin|signal]
+
+Makes DIR (0700, must be empty or absent): a SQLite database from the shipped
+init script, an RSA-2048 key and certificate (openssl CLI), a copy of the
+login web app (Glewlwyd answers 404 for symlinked static files), and the
+config. Starts `glewlwyd -c DIR/glewlwyd.conf` on 127.0.0.1:PORT, waits until
+it answers, and bootstraps it through the admin REST API:
+
+  * OIDC plugin `oidc`: RS256, PKCE required with S256 only, `iss` on the
+    redirect (RFC 9207), code and refresh_token grants, name/email claims;
+  * scopes `email` and `profile` (besides the shipped `openid`);
+  * user alice (password, name, email) allowed openid/email/profile;
+  * public client CLIENT_ID with exactly the given redirect URIs.
+
+Then prints ONE JSON line on stdout (issuer, endpoints, credentials, pid,
+port, login_page) and stays in the foreground. It stops glewlwyd and exits 0
+on SIGTERM/SIGINT/SIGHUP, or when its stdin reaches EOF if stdin is a pipe,
+socket or terminal (`--until auto`; a /dev/null stdin is ignored so that a
+spawner giving /dev/null does not stop it at once). glewlwyd gets
+PR_SET_PDEATHSIG=SIGKILL, so it dies even if this process is SIGKILLed.
+If glewlwyd dies on its own, this exits 1. Errors: a message on stderr, exit 1.
+The system service on port 4593 is neither used nor touched.
+"""
+import argparse, ctypes, gzip, http.cookiejar, json, os, select, shutil, signal, socket, sqlite3, stat
+import subprocess, sys, threading, time, urllib.error, urllib.request
+
+WEBAPP = "/usr/share/glewlwyd/webapp"
+WEBAPP_CONFIG = "/etc/glewlwyd/config-2.7.json/config.json"  # Debian: a directory holding the file
+INIT_SQL = "/usr/share/doc/glewlwyd/database/init.sqlite3.sql.gz"
+MODULES = "/usr/lib/glewlwyd"
+ADMIN = ("admin", "password")  # from the shipped SQL
+USERNAME, PASSWORD = "alice", "alice-Passw0rd"
+NAME, EMAIL = "Alice Example", "alice@example.com"
+SYSTEM_PORT = 4593
+
+MIME = [(".html", "text/html"), (".css", "text/css"), (".js", "application/javascript"),
+        (".json", "application/json"), (".png", "image/png"), (".jpg", "image/jpeg"),
+        (".svg", "image/svg+xml"), (".ttf", "font/ttf"), (".woff", "font/woff"),
+        (".woff2", "font/woff2"), (".otf", "font/otf"), (".eot", "application/vnd.ms-fontobject"),
+        (".map", "application/octet-stream"), (".ico", "image/x-icon")]
+
+
+class Failure(Exception):
+    pass
+
+
+def die_with_parent():
+    """preexec_fn: the child gets SIGKILL when this process dies, however it dies."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        os._exit(127)
+    if os.getppid() == 1:  # the parent already died between fork and prctl
+        os._exit(127)
+
+
+def free_port():
+    while True:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        if port != SYSTEM_PORT:
+            return port
+
+
+def run(argv):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise Failure(f"{argv[0]} {argv[1]} failed ({r.returncode}): {r.stderr.strip()}")
+    return r.stdout
+
+
+def prepare(d, port):
+    if os.path.exists(d) and os.listdir(d):
+        raise Failure(f"--dir {d} is not empty: give a fresh directory")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    os.chmod(d, 0o700)
+    key, cert = os.path.join(d, "oidc-key.pem"), os.path.join(d, "oidc-cert.pem")
+    run(["openssl", "genrsa", "-out", key, "2048"])
+    run(["openssl", "req", "-x509", "-new", "-key", key, "-out", cert, "-days", "2", "-subj", "/CN=glewlwyd-test"])
+    db = os.path.join(d, "glewlwyd.db")
+    with gzip.open(INIT_SQL, "rt") as f:
+        script = f.read()
+    con = sqlite3.connect(db)
+    con.executescript(script)
+    con.close()
+    webapp = os.path.join(d, "webapp")
+    # Copy, never link: Glewlwyd serves no symlinked file. config.json is a link to a directory.
+    shutil.copytree(WEBAPP, webapp, ignore=shutil.ignore_patterns("config.json"))
+    shutil.copyfile(WEBAPP_CONFIG, os.path.join(webapp, "config.json"))
+    mime = ",\n".join(f'  {{ extension = "{e}" mime_type = "{m}" }}' for e, m in MIME)
+    conf = os.path.join(d, "glewlwyd.conf")
+    with open(conf, "w") as f:
+        f.write(f"""port={port}
+bind_address="127.0.0.1"
+external_url="http://127.0.0.1:{port}"
+login_url="login.html"
+api_prefix="api"
+static_files_path="{webapp}/"
+allow_origin="*"
+log_mode="console"
+log_level="WARNING"
+cookie_secure=0
+cookie_same_site="empty"
+session_expiration=2419200
+session_key="GLEWLWYD2_SESSION_ID"
+admin_session_authentication="cookie"
+profile_session_authentication="cookie"
+allow_multiple_user_per_session=true
+login_api_enabled=true
+admin_scope="g_admin"
+profile_scope="g_profile"
+user_module_path="{MODULES}/user"
+client_module_path="{MODULES}/client"
+user_auth_scheme_module_path="{MODULES}/scheme"
+plugin_module_path="{MODULES}/plugin"
+hash_algorithm="SHA512"
+database = {{ type = "sqlite3" path = "{db}" }};
+static_files_mime_types = (
+{mime}
+);
+""")
+    with open(key) as f1, open(cert) as f2:
+        return conf, f1.read(), f2.read()
+
+
+class Api:
+    def __init__(self, base):
+        self.base = base
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def call(self, method, path, body=None, ok=(200,)):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with self.opener.open(req, timeout=10) as r:
+                status, text = r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode(errors="replace")
+        if status not in ok:
+            raise Failure(f"{method} {path}: HTTP {status} {text[:500]}")
+        return json.loads(text) if text.strip().startswith(("{", "[")) else text
+
+
+def wait_until_answering(proc, base, deadline):
+    """Polls login.html until it answers 200; fails at once if glewlwyd exits."""
+    delay = 0.01
+    while True:
+        if proc.poll() is not None:
+            raise Failure(f"glewlwyd exited with {proc.returncode} before answering")
+        try:
+            with urllib.request.urlopen(base + "/login.html", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise Failure(f"glewlwyd did not answer on {base} within the deadline")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
+def bootstrap(api, issuer, client_id, redirect_uris, key, cert):
+    api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
+    for name, display in (("email", "E-mail address"), ("profile", "Name")):
+        api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
+                                          "password_required": False, "password_max_age": 0, "scheme": {}})
+    params = {
+        "iss": issuer,
+        "oauth-as-iss-id": True,
+        "jwt-type": "rsa", "jwt-key-size": "256", "key": key, "cert": cert,
+        "access-token-duration": 3600, "refresh-token-duration": 1209600, "code-duration": 600,
+        "refresh-token-rolling": True, "allow-non-oidc": False,
+        "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,
+        "auth-type-token-enabled": False, "auth-type-id-token-enabled": False, "auth-type-none-enabled": False,
+        "auth-type-password-enabled": False, "auth-type-client-enabled": False, "auth-type-device-enabled": False,
+        "auth-type-refresh-enabled": True,
+        "scope": [], "additional-parameters": [], "claims": [],
+        "jwks-show": True, "jwks-x5c": [],
+        "request-parameter-allow": False, "secret-type": "pairwise",
+        "address-claim": {"type": "no", "formatted": "", "street_address": "", "locality": "", "region": "",
+                          "postal_code": "", "country": "", "mandatory": False},
+        "name-claim": "mandatory", "name-claim-scope": ["profile"],
+        "email-claim": "mandatory", "email-claim-scope": ["email"],
+        "scope-claim": "no", "scope-claim-scope": [],
+        "allowed-scope": ["openid", "email", "profile"],
+        "pkce-allowed": True, "pkce-required": True, "pkce-required-public-client": True,
+        "pkce-method-plain-allowed": False, "pkce-scopes": [],
+        "introspection-revocation-allowed": False, "register-client-allowed": False,
+        "session-management-allowed": False,
+    }
+    api.call("POST", "/api/mod/plugin/", {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect",
+                                          "enabled": True, "order_rank": 0, "parameters": params})
+    api.call("POST", "/api/user/", {"username": USERNAME, "password": PASSWORD, "name": NAME, "email": EMAIL,
+                                    "scope": ["openid", "email", "profile"], "enabled": True})
+    api.call("POST", "/api/client/", {"client_id": client_id, "name": client_id, "description": "linkrouter test client",
+                                      "confidential": False, "redirect_uri": redirect_uris,
+                                      "authorization_type": ["code", "refresh_token"],
+                                      "scope": ["openid", "email", "profile"], "enabled": True})
+
+
+def stdin_watchable():
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) and os.isatty(0)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--dir", required=True, help="fresh private work directory (created 0700)")
+    p.add_argument("--redirect-uri", action="append", required=True, help="registered exactly; repeatable")
+    p.add_argument("--client-id", default="com.example.app")
+    p.add_argument("--port", type=int, default=0, help="0 picks a free port (never 4593)")
+    p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto",
+                   help="auto: stdin EOF stops it when stdin is a pipe/socket/tty; signals always do")
+    p.add_argument("--timeout", type=float, default=20.0, help="seconds allowed for start and bootstrap")
+    a = p.parse_args()
+    if a.port == SYSTEM_PORT:
+        print("glewlwyd_provider: port 4593 is the system service's; choose another", file=sys.stderr)
+        return 2
+
+    stop = threading.Event()
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, lambda *_: stop.set())
+    proc = None
+    t0 = time.monotonic()
+    try:
+        d = os.path.abspath(a.dir)
+        port = a.port or free_port()
+        conf, key, cert = prepare(d, port)
+        log = open(os.path.join(d, "glewlwyd.log"), "ab")
+        proc = subprocess.Popen(["glewlwyd", "-c", conf], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                preexec_fn=die_with_parent, cwd=d)
+        base = f"http://127.0.0.1:{port}"
+        wait_until_answering(proc, base, t0 + a.timeout)
+        api = Api(base)
+        issuer = base + "/api/oidc"
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert)
+        disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")
+        if disc.get("issuer") != issuer:
+            raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")
+        if stop.is_set():
+            raise Failure("stopped by a signal during start")
+        info = {
+            "issuer": issuer,
+            "authorization_endpoint": disc["authorization_endpoint"],
+            "token_endpoint": disc["token_endpoint"],
+            "userinfo_endpoint": disc.get("userinfo_endpoint"),
+            "jwks_uri": disc["jwks_uri"],
+            "discovery": issuer + "/.well-known/openid-configuration",
+            "username": USERNAME, "password": PASSWORD, "name": NAME, "email": EMAIL,
+            "client_id": a.client_id, "redirect_uris": a.redirect_uri,
+            "scopes": ["openid", "email", "profile"],
+            "pid": proc.pid, "fixture_pid": os.getpid(), "port": port,
+            "login_page": base + "/login.html",
+            "dir": d, "log": os.path.join(d, "glewlwyd.log"),
+            "startup_seconds": round(time.monotonic() - t0, 3),
+        }
+        sys.stdout.write(json.dumps(info) + "\n")
+        sys.stdout.flush()
+
+        watch_stdin = a.until == "stdin" or (a.until == "auto" and stdin_watchable())
+        while not stop.is_set():
+            if proc.poll() is not None:
+                raise Failure(f"glewlwyd exited unexpectedly with {proc.returncode}; see {info['log']}")
+            if watch_stdin:
+                r, _, _ = select.select([0], [], [], 0.5)
+                if r and not os.read(0, 4096):
+                    break
+            else:
+                stop.wait(0.5)
+        return 0
+    except Failure as e:
+        print(f"glewlwyd_provider: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # unexpected: still a clear line, then the trace
+        print(f"glewlwyd_provider: unexpected error: {e!r}", file=sys.stderr)
+        raise
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
