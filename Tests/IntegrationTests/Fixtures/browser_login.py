@@ -596,6 +596,7 @@ def main():
     p.add_argument("--redirect-uri", help="override: the redirect URI to expect (default: from the URL)")
     p.add_argument("--log", help="browser stdout/stderr (default: PROFILE/../NAME-browser.log)")
     p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--out", help="also append the result line to this file (when a daemon starts this as a browser)")
     a = p.parse_args()
 
     t0 = time.time()
@@ -671,6 +672,9 @@ def main():
         result["orphans_left"] = reap_orphans(time.time() + 3)
         result.pop("last_state", None) if result["ok"] else None
         print(json.dumps(result), flush=True)
+        if a.out:
+            with open(a.out, "a") as f:
+                f.write(json.dumps(result) + "\n")
     return code
 
 

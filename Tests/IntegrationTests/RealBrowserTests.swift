@@ -1,0 +1,115 @@
+import DBusKit
+import Foundation
+import Glibc
+import LinkRouterAPI
+import SystemKit
+import Testing
+
+/// Real browsers and a real provider, parts no one here wrote (issue 15):
+/// Debian's Chromium and Firefox ESR sign in at Debian's Glewlwyd through
+/// linkrouter. The browser the daemon opens is the real one, driven through the
+/// provider's real login page as a person would (Fixtures/browser_login.py:
+/// WebDriver for Chromium, Marionette for Firefox); its redirect goes the way
+/// every browser hands a scheme to the desktop (Chromium: xdg-open; Firefox: GIO).
+@Suite("Real browsers and a real provider", .serialized, .enabled(if: RealBrowser.unavailable == nil, "\(RealBrowser.unavailable ?? "")"))
+struct RealBrowserTests {
+    /// `linkctl login` in the background; its JSON result once it exits, and
+    /// once the browser the daemon opened is done too (it has saved its
+    /// cookies and closed: the next login may use the profile).
+    func login(_ h: Harness, _ args: [String], steps: String, timeoutMilliseconds: Int = 120_000) throws -> (status: Int32, json: String, errors: String) {
+        // One file for every login of a test (appended): the browser waits for it to gain a line.
+        let out = Self.loginOutput(h)
+        let lines = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").count
+        let before = RealBrowser.results(steps).count
+        let pid = try Subprocess.spawn([Paths.linkctl, "login", "--json"] + args, environment: h.desktop.environment,
+                                       stdout: .file(out), stderr: .file(out + ".err"))
+        let status = waitForExit(pid, timeoutMilliseconds: timeoutMilliseconds)
+        #expect(eventually(timeoutMilliseconds: 60_000) { RealBrowser.results(steps).count > before }, "the browser never finished")
+        let json = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").dropFirst(lines).first.map(String.init) ?? ""
+        return (status, json, (try? FileSystem.readText(out + ".err")) ?? "")
+    }
+
+    /// Where `linkctl login` prints; the browser fixture waits for it to gain a line before it
+    /// closes (a browser closed at once may never hand the redirect on).
+    static func loginOutput(_ h: Harness) -> String { h.desktop.root + "/login.out" }
+
+    @Test("custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form", arguments: RealBrowser.allCases)
+    func customScheme(_ browser: RealBrowser) throws {
+        let h = try Harness(browser: false)
+        let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
+        let profile = h.desktop.root + "/profile"
+        let steps = h.desktop.root + "/browser.jsonl"
+        let id = try browser.install(h.desktop, profile: profile, provider: provider, out: steps, waitFor: Self.loginOutput(h))
+        let args = ["--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
+                    "--redirect-uri", "com.example.app:/callback", "--scope", "openid", "--browser", id]
+        let first = try login(h, args, steps: steps)
+        #expect(first.status == 0, "\(first.errors) \(RealBrowser.results(steps))")
+        let step = try #require(RealBrowser.results(steps).last)
+        #expect(step["ok"] as? Bool == true && step["form_seen"] as? Bool == true, "\(step)")
+        #expect((step["redirect"] as? String)?.hasPrefix("com.example.app:/callback?") == true)
+        let code = try #require(first.json.jsonField("code")), verifier = try #require(first.json.jsonField("code_verifier"))
+        let nonce = try #require(first.json.jsonField("nonce"))
+        #expect(first.json.jsonField("iss") == provider.issuer, "RFC 9207 iss on the redirect")
+        let exchanged = try provider.exchange(h.desktop, code: code, verifier: verifier, redirectURI: "com.example.app:/callback")
+        #expect(exchanged["status"] as? Int == 200, "\(exchanged)")
+        let claims = try #require(exchanged["id_token_claims"] as? [String: Any])
+        #expect(claims["nonce"] as? String == nonce && claims["iss"] as? String == provider.issuer, "\(claims)")
+
+        // The remembered flow: the same profile, its session cookie; no password form anywhere.
+        try browser.install(h.desktop, profile: profile, provider: provider, out: steps, remembered: true, waitFor: Self.loginOutput(h))
+        let second = try login(h, args, steps: steps)
+        #expect(second.status == 0, "\(second.errors) \(RealBrowser.results(steps))")
+        let again = try #require(RealBrowser.results(steps).last)
+        #expect(again["ok"] as? Bool == true && again["form_seen"] as? Bool == false && again["mode"] as? String == "remembered", "\(again)")
+        #expect(second.json.jsonField("code") != code)
+    }
+
+    @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses", arguments: RealBrowser.allCases)
+    func loopback(_ browser: RealBrowser) throws {
+        let h = try Harness(browser: false)
+        let port = try RawSocket.freePort()
+        let redirect = "http://127.0.0.1:\(port)/callback"
+        let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: [redirect])
+        let profile = h.desktop.root + "/profile"
+        let steps = h.desktop.root + "/browser.jsonl"
+        let shots = TestLogs.directory
+        let signedIn = shots + "/loopback-signed-in-\(browser.rawValue).png"
+        let id = try browser.install(h.desktop, profile: profile, provider: provider, out: steps, screenshot: signedIn)
+        let args = ["--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
+                    "--redirect-uri", redirect, "--scope", "openid", "--browser", id]
+        let ok = try login(h, args, steps: steps)
+        #expect(ok.status == 0, "\(ok.errors) \(RealBrowser.results(steps))")
+        #expect(ok.json.jsonField("redirect_uri") == redirect)
+        let exchanged = try provider.exchange(h.desktop, code: try #require(ok.json.jsonField("code")),
+                                              verifier: try #require(ok.json.jsonField("code_verifier")), redirectURI: redirect)
+        #expect(exchanged["status"] as? Int == 200, "\(exchanged)")
+        #expect(FileSystem.status(signedIn)?.size ?? 0 > 1000, "no screenshot at \(signedIn)")
+
+        // The provider refuses (prompt=none needs an id_token_hint at Glewlwyd): the error page.
+        let refused = shots + "/loopback-error-\(browser.rawValue).png"
+        try browser.install(h.desktop, profile: profile, provider: provider, out: steps, remembered: true, screenshot: refused)
+        let failed = try login(h, args + ["--param", "prompt=none"], steps: steps)
+        #expect(failed.status == 2, "a provider refusal is exit 2: \(failed.errors)")
+        #expect(failed.errors.contains("AuthorizationFailed") && failed.errors.contains("invalid_request"), "\(failed.errors)")
+        #expect(FileSystem.status(refused)?.size ?? 0 > 1000, "no screenshot at \(refused)")
+        print("loopback pages of \(browser.rawValue): \(signedIn) \(refused)")
+    }
+}
+
+extension RawSocket {
+    /// A loopback port free right now (the provider must register the exact one).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var sa = sockaddr_in()
+        sa.sin_family = sa_family_t(AF_INET)
+        sa.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        _ = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var out = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &out) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        let port = Int(UInt16(bigEndian: out.sin_port))
+        guard port > 0 else { throw SystemError("find a free port", code: errno) }
+        return port
+    }
+}

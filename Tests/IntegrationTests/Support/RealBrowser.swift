@@ -1,0 +1,117 @@
+import Foundation
+import Glibc
+import SystemKit
+import Testing
+
+/// Debian's real browsers, as the real-browser suite drives them (Fixtures/REAL-BROWSERS.md).
+enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case chromium, firefox
+
+    /// The desktop id Debian's package installs; the test installs its own under that name.
+    var desktopID: String { self == .chromium ? "chromium.desktop" : "firefox-esr.desktop" }
+    var testDescription: String { rawValue }
+
+    /// What must be installed for this browser's tests, and what is missing.
+    var missing: [String] {
+        let needed = self == .chromium ? ["/usr/lib/chromium/chromium", "/usr/bin/chromedriver"] : ["/usr/bin/firefox-esr"]
+        return (needed + ["/usr/bin/glewlwyd", "/usr/bin/python3"]).filter { !FileSystem.isExecutable($0) }
+    }
+
+    /// Whether the suite can run; when not, why, on one line (the suite skips only then).
+    static let unavailable: String? = {
+        let gone = Set(allCases.flatMap(\.missing))
+        guard !gone.isEmpty else { return nil }
+        return "real-browser suite skipped: \(gone.sorted().joined(separator: ", ")) not installed (scripts/setup --test installs chromium chromium-driver firefox-esr glewlwyd)"
+    }()
+
+    /// A desktop entry, `desktopID`, in the test's applications directory whose "browser"
+    /// is the real one driven like a person (browser_login.py): it opens the URL the daemon
+    /// gives it, signs in at the provider's real page and ends at the redirect.
+    @discardableResult
+    func install(_ desktop: TestDesktop, profile: String, provider: Glewlwyd, out: String, remembered: Bool = false,
+                 screenshot: String? = nil, waitFor: String? = nil) throws -> String {
+        var exec = "/usr/bin/python3 \(Paths.fixtures)/browser_login.py --browser \(rawValue) --profile \(profile)"
+            + " --username \(provider.username) --password=\(provider.password) --out \(out) --timeout 90"
+        if remembered { exec += " --expect-no-form" }
+        if let screenshot { exec += " --screenshot \(screenshot)" }
+        if let waitFor { exec += " --wait-file \(waitFor)" }
+        exec += " --url %u"
+        try FileSystem.writeAtomically(desktop.applications + "/" + desktopID, text: """
+            [Desktop Entry]
+            Type=Application
+            Name=\(rawValue) (driven as a person would)
+            Exec=\(exec)
+            MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
+
+            """, permissions: 0o644)
+        return desktopID
+    }
+
+    /// The result lines browser_login.py appended to `out`, as JSON objects.
+    static func results(_ out: String) -> [[String: Any]] {
+        ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
+
+/// A private Glewlwyd OpenID provider for one test (Fixtures/glewlwyd_provider.py).
+final class Glewlwyd {
+    let pid: Int32
+    let info: [String: Any]
+    let infoPath: String
+
+    init(desktop: TestDesktop, redirectURIs: [String]) throws {
+        let dir = desktop.root + "/glewlwyd"
+        let path = desktop.root + "/glewlwyd.json"
+        infoPath = path
+        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] },
+                                   environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
+        guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
+              let line = try? FileSystem.readText(path),
+              let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            kill(pid, SIGTERM)
+            throw SystemError("glewlwyd did not start: \((try? FileSystem.readText(desktop.root + "/glewlwyd.err")) ?? "")", code: ETIMEDOUT)
+        }
+        info = json
+    }
+
+    var issuer: String { info["issuer"] as! String }
+    var authorizationEndpoint: String { info["authorization_endpoint"] as! String }
+    var tokenEndpoint: String { info["token_endpoint"] as! String }
+    var username: String { info["username"] as! String }
+    var password: String { info["password"] as! String }
+    var clientID: String { info["client_id"] as! String }
+
+    /// Exchanges a code at the real token endpoint (Fixtures/oidc_client.py); the ID token's claims.
+    func exchange(_ desktop: TestDesktop, code: String, verifier: String, redirectURI: String) throws -> [String: Any] {
+        let r = try desktop.run(["/usr/bin/python3", Paths.fixtures + "/oidc_client.py", "token", "--provider", infoPath,
+                                 "--redirect-uri=" + redirectURI, "--code=" + code, "--code-verifier=" + verifier])
+        return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? ["error": r.text + r.errorText]
+    }
+
+    deinit {
+        kill(pid, SIGTERM)
+        Subprocess.wait(pid)
+    }
+}
+
+/// Where a test run keeps what a person would look at (screenshots): under the test log directory.
+enum TestLogs {
+    static var directory: String {
+        let dir = Environment.nonEmpty("LINKROUTER_TEST_LOG_DIR") ?? "/tmp/linkrouter-test-logs"
+        try? FileSystem.makeDirectories(dir, permissions: 0o755)
+        return dir
+    }
+}
+
+/// Waits for a child to exit, killing it after `timeoutMilliseconds`; its exit status.
+func waitForExit(_ pid: Int32, timeoutMilliseconds: Int) -> Int32 {
+    var status: Int32 = 0
+    let done = eventually(timeoutMilliseconds: timeoutMilliseconds) { waitpid(pid, &status, WNOHANG) == pid }
+    guard done else {
+        kill(pid, SIGKILL)
+        return Subprocess.wait(pid)
+    }
+    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
