@@ -53,7 +53,7 @@ let package = Package(
         ]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
-        .executableTarget(name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop"],
+        .executableTarget(name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "JSONKit"],
                           path: "bench/Sources"),
 
         // fuzz/: libFuzzer targets (built with -D FUZZING -sanitize=fuzzer,address by fuzz/run);

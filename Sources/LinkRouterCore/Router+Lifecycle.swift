@@ -95,4 +95,15 @@ extension Router {
         return Transition(changes: [.update(failed)], ifWriteFails: .keepInMemory,
                           effects: finishing(failed) + [.log(LogLine(.warning, "Could not listen again for \(s.logTag): \(reason); the session failed"))])
     }
+
+    /// The browser that began an app-to-app login could not take `resume_uri`
+    /// (its desktop entry is gone, or it would not start). Only that browser
+    /// holds the first leg's cookies, so the login cannot go on anywhere: the
+    /// session fails, and its owner's `Wait` says why at once instead of at expiry.
+    public func resumeBrowserFailed(_ id: SessionID, reason: String, now: Int64) -> Transition {
+        guard let s = session(id), !s.status.isFinished else { return Transition() }
+        let failed = Session.failedResume(s, reason: reason, now: now)
+        return Transition(changes: [.update(failed)], ifWriteFails: .keepInMemory,
+                          effects: finishing(failed) + [.log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed"))])
+    }
 }

@@ -156,4 +156,9 @@ extension Session {
     public static func failedListener(_ s: Session, reason: String, now: Int64) -> Session {
         s.finished(.failed, failure: SessionFailure(code: .listenerFailed, message: "after a restart the daemon could not listen on the session's loopback port again (\(reason)); begin a new one"), now: now)
     }
+
+    /// An app step whose `resume_uri` could not reopen in the browser that began the login.
+    public static func failedResume(_ s: Session, reason: String, now: Int64) -> Session {
+        s.finished(.failed, failure: SessionFailure(code: .browserFailed, message: "\(reason); the login's cookies are in that browser only, so begin a new login"), now: now)
+    }
 }

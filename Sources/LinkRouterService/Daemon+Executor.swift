@@ -15,7 +15,10 @@ import SystemKit
 /// 2. the changes are taken into the router;
 /// 3. the effects run by `Effect.rank`: fallible ones first; if one of those
 ///    fails, the changes are undone (the previous copies written back and
-///    taken in), no later effect runs, and the caller hears why;
+///    taken in), no later effect runs, and the caller hears why; when the
+///    effect was reopening `resume_uri` in the browser that began the login,
+///    that session then fails (`Router.resumeBrowserFailed`), as no other
+///    browser holds its cookies;
 /// 4. the reply goes back to the caller (`Transition.Reply`), or the refusal is thrown.
 extension Daemon {
     @discardableResult
@@ -47,6 +50,10 @@ extension Daemon {
                     continue
                 }
                 undo(t.changes, before: before)
+                // Only the browser that began an app-to-app login can resume it.
+                if case .openBrowser(_, .sameAs) = effect, error.code == .browserFailed, let id = t.changes.first?.id {
+                    _ = try? execute(router.resumeBrowserFailed(id, reason: error.message, now: now))
+                }
                 throw error
             }
         }

@@ -2,6 +2,7 @@ import DBusKit
 import Foundation
 import Glibc
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 import Testing
 
@@ -93,6 +94,75 @@ struct RealBrowserTests {
         #expect(failed.errors.contains("AuthorizationFailed") && failed.errors.contains("invalid_request"), "\(failed.errors)")
         #expect(FileSystem.status(refused)?.size ?? 0 > 1000, "no screenshot at \(refused)")
         print("loopback pages of \(browser.rawValue): \(signedIn) \(refused)")
+    }
+
+    /// Begins an app-to-app login at the TLS stand-in in real Chromium; the first
+    /// leg's request at the stand-in (it set the `leg1` cookie in that browser).
+    func beginAppToApp(_ h: Harness, _ standIn: TLSStandIn, _ browser: RunningBrowserEntry) throws -> (path: String, authorize: [String: Any]) {
+        let (path, _) = try h.app.begin([
+            ("authorization_endpoint", .string(standIn.origin + "/authorize")), ("client_id", .string("merchant")),
+            ("redirect_uri", .string("com.example.app:/callback")), ("app_callback_uri", .string("com.example.app:/app-callback")),
+            ("scope", .string("openid")), ("browser", .string(browser.id)),
+        ])
+        let authorize = try #require(eventuallyValue(timeoutMilliseconds: 60_000) { standIn.requests("/authorize").first },
+                                     "Chromium never reached the stand-in: \(browser.starts())")
+        #expect((authorize["user_agent"] as? String)?.contains("HeadlessChrome") == true)
+        return (path, authorize)
+    }
+
+    /// The link the Vipps app opens to return to the merchant app, through the real xdg-open.
+    func appStep(_ h: Harness, _ authorize: [String: Any]) throws -> Subprocess.Outcome {
+        let state = try #require((authorize["query"] as? [String: Any])?["state"] as? String)
+        let resume = try #require(authorize["resume_uri"] as? String)
+        return try h.desktop.xdgOpen("com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))")
+    }
+
+    @Test("app-to-app in real Chromium: the first leg sets a cookie at a TLS stand-in; the app step arrives through xdg-open; resume_uri reopens in the same browser, which has that cookie, and the login completes")
+    func appToApp() throws {
+        let h = try Harness(browser: false)
+        let standIn = try TLSStandIn(desktop: h.desktop)
+        let browser = try RunningBrowserEntry(h.desktop, id: "test-chromium.desktop", scheme: "com.example.app", allowOrigin: standIn.origin)
+        defer { browser.stop() }
+        let (path, authorize) = try beginAppToApp(h, standIn, browser)
+        #expect(authorize["set_cookie"] as? Bool == true)
+
+        let step = try appStep(h, authorize)
+        #expect(step.status == 0, "\(step.errorText)")
+        let waited = Result { () throws(DBusError) in try h.app.wait(path, timeoutMilliseconds: 60_000) }
+        let result = try #require(try? waited.get(), "\(waited) starts: \(browser.starts()) at the stand-in: \(standIn.requests("/resume"))")
+        let resumed = standIn.requests("/resume")
+        #expect(resumed.count == 1, "\(resumed)")
+        let first = try #require(resumed.first)
+        #expect(first["cookie_matches"] as? Bool == true && first["status"] as? Int == 302, "the resume request lacked the first leg's cookie: \(first)")
+        let location = try #require(first["location"] as? String)
+        #expect(result["code"].map { location.contains("code=" + $0) } == true, "\(result) vs \(location)")
+        #expect(result["code_verifier"] != nil)
+        // One browser: the second start of the entry reached the running one.
+        let starts = browser.starts()
+        #expect(starts.count == 2 && starts.last?["forwarded"] as? String == "devtools", "\(starts)")
+    }
+
+    @Test("app-to-app when the browser that began the login is gone: nothing else opens, the app step and the owner's Wait both say BrowserFailed naming it, the daemon stays up")
+    func appToAppBrowserGone() throws {
+        let h = try Harness(browser: false)
+        let standIn = try TLSStandIn(desktop: h.desktop)
+        let browser = try RunningBrowserEntry(h.desktop, id: "test-chromium.desktop", scheme: "com.example.app", allowOrigin: standIn.origin)
+        defer { browser.stop() }
+        // Another browser is the default: it must not be used, as it has no cookie.
+        try h.desktop.addCookieBrowser("other.desktop", cafile: standIn.info["ca_cert"] as! String, makeDefault: true)
+        let (path, authorize) = try beginAppToApp(h, standIn, browser)
+        // The browser is uninstalled while the user is in the Vipps app.
+        browser.stop()
+        try FileSystem.remove(h.desktop.applications + "/" + browser.id)
+
+        let step = try appStep(h, authorize)
+        #expect(step.status != 0)
+        #expect(step.errorText.contains("BrowserFailed") && step.errorText.contains(browser.id), "\(step.errorText)")
+        #expect(try h.app.status(path) == "failed")
+        try h.expectRefusal(errorPrefix + "BrowserFailed") { _ = try h.app.wait(path, timeoutMilliseconds: 5000) }
+        #expect(standIn.requests("/resume").isEmpty && h.desktop.browserSteps().isEmpty, "nothing else was opened")
+        #expect(browser.starts().count == 1)
+        #expect(h.app.ping())
     }
 }
 

@@ -72,6 +72,21 @@ struct TransitionTests {
         #expect(!t.effects.contains { if case .openBrowser = $0 { true } else if case .requestResume = $0 { true } else { false } })
     }
 
+    @Test("the browser that began the login cannot take resume_uri: the session fails with BrowserFailed, its waiters hear it, once")
+    func resumeBrowserFailed() throws {
+        var (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = "browser" })
+        let t = router.resumeBrowserFailed(s.id, reason: "the browser that began this login (gone.desktop) is no longer installed", now: now)
+        let failed = try #require(t.session)
+        #expect(failed.status == .failed && failed.failure?.code == .browserFailed)
+        #expect(failed.failure?.message.contains("gone.desktop") == true && failed.failure?.message.contains("begin a new login") == true)
+        #expect(t.effects.contains(.answerWaiters(s.id)) && t.effects.contains(.emitStatus(s.id, .failed)))
+        #expect(t.ifWriteFails == .keepInMemory)
+        router.apply(t.changes)
+        #expect(router.resumeBrowserFailed(s.id, reason: "again", now: now).changes.isEmpty, "a finished session is left alone")
+        s = try #require(router.session(s.id))
+        #expect(s.status == .failed)
+    }
+
     @Test("begin: an insert, written or refused; the browser opens on the authorize URL; its expiry is queued")
     func begin() throws {
         let router = Router()

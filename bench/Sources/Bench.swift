@@ -37,7 +37,7 @@ final class Bench {
     /// The measurements by name, in order (`--only NAME,…` runs some, for profiling by hand).
     var sections: [(String, () throws -> Void)] {
         [("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
-         ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks), ("soak", soak)]
+         ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks), ("realbrowser", realBrowserLogin), ("soak", soak)]
     }
 
     func all(only: Set<String>? = nil) throws -> [Row] {

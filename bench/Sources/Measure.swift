@@ -1,8 +1,16 @@
+import Glibc
 import SystemKit
 
 /// Timing helpers: medians of repeated runs, nanoseconds on CLOCK_MONOTONIC.
 enum Measure {
     static func now() -> UInt64 { Clock.monotonicNanoseconds() }
+
+    /// Wall-clock seconds, to line up with marks another process took (Python's `time.time()`).
+    static func wallSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 
     static func median(_ xs: [Double]) -> Double {
         let s = xs.sorted()

@@ -631,6 +631,7 @@ def main():
         b = cls(profile, origin, None if loopback else scheme, env, deadline, log)
         result["browser_pid"] = b.pid
         t_nav = time.time()
+        result["navigation_started_at"] = t_nav  # epoch seconds: timings are relative to it
         result["timings"]["launch"] = round(t_nav - t0, 3)
         b.navigate(url)
         redirect = drive(b, a, redirect_uri, loopback, t_nav, deadline, result)

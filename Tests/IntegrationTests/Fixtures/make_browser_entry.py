@@ -107,8 +107,9 @@ def running_devtools_port():
     try:
         target = os.readlink(os.path.join(PROFILE, 'SingletonLock'))  # "hostname-PID"
         pid = int(target.rsplit('-', 1)[1])
+        # Chromium rewrites its process title: the arguments end up joined by spaces, not NULs.
         with open('/proc/%d/cmdline' % pid, 'rb') as f:
-            if ('--user-data-dir=' + PROFILE).encode() not in f.read().split(b'\0'):
+            if ('--user-data-dir=' + PROFILE).encode() not in f.read().replace(b'\0', b' ').split(b' '):
                 return None
         with open(os.path.join(PROFILE, 'DevToolsActivePort')) as f:
             return int(f.readline())
@@ -164,9 +165,8 @@ def stop(record, timeout):
         pass
     live = []
     for pid in set(pids):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                exe = f.read().split(b"\0")[0].decode(errors="replace")
+        try:  # the executable, not argv[0]: Chromium rewrites its process title
+            exe = os.readlink(f"/proc/{pid}/exe")
         except OSError:
             continue
         if exe in (CHROMIUM, FIREFOX) or exe.endswith(("/chromium", "/firefox-esr")):
