@@ -300,7 +300,7 @@ final class Bench {
         func count(_ argv: [String]) throws -> Double {
             let file = w.root + "/cg.\(Measure.now())"
             _ = try Subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file] + argv, environment: w.environment, timeoutMilliseconds: 120_000)
-            return Self.total(try FileSystem.readText(file))
+            return Self.total(try FileSystem.readText(file, maxBytes: 256 << 20))
         }
         let (_, state) = try client.begin()
         let open = try count([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state])
@@ -326,7 +326,7 @@ final class Bench {
         Clock.sleep(milliseconds: 200)
         let dumps = FileSystem.list(w.root).filter { $0.hasPrefix("cg.daemon") && $0 != "cg.daemon" }
         guard let dump = dumps.last else { throw BenchError("no callgrind dump") }
-        let perRoute = Self.total(try FileSystem.readText(w.root + "/" + dump)) / Double(routes)
+        let perRoute = Self.total(try FileSystem.readText(w.root + "/" + dump, maxBytes: 256 << 20)) / Double(routes)
         row("instructions in the daemon per `Route` that completes a session", value: perRoute / 1000, unit: "k", floor: nil, goal: "a count to watch", met: nil)
     }
 

@@ -3,6 +3,7 @@
 
 glewlwyd_provider.py --dir DIR --redirect-uri URI [--redirect-uri URI ...]
                      [--client-id ID] [--port N] [--until auto|stdin|signal]
+                     [--public-origin http://127.0.0.1:PROXYPORT]
 
 Makes DIR (0700, must be empty or absent): a SQLite database from the shipped
 init script, an RSA-2048 key and certificate (openssl CLI), a copy of the
@@ -17,7 +18,14 @@ it answers, and bootstraps it through the admin REST API:
   * public client CLIENT_ID with exactly the given redirect URIs.
 
 Then prints ONE JSON line on stdout (issuer, endpoints, credentials, pid,
-port, login_page) and stays in the foreground. It stops glewlwyd and exits 0
+port, login_page) and stays in the foreground.
+
+--public-origin ORIGIN (for a proxy in front, e.g. tamper_provider.py): Glewlwyd's
+`external_url` and the OIDC plugin's `iss` become ORIGIN and ORIGIN/api/oidc, so
+discovery's issuer and endpoints, the ID tokens' `iss` and the redirect's `iss`
+(RFC 9207) name the proxy. The start-up check still asks Glewlwyd directly (the
+proxy need not run yet) but expects the public issuer and endpoints. The printed
+URLs are the public ones, plus "direct_origin" (Glewlwyd's own origin). It stops glewlwyd and exits 0
 on SIGTERM/SIGINT/SIGHUP, or when its stdin reaches EOF if stdin is a pipe,
 socket or terminal (`--until auto`; a /dev/null stdin is ignored so that a
 spawner giving /dev/null does not stop it at once). glewlwyd gets
@@ -26,7 +34,7 @@ If glewlwyd dies on its own, this exits 1. Errors: a message on stderr, exit 1.
 The system service on port 4593 is neither used nor touched.
 """
 import argparse, ctypes, gzip, http.cookiejar, json, os, select, shutil, signal, socket, sqlite3, stat
-import subprocess, sys, threading, time, urllib.error, urllib.request
+import subprocess, sys, threading, time, urllib.error, urllib.parse, urllib.request
 
 WEBAPP = "/usr/share/glewlwyd/webapp"
 WEBAPP_CONFIG = "/etc/glewlwyd/config-2.7.json/config.json"  # Debian: a directory holding the file
@@ -75,7 +83,7 @@ def run(argv):
     return r.stdout
 
 
-def prepare(d, port):
+def prepare(d, port, external=None):
     if os.path.exists(d) and os.listdir(d):
         raise Failure(f"--dir {d} is not empty: give a fresh directory")
     os.makedirs(d, mode=0o700, exist_ok=True)
@@ -98,7 +106,7 @@ def prepare(d, port):
     with open(conf, "w") as f:
         f.write(f"""port={port}
 bind_address="127.0.0.1"
-external_url="http://127.0.0.1:{port}"
+external_url="{external or f'http://127.0.0.1:{port}'}"
 login_url="login.html"
 api_prefix="api"
 static_files_path="{webapp}/"
@@ -222,10 +230,20 @@ def main():
     p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto",
                    help="auto: stdin EOF stops it when stdin is a pipe/socket/tty; signals always do")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds allowed for start and bootstrap")
+    p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
+                   "external_url and iss name it instead of Glewlwyd's own origin")
     a = p.parse_args()
     if a.port == SYSTEM_PORT:
         print("glewlwyd_provider: port 4593 is the system service's; choose another", file=sys.stderr)
         return 2
+    public = None
+    if a.public_origin:
+        u = urllib.parse.urlsplit(a.public_origin)
+        if u.scheme not in ("http", "https") or not u.netloc or u.path not in ("", "/") or u.query or u.fragment:
+            print(f"glewlwyd_provider: --public-origin must be an origin like http://127.0.0.1:PORT, "
+                  f"not {a.public_origin!r}", file=sys.stderr)
+            return 2
+        public = f"{u.scheme}://{u.netloc}"
 
     stop = threading.Event()
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -235,18 +253,22 @@ def main():
     try:
         d = os.path.abspath(a.dir)
         port = a.port or free_port()
-        conf, key, cert = prepare(d, port)
+        conf, key, cert = prepare(d, port, public)
         log = open(os.path.join(d, "glewlwyd.log"), "ab")
         proc = subprocess.Popen(["glewlwyd", "-c", conf], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 preexec_fn=die_with_parent, cwd=d)
         base = f"http://127.0.0.1:{port}"
         wait_until_answering(proc, base, t0 + a.timeout)
         api = Api(base)
-        issuer = base + "/api/oidc"
+        origin = public or base  # what the client sees
+        issuer = origin + "/api/oidc"
         bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert)
-        disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")
+        disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")
+        for k in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
+            if not str(disc.get(k, "")).startswith(issuer + "/"):
+                raise Failure(f"discovery says {k} {disc.get(k)!r}, expected it under {issuer!r}")
         if stop.is_set():
             raise Failure("stopped by a signal during start")
         info = {
@@ -260,10 +282,12 @@ def main():
             "client_id": a.client_id, "redirect_uris": a.redirect_uri,
             "scopes": ["openid", "email", "profile"],
             "pid": proc.pid, "fixture_pid": os.getpid(), "port": port,
-            "login_page": base + "/login.html",
+            "login_page": origin + "/login.html",
             "dir": d, "log": os.path.join(d, "glewlwyd.log"),
             "startup_seconds": round(time.monotonic() - t0, 3),
         }
+        if public:
+            info["direct_origin"] = base
         sys.stdout.write(json.dumps(info) + "\n")
         sys.stdout.flush()
 

@@ -1,0 +1,464 @@
+#!/usr/bin/python3
+"""A tampering reverse proxy in front of Glewlwyd, for testing an OIDC client's refusals.
+
+tamper_provider.py --upstream http://127.0.0.1:GPORT --dir FRESH_DIR [--port 0]
+                   [--stall-seconds 60] [--until auto|stdin|signal]
+
+Listens on 127.0.0.1:PORT (plain http, loopback only) and passes every request
+(method, path, query, headers, body; Host passed unchanged, Glewlwyd builds its
+URLs from external_url) to the upstream and its answer back as is: redirects
+are not followed (a 3xx and its Location go back untouched), every Set-Cookie
+is passed, threads serve requests concurrently. Start Glewlwyd with
+`glewlwyd_provider.py --public-origin http://127.0.0.1:PORT` so that its issuer
+and endpoints name this proxy.
+
+At each request the mode is read from DIR/mode (the test rewrites it; absent,
+empty or "honest" = no tampering). Token endpoint = POST .../token (any grant),
+JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
+
+  honest               pass through (the JWKS still gets the proxy's key appended)
+  flip-signature       token: flip one bit of the id_token's signature
+  swap-aud             token: aud -> "someone-else", re-signed with the proxy key
+  change-nonce         token: nonce -> another value, re-signed
+  expired              token: exp = now - 1 h, iat = now - 2 h, re-signed
+  wrong-iss            token: iss -> "https://evil.example/api/oidc", re-signed
+  future-iat           token: iat = now + 1 h (exp = iat + 1 h), re-signed
+  resign-honest        token: payload untouched, re-signed (control: must verify)
+  alg-none             token: header {"alg":"none","typ":"JWT"}, empty signature
+  hs256                token: HS256, HMAC-SHA256 keyed with the proxy key's modulus bytes
+  unknown-kid          token: re-signed, header kid "rotated-key", which no JWKS lists
+  rotate-kid           token: re-signed with the proxy key; the FIRST JWKS fetch after
+                       the mode file was (re)written lacks the proxy key, later ones have it
+  issuer-mismatch      discovery: issuer + "/other"
+  no-s256              discovery: code_challenge_methods_supported = ["plain"]
+  stall-token          token: read the request, then send nothing for --stall-seconds
+                       (then close the connection without an answer); Glewlwyd not asked
+  token-error          token: 400 {"error":"invalid_grant",...}; Glewlwyd not asked
+  huge-token-response  token: 200 with a 3 MiB JSON body; Glewlwyd not asked
+  html-token-response  token: 200 text/html; Glewlwyd not asked
+
+Re-signing uses the proxy's own RSA-2048 key (openssl CLI, made at start), RS256,
+header {"alg":"RS256","kid":KEY_ID,"typ":"JWT"}; KEY_ID is the RFC 7638
+thumbprint of its JWK. The JWKS answer gets that JWK appended in every mode
+(except the first fetch in rotate-kid). An unknown mode answers 500.
+
+Prints ONE JSON line when listening: {"origin", "port", "pid", "mode_file",
+"requests_log", "key_id", "upstream", "key", "public_key", "startup_seconds"}.
+Each request adds one JSON line to requests_log: time, method, path, status,
+mode, tampered (what was changed, or null), upstream (was Glewlwyd asked),
+ms, for the token endpoint grant_type and id_token_diff ({"header": [names],
+"claims": [names], "signature_changed"}: computed by comparing Glewlwyd's
+id_token with the one sent on), and for the JWKS jwks_fetch (count since the mode file changed) and
+jwks_fetch_total. Stops on SIGTERM/SIGINT/SIGHUP, or stdin EOF when stdin is
+a pipe, socket or tty. Errors: one line on stderr, exit 1.
+"""
+import argparse, base64, gzip, hashlib, hmac, http.client, http.server, json, os, select, signal, socket
+import socketserver, stat, subprocess, sys, threading, time, urllib.parse, zlib
+
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+              "trailers", "transfer-encoding", "upgrade", "proxy-connection", "expect"}
+TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-iss", "future-iat",
+               "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
+CANNED_MODES = {"stall-token", "token-error", "huge-token-response", "html-token-response"}
+DISCOVERY_MODES = {"issuer-mismatch", "no-s256"}
+MODES = {"honest"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
+WRONG_ISS = "https://evil.example/api/oidc"
+OTHER_AUD = "someone-else"
+HUGE_BYTES = 3 * 1024 * 1024
+
+
+class Failure(Exception):
+    pass
+
+
+def b64u(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64u(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def compact(obj):
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def run(argv, data=None):
+    r = subprocess.run(argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise Failure(f"{' '.join(argv[:3])} failed ({r.returncode}): {r.stderr.decode(errors='replace').strip()}")
+    return r.stdout
+
+
+class Key:
+    """The proxy's RSA-2048 key: PEM files, JWK, RS256 signing through `openssl dgst`."""
+
+    def __init__(self, d):
+        self.path, self.public = os.path.join(d, "proxy-key.pem"), os.path.join(d, "proxy-pub.pem")
+        run(["openssl", "genrsa", "-out", self.path, "2048"])
+        run(["openssl", "rsa", "-in", self.path, "-pubout", "-out", self.public])
+        text = run(["openssl", "rsa", "-in", self.path, "-noout", "-text"]).decode()
+        if "publicExponent: 65537 (0x10001)" not in text:
+            raise Failure("the proxy key's public exponent is not 65537")
+        modulus = run(["openssl", "rsa", "-in", self.path, "-noout", "-modulus"]).decode().strip()
+        if not modulus.startswith("Modulus="):
+            raise Failure(f"unexpected `openssl rsa -modulus` output {modulus[:40]!r}")
+        self.n = bytes.fromhex(modulus[len("Modulus="):])
+        if len(self.n) != 256:
+            raise Failure(f"the proxy key's modulus has {len(self.n)} bytes, not 256")
+        thumb = compact({"e": "AQAB", "kty": "RSA", "n": b64u(self.n)})  # RFC 7638: sorted, compact
+        self.kid = b64u(hashlib.sha256(thumb).digest())
+        self.jwk = {"kty": "RSA", "n": b64u(self.n), "e": "AQAB", "kid": self.kid, "alg": "RS256", "use": "sig"}
+
+    def sign_rs256(self, signing_input):
+        return run(["openssl", "dgst", "-sha256", "-sign", self.path], signing_input)
+
+
+class State:
+    def __init__(self, args, key, d, stop):
+        self.upstream = urllib.parse.urlsplit(args.upstream)
+        self.key, self.dir = key, d
+        self.mode_file, self.log_path = os.path.join(d, "mode"), os.path.join(d, "requests.jsonl")
+        self.stall = args.stall_seconds
+        self.stop = stop
+        self.lock = threading.Lock()
+        self.generation = None  # identity of the mode file's content as last seen
+        self.jwks_since_mode = 0
+        self.jwks_total = 0
+        self.log = open(self.log_path, "a", buffering=1)
+
+    def mode(self):
+        """(mode, generation): generation changes whenever the test (re)writes the file."""
+        try:
+            with open(self.mode_file) as f:
+                st = os.fstat(f.fileno())
+                text = f.read().strip()
+            return (text or "honest"), (text, st.st_ino, st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            return "honest", None
+
+    def count_jwks(self, generation):
+        with self.lock:
+            if generation != self.generation:
+                self.generation, self.jwks_since_mode = generation, 0
+            self.jwks_since_mode += 1
+            self.jwks_total += 1
+            return self.jwks_since_mode, self.jwks_total
+
+    def note_mode(self, generation):
+        with self.lock:
+            if generation != self.generation:
+                self.generation, self.jwks_since_mode = generation, 0
+
+    def record(self, entry):
+        line = json.dumps(entry)
+        with self.lock:
+            self.log.write(line + "\n")
+
+
+def tamper_id_token(state, mode, token):
+    """Returns (new token, description)."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return token, f"id_token is not a JWS compact serialisation ({len(parts)} parts): left alone"
+    header, payload = json.loads(unb64u(parts[0])), json.loads(unb64u(parts[1]))
+    now = int(time.time())
+    if mode == "flip-signature":
+        sig = bytearray(unb64u(parts[2]))
+        sig[len(sig) // 2] ^= 0x01
+        return ".".join(parts[:2] + [b64u(bytes(sig))]), f"flipped bit 0 of signature byte {len(sig) // 2}"
+    what = None
+    if mode == "swap-aud":
+        what = f"aud {payload.get('aud')!r} -> {OTHER_AUD!r}"
+        payload["aud"] = OTHER_AUD
+    elif mode == "change-nonce":
+        new = "tampered-" + hashlib.sha256(str(payload.get("nonce")).encode()).hexdigest()[:16]
+        what = f"nonce {payload.get('nonce')!r} -> {new!r}"
+        payload["nonce"] = new
+    elif mode == "expired":
+        what = f"exp {payload.get('exp')} -> {now - 3600}, iat {payload.get('iat')} -> {now - 7200}"
+        payload["exp"], payload["iat"] = now - 3600, now - 7200
+    elif mode == "wrong-iss":
+        what = f"iss {payload.get('iss')!r} -> {WRONG_ISS!r}"
+        payload["iss"] = WRONG_ISS
+    elif mode == "future-iat":
+        what = f"iat {payload.get('iat')} -> {now + 3600}, exp {payload.get('exp')} -> {now + 7200}"
+        payload["iat"], payload["exp"] = now + 3600, now + 7200
+    elif mode in ("resign-honest", "rotate-kid"):
+        what = "payload untouched"
+    elif mode == "unknown-kid":
+        what = "payload untouched, kid 'rotated-key'"
+    if mode == "alg-none":
+        head = b64u(compact({"alg": "none", "typ": "JWT"}))
+        return f"{head}.{parts[1]}.", "alg none, empty signature, payload untouched"
+    body = b64u(compact(payload)) if mode not in ("resign-honest", "rotate-kid", "unknown-kid") else parts[1]
+    if mode == "hs256":
+        head = b64u(compact({"alg": "HS256", "typ": "JWT"}))
+        sig = hmac.new(state.key.n, f"{head}.{body}".encode(), hashlib.sha256).digest()
+        return f"{head}.{body}.{b64u(sig)}", "alg HS256, HMAC keyed with the proxy key's modulus bytes, payload untouched"
+    kid = "rotated-key" if mode == "unknown-kid" else state.key.kid
+    head = b64u(compact({"alg": "RS256", "kid": kid, "typ": "JWT"}))
+    sig = state.key.sign_rs256(f"{head}.{body}".encode())
+    return f"{head}.{body}.{b64u(sig)}", f"{what}; re-signed RS256 kid {kid}"
+
+
+def jws_diff(old, new):
+    """What differs between two compact JWS: header members, payload claims, signature."""
+    def parts(t):
+        h, p, s = (t.split(".") + ["", "", ""])[:3]
+        try:
+            return json.loads(unb64u(h)), json.loads(unb64u(p)), s
+        except ValueError:
+            return {}, {}, s
+    (h1, p1, s1), (h2, p2, s2) = parts(old), parts(new)
+    differ = lambda a, b: sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return {"header": differ(h1, h2), "claims": differ(p1, p2), "signature_changed": s1 != s2}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "tamper_provider"
+    state = None  # set in main
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.handle_any()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+
+    def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def send(self, status, headers, body):
+        self.send_response_only(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        if status >= 200 and status not in (204, 304) and self.command != "HEAD":
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and body:
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def handle_any(self):
+        st = self.state
+        t0 = time.monotonic()
+        path = urllib.parse.urlsplit(self.path).path
+        mode, generation = st.mode()
+        entry = {"time": round(time.time(), 3), "method": self.command, "path": path, "mode": mode,
+                 "tampered": None, "upstream": True}
+        try:
+            body = self.read_body()
+            is_token = self.command == "POST" and path.endswith("/token")
+            is_jwks = self.command == "GET" and path.endswith("/jwks")
+            is_disc = self.command == "GET" and path.endswith("/.well-known/openid-configuration")
+            if is_token:
+                entry["grant_type"] = urllib.parse.parse_qs(body.decode(errors="replace")).get("grant_type", [None])[0]
+            if mode not in MODES:
+                entry["upstream"] = False
+                entry["status"] = 500
+                self.send(500, [("Content-Type", "text/plain")], f"tamper_provider: unknown mode {mode!r}\n".encode())
+                return
+            if is_jwks:
+                entry["jwks_fetch"], entry["jwks_fetch_total"] = st.count_jwks(generation)
+            else:
+                st.note_mode(generation)
+            if is_token and mode in CANNED_MODES:
+                entry["upstream"] = False
+                self.canned(mode, entry)
+                return
+            rewrite = is_token or is_jwks or is_disc
+            status, headers, rbody = self.forward(body, plain=rewrite)
+            if rewrite and 200 <= status < 300:
+                rbody, headers = self.rewrite(mode, is_token, is_jwks, is_disc, entry, headers, rbody)
+            entry["status"] = status
+            self.send(status, headers, rbody)
+        except (BrokenPipeError, ConnectionResetError) as e:
+            entry["client_gone"] = repr(e)
+            self.close_connection = True
+        except Exception as e:  # answer 502 and say why
+            entry["error"] = repr(e)
+            entry.setdefault("status", 502)
+            try:
+                self.send(502, [("Content-Type", "text/plain")], f"tamper_provider: {e!r}\n".encode())
+            except OSError:
+                pass
+            self.close_connection = True
+        finally:
+            entry["ms"] = round((time.monotonic() - t0) * 1000, 2)
+            st.record(entry)
+
+    def forward(self, body, plain):
+        st = self.state
+        conn = http.client.HTTPConnection(st.upstream.hostname, st.upstream.port, timeout=30)
+        try:
+            headers = {}
+            conn.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+            for k, v in self.headers.items():
+                lk = k.lower()
+                if lk in HOP_BY_HOP or lk == "content-length" or (plain and lk == "accept-encoding"):
+                    continue
+                conn.putheader(k, v)
+            if body or self.command in ("POST", "PUT", "PATCH"):
+                conn.putheader("Content-Length", str(len(body)))
+            conn.putheader("Connection", "close")
+            conn.endheaders(body if body else None)
+            r = conn.getresponse()
+            rbody = r.read()
+            keep_length = self.command == "HEAD"  # no body here: pass the upstream's Content-Length as is
+            headers = [(k, v) for k, v in r.getheaders()
+                       if k.lower() not in HOP_BY_HOP and (keep_length or k.lower() != "content-length")]
+            return r.status, headers, rbody
+        finally:
+            conn.close()
+
+    def rewrite(self, mode, is_token, is_jwks, is_disc, entry, headers, rbody):
+        enc = next((v.lower() for k, v in headers if k.lower() == "content-encoding"), None)
+        if enc in ("gzip", "x-gzip"):
+            rbody = gzip.decompress(rbody)
+        elif enc == "deflate":
+            rbody = zlib.decompress(rbody)
+        if enc:
+            headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+        doc = json.loads(rbody)
+        changed = []
+        if is_jwks:
+            if mode == "rotate-kid" and entry["jwks_fetch"] == 1:
+                changed.append("proxy key withheld (first JWKS fetch in rotate-kid)")
+            else:
+                doc.setdefault("keys", []).append(self.state.key.jwk)
+                changed.append(f"appended proxy key kid {self.state.key.kid}")
+        elif is_disc:
+            if mode == "issuer-mismatch":
+                changed.append(f"issuer {doc.get('issuer')!r} -> {doc.get('issuer', '') + '/other'!r}")
+                doc["issuer"] = doc.get("issuer", "") + "/other"
+            elif mode == "no-s256":
+                changed.append(f"code_challenge_methods_supported {doc.get('code_challenge_methods_supported')} -> ['plain']")
+                doc["code_challenge_methods_supported"] = ["plain"]
+        elif is_token and mode in TOKEN_MODES:
+            if "id_token" in doc:
+                old = doc["id_token"]
+                doc["id_token"], what = tamper_id_token(self.state, mode, old)
+                changed.append("id_token: " + what)
+                entry["id_token_diff"] = jws_diff(old, doc["id_token"])
+            else:
+                changed.append("no id_token in the response: nothing tampered")
+        if not changed or changed == ["no id_token in the response: nothing tampered"]:
+            entry["tampered"] = changed[0] if changed else None
+            return rbody, headers  # as Glewlwyd sent it (decompressed if it was compressed)
+        entry["tampered"] = "; ".join(changed)
+        return compact(doc), headers
+
+    def canned(self, mode, entry):
+        st = self.state
+        if mode == "stall-token":
+            entry["tampered"] = f"stalled {st.stall:g} s, then closed without an answer"
+            entry["status"] = None
+            st.stop.wait(st.stall)
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if mode == "token-error":
+            status, ctype = 400, "application/json"
+            body = compact({"error": "invalid_grant", "error_description": "tampered: code rejected"})
+        elif mode == "huge-token-response":
+            status, ctype = 200, "application/json"
+            head, tail = b'{"token_type":"bearer","expires_in":3600,"access_token":"', b'"}'
+            body = head + b"A" * (HUGE_BYTES - len(head) - len(tail)) + tail
+        else:
+            status, ctype = 200, "text/html; charset=utf-8"
+            body = b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><p>Please sign in.</p></body></html>\n"
+        entry["tampered"] = f"canned {status} {ctype}, {len(body)} bytes"
+        entry["status"] = status
+        self.send(status, [("Content-Type", ctype), ("Cache-Control", "no-store")], body)
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 64
+
+
+def stdin_watchable():
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) and os.isatty(0)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--upstream", required=True, help="Glewlwyd's own origin, http://127.0.0.1:GPORT")
+    p.add_argument("--dir", required=True, help="fresh private work directory (created 0700)")
+    p.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    p.add_argument("--stall-seconds", type=float, default=60.0, help="how long stall-token sends nothing")
+    p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto")
+    a = p.parse_args()
+    up = urllib.parse.urlsplit(a.upstream)
+    if up.scheme != "http" or not up.hostname or not up.port or up.path not in ("", "/"):
+        print(f"tamper_provider: --upstream must be http://HOST:PORT, not {a.upstream!r}", file=sys.stderr)
+        return 2
+
+    stop = threading.Event()
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, lambda *_: stop.set())
+    t0 = time.monotonic()
+    server = None
+    try:
+        d = os.path.abspath(a.dir)
+        if os.path.exists(d) and os.listdir(d):
+            raise Failure(f"--dir {d} is not empty: give a fresh directory")
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        os.chmod(d, 0o700)
+        state = State(a, Key(d), d, stop)
+        Handler.state = state
+        try:
+            server = Server(("127.0.0.1", a.port), Handler)
+        except OSError as e:
+            raise Failure(f"cannot listen on 127.0.0.1:{a.port}: {e}")
+        port = server.server_address[1]
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+        info = {"origin": f"http://127.0.0.1:{port}", "port": port, "pid": os.getpid(),
+                "mode_file": state.mode_file, "requests_log": state.log_path, "key_id": state.key.kid,
+                "upstream": f"http://{up.hostname}:{up.port}", "key": state.key.path, "public_key": state.key.public,
+                "startup_seconds": round(time.monotonic() - t0, 3)}
+        sys.stdout.write(json.dumps(info) + "\n")
+        sys.stdout.flush()
+        watch_stdin = a.until == "stdin" or (a.until == "auto" and stdin_watchable())
+        while not stop.is_set():
+            if watch_stdin:
+                r, _, _ = select.select([0], [], [], 0.5)
+                if r and not os.read(0, 4096):
+                    break
+            else:
+                stop.wait(0.5)
+        return 0
+    except Failure as e:
+        print(f"tamper_provider: {e}", file=sys.stderr)
+        return 1
+    finally:
+        stop.set()  # releases stalled token requests
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
