@@ -20,6 +20,7 @@ let package = Package(
         // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift).
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
         .target(name: "LinkRouterCore"),
@@ -33,6 +34,8 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "LinkRouterCore"]),
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
+        // The daemon's HTTPS client (discovery, JWKS, token endpoint); LinkRouterAPI for the version in User-Agent.
+        .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit", "LinkRouterAPI"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
         .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit"]),
 
@@ -59,7 +62,8 @@ let package = Package(
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
-        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store"]),
+        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store", "HTTPKit"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto",
         ], exclude: ["Golden", "Fixtures"]),
