@@ -17,10 +17,10 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift).
+        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift).
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
         .target(name: "LinkRouterCore"),

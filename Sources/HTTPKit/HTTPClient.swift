@@ -27,6 +27,10 @@ import SystemKit
 /// a provider resume sessions and reuse connections although each request has
 /// its own easy handle; the parsed CA store is cached in the multi handle
 /// (libcurl 7.87+). Only this thread touches them, so they need no locks.
+///
+/// libcurl is loaded by the first client (`LibCurl`), not linked: a daemon that
+/// makes no request never loads it, and one on a system without it starts and
+/// fails only here, with `.unavailable`.
 public final class HTTPClient {
     /// Names one request, for `cancel`.
     public struct RequestID: Hashable, Sendable {
@@ -41,6 +45,7 @@ public final class HTTPClient {
     /// The CA file that is the whole trust store, or nil for the system's.
     public let caFile: String?
 
+    private let curl: LibCurl
     private let loop: EventLoop
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer
@@ -52,46 +57,52 @@ public final class HTTPClient {
     private var timer: EventLoop.TimerID?
     private var nextID: UInt64 = 1
 
-    /// `curl_global_init`, once per process, on first use; Swift runs a global's
-    /// initialiser exactly once even when threads race to it.
-    private static let globalInit: Bool = lr_curl_global_init() == CURLE_OK
-
     /// A client on `loop`. `caFile`, when given, replaces the system's CA store
     /// entirely, as OpenSSL's own `SSL_CERT_FILE` replaces its default bundle:
     /// set `SSL_CERT_FILE` to a test CA to reach a test provider. There is no
-    /// way to turn verification off.
-    public init(loop: EventLoop, caFile: String? = HTTPClient.environmentCAFile) throws(HTTPError) {
-        guard Self.globalInit else { throw HTTPError(.internal, host: "", "libcurl could not be initialised (curl_global_init failed)") }
-        guard let multi = curl_multi_init() else { throw HTTPError(.internal, host: "", "libcurl could not create its multi handle (out of memory)") }
-        guard let share = curl_share_init() else {
-            curl_multi_cleanup(multi)
+    /// way to turn verification off. Throws `.unavailable` when libcurl cannot
+    /// be used; the first client loads it, after removing `SSLKEYLOGFILE` from
+    /// the environment so that libcurl never writes TLS secrets (see `LibCurl`).
+    public convenience init(loop: EventLoop, caFile: String? = HTTPClient.environmentCAFile) throws(HTTPError) {
+        try self.init(loop: loop, caFile: caFile, library: LibCurl.shared)
+    }
+
+    /// A client on `library`, for tests to give one that failed to load.
+    init(loop: EventLoop, caFile: String?, library: Result<LibCurl, HTTPError>) throws(HTTPError) {
+        let curl = try library.get()
+        guard let multi = lr_curl_multi_init(curl.fn) else {
+            throw HTTPError(.internal, host: "", "libcurl could not create its multi handle (out of memory)")
+        }
+        guard let share = lr_curl_share_init(curl.fn) else {
+            lr_curl_multi_cleanup(curl.fn, multi)
             throw HTTPError(.internal, host: "", "libcurl could not create its share handle (out of memory)")
         }
+        self.curl = curl
         self.loop = loop
         self.caFile = caFile
         self.multi = multi
         self.share = share
         for data in [CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_DNS] {
-            _ = lr_curl_share_setopt_lock_data(share, CURLSHOPT_SHARE, data)
+            _ = lr_curl_share_setopt_lock_data(curl.fn, share, CURLSHOPT_SHARE, data)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = lr_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
-        _ = lr_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
-        _ = lr_curl_multi_setopt_socket_callback(multi, socketThunk)
-        _ = lr_curl_multi_setopt_timer_callback(multi, timerThunk)
+        _ = lr_curl_multi_setopt_pointer(curl.fn, multi, CURLMOPT_SOCKETDATA, context)
+        _ = lr_curl_multi_setopt_pointer(curl.fn, multi, CURLMOPT_TIMERDATA, context)
+        _ = lr_curl_multi_setopt_socket_callback(curl.fn, multi, socketThunk)
+        _ = lr_curl_multi_setopt_timer_callback(curl.fn, multi, timerThunk)
     }
 
     /// Drops every request without calling its completion, and closes every connection.
     deinit {
-        _ = lr_curl_multi_setopt_socket_callback(multi, nil)
-        _ = lr_curl_multi_setopt_timer_callback(multi, nil)
-        for transfer in transfers.values { curl_multi_remove_handle(multi, transfer.easy) }
+        _ = lr_curl_multi_setopt_socket_callback(curl.fn, multi, nil)
+        _ = lr_curl_multi_setopt_timer_callback(curl.fn, multi, nil)
+        for transfer in transfers.values { lr_curl_multi_remove_handle(curl.fn, multi, transfer.easy) }
         transfers = [:]
         for source in sockets.values { loop.remove(source) }
         for pending in failing.values { loop.cancel(pending) }
         if let timer { loop.cancel(timer) }
-        curl_multi_cleanup(multi)
-        curl_share_cleanup(share)
+        lr_curl_multi_cleanup(curl.fn, multi)
+        lr_curl_share_cleanup(curl.fn, share)
     }
 
     /// Starts `request`. `completion` runs exactly once, on the loop's thread, in a
@@ -104,16 +115,16 @@ public final class HTTPClient {
         let id = RequestID(value: nextID)
         nextID += 1
         do throws(HTTPError) {
-            let transfer = try Transfer.make(request: request, share: share, caFile: caFile, completion: completion)
+            let transfer = try Transfer.make(request: request, curl: curl, share: share, caFile: caFile, completion: completion)
             transfers[id] = transfer
             idByHandle[transfer.easy] = id
             // Adding only arms libcurl's timer (the timer callback); the transfer starts from the loop.
-            let code = curl_multi_add_handle(multi, transfer.easy)
+            let code = lr_curl_multi_add_handle(curl.fn, multi, transfer.easy)
             guard code == CURLM_OK else {
                 transfers[id] = nil
                 idByHandle[transfer.easy] = nil
                 throw HTTPError(.internal, host: transfer.url.authority, "libcurl could not start a request to \(transfer.url.authority)",
-                                cause: String(cString: curl_multi_strerror(code)))
+                                cause: String(cString: lr_curl_multi_strerror(curl.fn, code)))
             }
         } catch {
             failing[id] = loop.schedule(afterMilliseconds: 0) { [weak self] in
@@ -129,7 +140,7 @@ public final class HTTPClient {
         if let pending = failing.removeValue(forKey: id) { loop.cancel(pending) }
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         idByHandle[transfer.easy] = nil
-        curl_multi_remove_handle(multi, transfer.easy)
+        lr_curl_multi_remove_handle(curl.fn, multi, transfer.easy)
     }
 
     /// Requests started and not yet completed or cancelled.
@@ -174,7 +185,7 @@ public final class HTTPClient {
 
     private func act(on fd: Int32, events: Int32) {
         var running: Int32 = 0
-        _ = curl_multi_socket_action(multi, fd, events, &running)
+        _ = lr_curl_multi_socket_action(curl.fn, multi, fd, events, &running)
         finishDone()
     }
 
@@ -183,13 +194,13 @@ public final class HTTPClient {
     private func finishDone() {
         var done: [(RequestID, Result<HTTPResponse, HTTPError>)] = []
         var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
+        while let message = lr_curl_multi_info_read(curl.fn, multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let id = idByHandle.removeValue(forKey: easy), let transfer = transfers[id] else { continue }
             done.append((id, transfer.outcome(message.pointee.data.result)))
         }
         for (id, _) in done {
-            if let transfer = transfers[id] { curl_multi_remove_handle(multi, transfer.easy) }
+            if let transfer = transfers[id] { lr_curl_multi_remove_handle(curl.fn, multi, transfer.easy) }
         }
         for (id, result) in done {
             // An earlier completion in this batch may have cancelled this one.

@@ -2,10 +2,10 @@ internal import CCurl
 
 /// libcurl's result codes, sorted into the codes a caller acts on.
 extension HTTPError {
-    /// `host` is host and port, for messages; `name` the host alone, which the certificate must match.
-    static func transferFailed(_ code: CURLcode, host: String, name: String, detail: String, request: HTTPRequest,
+    /// `host` is host and port, for messages; `name` the host alone, which the certificate must match;
+    /// `cause` libcurl's words (its error buffer, or the code's text).
+    static func transferFailed(_ code: CURLcode, host: String, name: String, cause: String, request: HTTPRequest,
                                caFile: String?) -> HTTPError {
-        let cause = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return HTTPError(.timeout, host: host, "\(host) did not answer in time (connect limit \(request.connectTimeoutMilliseconds) ms, "

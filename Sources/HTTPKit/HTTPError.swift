@@ -23,6 +23,9 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case `protocol`
         /// libcurl failed in itself (out of memory, a build lacking a feature).
         case `internal`
+        /// libcurl (Debian: libcurl4) cannot be loaded, is too old or would not
+        /// initialise: no request can be made. Thrown by `HTTPClient.init`.
+        case unavailable
     }
 
     public let code: Code

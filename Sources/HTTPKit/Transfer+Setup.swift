@@ -3,9 +3,9 @@ internal import CCurl
 /// The easy-handle options: the client's policy, set on every transfer.
 extension Transfer {
     /// A configured transfer for `request`, or why it may not start.
-    static func make(request: HTTPRequest, share: UnsafeMutableRawPointer, caFile: String?,
+    static func make(request: HTTPRequest, curl: LibCurl, share: UnsafeMutableRawPointer, caFile: String?,
                      completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void) throws(HTTPError) -> Transfer {
-        guard let url = CurlURL(request.url) else {
+        guard let url = CurlURL(request.url, curl: curl) else {
             throw HTTPError(.refusedURL, host: "", "refused a request: its URL is not an absolute http(s) URL libcurl can parse")
         }
         let allowance: RequestPolicy.Allowance
@@ -21,8 +21,8 @@ extension Transfer {
         guard request.timeoutMilliseconds > 0, request.connectTimeoutMilliseconds > 0, request.maxResponseBytes >= 0 else {
             throw invalid("timeouts must be positive and the size limit not negative")
         }
-        guard let easy = curl_easy_init() else { throw HTTPError(.internal, host: url.authority, "libcurl could not create a transfer (out of memory)") }
-        let transfer = Transfer(easy: easy, url: url, request: request, caFile: caFile, completion: completion)
+        guard let easy = lr_curl_easy_init(curl.fn) else { throw HTTPError(.internal, host: url.authority, "libcurl could not create a transfer (out of memory)") }
+        let transfer = Transfer(curl: curl, easy: easy, url: url, request: request, caFile: caFile, completion: completion)
         try transfer.configure(allowance: allowance, share: share)
         return transfer
     }
@@ -73,35 +73,35 @@ extension Transfer {
             lines.append("Expect:")
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))
             // libcurl copies the bytes now (COPYPOSTFIELDS), so the array need not outlive this call.
-            let copied = request.body.isEmpty ? lr_curl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
-                : request.body.withUnsafeBytes { lr_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+            let copied = request.body.isEmpty ? lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, "")
+                : request.body.withUnsafeBytes { lr_curl_easy_setopt_pointer(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
             try check(CURLOPT_COPYPOSTFIELDS, copied)
         }
         for line in lines {
-            guard let list = curl_slist_append(headerList, line) else { throw setupFailed("header list", CURLE_OUT_OF_MEMORY) }
+            guard let list = lr_curl_slist_append(curl.fn, headerList, line) else { throw setupFailed("header list", CURLE_OUT_OF_MEMORY) }
             headerList = list
         }
         if let headerList { try set(CURLOPT_HTTPHEADER, pointer: headerList) }
     }
 
     private func set(_ option: CURLoption, _ value: Int) throws(HTTPError) {
-        try check(option, lr_curl_easy_setopt_long(easy, option, value))
+        try check(option, lr_curl_easy_setopt_long(curl.fn, easy, option, value))
     }
 
     private func set(_ option: CURLoption, offset value: Int64) throws(HTTPError) {
-        try check(option, lr_curl_easy_setopt_off_t(easy, option, curl_off_t(value)))
+        try check(option, lr_curl_easy_setopt_off_t(curl.fn, easy, option, curl_off_t(value)))
     }
 
     private func set(_ option: CURLoption, _ value: String?) throws(HTTPError) {
-        try check(option, lr_curl_easy_setopt_string(easy, option, value))
+        try check(option, lr_curl_easy_setopt_string(curl.fn, easy, option, value))
     }
 
     private func set(_ option: CURLoption, pointer value: UnsafeRawPointer) throws(HTTPError) {
-        try check(option, lr_curl_easy_setopt_pointer(easy, option, value))
+        try check(option, lr_curl_easy_setopt_pointer(curl.fn, easy, option, value))
     }
 
     private func set(_ option: CURLoption, callback value: curl_write_callback) throws(HTTPError) {
-        try check(option, lr_curl_easy_setopt_write_callback(easy, option, value))
+        try check(option, lr_curl_easy_setopt_write_callback(curl.fn, easy, option, value))
     }
 
     private func check(_ option: CURLoption, _ code: CURLcode) throws(HTTPError) {
@@ -109,8 +109,8 @@ extension Transfer {
     }
 
     private func setupFailed(_ what: String, _ code: CURLcode) -> HTTPError {
-        let version = String(cString: curl_version())
+        let version = String(cString: lr_curl_version(curl.fn))
         return HTTPError(.internal, host: url.authority, "libcurl refused the \(what) of a request to \(url.authority); linkrouter needs libcurl 7.85 or later built with OpenSSL",
-                         cause: String(cString: curl_easy_strerror(code)) + "; " + version)
+                         cause: String(cString: lr_curl_easy_strerror(curl.fn, code)) + "; " + version)
     }
 }

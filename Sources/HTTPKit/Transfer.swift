@@ -11,6 +11,7 @@ final class Transfer {
 
     enum Overflow { case body, headers }
 
+    let curl: LibCurl
     let easy: UnsafeMutableRawPointer
     let url: CurlURL
     let request: HTTPRequest
@@ -25,8 +26,9 @@ final class Transfer {
     private(set) var body: [UInt8] = []
     private(set) var overflow: Overflow?
 
-    init(easy: UnsafeMutableRawPointer, url: CurlURL, request: HTTPRequest, caFile: String?,
+    init(curl: LibCurl, easy: UnsafeMutableRawPointer, url: CurlURL, request: HTTPRequest, caFile: String?,
          completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void) {
+        self.curl = curl
         self.easy = easy
         self.url = url
         self.request = request
@@ -37,8 +39,8 @@ final class Transfer {
     }
 
     deinit {
-        curl_easy_cleanup(easy)
-        curl_slist_free_all(headerList)
+        lr_curl_easy_cleanup(curl.fn, easy)
+        lr_curl_slist_free_all(curl.fn, headerList)
         errorBuffer.deallocate()
     }
 
@@ -75,16 +77,17 @@ final class Transfer {
 
     /// The response, or the error, once libcurl reports the transfer done.
     func outcome(_ code: CURLcode) -> Result<HTTPResponse, HTTPError> {
-        let detail = String(cString: errorBuffer)
         if let overflow {
             let what = overflow == .body ? "body exceeds the \(request.maxResponseBytes)-byte limit" : "headers exceed \(Self.maxHeaderBytes) bytes"
             return .failure(HTTPError(.tooLarge, host: url.authority, "the response from \(url.authority) was refused: its \(what)"))
         }
         guard code == CURLE_OK else {
-            return .failure(HTTPError.transferFailed(code, host: url.authority, name: url.host, detail: detail, request: request, caFile: caFile))
+            let detail = String(cString: errorBuffer)
+            let cause = detail.isEmpty ? String(cString: lr_curl_easy_strerror(curl.fn, code)) : detail
+            return .failure(HTTPError.transferFailed(code, host: url.authority, name: url.host, cause: cause, request: request, caFile: caFile))
         }
         var status = 0
-        _ = lr_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        _ = lr_curl_easy_getinfo_long(curl.fn, easy, CURLINFO_RESPONSE_CODE, &status)
         return .success(HTTPResponse(status: status, headers: HTTPHeaders(fields), body: body, receivedAt: Clock.unixSeconds()))
     }
 }
