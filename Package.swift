@@ -18,8 +18,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
-        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift).
+        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift).
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLinux"),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
@@ -39,6 +40,8 @@ let package = Package(
         .target(name: "JOSE", dependencies: ["Crypto", "JSONKit", "LinkRouterCore"]),
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
+        // The daemon's HTTPS client (discovery, JWKS, token endpoint); LinkRouterAPI for the version in User-Agent.
+        .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit", "LinkRouterAPI"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
         .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
 
@@ -65,7 +68,8 @@ let package = Package(
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
-        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE"]),
+        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto", "LinkRouterFiles",
         ], exclude: ["Golden", "Fixtures"]),

@@ -46,7 +46,8 @@ Prints ONE JSON line when listening: {"origin", "port", "pid", "mode_file",
 "requests_log", "key_id", "upstream", "key", "public_key", "startup_seconds"}.
 Each request adds one JSON line to requests_log: time, method, path, status,
 mode, tampered (what was changed, or null), upstream (was Glewlwyd asked),
-ms, for the token endpoint grant_type and id_token_diff ({"header": [names],
+ms (until the answer starts; a stalled request is logged when the stall
+begins), for the token endpoint grant_type and id_token_diff ({"header": [names],
 "claims": [names], "signature_changed"}: computed by comparing Glewlwyd's
 id_token with the one sent on), and for the JWKS jwks_fetch (count since the mode file changed) and
 jwks_fetch_total. Stops on SIGTERM/SIGINT/SIGHUP, or stdin EOF when stdin is
@@ -242,7 +243,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n else b""
 
+    def done(self):
+        """Writes the request's log line once, BEFORE the answer goes out, so that a test that
+        has its answer also finds the line."""
+        entry = self.entry
+        if entry is not None:
+            self.entry = None
+            entry["ms"] = round((time.monotonic() - self.t0) * 1000, 2)
+            self.state.record(entry)
+
     def send(self, status, headers, body):
+        self.done()
         self.send_response_only(status)
         for k, v in headers:
             self.send_header(k, v)
@@ -255,11 +266,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def handle_any(self):
         st = self.state
-        t0 = time.monotonic()
+        self.t0 = time.monotonic()
         path = urllib.parse.urlsplit(self.path).path
         mode, generation = st.mode()
-        entry = {"time": round(time.time(), 3), "method": self.command, "path": path, "mode": mode,
-                 "tampered": None, "upstream": True}
+        entry = self.entry = {"time": round(time.time(), 3), "method": self.command, "path": path, "mode": mode,
+                              "tampered": None, "upstream": True}
         try:
             body = self.read_body()
             is_token = self.command == "POST" and path.endswith("/token")
@@ -287,19 +298,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             entry["status"] = status
             self.send(status, headers, rbody)
         except (BrokenPipeError, ConnectionResetError) as e:
+            self.close_connection = True
+            if self.entry is None:  # already logged: add a line saying the answer did not get through
+                st.record({"time": round(time.time(), 3), "method": self.command, "path": path,
+                           "client_gone": repr(e)})
             entry["client_gone"] = repr(e)
+        except Exception as e:  # answer 502 and say why (unless the answer had begun)
             self.close_connection = True
-        except Exception as e:  # answer 502 and say why
-            entry["error"] = repr(e)
-            entry.setdefault("status", 502)
-            try:
-                self.send(502, [("Content-Type", "text/plain")], f"tamper_provider: {e!r}\n".encode())
-            except OSError:
-                pass
-            self.close_connection = True
+            if self.entry is None:
+                st.record({"time": round(time.time(), 3), "method": self.command, "path": path, "error": repr(e)})
+            else:
+                entry["error"], entry["status"] = repr(e), 502
+                try:
+                    self.send(502, [("Content-Type", "text/plain")], f"tamper_provider: {e!r}\n".encode())
+                except OSError:
+                    pass
         finally:
-            entry["ms"] = round((time.monotonic() - t0) * 1000, 2)
-            st.record(entry)
+            self.done()
 
     def forward(self, body, plain):
         st = self.state
@@ -367,6 +382,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "stall-token":
             entry["tampered"] = f"stalled {st.stall:g} s, then closed without an answer"
             entry["status"] = None
+            self.done()  # logged when the stall begins
             st.stop.wait(st.stall)
             self.close_connection = True
             try:
