@@ -42,13 +42,15 @@ let package = Package(
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // The daemon's HTTPS client (discovery, JWKS, token endpoint); LinkRouterAPI for the version in User-Agent.
         .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit", "LinkRouterAPI"]),
+        // Discovery, the token endpoint and ID-token verification (OpenID Connect), over HTTPKit and JOSE.
+        .target(name: "OpenIDConnect", dependencies: ["HTTPKit", "JOSE", "JSONKit", "Crypto", "LinkRouterCore", "SystemKit"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
         .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
 
         // The daemon's wiring, as a library so the executable stays a few lines.
         .target(name: "LinkRouterService", dependencies: [
             "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "Crypto", "Store", "Loopback",
-            "DesktopIntegration", "LinkRouterFiles",
+            "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit",
         ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
         .executableTarget(name: "linkctl", dependencies: [

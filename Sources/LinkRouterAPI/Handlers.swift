@@ -4,10 +4,11 @@ public import LinkRouterCore
 /// What serves the manager object: one requirement per method of
 /// `Interfaces.managerTable`. A daemon missing one does not compile.
 public protocol ManagerHandlers: AnyObject {
-    func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> [DBusValue]
+    func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     func routeLink(_ uri: String, context: ActivationContext, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func refreshTokens(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func listSessions(_ call: MethodCall) -> [Session]
     func listAllSessions(_ call: MethodCall) -> [Session]
     func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)

@@ -10,10 +10,13 @@ public enum Interfaces {
         name: API.managerInterface,
         methods: [
             .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) { h, _, call throws(DBusError) in
-                .values(try h.beginSession(call.arguments[0], call))
+                try h.beginSession(call.arguments[0], call)
             },
             .init("Login", in: [A("options", "a{sv}")], out: [A("session", "o"), A("result", "a{sv}")]) { h, _, call throws(DBusError) in
                 try h.login(call.arguments[0], call)
+            },
+            .init("RefreshTokens", in: [A("options", "a{sv}")], out: [A("tokens", "a{sv}")]) { h, _, call throws(DBusError) in
+                try h.refreshTokens(call.arguments[0], call)
             },
             .init("Route", in: [A("uri", "s")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
                 try h.route(call.string(0), call)

@@ -12,6 +12,9 @@ public struct AuthorizationResult: Sendable, Equatable {
     public var codeVerifier: String?
     /// The OpenID Connect nonce the daemon put in the request, for the ID token check.
     public var nonce: String?
+    /// With `exchange`: the tokens the code was exchanged for (the code itself is then gone).
+    /// Held in memory only (`TokenSet`).
+    public var tokens: TokenSet?
 
     public init(code: String, state: String, redirectURI: String, callbackURI: String,
                 issuer: String?, codeVerifier: String?, nonce: String?) {

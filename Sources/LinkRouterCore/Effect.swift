@@ -14,6 +14,9 @@ public enum Effect: Sendable, Equatable {
     /// Listen again on a restored loopback session's port. Fallible, but not
     /// undone: a port that cannot be had fails that session (`Router.listenerFailed`).
     case listen(SessionID)
+    /// Post the session's code to its token endpoint and verify what comes
+    /// back; the outcome arrives later as `Router.exchanged`.
+    case exchangeCode(SessionID)
     /// Park the `Wait` call being handled until the session finishes or the timeout (ms, 0 = none) passes.
     case parkWait(SessionID, timeoutMilliseconds: UInt32)
     /// Drop the parked `Wait` calls of a client that left the bus (nobody is there to answer).
@@ -35,7 +38,7 @@ public enum Effect: Sendable, Equatable {
     public var rank: Int {
         switch self {
         case .openBrowser, .requestResume, .listen, .deliver: return 0
-        case .parkWait, .dropWaits: return 1
+        case .parkWait, .dropWaits, .exchangeCode: return 1
         case .closeListener: return 2
         case .answerWaiters: return 3
         case .emitStatus: return 4

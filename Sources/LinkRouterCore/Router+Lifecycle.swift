@@ -77,7 +77,14 @@ extension Router {
             }
         }
         for s in all {
-            let current = changed[s.id] ?? s
+            var current = changed[s.id] ?? s
+            // Tokens are never stored: a result that held them is gone with the old process.
+            if current.exchange != nil && current.holdsResult {
+                current = current.finished(.failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"), now: now).wiped()
+                changed[s.id] = current
+                t.changes.append(.update(current))
+            }
+            if current.status == .exchanging { t.effects.append(.exchangeCode(s.id)) }
             if !current.status.isFinished && current.redirect.style == .loopback { t.effects.append(.listen(s.id)) }
             t.effects.append(.scheduleDeadline(s.id, at: deadline(of: current)))
         }
@@ -105,5 +112,30 @@ extension Router {
         let failed = Session.failedResume(s, reason: reason, now: now)
         return Transition(changes: [.update(failed)], ifWriteFails: .keepInMemory,
                           effects: finishing(failed) + [.log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed"))])
+    }
+
+    /// The token endpoint answered and every check ran: the session completes
+    /// with the tokens (the code and verifier are dropped), or fails with why.
+    /// Nothing happens when the session is no longer exchanging (it expired, or
+    /// its owner cancelled it meanwhile).
+    public func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
+        guard let s = session(id), s.status == .exchanging else { return Transition() }
+        var done: Session
+        switch outcome {
+        case .success(let tokens):
+            done = s.finished(.completed, failure: nil, now: now)
+            done.codeVerifier = nil
+            if var r = done.result {
+                r.code = ""
+                r.codeVerifier = nil
+                r.tokens = tokens
+                done.result = r
+            }
+        case .failure(let failure):
+            done = s.finished(.failed, failure: failure, now: now).wiped()
+        }
+        let what = done.status == .completed ? "tokens" : "failed: \(done.failure?.message ?? "")"
+        return Transition(changes: [.update(done)], ifWriteFails: .keepInMemory,
+                          effects: finishing(done) + [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "Code exchange for \(s.logTag): \(what)"))])
     }
 }

@@ -29,6 +29,10 @@ extension Router {
         case .passthrough(let url):
             return Transition(effects: [.openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser"))],
                               reply: .routed(.passthrough))
+        case .complete(let s) where s.status == .exchanging:
+            return Transition(changes: [.update(s)], effects: [.exchangeCode(s.id), .closeListener(s.id), .emitStatus(s.id, .exchanging),
+                                                               .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens"))],
+                              reply: .routed(.completed))
         case .complete(let s), .fail(let s):
             let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
             return Transition(changes: [.update(s)], effects: finishing(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(failure)"))],
@@ -125,6 +129,8 @@ extension Router {
         switch session.status {
         case .completed, .failed:
             return .refuse(RouterError(.replayed, "this session already \(session.status.rawValue); a state is used once and later callbacks with it are refused"), session.id)
+        case .exchanging:
+            return .refuse(RouterError(.replayed, "this session already has its code, which is being exchanged for tokens; a state is used once and later callbacks with it are refused"), session.id)
         case .expired:
             return .refuse(RouterError(.expired, "this session expired; begin a new one"), session.id)
         case .cancelled:
@@ -166,7 +172,9 @@ extension Router {
             if let failure = issuerFailure(session, query: query) {
                 return .fail(session.finished(.failed, failure: failure, now: now))
             }
-            var done = session.finished(.completed, failure: nil, now: now)
+            // With `exchange`, the code goes to the token endpoint before the owner hears anything.
+            var done = session.exchange == nil ? session.finished(.completed, failure: nil, now: now) : session
+            done.status = done.exchange == nil ? .completed : .exchanging
             done.result = AuthorizationResult(
                 code: code, state: session.state, redirectURI: session.redirect.string, callbackURI: uri.original,
                 issuer: (try? query.single("iss")) ?? nil, codeVerifier: session.codeVerifier, nonce: session.nonce)

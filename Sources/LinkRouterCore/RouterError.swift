@@ -26,6 +26,12 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         case unknownSession = "UnknownSession"
         case browserFailed = "BrowserFailed"
         case listenerFailed = "ListenerFailed"
+        /// The issuer's metadata could not be fetched or broke a rule (OpenID Connect Discovery, RFC 8414).
+        case discoveryFailed = "DiscoveryFailed"
+        /// The token endpoint refused the code or refresh token, or could not be reached.
+        case tokenExchangeFailed = "TokenExchangeFailed"
+        /// The ID token failed a check (signature, iss, aud, exp, iat, nonce): no token was handed out.
+        case idTokenRejected = "IDTokenRejected"
         case storageFailed = "StorageFailed"
         case internalError = "Internal"
     }

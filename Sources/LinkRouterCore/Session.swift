@@ -35,6 +35,9 @@ public struct Session: Sendable, Equatable {
     public var browser: String?
     public internal(set) var issuer: String?
     public let requireIssuer: Bool
+    /// Set when the daemon exchanges the code for tokens (boxed: most sessions do not).
+    public var exchange: TokenExchange? { exchangeBox?.value }
+    private let exchangeBox: Box<TokenExchange>?
     public var status: SessionStatus
     /// The code and the rest, once completed (boxed: most sessions never have one).
     public var result: AuthorizationResult? {
@@ -62,7 +65,7 @@ public struct Session: Sendable, Equatable {
                 codeVerifier: String?, redirect: CallbackURI, appCallback: CallbackURI?,
                 authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?,
                 resumeMode: ResumeMode, browser: String?, issuer: String?, requireIssuer: Bool,
-                status: SessionStatus = .pending, result: AuthorizationResult? = nil, failure: SessionFailure? = nil,
+                exchange: TokenExchange? = nil, status: SessionStatus = .pending, result: AuthorizationResult? = nil, failure: SessionFailure? = nil,
                 resumeOpened: Bool = false, released: Bool = false, createdAt: Int64, expiresAt: Int64,
                 finishedAt: Int64? = nil) {
         self.id = id
@@ -81,6 +84,7 @@ public struct Session: Sendable, Equatable {
         self.browser = browser
         self.issuer = issuer
         self.requireIssuer = requireIssuer
+        self.exchangeBox = exchange.map(Box.init)
         self.status = status
         self.resultBox = result.map(Box.init)
         self.failureBox = failure.map(Box.init)
@@ -122,6 +126,7 @@ public struct Session: Sendable, Equatable {
             r.code = ""
             r.codeVerifier = nil
             r.callbackURI = ""
+            r.tokens = nil
             s.result = r
         }
         return s

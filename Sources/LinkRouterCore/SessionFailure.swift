@@ -1,5 +1,5 @@
 /// Why a session ended without a code: what `Wait` answers instead of a result.
-public struct SessionFailure: Sendable, Equatable {
+public struct SessionFailure: Error, Sendable, Equatable {
     public var code: RouterError.Code
     /// The provider's `error`, when it sent one (within the RFC 6749 charset, else `invalid_response`).
     public var providerError: String?

@@ -23,6 +23,8 @@ public struct SessionPlan: Sendable {
     public let claimToken: String?
     public let issuer: String?
     public let requireIssuer: Bool
+    /// Set with the `exchange` option: where the code goes after the callback.
+    public let exchange: TokenExchange?
     public let authorizationOrigin: String
     /// The client keeps its own PKCE verifier and sent only this challenge
     /// (in adopt mode, the adopted URL's; nil there means no PKCE at all).
@@ -79,7 +81,7 @@ public struct SessionPlan: Sendable {
             codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
             authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts,
             resumePathPrefix: resumePathPrefix, resumeMode: resumeMode, browser: browser, issuer: issuer,
-            requireIssuer: requireIssuer, createdAt: now, expiresAt: now + Int64(ttl))
+            requireIssuer: requireIssuer, exchange: exchange, createdAt: now, expiresAt: now + Int64(ttl))
     }
 }
 
@@ -95,6 +97,13 @@ extension SessionPlan {
         case .adopted(let url, _, _):
             return url
         }
+    }
+
+    /// Whether the daemon must fetch the issuer's metadata before `make`: an
+    /// issuer without an authorization endpoint, or any exchange (which needs the
+    /// token endpoint and the keys). An adopted URL never needs it.
+    public static func needsDiscovery(_ request: SessionRequest) -> Bool {
+        request.authorizeURL == nil && request.issuer != nil && (request.authorizationEndpoint == nil || request.exchange)
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
@@ -143,16 +152,23 @@ extension SessionPlan {
                 throw .invalid("code_challenge must be the 43-character base64url SHA-256 of your verifier (S256, RFC 7636 §4.2); plain is never used")
             }
         }
-        var issuer: String?
-        if let iss = request.issuer {
-            guard let uri = try? URIReference.strict(iss, maxLength: maxOption), Self.isIssuerScheme(uri),
-                  uri.query == nil, uri.fragment == nil, !uri.hasUserinfo else {
-                throw .invalid("issuer must be an https URL (http only on a loopback host, for a provider run locally) with no query or fragment (RFC 9207 §2, OpenID Connect Discovery §2)")
-            }
-            issuer = iss
-        }
+        let issuer = try request.issuer.map { i throws(RouterError) in try checkIssuer(i, maxLength: maxOption) }
         if request.requireIssuer && issuer == nil {
             throw .invalid("require_iss needs the issuer option: the iss parameter is compared with it")
+        }
+        if request.exchange {
+            guard issuer != nil else {
+                throw .invalid("exchange needs the issuer option: the issuer's metadata gives the token endpoint and the keys that sign the ID token")
+            }
+            if request.authorizeURL != nil {
+                throw .invalid("exchange cannot be combined with authorize_url: your backend made the PKCE verifier, so your backend exchanges the code")
+            }
+            if request.codeChallenge != nil {
+                throw .invalid("exchange cannot be combined with code_challenge: you hold the PKCE verifier, so you exchange the code")
+            }
+        }
+        if needsDiscovery(request) && request.discovered == nil {
+            throw RouterError(.internalError, "the issuer's metadata was not fetched before the session was planned")
         }
         if request.appCallbackURI != nil && request.authorizeURL != nil {
             throw .invalid("app_callback_uri is read from the adopted authorize_url; do not pass it separately")
@@ -170,8 +186,8 @@ extension SessionPlan {
             return try adopt(adopted, request: request, owner: owner, ttl: ttl, resumeMode: resumeMode, issuer: issuer, limits: limits)
         }
 
-        guard let endpointText = request.authorizationEndpoint else {
-            throw .invalid("give authorization_endpoint, client_id and redirect_uri, or an authorize_url your backend built")
+        guard let endpointText = request.authorizationEndpoint ?? request.discovered?.authorizationEndpoint else {
+            throw .invalid("give issuer (or authorization_endpoint), client_id and redirect_uri, or an authorize_url your backend built")
         }
         let endpoint = try AuthorizeURL.parseEndpoint(endpointText, role: "authorization_endpoint", maxLength: maxOption)
         for pair in try QueryParameters.parse(endpoint.query).pairs where AuthorizeURL.reservedParameters.contains(pair.name) {
@@ -198,13 +214,26 @@ extension SessionPlan {
             }
         }
         let appCallback = try request.appCallbackURI.map { a throws(RouterError) in try parseAppCallback(a, maxLength: maxOption) }
+        let exchange = request.exchange ? request.discovered.map {
+            TokenExchange(clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
+                          expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false)
+        } : nil
         return SessionPlan(
             source: .builder(endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
-            requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: endpoint),
-            clientChallenge: request.codeChallenge)
+            requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true, exchange: exchange,
+            authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge)
+    }
+
+    /// An issuer identifier as OpenID Connect Discovery §2 and RFC 9207 §2 define it.
+    public static func checkIssuer(_ iss: String, maxLength: Int) throws(RouterError) -> String {
+        guard let uri = try? URIReference.strict(iss, maxLength: maxLength), isIssuerScheme(uri),
+              uri.query == nil, uri.fragment == nil, !uri.hasUserinfo else {
+            throw .invalid("issuer must be an https URL (http only on a loopback host, for a provider run locally) with no query or fragment (RFC 9207 §2, OpenID Connect Discovery §2)")
+        }
+        return iss
     }
 
     /// https, or http on a loopback host: Keycloak, Glewlwyd or Dex run for
@@ -263,7 +292,7 @@ extension SessionPlan {
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
-            requireIssuer: request.requireIssuer, authorizationOrigin: AuthorizeURL.origin(of: uri),
+            requireIssuer: request.requireIssuer, exchange: nil, authorizationOrigin: AuthorizeURL.origin(of: uri),
             clientChallenge: challenge)
     }
 }

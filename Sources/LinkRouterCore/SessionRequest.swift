@@ -20,6 +20,10 @@ public struct SessionRequest: Sendable, Equatable {
     public var codeChallenge: String?
     public var issuer: String?
     public var requireIssuer: Bool = false
+    /// Exchange the code for tokens and verify the ID token (needs `issuer`).
+    public var exchange: Bool = false
+    /// The issuer's metadata, once the daemon fetched it (`SessionPlan.needsDiscovery`); not an option.
+    public var discovered: ProviderMetadata?
 
     public init() {}
 }
@@ -33,7 +37,7 @@ extension SessionRequest {
     }
 
     /// The boolean options.
-    public enum Flag: Sendable { case openBrowser, requireIssuer }
+    public enum Flag: Sendable { case openBrowser, requireIssuer, exchange }
 
     public subscript(text text: Text) -> String? {
         get {
@@ -71,7 +75,19 @@ extension SessionRequest {
     }
 
     public subscript(flag flag: Flag) -> Bool {
-        get { flag == .openBrowser ? openBrowser : requireIssuer }
-        set { if flag == .openBrowser { openBrowser = newValue } else { requireIssuer = newValue } }
+        get {
+            switch flag {
+            case .openBrowser: return openBrowser
+            case .requireIssuer: return requireIssuer
+            case .exchange: return exchange
+            }
+        }
+        set {
+            switch flag {
+            case .openBrowser: openBrowser = newValue
+            case .requireIssuer: requireIssuer = newValue
+            case .exchange: exchange = newValue
+            }
+        }
     }
 }

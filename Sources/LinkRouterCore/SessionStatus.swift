@@ -4,6 +4,8 @@ public enum SessionStatus: String, Sendable, CaseIterable {
     case pending
     /// The app-to-app step came back (`app_callback_uri`); waiting for the redirect.
     case resumed
+    /// The code arrived and the daemon is exchanging it for tokens (`exchange`).
+    case exchanging
     case completed
     case failed
     case expired
@@ -12,7 +14,7 @@ public enum SessionStatus: String, Sendable, CaseIterable {
     /// Finished sessions take no more callbacks: a state completes at most once.
     public var isFinished: Bool {
         switch self {
-        case .pending, .resumed: return false
+        case .pending, .resumed, .exchanging: return false
         case .completed, .failed, .expired, .cancelled: return true
         }
     }

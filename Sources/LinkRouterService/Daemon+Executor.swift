@@ -97,6 +97,8 @@ extension Daemon {
             try sendResumeRequested(id, owner: owner, url: url)
         case .listen(let id):
             listenAgain(id)
+        case .exchangeCode(let id):
+            startExchange(id)
         case .parkWait(let id, let timeout):
             if let call { park(call, on: id, timeoutMilliseconds: timeout, shape: shape) }
         case .dropWaits(let name):

@@ -3,6 +3,7 @@ import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
 import Loopback
+import OpenIDConnect
 import SystemKit
 
 /// The manager's methods (`Interfaces.managerTable`): each asks the router
@@ -11,8 +12,26 @@ extension Daemon: ManagerHandlers {
     /// `BeginSession`: validate, choose the browser, draw secrets, bind a
     /// loopback port; then the transition (write, open the browser). A
     /// refusal at any step leaves nothing behind (threat model P6).
-    public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> [DBusValue] {
-        let request = try SessionOptions.decode(options)
+    public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        try withDiscovery(try SessionOptions.decode(options), call) { request throws(DBusError) in
+            .values(try self.begin(request, call))
+        }
+    }
+
+    /// Runs `then` on `request` once the issuer's metadata is in it, when it
+    /// needs any (`SessionPlan.needsDiscovery`); at once otherwise.
+    func withDiscovery(_ request: SessionRequest, _ call: MethodCall,
+                       then: @escaping (SessionRequest) throws(DBusError) -> MethodReply) throws(DBusError) -> MethodReply {
+        guard SessionPlan.needsDiscovery(request), let issuer = request.issuer else { return try then(request) }
+        return try withMetadata(issuer, call) { metadata throws(DBusError) in
+            var discovered = request
+            discovered.discovered = metadata
+            return try then(discovered)
+        }
+    }
+
+    /// The rest of `BeginSession`, with the request complete.
+    func begin(_ request: SessionRequest, _ call: MethodCall) throws(DBusError) -> [DBusValue] {
         var plan: SessionPlan
         do {
             plan = try SessionPlan.make(request, owner: call.sender, limits: router.limits)
@@ -64,18 +83,44 @@ extension Daemon: ManagerHandlers {
     /// `busctl call`). The answer is `(session, result)`; the session's ttl
     /// bounds it, so the caller's own call timeout must be longer than that.
     public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let begun = try beginSession(options, call)
-        guard case .objectPath(let path)? = begun.first, let id = API.sessionID(at: path.rawValue) else {
-            throw DBusError(RouterError(.internalError, "Login began no session"))
-        }
-        do throws(RouterError) {
-            switch try execute(router.wait(id, by: call.sender, timeoutMilliseconds: 0), call: call, shape: .sessionAndResult(path)) {
-            case .waited(.success(let result)): return .values([.objectPath(path), ResultDictionary.make(result)])
-            case .waited(.failure(let error)): throw error
-            default: return .deferred
+        try withDiscovery(try SessionOptions.decode(options), call) { request throws(DBusError) in
+            let begun = try self.begin(request, call)
+            guard case .objectPath(let path)? = begun.first, let id = API.sessionID(at: path.rawValue) else {
+                throw DBusError(RouterError(.internalError, "Login began no session"))
             }
-        } catch {
-            throw DBusError(error)
+            do throws(RouterError) {
+                switch try self.execute(self.router.wait(id, by: call.sender, timeoutMilliseconds: 0), call: call, shape: .sessionAndResult(path)) {
+                case .waited(.success(let result)): return .values([.objectPath(path), ResultDictionary.make(result)])
+                case .waited(.failure(let error)): throw error
+                default: return .deferred
+                }
+            } catch {
+                throw DBusError(error)
+            }
+        }
+    }
+
+    /// `RefreshTokens(options)`: a refresh token for new tokens at the issuer's
+    /// token endpoint, with the same checks on a new ID token. The daemon keeps nothing.
+    public func refreshTokens(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        let request = try RefreshOptions.decode(options)
+        return try withMetadata(request.issuer, call) { metadata throws(DBusError) in
+            let client: TokenClient
+            do throws(RouterError) { client = try self.tokenClient() } catch { throw DBusError(error) }
+            let grant = TokenClient.Grant(tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
+                                          expected: IDTokenClaims.Expected(issuer: metadata.issuer, clientID: request.clientID, nonce: nil),
+                                          requiresIDToken: false)
+            client.refresh(request.refreshToken, scope: request.scope, grant: grant) { [weak self] outcome in
+                guard let self else { return }
+                switch outcome {
+                case .success(let tokens):
+                    self.reply(to: call.message, values: [ResultDictionary.make(tokens)])
+                case .failure(let failure):
+                    self.log.write(.notice, "RefreshTokens for \(call.sender) failed: \(failure.message)")
+                    self.reply(to: call.message, error: DBusError(failure.error))
+                }
+            }
+            return .deferred
         }
     }
 

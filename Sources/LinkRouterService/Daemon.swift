@@ -5,6 +5,7 @@ import LinkRouterAPI
 import LinkRouterCore
 import LinkRouterFiles
 import Loopback
+import OpenIDConnect
 import Store
 import SystemKit
 
@@ -41,6 +42,8 @@ public final class Daemon {
     var publishedClaimedVersion = -1
     /// Prepared `PropertiesChanged` signals, one per status.
     var statusSignals: [SessionStatus: DBusMessage] = [:]
+    /// The OpenID Connect client (discovery, token endpoint), made on first use: libcurl loads then.
+    var openIDClient: TokenClient?
     let started = Clock.monotonicMilliseconds()
     /// Browsers are started by the user manager when the daemon is a sandboxed systemd service.
     let launchMethod = BrowserLauncher.Method.forThisProcess()

@@ -4,6 +4,12 @@ import LinkRouterCore
 /// `Wait`'s answer: the result as `a{sv}`, with optional keys left out when absent.
 enum ResultDictionary {
     static func make(_ r: AuthorizationResult) -> DBusValue {
+        if let tokens = r.tokens {
+            var entries = tokenEntries(tokens) + [("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI))]
+            if let v = r.issuer { entries.append(("iss", .string(v))) }
+            if let v = r.nonce { entries.append(("nonce", .string(v))) }
+            return .vardict(entries)
+        }
         var entries: [(String, DBusValue)] = [
             ("code", .string(r.code)), ("state", .string(r.state)),
             ("redirect_uri", .string(r.redirectURI)), ("callback_uri", .string(r.callbackURI)),
@@ -12,5 +18,22 @@ enum ResultDictionary {
         if let v = r.issuer { entries.append(("iss", .string(v))) }
         if let v = r.nonce { entries.append(("nonce", .string(v))) }
         return .vardict(entries)
+    }
+
+    /// `RefreshTokens`' answer.
+    static func make(_ tokens: TokenSet) -> DBusValue { .vardict(tokenEntries(tokens)) }
+
+    /// The tokens as `a{sv}`: `expires_at` is `x` (unix seconds), `claims` the verified ID token's JSON.
+    static func tokenEntries(_ t: TokenSet) -> [(String, DBusValue)] {
+        var entries: [(String, DBusValue)] = [("access_token", .string(t.accessToken)), ("token_type", .string(t.tokenType))]
+        if let v = t.expiresAt { entries.append(("expires_at", .int64(v))) }
+        if let v = t.refreshToken { entries.append(("refresh_token", .string(v))) }
+        if let v = t.idToken { entries.append(("id_token", .string(v))) }
+        if let v = t.scope { entries.append(("scope", .string(v))) }
+        if let v = t.claims { entries.append(("claims", .string(v))) }
+        if let v = t.subject { entries.append(("sub", .string(v))) }
+        if let v = t.name { entries.append(("name", .string(v))) }
+        if let v = t.email { entries.append(("email", .string(v))) }
+        return entries
     }
 }

@@ -41,6 +41,8 @@ enum Schema {
             value TEXT NOT NULL
         ) STRICT;
         """,
+        // 2: the token exchange a session makes after its callback (`TokenExchange.stored`).
+        "ALTER TABLE sessions ADD COLUMN exchange TEXT;",
     ]
 
     static var version: Int64 { Int64(migrations.count) }

@@ -133,10 +133,10 @@ public final class SessionStore {
         id, mode, owner, claim_digest, state, nonce, code_verifier, redirect_uri, app_callback_uri, authorization_origin,
         resume_hosts, resume_path_prefix, resume_mode, browser, issuer, require_iss, status, result_code, result_callback_uri,
         result_iss, failure_code, failure_error, failure_description, failure_message, resume_opened, delivered, created_at,
-        expires_at, finished_at
+        expires_at, finished_at, exchange
         """
 
-    static let insertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...29).map { "?\($0)" }.joined(separator: ", ") + ")"
+    static let insertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...30).map { "?\($0)" }.joined(separator: ", ") + ")"
 
     /// Only what changes after `BeginSession`, so an update rewrites one leaf
     /// of one B-tree and never touches the state index.
@@ -154,7 +154,8 @@ public final class SessionStore {
             .text(s.state), .optional(s.nonce), .optional(Self.verifier(s)), .text(s.redirect.string), .optional(s.appCallback?.string),
             .text(s.authorizationOrigin), .text(s.resumeHosts.joined(separator: " ")), .optional(s.resumePathPrefix),
             .text(s.resumeMode.rawValue), .optional(s.browser), .optional(s.issuer), .bool(s.requireIssuer),
-        ] + Self.mutable(s).dropFirst(4) + [.integer(s.createdAt), .integer(s.expiresAt), .optional(s.finishedAt)])
+        ] + Self.mutable(s).dropFirst(4) + [.integer(s.createdAt), .integer(s.expiresAt), .optional(s.finishedAt),
+                                               .optional(s.exchange?.stored)])
         dirtySinceCheckpoint = true
     }
 
@@ -282,7 +283,7 @@ public final class SessionStore {
         // The column is named `delivered` (schema 1); it records that the result was released.
         let released = s.int64(25) != 0
         var result: AuthorizationResult?
-        if status == .completed {
+        if status == .completed || status == .exchanging {
             result = AuthorizationResult(
                 code: s.text(17) ?? "", state: state, redirectURI: redirect.string, callbackURI: s.text(18) ?? "",
                 issuer: s.text(19), codeVerifier: released ? nil : verifier, nonce: s.text(5))
@@ -299,7 +300,7 @@ public final class SessionStore {
             resumeHosts: hostsText.isEmpty ? [] : hostsText.split(separator: " ").map(String.init),
             resumePathPrefix: s.text(11, reusing: &r.prefix), resumeMode: resumeMode, browser: s.text(13, reusing: &r.browser),
             issuer: s.text(14, reusing: &r.issuer),
-            requireIssuer: s.int64(15) != 0, status: status, result: result, failure: failure,
+            requireIssuer: s.int64(15) != 0, exchange: s.text(29).flatMap(TokenExchange.init(stored:)), status: status, result: result, failure: failure,
             resumeOpened: s.int64(24) != 0, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
             finishedAt: s.isNull(28) ? nil : s.int64(28))
     }

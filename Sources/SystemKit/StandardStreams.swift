@@ -19,4 +19,17 @@ public enum StandardStreams {
 
     public static func out(_ text: String) { write(text, to: 1) }
     public static func err(_ text: String) { write(text, to: 2) }
+
+    /// Standard input to its end, at most `maxBytes` (a secret piped in, not typed on a command line).
+    public static func readAll(maxBytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while out.count < maxBytes {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            out += buffer[..<n]
+        }
+        return Array(out.prefix(maxBytes))
+    }
 }

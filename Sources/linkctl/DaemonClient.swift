@@ -33,7 +33,8 @@ final class DaemonClient {
             case .unavailable: return ExitCode.unavailable
             case .refused:
                 switch code {
-                case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?: return ExitCode.loginFailed
+                case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?, .tokenExchangeFailed?, .idTokenRejected?:
+                    return ExitCode.loginFailed
                 case .timeout?: return ExitCode.timeout
                 default: return ExitCode.refused
                 }

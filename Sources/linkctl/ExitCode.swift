@@ -3,7 +3,8 @@ enum ExitCode {
     static let ok: Int32 = 0
     /// The daemon refused (unknown state, mismatch, invalid option…), or a check failed.
     static let refused: Int32 = 1
-    /// The login ended without a code: the provider's error, expiry, cancellation.
+    /// The login ended without a code (or tokens): the provider's error or refusal at the
+    /// token endpoint, an ID token that failed its checks, expiry, cancellation.
     static let loginFailed: Int32 = 2
     /// `wait`/`login` gave up after `--timeout`; the session goes on.
     static let timeout: Int32 = 3

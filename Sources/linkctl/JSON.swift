@@ -7,6 +7,8 @@ indirect enum JSON {
     case array([JSON])
     /// Keys keep their order, so output is stable.
     case object([(String, JSON)])
+    /// JSON text made elsewhere, already valid (the ID-token claims the daemon verified and parsed).
+    case raw(String)
 
     var text: String {
         switch self {
@@ -16,6 +18,7 @@ indirect enum JSON {
         case .null: return "null"
         case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
         case .object(let fields): return "{" + fields.map { Self.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        case .raw(let text): return text
         }
     }
 

@@ -11,7 +11,7 @@ enum LinkCtl {
     /// every click and should not build `login`'s forty options first.
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
-        ("login", { LoginCommand.spec }), ("sessions", { SessionsCommand.spec }), ("cancel", { CancelCommand.spec }),
+        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("sessions", { SessionsCommand.spec }), ("cancel", { CancelCommand.spec }),
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }),
         ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),
     ]

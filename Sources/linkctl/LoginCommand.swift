@@ -10,14 +10,30 @@ enum LoginCommand {
         operands: "", operandCount: 0...0,
         options: SessionOptionsFlags.options + [
             .value("timeout", "MS", "give up after this many milliseconds (default: the session's ttl)"),
-            .flag("json", "print JSON"),
+            .flag("json", "print JSON (with tokens: the token response and the verified ID-token claims)"),
+            .flag("code-only", "with --issuer: stop at the code and verifier; do not exchange them"),
+            .flag("show-tokens", "print the tokens too (plain output shows only who signed in and the expiry)"),
         ],
-        details: "The result goes to stdout; what is happening goes to stderr. Exit status 2 when the login ended without a code, 3 on --timeout.",
+        details: """
+            With --issuer and no --authorization-endpoint, the daemon fetches the issuer's metadata, and after the \
+            callback exchanges the code and verifies the ID token (--code-only stops at the code). The result goes \
+            to stdout; what is happening goes to stderr. Exit status 2 when the login ended without a code or tokens \
+            (the provider refused, an ID token failed a check, expiry), 3 on --timeout.
+            """,
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
+        if args.has("code-only") && args.has("exchange") {
+            return LinkCtl.usageFailure(spec, "--code-only and --exchange contradict each other")
+        }
+        // The whole login by default when the issuer says where everything is.
+        let discovers = args.value("issuer") != nil && args.value("authorization-endpoint") == nil && args.value("authorize-url") == nil
+        let exchange = discovers && !args.has("code-only") && !args.has("exchange") && args.value("code-challenge") == nil
         let options: DBusValue
-        do { options = try SessionOptionsFlags.dictionary(args, claimToken: args.value("claim-token")) } catch {
+        do {
+            options = try SessionOptionsFlags.dictionary(args, claimToken: args.value("claim-token"),
+                                                         extra: exchange ? [("exchange", .boolean(true))] : [])
+        } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
         guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
@@ -33,7 +49,7 @@ enum LoginCommand {
             } else {
                 StandardStreams.err("Opened the browser to sign in; waiting for the callback (\(path))…\n")
             }
-            return try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: args.json)
+            return try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
         } catch {
             Output.error(error.text)
             return error.exitCode

@@ -15,7 +15,7 @@ enum SessionOptionsFlags {
     }
 
     /// The `a{sv}` for `BeginSession`, in the table's order.
-    static func dictionary(_ args: ParsedArguments, claimToken: String?) throws(UsageError) -> DBusValue {
+    static func dictionary(_ args: ParsedArguments, claimToken: String?, extra: [(String, DBusValue)] = []) throws(UsageError) -> DBusValue {
         var entries: [(String, DBusValue)] = []
         for o in SessionOption.all {
             switch (o.flag, o.value) {
@@ -44,7 +44,7 @@ enum SessionOptionsFlags {
                 break
             }
         }
-        return .vardict(entries)
+        return .vardict(entries + extra)
     }
 
     /// 32 random bytes from the kernel, base64url: a claim token for `begin`.

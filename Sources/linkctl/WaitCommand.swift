@@ -13,6 +13,7 @@ enum WaitCommand {
             .value("claim-token", "TOKEN", "the token `linkctl begin` printed (or $LINKROUTER_CLAIM_TOKEN)"),
             .value("timeout", "MS", "give up after this many milliseconds (default: until the session ends)"),
             .flag("json", "print JSON"),
+            .flag("show-tokens", "with a token result, print the tokens too"),
         ],
         details: "SESSION is the object path or the id at its end. Exit status 2 when the login ended without a code, 3 on --timeout.",
         run: run)
@@ -29,7 +30,7 @@ enum WaitCommand {
             if let token = args.value("claim-token") ?? SystemEnvironment.claimToken {
                 _ = try client.call(path: path, interface: API.sessionInterface, "Claim", [.string(token)])
             }
-            return try waitAndPrint(client, path: path, timeout: timeout, json: args.json)
+            return try waitAndPrint(client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
         } catch {
             Output.error(error.text)
             return error.exitCode
@@ -50,7 +51,7 @@ enum WaitCommand {
     /// result comes or `timeout` (0: the session's ttl) passes; then
     /// `Acknowledge`, so the daemon wipes the code at once. A call that was
     /// lost on the way loses nothing: the result stays until it is acknowledged.
-    static func waitAndPrint(_ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool) throws(DaemonClient.Failure) -> Int32 {
+    static func waitAndPrint(_ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool, showTokens: Bool = false) throws(DaemonClient.Failure) -> Int32 {
         let deadline = timeout == 0 ? nil : Clock.monotonicMilliseconds() + Int64(timeout)
         var reply: [DBusValue]
         while true {
@@ -68,15 +69,7 @@ enum WaitCommand {
                 guard timedOut, deadline.map({ Clock.monotonicMilliseconds() < $0 }) ?? true else { throw error }
             }
         }
-        let fields = (reply.first?.stringKeyedEntries ?? []).compactMap { k, v -> (String, String)? in
-            guard let s = v.variantValue?.stringValue else { return nil }
-            return (k, s)
-        }
-        if json {
-            Output.json(.object(fields.map { ($0.0, JSON.string($0.1)) }))
-        } else {
-            Output.fields(fields)
-        }
+        ResultOutput.print(reply.first, json: json, showTokens: showTokens)
         // Printed: the daemon may let go of it now (it would after its grace period anyway).
         _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
         return ExitCode.ok

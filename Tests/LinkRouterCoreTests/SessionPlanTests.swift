@@ -14,7 +14,7 @@ struct SessionPlanTests {
 
     @Test("builder mode needs an endpoint, a client id and a redirect")
     func builder() throws {
-        #expect(refused(SessionRequest(), "give authorization_endpoint"))
+        #expect(refused(SessionRequest(), "give issuer (or authorization_endpoint)"))
         #expect(refused(Fixtures.request { $0.clientID = nil }, "client_id is missing"))
         #expect(refused(Fixtures.request { $0.redirectURI = nil }, "redirect_uri is missing"))
         #expect(refused(Fixtures.request { $0.authorizationEndpoint = "http://auth.example.com/a" }, "must use https"))

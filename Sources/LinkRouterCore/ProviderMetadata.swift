@@ -1,0 +1,69 @@
+/// An issuer's metadata (OpenID Connect Discovery 1.0 §3, RFC 8414 §2),
+/// reduced to what a public client needs, and checked before any of it is used.
+public struct ProviderMetadata: Sendable, Equatable {
+    public let issuer: String
+    public let authorizationEndpoint: String
+    public let tokenEndpoint: String
+    public let jwksURI: String
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): every callback must then carry `iss`.
+    public let issParameterSupported: Bool
+
+    public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool) {
+        self.issuer = issuer
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.jwksURI = jwksURI
+        self.issParameterSupported = issParameterSupported
+    }
+
+    /// Where to look, in order: OpenID Connect Discovery §4 (`/.well-known/openid-configuration`
+    /// appended to the issuer), then RFC 8414 §3.1 (`/.well-known/oauth-authorization-server`
+    /// inserted between the host and the issuer's path).
+    public static func discoveryURLs(for issuer: String) -> [String] {
+        let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        guard let uri = try? URIReference.split(trimmed), let authority = uri.authority else {
+            return [trimmed + "/.well-known/openid-configuration"]
+        }
+        return [trimmed + "/.well-known/openid-configuration",
+                uri.normalizedScheme + "://" + authority + "/.well-known/oauth-authorization-server" + uri.path]
+    }
+
+    /// Checks the document fetched for `expected`: its `issuer` must be the
+    /// very string asked for (Discovery §4.3, RFC 8414 §3.3: a mix-up defence);
+    /// the endpoints must be https (http only on a loopback host); PKCE S256
+    /// must be among the methods when methods are listed.
+    public init(document: JSONValue, expectedIssuer expected: String, from url: String) throws(RouterError) {
+        func fail(_ why: String) -> RouterError {
+            RouterError(.discoveryFailed, "the metadata of \(expected) at \(url) \(why)")
+        }
+        guard case .object = document else { throw fail("is not a JSON object") }
+        guard let issuer = document["issuer"]?.stringValue else { throw fail("has no issuer") }
+        guard issuer == expected else {
+            throw fail("names the issuer \"\(PercentEncoding.preview(Substring(issuer)))\", not the one asked for; it must be identical (OpenID Connect Discovery §4.3), so it is not used")
+        }
+        func endpoint(_ key: String) throws(RouterError) -> String {
+            guard let value = document[key]?.stringValue else { throw fail("has no \(key)") }
+            guard let uri = try? URIReference.strict(value, maxLength: 2048), SessionPlan.isIssuerScheme(uri),
+                  uri.fragment == nil, !uri.hasUserinfo else {
+                throw fail("gives a \(key) that is not an https URL (http only on a loopback host) without fragment or userinfo: \"\(PercentEncoding.preview(Substring(value)))\"")
+            }
+            return value
+        }
+        let authorization = try endpoint("authorization_endpoint")
+        let token = try endpoint("token_endpoint")
+        let jwks = try endpoint("jwks_uri")
+        if let methods = document["code_challenge_methods_supported"] {
+            guard let list = methods.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                throw fail("lists code_challenge_methods_supported in a form that is not an array of strings")
+            }
+            guard list.contains(.string("S256")) else {
+                throw fail("lists code_challenge_methods_supported without S256; PKCE with S256 is required (RFC 9700 §2.1.1), so the provider is refused")
+            }
+        }
+        if let types = document["response_types_supported"]?.arrayValue, !types.contains(.string("code")) {
+            throw fail("does not support response_type code, the only flow a public client may use (RFC 9700 §2.1.2)")
+        }
+        self.init(issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
+                  issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true))
+    }
+}

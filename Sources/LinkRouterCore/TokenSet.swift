@@ -1,0 +1,30 @@
+/// What a token endpoint handed out, once every check passed. Lives in the
+/// daemon's memory only: never written to the store, gone when the result is
+/// released (acknowledged, the owner left, or the grace period passed).
+public struct TokenSet: Sendable, Equatable {
+    public var accessToken: String
+    public var tokenType: String
+    /// Wall-clock unix seconds, from `expires_in` and when the response arrived.
+    public var expiresAt: Int64?
+    public var refreshToken: String?
+    public var idToken: String?
+    /// The scope granted, when the provider said (RFC 6749 §5.1).
+    public var scope: String?
+    /// The verified ID token's claims, as the JSON object the provider signed.
+    public var claims: String?
+    /// From the verified claims, for callers that print who signed in without parsing JSON.
+    public var subject: String?
+    public var name: String?
+    public var email: String?
+
+    public init(accessToken: String, tokenType: String, expiresAt: Int64?, refreshToken: String?, idToken: String?,
+                scope: String?, claims: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.scope = scope
+        self.claims = claims
+    }
+}

@@ -1,0 +1,111 @@
+import Crypto
+import HTTPKit
+import JOSE
+import JSONKit
+import LinkRouterCore
+import SystemKit
+
+/// The token endpoint half of a login (RFC 6749 §4.1.3, §6) for a public
+/// client: post the grant, read the answer, verify the ID token against the
+/// provider's keys (OpenID Connect Core §3.1.3.7), and hand back tokens only
+/// when every check passed. No client secret exists anywhere (RFC 8252 §8.5).
+public final class TokenClient {
+    public let directory: ProviderDirectory
+
+    /// Token answers are small; a larger one is refused unread.
+    static let maxResponseBytes = 256 * 1024
+
+    public init(directory: ProviderDirectory) {
+        self.directory = directory
+    }
+
+    /// What one grant needs besides its own parameters.
+    public struct Grant: Sendable {
+        public var tokenEndpoint: String
+        public var jwksURI: String
+        public var expected: IDTokenClaims.Expected
+        /// OpenID Connect's code flow must return an ID token; a refresh may omit it (§12.2).
+        public var requiresIDToken: Bool
+        public init(tokenEndpoint: String, jwksURI: String, expected: IDTokenClaims.Expected, requiresIDToken: Bool) {
+            self.tokenEndpoint = tokenEndpoint
+            self.jwksURI = jwksURI
+            self.expected = expected
+            self.requiresIDToken = requiresIDToken
+        }
+    }
+
+    /// `grant_type=authorization_code`, with the PKCE verifier and `client_id` in the body.
+    public func redeem(code: String, redirectURI: String, verifier: String?, grant: Grant,
+                       completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("client_id", grant.expected.clientID)]
+        if let verifier { form.append(("code_verifier", verifier)) }
+        post(form, grant: grant, completion: completion)
+    }
+
+    /// `grant_type=refresh_token` (RFC 6749 §6).
+    public func refresh(_ refreshToken: String, scope: String?, grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", grant.expected.clientID)]
+        if let scope { form.append(("scope", scope)) }
+        post(form, grant: grant, completion: completion)
+    }
+
+    private func post(_ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
+        request.maxResponseBytes = Self.maxResponseBytes
+        _ = directory.http.send(request) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(SessionFailure(code: .tokenExchangeFailed, message: "the token endpoint at \(error.host) could not be reached: \(error.description); begin a new login")))
+            case .success(let response):
+                let body = try? JSONParser.parse(response.body)
+                switch TokenResponse.read(status: response.status, body: body, mediaType: response.mediaType, endpoint: grant.tokenEndpoint, receivedAt: response.receivedAt) {
+                case .failure(let failure):
+                    completion(.failure(failure))
+                case .success(let tokens):
+                    verify(tokens, grant: grant, completion: completion)
+                }
+            }
+        }
+    }
+
+    /// Checks the ID token, fetching the keys (again once, if its `kid` is new).
+    private func verify(_ tokens: TokenSet, grant: Grant, refreshed: Bool = false, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        guard let idToken = tokens.idToken else {
+            if grant.requiresIDToken {
+                completion(.failure(SessionFailure(code: .idTokenRejected, message: "the token endpoint returned no id_token although the login asked for openid (OpenID Connect Core §3.1.3.3); no token was handed out")))
+            } else {
+                completion(.success(tokens))
+            }
+            return
+        }
+        directory.keys(grant.jwksURI, refresh: refreshed) { [self] keys in
+            switch keys {
+            case .failure(let error):
+                completion(.failure(SessionFailure(code: error.code, message: error.message)))
+            case .success(let keys):
+                do throws(RouterError) {
+                    let payload: [UInt8]
+                    do throws(JOSEError) { payload = try JWS.verify(idToken, keys: keys).payload } catch {
+                        if error.code == .unknownKeyID && !refreshed {
+                            verify(tokens, grant: grant, refreshed: true, completion: completion)
+                            return
+                        }
+                        throw RouterError(.idTokenRejected, "the ID token's signature was refused (\(error.code.rawValue)): \(error.message); no token was handed out")
+                    }
+                    let claims: JSONValue
+                    do throws(JSONError) { claims = try JSONParser.parse(payload) } catch {
+                        throw RouterError(.idTokenRejected, "the ID token's payload is not JSON (\(error)); no token was handed out")
+                    }
+                    var verified = tokens
+                    verified.subject = try IDTokenClaims.check(claims, grant.expected, now: directory.clock())
+                    verified.claims = String(decoding: payload, as: UTF8.self)
+                    verified.name = claims["name"]?.stringValue
+                    verified.email = claims["email"]?.stringValue
+                    completion(.success(verified))
+                } catch {
+                    completion(.failure(SessionFailure(code: error.code, message: error.message)))
+                }
+            }
+        }
+    }
+}
