@@ -58,6 +58,52 @@ struct SessionStoreTests {
         #expect(FileSystem.status(store.path + "-wal")?.permissions == 0o600)
     }
 
+    @Test("an exchange plan round-trips; tokens are never written; a schema 1 store gains the column and keeps its sessions")
+    func exchangeAndMigration() throws {
+        let dir = TemporaryDirectory()
+        var r = SessionRequest()
+        r.issuer = "https://as.example"
+        r.clientID = "c"
+        r.redirectURI = "com.example.app:/cb"
+        r.scope = "openid"
+        r.exchange = true
+        r.discovered = ProviderMetadata(issuer: "https://as.example", authorizationEndpoint: "https://as.example/auth",
+                                        tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", issParameterSupported: false)
+        let plan = try SessionPlan.make(r, owner: ":1.7", limits: Limits())
+        var exchanging = plan.makeSession(secrets: SessionSecrets(id: SessionID("x1")!, state: "state_" + String(repeating: "x", count: 30), nonce: "n",
+                                                                  codeVerifier: String(repeating: "v", count: 43), codeChallenge: "c"),
+                                          claimTokenDigest: nil, now: 1_800_000_000)
+        exchanging.status = .exchanging
+        exchanging.result = AuthorizationResult(code: "C", state: exchanging.state, redirectURI: exchanging.redirect.string, callbackURI: "cb",
+                                                issuer: nil, codeVerifier: exchanging.codeVerifier, nonce: "n")
+        var store = try SessionStore(directory: dir.path + "/lr")
+        try store.insert(exchanging)
+        var reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
+        #expect(reloaded == [exchanging], "the exchange plan and the code come back, so a restart finishes the exchange")
+
+        var done = exchanging
+        done.status = .completed
+        done.finishedAt = 1_800_000_001
+        done.codeVerifier = nil
+        done.result?.code = ""
+        done.result?.codeVerifier = nil
+        done.result?.tokens = TokenSet(accessToken: "secret-access", tokenType: "Bearer", expiresAt: 1, refreshToken: "secret-refresh", idToken: "a.b.c", scope: nil)
+        try store.update(done)
+        store.checkpoint()
+        reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
+        #expect(reloaded.first?.status == .completed && reloaded.first?.result?.tokens == nil)
+        let bytes = try FileSystem.read(store.path, maxBytes: 1 << 24)
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("secret-"), "no token in the database file")
+
+        // Back to schema 1 (as an older daemon left it), then opened by this one.
+        let sql = try Subprocess.run(["sqlite3", store.path, "ALTER TABLE sessions DROP COLUMN exchange; PRAGMA user_version = 1;"])
+        #expect(sql.status == 0, "\(sql.errorText)")
+        store = try SessionStore(directory: dir.path + "/lr")
+        let migrated = try store.loadAll().sessions
+        #expect(migrated.count == 1 && migrated.first?.exchange == nil && migrated.first?.id == exchanging.id)
+        #expect(try Subprocess.run(["sqlite3", store.path, "PRAGMA user_version;"]).text == "2\n")
+    }
+
     @Test("a corrupt file is moved aside and a fresh store starts (P2)")
     func corrupt() throws {
         let dir = TemporaryDirectory()
