@@ -205,7 +205,7 @@ sys.exit(1 if fails else 0)
 EOF
 rc=$?
 t=$(date +%s.%N); exec 7>&- 8>&-; wait; echo "both fixtures stopped on stdin EOF in $(echo "$(date +%s.%N) - $t" | bc) s"
-echo "leftover: $(ps -eo pid,stat,cmd | grep -E '[g]lewlwyd -c|[t]amper_provider.py' | grep -v ' Z ' | wc -l)"
+echo "leftover: $(ps -eo pid,stat,cmd | grep -E "[g]lewlwyd -c $R/|[t]amper_provider.py .*$R/" | grep -v " Z " | wc -l)"
 # proxy start-up: spawn -> JSON line, 5 starts (upstream need not answer)
 for i in 1 2 3 4 5; do
   s=$(date +%s.%N); $F/tamper_provider.py --upstream http://127.0.0.1:9 --dir $R/start$i </dev/null >$R/start$i.json 2>&1 &
