@@ -55,7 +55,7 @@ public final class TokenClient {
         _ = directory.http.send(request) { [self] result in
             switch result {
             case .failure(let error):
-                completion(.failure(SessionFailure(code: .tokenExchangeFailed, message: "the token endpoint at \(error.host) could not be reached: \(error.description); begin a new login")))
+                completion(.failure(SessionFailure(code: .tokenExchangeFailed, message: "the request to the token endpoint at \(error.host) failed: \(error.description); begin a new login")))
             case .success(let response):
                 let body = try? JSONParser.parse(response.body)
                 switch TokenResponse.read(status: response.status, body: body, mediaType: response.mediaType, endpoint: grant.tokenEndpoint, receivedAt: response.receivedAt) {

@@ -61,11 +61,13 @@ final class Glewlwyd {
     let info: [String: Any]
     let infoPath: String
 
-    init(desktop: TestDesktop, redirectURIs: [String]) throws {
+    /// `publicOrigin`: Glewlwyd names that origin as its own (issuer, endpoints), for a proxy in front of it.
+    init(desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
         infoPath = path
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] },
+        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
+                                   + (publicOrigin.map { ["--public-origin", $0] } ?? []),
                                    environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
               let line = try? FileSystem.readText(path),
@@ -77,6 +79,8 @@ final class Glewlwyd {
     }
 
     var issuer: String { info["issuer"] as! String }
+    /// Glewlwyd's own origin when it sits behind a proxy (`publicOrigin`).
+    var directOrigin: String? { info["direct_origin"] as? String }
     var authorizationEndpoint: String { info["authorization_endpoint"] as! String }
     var tokenEndpoint: String { info["token_endpoint"] as! String }
     var username: String { info["username"] as! String }

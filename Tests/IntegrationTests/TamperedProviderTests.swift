@@ -1,0 +1,122 @@
+import DBusKit
+import Foundation
+import Glibc
+import LinkRouterAPI
+import SystemKit
+import Testing
+
+/// A provider that lies, one lie at a time (issue 16): Glewlwyd behind a
+/// proxy that breaks the ID token (its signature, `aud`, `nonce`, `exp`,
+/// `iat`, `iss`, `alg`, `kid`), the metadata, or the token endpoint's answer.
+/// Each fails the session with its own reason and no token is handed out;
+/// a stalled token endpoint holds up no one else; the daemon stays up.
+@Suite("A provider that lies (Glewlwyd behind a tampering proxy)", .serialized,
+       .enabled(if: OpenIDWorld.unavailable == nil, "\(OpenIDWorld.unavailable ?? "")"))
+struct TamperedProviderTests {
+    struct World {
+        let h: Harness
+        let provider: Glewlwyd
+        let proxy: TamperProxy
+
+        init() throws {
+            h = try Harness(browser: false)
+            let port = try RawSocket.freePort()
+            provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: "http://127.0.0.1:\(port)")
+            proxy = try TamperProxy(desktop: h.desktop, upstream: try #require(provider.directOrigin), port: port)
+        }
+
+        var options: [(String, DBusValue)] {
+            [("issuer", .string(provider.issuer)), ("client_id", .string(provider.clientID)), ("redirect_uri", .string("com.example.app:/callback")),
+             ("scope", .string("openid email")), ("exchange", .boolean(true)), ("open_browser", .boolean(false))]
+        }
+
+        /// One whole login under `mode`: begin, sign in at Glewlwyd (through the proxy), the
+        /// redirect through xdg-open, then `Wait`. Its result, or its error.
+        func login(_ mode: String) throws -> (path: String, result: [String: String]?, error: DBusError?) {
+            try proxy.set(mode)
+            let (path, url) = try h.app.begin(options)
+            let location = try OpenIDWorld(h: h, provider: provider).signIn(url)
+            let opened = try h.desktop.xdgOpen(location)
+            guard opened.status == 0 else { throw SystemError("xdg-open: \(opened.errorText)", code: EINVAL) }
+            do { return (path, try h.app.wait(path, timeoutMilliseconds: 30_000), nil) } catch { return (path, nil, error) }
+        }
+    }
+
+    @Test("each lie in the token answer fails the session with its own reason; no token is handed out; honest answers (and a key rotated in) still pass")
+    func tokenLies() throws {
+        let w = try World()
+        // First, with no keys cached: the token's kid is not in the first key set; the one refetch finds it.
+        let rotated = try w.login("rotate-kid")
+        #expect(rotated.result?["access_token"] != nil, "\(String(describing: rotated.error))")
+        #expect(w.proxy.requests().filter { ($0["path"] as? String)?.hasSuffix("/jwks") == true }.count == 2, "one refetch for the new kid")
+
+        let honest = try w.login("resign-honest")
+        #expect(honest.result?["access_token"] != nil && honest.result?["sub"] != nil, "the proxy's own signing is sound: \(String(describing: honest.error))")
+
+        let lies: [(mode: String, error: String, says: String)] = [
+            ("flip-signature", "IDTokenRejected", "signature does not verify"),
+            ("swap-aud", "IDTokenRejected", "not for this client"),
+            ("change-nonce", "IDTokenRejected", "another nonce"),
+            ("expired", "IDTokenRejected", "expired"),
+            ("future-iat", "IDTokenRejected", "in the future"),
+            ("wrong-iss", "IDTokenRejected", "was issued by"),
+            ("alg-none", "IDTokenRejected", "unsigned"),
+            ("hs256", "IDTokenRejected", "shared-secret"),
+            ("unknown-kid", "IDTokenRejected", "UnknownKeyID"),
+            ("token-error", "TokenExchangeFailed", "invalid_grant"),
+            ("huge-token-response", "TokenExchangeFailed", "failed"),
+            ("html-token-response", "TokenExchangeFailed", "text/html"),
+        ]
+        for lie in lies {
+            let r = try w.login(lie.mode)
+            #expect(r.result == nil, "\(lie.mode): tokens were handed out: \(r.result ?? [:])")
+            #expect(r.error?.name == errorPrefix + lie.error && r.error?.message.contains(lie.says) == true,
+                    "\(lie.mode): \(r.error?.description ?? "no error")")
+            #expect(r.error?.message.contains("eyJ") == false, "\(lie.mode): no token in the message")
+            #expect(try w.h.app.status(r.path) == "failed", "\(lie.mode)")
+        }
+        #expect(w.h.daemonAnswers)
+        // And after all that, an honest login still works.
+        #expect(try w.login("honest").result?["access_token"] != nil)
+    }
+
+    @Test("metadata that lies is refused at BeginSession: another issuer, no S256; nothing is begun")
+    func metadataLies() throws {
+        // One daemon per lie: a good document would be cached.
+        for (mode, says) in [("issuer-mismatch", "identical"), ("no-s256", "without S256")] {
+            let w = try World()
+            try w.proxy.set(mode)
+            let message = try w.h.expectRefusal(errorPrefix + "DiscoveryFailed") { _ = try w.h.app.begin(w.options) }
+            #expect(message.contains(says), "\(mode): \(message)")
+            #expect(try w.h.app.allSessions().isEmpty)
+        }
+    }
+
+    @Test("a token endpoint that stalls holds up only its own session: other links route and other owners get their results meanwhile")
+    func stalledTokenEndpoint() throws {
+        let w = try World()
+        try w.proxy.set("stall-token")
+        let (stalled, url) = try w.h.app.begin(w.options)
+        let location = try OpenIDWorld(h: w.h, provider: w.provider).signIn(url)
+        #expect(try w.h.app.route(location) == "completed")
+        #expect(eventually { w.proxy.requests().contains { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true } },
+                "the token request reached the stalling endpoint")
+        // Meanwhile: another app's login completes, and the stalled one is still exchanging.
+        let other = try w.h.client()
+        let started = Clock.monotonicMilliseconds()
+        let (path, otherURL) = try other.beginQuiet()
+        #expect(try other.route("com.example.app:/callback?code=c2&state=\(Harness.state(of: otherURL))") == "completed")
+        #expect(try other.wait(path)["code"] == "c2")
+        #expect(Clock.monotonicMilliseconds() - started < 5000, "answered while the token request hangs")
+        #expect(try w.h.app.status(stalled) == "exchanging")
+        _ = try w.h.app.call("Cancel", path: stalled, interface: API.sessionInterface.rawValue)
+        #expect(try w.h.app.status(stalled) == "cancelled")
+    }
+}
+
+extension OpenIDWorld {
+    init(h: Harness, provider: Glewlwyd) {
+        self.h = h
+        self.provider = provider
+    }
+}
