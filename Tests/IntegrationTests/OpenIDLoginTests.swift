@@ -102,6 +102,26 @@ struct OpenIDLoginTests {
         #expect(try w.h.app.status(path) == "failed")
         #expect(w.h.daemonAnswers)
     }
+
+    @Test("RFC 9207 with discovery: a callback with another iss fails without an exchange; a missing iss fails when required (Glewlwyd 2.7 sends iss but does not advertise it, so only require_iss makes it required)")
+    func issuerChecked() throws {
+        let w = try OpenIDWorld()
+        let options: [(String, DBusValue)] = [("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)),
+                                              ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")),
+                                              ("exchange", .boolean(true)), ("open_browser", .boolean(false))]
+        for (iss, requireIss, outcome) in [("https://evil.example.com", false, "failed"), (nil, true, "failed"), (nil, false, "completed")] {
+            let (path, url) = try w.h.app.begin(options + (requireIss ? [("require_iss", .boolean(true))] : []))
+            let code = try #require(try w.signIn(url).queryValue("code"))
+            let link = "com.example.app:/callback?code=\(code)&state=\(Harness.state(of: url))" + (iss.map { "&iss=" + PercentEncodingForTests.encode($0) } ?? "")
+            #expect(try w.h.app.route(link) == outcome)
+            let e = dbusError { _ = try w.h.app.wait(path, timeoutMilliseconds: 20_000) }
+            if outcome == "failed" {
+                #expect(e?.name == errorPrefix + "IssuerMismatch", "\(String(describing: e))")
+            } else {
+                #expect(e == nil, "\(String(describing: e))")
+            }
+        }
+    }
 }
 
 /// A harness with a private Glewlwyd whose client may redirect to `com.example.app:/callback`.

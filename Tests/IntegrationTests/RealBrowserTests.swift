@@ -65,6 +65,21 @@ struct RealBrowserTests {
         #expect(second.json.jsonField("code") != code)
     }
 
+    @Test("the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified", arguments: RealBrowser.allCases)
+    func issuerLogin(_ browser: RealBrowser) throws {
+        let h = try Harness(browser: false)
+        let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
+        let steps = h.desktop.root + "/browser.jsonl"
+        let id = try browser.install(h.desktop, profile: h.desktop.root + "/profile", provider: provider, out: steps, waitFor: Self.loginOutput(h))
+        let r = try login(h, ["--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", "com.example.app:/callback",
+                              "--scope", "openid email profile", "--browser", id], steps: steps)
+        #expect(r.status == 0, "\(r.errors) \(RealBrowser.results(steps))")
+        let json = try #require(try? JSONSerialization.jsonObject(with: Data(r.json.utf8)) as? [String: Any], "\(r.json)")
+        #expect(json["access_token"] as? String != nil && json["code"] == nil)
+        let claims = try #require(json["claims"] as? [String: Any])
+        #expect(claims["iss"] as? String == provider.issuer && claims["aud"] as? String == provider.clientID && claims["email"] as? String == "alice@example.com")
+    }
+
     @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses", arguments: RealBrowser.allCases)
     func loopback(_ browser: RealBrowser) throws {
         let h = try Harness(browser: false)

@@ -114,6 +114,32 @@ struct TamperedProviderTests {
     }
 }
 
+extension TamperedProviderTests {
+    @Test("kill -9 while the code is at the token endpoint: the restarted daemon exchanges it again and the owner gets the tokens; tokens collected before a restart are gone, and Wait says why")
+    func restartDuringExchange() throws {
+        let w = try World()
+        // The stall holds the code at the proxy; it never reaches Glewlwyd, so it is still good.
+        try w.proxy.set("stall-token")
+        let (path, url) = try w.h.app.begin(w.options)
+        #expect(try w.h.app.route(try OpenIDWorld(h: w.h, provider: w.provider).signIn(url)) == "completed")
+        #expect(eventually { w.proxy.requests().contains { ($0["path"] as? String)?.hasSuffix("/token") == true } })
+        #expect(try w.h.app.status(path) == "exchanging")
+        w.h.daemon.stop(signal: SIGKILL)
+        try w.proxy.set("honest")
+        try w.h.restartDaemon()
+        // The app's connection never left the bus: it is still the owner.
+        let result = try w.h.app.wait(path, timeoutMilliseconds: 30_000)
+        #expect(result["access_token"] != nil && result["sub"] != nil, "\(result)")
+
+        // Tokens live in memory only: a restart before they are acknowledged loses them, and says so.
+        w.h.daemon.stop(signal: SIGKILL)
+        try w.h.restartDaemon()
+        let lost = dbusError { _ = try w.h.app.wait(path, timeoutMilliseconds: 5000) }
+        #expect(lost?.name == errorPrefix + "TokenExchangeFailed" && lost?.message.contains("never written to disk") == true, "\(String(describing: lost))")
+        #expect(try w.h.app.status(path) == "failed")
+    }
+}
+
 extension OpenIDWorld {
     init(h: Harness, provider: Glewlwyd) {
         self.h = h
