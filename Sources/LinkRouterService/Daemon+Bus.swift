@@ -173,6 +173,7 @@ extension Daemon {
         guard m.sender == "org.freedesktop.DBus", m.isSignal(interface: "org.freedesktop.DBus", member: "NameOwnerChanged"),
               let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0], case .string(let newOwner) = args[2],
               name.hasPrefix(":"), newOwner.isEmpty else { return }
+        if awaitingDiscovery[name] != nil { leftDuringDiscovery.insert(name) }
         _ = try? execute(router.ownerGone(name, now: now))
     }
 }

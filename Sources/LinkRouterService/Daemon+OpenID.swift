@@ -36,8 +36,19 @@ extension Daemon {
         guard client.directory.http.inFlight < Self.maxHTTPInFlight else {
             throw DBusError(RouterError(.limitsExceeded, "\(Self.maxHTTPInFlight) requests to providers are already in flight; try again shortly"))
         }
+        awaitingDiscovery[call.sender, default: 0] += 1
         client.directory.metadata(issuer) { [weak self] result in
             guard let self else { return }
+            let left = self.leftDuringDiscovery.contains(call.sender)
+            self.awaitingDiscovery[call.sender]! -= 1
+            if self.awaitingDiscovery[call.sender] == 0 {
+                self.awaitingDiscovery[call.sender] = nil
+                self.leftDuringDiscovery.remove(call.sender)
+            }
+            guard !left else {
+                self.log.write(.info, "\(call.sender) left the bus while its issuer's metadata was fetched; nothing was begun")
+                return
+            }
             do throws(DBusError) {
                 let metadata: ProviderMetadata
                 switch result {

@@ -44,6 +44,10 @@ public final class Daemon {
     var statusSignals: [SessionStatus: DBusMessage] = [:]
     /// The OpenID Connect client (discovery, token endpoint), made on first use: libcurl loads then.
     var openIDClient: TokenClient?
+    /// Callers whose `BeginSession` waits for discovery, and how many each; those that
+    /// left the bus meanwhile get no session when it comes (nobody could own it).
+    var awaitingDiscovery: [String: Int] = [:]
+    var leftDuringDiscovery: Set<String> = []
     let started = Clock.monotonicMilliseconds()
     /// Browsers are started by the user manager when the daemon is a sandboxed systemd service.
     let launchMethod = BrowserLauncher.Method.forThisProcess()
