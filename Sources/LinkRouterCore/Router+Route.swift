@@ -10,11 +10,12 @@ extension Router {
 
     /// `Route` (and the loopback listener, and the inbox): one link in, one
     /// transition out. `via` says where the link came from, for the log.
-    /// `apps` says which app takes the links that are not callbacks;
+    /// `apps` says which app takes the links that are not callbacks (asked
+    /// for only when a link is not one: finding out reads the desktop's files);
     /// `context` is what came with the click (an activation token).
-    public func route(_ text: String, source: RouteSource, via: String, apps: AppDirectory = .empty,
+    public func route(_ text: String, source: RouteSource, via: String, apps: @autoclosure () -> AppDirectory = .empty,
                       context: ActivationContext = .none, now: Int64) -> Transition {
-        transition(for: decide(text, source: source, apps: apps, now: now), link: text, via: via, context: context)
+        transition(for: decide(text, source: source, apps: apps(), now: now), link: text, via: via, context: context)
     }
 
     /// What carrying out a decision takes.
@@ -68,7 +69,7 @@ extension Router {
         session(s.id)?.status == s.status ? [] : [.emitStatus(s.id, s.status)]
     }
 
-    public func decide(_ text: String, source: RouteSource, apps: AppDirectory = .empty, now: Int64) -> RouteDecision {
+    public func decide(_ text: String, source: RouteSource, apps: @autoclosure () -> AppDirectory = .empty, now: Int64) -> RouteDecision {
         let lenient: URIReference
         do { lenient = try URIReference.split(text) } catch { return .refuse(error, nil) }
         let scheme = lenient.normalizedScheme
@@ -114,7 +115,7 @@ extension Router {
                 return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
             }
             // 2. The app that owns the scheme, or the longest https claim that covers the link.
-            if let (app, rule) = apps.app(for: uri) { return .deliver(url: text, app: app, rule: rule) }
+            if let (app, rule) = apps().app(for: uri) { return .deliver(url: text, app: app, rule: rule) }
             // 3. Otherwise: the web link to the browser; a custom-scheme link is refused, saying how to fix it.
             if mayPass { return .passthrough(text) }
             return .refuse(RouterError(.noApp, "no app takes \(scheme): links: register the app that should with `linkctl register \(scheme) --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/\(scheme);)"), nil)

@@ -34,6 +34,32 @@ public struct Router: Sendable {
         self.limits = limits
     }
 
+    /// Gives back the room of sessions that are gone. Swift's arrays and
+    /// dictionaries keep their capacity when they shrink, so a burst of
+    /// 10,000 sessions would otherwise hold its high-water memory for the
+    /// daemon's life (the soak, issue 13 §5). Cheap when nothing is sparse.
+    public mutating func compact() {
+        guard table.capacity > 64, table.count * 4 < table.capacity else { return }
+        var fresh: [Session] = []
+        fresh.reserveCapacity(table.count)
+        fresh.append(contentsOf: table)
+        table = fresh
+        index = Self.compacted(index)
+        byState = Self.compacted(byState)
+        owners = Self.compacted(owners)
+        appCallbackKeys = Self.compacted(appCallbackKeys)
+        callbackKeys = Self.compacted(callbackKeys)
+        httpsKeys = Self.compacted(httpsKeys)
+        callbacks = Self.compacted(callbacks)
+        strings = Self.compacted(strings)
+    }
+
+    private static func compacted<K: Hashable, V>(_ d: [K: V]) -> [K: V] {
+        var out = [K: V](minimumCapacity: d.count)
+        for (k, v) in d { out[k] = v }
+        return out
+    }
+
     // MARK: The table
 
     /// Checks that `plan` may become a session now: limits, and that an

@@ -50,6 +50,9 @@ extension Daemon {
             self?.checkpointTimer = nil
             self?.store?.checkpoint()
             // Sessions just went (or their secrets): give their memory back too (soak, issue 13 §5).
+            self?.router.compact()
+            self?.deadlines.shrinkIfSparse()
+            if self?.waiters.isEmpty == true { self?.waiters = [:] }
             Memory.returnFreePages()
         }
     }

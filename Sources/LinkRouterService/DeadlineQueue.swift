@@ -14,6 +14,8 @@ struct DeadlineQueue {
 
     mutating func reserveCapacity(_ n: Int) { heap.reserveCapacity(n) }
 
+    mutating func shrinkIfSparse() { heap.shrinkIfSparse() }
+
     mutating func push(_ deadline: Int64, _ id: SessionID) { heap.push((deadline, id)) }
 
     /// Removes and returns every entry due at `now`.

@@ -222,6 +222,8 @@ public final class SessionStore {
         guard dirtySinceCheckpoint else { return }
         try? db.execute("PRAGMA incremental_vacuum")
         _ = try? db.text("PRAGMA wal_checkpoint(TRUNCATE)")
+        // The page cache filled during the burst; at rest the daemon needs none of it.
+        try? db.execute("PRAGMA shrink_memory")
         dirtySinceCheckpoint = false
     }
 

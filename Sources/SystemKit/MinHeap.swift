@@ -12,6 +12,15 @@ public struct MinHeap<Element> {
 
     @inlinable public mutating func reserveCapacity(_ n: Int) { items.reserveCapacity(n) }
 
+    /// Lets go of room a past burst left behind (arrays keep their capacity).
+    @inlinable public mutating func shrinkIfSparse() {
+        guard items.capacity > 64, items.count * 4 < items.capacity else { return }
+        var fresh: [Element] = []
+        fresh.reserveCapacity(items.count)
+        fresh.append(contentsOf: items)
+        items = fresh
+    }
+
     @inlinable public mutating func push(_ e: Element) {
         items.append(e)
         var i = items.count - 1

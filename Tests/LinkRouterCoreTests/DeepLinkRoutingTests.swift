@@ -80,11 +80,12 @@ struct DeepLinkRoutingTests {
     @Test("the transition: a deliver effect with the click's context, the outcome by how the app is reached")
     func transition() throws {
         let (router, _) = try Fixtures.router()
+        let apps = try Self.apps()
         let context = ActivationContext(activationToken: "t", desktopStartupID: nil)
-        let t = router.route("com.example.app:/items/1", source: .link, via: "test", apps: try Self.apps(), context: context, now: now)
+        let t = router.route("com.example.app:/items/1", source: .link, via: "test", apps: apps, context: context, now: now)
         #expect(t.changes.isEmpty && t.reply == .routed(.delivered))
         #expect(t.effects.first == .deliver("com.example.app:/items/1", to: Self.app, context: context))
-        let exec = router.route("https://example.com/app/y", source: .link, via: "test", apps: try Self.apps(), now: now)
+        let exec = router.route("https://example.com/app/y", source: .link, via: "test", apps: apps, now: now)
         #expect(exec.reply == .routed(.launched))
         #expect(Self.app.objectPath == "/com/example/App" && LinkApp(id: "org.gnome-x.Foo.desktop", delivery: .dbus).objectPath == "/org/gnome_x/Foo")
     }

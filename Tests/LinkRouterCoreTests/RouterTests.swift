@@ -27,6 +27,26 @@ struct RouterTests {
         #expect(router.pendingCount == 0)
     }
 
+    @Test("compacting after a burst keeps every session findable by id, state and owner")
+    func compactAfterBurst() throws {
+        var router = Router()
+        let sessions = try (1...300).map { n in try Fixtures.session(Fixtures.request(), n: n, owner: ":1.\(n)") }
+        for s in sessions { router.insert(s) }
+        for s in sessions.dropFirst(10) { router.remove(s.id) }
+        router.compact()
+        #expect(router.pendingCount == 10)
+        for (n, s) in zip(1..., sessions.prefix(10)) {
+            #expect(router.session(s.id) == s)
+            #expect(router.sessions(ownedBy: ":1.\(n)").map(\.id) == [s.id])
+            let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now)
+            #expect(d.session?.status == .completed)
+        }
+        for s in sessions.dropFirst(10).prefix(5) {
+            #expect(router.session(s.id) == nil)
+            #expect(router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now).refusalCode == .unknownState)
+        }
+    }
+
     @Test("a state completes once; a replay is refused and the result kept (S2)")
     func replay() throws {
         var (router, s) = try Fixtures.router()

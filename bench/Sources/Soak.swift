@@ -37,27 +37,43 @@ extension Bench {
             let wal = w.runtime + "/linkrouter/sessions.sqlite3-wal"
             _ = w.wait({ (FileSystem.status(wal)?.size ?? 0) == 0 }, milliseconds: 10_000)
         }
-        // Idle: the daemon as started, before any session.
+        // Fresh: the daemon as started, before any session. Idle: the same
+        // daemon at rest after its first few sessions, once they are purged:
+        // the first session touches code that stays mapped (libcrypto's random
+        // generator and digests, about 2 MiB of shared, clean library pages),
+        // which is the daemon's working size, not something sessions left behind.
         Clock.sleep(milliseconds: 300)
+        let fresh = try reading(0)
+        try run(w, sessions: 400)
+        try settle()
         let idle = try reading(0)
-        var readings = [idle]
-        let total = n(1_000_000, 3_000)
-        let step = n(100_000, 1_000)
+        // LINKROUTER_SOAK_SMAPS=DIR keeps the daemon's memory map at idle and at the end, to see what grew.
+        func keepMap(_ name: String) {
+            if let d = Environment.nonEmpty("LINKROUTER_SOAK_SMAPS") { _ = try? Subprocess.run(["/bin/cp", "/proc/\(w.daemonPID)/smaps", "\(d)/\(name).smaps"]) }
+        }
+        keepMap("idle")
+        var readings: [(label: String, Reading)] = [("as started", fresh), ("idle: after 400 warm-up sessions, purged", idle)]
+        // LINKROUTER_SOAK_SESSIONS: a shorter (or longer) soak, for looking into a figure.
+        let total = Environment.nonEmpty("LINKROUTER_SOAK_SESSIONS").flatMap { Int($0) } ?? n(1_000_000, 3_000)
+        let step = max(total / 10, 1)
         let t0 = Measure.now()
         var done = 0
         while done < total {
             try run(w, sessions: step)
             done += step
             let r = try reading(done)
-            readings.append(r)
+            readings.append((String(done), r))
             say("soak: \(done) sessions, RSS \(Measure.format(r.rss)) MiB, \(r.fds) fds, store \(Measure.format(r.storeKiB)) KiB, \(r.held) held")
         }
         let seconds = Double(Measure.now() - t0) / 1e9
         try settle()
         let end = try reading(total)
-        readings.append(end)
+        keepMap("end")
+        readings.append(("\(total), all purged", end))
         row("soak: resident memory after \(total) sessions, all purged", value: end.rss, unit: "MiB", floor: idle.rss,
             goal: "≤ idle + 2 MiB", met: smoke ? nil : end.rss <= idle.rss + 2)
+        row("soak: resident memory of the daemon as started, before its first session (for comparison)", value: fresh.rss, unit: "MiB",
+            floor: nil, goal: "—", met: nil)
         row("soak: open descriptors after \(total) sessions", value: Double(end.fds), unit: "", floor: Double(idle.fds),
             goal: "flat", met: end.fds <= idle.fds)
         row("soak: store on disk (database and WAL) after \(total) sessions", value: end.storeKiB, unit: "KiB", floor: idle.storeKiB,
@@ -66,8 +82,8 @@ extension Bench {
             goal: "(the soak's own pace)", met: nil)
         var table = "Soak readings (sessions begun so far; one third completed, acknowledged; one third cancelled; one third left to expire):\n\n"
         table += "| sessions | RSS (MiB) | descriptors | store (KiB) | sessions held |\n|---|---|---|---|---|\n"
-        for r in readings {
-            table += "| \(r.sessions) | \(Measure.format(r.rss)) | \(r.fds) | \(Measure.format(r.storeKiB)) | \(r.held) |\n"
+        for (label, r) in readings {
+            table += "| \(label) | \(Measure.format(r.rss)) | \(r.fds) | \(Measure.format(r.storeKiB)) | \(r.held) |\n"
         }
         notes.append(table)
         w.stopDaemon()
