@@ -297,8 +297,10 @@ final class Bench {
         let w = try world("callgrind")
         try w.startDaemon()
         let client = try BenchClient(w.address)
+        // LINKROUTER_BENCH_CALLGRIND=DIR keeps the profiles there, for callgrind_annotate.
+        let keep = Environment.nonEmpty("LINKROUTER_BENCH_CALLGRIND")
         func count(_ argv: [String]) throws -> Double {
-            let file = w.root + "/cg.\(Measure.now())"
+            let file = (keep ?? w.root) + "/cg.\(FileSystem.baseName(argv[0])).\(argv.dropFirst().first ?? "")"
             _ = try Subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file] + argv, environment: w.environment, timeoutMilliseconds: 120_000)
             return Self.total(try FileSystem.readText(file, maxBytes: 256 << 20))
         }
