@@ -64,11 +64,14 @@ enum LinkCtl {
         default:
             break
         }
-        guard let command = command(verb) else {
+        // By index, not through `command(_:)`: an optional `CommandSpec` costs
+        // its generic metadata at run time (~30 k instructions on every click).
+        guard let index = verbs.firstIndex(where: { $0.name == verb }) else {
             Output.error("unknown command \"\(verb)\"")
             StandardStreams.err("Try 'linkctl --help'.\n")
             return ExitCode.usage
         }
+        let command = verbs[index].spec()
         let rest = Array(args.dropFirst())
         // `--help` before any `--` asks for help; after `--` it is an operand (so `open -- --help` is refused).
         if let dash = rest.firstIndex(of: "--") ?? Optional(rest.endIndex), rest[..<dash].contains("--help") {
