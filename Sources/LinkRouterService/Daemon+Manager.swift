@@ -107,6 +107,7 @@ extension Daemon: ManagerHandlers {
         return try withMetadata(request.issuer, call) { metadata throws(DBusError) in
             let client: TokenClient
             do throws(RouterError) { client = try self.tokenClient() } catch { throw DBusError(error) }
+            try self.checkHTTPRoom(client)
             let grant = TokenClient.Grant(tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
                                           expected: IDTokenClaims.Expected(issuer: metadata.issuer, clientID: request.clientID, nonce: nil),
                                           requiresIDToken: false)

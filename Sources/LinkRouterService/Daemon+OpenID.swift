@@ -10,9 +10,18 @@ import SystemKit
 /// `RefreshTokens`. Every request runs on the loop through libcurl's multi
 /// interface, so a slow provider holds up only the call that needs it.
 extension Daemon {
-    /// Requests in flight beyond which new ones are refused (a flood of
-    /// `BeginSession` with unreachable issuers must not grow without bound).
+    /// Requests in flight beyond which callers' new ones are refused: a flood
+    /// of `BeginSession` with unreachable issuers, or of `RefreshTokens` at a
+    /// token endpoint that stalls, must not hold a descriptor a call. (Code
+    /// exchanges are not refused: they are bounded by the pending sessions.)
     static let maxHTTPInFlight = 64
+
+    /// Throws `LimitsExceeded` while `maxHTTPInFlight` requests are under way.
+    func checkHTTPRoom(_ client: TokenClient) throws(DBusError) {
+        guard client.directory.http.inFlight < Self.maxHTTPInFlight else {
+            throw DBusError(RouterError(.limitsExceeded, "\(Self.maxHTTPInFlight) requests to providers are already in flight; try again shortly"))
+        }
+    }
 
     /// The client, made on first use.
     func tokenClient() throws(RouterError) -> TokenClient {
@@ -33,9 +42,7 @@ extension Daemon {
         let client: TokenClient
         do throws(RouterError) { client = try tokenClient() } catch { throw DBusError(error) }
         if let cached = client.directory.cachedMetadata(issuer) { return try then(cached) }
-        guard client.directory.http.inFlight < Self.maxHTTPInFlight else {
-            throw DBusError(RouterError(.limitsExceeded, "\(Self.maxHTTPInFlight) requests to providers are already in flight; try again shortly"))
-        }
+        try checkHTTPRoom(client)
         awaitingDiscovery[call.sender, default: 0] += 1
         client.directory.metadata(issuer) { [weak self] result in
             guard let self else { return }

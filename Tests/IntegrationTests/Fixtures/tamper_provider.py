@@ -31,6 +31,7 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
                        the mode file was (re)written lacks the proxy key, later ones have it
   issuer-mismatch      discovery: issuer + "/other"
   no-s256              discovery: code_challenge_methods_supported = ["plain"]
+  cacheable-metadata   discovery: Cache-Control "max-age=300" instead of Glewlwyd's "no-store"
   stall-token          token: read the request, then send nothing for --stall-seconds
                        (then close the connection without an answer); Glewlwyd not asked
   token-error          token: 400 {"error":"invalid_grant",...}; Glewlwyd not asked
@@ -61,7 +62,7 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
 TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-iss", "future-iat",
                "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
 CANNED_MODES = {"stall-token", "token-error", "huge-token-response", "html-token-response"}
-DISCOVERY_MODES = {"issuer-mismatch", "no-s256"}
+DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
 MODES = {"honest"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
 OTHER_AUD = "someone-else"
@@ -363,6 +364,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif mode == "no-s256":
                 changed.append(f"code_challenge_methods_supported {doc.get('code_challenge_methods_supported')} -> ['plain']")
                 doc["code_challenge_methods_supported"] = ["plain"]
+            elif mode == "cacheable-metadata":
+                was = next((v for k, v in headers if k.lower() == "cache-control"), None)
+                headers = [(k, v) for k, v in headers if k.lower() != "cache-control"] + [("Cache-Control", "max-age=300")]
+                changed.append(f"Cache-Control {was!r} -> 'max-age=300'")
         elif is_token and mode in TOKEN_MODES:
             if "id_token" in doc:
                 old = doc["id_token"]
