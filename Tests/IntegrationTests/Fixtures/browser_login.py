@@ -44,6 +44,9 @@ Exit 0: driven to the redirect with a code; 3: redirect with error=; 1: failure
 """
 import argparse, base64, ctypes, json, os, shutil, signal, socket, subprocess, sys, time, urllib.parse
 
+from fixture_process import die_with_parent
+from make_browser_entry import chromium_allow
+
 CHROMIUM = "/usr/lib/chromium/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 FIREFOX = "/usr/lib/firefox-esr/firefox-esr"
@@ -124,15 +127,6 @@ FIREFOX_PREFS = {
 
 class Failure(Exception):
     pass
-
-
-def die_with_parent():
-    """preexec_fn: SIGKILL this child when the fixture dies, however it dies."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
-        os._exit(127)
-    if os.getppid() == 1:
-        os._exit(127)
 
 
 def wait_for(predicate, deadline, what, proc=None):
@@ -223,6 +217,17 @@ def line_count(path):
 
 # ---------------------------------------------------------------- Chromium
 
+def written_port(path):
+    """The port a browser announces in PATH (its first line: Chromium's
+    DevToolsActivePort, Firefox's MarionetteActivePort), or None until it has."""
+    try:
+        with open(path) as f:
+            first = f.readline().strip()
+        return int(first) if first else None
+    except (FileNotFoundError, ValueError):
+        return None
+
+
 class Chromium:
     name = "chromium"
 
@@ -231,7 +236,7 @@ class Chromium:
         from selenium.webdriver.chrome.service import Service
         self.profile = profile
         if scheme:
-            self._allow(allow_origin, scheme)
+            chromium_allow(profile, [(allow_origin, scheme)])
         port_file = os.path.join(profile, "DevToolsActivePort")
         if os.path.exists(port_file):
             os.unlink(port_file)
@@ -244,15 +249,7 @@ class Chromium:
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                      preexec_fn=die_with_parent, start_new_session=True)
         self.pid = self.proc.pid
-
-        def port():
-            try:
-                with open(port_file) as f:
-                    first = f.readline().strip()
-                return int(first) if first else None
-            except (FileNotFoundError, ValueError):
-                return None
-        devtools = wait_for(port, deadline, "Chromium's DevToolsActivePort", self.proc)
+        devtools = wait_for(lambda: written_port(port_file), deadline, "Chromium's DevToolsActivePort", self.proc)
         o = webdriver.ChromeOptions()
         o.debugger_address = f"127.0.0.1:{devtools}"
         o.page_load_strategy = "none"
@@ -261,20 +258,6 @@ class Chromium:
         self.d = webdriver.Chrome(service=service, options=o)
         self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PASSWORD_OBSERVER_JS})
         self.d.get_log("performance")  # drop startup noise
-
-    def _allow(self, origin, scheme):
-        path = os.path.join(self.profile, "Default", "Preferences")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        try:
-            with open(path) as f:
-                prefs = json.load(f)
-        except (FileNotFoundError, ValueError):
-            prefs = {}
-        pairs = prefs.setdefault("protocol_handler", {}).setdefault("allowed_origin_protocol_pairs", {})
-        pairs.setdefault(origin, {})[scheme] = True
-        with open(path + ".tmp", "w") as f:
-            json.dump(prefs, f)
-        os.replace(path + ".tmp", path)
 
     def navigate(self, url):
         self.d.get(url)
@@ -400,15 +383,7 @@ class Firefox:
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                      preexec_fn=die_with_parent, start_new_session=True)
         self.pid = self.proc.pid
-
-        def port():
-            try:
-                with open(port_file) as f:
-                    t = f.read().strip()
-                return int(t) if t else None
-            except (FileNotFoundError, ValueError):
-                return None
-        mport = wait_for(port, deadline, "Firefox's MarionetteActivePort", self.proc)
+        mport = wait_for(lambda: written_port(port_file), deadline, "Firefox's MarionetteActivePort", self.proc)
         self.m = Marionette(mport, deadline)
         self.m("WebDriver:NewSession", {"capabilities": {"alwaysMatch": {"pageLoadStrategy": "none"}}},
                timeout=max(1, deadline - time.time()))

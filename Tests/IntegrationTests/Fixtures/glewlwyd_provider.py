@@ -33,8 +33,10 @@ PR_SET_PDEATHSIG=SIGKILL, so it dies even if this process is SIGKILLed.
 If glewlwyd dies on its own, this exits 1. Errors: a message on stderr, exit 1.
 The system service on port 4593 is neither used nor touched.
 """
-import argparse, ctypes, gzip, http.cookiejar, json, os, select, shutil, signal, socket, sqlite3, stat
-import subprocess, sys, threading, time, urllib.error, urllib.parse, urllib.request
+import argparse, gzip, http.cookiejar, json, os, shutil, socket, sqlite3
+import subprocess, sys, time, urllib.error, urllib.parse, urllib.request
+
+from fixture_process import die_with_parent, run_until_stopped, stop_on_signals
 
 WEBAPP = "/usr/share/glewlwyd/webapp"
 WEBAPP_CONFIG = "/etc/glewlwyd/config-2.7.json/config.json"  # Debian: a directory holding the file
@@ -54,16 +56,6 @@ MIME = [(".html", "text/html"), (".css", "text/css"), (".js", "application/javas
 
 class Failure(Exception):
     pass
-
-
-def die_with_parent():
-    """preexec_fn: the child gets SIGKILL when this process dies, however it dies."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    PR_SET_PDEATHSIG = 1
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        os._exit(127)
-    if os.getppid() == 1:  # the parent already died between fork and prctl
-        os._exit(127)
 
 
 def free_port():
@@ -213,14 +205,6 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert):
                                       "scope": ["openid", "email", "profile"], "enabled": True})
 
 
-def stdin_watchable():
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) and os.isatty(0)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dir", required=True, help="fresh private work directory (created 0700)")
@@ -245,9 +229,7 @@ def main():
             return 2
         public = f"{u.scheme}://{u.netloc}"
 
-    stop = threading.Event()
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, lambda *_: stop.set())
+    stop = stop_on_signals()
     proc = None
     t0 = time.monotonic()
     try:
@@ -291,16 +273,11 @@ def main():
         sys.stdout.write(json.dumps(info) + "\n")
         sys.stdout.flush()
 
-        watch_stdin = a.until == "stdin" or (a.until == "auto" and stdin_watchable())
-        while not stop.is_set():
+        def running():
             if proc.poll() is not None:
                 raise Failure(f"glewlwyd exited unexpectedly with {proc.returncode}; see {info['log']}")
-            if watch_stdin:
-                r, _, _ = select.select([0], [], [], 0.5)
-                if r and not os.read(0, 4096):
-                    break
-            else:
-                stop.wait(0.5)
+            return True
+        run_until_stopped(stop, a.until, going=running)
         return 0
     except Failure as e:
         print(f"glewlwyd_provider: {e}", file=sys.stderr)

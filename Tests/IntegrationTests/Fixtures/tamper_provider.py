@@ -54,8 +54,10 @@ id_token with the one sent on), and for the JWKS jwks_fetch (count since the mod
 jwks_fetch_total. Stops on SIGTERM/SIGINT/SIGHUP, or stdin EOF when stdin is
 a pipe, socket or tty. Errors: one line on stderr, exit 1.
 """
-import argparse, base64, gzip, hashlib, hmac, http.client, http.server, json, os, select, signal, socket
-import socketserver, stat, subprocess, sys, threading, time, urllib.parse, zlib
+import argparse, base64, gzip, hashlib, hmac, http.client, http.server, json, os, socket
+import socketserver, subprocess, sys, threading, time, urllib.parse, zlib
+
+from fixture_process import run_until_stopped, stop_on_signals
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
               "trailers", "transfer-encoding", "upgrade", "proxy-connection", "expect"}
@@ -416,14 +418,6 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     request_queue_size = 64
 
 
-def stdin_watchable():
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) and os.isatty(0)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--upstream", required=True, help="Glewlwyd's own origin, http://127.0.0.1:GPORT")
@@ -437,9 +431,7 @@ def main():
         print(f"tamper_provider: --upstream must be http://HOST:PORT, not {a.upstream!r}", file=sys.stderr)
         return 2
 
-    stop = threading.Event()
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, lambda *_: stop.set())
+    stop = stop_on_signals()
     t0 = time.monotonic()
     server = None
     try:
@@ -462,14 +454,7 @@ def main():
                 "startup_seconds": round(time.monotonic() - t0, 3)}
         sys.stdout.write(json.dumps(info) + "\n")
         sys.stdout.flush()
-        watch_stdin = a.until == "stdin" or (a.until == "auto" and stdin_watchable())
-        while not stop.is_set():
-            if watch_stdin:
-                r, _, _ = select.select([0], [], [], 0.5)
-                if r and not os.read(0, 4096):
-                    break
-            else:
-                stop.wait(0.5)
+        run_until_stopped(stop, a.until)
         return 0
     except Failure as e:
         print(f"tamper_provider: {e}", file=sys.stderr)

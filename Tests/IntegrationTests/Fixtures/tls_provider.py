@@ -33,8 +33,10 @@ Prints one JSON line when listening: {"origin", "port", "authorize_endpoint",
 SIGTERM/SIGINT/SIGHUP or stdin EOF (if stdin is a pipe/socket/tty).
 Errors: message on stderr, exit 1.
 """
-import argparse, html, http.server, json, os, secrets, select, shutil, signal, ssl, stat, subprocess
+import argparse, html, http.server, json, os, secrets, shutil, ssl, subprocess
 import sys, threading, time, urllib.parse
+
+from fixture_process import run_until_stopped, stop_on_signals
 
 CA_NICK = "linkrouter test CA"
 
@@ -76,14 +78,6 @@ def trust(nssdir, ca):
     return nssdir
 
 
-def stdin_watchable():
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(0))
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dir", required=True)
@@ -92,9 +86,7 @@ def main():
     p.add_argument("--trust-firefox-profile", action="append", default=[])
     p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto")
     a = p.parse_args()
-    stop = threading.Event()
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, lambda *_: stop.set())
+    stop = stop_on_signals()
     try:
         d = os.path.abspath(a.dir)
         if os.path.exists(d) and os.listdir(d):
@@ -175,14 +167,7 @@ def main():
         print(json.dumps({"origin": origin, "port": port, "authorize_endpoint": origin + "/authorize",
                           "resume_endpoint": origin + "/resume", "ca_cert": ca, "server_cert": cert,
                           "requests_log": log_path, "pid": os.getpid(), "trusted": trusted}), flush=True)
-        watch = a.until == "stdin" or (a.until == "auto" and stdin_watchable())
-        while not stop.is_set():
-            if watch:
-                r, _, _ = select.select([0], [], [], 0.5)
-                if r and not os.read(0, 4096):
-                    break
-            else:
-                stop.wait(0.5)
+        run_until_stopped(stop, a.until)
         server.shutdown()
         return 0
     except Failure as e:

@@ -12,21 +12,9 @@ Headless browsers need no X server (Chromium only needs DISPLAY non-empty to
 call xdg-open); a headed one does, e.g. to get Chromium's or Firefox's own
 forwarding of a second start to the running instance.
 """
-import argparse, ctypes, json, os, select, signal, stat, subprocess, sys, threading, time
+import argparse, json, os, select, subprocess, sys, time
 
-
-def die_with_parent():
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() == 1:
-        os._exit(127)
-
-
-def stdin_watchable():
-    try:
-        mode = os.fstat(0).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(0))
+from fixture_process import die_with_parent, run_until_stopped, stop_on_signals
 
 
 def main():
@@ -35,9 +23,7 @@ def main():
     p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto")
     p.add_argument("--timeout", type=float, default=15.0)
     a = p.parse_args()
-    stop = threading.Event()
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, lambda *_: stop.set())
+    stop = stop_on_signals()
     t0 = time.time()
     r, w = os.pipe()
     proc = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-nolisten", "tcp", "-screen", "0", a.screen],
@@ -55,15 +41,8 @@ def main():
         buf += chunk
     print(json.dumps({"display": ":" + buf.decode().strip(), "pid": proc.pid,
                       "startup_seconds": round(time.time() - t0, 3)}), flush=True)
-    watch = a.until == "stdin" or (a.until == "auto" and stdin_watchable())
     try:
-        while not stop.is_set() and proc.poll() is None:
-            if watch:
-                ready, _, _ = select.select([0], [], [], 0.5)
-                if ready and not os.read(0, 4096):
-                    break
-            else:
-                stop.wait(0.5)
+        run_until_stopped(stop, a.until, going=lambda: proc.poll() is None)
     finally:
         if proc.poll() is None:
             proc.terminate()
