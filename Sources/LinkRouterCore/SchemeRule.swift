@@ -23,6 +23,12 @@ public enum SchemeRule {
         }
     }
 
+    /// Whether the link `text` is a web link (its scheme `http` or `https`);
+    /// false for text that is not a URI reference at all.
+    public static func isWebLink(_ text: String) -> Bool {
+        isWeb((try? URIReference.split(text))?.scheme ?? "")
+    }
+
     /// A reverse-domain scheme such as `com.example.app` (RFC 8252 §7.1):
     /// two or more dot-separated labels, none empty. (No web or script scheme has a dot.)
     public static func isReverseDomain(_ scheme: String) -> Bool {

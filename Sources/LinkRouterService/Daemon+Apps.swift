@@ -51,7 +51,7 @@ extension Daemon {
             // A custom-scheme link's caller waits for the app's answer, to hear why it failed. A web
             // link's is answered now: if the app fails, the daemon opens the browser itself, and
             // linkctl, which opens web links directly when the daemon seems hung, must not as well.
-            let isWeb = SchemeRule.isWeb((try? URIReference.split(url))?.scheme ?? "")
+            let isWeb = SchemeRule.isWebLink(url)
             let caller = isWeb ? nil : call?.message
             sendCall(m, timeoutMilliseconds: 30_000) { [weak self] result in
                 self?.delivered(url, to: app, result: result, caller: caller)
@@ -70,7 +70,7 @@ extension Daemon {
         case .failure(let e):
             let why = "\(app.id) could not open the link (\(e.name): \(e.message))"
             // A web link is not lost: the browser takes it. Any other is an error the user sees.
-            if SchemeRule.isWeb((try? URIReference.split(url))?.scheme ?? ""), let browser = try? webBrowser(), (try? open(url, in: browser)) != nil {
+            if SchemeRule.isWebLink(url), let browser = try? webBrowser(), (try? open(url, in: browser)) != nil {
                 log.write(.warning, why + "; opened it in \(browser.id) instead")
                 if let caller { reply(to: caller, values: [.string(RouteOutcome.passthrough.word)]) }
                 return

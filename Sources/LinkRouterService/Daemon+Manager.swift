@@ -141,7 +141,7 @@ extension Daemon: ManagerHandlers {
             let reply: Transition.Reply
             do { reply = try execute(router.route(uri, source: .link, via: via, apps: currentApps(), context: context, now: now), call: call) } catch {
                 // An app that cannot take a web link does not lose it: the browser does.
-                guard error.code == .appFailed, SchemeRule.isWeb((try? URIReference.split(uri))?.scheme ?? "") else { throw error }
+                guard error.code == .appFailed, SchemeRule.isWebLink(uri) else { throw error }
                 log.write(.warning, "\(error.message); opening it in the browser instead")
                 reply = try execute(router.transition(for: .passthrough(uri), link: uri, via: via))
             }

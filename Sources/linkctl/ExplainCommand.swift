@@ -22,7 +22,7 @@ enum ExplainCommand {
                 outcome = reply.first?.stringValue ?? ""
                 reason = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             } catch {
-                let web = SchemeRule.isWeb((try? URIReference.split(uri))?.scheme ?? "")
+                let web = SchemeRule.isWebLink(uri)
                 if web && !ClaimedCallbacksFile.read(LinkRouterPaths().claimedCallbacksFile).contains(uri: uri) {
                     (outcome, reason) = (RouteOutcome.passthrough.word, "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly")
                 } else {

@@ -28,7 +28,7 @@ enum OpenCommand {
             Output.error(problem)
             return ExitCode.usage
         }
-        let isWeb = SchemeRule.isWeb((try? URIReference.split(uri))?.scheme ?? "")
+        let isWeb = SchemeRule.isWebLink(uri)
         if isWeb && Environment.get(BrowserLauncher.hopVariable) != nil {
             Output.error("refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor")
             return ExitCode.refused
