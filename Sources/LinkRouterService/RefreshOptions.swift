@@ -18,15 +18,9 @@ struct RefreshOptions {
     ]
 
     static func decode(_ options: DBusValue, limits: Limits = Limits()) throws(DBusError) -> RefreshOptions {
-        guard let entries = options.stringKeyedEntries else {
-            throw DBusError(name: DBusError.invalidArgs, message: "RefreshTokens takes a{sv} options")
-        }
         var values: [String: String] = [:]
-        for (key, wrapped) in entries {
-            guard table.contains(where: { $0.key == key }) else {
-                throw DBusError(name: DBusError.invalidArgs, message: "unknown option \"\(SessionOptions.clip(key))\"; known options: \(table.map(\.key).joined(separator: ", "))")
-            }
-            guard values[key] == nil else { throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" is given twice") }
+        try OptionsArgument.forEach(options, of: "RefreshTokens", row: { key in table.first { $0.key == key } },
+                                    known: table.map(\.key)) { _, key, wrapped throws(DBusError) in
             guard case .string(let s)? = wrapped.variantValue else {
                 throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" must be of type s")
             }

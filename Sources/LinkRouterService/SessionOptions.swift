@@ -2,24 +2,14 @@ public import DBusKit
 public import LinkRouterCore
 
 /// Turns `BeginSession`'s `a{sv}` into a `SessionRequest` by the option
-/// table (`SessionOption.all`), checking every value's type. Unknown keys
-/// are refused rather than ignored: an option a client relies on for safety
-/// (`issuer`, say) must never be dropped silently.
+/// table (`SessionOption.all`), checking every value's type (keys by
+/// `OptionsArgument`: unknown ones refused, not ignored).
 public enum SessionOptions {
     /// Public for the message fuzzer (fuzz/), which feeds it every decoded a{sv}.
     public static func decode(_ options: DBusValue) throws(DBusError) -> SessionRequest {
-        guard let entries = options.stringKeyedEntries else {
-            throw DBusError(name: DBusError.invalidArgs, message: "BeginSession takes a{sv} options")
-        }
         var request = SessionRequest()
-        var seen: Set<String> = []
-        for (key, wrapped) in entries {
-            guard seen.insert(key).inserted else {
-                throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" is given twice")
-            }
-            guard let option = SessionOption.named(key) else {
-                throw DBusError(name: DBusError.invalidArgs, message: "unknown option \"\(clip(key))\"; known options: \(SessionOption.all.map(\.key).sorted().joined(separator: ", "))")
-            }
+        try OptionsArgument.forEach(options, of: "BeginSession", row: SessionOption.named,
+                                    known: SessionOption.all.map(\.key).sorted()) { option, key, wrapped throws(DBusError) in
             let type = option.value.signature
             guard let value = wrapped.variantValue, value.signature == type else {
                 let got = wrapped.variantValue?.signature ?? wrapped.signature
@@ -34,7 +24,7 @@ public enum SessionOptions {
                 var map: [String: String] = [:]
                 for (k, v) in dict.stringKeyedEntries ?? [] {
                     guard map[k] == nil else {
-                        throw DBusError(name: DBusError.invalidArgs, message: "\(key) names \"\(clip(k))\" twice")
+                        throw DBusError(name: DBusError.invalidArgs, message: "\(key) names \"\(OptionsArgument.clip(k))\" twice")
                     }
                     map[k] = v.stringValue ?? ""
                 }
@@ -45,6 +35,4 @@ public enum SessionOptions {
         }
         return request
     }
-
-    static func clip(_ s: String) -> String { s.utf8.count > 64 ? String(s.prefix(64)) + "…" : s }
 }
