@@ -47,12 +47,13 @@ extension Daemon {
     func scheduleCheckpoint() {
         guard store != nil, checkpointTimer == nil else { return }
         checkpointTimer = loop.schedule(afterMilliseconds: 2000) { [weak self] in
-            self?.checkpointTimer = nil
-            self?.store?.checkpoint()
+            guard let self else { return }
+            checkpointTimer = nil
+            store?.checkpoint()
             // Sessions just went (or their secrets): give their memory back too (soak, issue 13 §5).
-            self?.router.compact()
-            self?.deadlines.shrinkIfSparse()
-            if self?.waiters.isEmpty == true { self?.waiters = [:] }
+            router.compact()
+            deadlines.shrinkIfSparse()
+            if waiters.isEmpty { waiters = [:] }
             Memory.returnFreePages()
         }
     }
