@@ -9,7 +9,6 @@ import SystemKit
 /// end: resident memory, open descriptors, the store's size on disk.
 extension Bench {
     struct Reading {
-        let sessions: Int
         let rss: Double
         let fds: Int
         let storeKiB: Double
@@ -23,17 +22,17 @@ extension Bench {
         // what is measured is what a session leaves behind once it is gone.
         try w.startDaemon(["--grace-period", "2"])
         let probe = try BenchClient(w.address)
-        func reading(_ sessions: Int) throws -> Reading {
+        func reading() throws -> Reading {
             let store = w.runtime + "/linkrouter/sessions.sqlite3"
             let bytes = ["", "-wal"].compactMap { FileSystem.status(store + $0)?.size }.reduce(0, +)
             let held: Int
             if case .array(_, let items)? = try probe.call("ListAllSessions").first { held = items.count } else { held = -1 }
-            return Reading(sessions: sessions, rss: rss(w.daemonPID), fds: FileSystem.list("/proc/\(w.daemonPID)/fd").count,
+            return Reading(rss: rss(w.daemonPID), fds: FileSystem.list("/proc/\(w.daemonPID)/fd").count,
                            storeKiB: Double(bytes) / 1024, held: held)
         }
         /// Everything begun has expired, been purged and folded out of the WAL.
         func settle() throws {
-            guard w.wait({ ((try? reading(0))?.held ?? 1) == 0 }, milliseconds: 60_000) else { throw BenchError("sessions were not purged") }
+            guard w.wait({ ((try? reading())?.held ?? 1) == 0 }, milliseconds: 60_000) else { throw BenchError("sessions were not purged") }
             let wal = w.runtime + "/linkrouter/sessions.sqlite3-wal"
             _ = w.wait({ (FileSystem.status(wal)?.size ?? 0) == 0 }, milliseconds: 10_000)
         }
@@ -43,10 +42,10 @@ extension Bench {
         // generator and digests, about 2 MiB of shared, clean library pages),
         // which is the daemon's working size, not something sessions left behind.
         Clock.sleep(milliseconds: 300)
-        let fresh = try reading(0)
+        let fresh = try reading()
         try run(w, sessions: 400)
         try settle()
-        let idle = try reading(0)
+        let idle = try reading()
         // LINKROUTER_SOAK_SMAPS=DIR keeps the daemon's memory map at idle and at the end, to see what grew.
         func keepMap(_ name: String) {
             if let d = Environment.nonEmpty("LINKROUTER_SOAK_SMAPS") { _ = try? Subprocess.run(["/bin/cp", "/proc/\(w.daemonPID)/smaps", "\(d)/\(name).smaps"]) }
@@ -61,13 +60,13 @@ extension Bench {
         while done < total {
             try run(w, sessions: step)
             done += step
-            let r = try reading(done)
+            let r = try reading()
             readings.append((String(done), r))
             say("soak: \(done) sessions, RSS \(Measure.format(r.rss)) MiB, \(r.fds) fds, store \(Measure.format(r.storeKiB)) KiB, \(r.held) held")
         }
         let seconds = Double(Measure.now() - t0) / 1e9
         try settle()
-        let end = try reading(total)
+        let end = try reading()
         keepMap("end")
         readings.append(("\(total), all purged", end))
         row("soak: resident memory after \(total) sessions, all purged", value: end.rss, unit: "MiB", floor: idle.rss,
