@@ -1,4 +1,5 @@
 import Freedesktop
+public import LinkRouterFiles
 public import SystemKit
 
 /// Writes linkrouter's scheme handlers: a `.desktop` file whose Exec is
@@ -46,6 +47,21 @@ public struct HandlerRegistration {
         let mime = ["x-scheme-handler/http", "x-scheme-handler/https"]
         return (OwnEntries.httpsID,
                 desktopFile(name: "linkrouter (web links)", comment: "Catches https login callbacks; every other web link goes on to your browser", mimeTypes: mime), mime)
+    }
+
+    /// Registers the handler of `scheme` (`install --scheme`, `register`), first
+    /// noting in `record` the default it takes over, so `uninstall` can put it
+    /// back: once (a second registration keeps the first), and not when the
+    /// default is already linkrouter's.
+    public func registerScheme(_ scheme: String, recordingIn record: inout InstallRecord) throws(SystemError) -> Result {
+        let entry = schemeEntry(scheme)
+        for mime in entry.mimeTypes where record.previousDefaults[mime] == nil {
+            let current = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList)
+            if current != entry.id + ";" { record.previousDefaults[mime] = current ?? "" }
+        }
+        let result = try register(entry)
+        record.noteFile(result.desktopFile)
+        return result
     }
 
     /// What `register` did, for the caller to report.

@@ -25,6 +25,11 @@ public struct InstallRecord: Sendable, Equatable {
         self.leftToBrowser = leftToBrowser
     }
 
+    /// Notes a file linkrouter installed (once).
+    public mutating func noteFile(_ path: String) {
+        if !files.contains(path) { files.append(path) }
+    }
+
     public static func read(_ path: String) -> InstallRecord? {
         guard let text = try? FileSystem.readText(path, maxBytes: 1 << 20) else { return nil }
         let file = KeyFile(parsing: text)

@@ -59,19 +59,12 @@ enum InstallCommand {
                     record.previousDefaults[mime] = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList) ?? ""
                 }
                 let r = try registration.register(registration.httpsEntry())
-                if !record.files.contains(r.desktopFile) { record.files.append(r.desktopFile) }
+                record.noteFile(r.desktopFile)
                 report.append(("https", "\(r.desktopFile) (web links go to \(record.browser ?? "?"))"))
                 if let note = r.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }
             }
             for scheme in args.all("scheme").map({ $0.lowercased() }) {
-                let id = OwnEntries.id(forScheme: scheme)
-                let mime = "x-scheme-handler/" + scheme
-                if record.previousDefaults[mime] == nil {
-                    let current = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList)
-                    if current != id + ";" { record.previousDefaults[mime] = current ?? "" }
-                }
-                let r = try registration.register(registration.schemeEntry(scheme))
-                if !record.files.contains(r.desktopFile) { record.files.append(r.desktopFile) }
+                let r = try registration.registerScheme(scheme, recordingIn: &record)
                 report.append(("scheme", "\(scheme) → \(r.desktopFile)"))
             }
             try record.write(inst.recordPath)
@@ -91,7 +84,7 @@ enum InstallCommand {
     static func write(_ path: String, _ text: String, into record: inout InstallRecord) throws(SystemError) {
         try FileSystem.makeDirectories(FileSystem.directoryName(path), permissions: 0o755)
         try FileSystem.writeAtomically(path, text: text, permissions: 0o644)
-        if !record.files.contains(path) { record.files.append(path) }
+        record.noteFile(path)
     }
 }
 

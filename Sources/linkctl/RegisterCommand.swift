@@ -47,13 +47,8 @@ enum RegisterCommand {
             return ExitCode.refused
         }
         do {
-            if record.previousDefaults[mime] == nil {
-                let current = MimeAppsFile.defaultValue(for: mime, in: registration.database.userMimeAppsList)
-                if current != id + ";" { record.previousDefaults[mime] = current ?? "" }
-            }
             record.apps[scheme] = app
-            let result = try registration.register(registration.schemeEntry(scheme))
-            if !record.files.contains(result.desktopFile) { record.files.append(result.desktopFile) }
+            let result = try registration.registerScheme(scheme, recordingIn: &record)
             try record.write(installation.recordPath)
             if let note = result.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }
             let appText = app ?? "none: its deep links are refused until one is named (linkctl register \(scheme) --app APP.desktop)"
