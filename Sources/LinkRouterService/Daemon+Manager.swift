@@ -14,7 +14,8 @@ extension Daemon: ManagerHandlers {
     /// refusal at any step leaves nothing behind (threat model P6).
     public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         try withDiscovery(try SessionOptions.decode(options), call) { request throws(DBusError) in
-            .values(try self.begin(request, call))
+            let (id, url) = try self.begin(request, call)
+            return .values([.objectPath(API.path(of: id)), .string(url)])
         }
     }
 
@@ -31,7 +32,7 @@ extension Daemon: ManagerHandlers {
     }
 
     /// The rest of `BeginSession`, with the request complete.
-    func begin(_ request: SessionRequest, _ call: MethodCall) throws(DBusError) -> [DBusValue] {
+    func begin(_ request: SessionRequest, _ call: MethodCall) throws(DBusError) -> (id: SessionID, url: String) {
         var plan: SessionPlan
         do {
             plan = try SessionPlan.make(request, owner: call.sender, limits: router.limits)
@@ -75,7 +76,7 @@ extension Daemon: ManagerHandlers {
             throw DBusError(error)
         }
         guard case .begun(let id, let url) = reply else { throw DBusError(RouterError(.internalError, "BeginSession made no session")) }
-        return [.objectPath(API.path(of: id)), .string(url)]
+        return (id, url)
     }
 
     /// `Login`: `BeginSession` and a `Wait` with no timeout in one call, for
@@ -84,10 +85,8 @@ extension Daemon: ManagerHandlers {
     /// bounds it, so the caller's own call timeout must be longer than that.
     public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         try withDiscovery(try SessionOptions.decode(options), call) { request throws(DBusError) in
-            let begun = try self.begin(request, call)
-            guard case .objectPath(let path)? = begun.first, let id = API.sessionID(at: path.rawValue) else {
-                throw DBusError(RouterError(.internalError, "Login began no session"))
-            }
+            let id = try self.begin(request, call).id
+            let path = API.path(of: id)
             do throws(RouterError) {
                 switch try self.execute(self.router.wait(id, by: call.sender, timeoutMilliseconds: 0), call: call, shape: .sessionAndResult(path)) {
                 case .waited(.success(let result)): return .values([.objectPath(path), ResultDictionary.make(result)])
