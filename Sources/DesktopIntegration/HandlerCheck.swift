@@ -1,5 +1,6 @@
 public import LinkRouterFiles
 import Freedesktop
+import LinkRouterCore
 import SystemKit
 
 /// Whether each handler linkrouter installed still catches its links: the
@@ -17,6 +18,10 @@ public enum HandlerCheck {
         case staleExec(id: String, program: String)
         /// Another entry (or none) is the default for `mime`.
         case notDefault(id: String, mime: String, current: String?)
+        /// Other entries are listed as handlers of the custom scheme `mime` too:
+        /// the OpenURI portal then asks which app opens each link ("Open With…"),
+        /// and a person who picks the app hands it a login's code.
+        case sharedWith(id: String, mime: String, others: [String])
     }
 
     /// Every handler in `record`, checked against `database`.
@@ -35,6 +40,10 @@ public enum HandlerCheck {
             for mime in entry.mimeTypes {
                 let current = database.mimeApps.defaultApplication(for: mime)?.id
                 out.append(current == id ? .handles(id: id, mime: mime) : .notDefault(id: id, mime: mime, current: current))
+                // The portal skips its chooser for http(s) when there is a default; for other schemes only with one handler.
+                guard mime.hasPrefix("x-scheme-handler/"), !SchemeRule.isWeb(String(mime.dropFirst("x-scheme-handler/".count))) else { continue }
+                let others = database.mimeApps.candidates(for: mime, excluding: OwnEntries.isOwn).map(\.id)
+                if !others.isEmpty { out.append(.sharedWith(id: id, mime: mime, others: others)) }
             }
         }
         return out

@@ -1,3 +1,4 @@
+import DBusKit
 import Freedesktop
 public import LinkRouterFiles
 public import SystemKit
@@ -8,10 +9,13 @@ public struct HandlerRegistration {
     public let database: DesktopDatabase
     /// The absolute path of the `linkctl` that handlers run.
     public let linkctl: String
+    /// The OpenURI portal's remembered picks, when a session bus is there to ask.
+    public let portal: PortalChoices?
 
-    public init(database: DesktopDatabase, linkctl: String) {
+    public init(database: DesktopDatabase, linkctl: String, portal: PortalChoices? = nil) {
         self.database = database
         self.linkctl = linkctl
+        self.portal = portal
     }
 
     /// The handler line: absolute linkctl, `--` so no URL is ever read as an
@@ -59,9 +63,54 @@ public struct HandlerRegistration {
             let current = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList)
             if current != entry.id + ";" { record.previousDefaults[mime] = current ?? "" }
         }
-        let result = try register(entry)
+        var result = try register(entry)
         record.noteFile(result.desktopFile)
+        for mime in entry.mimeTypes {
+            try makeSoleHandler(entry.id, of: mime, recordingIn: &record)
+            do throws(DBusError) { try forgetOtherPicks(of: mime, keeping: entry.id, recordingIn: &record) } catch {
+                result.portalMessage = "could not read or change the OpenURI portal's remembered picks for \(mime) (\(error.message)); linkctl doctor checks them"
+            }
+        }
         return result
+    }
+
+    /// Forgets every "Open With…" pick the portal remembers for `mime` that is
+    /// not linkrouter's entry (it would win over the default), noting each in
+    /// `record` for `uninstall`.
+    public func forgetOtherPicks(of mime: String, keeping id: String, recordingIn record: inout InstallRecord) throws(DBusError) {
+        guard let portal else { return }
+        for pick in try portal.picks(for: mime) where !pick.picked(id) {
+            try portal.forget(pick, for: mime)
+            let known = record.portalPicks[mime] ?? []
+            if !known.contains(pick.recorded) { record.portalPicks[mime] = known + [pick.recorded] }
+        }
+    }
+
+    /// Takes every other entry that declares `mime` out of the desktop's list
+    /// of its handlers (a `[Removed Associations]` line in the user's
+    /// mimeapps.list), noting in `record` exactly what changed for `uninstall`.
+    /// With two handlers the OpenURI portal opens "Open With…" for every
+    /// link, and a person who picks the app hands it a login's code (then the
+    /// portal remembers that pick); with one it launches linkrouter at once.
+    /// Deep links still reach the app: linkrouter hands them over itself.
+    public func makeSoleHandler(_ id: String, of mime: String, recordingIn record: inout InstallRecord) throws(SystemError) {
+        let others = database.mimeApps.candidates(for: mime, excluding: OwnEntries.isOwn).map(\.id)
+        guard !others.isEmpty else { return }
+        let list = database.userMimeAppsList
+        let edit = MimeApps.removingAssociations(others, for: mime, in: try? FileSystem.readText(list))
+        try FileSystem.writeAtomically(list, text: edit.text, permissions: 0o644)
+        func note(_ ids: [String], in lists: inout [String: [String]]) {
+            let known = lists[mime] ?? []
+            lists[mime] = known + ids.filter { !known.contains($0) }
+        }
+        note(edit.removed, in: &record.removedAssociations)
+        note(edit.unadded, in: &record.unaddedAssociations)
+    }
+
+    /// The entries besides linkrouter's own that the desktop lists for `mime`:
+    /// each makes the OpenURI portal ask which app opens it (`doctor`).
+    public func otherHandlers(of mime: String) -> [String] {
+        database.mimeApps.candidates(for: mime, excluding: OwnEntries.isOwn).map(\.id)
     }
 
     /// What `register` did, for the caller to report.
@@ -69,6 +118,8 @@ public struct HandlerRegistration {
         public let desktopFile: String
         public let updatedDatabase: Bool
         public let databaseMessage: String?
+        /// Set when the portal's remembered picks could not be checked.
+        public var portalMessage: String?
     }
 
     /// Writes the entry, updates the desktop database and makes it the default for its MIME types.
@@ -80,7 +131,7 @@ public struct HandlerRegistration {
         try FileSystem.writeAtomically(path, text: text, permissions: 0o644)
         let (updated, message) = updateDatabase()
         try setDefault(id, for: mimeTypes)
-        return Result(desktopFile: path, updatedDatabase: updated, databaseMessage: message)
+        return Result(desktopFile: path, updatedDatabase: updated, databaseMessage: message, portalMessage: nil)
     }
 
     /// Makes `id` the default for `mimeTypes` in the user's mimeapps.list.

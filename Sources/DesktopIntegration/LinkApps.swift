@@ -36,6 +36,23 @@ public struct LinkApps {
             schemes[scheme] = AppCheck.linkApp(entry)
         }
         var claims: [HTTPSClaim] = []
+        // The user's own claims first: on an equal prefix the user's choice wins over an app's.
+        for (id, prefixes) in (record?.claims ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let entry = database.entry(id) else {
+                problems.append(Problem(subject: id, reason: "your claims \(prefixes.joined(separator: " ")) are ignored: \(id) is not installed (linkctl claim remove PREFIX)"))
+                continue
+            }
+            if let why = AppCheck.problem(entry, named: true) {
+                problems.append(Problem(subject: id, reason: "your claims \(prefixes.joined(separator: " ")) are ignored: \(why)"))
+                continue
+            }
+            let app = AppCheck.linkApp(entry)
+            for text in prefixes {
+                do { claims.append(try HTTPSClaim.parse(text, app: app)) } catch {
+                    problems.append(Problem(subject: id, reason: error.message))
+                }
+            }
+        }
         for entry in claimingEntries() {
             if let why = AppCheck.problem(entry) {
                 problems.append(Problem(subject: entry.id, reason: "its claims \(entry.claims.joined(separator: " ")) are ignored: \(why)"))
@@ -54,7 +71,7 @@ public struct LinkApps {
         }
         let apps = AppDirectory(schemes: schemes, claims: claims, leftToBrowser: left)
         for (prefix, ids) in apps.conflicts {
-            problems.append(Problem(subject: prefix, reason: "claimed by \(ids.joined(separator: " and ")); \(ids[0]) gets its links (found first in the XDG data directories)"))
+            problems.append(Problem(subject: prefix, reason: "claimed by \(ids.joined(separator: " and ")); \(ids[0]) gets its links (claims made with linkctl claim add come first, then the XDG data directories' order)"))
         }
         return (apps, problems)
     }

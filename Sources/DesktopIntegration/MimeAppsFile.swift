@@ -21,7 +21,10 @@ public enum MimeAppsFile {
         }
         if let added = file.value(mimeType, in: "Added Associations") {
             let kept = KeyFile.list(added).filter { !ids.contains($0) }
-            if kept.isEmpty { file.remove(mimeType, in: "Added Associations") } else {
+            if kept.isEmpty {
+                file.remove(mimeType, in: "Added Associations")
+                file.removeGroupIfEmpty("Added Associations")
+            } else {
                 file.set(mimeType, to: kept.map { $0 + ";" }.joined(), in: "Added Associations")
             }
         }

@@ -113,6 +113,16 @@ public struct KeyFile: Sendable, Equatable {
         }
     }
 
+    /// Removes `group`'s header when no entry is left in it (comments stay).
+    /// A header at the end goes with the blank line `set` put before it, so
+    /// a group added and emptied again leaves the text as it was.
+    public mutating func removeGroupIfEmpty(_ group: String) {
+        guard entries(in: group).isEmpty, let i = lines.firstIndex(of: .group(group)) else { return }
+        lines.remove(at: i)
+        if i == lines.count, i > 0, lines[i - 1] == .other("") { lines.remove(at: i - 1) }
+        lines.removeAll { $0 == .group(group) }
+    }
+
     public var text: String {
         lines.map { line in
             switch line {
@@ -144,6 +154,11 @@ public struct KeyFile: Sendable, Equatable {
             }
         }
         return out
+    }
+
+    /// The `strings`-typed value of `items` (`a;b;c;`), a `;` inside one written `\;`.
+    public static func listValue(_ items: [String]) -> String {
+        items.map { String($0.flatMap { $0 == ";" ? ["\\", ";"] : [$0] }) + ";" }.joined()
     }
 
     /// A `strings`-typed value (`a;b;c;`), with `\;` kept as a literal `;`.

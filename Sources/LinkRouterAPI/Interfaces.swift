@@ -89,9 +89,9 @@ public enum Interfaces {
                 throw DBusError(name: DBusError.invalidArgs, message: "context \"\(key)\" must be a printable string of at most 1024 bytes")
             }
             switch key {
-            case "activation-token": context.activationToken = text
-            case "desktop-startup-id": context.desktopStartupID = text
-            default: throw DBusError(name: DBusError.invalidArgs, message: "unknown context \"\(key.prefix(64))\"; known: activation-token, desktop-startup-id")
+            case LinkIntake.activationTokenKey: context.activationToken = text
+            case LinkIntake.desktopStartupIDKey: context.desktopStartupID = text
+            default: throw DBusError(name: DBusError.invalidArgs, message: "unknown context \"\(key.prefix(64))\"; known: \(LinkIntake.activationTokenKey), \(LinkIntake.desktopStartupIDKey)")
             }
         }
         return context

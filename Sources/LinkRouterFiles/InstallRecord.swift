@@ -15,14 +15,30 @@ public struct InstallRecord: Sendable, Equatable {
     public var apps: [String: String]
     /// Hosts whose links always go to the browser, whatever an app claims.
     public var leftToBrowser: [String]
+    /// The user's own https claims (`linkctl claim add PREFIX --app ID`): app desktop id → prefixes,
+    /// for apps that ship none; ranked with the apps' `X-LinkRouter-Claims` by the same rule.
+    public var claims: [String: [String]]
+    /// MIME type → the ids `register` put under `[Removed Associations]` in the user's
+    /// mimeapps.list (so linkrouter is a scheme's only handler), and those it took out of
+    /// `[Added Associations]`: `uninstall` undoes exactly these.
+    public var removedAssociations: [String: [String]]
+    public var unaddedAssociations: [String: [String]]
+    /// MIME type → the OpenURI portal's remembered picks `register` forgot (`PortalChoices.Pick.recorded`).
+    public var portalPicks: [String: [String]]
 
     public init(browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = [], apps: [String: String] = [:],
-                leftToBrowser: [String] = []) {
+                leftToBrowser: [String] = [], claims: [String: [String]] = [:],
+                removedAssociations: [String: [String]] = [:], unaddedAssociations: [String: [String]] = [:],
+                portalPicks: [String: [String]] = [:]) {
         self.browser = browser
         self.previousDefaults = previousDefaults
         self.files = files
         self.apps = apps
         self.leftToBrowser = leftToBrowser
+        self.claims = claims
+        self.removedAssociations = removedAssociations
+        self.unaddedAssociations = unaddedAssociations
+        self.portalPicks = portalPicks
     }
 
     /// Notes a file linkrouter installed (once).
@@ -39,6 +55,10 @@ public struct InstallRecord: Sendable, Equatable {
         for (key, value) in file.entries(in: "Previous Defaults") { record.previousDefaults[key] = value }
         for (key, value) in file.entries(in: "Apps") where !value.isEmpty { record.apps[key] = value }
         record.leftToBrowser = file.value("LeaveToBrowser", in: "Install").map(KeyFile.list) ?? []
+        record.claims = lists(file, "Claims")
+        record.removedAssociations = lists(file, "Removed Associations")
+        record.unaddedAssociations = lists(file, "Unadded Associations")
+        record.portalPicks = lists(file, "Portal Picks")
         return record
     }
 
@@ -49,7 +69,21 @@ public struct InstallRecord: Sendable, Equatable {
         if !leftToBrowser.isEmpty { file.set("LeaveToBrowser", to: leftToBrowser.map { $0 + ";" }.joined(), in: "Install") }
         for key in previousDefaults.keys.sorted() { file.set(key, to: previousDefaults[key]!, in: "Previous Defaults") }
         for key in apps.keys.sorted() { file.set(key, to: apps[key]!, in: "Apps") }
+        for (group, lists) in [("Claims", claims), ("Removed Associations", removedAssociations), ("Unadded Associations", unaddedAssociations),
+                              ("Portal Picks", portalPicks)] {
+            for key in lists.keys.sorted() where !lists[key]!.isEmpty { file.set(key, to: KeyFile.listValue(lists[key]!), in: group) }
+        }
         return file.text
+    }
+
+    /// A group of `key=a;b;` lists.
+    static func lists(_ file: KeyFile, _ group: String) -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        for (key, value) in file.entries(in: group) {
+            let items = KeyFile.list(value)
+            if !items.isEmpty { out[key] = items }
+        }
+        return out
     }
 
     public func write(_ path: String) throws(SystemError) {

@@ -43,17 +43,16 @@ extension Daemon {
         case .dbus:
             let m = DBusMessage.methodCall(BusName(app.appID), ObjectPath(app.objectPath)!, "org.freedesktop.Application", "Open")
             var platform: [(String, DBusValue)] = []
-            if let t = context.activationToken { platform.append(("activation-token", .string(t))) }
-            if let t = context.desktopStartupID { platform.append(("desktop-startup-id", .string(t))) }
+            if let t = context.activationToken { platform.append((LinkIntake.activationTokenKey, .string(t))) }
+            if let t = context.desktopStartupID { platform.append((LinkIntake.desktopStartupIDKey, .string(t))) }
             do { try m.append(.stringArray([url]), .vardict(platform)) } catch {
                 throw RouterError(.internalError, "could not build the Open call for \(app.id): \(error.message)")
             }
-            // A custom-scheme link's caller waits for the app's answer, to hear why it failed. A web
-            // link's is answered now: if the app fails, the daemon opens the browser itself, and
-            // linkctl, which opens web links directly when the daemon seems hung, must not as well.
-            let isWeb = SchemeRule.isWebLink(url)
-            let caller = isWeb ? nil : call?.message
-            sendCall(m, timeoutMilliseconds: 30_000) { [weak self] result in
+            // The caller hears what became of the link once the app has answered: `delivered`, or, for
+            // a web link the app could not take, `passthrough` once the browser has it (linkctl waits
+            // longer than the app is given, LinkIntake).
+            let caller = call?.message
+            sendCall(m, timeoutMilliseconds: Int64(LinkIntake.appAnswerMilliseconds)) { [weak self] result in
                 self?.delivered(url, to: app, result: result, caller: caller)
             }
             return caller != nil

@@ -20,6 +20,8 @@ extension Daemon {
                 Log.warning("Installed handler \(id) runs \(program), which does not exist; run linkctl doctor")
             case .notDefault(let id, let mime, let current):
                 Log.warning("\(mime) is handled by \(current ?? "nothing"), not by linkrouter's \(id): those links will not reach linkrouterd; run linkctl doctor")
+            case .sharedWith(_, let mime, let others):
+                Log.warning("\(others.joined(separator: ", ")) also handle\(others.count == 1 ? "s" : "") \(mime): the OpenURI portal would ask which app opens each link and could hand a login's code to an app; run linkctl doctor")
             }
         }
     }

@@ -73,6 +73,27 @@ enum DoctorCommand {
                 out.append(Check(name: id, ok: false, detail: "its Exec runs \(program), which does not exist (stale)", fix: "\(inst.linkctl) install, or linkctl register again from the linkctl you use"))
             case .notDefault(let id, let mime, let current):
                 out.append(Check(name: mime, ok: false, detail: "handled by \(current ?? "nothing"), not \(id)", fix: "xdg-mime default \(id) \(mime)"))
+            case .sharedWith(_, let mime, let others):
+                let scheme = String(mime.dropFirst("x-scheme-handler/".count))
+                out.append(Check(name: mime, ok: false,
+                                 detail: "\(others.joined(separator: ", ")) can take it too: the OpenURI portal (Flatpak and Snap browsers) asks which app opens each link, and picking the app hands it a login's code",
+                                 fix: "linkctl register \(scheme) (makes linkrouter the only handler; deep links still reach the app)"))
+            }
+        }
+        // A pick the OpenURI portal remembers wins over the default: it must be linkrouter's.
+        if let portal = PortalChoices.onSessionBus() {
+            for path in ownFiles {
+                let id = FileSystem.baseName(path)
+                guard let text = try? FileSystem.readText(path) else { continue }
+                // For http(s) the portal always takes the default; only other schemes go by picks.
+                for mime in DesktopEntry(id: id, path: path, text: text).mimeTypes where !mime.hasSuffix("/http") && !mime.hasSuffix("/https") {
+                    guard let picks = try? portal.picks(for: mime) else { continue }
+                    for pick in picks where !pick.picked(id) {
+                        out.append(Check(name: mime, ok: false,
+                                         detail: "the OpenURI portal remembers \(pick.handler) as \(pick.requester.isEmpty ? "host apps'" : pick.requester + "'s") pick for it, which wins over linkrouter: that browser's login callbacks would go to \(pick.handler)",
+                                         fix: "linkctl register \(String(mime.dropFirst("x-scheme-handler/".count))) (forgets the pick)"))
+                    }
+                }
             }
         }
         // More than one linkrouter entry for one scheme, or ours not in the record.
@@ -99,7 +120,7 @@ enum DoctorCommand {
             out.append(Check(name: "app " + scheme, ok: true, detail: "\(scheme): links that are not login callbacks go to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))", fix: nil))
         }
         for claim in apps.claims {
-            out.append(Check(name: "claim " + claim.prefix, ok: true, detail: "claimed by \(claim.app.id)\(record?.browser == nil ? " (not in effect: linkrouter does not handle https; linkctl install --claim-https)" : "")", fix: nil))
+            out.append(Check(name: "claim " + claim.prefix, ok: true, detail: "claimed by \(claim.app.id)\(record?.claims[claim.app.id]?.contains(claim.prefix) == true ? " (your claim, linkctl claim add)" : "")\(record?.browser == nil ? " (not in effect: linkrouter does not handle https; linkctl install --claim-https)" : "")", fix: nil))
         }
         for p in problems {
             out.append(Check(name: "deep links " + p.subject, ok: false, detail: p.reason,

@@ -10,10 +10,11 @@ enum ExplainCommand {
         details: "", run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
-        let uri = args.operands[0]
+        let given = args.operands[0]
+        let uri = LinkIntake.restoringEncoding(given)
         var outcome: String
         var reason: String
-        if let problem = OpenCommand.refusal(uri) {
+        if let problem = LinkIntake.refusal(uri) {
             (outcome, reason) = ("refused", "linkctl itself refuses it: " + problem)
         } else {
             do {
@@ -30,6 +31,7 @@ enum ExplainCommand {
                 }
             }
         }
+        if uri != given { reason += " (the link as given had raw spaces or non-ASCII characters, a launcher's decoding; they were percent-encoded again: \(uri))" }
         if args.json {
             Output.json(.object([("url", .string(uri)), ("outcome", .string(outcome)), ("reason", .string(reason))]))
         } else {

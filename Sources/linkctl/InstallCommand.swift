@@ -39,7 +39,7 @@ enum InstallCommand {
         var record = InstallRecord.read(inst.recordPath) ?? InstallRecord()
         for host in args.all("leave-to-browser").map({ $0.lowercased() }) where !record.leftToBrowser.contains(host) { record.leftToBrowser.append(host) }
         let database = DesktopDatabase(directories: inst.directories)
-        let registration = HandlerRegistration(database: database, linkctl: inst.linkctl)
+        let registration = HandlerRegistration(database: database, linkctl: inst.linkctl, portal: .onSessionBus())
         var report: [(String, String)] = []
         do {
             try write(inst.serviceFilePath, Installation.serviceFile(bindir: inst.binDirectory), into: &record)
@@ -65,6 +65,7 @@ enum InstallCommand {
             }
             for scheme in args.all("scheme").map({ $0.lowercased() }) {
                 let r = try registration.registerScheme(scheme, recordingIn: &record)
+                for note in [r.databaseMessage, r.portalMessage].compactMap({ $0 }) { StandardStreams.err("linkctl: note: \(note)\n") }
                 report.append(("scheme", "\(scheme) → \(r.desktopFile)"))
             }
             try record.write(inst.recordPath)

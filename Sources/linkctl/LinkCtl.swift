@@ -12,7 +12,7 @@ enum LinkCtl {
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
         ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("sessions", { SessionsCommand.spec }), ("cancel", { CancelCommand.spec }),
-        ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }),
+        ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
         ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),
     ]
 

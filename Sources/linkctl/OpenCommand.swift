@@ -14,8 +14,10 @@ enum OpenCommand {
         operands: "URI", operandCount: 1...1, options: [],
         details: """
             This is what linkrouter's desktop files run on every link click. It prints what became of
-            the link: completed, failed or resumed (a login callback), delivered or launched (handed to
-            the app that owns it), passthrough (to the browser), or queued (no daemon was reachable).
+            the link: completed, failed or resumed (a login callback), delivered or launched (the app
+            that owns it took it, or was started with it), passthrough (to the browser), or queued (no
+            daemon was reachable). Spaces and non-ASCII characters a launcher decoded on the way (KDE
+            turns %20 into a space) are percent-encoded again first; nothing else is changed.
             Exit status 0 for all of these, 1 when the daemon refused it or its app could not take it,
             64 when the argument is not one absolute URL with a scheme linkrouter handles (http, https,
             or a reverse-domain scheme).
@@ -23,8 +25,9 @@ enum OpenCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
-        let uri = args.operands[0]
-        if let problem = refusal(uri) {
+        // What a launcher decoded on the way (KDE: `%20` → space, UTF-8 escapes → characters) is put back first.
+        let uri = LinkIntake.restoringEncoding(args.operands[0])
+        if let problem = LinkIntake.refusal(uri) {
             Output.error(problem)
             return ExitCode.usage
         }
@@ -35,15 +38,14 @@ enum OpenCommand {
         }
         // The click's activation token, for the app's window to take focus (xdg-activation, startup notification).
         var context: [(String, DBusValue)] = []
-        if let t = Environment.nonEmpty("XDG_ACTIVATION_TOKEN") { context.append(("activation-token", .string(t))) }
-        if let t = Environment.nonEmpty("DESKTOP_STARTUP_ID") { context.append(("desktop-startup-id", .string(t))) }
+        if let t = Environment.nonEmpty("XDG_ACTIVATION_TOKEN") { context.append((LinkIntake.activationTokenKey, .string(t))) }
+        if let t = Environment.nonEmpty("DESKTOP_STARTUP_ID") { context.append((LinkIntake.desktopStartupIDKey, .string(t))) }
         do {
             let client = try DaemonClient.connect()
-            // A custom-scheme link may wait for its app to start (D-Bus activation: the daemon gives it 30 s);
-            // a web link is answered at once, or linkctl opens it in the browser itself.
+            // Any link may wait for its app to start (D-Bus activation): the answer says what became of it.
             // RouteLink only when there is a context to carry: `Route` is the same call without one,
             // and building an empty a{sv} costs linkctl ~40 k instructions on every click.
-            let timeout: Int32 = isWeb ? 1500 : 35_000
+            let timeout = LinkIntake.clientWaitMilliseconds
             let outcome = context.isEmpty ? try client.call("Route", [.string(uri)], timeoutMilliseconds: timeout)
                                           : try client.call("RouteLink", [.string(uri), .vardict(context)], timeoutMilliseconds: timeout)
             Output.line(outcome.first?.stringValue ?? "")
@@ -54,22 +56,6 @@ enum OpenCommand {
             Output.error(error.text)
             return ExitCode.refused
         }
-    }
-
-    /// Why `uri` is not something `open` takes, or nil (threat model U5, U10).
-    static func refusal(_ uri: String) -> String? {
-        if uri.isEmpty { return "open needs one URL; got an empty argument" }
-        if uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            return "the URL contains a control character (NUL, newline, tab…); refusing it"
-        }
-        guard let parsed = try? URIReference.split(uri) else {
-            return "\"\(uri.prefix(80))\" is not an absolute URL (it has no scheme); open takes exactly one absolute URL"
-        }
-        let scheme = parsed.normalizedScheme
-        guard SchemeRule.isRouted(scheme) else {
-            return "linkrouter does not handle \"\(scheme):\" links; it routes http, https and reverse-domain schemes such as com.example.app"
-        }
-        return nil
     }
 
     /// No daemon: a callback waits in the inbox for the daemon to start.

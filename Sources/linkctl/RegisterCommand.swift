@@ -23,7 +23,10 @@ enum RegisterCommand {
             default for x-scheme-handler/SCHEME in $XDG_CONFIG_HOME/mimeapps.list. Login
             callbacks go to the app that began the login; every other link of the scheme goes
             to the app: --app, else the scheme's default before linkrouter, else the one
-            desktop entry that declares it (MimeType=x-scheme-handler/SCHEME;).
+            desktop entry that declares it (MimeType=x-scheme-handler/SCHEME;). Every other entry
+            that declares the scheme gets a [Removed Associations] line there, so linkrouter is its
+            only handler and no "Open With…" chooser (the OpenURI portal's) can offer a login's code
+            to an app; uninstall puts back exactly what was there.
             """,
         run: run)
 
@@ -34,7 +37,7 @@ enum RegisterCommand {
         }
         let installation = LinkCtl.installation()
         let database = DesktopDatabase(directories: installation.directories)
-        let registration = HandlerRegistration(database: database, linkctl: installation.linkctl)
+        let registration = HandlerRegistration(database: database, linkctl: installation.linkctl, portal: .onSessionBus())
         let id = OwnEntries.id(forScheme: scheme)
         let mime = "x-scheme-handler/" + scheme
         var record = InstallRecord.read(installation.recordPath) ?? InstallRecord()
@@ -50,7 +53,7 @@ enum RegisterCommand {
             record.apps[scheme] = app
             let result = try registration.registerScheme(scheme, recordingIn: &record)
             try record.write(installation.recordPath)
-            if let note = result.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }
+            for note in [result.databaseMessage, result.portalMessage].compactMap({ $0 }) { StandardStreams.err("linkctl: note: \(note)\n") }
             let appText = app ?? "none: its deep links are refused until one is named (linkctl register \(scheme) --app APP.desktop)"
             if args.json {
                 Output.json(.object([("scheme", .string(scheme)), ("desktop_file", .string(result.desktopFile)), ("desktop_id", .string(id)),

@@ -1,4 +1,6 @@
+import DBusKit
 import DesktopIntegration
+import Freedesktop
 import LinkRouterFiles
 import SystemKit
 
@@ -28,6 +30,24 @@ enum UninstallCommand {
                 }
                 try MimeAppsFile.restore(mime, to: previous, in: database.userMimeAppsList, removing: ownIDs)
                 restored.append(mime)
+            }
+            // The other handlers `register` took out of each scheme's list come back, exactly those.
+            for mime in Set(record.removedAssociations.keys).union(record.unaddedAssociations.keys).sorted() {
+                let list = database.userMimeAppsList
+                try FileSystem.writeAtomically(list, text: MimeApps.restoringAssociations(
+                    removed: record.removedAssociations[mime] ?? [], unadded: record.unaddedAssociations[mime] ?? [], for: mime,
+                    in: try? FileSystem.readText(list)), permissions: 0o644)
+                if !restored.contains(mime) { restored.append(mime) }
+            }
+            // The portal's remembered picks `register` forgot, as they were.
+            if !record.portalPicks.isEmpty, let portal = PortalChoices.onSessionBus() {
+                for (mime, picks) in record.portalPicks.sorted(by: { $0.key < $1.key }) {
+                    for pick in picks.compactMap(PortalChoices.Pick.init(recorded:)) {
+                        do throws(DBusError) { try portal.restore(pick, for: mime) } catch {
+                            StandardStreams.err("linkctl: note: could not give the OpenURI portal back its pick \(pick.handler) for \(mime): \(error.message)\n")
+                        }
+                    }
+                }
             }
             for path in record.files where FileSystem.status(path) != nil {
                 try FileSystem.remove(path)

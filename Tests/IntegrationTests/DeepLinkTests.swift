@@ -168,8 +168,26 @@ struct DeepLinkTests {
             """, permissions: 0o644)
         try h.desktop.addBrowser(Harness.browser)
         #expect(try h.desktop.linkctl("install", "--claim-https").status == 0)
-        #expect(try h.desktop.xdgOpen("https://example.com/app/x").status == 0)
+        // What the click hears says what happened: the browser took it, not the app.
+        let web = try h.desktop.xdgOpen("https://example.com/app/x")
+        #expect(web.status == 0 && web.text == "passthrough\n", "\(web.text) \(web.errorText)")
+        #expect(try h.app.counter("browsers_started") == 1, "started before the click was answered")
         #expect(h.desktop.waitForBrowser(Harness.browser) == ["https://example.com/app/x"])
+        #expect(app.opened().isEmpty)
+    }
+
+    @Test("delivered means delivered: a claimed https link answers only once the app's Open returned")
+    func deliveredMeansDelivered() throws {
+        let h = try Harness(register: false, activation: true)
+        try h.desktop.addBrowser(Harness.browser)
+        let app = try TestApp.gapplication(h.desktop, bus: h.bus, schemes: [], claims: ["https://example.com/app/"])
+        #expect(try h.desktop.linkctl("install", "--claim-https").status == 0)
+        let r = try h.desktop.xdgOpen("https://example.com/app/orders/7")
+        #expect(r.status == 0 && r.text == "delivered\n", "\(r.text) \(r.errorText)")
+        // No waiting: the app had it when the click was answered.
+        #expect(app.opened() == ["https://example.com/app/orders/7"])
+        #expect(try h.app.counter("apps_delivered") == 1)
+        #expect(h.desktop.invocations(Harness.browser).isEmpty)
     }
 
     @Test("register --app: a missing binary, odd field codes, linkrouter itself and a forwarder are refused with the reason", arguments: [
