@@ -40,8 +40,8 @@ let package = Package(
         .target(name: "JOSE", dependencies: ["Crypto", "JSONKit", "LinkRouterCore"]),
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
-        // The daemon's HTTPS client (discovery, JWKS, token endpoint); LinkRouterAPI for the version in User-Agent.
-        .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit", "LinkRouterAPI"]),
+        // The daemon's HTTPS client (discovery, JWKS, token endpoint); its caller names it in User-Agent.
+        .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit"]),
         // Discovery, the token endpoint and ID-token verification (OpenID Connect), over HTTPKit and JOSE.
         .target(name: "OpenIDConnect", dependencies: ["HTTPKit", "JOSE", "JSONKit", "Crypto", "LinkRouterCore", "SystemKit"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.

@@ -1,5 +1,4 @@
 internal import CCurl
-import LinkRouterAPI
 import SystemKit
 
 /// The daemon's HTTPS client, for OpenID Connect discovery, JWKS and the token
@@ -11,7 +10,7 @@ import SystemKit
 /// https only, except http to a loopback host; TLS 1.2 or later with the
 /// certificate and host name always verified; no redirects followed, no
 /// cookies, no `.netrc`, no compression; size and time limits on every request;
-/// `User-Agent: linkrouter/<version>`; `CURLOPT_NOSIGNAL` (no SIGALRM around name lookups).
+/// the caller's `User-Agent` (`linkrouterd/<version>`); `CURLOPT_NOSIGNAL` (no SIGALRM around name lookups).
 ///
 /// Proxies: libcurl's own reading of `https_proxy` (or `HTTPS_PROXY`),
 /// `all_proxy` and `no_proxy` applies; `http_proxy` never matters, since plain
@@ -37,7 +36,8 @@ public final class HTTPClient {
         let value: UInt64
     }
 
-    public static let userAgent = "linkrouter/" + API.version
+    /// What every request says it comes from (`product/version`), given by the program using the client.
+    public let userAgent: String
 
     /// `$SSL_CERT_FILE`: a test CA in place of the system's (see `init`).
     public static var environmentCAFile: String? { Environment.nonEmpty("SSL_CERT_FILE") }
@@ -63,12 +63,12 @@ public final class HTTPClient {
     /// way to turn verification off. Throws `.unavailable` when libcurl cannot
     /// be used; the first client loads it, after removing `SSLKEYLOGFILE` from
     /// the environment so that libcurl never writes TLS secrets (see `LibCurl`).
-    public convenience init(loop: EventLoop, caFile: String? = HTTPClient.environmentCAFile) throws(HTTPError) {
-        try self.init(loop: loop, caFile: caFile, library: LibCurl.shared)
+    public convenience init(loop: EventLoop, userAgent: String, caFile: String? = HTTPClient.environmentCAFile) throws(HTTPError) {
+        try self.init(loop: loop, userAgent: userAgent, caFile: caFile, library: LibCurl.shared)
     }
 
     /// A client on `library`, for tests to give one that failed to load.
-    init(loop: EventLoop, caFile: String?, library: Result<LibCurl, HTTPError>) throws(HTTPError) {
+    init(loop: EventLoop, userAgent: String, caFile: String?, library: Result<LibCurl, HTTPError>) throws(HTTPError) {
         let curl = try library.get()
         guard let multi = lr_curl_multi_init(curl.fn) else {
             throw HTTPError(.internal, host: "", "libcurl could not create its multi handle (out of memory)")
@@ -80,6 +80,7 @@ public final class HTTPClient {
         self.curl = curl
         self.loop = loop
         self.caFile = caFile
+        self.userAgent = userAgent
         self.multi = multi
         self.share = share
         for data in [CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_DNS] {
@@ -115,7 +116,7 @@ public final class HTTPClient {
         let id = RequestID(value: nextID)
         nextID += 1
         do throws(HTTPError) {
-            let transfer = try Transfer.make(request: request, curl: curl, share: share, caFile: caFile, completion: completion)
+            let transfer = try Transfer.make(request: request, curl: curl, share: share, caFile: caFile, userAgent: userAgent, completion: completion)
             transfers[id] = transfer
             idByHandle[transfer.easy] = id
             // Adding only arms libcurl's timer (the timer callback); the transfer starts from the loop.

@@ -3,7 +3,7 @@ internal import CCurl
 /// The easy-handle options: the client's policy, set on every transfer.
 extension Transfer {
     /// A configured transfer for `request`, or why it may not start.
-    static func make(request: HTTPRequest, curl: LibCurl, share: UnsafeMutableRawPointer, caFile: String?,
+    static func make(request: HTTPRequest, curl: LibCurl, share: UnsafeMutableRawPointer, caFile: String?, userAgent: String,
                      completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void) throws(HTTPError) -> Transfer {
         guard let url = CurlURL(request.url, curl: curl) else {
             throw HTTPError(.refusedURL, host: "", "refused a request: its URL is not an absolute http(s) URL libcurl can parse")
@@ -23,11 +23,11 @@ extension Transfer {
         }
         guard let easy = lr_curl_easy_init(curl.fn) else { throw HTTPError(.internal, host: url.authority, "libcurl could not create a transfer (out of memory)") }
         let transfer = Transfer(curl: curl, easy: easy, url: url, request: request, caFile: caFile, completion: completion)
-        try transfer.configure(allowance: allowance, share: share)
+        try transfer.configure(allowance: allowance, share: share, userAgent: userAgent)
         return transfer
     }
 
-    private func configure(allowance: RequestPolicy.Allowance, share: UnsafeMutableRawPointer) throws(HTTPError) {
+    private func configure(allowance: RequestPolicy.Allowance, share: UnsafeMutableRawPointer, userAgent: String) throws(HTTPError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_CURLU, pointer: UnsafeRawPointer(url.handle))
         try set(CURLOPT_SHARE, pointer: share)
@@ -54,7 +54,7 @@ extension Transfer {
         if allowance.direct { try set(CURLOPT_NOPROXY, "*") }
         try set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         try set(CURLOPT_NETRC, Int(CURL_NETRC_IGNORED.rawValue))
-        try set(CURLOPT_USERAGENT, HTTPClient.userAgent)
+        try set(CURLOPT_USERAGENT, userAgent)
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds)
         try set(CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMilliseconds)
         // Refuses early on a Content-Length over the limit; the write callback catches the rest (0 would mean no limit).

@@ -15,9 +15,9 @@ public enum API {
     /// linkrouterd's, linkctl's and the `Version` property's.
     public static let version = "0.1.0"
 
-    public static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
-    public static let introspectableInterface: InterfaceName = "org.freedesktop.DBus.Introspectable"
-    public static let peerInterface: InterfaceName = "org.freedesktop.DBus.Peer"
+    public static let propertiesInterface = StandardInterfaces.propertiesName
+    public static let introspectableInterface = StandardInterfaces.introspectableName
+    public static let peerInterface = StandardInterfaces.peerName
 
     /// A session's object path: `sessionsPath` and its id (always a valid element).
     public static func path(of id: SessionID) -> ObjectPath {

@@ -1,4 +1,4 @@
-import DBusKit
+public import DBusKit
 public import LinkRouterCore
 
 /// linkrouter's interfaces and the standard ones every object carries.
@@ -67,18 +67,16 @@ public enum Interfaces {
         ],
         properties: [
             .init("Status", "s", .emits) { .string($1.status.rawValue) },
-            .init("RedirectUri", "s", .const) { .string($1.redirect.string) },
-            .init("AppCallbackUri", "s", .const) { .string($1.appCallback?.string ?? "") },
+            .init("RedirectUri", "s", .const) { .string($1.code.redirect.string) },
+            .init("AppCallbackUri", "s", .const) { .string($1.code.appCallback?.string ?? "") },
             .init("ExpiresAt", "t", .const) { .uint64(UInt64(max(0, $1.expiresAt))) },
-            .init("Browser", "s", .const) { .string($1.browser ?? "") },
+            .init("Browser", "s", .const) { .string($1.code.browser ?? "") },
+            .init("OwnerApp", "s", .unsignalled) { .string($1.owner?.app.label ?? "") },
         ])
 
     public static let manager = managerTable.description
     public static let session = sessionTable.description
 
-    /// Every interface of the manager object, and of a session object.
-    public static let onManager = standard + [manager]
-    public static let onSession = standard + [session]
 
     /// `RouteLink`'s context: `activation-token` and `desktop-startup-id` (s),
     /// as in `org.freedesktop.Application`'s platform data; nothing else.
@@ -101,36 +99,11 @@ public enum Interfaces {
     static func sessionList(_ sessions: [Session], withOwner: Bool) -> DBusValue {
         let type: DBusSignature = withOwner ? "(osss)" : "(oss)"
         return .array(element: type, sessions.map { s in
-            var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.redirect.string)]
-            if withOwner { fields.append(.string(s.owner ?? "")) }
+            var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.code.redirect.string)]
+            if withOwner { fields.append(.string(s.ownerName ?? "")) }
             return .structure(fields)
         })
     }
 
-    public static let properties = InterfaceDescription(
-        name: API.propertiesInterface.rawValue,
-        methods: [
-            .init(name: "Get", input: [A("interface_name", "s"), A("property_name", "s")], output: [A("value", "v")]),
-            .init(name: "GetAll", input: [A("interface_name", "s")], output: [A("properties", "a{sv}")]),
-            .init(name: "Set", input: [A("interface_name", "s"), A("property_name", "s"), A("value", "v")], output: []),
-        ],
-        signals: [
-            .init(name: "PropertiesChanged", arguments: [A("interface_name", "s"), A("changed_properties", "a{sv}"), A("invalidated_properties", "as")]),
-        ],
-        properties: [])
 
-    public static let introspectable = InterfaceDescription(
-        name: API.introspectableInterface.rawValue,
-        methods: [.init(name: "Introspect", input: [], output: [A("xml_data", "s")])],
-        signals: [], properties: [])
-
-    public static let peer = InterfaceDescription(
-        name: API.peerInterface.rawValue,
-        methods: [
-            .init(name: "Ping", input: [], output: []),
-            .init(name: "GetMachineId", input: [], output: [A("machine_uuid", "s")]),
-        ],
-        signals: [], properties: [])
-
-    public static let standard = [peer, introspectable, properties]
 }

@@ -1,47 +1,10 @@
-import LinkRouterCore
+import DBusKit
 
-/// Renders introspection XML (the D-Bus spec's "Introspection Data Format").
+/// linkrouter's objects as introspection shows them (docs/dbus-api.md has the same XML; a test keeps them equal).
 public enum Introspection {
-    public static let doctype = """
-        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-        """
-
-    public static func xml(interfaces: [InterfaceDescription], children: [String]) -> String {
-        var out = doctype + "\n<node>\n"
-        for i in interfaces { out += render(i) }
-        for c in children { out += "  <node name=\"\(c)\"/>\n" }
-        return out + "</node>\n"
-    }
-
-    /// The manager object's XML, as docs/dbus-api.md shows it.
-    public static var manager: String { xml(interfaces: Interfaces.standard + [Interfaces.manager], children: ["sessions"]) }
+    /// The manager object's XML.
+    public static var manager: String { IntrospectionXML.xml(interfaces: StandardInterfaces.all + [Interfaces.manager], children: ["sessions"]) }
 
     /// A session object's XML.
-    public static var session: String { xml(interfaces: Interfaces.standard + [Interfaces.session], children: []) }
-
-    static func render(_ i: InterfaceDescription) -> String {
-        var out = "  <interface name=\"\(i.name)\">\n"
-        for m in i.methods {
-            if m.input.isEmpty && m.output.isEmpty {
-                out += "    <method name=\"\(m.name)\"/>\n"
-                continue
-            }
-            out += "    <method name=\"\(m.name)\">\n"
-            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"in\"/>\n" }
-            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"out\"/>\n" }
-            out += "    </method>\n"
-        }
-        for s in i.signals {
-            out += "    <signal name=\"\(s.name)\">\n"
-            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\"/>\n" }
-            out += "    </signal>\n"
-        }
-        for p in i.properties {
-            out += "    <property name=\"\(p.name)\" type=\"\(Markup.escape(p.type))\" access=\"read\">\n"
-            out += "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changes.rawValue)\"/>\n"
-            out += "    </property>\n"
-        }
-        return out + "  </interface>\n"
-    }
+    public static var session: String { IntrospectionXML.xml(interfaces: StandardInterfaces.all + [Interfaces.session], children: []) }
 }

@@ -5,7 +5,7 @@ public enum ResumePolicy {
     /// https only, no userinfo, on the authorization endpoint's origin or on a
     /// host the session named in `resume_hosts` (default port), under
     /// `resume_path_prefix` when one was given. Returns the URL to open.
-    public static func check(_ text: String, for session: Session, maxLength: Int) throws(RouterError) -> String {
+    public static func check(_ text: String, for session: CodeFlow, maxLength: Int) throws(RouterError) -> String {
         let uri: URIReference
         do { uri = try URIReference.strict(text, maxLength: maxLength) } catch {
             throw RouterError(.resumeRefused, "resume_uri is not a valid URI (\(error.message)); nothing was opened")

@@ -1,6 +1,6 @@
 /// The events no app asks for: time passing, a client leaving the bus, the
-/// daemon starting over its store. Nobody waits for their reply, so a failed
-/// write is logged and the change kept in memory (`.keepInMemory`).
+/// daemon starting over its store and stopping. Nobody waits for their
+/// reply, so a failed write is logged and the change kept in memory (`.keepInMemory`).
 extension Router {
     /// A queued deadline came due: the session expires, or is purged, or
     /// nothing happens because its deadline has moved since it was queued.
@@ -8,8 +8,11 @@ extension Router {
         guard let s = session(id), now >= deadline(of: s) else { return Transition() }
         if !s.status.isFinished {
             let expired = s.finished(.expired, failure: SessionFailure(code: .expired, message: "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"), now: now)
-            return Transition(changes: [.update(expired)], ifWriteFails: .keepInMemory,
-                              effects: finishing(expired) + [.log(LogLine(.info, "\(s.logTag) expired"))])
+            var t = finishing(expired)
+            t.changes = [.update(expired)]
+            t.ifWriteFails = .keepInMemory
+            t.effects.append(.log(LogLine(.info, "\(s.logTag) expired")))
+            return t
         }
         // A result nobody acknowledged is let go once the grace period has passed.
         if s.holdsResult {
@@ -18,22 +21,52 @@ extension Router {
                               effects: [.scheduleDeadline(id, at: deadline(of: released)), .checkpoint,
                                         .log(LogLine(.info, "\(s.logTag): its result was not acknowledged within \(limits.gracePeriod) s; code and verifier wiped"))])
         }
-        // Its last trace goes, and its object leaves the bus.
-        return Transition(changes: [.remove(id)], ifWriteFails: .keepInMemory,
-                          effects: [.closeListener(id), .answerWaiters(id), .checkpoint])
+        // Its last trace goes, and its object leaves the bus; a `Wait` still held hears it is gone.
+        var t = answeringWaits(of: id, with: .failure(RouterError(.unknownSession, "the session was purged")))
+        t.changes = [.remove(id)]
+        t.ifWriteFails = .keepInMemory
+        t.effects = [.closeListener(id)] + t.effects + [.checkpoint]
+        return t
     }
 
-    /// The owner's connection left the bus (threat model D2): its waits are
-    /// dropped; a session with a claim token is parked for its owner to
-    /// claim again; any other is cancelled, and a result it held is wiped.
+    /// The owner's connection left the bus (threat model D2): its held calls
+    /// are dropped, and what it asked for goes on for nobody; a session with a
+    /// claim token is parked for its owner to claim again; any other is
+    /// cancelled, and a result it held is wiped.
     public func ownerGone(_ name: String, now: Int64) -> Transition {
-        var t = Transition(ifWriteFails: .keepInMemory, effects: [.dropWaits(of: name)])
+        var t = Transition(ifWriteFails: .keepInMemory)
+        var dropped: Set<OperationID> = []
+        for (op, pending) in operations.sorted(by: { $0.key < $1.key }) where pending.caller == name {
+            if pending.holdsCall { t.effects.append(.forget(op)) }
+            t.core.append(.finish(op))
+            dropped.insert(op)
+            if case .wait(_, _, _, let timer?) = pending {
+                t.effects.append(.cancel(timer))
+                t.core.append(.finish(timer))
+                dropped.insert(timer)
+            }
+            if case .begin(let b) = pending {
+                // A loopback listener may already be bound for the session that will not be.
+                if case .success(let secrets) = b.inputs.secrets { t.effects.append(.closeListener(secrets.id)) }
+                t.effects.append(.log(LogLine(.info, "\(name) left the bus while its BeginSession waited; nothing was begun")))
+            }
+        }
+        if callers[name] != nil { t.core.append(.caller(name, nil)) }
         for s in sessionsLeft(by: name, now: now) {
             t.changes.append(.update(s))
             if s.claimTokenDigest != nil {
                 t.effects.append(.log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is parked for Claim")))
             } else if session(s.id)?.status.isFinished == false {
-                t.effects += finishing(s) + [.log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is cancelled"))]
+                // The waits it held are dropped above; any other caller's still hear.
+                let f = finishing(s)
+                t.effects += f.effects.filter { e in
+                    switch e {
+                    case .answer(let op, _), .cancel(let op): return !dropped.contains(op)
+                    default: return true
+                    }
+                }
+                t.core += f.core.filter { if case .finish(let op) = $0 { !dropped.contains(op) } else { true } }
+                t.effects.append(.log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is cancelled")))
             }
         }
         if !t.changes.isEmpty { t.effects.append(.checkpoint) }
@@ -43,7 +76,7 @@ extension Router {
     /// The sessions `name` owned, as they are once it has gone.
     private func sessionsLeft(by name: String, now: Int64) -> [Session] {
         guard ownsSessions(name) else { return [] }
-        return all.filter { $0.owner == name }.map { s in
+        return all.filter { $0.ownerName == name }.map { s in
             var t = s
             t.owner = nil
             guard s.claimTokenDigest == nil else { return t }
@@ -54,44 +87,70 @@ extension Router {
         }
     }
 
-    /// One row of the store as it comes back at start: taken in at once,
-    /// expired first when the wall clock cannot be right (threat model P5).
-    public mutating func restore(_ stored: Session, now: Int64) {
-        var s = stored
-        if !s.status.isFinished && (s.createdAt > now + 300 || s.expiresAt - s.createdAt > Int64(limits.maxTTL)) {
-            s = Session.expiredForClock(s, now: now)
+    /// Start-up: the rows of the store come back, expired first when the wall
+    /// clock cannot be right (threat model P5); then the daemon asks the bus
+    /// who is still on it (`busNames`), and `completed` settles the owners
+    /// that left, the listeners and the deadlines.
+    public func restore(_ stored: [Session], previousBusID: String?, now: Int64) -> Transition {
+        var t = Transition(ifWriteFails: .keepInMemory)
+        t.changes.reserveCapacity(stored.count)
+        for var s in stored {
+            if !s.status.isFinished && (s.createdAt > now + 300 || s.expiresAt - s.createdAt > Int64(limits.maxTTL)) {
+                s = Session.expiredForClock(s, now: now)
+            }
+            t.changes.append(.restore(s))
         }
-        insert(s)
+        var ids = newOperationIDs
+        let op = ids.take()
+        t.core = [.track(op, .restore(previousBusID: previousBusID))]
+        t.effects = [.start(op, .busNames)]
+        return t
     }
 
-    /// Every row is back: owners that are gone get their sessions parked or
-    /// cancelled (as `ownerGone` would, but no one is listening yet), the
-    /// loopback sessions listen again, and every session's deadline is queued.
-    public func restored(ownersGone: some Sequence<String>, now: Int64) -> Transition {
+    /// Every row is back and the bus has said who is on it: owners that are
+    /// gone get their sessions parked or cancelled (as `ownerGone` would, but
+    /// no one is listening yet), the loopback sessions listen again, every
+    /// session's deadline is queued, and the daemon starts serving.
+    func restored(previousBusID: String?, bus: BusSnapshot?, now: Int64) -> Transition {
         var t = Transition(ifWriteFails: .keepInMemory)
+        // Unique names are reused by a new bus: sessions of another bus keep no owner.
+        let sameBus = bus != nil && bus?.id == previousBusID
+        var gone: Set<String> = []
+        for s in all { if let o = s.ownerName, !sameBus || !(bus?.names.contains(o) ?? false) { gone.insert(o) } }
         var changed: [SessionID: Session] = [:]
-        for name in ownersGone {
+        for name in gone {
             for s in sessionsLeft(by: name, now: now) {
                 changed[s.id] = s
                 t.changes.append(.update(s))
             }
         }
+        var ids = newOperationIDs
         for s in all {
             var current = changed[s.id] ?? s
             // Tokens are never stored: a result that held them is gone with the old process.
-            if current.exchange != nil && current.holdsResult {
+            if current.code.exchange != nil && current.holdsResult {
                 current = current.finished(.failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"), now: now).wiped()
                 changed[s.id] = current
                 t.changes.append(.update(current))
             }
-            if current.status == .exchanging { t.effects.append(.exchangeCode(s.id)) }
-            if !current.status.isFinished && current.redirect.style == .loopback { t.effects.append(.listen(s.id)) }
+            if current.status == .exchanging {
+                let op = ids.take()
+                t.core.append(.track(op, .redeem(s.id)))
+                t.effects.append(.start(op, redeem(current)))
+            }
+            if !current.status.isFinished, current.code.redirect.style == .loopback, let binding = current.code.redirect.loopbackBinding {
+                let op = ids.take()
+                t.core.append(.track(op, .relisten(s.id)))
+                t.effects.append(.start(op, .listen(s.id, binding, path: current.code.redirect.uri.path)))
+            }
             t.effects.append(.scheduleDeadline(s.id, at: deadline(of: current)))
         }
         if count > 0 {
             let pending = all.filter { !(changed[$0.id] ?? $0).status.isFinished }.count
             t.effects.append(.log(LogLine(.notice, "Restored \(count) sessions (\(pending) pending)")))
         }
+        if let bus { t.effects.append(.recordBusID(bus.id)) }
+        t.effects.append(.serve)
         return t
     }
 
@@ -99,8 +158,11 @@ extension Router {
     public func listenerFailed(_ id: SessionID, reason: String, now: Int64) -> Transition {
         guard let s = session(id), !s.status.isFinished else { return Transition() }
         let failed = Session.failedListener(s, reason: reason, now: now)
-        return Transition(changes: [.update(failed)], ifWriteFails: .keepInMemory,
-                          effects: finishing(failed) + [.log(LogLine(.warning, "Could not listen again for \(s.logTag): \(reason); the session failed"))])
+        var t = finishing(failed)
+        t.changes = [.update(failed)]
+        t.ifWriteFails = .keepInMemory
+        t.effects.append(.log(LogLine(.warning, "Could not listen again for \(s.logTag): \(reason); the session failed")))
+        return t
     }
 
     /// The browser that began an app-to-app login could not take `resume_uri`
@@ -110,8 +172,21 @@ extension Router {
     public func resumeBrowserFailed(_ id: SessionID, reason: String, now: Int64) -> Transition {
         guard let s = session(id), !s.status.isFinished else { return Transition() }
         let failed = Session.failedResume(s, reason: reason, now: now)
-        return Transition(changes: [.update(failed)], ifWriteFails: .keepInMemory,
-                          effects: finishing(failed) + [.log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed"))])
+        var t = finishing(failed)
+        t.changes = [.update(failed)]
+        t.ifWriteFails = .keepInMemory
+        t.effects.append(.log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed")))
+        return t
+    }
+
+    /// A fallible effect failed and its transition was undone: what follows.
+    /// Only one failure has consequences of its own: `resume_uri` that the
+    /// browser which began the login could not take (`resumeBrowserFailed`).
+    public func effectFailed(_ effect: Effect, sessions: [SessionID], error: RouterError, now: Int64) -> Transition {
+        if case .openBrowser(_, .sameAs) = effect, error.code == .browserFailed, let id = sessions.first {
+            return resumeBrowserFailed(id, reason: error.message, now: now)
+        }
+        return Transition()
     }
 
     /// The token endpoint answered and every check ran: the session completes
@@ -124,7 +199,7 @@ extension Router {
         switch outcome {
         case .success(let tokens):
             done = s.finished(.completed, failure: nil, now: now)
-            done.codeVerifier = nil
+            done.code.codeVerifier = nil
             if var r = done.result {
                 r.code = ""
                 r.codeVerifier = nil
@@ -135,7 +210,27 @@ extension Router {
             done = s.finished(.failed, failure: failure, now: now).wiped()
         }
         let what = done.status == .completed ? "tokens" : "failed: \(done.failure?.message ?? "")"
-        return Transition(changes: [.update(done)], ifWriteFails: .keepInMemory,
-                          effects: finishing(done) + [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "Code exchange for \(s.logTag): \(what)"))])
+        var t = finishing(done)
+        t.changes = [.update(done)]
+        t.ifWriteFails = .keepInMemory
+        t.effects += [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "Code exchange for \(s.logTag): \(what)"))]
+        return t
+    }
+
+    /// The daemon is stopping: every held call hears why (a `Wait` that it may
+    /// wait again once the daemon is back), and nothing else changes.
+    public func stopping() -> Transition {
+        var t = Transition(ifWriteFails: .keepInMemory)
+        for (op, pending) in operations.sorted(by: { $0.key < $1.key }) where pending.holdsCall {
+            let e: RouterError
+            if case .wait = pending {
+                e = RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back")
+            } else {
+                e = RouterError(.internalError, "linkrouterd is stopping; try again once it is back")
+            }
+            t.effects.append(.answer(op, .refused(e)))
+            t.core.append(.finish(op))
+        }
+        return t
     }
 }

@@ -12,18 +12,24 @@ extension Router {
     /// transition out. `via` says where the link came from, for the log.
     /// `apps` says which app takes the links that are not callbacks (asked
     /// for only when a link is not one: finding out reads the desktop's files);
-    /// `context` is what came with the click (an activation token).
+    /// `context` is what came with the click (an activation token). `answers`
+    /// is false when no caller waits for the outcome (a queued link, a loopback request).
     public func route(_ text: String, source: RouteSource, via: String, apps: @autoclosure () -> AppDirectory = .empty,
-                      context: ActivationContext = .none, now: Int64) -> Transition {
-        transition(for: decide(text, source: source, apps: apps(), now: now), link: text, via: via, context: context)
+                      context: ActivationContext = .none, answers: Bool = true, now: Int64) -> Transition {
+        transition(for: decide(text, source: source, apps: apps(), now: now), link: text, via: via, context: context, answers: answers)
     }
 
     /// What carrying out a decision takes.
-    public func transition(for decision: RouteDecision, link: String, via: String, context: ActivationContext = .none) -> Transition {
+    public func transition(for decision: RouteDecision, link: String, via: String, context: ActivationContext = .none, answers: Bool = true) -> Transition {
         switch decision {
         case .deliver(let url, let app, _):
-            return Transition(effects: [.deliver(url, to: app, context: context), .log(LogLine(.info, "Handed a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))"))],
-                              reply: .routed(app.delivery == .dbus ? .delivered : .launched))
+            // The app's answer is an event of its own (`delivered`): the caller hears what became of the link then.
+            var ids = newOperationIDs
+            let op = ids.take()
+            return Transition(core: [.track(op, .deliver(url: url, app: app, answers: answers))],
+                              effects: [.start(op, .deliver(url: url, app: app, context: context)),
+                                        .log(LogLine(.info, "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))"))],
+                              reply: answers ? .held(op) : .none)
         case .refuse(let error, let id):
             let tag = id.flatMap { session($0)?.logTag } ?? StateTag.of(link)
             return .refused(error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
@@ -31,37 +37,71 @@ extension Router {
             return Transition(effects: [.openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser"))],
                               reply: .routed(.passthrough))
         case .complete(let s) where s.status == .exchanging:
-            return Transition(changes: [.update(s)], effects: [.exchangeCode(s.id), .closeListener(s.id), .emitStatus(s.id, .exchanging),
-                                                               .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens"))],
+            var ids = newOperationIDs
+            let op = ids.take()
+            return Transition(changes: [.update(s)], core: [.track(op, .redeem(s.id))],
+                              effects: [.start(op, redeem(s)), .closeListener(s.id), .emitStatus(s.id, .exchanging),
+                                        .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens"))],
                               reply: .routed(.completed))
         case .complete(let s), .fail(let s):
             let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
-            return Transition(changes: [.update(s)], effects: finishing(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(failure)"))],
-                              reply: .routed(s.status == .completed ? .completed : .failed))
+            var t = finishing(s)
+            t.changes = [.update(s)]
+            t.effects.append(.log(LogLine(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(failure)")))
+            t.reply = .routed(s.status == .completed ? .completed : .failed)
+            return t
         case .acknowledge(let s):
             return Transition(changes: [.update(s)], effects: statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))],
                               reply: .routed(.resumed))
         case .resume(let s, let url):
             var reopen: [Effect] = []
-            switch s.resumeMode {
-            case .browser: reopen = [.openBrowser(url, in: .sameAs(s.browser))]
+            switch s.code.resumeMode {
+            case .browser: reopen = [.openBrowser(url, in: .sameAs(s.code.browser))]
             case .client:
-                guard let owner = s.owner else {
+                guard let owner = s.ownerName else {
                     return .refused(RouterError(.browserFailed, "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"),
                                     log: LogLine(.notice, "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
                 }
                 reopen = [.requestResume(s.id, owner: owner, resumeURI: url)]
             case .none: break
             }
-            return Transition(changes: [.update(s)], effects: reopen + statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.resumeMode.rawValue))"))],
+            return Transition(changes: [.update(s)], effects: reopen + statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.code.resumeMode.rawValue))"))],
                               reply: .routed(.resumed))
         }
     }
 
-    /// The effects of a session that just finished: its listener closes, its
-    /// waiters hear, the bus is told, and its purge is timed.
-    func finishing(_ s: Session) -> [Effect] {
-        [.closeListener(s.id), .answerWaiters(s.id), .emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s))]
+    /// What a session that just finished does: its listener closes, its held
+    /// `Wait`s hear, the bus is told, and its purge is timed.
+    func finishing(_ s: Session) -> Transition {
+        var t = answeringWaits(of: s.id, with: s.waitAnswer ?? .failure(RouterError(.internalError, "the session ended without a result")))
+        t.effects = [.closeListener(s.id)] + t.effects + [.emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s))]
+        return t
+    }
+
+    /// Every held `Wait` of the session hears `answer`; their timers stop.
+    func answeringWaits(of id: SessionID, with answer: Result<AuthorizationResult, RouterError>) -> Transition {
+        var t = Transition()
+        for op in waits(on: id) {
+            guard case .wait(_, _, let login, let timer)? = operations[op] else { continue }
+            t.effects.append(.answer(op, login ? .loggedIn(id, answer) : .waited(answer)))
+            t.core.append(.finish(op))
+            if let timer {
+                t.effects.append(.cancel(timer))
+                t.core.append(.finish(timer))
+            }
+        }
+        return t
+    }
+
+    /// The code exchange a session's transition starts (its grant from the session's exchange plan).
+    func redeem(_ s: Session) -> Operation {
+        let c = s.code
+        let exchange = c.exchange!
+        let grant = TokenGrant(tokenEndpoint: exchange.tokenEndpoint, jwksURI: exchange.jwksURI,
+                               expected: IDTokenClaims.Expected(issuer: c.issuer ?? "", clientID: exchange.clientID, nonce: c.nonce),
+                               requiresIDToken: exchange.expectsIDToken)
+        return .redeem(grant, code: s.result?.code ?? "", redirectURI: s.result?.redirectURI ?? c.redirect.string,
+                       verifier: c.codeVerifier ?? s.result?.codeVerifier)
     }
 
     /// `PropertiesChanged` when the status moved (resumed twice says it once).
@@ -143,13 +183,14 @@ extension Router {
             return .refuse(RouterError(.expired, "this session expired; begin a new one"), session.id)
         }
 
-        let redirectMismatch = session.redirect.mismatch(with: uri, query: query)
-        let appMismatch = session.appCallback.map { $0.mismatch(with: uri, query: query) } ?? "no app_callback_uri"
+        let flow = session.code
+        let redirectMismatch = flow.redirect.mismatch(with: uri, query: query)
+        let appMismatch = flow.appCallback.map { $0.mismatch(with: uri, query: query) } ?? "no app_callback_uri"
         let isRedirect = redirectMismatch == nil
-        let isApp = session.appCallback != nil && appMismatch == nil
+        let isApp = flow.appCallback != nil && appMismatch == nil
         guard isRedirect || isApp else {
             var why = "redirect_uri: \(redirectMismatch!)"
-            if session.appCallback != nil { why += "; nor its app_callback_uri: \(appMismatch!)" }
+            if flow.appCallback != nil { why += "; nor its app_callback_uri: \(appMismatch!)" }
             return .refuse(RouterError(.callbackMismatch, "the callback does not match the session's registered \(why)"), session.id)
         }
 
@@ -168,17 +209,17 @@ extension Router {
         }
         if let code {
             guard isRedirect else {
-                return .refuse(RouterError(.callbackMismatch, "a code arrived on the app_callback_uri; codes are accepted only on the redirect_uri \(session.redirect.string)"), session.id)
+                return .refuse(RouterError(.callbackMismatch, "a code arrived on the app_callback_uri; codes are accepted only on the redirect_uri \(flow.redirect.string)"), session.id)
             }
             if let failure = issuerFailure(session, query: query) {
                 return .fail(session.finished(.failed, failure: failure, now: now))
             }
             // With `exchange`, the code goes to the token endpoint before the owner hears anything.
-            var done = session.exchange == nil ? session.finished(.completed, failure: nil, now: now) : session
-            done.status = done.exchange == nil ? .completed : .exchanging
+            var done = flow.exchange == nil ? session.finished(.completed, failure: nil, now: now) : session
+            done.status = flow.exchange == nil ? .completed : .exchanging
             done.result = AuthorizationResult(
-                code: code, state: session.state, redirectURI: session.redirect.string, callbackURI: uri.original,
-                issuer: (try? query.single("iss")) ?? nil, codeVerifier: session.codeVerifier, nonce: session.nonce)
+                code: code, state: flow.state, redirectURI: flow.redirect.string, callbackURI: uri.original,
+                issuer: (try? query.single("iss")) ?? nil, codeVerifier: flow.codeVerifier, nonce: flow.nonce)
             return .complete(done)
         }
         guard isApp else {
@@ -187,14 +228,14 @@ extension Router {
         var resumed = session
         resumed.status = .resumed
         guard let resume else { return .acknowledge(resumed) }
-        if session.resumeOpened {
+        if flow.resumeOpened {
             return .refuse(RouterError(.replayed, "resume_uri was already opened for this session; a repeated app callback is ignored"), session.id)
         }
         let target: String
-        do { target = try ResumePolicy.check(resume, for: session, maxLength: limits.maxURIBytes) } catch {
+        do { target = try ResumePolicy.check(resume, for: flow, maxLength: limits.maxURIBytes) } catch {
             return .refuse(error, session.id)
         }
-        resumed.resumeOpened = true
+        resumed.code.resumeOpened = true
         return .resume(resumed, resumeURI: target)
     }
 
@@ -211,12 +252,12 @@ extension Router {
     /// RFC 9207 §2.4: compare `iss` with the session's issuer by simple string
     /// comparison after form decoding; a missing `iss` fails only when required.
     private func issuerFailure(_ session: Session, query: QueryParameters) -> SessionFailure? {
-        guard let expected = session.issuer else { return nil }
+        guard let expected = session.code.issuer else { return nil }
         let iss = (try? query.single("iss")) ?? nil
         if let iss, iss != expected {
             return SessionFailure(code: .issuerMismatch, message: "the response's iss \"\(PercentEncoding.preview(Substring(iss)))\" is not the session's issuer \(expected) (a mix-up attack, RFC 9207); the code was not delivered")
         }
-        if iss == nil && session.requireIssuer {
+        if iss == nil && session.code.requireIssuer {
             return SessionFailure(code: .issuerMismatch, message: "the response carries no iss, but the session requires one from \(expected) (RFC 9207); the code was not delivered")
         }
         return nil
@@ -265,7 +306,7 @@ extension Router {
         guard source == .link, let mark = state.firstIndex(of: "?") else { return nil }
         let key = CallbackURI.matchKey(for: uri, loopback: false)
         guard isAppCallbackKey(key), let session = session(withState: String(state[..<mark])),
-              let app = session.appCallback, !session.status.isFinished, now < session.expiresAt else { return nil }
+              let app = session.code.appCallback, !session.status.isFinished, now < session.expiresAt else { return nil }
         let tail: QueryParameters
         do { tail = try QueryParameters.parse(String(state[state.index(after: mark)...]), limits: limits.query) } catch { return nil }
         let others = query.pairs.filter { $0.name != "state" && !app.ownQuery.contains($0) }

@@ -1,7 +1,9 @@
 /// The table of sessions and every rule that decides what a link does to one.
 ///
 /// Pure: no clock, no randomness, no I/O. The daemon passes `now` and the
-/// secrets in, persists what `decide` returns, and only then calls `replace`.
+/// secrets in, persists what a transition changes, and only then takes it in
+/// (`apply`). Besides the sessions it tracks the operations under way
+/// (`PendingOperation`) and the apps behind the callers it has identified.
 public struct Router: Sendable {
     public let limits: Limits
     /// The sessions, densely (a dictionary of 249-byte values wastes a
@@ -29,6 +31,14 @@ public struct Router: Sendable {
     /// differ by port: kept forever they would grow without bound).
     private var callbacks: [ByteKey: (uri: CallbackURI, uses: Int)] = [:]
     private var strings: [ByteKey: (shared: String, uses: Int)] = [:]
+    /// The operations under way, and what each is for.
+    public private(set) var operations: [OperationID: PendingOperation] = [:]
+    /// The next operation's number (operation ids are never reused in a daemon's life).
+    private var nextOperation: UInt64 = 1
+    /// The app behind each bus name found out so far (until the name leaves).
+    public private(set) var callers: [String: CallerApp] = [:]
+    /// The held `Wait`s of each session, in the order they came.
+    private var waitsBySession: [SessionID: [OperationID]] = [:]
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -52,6 +62,8 @@ public struct Router: Sendable {
         httpsKeys = Self.compacted(httpsKeys)
         callbacks = Self.compacted(callbacks)
         strings = Self.compacted(strings)
+        operations = Self.compacted(operations)
+        waitsBySession = Self.compacted(waitsBySession)
     }
 
     private static func compacted<K: Hashable, V>(_ d: [K: V]) -> [K: V] {
@@ -68,7 +80,7 @@ public struct Router: Sendable {
         if pendingCount >= limits.maxPendingTotal {
             throw RouterError(.limitsExceeded, "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
         }
-        if (owners[ByteKey(plan.owner)]?.pending ?? 0) >= limits.maxPendingPerOwner {
+        if (owners[ByteKey(plan.owner.name)]?.pending ?? 0) >= limits.maxPendingPerOwner {
             throw RouterError(.limitsExceeded, "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first")
         }
         if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
@@ -88,15 +100,19 @@ public struct Router: Sendable {
 
     public mutating func insert(_ new: consuming Session) {
         var session = new
-        session.redirect = intern(session.redirect)
-        session.appCallback = session.appCallback.map { intern($0) }
-        session.authorizationOrigin = intern(session.authorizationOrigin)
-        if !session.resumeHosts.isEmpty { session.resumeHosts = session.resumeHosts.map { intern($0) } }
-        session.issuer = session.issuer.map { intern($0) }
+        switch session.flow {
+        case .code(var c):
+            c.redirect = intern(c.redirect)
+            c.appCallback = c.appCallback.map { intern($0) }
+            c.authorizationOrigin = intern(c.authorizationOrigin)
+            if !c.resumeHosts.isEmpty { c.resumeHosts = c.resumeHosts.map { intern($0) } }
+            c.issuer = c.issuer.map { intern($0) }
+            session.flow = .code(c)
+            let clash = byState.updateValue(session.id, forKey: ByteKey(c.state))
+            precondition(clash == nil, "insert of a state already in the table")
+        }
         let previous = index.updateValue(table.count, forKey: session.id)
         precondition(previous == nil, "insert of a session already in the table")
-        let clash = byState.updateValue(session.id, forKey: ByteKey(session.state))
-        precondition(clash == nil, "insert of a state already in the table")
         account(session, +1)
         table.append(session)
     }
@@ -146,12 +162,46 @@ public struct Router: Sendable {
     public mutating func apply(_ changes: [SessionChange]) {
         for change in changes {
             switch change {
-            case .insert(let s): insert(s)
+            case .insert(let s), .restore(let s): insert(s)
             case .update(let s): replace(s)
             case .remove(let id): remove(id)
             }
         }
     }
+
+    /// Takes in what a transition changed of the core's own tables.
+    public mutating func apply(core changes: [CoreChange]) {
+        for change in changes {
+            switch change {
+            case .track(let id, let pending):
+                operations[id] = pending
+                nextOperation = max(nextOperation, id.value + 1)
+                if case .wait(let session, _, _, _) = pending { waitsBySession[session, default: []].append(id) }
+            case .finish(let id):
+                if case .wait(let session, _, _, _)? = operations.removeValue(forKey: id) {
+                    let left = (waitsBySession[session] ?? []).filter { $0 != id }
+                    waitsBySession[session] = left.isEmpty ? nil : left
+                }
+            case .caller(let name, let app):
+                callers[name] = app
+            }
+        }
+    }
+
+    /// Operation ids for one transition: the next free ones, in order.
+    struct OperationIDs {
+        private var next: UInt64
+        init(from next: UInt64) { self.next = next }
+        mutating func take() -> OperationID {
+            defer { next += 1 }
+            return OperationID(next)
+        }
+    }
+
+    var newOperationIDs: OperationIDs { OperationIDs(from: nextOperation) }
+
+    /// The held `Wait`s of a session.
+    func waits(on id: SessionID) -> [OperationID] { waitsBySession[id] ?? [] }
 
     public mutating func remove(_ id: SessionID) {
         guard let i = index.removeValue(forKey: id) else { return }
@@ -162,19 +212,23 @@ public struct Router: Sendable {
             index[last.id] = i
         }
         account(old, -1)
-        if byState[ByteKey(old.state)] == id { byState[ByteKey(old.state)] = nil }
-        release(old.redirect)
-        if let a = old.appCallback { release(a) }
-        release(old.authorizationOrigin)
-        for h in old.resumeHosts { release(h) }
-        if let i = old.issuer { release(i) }
+        switch old.flow {
+        case .code(let c):
+            if byState[ByteKey(c.state)] == id { byState[ByteKey(c.state)] = nil }
+            release(c.redirect)
+            if let a = c.appCallback { release(a) }
+            release(c.authorizationOrigin)
+            for h in c.resumeHosts { release(h) }
+            if let i = c.issuer { release(i) }
+        }
     }
 
     private mutating func account(_ s: Session, _ delta: Int) {
-        if s.redirect.style != .loopback { _ = Self.count(&callbackKeys[s.redirect.matchByteKey], delta) }
-        if let a = s.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
+        let c = s.code
+        if c.redirect.style != .loopback { _ = Self.count(&callbackKeys[c.redirect.matchByteKey], delta) }
+        if let a = c.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
         let unfinished = !s.status.isFinished
-        if let owner = s.owner {
+        if let owner = s.owner?.name {
             func count(_ entry: inout (sessions: Int, pending: Int)?) {
                 let old = entry ?? (0, 0)
                 let new = (sessions: old.sessions + delta, pending: old.pending + (unfinished ? delta : 0))
@@ -184,10 +238,10 @@ public struct Router: Sendable {
         }
         guard unfinished else { return }
         pendingCount += delta
-        if let key = s.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
-        for c in [s.redirect, s.appCallback] {
-            guard let c, c.style == .claimedHTTPS else { continue }
-            let (before, after) = Self.count(&httpsKeys[c.matchByteKey], delta)
+        if let key = c.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
+        for callback in [c.redirect, c.appCallback] {
+            guard let callback, callback.style == .claimedHTTPS else { continue }
+            let (before, after) = Self.count(&httpsKeys[callback.matchByteKey], delta)
             if (before == 0) != (after == 0) { claimedVersion += 1 }
         }
     }
@@ -208,7 +262,7 @@ public struct Router: Sendable {
 
     /// The session with exactly this state, compared in constant time once found.
     func session(withState state: String) -> Session? {
-        guard let id = byState[ByteKey(state)], let s = session(id), ConstantTime.equals(s.state, state) else { return nil }
+        guard let id = byState[ByteKey(state)], let s = session(id), ConstantTime.equals(s.code.state, state) else { return nil }
         return s
     }
 
@@ -216,7 +270,7 @@ public struct Router: Sendable {
     func ownsSessions(_ name: String) -> Bool { owners[ByteKey(name)] != nil }
 
     public func sessions(ownedBy owner: String) -> [Session] {
-        table.filter { $0.owner == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+        table.filter { $0.owner?.name == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
     }
 
     /// When a session should next be looked at: its expiry while unfinished;

@@ -1,43 +1,16 @@
-/// One login in flight, and afterwards its result until it is delivered or purged.
+/// One login in flight, and afterwards its result until it is delivered or
+/// purged: a header every login has (who, where it is, when, how it ended)
+/// and the flow that says what kind of login it is (`SessionFlow`).
 ///
 /// A value type: the router decides on a copy, the daemon persists the copy,
 /// and only then does the router take it in (`Router.replace`). A failed write
 /// therefore leaves the session exactly as it was.
 public struct Session: Sendable, Equatable {
-    /// How the authorize URL came to be.
-    public enum Mode: String, Sendable, CaseIterable {
-        /// The daemon built it (state, nonce and PKCE are its own).
-        case builder
-        /// The app's backend built it; the daemon tracks its state and holds no verifier.
-        case adopted
-    }
-
     public let id: SessionID
-    public let mode: Mode
-    /// The unique bus name of the connection that may `Wait`, `Cancel` or list it; nil while parked.
-    public var owner: String?
+    /// The connection that may `Wait`, `Cancel` or list it (and its app, once known); nil while parked.
+    public var owner: Caller?
     /// SHA-256 of the client's `claim_token`, when it gave one.
     public let claimTokenDigest: [UInt8]?
-    public let state: String
-    public let nonce: String?
-    public var codeVerifier: String?
-    /// The registered callbacks and the origin strings are shared between
-    /// sessions that name the same ones (`Router.insert` interns them), so
-    /// 10,000 sessions of one app hold one copy.
-    public internal(set) var redirect: CallbackURI
-    public internal(set) var appCallback: CallbackURI?
-    /// `scheme://authority` of the authorization endpoint: `resume_uri` must be on it.
-    public internal(set) var authorizationOrigin: String
-    public internal(set) var resumeHosts: [String]
-    public let resumePathPrefix: String?
-    public let resumeMode: ResumeMode
-    /// Desktop id of the browser that opened the login (resume goes back to it).
-    public var browser: String?
-    public internal(set) var issuer: String?
-    public let requireIssuer: Bool
-    /// Set when the daemon exchanges the code for tokens (boxed: most sessions do not).
-    public var exchange: TokenExchange? { exchangeBox?.value }
-    private let exchangeBox: Box<TokenExchange>?
     public var status: SessionStatus
     /// The code and the rest, once completed (boxed: most sessions never have one).
     public var result: AuthorizationResult? {
@@ -51,8 +24,6 @@ public struct Session: Sendable, Equatable {
     }
     private var resultBox: Box<AuthorizationResult>?
     private var failureBox: Box<SessionFailure>?
-    /// `resume_uri` is opened at most once (threat model R2).
-    public var resumeOpened: Bool
     /// The result is gone: the owner acknowledged it, left the bus for good,
     /// or did not collect it in time. Code and verifier are wiped. (A `Wait`
     /// reply cannot be confirmed, so sending the result does not release it.)
@@ -60,43 +31,39 @@ public struct Session: Sendable, Equatable {
     public let createdAt: Int64
     public let expiresAt: Int64
     public var finishedAt: Int64?
+    public var flow: SessionFlow
 
-    public init(id: SessionID, mode: Mode, owner: String?, claimTokenDigest: [UInt8]?, state: String, nonce: String?,
-                codeVerifier: String?, redirect: CallbackURI, appCallback: CallbackURI?,
-                authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?,
-                resumeMode: ResumeMode, browser: String?, issuer: String?, requireIssuer: Bool,
-                exchange: TokenExchange? = nil, status: SessionStatus = .pending, result: AuthorizationResult? = nil, failure: SessionFailure? = nil,
-                resumeOpened: Bool = false, released: Bool = false, createdAt: Int64, expiresAt: Int64,
-                finishedAt: Int64? = nil) {
+    public init(id: SessionID, owner: Caller?, claimTokenDigest: [UInt8]?, flow: SessionFlow, status: SessionStatus = .pending,
+                result: AuthorizationResult? = nil, failure: SessionFailure? = nil, released: Bool = false,
+                createdAt: Int64, expiresAt: Int64, finishedAt: Int64? = nil) {
         self.id = id
-        self.mode = mode
         self.owner = owner
         self.claimTokenDigest = claimTokenDigest
-        self.state = state
-        self.nonce = nonce
-        self.codeVerifier = codeVerifier
-        self.redirect = redirect
-        self.appCallback = appCallback
-        self.authorizationOrigin = authorizationOrigin
-        self.resumeHosts = resumeHosts
-        self.resumePathPrefix = resumePathPrefix
-        self.resumeMode = resumeMode
-        self.browser = browser
-        self.issuer = issuer
-        self.requireIssuer = requireIssuer
-        self.exchangeBox = exchange.map(Box.init)
+        self.flow = flow
         self.status = status
         self.resultBox = result.map(Box.init)
         self.failureBox = failure.map(Box.init)
-        self.resumeOpened = resumeOpened
         self.released = released
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.finishedAt = finishedAt
     }
 
+    /// The code flow's part (every session is one today; a device-grant session will not be).
+    public var code: CodeFlow {
+        get {
+            switch flow {
+            case .code(let c): return c
+            }
+        }
+        set { flow = .code(newValue) }
+    }
+
+    /// The owner's unique bus name, if it has one.
+    public var ownerName: String? { owner?.name }
+
     /// A short, non-reversible tag for logs: never the state itself (threat model conventions).
-    public var logTag: String { "session \(id.rawValue.prefix(8))" }
+    public var logTag: String { id.logTag }
 
     /// The session ended with `status` and `failure`, at `now`.
     func finished(_ status: SessionStatus, failure: SessionFailure?, now: Int64) -> Session {
@@ -104,7 +71,7 @@ public struct Session: Sendable, Equatable {
         s.status = status
         s.failure = failure
         s.finishedAt = now
-        if status != .completed { s.codeVerifier = nil }
+        if status != .completed { s.code.codeVerifier = nil }
         return s
     }
 
@@ -121,7 +88,7 @@ public struct Session: Sendable, Equatable {
     /// Code and verifier gone; the record stays so a replay is still known as one.
     func wiped() -> Session {
         var s = self
-        s.codeVerifier = nil
+        s.code.codeVerifier = nil
         if var r = s.result {
             r.code = ""
             r.codeVerifier = nil
@@ -142,6 +109,11 @@ public struct Session: Sendable, Equatable {
         if status == .completed, let r = result { return .success(r) }
         return .failure(failure?.error ?? RouterError(.internalError, "session ended without a result"))
     }
+}
+
+extension SessionID {
+    /// A short, non-reversible tag for logs (the id's first characters).
+    public var logTag: String { "session \(rawValue.prefix(8))" }
 }
 
 /// An immutable value kept out of line (a session's rare, large parts).

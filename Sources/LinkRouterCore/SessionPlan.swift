@@ -10,7 +10,7 @@ public struct SessionPlan: Sendable {
     }
 
     public let source: Source
-    public let owner: String
+    public let owner: Caller
     /// For loopback, rewritten to the bound host and port by `bind(port:)`.
     public private(set) var redirect: CallbackURI
     public let appCallback: CallbackURI?
@@ -30,7 +30,7 @@ public struct SessionPlan: Sendable {
     /// (in adopt mode, the adopted URL's; nil there means no PKCE at all).
     public let clientChallenge: String?
 
-    public var mode: Session.Mode {
+    public var mode: CodeFlow.Source {
         switch source {
         case .builder: return .builder
         case .adopted: return .adopted
@@ -62,7 +62,7 @@ public struct SessionPlan: Sendable {
 
     /// The session, given its secrets, at `now` (unix seconds). The authorize
     /// URL is `authorizeURL(secrets:)`; the session does not keep it.
-    public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, now: Int64) -> Session {
+    public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, browser: String?, now: Int64) -> Session {
         let state: String
         let nonce: String?
         let verifier: String?
@@ -76,12 +76,12 @@ public struct SessionPlan: Sendable {
             nonce = adoptedNonce
             verifier = nil
         }
-        return Session(
-            id: secrets.id, mode: mode, owner: owner, claimTokenDigest: claimTokenDigest, state: state, nonce: nonce,
-            codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
-            authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts,
-            resumePathPrefix: resumePathPrefix, resumeMode: resumeMode, browser: browser, issuer: issuer,
-            requireIssuer: requireIssuer, exchange: exchange, createdAt: now, expiresAt: now + Int64(ttl))
+        let flow = CodeFlow(
+            source: mode, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
+            authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts, resumePathPrefix: resumePathPrefix,
+            resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer, exchange: exchange)
+        return Session(id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, flow: .code(flow),
+                       createdAt: now, expiresAt: now + Int64(ttl))
     }
 }
 
@@ -107,7 +107,7 @@ extension SessionPlan {
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
-    public static func make(_ request: SessionRequest, owner: String, limits: Limits) throws(RouterError) -> SessionPlan {
+    public static func make(_ request: SessionRequest, owner: Caller, limits: Limits) throws(RouterError) -> SessionPlan {
         // Every string option's length, by the option table.
         for option in SessionOption.all {
             guard case .string(let field) = option.value, let max = option.limit.bytes(limits), let value = request[text: field] else { continue }
@@ -254,7 +254,7 @@ extension SessionPlan {
         return uri
     }
 
-    static func adopt(_ text: String, request: SessionRequest, owner: String, ttl: UInt32, resumeMode: ResumeMode,
+    static func adopt(_ text: String, request: SessionRequest, owner: Caller, ttl: UInt32, resumeMode: ResumeMode,
                       issuer: String?, limits: Limits) throws(RouterError) -> SessionPlan {
         let uri = try AuthorizeURL.parseEndpoint(text, role: "authorize_url", maxLength: limits.maxAuthorizeURLBytes)
         let query = try QueryParameters.parse(uri.query, limits: limits.query)

@@ -1,64 +1,40 @@
 import DBusKit
-import DesktopIntegration
 import Glibc
 import LinkRouterAPI
 import LinkRouterCore
-import LinkRouterFiles
-import Loopback
-import OpenIDConnect
-import Store
 import SystemKit
 
-/// `linkrouterd`: one thread, one loop, one bus connection. The router
-/// decides and returns a `Transition`; the executor (`Daemon+Executor.swift`)
-/// carries it out. docs/architecture.md walks one link through both.
+/// `linkrouterd`: one thread, one loop, and the components that own the
+/// daemon's state, wired together here. The core (`Router`, held by
+/// `Sessions`) decides every event and returns a `Transition`; the executor
+/// (`Daemon+Executor.swift`) carries it out by calling on the components;
+/// work that waits comes back as `Router.completed` (`Daemon+Operations.swift`).
+/// No component calls another: what crosses between them goes through here.
+/// docs/architecture.md walks a callback, a `BeginSession` and a deep link.
 public final class Daemon {
     let config: DaemonConfiguration
-    let loop = EventLoop()
-    let connection: DBusConnection
-    var router: Router
-    var store: SessionStore?
-    /// Why the store is unavailable, for error messages (nil when it is fine).
-    var storeProblem: String?
-    var waiters: [SessionID: [Waiter]] = [:]
-    var deadlines = DeadlineQueue()
-    /// The one loop timer that serves `deadlines`, and when it fires.
-    var deadlineTimer: (id: EventLoop.TimerID, at: Int64)?
-    var listeners: [SessionID: LoopbackListener] = [:]
-    /// The session whose listener is answering a request right now.
-    var servingLoopback: SessionID?
+    let loop: EventLoop
+    /// The connection, the objects it serves, the calls it makes and holds.
+    let bus: Bus
+    /// The core, the store, deadlines, timers and loopback listeners.
+    let sessions: Sessions
+    /// Browsers and apps, and the limit on starting them.
+    let launcher: Launcher
+    /// OpenID providers: metadata, keys, the token endpoint.
+    let providers: Providers
+    /// Links that come in: the flood limit, the inbox, their counts.
+    let links: Links
+    /// Log lines, at most so many a second (threat model X1, X3).
     let log = LogLimiter()
-    var signals: SignalSource?
-    var checkpointTimer: EventLoop.TimerID?
-    var inbox: Inbox?
-    var routeLimiter: RateLimiter
-    var launchLimiter = RateLimiter(perSecond: 10)
-    var exitStatus: Int32 = 0
-    var counters = Counters()
-    /// The apps that take links, and the fingerprint of the files they came from.
-    var appsCache: (fingerprint: [Int64], apps: AppDirectory, problems: [LinkApps.Problem])?
-    /// The daemon's own calls awaiting replies (an app's `Open`), by serial.
-    var pendingCalls: [UInt32: PendingCall] = [:]
-    var publishedClaimedVersion = -1
-    /// Prepared `PropertiesChanged` signals, one per status.
-    var statusSignals: [SessionStatus: DBusMessage] = [:]
-    /// The OpenID Connect client (discovery, token endpoint), made on first use: libcurl loads then.
-    var openIDClient: TokenClient?
-    /// Callers whose `BeginSession` waits for discovery, and how many each; those that
-    /// left the bus meanwhile get no session when it comes (nobody could own it).
-    var awaitingDiscovery: [String: Int] = [:]
-    var leftDuringDiscovery: Set<String> = []
-    let started = Clock.monotonicMilliseconds()
-    /// Browsers are started by the user manager when the daemon is a sandboxed systemd service.
-    let launchMethod = BrowserLauncher.Method.forThisProcess()
-    /// The paths the daemon shares with linkctl (from `--runtime-dir`, `--state-dir`).
-    var paths: LinkRouterPaths { config.paths }
 
-    init(config: DaemonConfiguration, connection: DBusConnection) {
+    init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop) {
         self.config = config
-        self.connection = connection
-        self.router = Router(limits: config.limits)
-        self.routeLimiter = RateLimiter(perSecond: config.maxRoutesPerSecond)
+        self.loop = loop
+        bus = Bus(connection: connection, loop: loop)
+        sessions = Sessions(limits: config.limits, storeDirectory: config.storeDirectory, loop: loop)
+        launcher = Launcher(paths: config.paths)
+        providers = Providers(loop: loop)
+        links = Links(maxPerSecond: config.maxRoutesPerSecond, inboxDirectory: config.paths.inboxDirectory)
     }
 
     /// The whole program: parse, connect, serve until SIGTERM.
@@ -91,59 +67,71 @@ public final class Daemon {
             Log.error("Failed to connect to the bus: \(error.message)")
             return 1
         }
-        let daemon = Daemon(config: config, connection: connection)
-        daemon.signals = signals
+        let daemon = Daemon(config: config, connection: connection, loop: EventLoop())
         if hardened {
             Log.info("Core dumps disabled and the process made non-dumpable (no ptrace by other processes of this user)")
         } else {
             Log.warning("Could not disable core dumps or make the process non-dumpable; a crash dump could hold login secrets")
         }
+        signals.attach(to: daemon.loop) { [unowned daemon] signal in daemon.handleSignal(signal) }
         return daemon.run()
     }
 
+    /// Wires the components, restores the sessions (the restore transition
+    /// ends with `Effect.serve`, which takes the bus name), runs the loop.
     func run() -> Int32 {
-        signals?.attach(to: loop) { [unowned self] signal in self.handleSignal(signal) }
-        openStore()
-        connection.setHandler { [unowned self] message in self.handle(message) }
-        connection.attach(to: loop)
+        bus.objects.register(API.managerPath, [Interfaces.managerTable.serving(self, ())])
+        bus.objects.registerSubtree(API.sessionsPath, missing: "sessions live under \(API.sessionsPath) until they are purged",
+                                    children: { [unowned self] in sessions.router.all.map(\.id).sorted().map(\.rawValue) },
+                                    resolve: { [unowned self] element in
+                                        guard let id = SessionID(element), let s = sessions.router.session(id) else { return nil }
+                                        return [Interfaces.sessionTable.serving(self, s)]
+                                    })
+        bus.onDisconnect = { [unowned self] in
+            Log.error("Disconnected from the bus; stopping (D-Bus activation or systemd will start linkrouterd again)")
+            loop.stop()
+        }
+        sessions.onDeadline = { [unowned self] id in execute(sessions.router.deadlineReached(id, now: now)) }
+        bus.attach()
         do {
-            try connection.addMatch("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
+            try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in clientLeft(m) }
         } catch {
             Log.error("Failed to watch for clients leaving the bus: \(error.message)")
             return 1
         }
-        restoreSessions()
-        switch Result(catching: { () throws(DBusError) in try connection.requestName(API.busName) }) {
-        case .success(.primaryOwner), .success(.alreadyOwner):
-            break
-        case .success:
-            Log.error("Another program already owns \(API.busName)\(ownerDescription()); not starting a second linkrouterd")
-            return 1
-        case .failure(let error):
-            Log.error("Failed to request \(API.busName): \(error.message)")
-            return 1
-        }
-        startInbox()
-        checkHandlers()
-        loop.afterEachTurn { [unowned self] in self.publishClaimedCallbacks() }
-        let launching: String
-        switch launchMethod {
-        case .spawn: launching = "browsers are started directly"
-        case .systemdRun: launching = "browsers are started by the systemd user manager"
-        }
-        Log.notice("linkrouterd \(API.version) serving \(API.busName) as \(connection.uniqueName); \(router.pendingCount) pending sessions; store: \(store?.path ?? "none (sessions are not durable)"); \(launching)")
+        sessions.openStore()
+        let (stored, previousBus) = sessions.load()
+        execute(sessions.router.restore(stored, previousBusID: previousBus, now: now))
+        loop.afterEachTurn { [unowned self] in sessions.publishClaimedCallbacks(to: config.paths.claimedCallbacksFile) }
         loop.run()
         shutdown()
-        return exitStatus
+        return bus.failed ? 1 : 0
     }
 
-    /// Who holds the name, for the refusal message.
-    func ownerDescription() -> String {
-        let call = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
-        guard (try? call.append(.string(API.busName.rawValue))) != nil,
-              let reply = try? connection.callArguments(call, timeoutMilliseconds: 2000),
-              case .uint32(let pid)? = reply.first else { return "" }
-        return " (pid \(pid))"
+    /// `Effect.serve`: start-up is over. The bus name is asked for only now,
+    /// so no call arrives before the stored sessions are settled; then the
+    /// inbox is taken and the handlers checked.
+    func serve() {
+        bus.own([API.busName]) { [unowned self] refusal in
+            if let refusal {
+                Log.error(refusal)
+                loop.stop()
+                return
+            }
+            links.startInbox(on: loop) { [unowned self] link in
+                routeLink(link, source: .link, via: "queued link", context: .none, answers: false)
+            }
+            launcher.checkHandlers()
+            let launching = launcher.method == .spawn ? "browsers are started directly" : "browsers are started by the systemd user manager"
+            Log.notice("linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(sessions.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)")
+        }
+    }
+
+    /// `NameOwnerChanged` with no new owner: a client left the bus (threat model D2).
+    func clientLeft(_ m: DBusMessage) {
+        guard let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0], case .string(let newOwner) = args[2],
+              name.hasPrefix(":"), newOwner.isEmpty else { return }
+        execute(sessions.router.ownerGone(name, now: now))
     }
 
     func handleSignal(_ signal: Int32) {
@@ -159,41 +147,13 @@ public final class Daemon {
         }
     }
 
-    /// Stops cleanly: waiters hear why, listeners close, the store is checkpointed.
+    /// Stops cleanly: held calls hear why, listeners close, the store is checkpointed.
     func shutdown() {
-        for (_, list) in waiters {
-            for w in list { reply(to: w.call, error: DBusError(RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))) }
-        }
-        waiters = [:]
-        for (_, l) in listeners { l.close() }
-        listeners = [:]
-        store?.checkpoint()
-        connection.flush()
+        execute(sessions.router.stopping())
+        sessions.closeAllListeners()
+        sessions.checkpointNow()
+        bus.connection.flush()
         Log.notice("linkrouterd stopped")
-    }
-
-    // MARK: Bus output
-
-    func send(_ message: DBusMessage) {
-        do { try connection.send(message) } catch { Log.error("Failed to send a message: \(error.message)") }
-    }
-
-    func reply(to call: DBusMessage, values: [DBusValue]) {
-        guard !call.noReplyExpected else { return }
-        do {
-            let r = try call.makeReturn()
-            try r.append(contentsOf: values)
-            send(r)
-        } catch {
-            reply(to: call, error: error)
-        }
-    }
-
-    func reply(to call: DBusMessage, error: DBusError) {
-        guard !call.noReplyExpected else { return }
-        do { send(try call.makeError(name: error.name, message: error.message)) } catch {
-            Log.error("Failed to build an error reply: \(error.message)")
-        }
     }
 
     /// Wall-clock seconds, as sessions count time.

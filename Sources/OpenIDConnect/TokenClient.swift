@@ -19,20 +19,8 @@ public final class TokenClient {
         self.directory = directory
     }
 
-    /// What one grant needs besides its own parameters.
-    public struct Grant: Sendable {
-        public var tokenEndpoint: String
-        public var jwksURI: String
-        public var expected: IDTokenClaims.Expected
-        /// OpenID Connect's code flow must return an ID token; a refresh may omit it (§12.2).
-        public var requiresIDToken: Bool
-        public init(tokenEndpoint: String, jwksURI: String, expected: IDTokenClaims.Expected, requiresIDToken: Bool) {
-            self.tokenEndpoint = tokenEndpoint
-            self.jwksURI = jwksURI
-            self.expected = expected
-            self.requiresIDToken = requiresIDToken
-        }
-    }
+    /// What one grant needs besides its own parameters (the core's `TokenGrant`).
+    public typealias Grant = TokenGrant
 
     /// `grant_type=authorization_code`, with the PKCE verifier and `client_id` in the body.
     public func redeem(code: String, redirectURI: String, verifier: String?, grant: Grant,

@@ -29,6 +29,8 @@ public final class SessionStore {
     }
 
     public private(set) var opening: Opening = .fresh
+    /// Rows a migration at open could not carry over, for the daemon's log.
+    public private(set) var migrationProblems: [String] = []
 
     /// Opens the store in `directory` (made 0700 if missing). An existing file
     /// that is not a private regular file, or not a database, or damaged, is
@@ -56,11 +58,11 @@ public final class SessionStore {
         try Self.createPrivately(path)
         var db: SQLiteDatabase
         do {
-            db = try Self.openChecked(path)
+            (db, migrationProblems) = try Self.openChecked(path)
         } catch where error.isCorruption {
             opening = .quarantined(try Self.moveAside(path), reason: error.message)
             try Self.createPrivately(path)
-            db = try Self.openChecked(path)
+            (db, migrationProblems) = try Self.openChecked(path)
         }
         if case .fresh = opening, existed { opening = .existing }
         _ = chmod(path, 0o600)
@@ -80,7 +82,7 @@ public final class SessionStore {
     }
 
     /// Opens, sets the pragmas, checks integrity and migrates.
-    private static func openChecked(_ path: String) throws(StoreError) -> SQLiteDatabase {
+    private static func openChecked(_ path: String) throws(StoreError) -> (SQLiteDatabase, [String]) {
         let db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA secure_delete = ON")
         // Freed pages go back to the file system (`incremental_vacuum` at each
@@ -104,13 +106,19 @@ public final class SessionStore {
         guard version <= Schema.version else {
             throw StoreError(code: 0, message: "\(path) has schema version \(version), newer than this linkrouterd (\(Schema.version)); stop the newer daemon or remove the file")
         }
+        var dropped: [String] = []
         if version < Schema.version {
             try db.transaction { () throws(StoreError) in
-                for v in Int(version)..<Schema.migrations.count { try db.execute(Schema.migrations[v]) }
+                for v in Int(version)..<Schema.migrations.count {
+                    switch Schema.migrations[v] {
+                    case .sql(let sql): try db.execute(sql)
+                    case .rewrite(let migrate): dropped += try migrate(db)
+                    }
+                }
                 try db.execute("PRAGMA user_version = \(Schema.version)")
             }
         }
-        return db
+        return (db, dropped)
     }
 
     /// Moves the store in `directory` aside (after it was found damaged while open).
@@ -129,40 +137,45 @@ public final class SessionStore {
         return target
     }
 
+    /// The header's columns and the flow (schema 3): what every session has,
+    /// then one versioned value for what its kind of login must remember.
     static let columns = """
-        id, mode, owner, claim_digest, state, nonce, code_verifier, redirect_uri, app_callback_uri, authorization_origin,
-        resume_hosts, resume_path_prefix, resume_mode, browser, issuer, require_iss, status, result_code, result_callback_uri,
-        result_iss, failure_code, failure_error, failure_description, failure_message, resume_opened, delivered, created_at,
-        expires_at, finished_at, exchange
+        id, owner, owner_app, claim_digest, status, result_code, result_callback_uri, result_iss, failure_code,
+        failure_error, failure_description, failure_message, released, created_at, expires_at, finished_at, flow_kind, flow
         """
 
-    static let insertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...30).map { "?\($0)" }.joined(separator: ", ") + ")"
+    static let insertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...18).map { "?\($0)" }.joined(separator: ", ") + ")"
 
-    /// Only what changes after `BeginSession`, so an update rewrites one leaf
-    /// of one B-tree and never touches the state index.
+    /// Everything but what never changes after `BeginSession` (id, claim digest, times of creation and expiry, kind).
     static let updateSQL = """
-        UPDATE sessions SET owner = ?2, code_verifier = ?3, browser = ?4, status = ?5, result_code = ?6,
-            result_callback_uri = ?7, result_iss = ?8, failure_code = ?9, failure_error = ?10, failure_description = ?11,
-            failure_message = ?12, resume_opened = ?13, delivered = ?14, finished_at = ?15
+        UPDATE sessions SET owner = ?2, owner_app = ?3, status = ?5, result_code = ?6, result_callback_uri = ?7, result_iss = ?8,
+            failure_code = ?9, failure_error = ?10, failure_description = ?11, failure_message = ?12, released = ?13,
+            finished_at = ?16, flow = ?18
         WHERE id = ?1
         """
 
+    /// A session's row, column by column, in `columns`' order.
+    static func row(_ s: Session) -> [SQLiteValue] {
+        [
+            .text(s.id.rawValue), .optional(s.owner?.name), .optional(s.owner.map(\.app.label)), s.claimTokenDigest.map { .blob($0) } ?? .null,
+            .text(s.status.rawValue),
+            .optional(s.result.flatMap { $0.code.isEmpty ? nil : $0.code }),
+            .optional(s.result.flatMap { $0.callbackURI.isEmpty ? nil : $0.callbackURI }), .optional(s.result?.issuer),
+            .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError), .optional(s.failure?.providerDescription),
+            .optional(s.failure?.message), .bool(s.released), .integer(s.createdAt), .integer(s.expiresAt), .optional(s.finishedAt),
+            .text(s.flow.kind), .text(s.flow.stored),
+        ]
+    }
+
     /// Writes a new session (its whole row).
     public func insert(_ s: Session) throws(StoreError) {
-        try insertStatement.run([
-            .text(s.id.rawValue), .text(s.mode.rawValue), .optional(s.owner), s.claimTokenDigest.map { .blob($0) } ?? .null,
-            .text(s.state), .optional(s.nonce), .optional(Self.verifier(s)), .text(s.redirect.string), .optional(s.appCallback?.string),
-            .text(s.authorizationOrigin), .text(s.resumeHosts.joined(separator: " ")), .optional(s.resumePathPrefix),
-            .text(s.resumeMode.rawValue), .optional(s.browser), .optional(s.issuer), .bool(s.requireIssuer),
-        ] + Self.mutable(s).dropFirst(4) + [.integer(s.createdAt), .integer(s.expiresAt), .optional(s.finishedAt),
-                                               .optional(s.exchange?.stored)])
+        try insertStatement.run(Self.row(s))
         dirtySinceCheckpoint = true
     }
 
     /// Writes what changed in a session already stored (or the whole row if it is not).
     public func update(_ s: Session) throws(StoreError) {
-        try updateStatement.run([.text(s.id.rawValue), .optional(s.owner), .optional(Self.verifier(s)), .optional(s.browser)]
-                                + Self.mutable(s).dropFirst(4) + [.optional(s.finishedAt)])
+        try updateStatement.run(Self.row(s))
         dirtySinceCheckpoint = true
         if db.changes == 0 { try insert(s) }
     }
@@ -170,34 +183,24 @@ public final class SessionStore {
     /// Writes what one transition changed; several changes go in one
     /// transaction (a restart that finds 10,000 owners gone cancels them
     /// with one commit, not 10,000), so they are all written or none is.
+    /// A restored session is already here and is not written again.
     public func write(_ changes: [SessionChange]) throws(StoreError) {
         func one(_ c: SessionChange) throws(StoreError) {
             switch c {
             case .insert(let s): try insert(s)
             case .update(let s): try update(s)
             case .remove(let id): try delete(id)
+            case .restore: break
             }
         }
-        guard changes.count > 1 else {
-            if let c = changes.first { try one(c) }
+        let written = changes.filter(\.isWritten)
+        guard written.count > 1 else {
+            if let c = written.first { try one(c) }
             return
         }
         try db.transaction { () throws(StoreError) in
-            for c in changes { try one(c) }
+            for c in written { try one(c) }
         }
-    }
-
-    static func verifier(_ s: Session) -> String? { s.codeVerifier ?? s.result?.codeVerifier }
-
-    /// The columns from status to delivered, in table order (after four placeholders).
-    static func mutable(_ s: Session) -> [SQLiteValue] {
-        [
-            .null, .null, .null, .null, .text(s.status.rawValue),
-            .optional(s.result.flatMap { $0.code.isEmpty ? nil : $0.code }),
-            .optional(s.result.flatMap { $0.callbackURI.isEmpty ? nil : $0.callbackURI }), .optional(s.result?.issuer),
-            .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError), .optional(s.failure?.providerDescription),
-            .optional(s.failure?.message), .bool(s.resumeOpened), .bool(s.released),
-        ]
     }
 
     /// A small setting kept with the sessions (the bus id they belong to).
@@ -237,8 +240,7 @@ public final class SessionStore {
     /// How many sessions are stored.
     public func count() throws(StoreError) -> Int { Int(try db.integer("SELECT count(*) FROM sessions")) }
 
-    /// Hands over each stored session as it is read (a restore of many builds
-    /// no second array of them). Rows that no longer parse are deleted and reported.
+    /// Hands over each stored session as it is read. Rows that no longer parse are deleted and reported.
     public func forEach(_ body: (Session) -> Void) throws(StoreError) -> [String] {
         let s = try db.prepare("SELECT \(Self.columns) FROM sessions")
         var bad: [String] = []
@@ -251,9 +253,9 @@ public final class SessionStore {
             parsed[ByteKey(text)] = c
             return c
         }
-        var reuse = RowReuse()
+        var owner: String?
         while try s.step() {
-            if let session = Self.decode(s, &reuse, callback) {
+            if let session = Self.decode(s, &owner, callback) {
                 body(session)
             } else {
                 let id = s.text(0) ?? ""
@@ -265,45 +267,27 @@ public final class SessionStore {
         return problems
     }
 
-    /// The strings of the row before, which the next row mostly repeats (one app's sessions).
-    struct RowReuse {
-        var owner, redirect, app, origin, hosts, prefix, browser, issuer: String?
-    }
-
-    private static func decode(_ s: SQLiteStatement, _ r: inout RowReuse, _ callback: (String, String) -> CallbackURI?) -> Session? {
-        guard let id = s.text(0).flatMap({ SessionID($0) }), let mode = s.value(1, as: Session.Mode.self),
-              let state = s.text(4), let redirect = s.text(7, reusing: &r.redirect).flatMap({ callback($0, "redirect_uri") }),
-              let origin = s.text(9, reusing: &r.origin), let resumeMode = s.value(12, as: ResumeMode.self),
-              let status = s.value(16, as: SessionStatus.self)
-        else { return nil }
-        var appCallback: CallbackURI?
-        if let a = s.text(8, reusing: &r.app) {
-            guard let parsed = callback(a, "app_callback_uri") else { return nil }
-            appCallback = parsed
-        }
-        let verifier = s.text(6)
-        // The column is named `delivered` (schema 1); it records that the result was released.
-        let released = s.int64(25) != 0
+    private static func decode(_ s: SQLiteStatement, _ lastOwner: inout String?, _ callback: (String, String) -> CallbackURI?) -> Session? {
+        guard let id = s.text(0).flatMap({ SessionID($0) }), let status = s.value(4, as: SessionStatus.self),
+              let kind = s.text(16), let stored = s.text(17),
+              var flow = SessionFlow(kind: kind, stored: stored, callback: callback) else { return nil }
+        let released = s.int64(12) != 0
+        var c = flow.codeFlow
+        // A finished session keeps no verifier unless it still holds a completed result.
+        if status.isFinished && !(status == .completed && !released) { c?.codeVerifier = nil }
+        if let c { flow = .code(c) }
         var result: AuthorizationResult?
-        if status == .completed || status == .exchanging {
+        if let c, status == .completed || status == .exchanging {
             result = AuthorizationResult(
-                code: s.text(17) ?? "", state: state, redirectURI: redirect.string, callbackURI: s.text(18) ?? "",
-                issuer: s.text(19), codeVerifier: released ? nil : verifier, nonce: s.text(5))
+                code: s.text(5) ?? "", state: c.state, redirectURI: c.redirect.string, callbackURI: s.text(6) ?? "",
+                issuer: s.text(7), codeVerifier: released ? nil : c.codeVerifier, nonce: c.nonce)
         }
         var failure: SessionFailure?
-        if let code = s.text(20).flatMap(RouterError.Code.init(rawValue:)) {
-            failure = SessionFailure(code: code, providerError: s.text(21), providerDescription: s.text(22), message: s.text(23) ?? "")
+        if let code = s.text(8).flatMap(RouterError.Code.init(rawValue:)) {
+            failure = SessionFailure(code: code, providerError: s.text(9), providerDescription: s.text(10), message: s.text(11) ?? "")
         }
-        let hostsText = s.text(10, reusing: &r.hosts) ?? ""
-        return Session(
-            id: id, mode: mode, owner: s.text(2, reusing: &r.owner), claimTokenDigest: s.blob(3), state: state, nonce: s.text(5),
-            codeVerifier: !status.isFinished || (status == .completed && !released) ? verifier : nil, redirect: redirect,
-            appCallback: appCallback, authorizationOrigin: origin,
-            resumeHosts: hostsText.isEmpty ? [] : hostsText.split(separator: " ").map(String.init),
-            resumePathPrefix: s.text(11, reusing: &r.prefix), resumeMode: resumeMode, browser: s.text(13, reusing: &r.browser),
-            issuer: s.text(14, reusing: &r.issuer),
-            requireIssuer: s.int64(15) != 0, exchange: s.text(29).flatMap(TokenExchange.init(stored:)), status: status, result: result, failure: failure,
-            resumeOpened: s.int64(24) != 0, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
-            finishedAt: s.isNull(28) ? nil : s.int64(28))
+        let owner = s.text(1, reusing: &lastOwner).map { Caller(name: $0, app: s.text(2).flatMap(CallerApp.init(label:)) ?? .unknown) }
+        return Session(id: id, owner: owner, claimTokenDigest: s.blob(3), flow: flow, status: status, result: result, failure: failure,
+                       released: released, createdAt: s.int64(13), expiresAt: s.int64(14), finishedAt: s.isNull(15) ? nil : s.int64(15))
     }
 }

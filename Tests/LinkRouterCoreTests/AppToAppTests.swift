@@ -23,26 +23,26 @@ struct AppToAppTests {
     @Test("the app step resumes, decoded exactly once; then the redirect completes")
     func flow() throws {
         var (router, s) = try vipps()
-        let d = router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now)
+        let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now)
         guard case .resume(let resumed, let url) = d else { Issue.record("not resumed: \(d)"); return }
         #expect(url == Self.resume)
-        #expect(resumed.status == .resumed && resumed.resumeOpened)
+        #expect(resumed.status == .resumed && resumed.code.resumeOpened)
         router.replace(resumed)
         // Opened at most once (R2).
-        #expect(router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
-        guard case .complete(let done) = router.decide("https://example.com/redirect?state=\(s.state)&code=C&scope=openid", source: .link, now: now) else {
+        #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
+        guard case .complete(let done) = router.decide("https://example.com/redirect?state=\(s.code.state)&code=C&scope=openid", source: .link, now: now) else {
             Issue.record("not completed"); return
         }
         #expect(done.result?.code == "C")
         router.replace(done)
         // After the final callback the app step is a replay (R2).
-        #expect(router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
+        #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
     }
 
     @Test("a resume_uri whose scheme is spelled HTTPS is opened with the canonical https (found by callback-fuzz)")
     func resumeSchemeCase() throws {
         let (router, s) = try vipps()
-        let d = router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=" + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
+        let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=" + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
         guard case .resume(_, let url) = d else { Issue.record("not resumed: \(d)"); return }
         #expect(url == "https://auth.example.com/vipps-login-idp/x")
     }
@@ -50,7 +50,7 @@ struct AppToAppTests {
     @Test("the remembered flow: the redirect alone completes")
     func remembered() throws {
         let (router, s) = try vipps()
-        guard case .complete = router.decide("https://example.com/redirect?state=\(s.state)&code=C", source: .link, now: now) else {
+        guard case .complete = router.decide("https://example.com/redirect?state=\(s.code.state)&code=C", source: .link, now: now) else {
             Issue.record("not completed"); return
         }
     }
@@ -58,16 +58,16 @@ struct AppToAppTests {
     @Test("an app step with neither resume_uri nor error keeps waiting (R4)")
     func acknowledge() throws {
         let (router, s) = try vipps()
-        guard case .acknowledge(let a) = router.decide("https://example.com/app-callback?state=\(s.state)", source: .link, now: now) else {
+        guard case .acknowledge(let a) = router.decide("https://example.com/app-callback?state=\(s.code.state)", source: .link, now: now) else {
             Issue.record("not acknowledged"); return
         }
-        #expect(a.status == .resumed && !a.resumeOpened)
+        #expect(a.status == .resumed && !a.code.resumeOpened)
     }
 
     @Test("one URI in both roles: parameters tell the steps apart")
     func sharedURI() throws {
         let (router, s) = try Fixtures.router(Fixtures.request(redirect: "https://example.com/app-callback", app: "https://example.com/app-callback"))
-        let base = "https://example.com/app-callback?state=\(s.state)"
+        let base = "https://example.com/app-callback?state=\(s.code.state)"
         guard case .resume = router.decide(base + "&resume_uri=" + Self.encodedResume, source: .link, now: now) else { Issue.record("resume"); return }
         guard case .complete = router.decide(base + "&code=C", source: .link, now: now) else { Issue.record("complete"); return }
         guard case .fail = router.decide(base + "&error=access_denied", source: .link, now: now) else { Issue.record("fail"); return }
@@ -76,13 +76,13 @@ struct AppToAppTests {
     @Test("a code on a separate app_callback_uri is refused")
     func codeOnAppCallback() throws {
         let (router, s) = try vipps()
-        #expect(router.decide("https://example.com/app-callback?state=\(s.state)&code=C", source: .link, now: now).refusalCode == .callbackMismatch)
+        #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&code=C", source: .link, now: now).refusalCode == .callbackMismatch)
     }
 
     @Test("an error on either callback fails the session")
     func errors() throws {
         let (router, s) = try vipps()
-        for uri in ["https://example.com/app-callback?state=\(s.state)&error=unknown_error", "https://example.com/redirect?state=\(s.state)&error=access_denied"] {
+        for uri in ["https://example.com/app-callback?state=\(s.code.state)&error=unknown_error", "https://example.com/redirect?state=\(s.code.state)&error=access_denied"] {
             guard case .fail(let f) = router.decide(uri, source: .link, now: now) else { Issue.record("\(uri)"); continue }
             #expect(f.failure?.code == .authorizationFailed)
         }
@@ -95,52 +95,52 @@ struct AppToAppTests {
     ])
     func resumeRefused(_ target: String) throws {
         let (router, s) = try vipps()
-        let d = router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(PercentEncoding.encode(target))", source: .link, now: now)
+        let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(target))", source: .link, now: now)
         #expect(d.refusalCode == .resumeRefused || d.refusalCode == .invalidArgument, "\(d)")
         #expect(router.session(s.id)?.status == .pending)
-        #expect(router.session(s.id)?.resumeOpened == false)
+        #expect(router.session(s.id)?.code.resumeOpened == false)
     }
 
     @Test("resume_hosts and resume_path_prefix widen and narrow the allow-list")
     func resumeHosts() throws {
         let (router, s) = try vipps { $0.resumeHosts = ["api.vipps.no"]; $0.resumePathPrefix = "/vipps-login-idp/" }
         let ok = "https://api.vipps.no/vipps-login-idp/index.html?tabId=1"
-        guard case .resume(_, let url) = router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(PercentEncoding.encode(ok))", source: .link, now: now) else {
+        guard case .resume(_, let url) = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(ok))", source: .link, now: now) else {
             Issue.record("named host refused"); return
         }
         #expect(url == ok)
         for bad in ["https://api.vipps.no.evil.example/vipps-login-idp/", "https://api.vipps.no/other/", "https://api.vipps.no:8443/vipps-login-idp/"] {
-            #expect(router.decide("https://example.com/app-callback?state=\(s.state)&resume_uri=\(PercentEncoding.encode(bad))", source: .link, now: now).refusalCode == .resumeRefused, "\(bad)")
+            #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(bad))", source: .link, now: now).refusalCode == .resumeRefused, "\(bad)")
         }
     }
 
     @Test("the document's ?error= quirk fails an app-to-app session and nothing else (R3)")
     func quirk() throws {
         let (router, s) = try vipps()
-        guard case .fail(let f) = router.decide("https://example.com/app-callback?state=\(s.state)?error=unknown_error", source: .link, now: now) else {
+        guard case .fail(let f) = router.decide("https://example.com/app-callback?state=\(s.code.state)?error=unknown_error", source: .link, now: now) else {
             Issue.record("quirk not read"); return
         }
         #expect(f.failure?.providerError == "unknown_error")
         #expect(f.status == .failed)
-        guard case .fail(let g) = router.decide("https://example.com/app-callback?state=\(s.state)?error=access_denied&error_description=No", source: .link, now: now) else {
+        guard case .fail(let g) = router.decide("https://example.com/app-callback?state=\(s.code.state)?error=access_denied&error_description=No", source: .link, now: now) else {
             Issue.record("quirk with description not read"); return
         }
         #expect(g.failure?.providerDescription == "No")
         // Never a code or a resume from the tail, never on the redirect_uri, never a near-miss state.
         for uri in [
-            "https://example.com/app-callback?state=\(s.state)?code=C",
-            "https://example.com/app-callback?state=\(s.state)?resume_uri=\(Self.encodedResume)",
-            "https://example.com/app-callback?state=\(s.state)?error=x&code=C",
-            "https://example.com/app-callback?state=\(s.state)?error=x&error=y",
-            "https://example.com/redirect?state=\(s.state)?error=unknown_error",
-            "https://example.com/app-callback?state=\(s.state)x?error=unknown_error",
-            "https://example.com/app-callback/?state=\(s.state)?error=unknown_error",
+            "https://example.com/app-callback?state=\(s.code.state)?code=C",
+            "https://example.com/app-callback?state=\(s.code.state)?resume_uri=\(Self.encodedResume)",
+            "https://example.com/app-callback?state=\(s.code.state)?error=x&code=C",
+            "https://example.com/app-callback?state=\(s.code.state)?error=x&error=y",
+            "https://example.com/redirect?state=\(s.code.state)?error=unknown_error",
+            "https://example.com/app-callback?state=\(s.code.state)x?error=unknown_error",
+            "https://example.com/app-callback/?state=\(s.code.state)?error=unknown_error",
         ] {
             let d = router.decide(uri, source: .link, now: now)
             #expect(d.session == nil, "\(uri) → \(d)")
         }
         // Not for a session without an app callback.
         let (plain, p) = try Fixtures.router(Fixtures.request(redirect: "com.example.app:/cb"))
-        #expect(plain.decide("com.example.app:/cb?state=\(p.state)?error=unknown_error", source: .link, now: now).refusalCode == .unknownState)
+        #expect(plain.decide("com.example.app:/cb?state=\(p.code.state)?error=unknown_error", source: .link, now: now).refusalCode == .unknownState)
     }
 }

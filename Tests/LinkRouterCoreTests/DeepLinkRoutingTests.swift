@@ -37,7 +37,7 @@ struct DeepLinkRoutingTests {
     func order() throws {
         let (router, s) = try Fixtures.router()
         let apps = try Self.apps(claims: ["https://example.com/", "https://example.com/app/"])
-        #expect(router.decide("com.example.app:/callback?code=C&state=\(s.state)", source: .link, apps: apps, now: now).session?.status == .completed)
+        #expect(router.decide("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, apps: apps, now: now).session?.status == .completed)
         guard case .deliver(let url, let app, _) = router.decide("com.example.app:/items/42", source: .link, apps: apps, now: now) else {
             Issue.record("not delivered"); return
         }
@@ -79,15 +79,71 @@ struct DeepLinkRoutingTests {
 
     @Test("the transition: a deliver effect with the click's context, the outcome by how the app is reached")
     func transition() throws {
-        let (router, _) = try Fixtures.router()
+        var (router, _) = try Fixtures.router()
         let apps = try Self.apps()
         let context = ActivationContext(activationToken: "t", desktopStartupID: nil)
         let t = router.route("com.example.app:/items/1", source: .link, via: "test", apps: apps, context: context, now: now)
-        #expect(t.changes.isEmpty && t.reply == .routed(.delivered))
-        #expect(t.effects.first == .deliver("com.example.app:/items/1", to: Self.app, context: context))
+        // The call is held while the app is reached; its answer is the outcome.
+        let op = try #require(t.held)
+        #expect(t.changes.isEmpty && t.core == [.track(op, .deliver(url: "com.example.app:/items/1", app: Self.app, answers: true))])
+        #expect(t.effects.first == .start(op, .deliver(url: "com.example.app:/items/1", app: Self.app, context: context)))
+        #expect(router.decide("com.example.app:/items/1", source: .link, apps: apps, now: now).outcome == "delivered")
+        router.take(t)
+        let delivered = router.completed(op, .delivered(.success(.delivered)), now: now)
+        #expect(delivered.answers == [.answer(op, .routed(.delivered))] && delivered.core == [.finish(op)] && delivered.changes.isEmpty)
+
         let exec = router.route("https://example.com/app/y", source: .link, via: "test", apps: apps, now: now)
-        #expect(exec.reply == .routed(.launched))
+        let execOp = try #require(exec.held)
+        #expect(exec.operation(execOp) == .deliver(url: "https://example.com/app/y", app: Self.web, context: .none))
+        #expect(router.decide("https://example.com/app/y", source: .link, apps: apps, now: now).outcome == "launched")
+        router.take(exec)
+        #expect(router.completed(execOp, .delivered(.success(.launched)), now: now).answers == [.answer(execOp, .routed(.launched))])
         #expect(Self.app.objectPath == "/com/example/App" && LinkApp(id: "org.gnome-x.Foo.desktop", delivery: .dbus).objectPath == "/org/gnome_x/Foo")
+
+        // A link nobody waits for (a queued one): nobody is answered, the app still gets it.
+        let queued = router.route("com.example.app:/items/2", source: .link, via: "inbox", apps: apps, answers: false, now: now)
+        let queuedOp = try #require(queued.started.first)
+        #expect(queued.reply == .none && queued.core == [.track(queuedOp, .deliver(url: "com.example.app:/items/2", app: Self.app, answers: false))])
+        router.take(queued)
+        #expect(router.completed(queuedOp, .delivered(.success(.delivered)), now: now).answers.isEmpty)
+    }
+
+    @Test("an app that cannot take its link: a web link goes to the browser instead; any other is refused, and the person who clicked is told")
+    func appFailed() throws {
+        var (router, _) = try Fixtures.router()
+        let apps = try Self.apps()
+        let web = router.route("https://example.com/app/z", source: .link, via: "test", apps: apps, now: now)
+        let webOp = try #require(web.held)
+        router.take(web)
+        let failure = RouterError(.appFailed, "org.example.Web.desktop could not be started")
+        let fallback = router.completed(webOp, .delivered(.failure(failure)), now: now)
+        #expect(Array(fallback.effects.prefix(2)) == [.openBrowser("https://example.com/app/z", in: .web), .answer(webOp, .routed(.passthrough))])
+        #expect(fallback.core == [.finish(webOp)] && fallback.changes.isEmpty)
+        #expect(fallback.effects.contains { if case .log(let l) = $0 { l.priority == .warning } else { false } })
+        #expect(!fallback.effects.contains { if case .notify = $0 { true } else { false } })
+
+        let custom = router.route("com.example.app:/items/3", source: .link, via: "test", apps: apps, now: now)
+        let customOp = try #require(custom.held)
+        router.take(custom)
+        let lost = RouterError(.appFailed, "com.example.App.desktop did not answer Open")
+        let refused = router.completed(customOp, .delivered(.failure(lost)), now: now)
+        #expect(refused.answers == [.answer(customOp, .refused(lost))] && refused.core == [.finish(customOp)])
+        #expect(!refused.effects.contains { if case .openBrowser = $0 { true } else { false } })
+        #expect(refused.effects.contains(.notify(summary: "A link could not be opened", body: lost.message)))
+
+        // Queued, nobody waits: the browser still takes the web link, and nobody is answered.
+        let queued = router.route("https://example.com/app/q", source: .link, via: "inbox", apps: apps, answers: false, now: now)
+        let queuedOp = try #require(queued.started.first)
+        router.take(queued)
+        let quiet = router.completed(queuedOp, .delivered(.failure(failure)), now: now)
+        #expect(quiet.effects.first == .openBrowser("https://example.com/app/q", in: .web) && quiet.answers.isEmpty)
+        // Another failure than the app's (the link itself refused) is only answered and logged.
+        let other = RouterError(.invalidArgument, "bad link")
+        let queued2 = router.route("com.example.app:/items/4", source: .link, via: "test", apps: apps, now: now)
+        let op2 = try #require(queued2.held)
+        router.take(queued2)
+        let plain = router.completed(op2, .delivered(.failure(other)), now: now)
+        #expect(plain.answers == [.answer(op2, .refused(other))] && !plain.effects.contains { if case .notify = $0 { true } else { false } })
     }
 
     @Test("two apps on one prefix: the first found wins, and it is a conflict to show")

@@ -1,4 +1,5 @@
 import LinkRouterCore
+import Testing
 
 /// Deterministic sessions for the router tests: the core takes its secrets
 /// as input, so tests choose them.
@@ -6,12 +7,19 @@ enum Fixtures {
     static let now: Int64 = 1_800_000_000
     static let owner = ":1.42"
     static let intruder = ":1.99"
+    /// The owner as a session records it (its app not found out yet).
+    static let caller = Caller(name: owner)
 
     static func secrets(_ n: Int = 1) -> SessionSecrets {
         let s = String(repeating: "s", count: 40) + String(n)
         return SessionSecrets(
             id: SessionID("id\(n)")!, state: "state-\(s)", nonce: "nonce-\(n)",
             codeVerifier: "verifier-\(String(repeating: "v", count: 40))", codeChallenge: "challenge-\(n)")
+    }
+
+    /// What the daemon gathers before `BeginSession` reaches the core: secrets `n`, and the browser if one opens.
+    static func inputs(_ n: Int = 1, browser: String? = nil, claimTokenDigest: [UInt8]? = nil) -> BeginInputs {
+        BeginInputs(secrets: .success(secrets(n)), browser: browser.map { .success($0) }, claimTokenDigest: claimTokenDigest)
     }
 
     static func request(redirect: String = "com.example.app:/callback", app: String? = nil, configure: (inout SessionRequest) -> Void = { _ in }) -> SessionRequest {
@@ -35,15 +43,26 @@ enum Fixtures {
 
     /// The authorize URL the session made from `request` would open.
     static func authorizeURL(_ request: SessionRequest, n: Int = 1, port: Int = 49152) throws -> String {
-        var plan = try SessionPlan.make(request, owner: owner, limits: Limits())
+        var plan = try SessionPlan.make(request, owner: caller, limits: Limits())
         if plan.loopbackBinding != nil { plan.bind(port: port) }
         return plan.authorizeURL(secrets: secrets(n))
     }
 
     static func session(_ request: SessionRequest, n: Int = 1, owner: String = owner, limits: Limits = Limits(), port: Int = 49152) throws -> Session {
-        var plan = try SessionPlan.make(request, owner: owner, limits: limits)
+        var plan = try SessionPlan.make(request, owner: Caller(name: owner), limits: limits)
         if plan.loopbackBinding != nil { plan.bind(port: port) }
-        return plan.makeSession(secrets: secrets(n), claimTokenDigest: nil, now: now)
+        return plan.makeSession(secrets: secrets(n), claimTokenDigest: nil, browser: nil, now: now)
+    }
+
+    /// `session` with a claim token's digest: parked, not cancelled, when its owner leaves.
+    static func claimable(_ request: SessionRequest = request(), n: Int, digest: [UInt8], owner: String = owner) throws -> Session {
+        let s = try session(request, n: n, owner: owner)
+        return Session(id: s.id, owner: s.owner, claimTokenDigest: digest, flow: s.flow, createdAt: s.createdAt, expiresAt: s.expiresAt)
+    }
+
+    /// The callback that completes `s` (custom-scheme fixtures) with code `code`.
+    static func callback(_ s: Session, code: String = "C") -> String {
+        "com.example.app:/callback?code=\(code)&state=\(s.code.state)"
     }
 }
 
@@ -53,4 +72,54 @@ extension RouteDecision {
         return nil
     }
     var refusalCode: RouterError.Code? { refusal?.code }
+}
+
+extension Transition {
+    /// The operation the caller's call is held under, if it is.
+    var held: OperationID? {
+        if case .held(let op) = reply { return op }
+        return nil
+    }
+
+    /// Why the caller was refused, if it was.
+    var refusal: RouterError? {
+        if case .refused(let e) = reply { return e }
+        return nil
+    }
+
+    /// The operations this transition starts, in order.
+    var started: [OperationID] {
+        effects.compactMap { if case .start(let op, _) = $0 { op } else { nil } }
+    }
+
+    /// What operation `op` is, if this transition starts it.
+    func operation(_ op: OperationID) -> Operation? {
+        for case .start(op, let operation) in effects { return operation }
+        return nil
+    }
+
+    /// The effects that answer held calls.
+    var answers: [Effect] {
+        effects.filter { if case .answer = $0 { true } else { false } }
+    }
+}
+
+extension Router {
+    /// What the executor does with a transition that went through: the
+    /// session changes taken in (step 2), then the core's (step 4).
+    mutating func take(_ t: Transition) {
+        apply(t.changes)
+        apply(core: t.core)
+    }
+
+    /// A `Wait` of `caller` on a pending session, held and taken in: its
+    /// operation, and its timer's when it has a timeout.
+    mutating func holdWait(_ id: SessionID, by caller: String = Fixtures.owner, timeout: UInt32 = 0,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws -> (wait: OperationID, timer: OperationID?) {
+        let t = wait(id, by: caller, timeoutMilliseconds: timeout)
+        let op = try #require(t.held, "the Wait was not held: \(t.reply)", sourceLocation: sourceLocation)
+        take(t)
+        let timer = t.effects.compactMap { if case .start(let id, .timer) = $0 { id } else { nil } }.first
+        return (op, timer)
+    }
 }

@@ -133,46 +133,67 @@ struct OpenIDTests {
         #expect(SessionPlan.needsDiscovery(Self.exchangeRequest()))
         #expect(!SessionPlan.needsDiscovery(Fixtures.request { $0.issuer = Self.issuer }), "an explicit endpoint with no exchange needs no network")
         let s = try Fixtures.session(Self.exchangeRequest())
-        #expect(s.exchange == TokenExchange(clientID: "client", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks", expectsIDToken: true))
-        #expect(s.requireIssuer && s.issuer == Self.issuer)
+        #expect(s.code.exchange == TokenExchange(clientID: "client", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks", expectsIDToken: true))
+        #expect(s.code.requireIssuer && s.code.issuer == Self.issuer)
         #expect(try Fixtures.authorizeURL(Self.exchangeRequest()).hasPrefix(Self.issuer + "/auth?"))
         func refused(_ change: (inout SessionRequest) -> Void) -> String? {
             var r = Self.exchangeRequest()
             change(&r)
-            do { _ = try SessionPlan.make(r, owner: Fixtures.owner, limits: Limits()) } catch { return error.message }
+            do { _ = try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()) } catch { return error.message }
             return nil
         }
         #expect(refused { $0.issuer = nil; $0.discovered = nil; $0.authorizationEndpoint = "https://a.example.com/auth" }?.contains("exchange needs the issuer") == true)
         #expect(refused { $0.codeChallenge = String(repeating: "A", count: 43) }?.contains("you hold the PKCE verifier") == true)
         #expect(refused { $0.discovered = nil }?.contains("not fetched") == true)
-        #expect(TokenExchange(stored: s.exchange!.stored) == s.exchange)
+        #expect(TokenExchange(stored: s.code.exchange!.stored) == s.code.exchange)
+    }
+
+    /// What the session's code is redeemed with: its exchange plan, nonce and verifier.
+    static func redeem(_ s: Session, code: String) -> Operation {
+        .redeem(TokenGrant(tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
+                           expected: IDTokenClaims.Expected(issuer: issuer, clientID: "client", nonce: s.code.nonce), requiresIDToken: true),
+                code: code, redirectURI: "com.example.app:/callback", verifier: s.code.codeVerifier)
     }
 
     @Test("exchange as transitions: the code moves the session to exchanging (no waiter answered); tokens complete it and drop the code; a refusal fails it; a late outcome is nothing")
     func transitions() throws {
         var (router, s) = try Fixtures.router(Self.exchangeRequest())
-        let t = router.route("com.example.app:/callback?code=c1&state=\(s.state)&iss=\(PercentEncoding.encode(Self.issuer))", source: .link, via: "test", now: now)
+        let (wait, _) = try router.holdWait(s.id)
+        let t = router.route("com.example.app:/callback?code=c1&state=\(s.code.state)&iss=\(PercentEncoding.encode(Self.issuer))", source: .link, via: "test", now: now)
         #expect(t.reply == .routed(.completed))
         let exchanging = try #require(t.session)
         #expect(exchanging.status == .exchanging && exchanging.result?.code == "c1")
-        #expect(t.effects.contains(.exchangeCode(s.id)) && !t.effects.contains(.answerWaiters(s.id)))
-        router.apply(t.changes)
+        let op = try #require(t.started.first)
+        #expect(t.started == [op] && t.operation(op) == Self.redeem(s, code: "c1") && t.core == [.track(op, .redeem(s.id))])
+        #expect(t.answers.isEmpty && t.effects.contains(.emitStatus(s.id, .exchanging)) && t.effects.contains(.closeListener(s.id)))
+        router.take(t)
         // A second callback with the state is a replay.
-        #expect(router.decide("com.example.app:/callback?code=c2&state=\(s.state)", source: .link, now: now).refusalCode == .replayed)
+        #expect(router.decide("com.example.app:/callback?code=c2&state=\(s.code.state)", source: .link, now: now).refusalCode == .replayed)
 
         let tokens = TokenSet(accessToken: "at", tokenType: "Bearer", expiresAt: now + 60, refreshToken: nil, idToken: "x.y.z", scope: nil)
-        let done = router.exchanged(s.id, .success(tokens), now: now)
+        let done = router.completed(op, .tokens(.success(tokens)), now: now)
         let completed = try #require(done.session)
-        #expect(completed.status == .completed && completed.result?.tokens == tokens && completed.result?.code == "" && completed.codeVerifier == nil)
-        #expect(done.effects.contains(.answerWaiters(s.id)) && done.effects.contains(.checkpoint))
+        #expect(completed.status == .completed && completed.result?.tokens == tokens && completed.result?.code == "" && completed.code.codeVerifier == nil)
+        let result = try #require(completed.result)
+        #expect(done.answers == [.answer(wait, .waited(.success(result)))] && done.effects.contains(.checkpoint))
+        #expect(done.core == [.finish(op), .finish(wait)])
+        #expect(done.ifWriteFails == .keepInMemory)
+        #expect(router.exchanged(s.id, .success(tokens), now: now).ifWriteFails == .keepInMemory)
         var copy = router
-        copy.apply(done.changes)
+        copy.take(done)
+        #expect(copy.completed(op, .tokens(.success(tokens)), now: now) == Transition(), "a second outcome changes nothing")
         #expect(copy.exchanged(s.id, .success(tokens), now: now).changes.isEmpty, "a second outcome changes nothing")
         // The result is let go like any other: tokens wiped with it.
         #expect(copy.session(s.id)?.releasingResult().result?.tokens == nil)
 
-        let failed = router.exchanged(s.id, .failure(SessionFailure(code: .tokenExchangeFailed, message: "refused")), now: now)
+        let failed = router.completed(op, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "refused"))), now: now)
         #expect(failed.session?.status == .failed && failed.session?.failure?.code == .tokenExchangeFailed && failed.session?.result?.code == "")
+        #expect(failed.answers == [.answer(wait, .waited(.failure(RouterError(.tokenExchangeFailed, "refused"))))])
+
+        // Cancelled while exchanging: the outcome that arrives later changes nothing.
+        var cancelled = router
+        cancelled.take(cancelled.cancel(s.id, by: Fixtures.owner, now: now))
+        #expect(cancelled.completed(op, .tokens(.success(tokens)), now: now) == Transition(core: [.finish(op)], ifWriteFails: .keepInMemory))
 
         (router, s) = try Fixtures.router(Self.exchangeRequest())
         #expect(router.exchanged(s.id, .success(tokens), now: now).changes.isEmpty, "a pending session takes no outcome")
@@ -182,17 +203,62 @@ struct OpenIDTests {
     func restore() throws {
         var stored = try Fixtures.session(Self.exchangeRequest(), n: 1)
         stored.status = .exchanging
-        stored.result = AuthorizationResult(code: "c1", state: stored.state, redirectURI: stored.redirect.string, callbackURI: "x", issuer: nil, codeVerifier: nil, nonce: nil)
+        stored.result = AuthorizationResult(code: "c1", state: stored.code.state, redirectURI: stored.code.redirect.string, callbackURI: "x", issuer: nil, codeVerifier: nil, nonce: nil)
         var collected = try Fixtures.session(Self.exchangeRequest(), n: 2)
         collected.status = .completed
         collected.finishedAt = now
         collected.result = stored.result
         var router = Router()
-        router.restore(stored, now: now)
-        router.restore(collected, now: now)
-        let t = router.restored(ownersGone: [], now: now)
-        #expect(t.effects.contains(.exchangeCode(stored.id)))
+        let back = router.restore([stored, collected], previousBusID: "bus-1", now: now)
+        router.take(back)
+        let t = router.completed(try #require(back.started.first), .busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner]))), now: now)
+        let redeem = try #require(t.started.first)
+        #expect(t.started == [redeem] && t.operation(redeem) == Self.redeem(stored, code: "c1"))
+        #expect(t.core.contains(.track(redeem, .redeem(stored.id))))
         let lost = try #require(t.changes.compactMap { if case .update(let s) = $0, s.id == collected.id { s } else { nil } }.first)
         #expect(lost.status == .failed && lost.failure?.code == .tokenExchangeFailed && lost.failure?.message.contains("never written to disk") == true)
+        #expect(t.changes.count == 1, "the exchange under way is left as it is")
+    }
+
+    @Test("RefreshTokens: refused at once when an option is wrong; else the issuer's metadata, then the refresh, and the held call hears the tokens or why not")
+    func refresh() throws {
+        var router = Router()
+        var request = RefreshRequest()
+        request.issuer = Self.issuer
+        request.clientID = "client"
+        let missing = router.refreshTokens(request, caller: Fixtures.owner)
+        #expect(missing.refusal == RouterError(.invalidArgument, "refresh_token is missing: the refresh token (at most 8 KiB of printable ASCII)"))
+        #expect(missing.core.isEmpty && missing.effects.isEmpty)
+        request.refreshToken = "rt"
+        request.scope = "openid"
+        let t = router.refreshTokens(request, caller: Fixtures.owner)
+        let op = try #require(t.held)
+        #expect(t.effects == [.start(op, .discover(issuer: Self.issuer))] && t.core == [.track(op, .refresh(PendingRefresh(request: request, caller: Fixtures.owner)))])
+        #expect(t.changes.isEmpty)
+        router.take(t)
+        let discovering = router
+
+        let metadata = try #require(Self.exchangeRequest().discovered)
+        let posted = router.completed(op, .metadata(.success(metadata)), now: now)
+        let grant = TokenGrant(tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
+                               expected: IDTokenClaims.Expected(issuer: Self.issuer, clientID: "client", nonce: nil), requiresIDToken: false)
+        #expect(posted.effects == [.start(op, .refresh(grant, refreshToken: "rt", scope: "openid"))] && posted.core.isEmpty && posted.answers.isEmpty)
+        router.take(posted)
+
+        let tokens = TokenSet(accessToken: "at2", tokenType: "Bearer", expiresAt: now + 60, refreshToken: "rt2", idToken: nil, scope: "openid")
+        #expect(router.completed(op, .tokens(.success(tokens)), now: now) == Transition(core: [.finish(op)], ifWriteFails: .keepInMemory, effects: [.answer(op, .tokens(tokens))]))
+        let refusedGrant = router.completed(op, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "invalid_grant"))), now: now)
+        #expect(refusedGrant.answers == [.answer(op, .refused(RouterError(.tokenExchangeFailed, "invalid_grant")))] && refusedGrant.core == [.finish(op)])
+
+        let error = RouterError(.discoveryFailed, "no metadata")
+        let undiscovered = discovering.completed(op, .metadata(.failure(error)), now: now)
+        #expect(undiscovered.answers == [.answer(op, .refused(error))] && undiscovered.core == [.finish(op)] && undiscovered.started.isEmpty)
+
+        // The caller leaving drops the call; the answer that arrives later is nobody's.
+        var left = router
+        let gone = left.ownerGone(Fixtures.owner, now: now)
+        #expect(gone.effects.first == .forget(op) && gone.core == [.finish(op)])
+        left.take(gone)
+        #expect(left.completed(op, .tokens(.success(tokens)), now: now) == Transition())
     }
 }

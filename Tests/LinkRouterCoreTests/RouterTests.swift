@@ -8,18 +8,18 @@ struct RouterTests {
     @Test("a redirect with code and the session's state completes it, with the verifier and nonce")
     func completes() throws {
         let (router, s) = try Fixtures.router()
-        let uri = "com.example.app:/callback?code=C0DE&state=\(s.state)"
+        let uri = "com.example.app:/callback?code=C0DE&state=\(s.code.state)"
         guard case .complete(let done) = router.decide(uri, source: .link, now: now) else { Issue.record("not completed"); return }
         #expect(done.status == .completed)
-        #expect(done.result == AuthorizationResult(code: "C0DE", state: s.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
-                                                  issuer: nil, codeVerifier: s.codeVerifier, nonce: s.nonce))
+        #expect(done.result == AuthorizationResult(code: "C0DE", state: s.code.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
+                                                  issuer: nil, codeVerifier: s.code.codeVerifier, nonce: s.code.nonce))
         #expect(done.finishedAt == now)
     }
 
     @Test("the decision does not change the table; replace does")
     func decideIsPure() throws {
         var (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now)
+        let d = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
         #expect(router.session(s.id)?.status == .pending)
         #expect(router.pendingCount == 1)
         router.replace(d.session!)
@@ -38,19 +38,19 @@ struct RouterTests {
         for (n, s) in zip(1..., sessions.prefix(10)) {
             #expect(router.session(s.id) == s)
             #expect(router.sessions(ownedBy: ":1.\(n)").map(\.id) == [s.id])
-            let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now)
+            let d = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
             #expect(d.session?.status == .completed)
         }
         for s in sessions.dropFirst(10).prefix(5) {
             #expect(router.session(s.id) == nil)
-            #expect(router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now).refusalCode == .unknownState)
+            #expect(router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now).refusalCode == .unknownState)
         }
     }
 
     @Test("a state completes once; a replay is refused and the result kept (S2)")
     func replay() throws {
         var (router, s) = try Fixtures.router()
-        let uri = "com.example.app:/callback?code=c&state=\(s.state)"
+        let uri = "com.example.app:/callback?code=c&state=\(s.code.state)"
         router.replace(router.decide(uri, source: .link, now: now).session!)
         let again = router.decide(uri, source: .link, now: now)
         #expect(again.refusalCode == .replayed)
@@ -70,7 +70,7 @@ struct RouterTests {
     @Test("state near-misses are not the state (U3)")
     func nearMisses() throws {
         let (router, s) = try Fixtures.router()
-        for variant in [s.state + "1", String(s.state.dropLast()), s.state.uppercased(), s.state + "%20", s.state + "+"] {
+        for variant in [s.code.state + "1", String(s.code.state.dropLast()), s.code.state.uppercased(), s.code.state + "%20", s.code.state + "+"] {
             let d = router.decide("com.example.app:/callback?code=c&state=\(variant)", source: .link, now: now)
             #expect(d.refusalCode == .unknownState, "\(variant)")
         }
@@ -82,7 +82,7 @@ struct RouterTests {
     ])
     func duplicates(_ query: String) throws {
         let (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/callback"))
-        let d = router.decide("com.example.app:/callback?" + query.replacingState(s.state), source: .link, now: now)
+        let d = router.decide("com.example.app:/callback?" + query.replacingState(s.code.state), source: .link, now: now)
         #expect(d.refusalCode == .invalidArgument, "\(d)")
         #expect(router.session(s.id)?.status == .pending)
     }
@@ -90,9 +90,9 @@ struct RouterTests {
     @Test("response parameters are never read from the fragment (U7)")
     func fragment() throws {
         let (router, s) = try Fixtures.router()
-        #expect(router.decide("com.example.app:/callback#code=C&state=\(s.state)", source: .link, now: now).refusalCode == .invalidArgument)
-        #expect(router.decide("com.example.app:/callback?state=\(s.state)#code=EVIL", source: .link, now: now).refusalCode == .invalidArgument)
-        guard case .complete(let done) = router.decide("com.example.app:/callback?code=C&state=\(s.state)#_=_", source: .link, now: now) else {
+        #expect(router.decide("com.example.app:/callback#code=C&state=\(s.code.state)", source: .link, now: now).refusalCode == .invalidArgument)
+        #expect(router.decide("com.example.app:/callback?state=\(s.code.state)#code=EVIL", source: .link, now: now).refusalCode == .invalidArgument)
+        guard case .complete(let done) = router.decide("com.example.app:/callback?code=C&state=\(s.code.state)#_=_", source: .link, now: now) else {
             Issue.record("benign fragment refused"); return
         }
         #expect(done.result?.code == "C")
@@ -101,25 +101,25 @@ struct RouterTests {
     @Test("the state's session must own the URI, byte for byte (U8, S3)")
     func mismatch() throws {
         let (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback/?code=c&state=\(s.state)", source: .link, now: now)
+        let d = router.decide("com.example.app:/callback/?code=c&state=\(s.code.state)", source: .link, now: now)
         #expect(d.refusalCode == .callbackMismatch)
         #expect(d.refusal?.message.contains("trailing slash") == true)
         // App A's state on app B's scheme.
-        let b = router.decide("com.other.app:/callback?code=c&state=\(s.state)", source: .link, now: now)
+        let b = router.decide("com.other.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
         #expect(b.refusalCode == .callbackMismatch)
     }
 
     @Test("a provider error fails the session with its words, charset-checked (S6)")
     func providerError() throws {
         let (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.state)", source: .link, now: now)
+        let d = router.decide("com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.code.state)", source: .link, now: now)
         guard case .fail(let f) = d else { Issue.record("not failed"); return }
         #expect(f.status == .failed)
         #expect(f.failure?.code == .authorizationFailed)
         #expect(f.failure?.providerError == "access_denied")
         #expect(f.failure?.providerDescription == "User said no")
-        #expect(f.codeVerifier == nil)
-        let html = router.decide("com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.state)", source: .link, now: now)
+        #expect(f.code.codeVerifier == nil)
+        let html = router.decide("com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.code.state)", source: .link, now: now)
         guard case .fail(let g) = html else { Issue.record("not failed"); return }
         #expect(g.failure?.providerError == "invalid_response")
         #expect(g.failure?.providerDescription == nil)
@@ -128,7 +128,7 @@ struct RouterTests {
     @Test("a callback after the ttl is refused as expired (S7)")
     func expired() throws {
         let (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: s.expiresAt)
+        let d = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: s.expiresAt)
         #expect(d.refusalCode == .expired)
         let e = try #require(router.deadlineReached(s.id, now: s.expiresAt).session)
         #expect(e.status == .expired && e.failure?.code == .expired)
@@ -138,7 +138,7 @@ struct RouterTests {
     @Test("a redirect with neither code nor error is refused")
     func empty() throws {
         let (router, s) = try Fixtures.router()
-        #expect(router.decide("com.example.app:/callback?state=\(s.state)", source: .link, now: now).refusalCode == .invalidArgument)
+        #expect(router.decide("com.example.app:/callback?state=\(s.code.state)", source: .link, now: now).refusalCode == .invalidArgument)
     }
 
     @Test("web links pass through unless their state names a session (R5, U9)")
@@ -149,12 +149,12 @@ struct RouterTests {
             #expect(router.decide(url, source: .link, now: now) == .passthrough(url), "\(url)")
         }
         // A look-alike carrying the real state is refused, never forwarded.
-        let look = router.decide("https://example.com.evil/cb?code=c&state=\(s.state)", source: .link, now: now)
+        let look = router.decide("https://example.com.evil/cb?code=c&state=\(s.code.state)", source: .link, now: now)
         #expect(look.refusalCode == .callbackMismatch)
         // A malformed URL whose state is known is refused, not forwarded.
-        let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.state)", source: .link, now: now)
+        let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.code.state)", source: .link, now: now)
         #expect(bad.refusalCode == .invalidArgument)
-        guard case .complete = router.decide("https://example.com/cb?code=c&state=\(s.state)", source: .link, now: now) else {
+        guard case .complete = router.decide("https://example.com/cb?code=c&state=\(s.code.state)", source: .link, now: now) else {
             Issue.record("claimed callback not routed"); return
         }
     }
@@ -172,9 +172,9 @@ struct RouterTests {
         let b = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 2, port: 40002)
         router.insert(a)
         router.insert(b)
-        let onA = router.decide("http://127.0.0.1:40001/cb?code=c&state=\(b.state)", source: .loopback(a.id), now: now)
+        let onA = router.decide("http://127.0.0.1:40001/cb?code=c&state=\(b.code.state)", source: .loopback(a.id), now: now)
         #expect(onA.refusalCode == .callbackMismatch)
-        guard case .complete(let done) = router.decide("http://127.0.0.1:40002/cb?code=c&state=\(b.state)", source: .loopback(b.id), now: now) else {
+        guard case .complete(let done) = router.decide("http://127.0.0.1:40002/cb?code=c&state=\(b.code.state)", source: .loopback(b.id), now: now) else {
             Issue.record("loopback not completed"); return
         }
         #expect(done.result?.redirectURI == "http://127.0.0.1:40002/cb")
@@ -183,7 +183,7 @@ struct RouterTests {
     @Test("RFC 9207: iss is compared after form decoding; a mismatch fails without the code (S4, S5)")
     func issuer() throws {
         let (router, s) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example" })
-        let base = "com.example.app:/callback?code=c&state=\(s.state)"
+        let base = "com.example.app:/callback?code=c&state=\(s.code.state)"
         guard case .complete(let ok) = router.decide(base + "&iss=https%3A%2F%2Fas.example", source: .link, now: now) else {
             Issue.record("matching iss refused"); return
         }
@@ -195,7 +195,7 @@ struct RouterTests {
         }
         guard case .complete = router.decide(base, source: .link, now: now) else { Issue.record("missing iss without require_iss"); return }
         let (strict, t) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example"; $0.requireIssuer = true })
-        guard case .fail(let f) = strict.decide("com.example.app:/callback?code=c&state=\(t.state)", source: .link, now: now) else {
+        guard case .fail(let f) = strict.decide("com.example.app:/callback?code=c&state=\(t.code.state)", source: .link, now: now) else {
             Issue.record("missing iss accepted"); return
         }
         #expect(f.failure?.code == .issuerMismatch)
@@ -204,27 +204,23 @@ struct RouterTests {
     @Test("owner checks, cancel, claim, owner leaving (D1, D2)")
     func owners() throws {
         var router = Router()
-        var withToken = try Fixtures.session(Fixtures.request(), n: 1)
-        withToken = Session(id: withToken.id, mode: withToken.mode, owner: withToken.owner, claimTokenDigest: [1, 2, 3], state: withToken.state,
-                            nonce: withToken.nonce, codeVerifier: withToken.codeVerifier,
-                            redirect: withToken.redirect, appCallback: nil,
-                            authorizationOrigin: withToken.authorizationOrigin, resumeHosts: [], resumePathPrefix: nil,
-                            resumeMode: .browser, browser: nil, issuer: nil, requireIssuer: false, createdAt: now, expiresAt: now + 600)
+        let withToken = try Fixtures.claimable(n: 1, digest: [1, 2, 3])
         let plain = try Fixtures.session(Fixtures.request(), n: 2)
         router.insert(withToken)
         router.insert(plain)
-        #expect(throws: RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")) {
-            try router.owned(withToken.id, by: Fixtures.intruder)
-        }
-        #expect((try? router.cancel(plain.id, by: Fixtures.intruder, now: now)) == nil)
-        #expect((try? router.claim(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)) == nil)
-        #expect((try? router.claim(withToken.id, tokenDigest: [1, 2, 4], by: Fixtures.intruder)) == nil)
+        #expect(router.owned(withToken.id, by: Fixtures.intruder) == .failure(RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")))
+        let cancelled = router.cancel(plain.id, by: Fixtures.intruder, now: now)
+        #expect(cancelled.refusal?.code == .accessDenied && cancelled.changes.isEmpty)
+        let noToken = router.claim(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)
+        #expect(noToken.refusal?.code == .accessDenied && noToken.changes.isEmpty)
+        let wrongToken = router.claim(withToken.id, tokenDigest: [1, 2, 4], by: Fixtures.intruder)
+        #expect(wrongToken.refusal?.code == .accessDenied && wrongToken.changes.isEmpty)
         router.apply(router.ownerGone(Fixtures.owner, now: now).changes)
         #expect(router.session(withToken.id)?.owner == nil)
         #expect(router.session(withToken.id)?.status == .pending)
         #expect(router.session(plain.id)?.status == .cancelled)
-        let claimed = try #require(try router.claim(withToken.id, tokenDigest: [1, 2, 3], by: ":1.7").session)
-        #expect(claimed.owner == ":1.7")
+        let claimed = try #require(router.claim(withToken.id, tokenDigest: [1, 2, 3], by: ":1.7").session)
+        #expect(claimed.ownerName == ":1.7")
         // The owner index follows every change: the old owner holds nothing now, the claimer holds one.
         #expect(router.ownerGone(Fixtures.owner, now: now).changes.isEmpty)
         #expect(router.ownerGone(":1.7", now: now).changes.isEmpty, "claiming returns a copy; the table changes on replace")
@@ -239,9 +235,9 @@ struct RouterTests {
     func limits() throws {
         var router = Router(limits: Limits(maxPendingPerOwner: 2, maxPendingTotal: 3))
         for n in 1...2 { router.insert(try Fixtures.session(Fixtures.request(), n: n)) }
-        let plan = try SessionPlan.make(Fixtures.request(), owner: Fixtures.owner, limits: router.limits)
+        let plan = try SessionPlan.make(Fixtures.request(), owner: Fixtures.caller, limits: router.limits)
         #expect(throws: RouterError.self) { try router.admit(plan) }
-        let other = try SessionPlan.make(Fixtures.request(), owner: ":1.5", limits: router.limits)
+        let other = try SessionPlan.make(Fixtures.request(), owner: Caller(name: ":1.5"), limits: router.limits)
         try router.admit(other)
         router.insert(try Fixtures.session(Fixtures.request(), n: 3, owner: ":1.5"))
         #expect(throws: RouterError.self) { try router.admit(other) }
@@ -250,12 +246,12 @@ struct RouterTests {
     @Test("releasing the result wipes the code and verifier; a later Wait is told so")
     func delivery() throws {
         var (router, s) = try Fixtures.router()
-        let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now).session!
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now).session!
         router.replace(done)
         guard case .success(let r)? = router.session(s.id)?.waitAnswer else { Issue.record("no result"); return }
-        #expect(r.code == "c" && r.codeVerifier == s.codeVerifier)
+        #expect(r.code == "c" && r.codeVerifier == s.code.codeVerifier)
         let wiped = done.releasingResult()
-        #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.codeVerifier == nil)
+        #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.code.codeVerifier == nil)
         guard case .failure(let e)? = wiped.waitAnswer else { Issue.record("released, yet answered"); return }
         #expect(e.code == .alreadyDelivered)
     }
@@ -263,7 +259,7 @@ struct RouterTests {
     @Test("finished sessions are purged after ttl and grace")
     func purge() throws {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
-        let done = router.decide("com.example.app:/callback?code=c&state=\(s.state)", source: .link, now: now + 10).session!
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now + 10).session!
         router.replace(done)
         // The result is released first, when the grace period ends; the record goes after its ttl.
         #expect(router.deadline(of: done) == now + 10 + 60)
@@ -291,7 +287,7 @@ struct RouterSharingTests {
         router.insert(a)
         router.insert(b)
         router.insert(loop)
-        #expect(router.session(a.id)!.redirect === router.session(b.id)!.redirect)
+        #expect(router.session(a.id)!.code.redirect === router.session(b.id)!.code.redirect)
         #expect(router.internedCount == 3)  // two callbacks, one origin
         router.remove(loop.id)
         #expect(router.internedCount == 2)

@@ -5,7 +5,7 @@ import Testing
 struct SessionPlanTests {
     func refused(_ r: SessionRequest, _ words: String) -> Bool {
         do {
-            _ = try SessionPlan.make(r, owner: Fixtures.owner, limits: Limits())
+            _ = try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits())
             return false
         } catch {
             return error.code == .invalidArgument && error.message.contains(words)
@@ -49,31 +49,31 @@ struct SessionPlanTests {
             $0.extraParams = ["prompt": "login", "audience": "x y"]
         }
         let s = try Fixtures.session(request)
-        #expect(try Fixtures.authorizeURL(request) == "https://auth.example.com/authorize?tenant=a%20b&response_type=code&client_id=client&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state=\(s.state)&nonce=nonce-1&code_challenge=challenge-1&code_challenge_method=S256&audience=x%20y&prompt=login")
+        #expect(try Fixtures.authorizeURL(request) == "https://auth.example.com/authorize?tenant=a%20b&response_type=code&client_id=client&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state=\(s.code.state)&nonce=nonce-1&code_challenge=challenge-1&code_challenge_method=S256&audience=x%20y&prompt=login")
         #expect(s.expiresAt == Fixtures.now + 600)
     }
 
     @Test("a client-held challenge replaces the daemon's verifier")
     func clientPKCE() throws {
         let challenge = String(repeating: "A", count: 43)
-        var plan = try SessionPlan.make(Fixtures.request { $0.codeChallenge = challenge }, owner: Fixtures.owner, limits: Limits())
+        var plan = try SessionPlan.make(Fixtures.request { $0.codeChallenge = challenge }, owner: Fixtures.caller, limits: Limits())
         #expect(!plan.needsVerifier)
         plan.bind(port: 1)
-        let s = plan.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, now: Fixtures.now)
-        #expect(s.codeVerifier == nil)
+        let s = plan.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now)
+        #expect(s.code.codeVerifier == nil)
         #expect(plan.authorizeURL(secrets: Fixtures.secrets()).contains("code_challenge=\(challenge)&code_challenge_method=S256"))
     }
 
     @Test("loopback: localhost stays localhost, listened for on 127.0.0.1 and ::1; the URI names the bound port (issue 13 §3)")
     func loopback() throws {
-        var plan = try SessionPlan.make(Fixtures.request(redirect: "http://localhost/callback"), owner: Fixtures.owner, limits: Limits())
+        var plan = try SessionPlan.make(Fixtures.request(redirect: "http://localhost/callback"), owner: Fixtures.caller, limits: Limits())
         #expect(plan.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1", "::1"], hostLiteral: "localhost", port: 0))
         plan.bind(port: 51234)
         #expect(plan.redirect.string == "http://localhost:51234/callback")
         #expect(plan.authorizeURL(secrets: Fixtures.secrets()).contains("redirect_uri=http%3A%2F%2Flocalhost%3A51234%2Fcallback&"))
-        let six = try SessionPlan.make(Fixtures.request(redirect: "http://[::1]/callback"), owner: Fixtures.owner, limits: Limits())
+        let six = try SessionPlan.make(Fixtures.request(redirect: "http://[::1]/callback"), owner: Fixtures.caller, limits: Limits())
         #expect(six.loopbackBinding == LoopbackBinding(addresses: ["::1"], hostLiteral: "[::1]", port: 0))
-        let four = try SessionPlan.make(Fixtures.request(redirect: "http://127.0.0.1:8123/callback"), owner: Fixtures.owner, limits: Limits())
+        let four = try SessionPlan.make(Fixtures.request(redirect: "http://127.0.0.1:8123/callback"), owner: Fixtures.caller, limits: Limits())
         #expect(four.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 8123))
     }
 
@@ -83,7 +83,7 @@ struct SessionPlanTests {
         ("http://user@127.0.0.1/x", false), ("https://a.example/x?q=1", false), ("ftp://127.0.0.1/x", false),
     ])
     func issuer(_ issuer: String, _ accepted: Bool) throws {
-        let result = Result { () throws(RouterError) in try SessionPlan.make(Fixtures.request { $0.issuer = issuer }, owner: Fixtures.owner, limits: Limits()) }
+        let result = Result { () throws(RouterError) in try SessionPlan.make(Fixtures.request { $0.issuer = issuer }, owner: Fixtures.caller, limits: Limits()) }
         switch result {
         case .success(let plan): #expect(accepted && plan.issuer == issuer, "\(issuer)")
         case .failure(let e): #expect(!accepted && e.message.contains("issuer must be an https URL"), "\(issuer): \(e.message)")
@@ -95,14 +95,14 @@ struct SessionPlanTests {
         let url = "https://api.vipps.no/access-management-1.0/access/oauth2/auth?app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback&requested_flow=app_to_app&scope=openid&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fapp-callback&code_challenge_method=S256&state=RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gDNk&nonce=n0nce&client_id=c&code_challenge=abc"
         var r = SessionRequest()
         r.authorizeURL = url
-        let plan = try SessionPlan.make(r, owner: Fixtures.owner, limits: Limits())
+        let plan = try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits())
         #expect(plan.mode == .adopted)
         #expect(plan.adoptedState == "RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gDNk")
         #expect(plan.redirect.string == "https://example.com/app-callback")
         #expect(plan.appCallback?.string == "https://example.com/app-callback")
         #expect(plan.authorizationOrigin == "https://api.vipps.no")
-        let s = plan.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, now: Fixtures.now)
-        #expect(plan.authorizeURL(secrets: Fixtures.secrets()) == url && s.codeVerifier == nil && s.nonce == "n0nce")
+        let s = plan.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now)
+        #expect(plan.authorizeURL(secrets: Fixtures.secrets()) == url && s.code.codeVerifier == nil && s.code.nonce == "n0nce")
     }
 
     @Test("adopted states are checked; one already in use is refused (D5)")
@@ -110,7 +110,7 @@ struct SessionPlanTests {
         func plan(_ state: String, extra: String = "") throws -> SessionPlan {
             var r = SessionRequest()
             r.authorizeURL = "https://as.example/auth?response_type=code&redirect_uri=com.example.app%3A%2Fcb&state=\(state)\(extra)"
-            return try SessionPlan.make(r, owner: Fixtures.owner, limits: Limits())
+            return try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits())
         }
         for bad in ["short", String(repeating: "a", count: 129), "has%20space0123456789", "bad*chars0123456789"] {
             #expect(throws: RouterError.self, "\(bad)") { try plan(bad) }
@@ -124,7 +124,7 @@ struct SessionPlanTests {
         let ok = try plan("abcdefghijklmnop")
         var router = Router()
         try router.admit(ok)
-        router.insert(ok.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, now: Fixtures.now))
+        router.insert(ok.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now))
         #expect(throws: RouterError.self) { try router.admit(ok) }
     }
 }

@@ -10,25 +10,34 @@ struct TransitionTests {
 
     @Test("a completing callback: one update, written or refused; listener, waiters, status and purge deadline; the outcome")
     func completes() throws {
-        let (router, s) = try Fixtures.router()
-        let t = router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now)
+        var (router, s) = try Fixtures.router()
+        // Nobody waiting: the listener, the status and the deadline all the same, and no answer.
+        let alone = router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+        let finished = try #require(alone.session)
+        #expect(Array(alone.effects.prefix(3)) == [.closeListener(s.id), .emitStatus(s.id, .completed), .scheduleDeadline(s.id, at: router.deadline(of: finished))])
+        #expect(alone.effects.count == 4 && alone.answers.isEmpty && alone.core.isEmpty)
+
+        let (wait, _) = try router.holdWait(s.id)
+        let t = router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
         let done = try #require(t.session)
         #expect(t.changes == [.update(done)])
         #expect(t.ifWriteFails == .refuse)
         #expect(t.reply == .routed(.completed))
         #expect(done.status == .completed && done.result?.code == "C")
-        #expect(Array(t.effects.prefix(4)) == [.closeListener(s.id), .answerWaiters(s.id), .emitStatus(s.id, .completed),
+        let result = try #require(done.result)
+        #expect(Array(t.effects.prefix(4)) == [.closeListener(s.id), .answer(wait, .waited(.success(result))), .emitStatus(s.id, .completed),
                                                .scheduleDeadline(s.id, at: router.deadline(of: done))])
+        #expect(t.core == [.finish(wait)])
         #expect(t.effects.count == 5)
         guard case .log(let line) = t.effects[4] else { Issue.record("no log line"); return }
-        #expect(line.priority == .info && !line.text.contains("C&") && !line.text.contains(s.state))
+        #expect(line.priority == .info && !line.text.contains("C&") && !line.text.contains(s.code.state))
     }
 
     @Test("a refusal changes nothing, writes nothing and logs why; the state is never in the line")
     func refusal() throws {
         let (router, s) = try Fixtures.router()
         let t = router.route("com.example.app:/callback?code=C&state=xyzzy-no-such", source: .link, via: "test", now: now)
-        #expect(t.changes.isEmpty)
+        #expect(t.changes.isEmpty && t.core.isEmpty)
         guard case .refused(let e) = t.reply else { Issue.record("not refused"); return }
         #expect(e.code == .unknownState)
         guard case .log(let line)? = t.effects.first else { Issue.record("no log line"); return }
@@ -49,12 +58,12 @@ struct TransitionTests {
         func world(_ mode: String) throws -> (Router, Session) {
             try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = mode })
         }
-        let uri = { (s: Session) in "com.example.app:/app?state=\(s.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume" }
+        let uri = { (s: Session) in "com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume" }
         var (router, s) = try world("browser")
         var t = router.route(uri(s), source: .link, via: "test", now: now)
         #expect(t.effects.first == .openBrowser("https://auth.example.com/resume", in: .sameAs(nil)))
         #expect(t.effects.contains(.emitStatus(s.id, .resumed)) && t.reply == .routed(.resumed))
-        #expect(t.session?.resumeOpened == true)
+        #expect(t.session?.code.resumeOpened == true)
 
         (router, s) = try world("client")
         t = router.route(uri(s), source: .link, via: "test", now: now)
@@ -75,14 +84,28 @@ struct TransitionTests {
     @Test("the browser that began the login cannot take resume_uri: the session fails with BrowserFailed, its waiters hear it, once")
     func resumeBrowserFailed() throws {
         var (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = "browser" })
-        let t = router.resumeBrowserFailed(s.id, reason: "the browser that began this login (gone.desktop) is no longer installed", now: now)
+        let (wait, _) = try router.holdWait(s.id)
+        let resume = router.route("com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume", source: .link, via: "test", now: now)
+        let reopen = try #require(resume.effects.first)
+        #expect(reopen == .openBrowser("https://auth.example.com/resume", in: .sameAs(nil)) && reopen.undoesOnFailure)
+        // The executor undid the resume (nothing was taken in) and tells the core what failed.
+        let error = RouterError(.browserFailed, "the browser that began this login (gone.desktop) is no longer installed")
+        let t = router.effectFailed(reopen, sessions: resume.changes.map(\.id), error: error, now: now)
         let failed = try #require(t.session)
         #expect(failed.status == .failed && failed.failure?.code == .browserFailed)
         #expect(failed.failure?.message.contains("gone.desktop") == true && failed.failure?.message.contains("begin a new login") == true)
-        #expect(t.effects.contains(.answerWaiters(s.id)) && t.effects.contains(.emitStatus(s.id, .failed)))
+        let failure = try #require(failed.failure)
+        #expect(t.effects.contains(.answer(wait, .waited(.failure(failure.error)))) && t.effects.contains(.emitStatus(s.id, .failed)))
+        #expect(t.core == [.finish(wait)])
         #expect(t.ifWriteFails == .keepInMemory)
-        router.apply(t.changes)
-        #expect(router.resumeBrowserFailed(s.id, reason: "again", now: now).changes.isEmpty, "a finished session is left alone")
+        // Any other failure has no consequence of its own: the caller heard it, the session is as it was.
+        #expect(router.effectFailed(.openBrowser("https://example.org/", in: .web), sessions: [], error: error, now: now) == Transition())
+        #expect(router.effectFailed(.openBrowser("https://a.example/auth", in: .entry("b.desktop")), sessions: [s.id], error: error, now: now) == Transition())
+        #expect(router.effectFailed(.requestResume(s.id, owner: Fixtures.owner, resumeURI: "https://auth.example.com/resume"), sessions: [s.id], error: error, now: now) == Transition())
+        #expect(router.effectFailed(reopen, sessions: [s.id], error: RouterError(.storageFailed, "disk full"), now: now) == Transition())
+        router.take(t)
+        #expect(router.effectFailed(reopen, sessions: [s.id], error: error, now: now) == Transition(), "a finished session is left alone")
+        #expect(router.resumeBrowserFailed(s.id, reason: "again", now: now) == Transition())
         s = try #require(router.session(s.id))
         #expect(s.status == .failed)
     }
@@ -90,45 +113,79 @@ struct TransitionTests {
     @Test("begin: an insert, written or refused; the browser opens on the authorize URL; its expiry is queued")
     func begin() throws {
         let router = Router()
-        let plan = try SessionPlan.make(Fixtures.request(), owner: Fixtures.owner, limits: router.limits)
-        let t = router.begin(plan, secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: "b.desktop", now: now)
+        let t = router.beginSession(Fixtures.request { $0.openBrowser = true }, inputs: Fixtures.inputs(browser: "b.desktop"),
+                                    caller: Fixtures.owner, login: false, now: now)
         let s = try #require(t.session)
         #expect(t.changes == [.insert(s)] && t.ifWriteFails == .refuse)
-        #expect(s.browser == "b.desktop" && s.owner == Fixtures.owner)
+        #expect(s.code.browser == "b.desktop" && s.owner == Fixtures.caller)
         guard case .begun(let id, let url) = t.reply else { Issue.record("no reply"); return }
-        #expect(id == s.id && url.contains("state=\(s.state)"))
+        #expect(id == s.id && url.contains("state=\(s.code.state)"))
         #expect(t.effects.contains(.openBrowser(url, in: .entry("b.desktop"))))
         #expect(t.effects.contains(.scheduleDeadline(s.id, at: s.expiresAt)))
-        let quiet = router.begin(plan, secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: nil, now: now)
+        #expect(t.compensation.isEmpty, "no listener to close for a custom-scheme callback")
+        // The app behind a caller seen for the first time is found out, as an operation of its own.
+        let identify = try #require(t.started.first)
+        #expect(t.started == [identify] && t.operation(identify) == .identify(name: Fixtures.owner))
+        #expect(t.core == [.caller(Fixtures.owner, .unknown), .track(identify, .identify(name: Fixtures.owner))])
+        let quiet = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        #expect(quiet.session?.code.browser == nil)
         #expect(!quiet.effects.contains { if case .openBrowser = $0 { true } else { false } })
+    }
+
+    @Test("begin refused: the browser lookup or the secrets failed, or the options are wrong; nothing is written, held or started")
+    func beginRefused() throws {
+        let router = Router()
+        let noBrowser = RouterError(.browserFailed, "no default browser is set")
+        let browserless = router.beginSession(Fixtures.request { $0.openBrowser = true },
+                                              inputs: BeginInputs(secrets: .success(Fixtures.secrets()), browser: .failure(noBrowser), claimTokenDigest: nil),
+                                              caller: Fixtures.owner, login: false, now: now)
+        #expect(browserless.refusal == noBrowser)
+        let noSecrets = RouterError(.internalError, "RAND_bytes failed")
+        let secretless = router.beginSession(Fixtures.request(), inputs: BeginInputs(secrets: .failure(noSecrets), browser: nil, claimTokenDigest: nil),
+                                             caller: Fixtures.owner, login: false, now: now)
+        #expect(secretless.refusal == noSecrets)
+        let invalid = router.beginSession(Fixtures.request { $0.ttl = 0 }, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
+        #expect(invalid.refusal?.code == .invalidArgument)
+        for t in [browserless, secretless, invalid] {
+            #expect(t.changes.isEmpty && t.core.isEmpty && t.started.isEmpty && t.answers.isEmpty)
+        }
     }
 
     @Test("wait: parked while pending; answered at once when finished, changing nothing (a reply cannot be confirmed)")
     func wait() throws {
         var (router, s) = try Fixtures.router()
-        #expect(try router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 5).effects == [.parkWait(s.id, timeoutMilliseconds: 5)])
-        #expect(throws: RouterError.self) { try router.wait(s.id, by: Fixtures.intruder, timeoutMilliseconds: 0) }
-        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now).changes)
+        let held = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 5)
+        let op = try #require(held.held)
+        let timer = try #require(held.started.first)
+        #expect(held.changes.isEmpty && held.effects == [.start(timer, .timer(milliseconds: 5))])
+        #expect(held.core == [.track(op, .wait(s.id, caller: Fixtures.owner, login: false, timer: timer)), .track(timer, .waitTimeout(op, milliseconds: 5))])
+        let forever = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
+        let untimed = try #require(forever.held)
+        #expect(forever.effects.isEmpty && forever.core == [.track(untimed, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
+        let intruder = router.wait(s.id, by: Fixtures.intruder, timeoutMilliseconds: 0)
+        #expect(intruder.refusal?.code == .accessDenied && intruder.core.isEmpty && intruder.effects.isEmpty)
+        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
         for _ in 0..<2 {
-            let t = try router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
+            let t = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
             guard case .waited(.success(let r)) = t.reply else { Issue.record("no answer"); return }
-            #expect(r.code == "C" && t.changes.isEmpty && t.effects.isEmpty)
+            #expect(r.code == "C" && t.changes.isEmpty && t.effects.isEmpty && t.core.isEmpty)
         }
     }
 
     @Test("acknowledge: owner only, after the result; wipes it (written or refused) and folds the WAL; twice is nothing")
     func acknowledge() throws {
         var (router, s) = try Fixtures.router()
-        #expect(throws: RouterError.self) { try router.acknowledge(s.id, by: Fixtures.owner) }
-        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now).changes)
-        #expect(throws: RouterError.self) { try router.acknowledge(s.id, by: Fixtures.intruder) }
-        let t = try router.acknowledge(s.id, by: Fixtures.owner)
+        #expect(router.acknowledge(s.id, by: Fixtures.owner).refusal == RouterError(.invalidArgument, "the session is still pending; acknowledge its result once Wait has returned it"))
+        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
+        let intruder = router.acknowledge(s.id, by: Fixtures.intruder)
+        #expect(intruder.refusal?.code == .accessDenied && intruder.changes.isEmpty)
+        let t = router.acknowledge(s.id, by: Fixtures.owner)
         let released = try #require(t.session)
-        #expect(released.released && released.result?.code == "" && released.codeVerifier == nil)
+        #expect(released.released && released.result?.code == "" && released.code.codeVerifier == nil)
         #expect(t.ifWriteFails == .refuse && t.effects.contains(.checkpoint))
         #expect(t.effects.contains(.scheduleDeadline(s.id, at: router.deadline(of: released))))
         router.apply(t.changes)
-        #expect(try router.acknowledge(s.id, by: Fixtures.owner) == Transition())
+        #expect(router.acknowledge(s.id, by: Fixtures.owner) == Transition())
         guard case .failure(let e)? = router.session(s.id)?.waitAnswer else { Issue.record("still answered"); return }
         #expect(e.code == .alreadyDelivered)
     }
@@ -136,7 +193,7 @@ struct TransitionTests {
     @Test("an unacknowledged result is released when the grace period ends, the record purged after its ttl")
     func release() throws {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
-        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.state)", source: .link, via: "test", now: now).changes)
+        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
         let done = try #require(router.session(s.id))
         #expect(router.deadline(of: done) == now + 60)
         let t = router.deadlineReached(s.id, now: now + 60)
@@ -149,31 +206,65 @@ struct TransitionTests {
     @Test("cancel and claim: owner only; cancel finishes the session with every effect, twice is nothing")
     func cancelAndClaim() throws {
         var (router, s) = try Fixtures.router()
-        #expect(throws: RouterError.self) { try router.cancel(s.id, by: Fixtures.intruder, now: now) }
-        let t = try router.cancel(s.id, by: Fixtures.owner, now: now)
+        let intruder = router.cancel(s.id, by: Fixtures.intruder, now: now)
+        #expect(intruder.refusal?.code == .accessDenied && intruder.changes.isEmpty)
+        let (wait, _) = try router.holdWait(s.id)
+        let t = router.cancel(s.id, by: Fixtures.owner, now: now)
         let cancelled = try #require(t.session)
         #expect(cancelled.status == .cancelled && t.ifWriteFails == .refuse)
-        #expect(t.effects.contains(.answerWaiters(s.id)) && t.effects.contains(.emitStatus(s.id, .cancelled)) && t.effects.contains(.closeListener(s.id)))
-        router.apply(t.changes)
-        #expect(try router.cancel(s.id, by: Fixtures.owner, now: now) == Transition())
-        #expect(throws: RouterError(.accessDenied, "the claim token does not match this session's (or it was begun without one)")) {
-            try router.claim(s.id, tokenDigest: [1], by: ":1.7")
-        }
+        #expect(t.effects.contains(.answer(wait, .waited(.failure(RouterError(.cancelled, "the session was cancelled by its owner"))))))
+        #expect(t.effects.contains(.emitStatus(s.id, .cancelled)) && t.effects.contains(.closeListener(s.id)))
+        #expect(t.core == [.finish(wait)])
+        router.take(t)
+        #expect(router.cancel(s.id, by: Fixtures.owner, now: now) == Transition())
+        let claim = router.claim(s.id, tokenDigest: [1], by: ":1.7")
+        #expect(claim.refusal == RouterError(.accessDenied, "the claim token does not match this session's (or it was begun without one)"))
+        #expect(claim.changes.isEmpty && claim.core.isEmpty)
+    }
+
+    @Test("claim: the claimer owns the session and may wait; its app is found out once")
+    func claim() throws {
+        var router = Router()
+        let s = try Fixtures.claimable(n: 1, digest: [7, 7])
+        router.insert(s)
+        router.take(router.ownerGone(Fixtures.owner, now: now))
+        let t = router.claim(s.id, tokenDigest: [7, 7], by: ":1.7")
+        let claimed = try #require(t.session)
+        #expect(claimed.owner == Caller(name: ":1.7") && t.reply == .none)
+        let identify = try #require(t.started.first)
+        #expect(t.core == [.caller(":1.7", .unknown), .track(identify, .identify(name: ":1.7"))])
+        router.take(t)
+        #expect(router.wait(s.id, by: ":1.7", timeoutMilliseconds: 0).held != nil)
+        #expect(router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0).refusal?.code == .accessDenied)
+        // Claimed again by the same connection: nothing more to find out.
+        #expect(router.claim(s.id, tokenDigest: [7, 7], by: ":1.7").core.isEmpty)
     }
 
     @Test("deadlines: expiry (kept in memory if unwritten), then the purge, and nothing while the deadline has moved")
     func deadlines() throws {
         var (router, s) = try Fixtures.router()
         #expect(router.deadlineReached(s.id, now: s.expiresAt - 1) == Transition())
+        let (wait, timer) = try router.holdWait(s.id, timeout: 60_000)
         let expiry = router.deadlineReached(s.id, now: s.expiresAt)
-        #expect(expiry.session?.status == .expired && expiry.ifWriteFails == .keepInMemory)
-        #expect(expiry.effects.contains(.answerWaiters(s.id)) && expiry.effects.contains(.closeListener(s.id)))
-        router.apply(expiry.changes)
+        let expired = try #require(expiry.session)
+        #expect(expired.status == .expired && expiry.ifWriteFails == .keepInMemory)
+        let failure = try #require(expired.failure)
+        #expect(expiry.effects.contains(.answer(wait, .waited(.failure(failure.error)))) && expiry.effects.contains(.closeListener(s.id)))
+        let timerOp = try #require(timer)
+        #expect(expiry.effects.contains(.cancel(timerOp)) && expiry.core == [.finish(wait), .finish(timerOp)])
+        router.take(expiry)
         let purgeAt = router.deadline(of: router.session(s.id)!)
         #expect(router.deadlineReached(s.id, now: purgeAt - 1) == Transition())
         let purge = router.deadlineReached(s.id, now: purgeAt)
-        #expect(purge.changes == [.remove(s.id)] && purge.effects.contains(.answerWaiters(s.id)))
-        router.apply(purge.changes)
+        #expect(purge.changes == [.remove(s.id)] && purge.effects == [.closeListener(s.id), .checkpoint] && purge.core.isEmpty)
+        // No event holds a Wait on a finished session; one the core still tracked would hear the session is gone.
+        var tracking = router
+        let stray = OperationID(900)
+        tracking.apply(core: [.track(stray, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
+        let told = tracking.deadlineReached(s.id, now: purgeAt)
+        #expect(told.effects == [.closeListener(s.id), .answer(stray, .waited(.failure(RouterError(.unknownSession, "the session was purged")))), .checkpoint])
+        #expect(told.core == [.finish(stray)])
+        router.take(purge)
         #expect(router.session(s.id) == nil && router.deadlineReached(s.id, now: purgeAt) == Transition())
     }
 
@@ -181,23 +272,29 @@ struct TransitionTests {
     func ownerGone() throws {
         var router = Router()
         let plain = try Fixtures.session(Fixtures.request(), n: 1)
-        var withToken = try Fixtures.session(Fixtures.request(), n: 2)
-        withToken = Session(id: withToken.id, mode: withToken.mode, owner: Fixtures.owner, claimTokenDigest: [9], state: withToken.state,
-                            nonce: withToken.nonce, codeVerifier: withToken.codeVerifier, redirect: withToken.redirect, appCallback: nil,
-                            authorizationOrigin: withToken.authorizationOrigin, resumeHosts: [], resumePathPrefix: nil, resumeMode: .browser,
-                            browser: nil, issuer: nil, requireIssuer: false, createdAt: now, expiresAt: now + 600)
+        let withToken = try Fixtures.claimable(n: 2, digest: [9])
         router.insert(plain)
         router.insert(withToken)
+        let (onPlain, timer) = try router.holdWait(plain.id, timeout: 1000)
+        let (onToken, _) = try router.holdWait(withToken.id)
         let t = router.ownerGone(Fixtures.owner, now: now)
-        #expect(t.effects.first == .dropWaits(of: Fixtures.owner) && t.ifWriteFails == .keepInMemory)
+        let timerOp = try #require(timer)
+        // Dropped, not answered: nobody is there to hear; the timer stops with its Wait.
+        #expect(Array(t.effects.prefix(3)) == [.forget(onPlain), .cancel(timerOp), .forget(onToken)] && t.ifWriteFails == .keepInMemory)
+        #expect(t.answers.isEmpty)
+        #expect(t.core == [.finish(onPlain), .finish(timerOp), .finish(onToken)])
         let byID = Dictionary(uniqueKeysWithValues: t.changes.compactMap { c -> (SessionID, Session)? in
             if case .update(let s) = c { return (s.id, s) }
             return nil
         })
-        #expect(byID[plain.id]?.status == .cancelled && byID[plain.id]?.owner == nil && byID[plain.id]?.codeVerifier == nil)
+        #expect(byID[plain.id]?.status == .cancelled && byID[plain.id]?.owner == nil && byID[plain.id]?.code.codeVerifier == nil)
         #expect(byID[withToken.id]?.status == .pending && byID[withToken.id]?.owner == nil)
         #expect(t.effects.contains(.emitStatus(plain.id, .cancelled)) && !t.effects.contains(.emitStatus(withToken.id, .cancelled)))
         #expect(router.ownerGone(":1.1000", now: now).changes.isEmpty)
+        router.take(t)
+        #expect(router.operations.isEmpty)
+        // The timer's late firing finds nothing.
+        #expect(router.completed(timerOp, .fired, now: now) == Transition())
     }
 
     @Test("restore: owners gone are settled in one transition; loopback sessions listen again; every deadline is queued")
@@ -205,32 +302,339 @@ struct TransitionTests {
         var router = Router()
         let stored = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 1)
         let other = try Fixtures.session(Fixtures.request(), n: 2, owner: ":1.77")
-        router.restore(stored, now: now)
-        router.restore(other, now: now)
-        let t = router.restored(ownersGone: [":1.77"], now: now)
+        let back = router.restore([stored, other], previousBusID: "bus-1", now: now)
+        // The rows are taken in, not written; then the bus is asked who is still on it.
+        #expect(back.changes == [.restore(stored), .restore(other)] && back.changes.allSatisfy { !$0.isWritten })
+        let ask = try #require(back.started.first)
+        #expect(back.effects == [.start(ask, .busNames)] && back.core == [.track(ask, .restore(previousBusID: "bus-1"))])
+        #expect(back.ifWriteFails == .keepInMemory)
+        router.take(back)
+        let t = router.completed(ask, .busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner, ":1.3"]))), now: now)
         #expect(t.ifWriteFails == .keepInMemory)
         #expect(t.changes.map(\.id) == [other.id] && t.session?.status == .cancelled)
-        #expect(t.effects.contains(.listen(stored.id)) && !t.effects.contains(.listen(other.id)))
+        let relisten = try #require(t.started.first)
+        #expect(t.started == [relisten])
+        #expect(t.operation(relisten) == .listen(stored.id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 49152), path: "/cb"))
+        #expect(t.core == [.finish(ask), .track(relisten, .relisten(stored.id))])
         #expect(t.effects.contains(.scheduleDeadline(stored.id, at: stored.expiresAt)))
         #expect(t.effects.contains(.scheduleDeadline(other.id, at: router.deadline(of: t.session!))))
+        #expect(t.effects.suffix(2) == [.recordBusID("bus-1"), .serve])
+        router.take(t)
         // A port that cannot be had again fails that session, with its effects.
-        let failed = router.listenerFailed(stored.id, reason: "port taken", now: now)
-        #expect(failed.session?.failure?.code == .listenerFailed && failed.effects.contains(.answerWaiters(stored.id)))
+        let (wait, _) = try router.holdWait(stored.id)
+        let failed = router.completed(relisten, .listening(.failure(RouterError(.listenerFailed, "port taken"))), now: now)
+        let session = try #require(failed.session)
+        #expect(session.failure?.code == .listenerFailed && session.failure?.message.contains("port taken") == true)
+        #expect(failed.effects.contains(.answer(wait, .waited(.failure(session.failure!.error)))))
+        #expect(failed.core == [.finish(relisten), .finish(wait)])
+        #expect(failed.ifWriteFails == .keepInMemory)
+        // A port had again changes nothing.
+        #expect(router.completed(relisten, .listening(.success(49152)), now: now) == Transition(core: [.finish(relisten)], ifWriteFails: .keepInMemory))
         // Stored times that cannot be right expire the session as it comes back (P5).
         var future = Router()
         let ahead = try Fixtures.session(Fixtures.request(), n: 3)
-        future.restore(ahead, now: now - 86_400)
+        let early = future.restore([ahead], previousBusID: nil, now: now - 86_400)
+        #expect(early.session?.status == .expired)
+        future.take(early)
         #expect(future.session(ahead.id)?.status == .expired)
     }
 
-    @Test("the executor's order: fallible effects first, the log last, the core's order kept within a rank")
+    @Test("restore on another bus, or when the bus cannot say: every stored owner is gone")
+    func restoreAnotherBus() throws {
+        for (previous, answer) in [("bus-0", OperationResult.busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner])))),
+                                   ("bus-1", .busNames(.failure(RouterError(.internalError, "no bus"))))] {
+            var router = Router()
+            let s = try Fixtures.session(Fixtures.request(), n: 1)
+            let parked = try Fixtures.claimable(n: 2, digest: [1])
+            let back = router.restore([s, parked], previousBusID: previous, now: now)
+            router.take(back)
+            let t = router.completed(try #require(back.started.first), answer, now: now)
+            let byID = Dictionary(uniqueKeysWithValues: t.changes.map { ($0.id, $0) })
+            guard case .update(let cancelled)? = byID[s.id], case .update(let kept)? = byID[parked.id] else {
+                Issue.record("\(previous): owners not settled: \(t.changes)"); continue
+            }
+            #expect(cancelled.status == .cancelled && cancelled.owner == nil && kept.status == .pending && kept.owner == nil, "\(previous)")
+            #expect(t.effects.last == .serve)
+            if case .busNames(.failure) = answer {
+                #expect(!t.effects.contains { if case .recordBusID = $0 { true } else { false } })
+                #expect(t.effects.contains { if case .log(let l) = $0 { l.priority == .warning && l.text.contains("no bus") } else { false } })
+            } else {
+                #expect(t.effects.contains(.recordBusID("bus-1")))
+            }
+        }
+    }
+
+    @Test("the executor's order: fallible effects first, then operations, listeners, answers, status, deadlines; notices, the log and serving last; the core's order kept within a rank")
     func ranks() {
         let id = SessionID("a")!
-        let effects: [Effect] = [.log(LogLine(.info, "x")), .emitStatus(id, .completed), .answerWaiters(id), .closeListener(id),
-                                 .openBrowser("u", in: .web), .scheduleDeadline(id, at: 1), .parkWait(id, timeoutMilliseconds: 0)]
+        let op = OperationID(7)
+        let effects: [Effect] = [.serve, .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .checkpoint, .recordBusID("bus"),
+                                 .emitStatus(id, .completed), .answer(op, .none), .forget(op), .closeListener(id), .start(op, .timer(milliseconds: 1)),
+                                 .cancel(op), .openBrowser("u", in: .web), .scheduleDeadline(id, at: 1),
+                                 .requestResume(id, owner: ":1.1", resumeURI: "u")]
         let sorted = effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
-        #expect(sorted == [.openBrowser("u", in: .web), .parkWait(id, timeoutMilliseconds: 0), .closeListener(id), .answerWaiters(id),
-                           .emitStatus(id, .completed), .scheduleDeadline(id, at: 1), .log(LogLine(.info, "x"))])
-        #expect(Effect.openBrowser("u", in: .web).undoesOnFailure && !Effect.listen(id).undoesOnFailure)
+        #expect(sorted == [.openBrowser("u", in: .web), .requestResume(id, owner: ":1.1", resumeURI: "u"),
+                           .start(op, .timer(milliseconds: 1)), .cancel(op), .closeListener(id), .answer(op, .none), .forget(op),
+                           .emitStatus(id, .completed), .scheduleDeadline(id, at: 1), .checkpoint, .recordBusID("bus"),
+                           .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .serve])
+        let binding = LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0)
+        #expect(Effect.openBrowser("u", in: .web).undoesOnFailure && Effect.requestResume(id, owner: ":1.1", resumeURI: "u").undoesOnFailure)
+        #expect(!Effect.start(op, .listen(id, binding, path: "/")).undoesOnFailure)
+        #expect(!Effect.start(op, .deliver(url: "com.example.app:/x", app: LinkApp(id: "a.desktop", delivery: .dbus), context: .none)).undoesOnFailure)
+        #expect(effects.filter(\.undoesOnFailure).count == 2)
+    }
+}
+
+/// Work the daemon waits on (`Operation`): what the core tracks while it
+/// runs, and what its outcome (`Router.completed`) decides.
+@Suite("Operations: held calls, timers, discovery, listeners")
+struct OperationTests {
+    let now = Fixtures.now
+
+    @Test("a Wait's timer fires: the Wait hears Timeout, both operations finish, the session is untouched and can be waited for again")
+    func waitTimesOut() throws {
+        var (router, s) = try Fixtures.router()
+        let (wait, timer) = try router.holdWait(s.id, timeout: 250)
+        let timerOp = try #require(timer)
+        let fired = router.completed(timerOp, .fired, now: now)
+        #expect(fired.changes.isEmpty && fired.reply == .none)
+        #expect(fired.effects == [.answer(wait, .refused(RouterError(.timeout, "no callback arrived within 250 ms; the session is still pending and can be waited for again")))])
+        #expect(fired.core == [.finish(timerOp), .finish(wait)])
+        router.take(fired)
+        #expect(router.operations.isEmpty && router.session(s.id)?.status == .pending)
+        // The session finishing later answers nobody; a new Wait is held again.
+        let later = router.route(Fixtures.callback(s), source: .link, via: "test", now: now)
+        #expect(later.answers.isEmpty && later.core.isEmpty)
+        #expect(router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0).held != nil)
+    }
+
+    @Test("a session finishing before the timer answers the Wait and cancels the timer; the timer's late firing does nothing")
+    func finishBeatsTimer() throws {
+        var (router, s) = try Fixtures.router()
+        let (wait, timer) = try router.holdWait(s.id, timeout: 250)
+        let timerOp = try #require(timer)
+        let t = router.route(Fixtures.callback(s), source: .link, via: "test", now: now)
+        let result = try #require(t.session?.result)
+        #expect(t.answers == [.answer(wait, .waited(.success(result)))] && t.effects.contains(.cancel(timerOp)))
+        #expect(t.core == [.finish(wait), .finish(timerOp)])
+        router.take(t)
+        #expect(router.operations.isEmpty)
+        #expect(router.completed(timerOp, .fired, now: now) == Transition())
+    }
+
+    @Test("every held Wait of a session hears its result, in the order they came")
+    func severalWaits() throws {
+        var (router, s) = try Fixtures.router()
+        let (first, _) = try router.holdWait(s.id)
+        let (second, timer) = try router.holdWait(s.id, timeout: 10)
+        let t = router.cancel(s.id, by: Fixtures.owner, now: now)
+        let answer = Transition.Reply.waited(.failure(RouterError(.cancelled, "the session was cancelled by its owner")))
+        #expect(t.answers == [.answer(first, answer), .answer(second, answer)])
+        let timerOp = try #require(timer)
+        #expect(t.core == [.finish(first), .finish(second), .finish(timerOp)])
+    }
+
+    @Test("an outcome for an operation the core does not track does nothing")
+    func unknownOperation() throws {
+        let (router, _) = try Fixtures.router()
+        let nobody = OperationID(4242)
+        let results: [OperationResult] = [
+            .fired, .metadata(.failure(RouterError(.discoveryFailed, "x"))), .listening(.success(1)), .delivered(.success(.delivered)),
+            .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "x"))), .identified(.host), .busNames(.success(BusSnapshot(id: "b", names: []))),
+        ]
+        for result in results {
+            #expect(router.completed(nobody, result, now: now) == Transition(), "\(result)")
+        }
+    }
+
+    @Test("an outcome of the wrong kind finishes its operation and is logged as an error; nothing else happens")
+    func wrongKind() throws {
+        var (router, s) = try Fixtures.router()
+        let (wait, timer) = try router.holdWait(s.id, timeout: 5)
+        let timerOp = try #require(timer)
+        let t = router.completed(timerOp, .listening(.success(1)), now: now)
+        #expect(t.core == [.finish(timerOp)] && t.changes.isEmpty && t.answers.isEmpty)
+        guard case .log(let line)? = t.effects.first, t.effects.count == 1 else { Issue.record("not logged: \(t.effects)"); return }
+        #expect(line.priority == .error)
+        router.take(t)
+        #expect(router.operations[wait] != nil, "the Wait is still held")
+    }
+
+    @Test("Login holds the call until the session's result, answered with the session and the result")
+    func login() throws {
+        var router = Router()
+        let t = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
+        let s = try #require(t.session)
+        let op = try #require(t.held)
+        #expect(t.changes == [.insert(s)] && t.answers.isEmpty)
+        #expect(t.core.first == .track(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
+        router.take(t)
+        #expect(router.operations[op] == .wait(s.id, caller: Fixtures.owner, login: true, timer: nil))
+        let done = router.route(Fixtures.callback(s), source: .link, via: "test", now: now)
+        let result = try #require(done.session?.result)
+        #expect(done.answers == [.answer(op, .loggedIn(s.id, .success(result)))] && done.core.contains(.finish(op)))
+        // A login that ends without a code says why, with the session.
+        var other = Router()
+        let second = other.beginSession(Fixtures.request(), inputs: Fixtures.inputs(2), caller: Fixtures.owner, login: true, now: now)
+        other.take(second)
+        let secondOp = try #require(second.held)
+        let secondID = try #require(second.session?.id)
+        let expired = other.deadlineReached(secondID, now: now + 600)
+        let failure = try #require(expired.session?.failure)
+        #expect(expired.answers == [.answer(secondOp, .loggedIn(secondID, .failure(failure.error)))])
+    }
+
+    @Test("a begin that needs the issuer's metadata: the call is held while it is fetched; then the session, or the refusal")
+    func discovery() throws {
+        var router = Router()
+        var request = OpenIDTests.exchangeRequest()
+        request.discovered = nil
+        let t = router.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let op = try #require(t.held)
+        #expect(t.changes.isEmpty && t.effects == [.start(op, .discover(issuer: OpenIDTests.issuer))])
+        #expect(t.core == [.track(op, .begin(PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false)))])
+        router.take(t)
+
+        let metadata = try #require(OpenIDTests.exchangeRequest().discovered)
+        let begun = router.completed(op, .metadata(.success(metadata)), now: now)
+        let s = try #require(begun.session)
+        #expect(begun.changes == [.insert(s)] && begun.reply == .none && begun.ifWriteFails == .refuse)
+        #expect(s.code.exchange == TokenExchange(clientID: "client", tokenEndpoint: OpenIDTests.issuer + "/token", jwksURI: OpenIDTests.issuer + "/jwks", expectsIDToken: true))
+        #expect(s.code.requireIssuer && s.code.issuer == OpenIDTests.issuer)
+        #expect(begun.answers == [.answer(op, .begun(s.id, authorizeURL: try Fixtures.authorizeURL(OpenIDTests.exchangeRequest())))])
+        #expect(begun.core.prefix(1) == [.finish(op)])
+
+        let error = RouterError(.discoveryFailed, "https://id.example.com/realm/.well-known/openid-configuration answered 404")
+        let failed = router.completed(op, .metadata(.failure(error)), now: now)
+        #expect(failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
+
+        // Metadata in, but the begin is refused after all (the per-client limit): the held call hears why.
+        var tooMany = Router(limits: Limits(maxPendingPerOwner: 1))
+        tooMany.insert(try Fixtures.session(Fixtures.request(), n: 9))
+        let held = tooMany.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let heldOp = try #require(held.held)
+        tooMany.take(held)
+        let refused = tooMany.completed(heldOp, .metadata(.success(metadata)), now: now)
+        #expect(refused.changes.isEmpty && refused.core == [.finish(heldOp)])
+        #expect(refused.answers.count == 1 && { if case .answer(_, .refused(let e)) = refused.answers[0] { e.code == .limitsExceeded } else { false } }())
+    }
+
+    @Test("a loopback begin: its listener first, on any port; the session and its URL name the port it got")
+    func loopback() throws {
+        var router = Router()
+        let request = Fixtures.request(redirect: "http://127.0.0.1/cb")
+        let t = router.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let op = try #require(t.held)
+        let id = Fixtures.secrets().id
+        #expect(t.changes.isEmpty)
+        #expect(t.effects == [.start(op, .listen(id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0), path: "/cb"))])
+        #expect(t.core == [.track(op, .begin(PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false)))])
+        router.take(t)
+
+        let begun = router.completed(op, .listening(.success(40555)), now: now)
+        let s = try #require(begun.session)
+        #expect(s.id == id && s.code.redirect.string == "http://127.0.0.1:40555/cb")
+        guard case .answer(op, .begun(id, let url))? = begun.answers.first else { Issue.record("not answered: \(begun.effects)"); return }
+        #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A40555%2Fcb&"))
+        // The listener is the session's now: closed if the insert cannot be written, kept otherwise.
+        #expect(begun.compensation == [.closeListener(id)] && !begun.effects.contains(.closeListener(id)))
+        #expect(begun.core.prefix(1) == [.finish(op)])
+
+        // No port: the call is refused, nothing begun.
+        let error = RouterError(.listenerFailed, "could not listen on 127.0.0.1: address in use")
+        let failed = router.completed(op, .listening(.failure(error)), now: now)
+        #expect(failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
+
+        // Refused after all (the per-client limit reached meanwhile): the new listener closes with the refusal.
+        var limited = Router(limits: Limits(maxPendingPerOwner: 1))
+        let waiting = limited.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let waitingOp = try #require(waiting.held)
+        limited.take(waiting)
+        limited.insert(try Fixtures.session(Fixtures.request(), n: 5))
+        let late = limited.completed(waitingOp, .listening(.success(40556)), now: now)
+        #expect(late.changes.isEmpty && late.effects.contains(.closeListener(id)) && late.core == [.finish(waitingOp)])
+        #expect(late.answers.count == 1 && { if case .answer(_, .refused(let e)) = late.answers[0] { e.code == .limitsExceeded } else { false } }())
+    }
+
+    @Test("a loopback Login: the listener first, then the call goes on waiting for the result under the same operation")
+    func loopbackLogin() throws {
+        var router = Router()
+        let t = router.beginSession(Fixtures.request(redirect: "http://127.0.0.1/cb"), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
+        let op = try #require(t.held)
+        router.take(t)
+        let begun = router.completed(op, .listening(.success(40557)), now: now)
+        let s = try #require(begun.session)
+        #expect(begun.answers.isEmpty && begun.core.first == .track(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
+        router.take(begun)
+        let done = router.route("http://127.0.0.1:40557/cb?code=C&state=\(s.code.state)", source: .loopback(s.id), via: "test", now: now)
+        let result = try #require(done.session?.result)
+        #expect(done.answers == [.answer(op, .loggedIn(s.id, .success(result)))])
+    }
+
+    @Test("a caller leaving while its BeginSession waits for metadata: the call is forgotten, and the metadata begins nothing")
+    func leaveWhileDiscovering() throws {
+        var router = Router()
+        var request = OpenIDTests.exchangeRequest()
+        request.discovered = nil
+        let t = router.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let op = try #require(t.held)
+        router.take(t)
+        let gone = router.ownerGone(Fixtures.owner, now: now)
+        #expect(gone.effects.first == .forget(op) && gone.core == [.finish(op)] && gone.answers.isEmpty && gone.changes.isEmpty)
+        router.take(gone)
+        #expect(router.completed(op, .metadata(.success(try #require(OpenIDTests.exchangeRequest().discovered))), now: now) == Transition())
+        #expect(router.count == 0)
+    }
+
+    @Test("a caller leaving while its BeginSession waits for its listener: the call is forgotten, and the listener does not outlive it")
+    func leaveWhileListening() throws {
+        var router = Router()
+        let t = router.beginSession(Fixtures.request(redirect: "http://127.0.0.1/cb"), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let op = try #require(t.held)
+        router.take(t)
+        let gone = router.ownerGone(Fixtures.owner, now: now)
+        #expect(gone.effects.first == .forget(op) && gone.core == [.finish(op)] && gone.answers.isEmpty)
+        router.take(gone)
+        // The listener comes up after all: nothing is begun.
+        let late = router.completed(op, .listening(.success(40558)), now: now)
+        #expect(late.changes.isEmpty && router.count == 0)
+        // Whatever was bound for the session that will never be is let go when its caller leaves.
+        #expect(gone.effects.contains(.closeListener(Fixtures.secrets().id)))
+    }
+
+    @Test("the app behind a caller: recorded on its sessions, shown in the log, kept until it leaves")
+    func identify() throws {
+        var router = Router()
+        let t = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let s = try #require(t.session)
+        let op = try #require(t.started.first)
+        router.take(t)
+        #expect(router.callers[Fixtures.owner] == .unknown)
+        let found = router.completed(op, .identified(.flatpak("org.example.App")), now: now)
+        #expect(found.core == [.finish(op), .caller(Fixtures.owner, .flatpak("org.example.App"))])
+        #expect(found.session?.owner == Caller(name: Fixtures.owner, app: .flatpak("org.example.App")) && found.session?.id == s.id)
+        #expect(found.ifWriteFails == .keepInMemory)
+        #expect(found.effects.contains { if case .log(let l) = $0 { l.text.contains("flatpak:org.example.App") } else { false } })
+        router.take(found)
+        // A later session of the same caller starts with its app, and nothing more is asked.
+        let next = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(2), caller: Fixtures.owner, login: false, now: now)
+        #expect(next.session?.owner?.app == .flatpak("org.example.App") && next.started.isEmpty)
+        // Gone from the bus: forgotten.
+        let gone = router.ownerGone(Fixtures.owner, now: now)
+        #expect(gone.core.contains(.caller(Fixtures.owner, nil)))
+    }
+
+    @Test("stopping: every held call hears why, a Wait that it may wait again; nothing changes")
+    func stopping() throws {
+        var (router, s) = try Fixtures.router()
+        let (wait, _) = try router.holdWait(s.id)
+        var request = OpenIDTests.exchangeRequest()
+        request.discovered = nil
+        let begin = router.beginSession(request, inputs: Fixtures.inputs(2), caller: ":1.5", login: false, now: now)
+        router.take(begin)
+        let t = router.stopping()
+        #expect(t.changes.isEmpty && t.started.isEmpty)
+        #expect(t.answers == [.answer(wait, .refused(RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))),
+                              .answer(try #require(begin.held), .refused(RouterError(.internalError, "linkrouterd is stopping; try again once it is back")))])
     }
 }

@@ -20,7 +20,7 @@ struct LibCurlLoadingTests {
         #expect(error.message.contains("libcurl-linkrouter-test-missing.so.4") && error.message.contains("libcurl4"), "\(error)")
         #expect(error.message.contains("cannot be loaded"), "\(error)")
         do throws(HTTPError) {
-            _ = try HTTPClient(loop: EventLoop(), caFile: nil, library: library)
+            _ = try HTTPClient(loop: EventLoop(), userAgent: "linkrouter-test/1", caFile: nil, library: library)
             Issue.record("a client was made without libcurl")
         } catch let thrown {
             #expect(thrown == error)
@@ -61,13 +61,13 @@ struct LibCurlLoadingTests {
         #expect(Environment.get("SSLKEYLOGFILE") == keyFile)
         #expect(!libCurlMapped(), "libcurl is mapped before any HTTPClient was made")
         let loop = EventLoop()
-        _ = try HTTPClient(loop: loop, caFile: nil)
+        _ = try HTTPClient(loop: loop, userAgent: "linkrouter-test/1", caFile: nil)
         #expect(libCurlMapped(), "the first HTTPClient did not load libcurl")
         #expect(Environment.get("SSLKEYLOGFILE") == nil)
         // A TLS exchange, for libcurl to log its secrets if it had seen the variable. The server
         // starts after the first client, so it (Python's ssl) does not inherit the variable either.
         let server = try TestHTTPServer()
-        let client = try HTTPClient(loop: loop, caFile: server.caFile)
+        let client = try HTTPClient(loop: loop, userAgent: "linkrouter-test/1", caFile: server.caFile)
         var outcome: Result<HTTPResponse, HTTPError>?
         client.send(.get(server.https + "/hello")) { outcome = $0 }
         let deadline = Clock.monotonicMilliseconds() + 10_000

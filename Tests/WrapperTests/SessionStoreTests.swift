@@ -14,12 +14,11 @@ struct SessionStoreTests {
         r.appCallbackURI = n % 2 == 0 ? "https://example.com/app" : nil
         r.issuer = "https://as.example"
         r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
-        var plan = try SessionPlan.make(r, owner: ":1.\(n)", limits: Limits())
+        var plan = try SessionPlan.make(r, owner: Caller(name: ":1.\(n)", app: n == 3 ? .flatpak("org.example.App") : .unknown), limits: Limits())
         plan.bind(port: 40000 + n)
         let secrets = SessionSecrets(id: SessionID("s\(n)")!, state: "state\(n)_" + String(repeating: "x", count: 30), nonce: "n\(n)",
                                      codeVerifier: "v\(n)" + String(repeating: "y", count: 42), codeChallenge: "c\(n)")
-        var s = plan.makeSession(secrets: secrets, claimTokenDigest: [UInt8](repeating: UInt8(n), count: 32), now: 1_800_000_000)
-        s.browser = "firefox.desktop"
+        var s = plan.makeSession(secrets: secrets, claimTokenDigest: [UInt8](repeating: UInt8(n), count: 32), browser: "firefox.desktop", now: 1_800_000_000)
         s.status = status
         return s
     }
@@ -31,12 +30,12 @@ struct SessionStoreTests {
         var sessions = try (1...5).map { try Self.session($0) }
         // Rows are read in id order, and a row's strings are reused from the row
         // before when equal: a value, then none, then another must each come back.
-        sessions[2].browser = nil
-        sessions[3].browser = "chromium.desktop"
+        sessions[2].code.browser = nil
+        sessions[3].code.browser = "chromium.desktop"
         sessions[3].owner = sessions[2].owner
         sessions[1].status = .completed
-        sessions[1].result = AuthorizationResult(code: "C", state: sessions[1].state, redirectURI: sessions[1].redirect.string,
-                                                 callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].codeVerifier, nonce: "n2")
+        sessions[1].result = AuthorizationResult(code: "C", state: sessions[1].code.state, redirectURI: sessions[1].code.redirect.string,
+                                                 callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].code.codeVerifier, nonce: "n2")
         sessions[1].finishedAt = 1_800_000_010
         sessions[2].failure = SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
         for s in sessions { try store.insert(s) }
@@ -46,8 +45,8 @@ struct SessionStoreTests {
         sessions[0].finishedAt = 1_800_000_020
         sessions[3].status = .expired
         // A finished session keeps no verifier (the daemon wipes it; the store does not bring one back).
-        sessions[0].codeVerifier = nil
-        sessions[3].codeVerifier = nil
+        sessions[0].code.codeVerifier = nil
+        sessions[3].code.codeVerifier = nil
         try store.write([.update(sessions[0]), .update(sessions[3])])
         let reopened = try SessionStore(directory: dir.path + "/lr")
         let (loaded, problems) = try reopened.loadAll()
@@ -58,8 +57,8 @@ struct SessionStoreTests {
         #expect(FileSystem.status(store.path + "-wal")?.permissions == 0o600)
     }
 
-    @Test("an exchange plan round-trips; tokens are never written; a schema 1 store gains the column and keeps its sessions")
-    func exchangeAndMigration() throws {
+    @Test("an exchange plan round-trips; tokens are never written")
+    func exchange() throws {
         let dir = TemporaryDirectory()
         var r = SessionRequest()
         r.issuer = "https://as.example"
@@ -69,14 +68,14 @@ struct SessionStoreTests {
         r.exchange = true
         r.discovered = ProviderMetadata(issuer: "https://as.example", authorizationEndpoint: "https://as.example/auth",
                                         tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", issParameterSupported: false)
-        let plan = try SessionPlan.make(r, owner: ":1.7", limits: Limits())
+        let plan = try SessionPlan.make(r, owner: Caller(name: ":1.7"), limits: Limits())
         var exchanging = plan.makeSession(secrets: SessionSecrets(id: SessionID("x1")!, state: "state_" + String(repeating: "x", count: 30), nonce: "n",
                                                                   codeVerifier: String(repeating: "v", count: 43), codeChallenge: "c"),
-                                          claimTokenDigest: nil, now: 1_800_000_000)
+                                          claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
         exchanging.status = .exchanging
-        exchanging.result = AuthorizationResult(code: "C", state: exchanging.state, redirectURI: exchanging.redirect.string, callbackURI: "cb",
-                                                issuer: nil, codeVerifier: exchanging.codeVerifier, nonce: "n")
-        var store = try SessionStore(directory: dir.path + "/lr")
+        exchanging.result = AuthorizationResult(code: "C", state: exchanging.code.state, redirectURI: exchanging.code.redirect.string, callbackURI: "cb",
+                                                issuer: nil, codeVerifier: exchanging.code.codeVerifier, nonce: "n")
+        let store = try SessionStore(directory: dir.path + "/lr")
         try store.insert(exchanging)
         var reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
         #expect(reloaded == [exchanging], "the exchange plan and the code come back, so a restart finishes the exchange")
@@ -84,7 +83,7 @@ struct SessionStoreTests {
         var done = exchanging
         done.status = .completed
         done.finishedAt = 1_800_000_001
-        done.codeVerifier = nil
+        done.code.codeVerifier = nil
         done.result?.code = ""
         done.result?.codeVerifier = nil
         done.result?.tokens = TokenSet(accessToken: "secret-access", tokenType: "Bearer", expiresAt: 1, refreshToken: "secret-refresh", idToken: "a.b.c", scope: nil)
@@ -95,13 +94,75 @@ struct SessionStoreTests {
         let bytes = try FileSystem.read(store.path, maxBytes: 1 << 24)
         #expect(!String(decoding: bytes, as: UTF8.self).contains("secret-"), "no token in the database file")
 
-        // Back to schema 1 (as an older daemon left it), then opened by this one.
-        let sql = try Subprocess.run(["sqlite3", store.path, "ALTER TABLE sessions DROP COLUMN exchange; PRAGMA user_version = 1;"])
-        #expect(sql.status == 0, "\(sql.errorText)")
-        store = try SessionStore(directory: dir.path + "/lr")
-        let migrated = try store.loadAll().sessions
-        #expect(migrated.count == 1 && migrated.first?.exchange == nil && migrated.first?.id == exchanging.id)
-        #expect(try Subprocess.run(["sqlite3", store.path, "PRAGMA user_version;"]).text == "2\n")
+    }
+
+    /// A store as an older daemon left it: schema 1 (a column a field), or 2 (plus `exchange`), with one row.
+    static func oldStore(_ path: String, schema: Int, exchange: String?) throws {
+        try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(path))
+        let columns = schema == 1 ? "" : ", exchange TEXT"
+        let value = schema == 1 ? "" : ", " + (exchange.map { "'\($0)'" } ?? "NULL")
+        let sql = """
+            CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, owner TEXT, claim_digest BLOB,
+              state TEXT NOT NULL UNIQUE, nonce TEXT, code_verifier TEXT, redirect_uri TEXT NOT NULL, app_callback_uri TEXT,
+              authorization_origin TEXT NOT NULL, resume_hosts TEXT NOT NULL, resume_path_prefix TEXT, resume_mode TEXT NOT NULL,
+              browser TEXT, issuer TEXT, require_iss INTEGER NOT NULL, status TEXT NOT NULL, result_code TEXT,
+              result_callback_uri TEXT, result_iss TEXT, failure_code TEXT, failure_error TEXT, failure_description TEXT,
+              failure_message TEXT, resume_opened INTEGER NOT NULL, delivered INTEGER NOT NULL, created_at INTEGER NOT NULL,
+              expires_at INTEGER NOT NULL, finished_at INTEGER\(columns)) STRICT, WITHOUT ROWID;
+            CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
+            INSERT INTO meta VALUES ('bus_id', 'b0');
+            INSERT INTO sessions VALUES ('m1', 'builder', ':1.5', NULL, 'state_old_\(String(repeating: "o", count: 30))', 'n1',
+              '\(String(repeating: "v", count: 43))', 'com.example.app:/cb', 'https://example.com/app', 'https://as.example',
+              'api.vipps.no apitest.vipps.no', '/p/', 'client', 'firefox.desktop', 'https://as.example', 1, 'resumed', NULL, NULL, NULL,
+              NULL, NULL, NULL, NULL, 1, 0, 1800000000, 1800000600, NULL\(value));
+            INSERT INTO sessions VALUES ('m2', 'adopted', NULL, x'0909', 'state_two_\(String(repeating: "t", count: 30))', NULL, NULL,
+              'http://127.0.0.1:40001/cb', NULL, 'https://as.example', '', NULL, 'browser', NULL, NULL, 0, 'failed', NULL, NULL, NULL,
+              'AuthorizationFailed', 'access_denied', 'no', 'the provider refused', 0, 1, 1800000000, 1800000600, 1800000005\(value));
+            INSERT INTO sessions VALUES ('m3', 'spaceship', NULL, NULL, 'state_bad_\(String(repeating: "b", count: 30))', NULL, NULL,
+              'http://127.0.0.1:40001/cb', NULL, 'https://as.example', '', NULL, 'browser', NULL, NULL, 0, 'pending', NULL, NULL, NULL,
+              NULL, NULL, NULL, NULL, 0, 0, 1800000000, 1800000600, NULL\(value));
+            PRAGMA user_version = \(schema);
+            """
+        let r = try Subprocess.run(["sqlite3", path, sql])
+        #expect(r.status == 0, "\(r.errorText)")
+        // sqlite3 makes it 0644, which the store refuses as shared (P3).
+        #expect(chmod(path, 0o600) == 0)
+    }
+
+    @Test("schema 1 and 2 stores move to schema 3 (a header and one flow value) in one transaction, keeping every session as it was")
+    func migration() throws {
+        for schema in [1, 2] {
+            let dir = TemporaryDirectory()
+            let path = dir.path + "/lr/" + SessionStore.fileName
+            let exchange = TokenExchange(clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true)
+            try Self.oldStore(path, schema: schema, exchange: exchange.stored)
+            let store = try SessionStore(directory: dir.path + "/lr")
+            guard case .existing = store.opening else { Issue.record("the old store was not opened: \(store.opening)"); return }
+            let (loaded, problems) = try store.loadAll()
+            #expect(problems.isEmpty)
+            #expect(store.migrationProblems.count == 1 && store.migrationProblems[0].contains("m3"), "a row the move cannot read is named, not lost silently")
+            #expect(loaded.count == 2)
+            let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
+            let a = try #require(byID[SessionID("m1")!])
+            #expect(a.ownerName == ":1.5" && a.owner?.app == .unknown && a.status == .resumed && a.claimTokenDigest == nil)
+            #expect(a.code.source == .builder && a.code.state == "state_old_" + String(repeating: "o", count: 30) && a.code.nonce == "n1")
+            #expect(a.code.codeVerifier == String(repeating: "v", count: 43), "a pending session keeps its verifier")
+            #expect(a.code.redirect.string == "com.example.app:/cb" && a.code.appCallback?.string == "https://example.com/app")
+            #expect(a.code.resumeHosts == ["api.vipps.no", "apitest.vipps.no"] && a.code.resumePathPrefix == "/p/" && a.code.resumeMode == .client)
+            #expect(a.code.browser == "firefox.desktop" && a.code.issuer == "https://as.example" && a.code.requireIssuer && a.code.resumeOpened)
+            #expect(a.code.exchange == (schema == 1 ? nil : exchange))
+            #expect(a.createdAt == 1_800_000_000 && a.expiresAt == 1_800_000_600 && a.finishedAt == nil)
+            let b = try #require(byID[SessionID("m2")!])
+            #expect(b.owner == nil && b.claimTokenDigest == [9, 9] && b.status == .failed && b.released && b.finishedAt == 1_800_000_005)
+            #expect(b.code.source == .adopted && b.code.codeVerifier == nil && b.code.redirect.style == .loopback && b.code.resumeHosts.isEmpty)
+            #expect(b.failure == SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "the provider refused"))
+            #expect(try store.meta("bus_id") == "b0", "the rest of the store is kept")
+            #expect(try Subprocess.run(["sqlite3", store.path, "PRAGMA user_version;"]).text == "3\n")
+            #expect(try Subprocess.run(["sqlite3", store.path, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions_schema2';"]).text == "0\n")
+            // What was migrated is written back and read again unchanged.
+            try store.update(a)
+            #expect(try SessionStore(directory: dir.path + "/lr").loadAll().sessions.count == 2)
+        }
     }
 
     @Test("a corrupt file is moved aside and a fresh store starts (P2)")

@@ -27,7 +27,7 @@ struct BusFuzzTests {
         let (bystander, bystanderURL) = try h.app.beginQuiet()
         let (own, _) = try fuzzer.beginQuiet()
         let paths = [API.managerPath.rawValue, bystander, own, API.sessionsPath.rawValue + "/00ff", API.sessionsPath.rawValue, "/", "/org/linkrouter", API.managerPath.rawValue + "/x"]
-        let interfaces = [Interfaces.manager, Interfaces.session] + Interfaces.standard
+        let interfaces = [Interfaces.manager, Interfaces.session] + StandardInterfaces.all
         var replies = 0, errors: [String: Int] = [:], unsendable = 0
         for i in 0..<iterations {
             let iface = rng.pick(interfaces)

@@ -22,11 +22,11 @@ enum CallbackFuzz {
             r.redirectURI = redirect
             r.appCallbackURI = app
             r.issuer = issuer
-            var plan = try! SessionPlan.make(r, owner: ":1.\(n)", limits: Limits())
+            var plan = try! SessionPlan.make(r, owner: Caller(name: ":1.\(n)"), limits: Limits())
             if plan.loopbackBinding != nil { plan.bind(port: 40000 + n) }
             let state = "S\(n)" + String(repeating: "x", count: 30)
             let s = plan.makeSession(secrets: SessionSecrets(id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
-                                     claimTokenDigest: nil, now: now)
+                                     claimTokenDigest: nil, browser: nil, now: now)
             router.insert(s)
             return s
         }
@@ -57,7 +57,7 @@ enum CallbackFuzz {
         _ = try? QueryParameters.parse(text)
         _ = try? PercentEncoding.decode(Substring(text), form: true)
         _ = try? CallbackURI.parse(text, role: "fuzz")
-        if let resumed = try? ResumePolicy.check(text, for: world.vipps, maxLength: 8192) {
+        if let resumed = try? ResumePolicy.check(text, for: world.vipps.code, maxLength: 8192) {
             // Opened as given but for the scheme's spelling; on the endpoint's host (compared without case, RFC 3986 §3.2.2) and port.
             precondition(resumed == "https" + text.dropFirst(5), "resume changed the URL beyond the scheme's case")
             let uri = try? URIReference.strict(text, maxLength: 8192)
@@ -65,14 +65,14 @@ enum CallbackFuzz {
         }
         var adopt = SessionRequest()
         adopt.authorizeURL = text
-        if let plan = try? SessionPlan.make(adopt, owner: ":1.9", limits: Limits()) {
+        if let plan = try? SessionPlan.make(adopt, owner: Caller(name: ":1.9"), limits: Limits()) {
             precondition(plan.adoptedState.map(OAuthText.isAdoptableState) == true, "adopted a state outside the rules")
         }
         var build = SessionRequest()
         build.authorizationEndpoint = "https://as.example/a"
         build.clientID = "c"
         build.redirectURI = text
-        if let plan = try? SessionPlan.make(build, owner: ":1.9", limits: Limits()) {
+        if let plan = try? SessionPlan.make(build, owner: Caller(name: ":1.9"), limits: Limits()) {
             precondition(!plan.redirect.string.contains("#"), "a redirect URI with a fragment")
             let scheme = plan.redirect.uri.normalizedScheme
             precondition(scheme == "https" || scheme == "http" || scheme.contains("."), "a dotless custom scheme")
@@ -87,24 +87,24 @@ enum CallbackFuzz {
             guard let uri = try? URIReference.strict(text, maxLength: 8192), let q = try? QueryParameters.parse(uri.query) else {
                 preconditionFailure("completed from a URI the strict parser refuses")
             }
-            precondition(q.all("state").count == 1 && q.all("state")[0].value == s.state, "completed with another state")
+            precondition(q.all("state").count == 1 && q.all("state")[0].value == s.code.state, "completed with another state")
             precondition(q.all("code").count == 1 && s.result?.code == q.all("code")[0].value, "completed with another code")
             precondition(q.all("error").isEmpty, "completed despite an error")
-            precondition(s.redirect.mismatch(with: uri, query: q) == nil, "completed on another URI")
+            precondition(s.code.redirect.mismatch(with: uri, query: q) == nil, "completed on another URI")
             if case .loopback(let id) = source { precondition(id == s.id, "a loopback listener completed another session") }
         case .fail(let s):
             precondition(s.status == .failed && s.result == nil, "a failure that carries a result")
         case .resume(let s, let url):
             precondition(url.hasPrefix("https://"), "resume to a non-https URL")
-            precondition(s.appCallback != nil && source == .link, "resume without an app callback")
+            precondition(s.code.appCallback != nil && source == .link, "resume without an app callback")
         case .acknowledge(let s):
-            precondition(s.appCallback != nil && s.status == .resumed, "acknowledged without an app callback")
+            precondition(s.code.appCallback != nil && s.status == .resumed, "acknowledged without an app callback")
         case .passthrough(let url):
             precondition(url == text && source == .link, "passthrough changed the URL or came from a listener")
             let scheme = (try? URIReference.split(text))?.normalizedScheme
             precondition(scheme == "http" || scheme == "https", "passthrough of a non-web scheme")
             // A URL whose state names a session is never forwarded (threat model R5).
-            let states = Set(world.router.all.map(\.state))
+            let states = Set(world.router.all.map(\.code.state))
             for value in lenientStates(text) { precondition(!states.contains(value), "forwarded a URL carrying a session's state") }
         case .deliver(let url, let app, _):
             // Only a strictly valid link from Route, of the app's scheme or under its claim, that is no login link.
@@ -112,7 +112,7 @@ enum CallbackFuzz {
             guard let uri = try? URIReference.strict(text, maxLength: 8192), let q = try? QueryParameters.parse(uri.query) else {
                 preconditionFailure("delivered a URI the strict parser refuses")
             }
-            let states = Set(world.router.all.map(\.state))
+            let states = Set(world.router.all.map(\.code.state))
             for value in lenientStates(text) { precondition(!states.contains(value), "delivered a session's callback to an app") }
             let hasResponse = q.pairs.contains { ["code", "error", "iss", "resume_uri"].contains($0.name) }
             precondition(!(q.pairs.contains { $0.name == "state" } && hasResponse), "delivered a login response to an app")

@@ -1,5 +1,3 @@
-public import DBusKit
-
 /// An interface whose rows carry their handlers, as systemd's vtables do
 /// (`SD_BUS_METHOD_WITH_ARGS` in hostnamed): adding a method is one row and
 /// one requirement of `Handler`, and a daemon that lacks it does not compile.
@@ -42,21 +40,20 @@ public struct InterfaceTable<Handler, Object>: Sendable {
     public let signals: [InterfaceDescription.Signal]
     public let properties: [Property]
 
+    /// The interface as data, for introspection and for clients (made once: it is read on every call).
+    public let description: InterfaceDescription
+
     public init(name: InterfaceName, methods: [Method], signals: [InterfaceDescription.Signal] = [], properties: [Property] = []) {
         self.name = name
         self.methods = methods
         self.signals = signals
         self.properties = properties
-    }
-
-    public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
-
-    /// The interface as data, for introspection and for clients.
-    public var description: InterfaceDescription {
-        InterfaceDescription(
+        description = InterfaceDescription(
             name: name.rawValue,
             methods: methods.map { .init(name: $0.name, input: $0.input, output: $0.output) },
             signals: signals,
             properties: properties.map { .init(name: $0.name, type: $0.type, changes: $0.changes) })
     }
+
+    public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
 }

@@ -1,0 +1,32 @@
+/// One interface of one object as the `ObjectServer` serves it: its
+/// description, and closures bound to whatever answers it (an
+/// `InterfaceTable` row set with its handler and object).
+public struct ServedInterface {
+    public let description: InterfaceDescription
+    /// Runs a call to `member`, whose signature was already checked against the description.
+    public let call: (_ member: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    /// The properties' current values, in the description's order.
+    public let properties: () -> [(String, DBusValue)]
+
+    public init(description: InterfaceDescription, call: @escaping (String, MethodCall) throws(DBusError) -> MethodReply,
+                properties: @escaping () -> [(String, DBusValue)]) {
+        self.description = description
+        self.call = call
+        self.properties = properties
+    }
+}
+
+extension InterfaceTable {
+    /// The table served by `handler` on `object`.
+    public func serving(_ handler: Handler, _ object: Object) -> ServedInterface {
+        ServedInterface(
+            description: description,
+            call: { member, call throws(DBusError) in
+                guard let m = self.method(member) else {
+                    throw DBusError(name: DBusError.unknownMethod, message: "\(self.name) has no method \(member)")
+                }
+                return try m.handle(handler, object, call)
+            },
+            properties: { self.properties.map { ($0.name, $0.get(handler, object)) } })
+    }
+}

@@ -1,0 +1,48 @@
+/// Who a session belongs to: the D-Bus connection that began it (its unique
+/// name is the strong primitive: a login is bound to it, no pid needed), and
+/// the app behind that connection once the daemon has found out
+/// (`Operation.identify`). Nothing is decided on the app yet; it is recorded
+/// and shown (`linkctl sessions`).
+public struct Caller: Sendable, Equatable {
+    /// The connection's unique bus name, `:1.42`.
+    public let name: String
+    public var app: CallerApp
+
+    public init(name: String, app: CallerApp = .unknown) {
+        self.name = name
+        self.app = app
+    }
+}
+
+/// The app behind a connection, as far as the bus and the kernel tell it.
+public enum CallerApp: Sendable, Equatable, Hashable {
+    /// Not found out (yet).
+    case unknown
+    /// A program of the user's on the host: no app id that can be trusted.
+    case host
+    /// A Flatpak app: the `[Application] name` of its `/.flatpak-info`.
+    case flatpak(String)
+    /// A Snap: its instance name.
+    case snap(String)
+
+    /// How it is stored and shown: `unknown`, `host`, `flatpak:ID`, `snap:NAME`.
+    public var label: String {
+        switch self {
+        case .unknown: return "unknown"
+        case .host: return "host"
+        case .flatpak(let id): return "flatpak:" + id
+        case .snap(let name): return "snap:" + name
+        }
+    }
+
+    public init?(label: String) {
+        switch label {
+        case "unknown": self = .unknown
+        case "host": self = .host
+        default:
+            if label.hasPrefix("flatpak:") { self = .flatpak(String(label.dropFirst(8))) } else if label.hasPrefix("snap:") {
+                self = .snap(String(label.dropFirst(5)))
+            } else { return nil }
+        }
+    }
+}

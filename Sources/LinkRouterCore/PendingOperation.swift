@@ -1,0 +1,82 @@
+/// What the core remembers of an operation under way: why it was started
+/// and what its result is for. Kept in `Router` (taken in from
+/// `CoreChange.track`), so an outcome that arrives finds its context, and an
+/// outcome for something gone (a caller who left, a session cancelled) finds
+/// nothing and does nothing.
+public enum PendingOperation: Sendable, Equatable {
+    /// A held `Wait` (or `Login`) of `caller` on a session, and the timer that ends it, if any.
+    case wait(SessionID, caller: String, login: Bool, timer: OperationID?)
+    /// The timer of a held `Wait`, and how long it was given.
+    case waitTimeout(OperationID, milliseconds: UInt32)
+    /// A `BeginSession` (or `Login`) waiting for the issuer's metadata or its listener.
+    case begin(PendingBegin)
+    /// A link handed to an app; `answers` when a caller holds for the outcome.
+    case deliver(url: String, app: LinkApp, answers: Bool)
+    /// A session's code at the token endpoint.
+    case redeem(SessionID)
+    /// A `RefreshTokens` call: its metadata first, then the refresh.
+    case refresh(PendingRefresh)
+    /// A restored loopback session listening again.
+    case relisten(SessionID)
+    /// Finding out the app behind a connection.
+    case identify(name: String)
+    /// Start-up: the stored sessions are in; which of their owners are still on the bus.
+    case restore(previousBusID: String?)
+
+    /// The bus name whose call this operation answers, or whose request it serves.
+    var caller: String? {
+        switch self {
+        case .wait(_, let c, _, _): return c
+        case .begin(let b): return b.caller
+        case .refresh(let r): return r.caller
+        default: return nil
+        }
+    }
+
+    /// Whether a method call is held under this operation.
+    var holdsCall: Bool {
+        switch self {
+        case .wait, .begin, .refresh: return true
+        case .deliver(_, _, let answers): return answers
+        default: return false
+        }
+    }
+}
+
+/// A `BeginSession` between its call and its session.
+public struct PendingBegin: Sendable, Equatable {
+    public var request: SessionRequest
+    public var inputs: BeginInputs
+    public var caller: String
+    /// `Login`: the call waits for the result too.
+    public var login: Bool
+    /// The loopback port bound for it, once its listener is up.
+    public var port: Int?
+    public init(request: SessionRequest, inputs: BeginInputs, caller: String, login: Bool, port: Int? = nil) {
+        self.request = request
+        self.inputs = inputs
+        self.caller = caller
+        self.login = login
+        self.port = port
+    }
+}
+
+/// A `RefreshTokens` between its call and its answer.
+public struct PendingRefresh: Sendable, Equatable {
+    public var request: RefreshRequest
+    public var caller: String
+    public init(request: RefreshRequest, caller: String) {
+        self.request = request
+        self.caller = caller
+    }
+}
+
+/// A change to what the core tracks besides sessions: taken in with the
+/// transition's session changes, never written to the store (it does not
+/// outlive the daemon: held calls and timers die with it).
+public enum CoreChange: Sendable, Equatable {
+    case track(OperationID, PendingOperation)
+    case finish(OperationID)
+    /// The app behind a bus name, kept until the name leaves the bus.
+    case caller(String, CallerApp?)
+}

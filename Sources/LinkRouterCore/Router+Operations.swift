@@ -1,0 +1,128 @@
+/// The one event for everything the daemon waited on: an operation's
+/// outcome. What it means comes from what the core remembered when the
+/// operation began (`PendingOperation`); an outcome nobody needs any more
+/// (its caller left, its session ended) finds nothing and does nothing.
+extension Router {
+    public func completed(_ op: OperationID, _ result: OperationResult, now: Int64) -> Transition {
+        guard let pending = operations[op] else { return Transition() }
+        var t = outcome(op, pending, result, now: now)
+        // Only a held BeginSession has someone to hear StorageFailed (its session
+        // is then not begun); every other outcome is taken in and logged.
+        if case .begin = pending {} else { t.ifWriteFails = .keepInMemory }
+        return t
+    }
+
+    private func outcome(_ op: OperationID, _ pending: PendingOperation, _ result: OperationResult, now: Int64) -> Transition {
+        var ids = newOperationIDs
+        let done = Transition(core: [.finish(op)])
+        switch (pending, result) {
+        case (.waitTimeout(let wait, let ms), .fired):
+            guard case .wait(let id, _, let login, _)? = operations[wait] else { return done }
+            let status = session(id)?.status.rawValue ?? "gone"
+            let e = RouterError(.timeout, "no callback arrived within \(ms) ms; the session is still \(status) and can be waited for again")
+            return Transition(core: [.finish(op), .finish(wait)], effects: [.answer(wait, login ? .loggedIn(id, .failure(e)) : .refused(e))])
+
+        case (.begin(var b), .metadata(let r)):
+            switch r {
+            case .success(let metadata):
+                b.request.discovered = metadata
+                return begin(b, held: op, ids: &ids, now: now)
+            case .failure(let e):
+                let caller = b.caller
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Discovery for \(caller) failed: \(e.message)"))])
+            }
+
+        case (.begin(var b), .listening(let r)):
+            guard case .success(let secrets) = b.inputs.secrets else { return done }
+            switch r {
+            case .success(let port):
+                b.port = port
+                var t = begin(b, held: op, ids: &ids, now: now)
+                // Refused after all (a limit reached meanwhile): the listener goes with the request.
+                if t.session == nil { t.effects.append(.closeListener(secrets.id)) }
+                return t
+            case .failure(let e):
+                let caller = b.caller
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.info, "Refused BeginSession from \(caller): \(e.message)"))])
+            }
+
+        case (.deliver(let url, let app, let answers), .delivered(let r)):
+            var t = done
+            switch r {
+            case .success(let outcome):
+                if answers { t.effects.append(.answer(op, .routed(outcome))) }
+                t.effects.append(.log(LogLine(.info, "\(app.id) took the link")))
+            case .failure(let e) where e.code == .appFailed && SchemeRule.isWebLink(url):
+                // A web link is not lost: the browser takes it, and the click hears so.
+                t.effects = [.openBrowser(url, in: .web)] + (answers ? [.answer(op, .routed(.passthrough))] : [])
+                t.effects.append(.log(LogLine(.warning, "\(e.message); opening it in the browser instead")))
+            case .failure(let e):
+                if answers { t.effects.append(.answer(op, .refused(e))) }
+                t.effects.append(.log(LogLine(.warning, e.message)))
+                // Nobody else may ever hear of it: the person who clicked does.
+                if e.code == .appFailed { t.effects.append(.notify(summary: "A link could not be opened", body: e.message)) }
+            }
+            return t
+
+        case (.redeem(let id), .tokens(let outcome)):
+            return done.then(exchanged(id, outcome, now: now))
+
+        case (.refresh(let r), .metadata(let m)):
+            switch m {
+            case .success(let metadata):
+                guard let checked = try? r.request.checked(limits: limits) else { return done }
+                let grant = TokenGrant(tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
+                                       expected: IDTokenClaims.Expected(issuer: metadata.issuer, clientID: checked.clientID, nonce: nil),
+                                       requiresIDToken: false)
+                return Transition(effects: [.start(op, .refresh(grant, refreshToken: checked.refreshToken, scope: checked.scope))])
+            case .failure(let e):
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Discovery for \(r.caller) failed: \(e.message)"))])
+            }
+
+        case (.refresh(let r), .tokens(let outcome)):
+            switch outcome {
+            case .success(let tokens):
+                return Transition(core: [.finish(op)], effects: [.answer(op, .tokens(tokens))])
+            case .failure(let f):
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(f.error)), .log(LogLine(.notice, "RefreshTokens for \(r.caller) failed: \(f.message)"))])
+            }
+
+        case (.relisten(let id), .listening(let r)):
+            guard case .failure(let e) = r else { return done }
+            return done.then(listenerFailed(id, reason: e.message, now: now))
+
+        case (.identify(let name), .identified(let app)):
+            // Recorded, and shown; nothing is decided on it yet.
+            guard callers[name] != nil else { return done }
+            var t = Transition(core: [.finish(op), .caller(name, app)], ifWriteFails: .keepInMemory)
+            for s in all where s.ownerName == name && s.owner?.app != app {
+                var updated = s
+                updated.owner = Caller(name: name, app: app)
+                t.changes.append(.update(updated))
+            }
+            if app != .host && app != .unknown { t.effects.append(.log(LogLine(.info, "\(name) is \(app.label)"))) }
+            return t
+
+        case (.restore(let previous), .busNames(let r)):
+            var t = done
+            if case .failure(let e) = r {
+                t.effects.append(.log(LogLine(.warning, "Could not ask the bus who is on it (\(e.message)); every stored owner is taken as gone")))
+            }
+            let bus: BusSnapshot? = if case .success(let b) = r { b } else { nil }
+            return t.then(restored(previousBusID: previous, bus: bus, now: now))
+
+        default:
+            return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(pending)) ended with an unexpected result; ignored"))])
+        }
+    }
+
+    /// `RefreshTokens(options)`: the issuer's metadata, then the refresh; the call is held for the answer.
+    public func refreshTokens(_ request: RefreshRequest, caller: String) -> Transition {
+        let checked: (issuer: String, clientID: String, refreshToken: String, scope: String?)
+        do { checked = try request.checked(limits: limits) } catch { return .refused(error) }
+        var ids = newOperationIDs
+        let op = ids.take()
+        return Transition(core: [.track(op, .refresh(PendingRefresh(request: request, caller: caller)))],
+                          effects: [.start(op, .discover(issuer: checked.issuer))], reply: .held(op))
+    }
+}

@@ -1,0 +1,223 @@
+import DBusKit
+import LinkRouterAPI
+import LinkRouterCore
+import SystemKit
+
+/// The bus component: the daemon's one connection and everything that
+/// travels on it. Incoming calls go to the object server's rows; calls the
+/// daemon makes go through one pending table with a deadline each; signals
+/// go to the handlers of the rules they match; calls answered later are held
+/// here, keyed by the core's operation.
+final class Bus {
+    let connection: DBusConnection
+    let loop: EventLoop
+    let objects = ObjectServer()
+    let calls: PendingCalls
+    let signals = SignalSubscriptions()
+    /// Calls held for an operation's outcome (`Transition.Reply.held`).
+    private var held: [OperationID: DBusMessage] = [:]
+    /// Prepared `PropertiesChanged` signals, one per status.
+    private var statusSignals: [SessionStatus: DBusMessage] = [:]
+    /// What runs when the connection to the bus is lost.
+    var onDisconnect: () -> Void = {}
+    /// The connection was lost, or a name could not be had: the daemon exits 1.
+    private(set) var failed = false
+
+    init(connection: DBusConnection, loop: EventLoop) {
+        self.connection = connection
+        self.loop = loop
+        calls = PendingCalls(connection: connection, loop: loop)
+        objects.machineID = { ((try? FileSystem.readText("/etc/machine-id", maxBytes: 64)) ?? "").filter { $0.isHexDigit } }
+    }
+
+    func attach() {
+        connection.setHandler { [unowned self] message in self.handle(message) }
+        connection.attach(to: loop)
+    }
+
+    func handle(_ message: DBusMessage) -> DBusConnection.Handling {
+        switch message.kind {
+        case .methodCall:
+            do {
+                switch try objects.dispatch(message) {
+                case .values(let values): reply(to: message, values: values)
+                case .deferred: break
+                }
+            } catch {
+                reply(to: message, error: error)
+            }
+            return .handled
+        case .methodReturn, .error:
+            calls.handle(reply: message)
+            return .notHandled
+        case .signal:
+            if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
+                failed = true
+                onDisconnect()
+            } else {
+                signals.dispatch(message)
+            }
+            return .notHandled
+        default:
+            return .notHandled
+        }
+    }
+
+    // MARK: Replies
+
+    func send(_ message: DBusMessage) {
+        do { try connection.send(message) } catch { Log.error("Failed to send a message: \(error.message)") }
+    }
+
+    func reply(to call: DBusMessage, values: [DBusValue]) {
+        guard !call.noReplyExpected else { return }
+        do {
+            let r = try call.makeReturn()
+            try r.append(contentsOf: values)
+            send(r)
+        } catch {
+            reply(to: call, error: error)
+        }
+    }
+
+    func reply(to call: DBusMessage, error: DBusError) {
+        guard !call.noReplyExpected else { return }
+        do { send(try call.makeError(name: error.name, message: error.message)) } catch {
+            Log.error("Failed to build an error reply: \(error.message)")
+        }
+    }
+
+    /// Keeps `call` to answer when operation `op` completes.
+    func hold(_ call: DBusMessage, for op: OperationID) { held[op] = call }
+
+    /// Answers the call held for `op` (nothing when none is: its caller left).
+    func answer(_ op: OperationID, _ reply: Transition.Reply) {
+        guard let call = held.removeValue(forKey: op) else { return }
+        switch ReplyValues.make(reply) {
+        case .success(let values): self.reply(to: call, values: values)
+        case .failure(let error): self.reply(to: call, error: error)
+        }
+    }
+
+    /// Drops the call held for `op`, unanswered.
+    func forget(_ op: OperationID) { held[op] = nil }
+
+    var heldCount: Int { held.count }
+
+    // MARK: Signals the daemon sends
+
+    /// `PropertiesChanged` for a session whose status moved (broadcast: status only, nothing secret).
+    /// The body depends only on the status, so each is built once and copied.
+    func emitStatus(_ id: SessionID, _ status: SessionStatus) {
+        do {
+            let template: DBusMessage
+            if let t = statusSignals[status] {
+                template = t
+            } else {
+                template = try DBusMessage.signal(path: API.sessionsPath, interface: API.propertiesInterface, member: "PropertiesChanged")
+                try template.append(.string(API.sessionInterface.rawValue), .vardict([("Status", .string(status.rawValue))]), .stringArray([]))
+                statusSignals[status] = template
+            }
+            let signal = try template.copy()
+            try signal.setPath(API.path(of: id))
+            send(signal)
+        } catch {
+            Log.error("Failed to emit PropertiesChanged for \(id.logTag): \(error.message)")
+        }
+    }
+
+    /// `resume=client`: the owner reopens `resume_uri` itself (a unicast signal, never a broadcast).
+    func sendResumeRequested(_ id: SessionID, owner: String, url: String) throws(RouterError) {
+        do throws(DBusError) {
+            guard let destination = BusName(owner) else { throw DBusError(name: DBusError.invalidArgs, message: "the owner \(owner) is not a bus name") }
+            let signal = try DBusMessage.signal(path: API.path(of: id), interface: API.sessionInterface, member: "ResumeRequested")
+            try signal.setDestination(destination)
+            try signal.append(.string(url))
+            send(signal)
+        } catch {
+            throw RouterError(.internalError, "could not send ResumeRequested: \(error.message)")
+        }
+    }
+
+    /// A desktop notification (org.freedesktop.Notifications), best effort.
+    func notify(summary: String, body: String) {
+        let proxy = BusProxy(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications")
+        try? proxy.send("Notify", [.string("linkrouter"), .uint32(0), .string("dialog-warning"), .string(summary), .string(body),
+                                   .stringArray([]), .vardict([]), .int32(-1)], on: connection)
+    }
+
+    // MARK: Calls the daemon makes
+
+    /// Calls `member` on `proxy`; `completion` gets the reply's arguments or the error, on the loop.
+    func call(_ proxy: BusProxy, _ member: MemberName, _ arguments: [DBusValue], timeoutMilliseconds: Int64,
+              _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void) {
+        proxy.call(member, arguments, timeoutMilliseconds: timeoutMilliseconds, via: calls, completion)
+    }
+
+    /// The pid behind a connection (`GetConnectionCredentials`), or nil when the bus does not say.
+    func processID(of name: String, _ completion: @escaping (UInt32?) -> Void) {
+        BusProxy.bus.call("GetConnectionCredentials", [.string(name)], timeoutMilliseconds: 5000, via: calls) { result in
+            guard case .success(let values) = result, let entries = values.first?.stringKeyedEntries,
+                  case .uint32(let pid)? = entries.first(where: { $0.0 == "ProcessID" })?.1.variantValue else { return completion(nil) }
+            completion(pid)
+        }
+    }
+
+    // MARK: Asking the bus
+
+    /// `Operation.busNames`: the bus's id and every name on it, in two calls, neither blocking.
+    func snapshot(_ completion: @escaping (Result<BusSnapshot, RouterError>) -> Void) {
+        BusProxy.bus.call("GetId", via: calls) { [calls] id in
+            BusProxy.bus.call("ListNames", via: calls) { names in
+                switch (id, names) {
+                case (.success(let i), .success(let n)):
+                    guard let busID = i.first?.stringValue, case .array(_, let items)? = n.first else {
+                        completion(.failure(RouterError(.internalError, "the bus answered GetId or ListNames oddly")))
+                        return
+                    }
+                    completion(.success(BusSnapshot(id: busID, names: Set(items.compactMap(\.stringValue)))))
+                case (.failure(let e), _), (_, .failure(let e)):
+                    completion(.failure(RouterError(.internalError, e.message)))
+                }
+            }
+        }
+    }
+
+    /// Asks for each of `names` (none queued); `completion` hears the first
+    /// refused with who holds it, or nil once all are the daemon's.
+    func own(_ names: [BusName], _ completion: @escaping (String?) -> Void) {
+        guard let name = names.first else { return completion(nil) }
+        let completion: (String?) -> Void = { [weak self] refusal in
+            if refusal != nil { self?.failed = true }
+            completion(refusal)
+        }
+        BusProxy.bus.call("RequestName", [.string(name.rawValue), .uint32(4 /* DBUS_NAME_FLAG_DO_NOT_QUEUE */)], via: calls) { [self] result in
+            switch result {
+            case .success(let r) where r.first == .uint32(1) || r.first == .uint32(4):
+                own(Array(names.dropFirst()), completion)
+            case .success:
+                BusProxy.bus.call("GetConnectionUnixProcessID", [.string(name.rawValue)], timeoutMilliseconds: 2000, via: calls) { pid in
+                    let holder = if case .success(let v) = pid, case .uint32(let p)? = v.first { " (pid \(p))" } else { "" }
+                    completion("Another program already owns \(name)\(holder); not starting a second linkrouterd")
+                }
+            case .failure(let e):
+                completion("Failed to request \(name): \(e.message)")
+            }
+        }
+    }
+}
+
+/// A core reply as the D-Bus values (or the error) of a method return.
+enum ReplyValues {
+    static func make(_ reply: Transition.Reply) -> Result<[DBusValue], DBusError> {
+        switch reply {
+        case .none, .held: return .success([])
+        case .routed(let outcome): return .success([.string(outcome.word)])
+        case .begun(let id, let url): return .success([.objectPath(API.path(of: id)), .string(url)])
+        case .waited(.success(let r)): return .success([ResultDictionary.make(r)])
+        case .loggedIn(let id, .success(let r)): return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
+        case .tokens(let t): return .success([ResultDictionary.make(t)])
+        case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))
+        }
+    }
+}

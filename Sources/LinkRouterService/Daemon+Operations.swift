@@ -1,0 +1,81 @@
+import DBusKit
+import DesktopIntegration
+import LinkRouterAPI
+import LinkRouterCore
+import Loopback
+import SystemKit
+
+/// Operations: `Effect.start(id, operation)` hands the work to the component
+/// that does it, and its outcome comes back, on the loop, as the one event
+/// `Router.completed(id, result)`. A new kind of waiting is a case here and
+/// in `Operation`, not a new path through the daemon.
+extension Daemon {
+    func start(_ op: OperationID, _ operation: Operation) {
+        // An outcome known at once (metadata in the cache, a port bound) still
+        // arrives on a later turn: an event never runs inside another's transition.
+        var inside = true
+        let done: (OperationResult) -> Void = { [unowned self] result in
+            if inside {
+                loop.schedule(afterMilliseconds: 0) { [unowned self] in complete(op, result) }
+            } else {
+                complete(op, result)
+            }
+        }
+        defer { inside = false }
+        switch operation {
+        case .timer(let ms):
+            sessions.startTimer(op, milliseconds: Int64(ms)) { done(.fired) }
+        case .discover(let issuer):
+            providers.discover(issuer) { done(.metadata($0)) }
+        case .listen(let id, let binding, let path):
+            done(.listening(sessions.listen(id, binding: binding, path: path) { [unowned self] request, id, port in
+                loopbackRequest(request, session: id, port: port)
+            }))
+        case .deliver(let url, let app, let context):
+            switch launcher.delivery(url, to: app, context: context) {
+            case .done(let outcome):
+                done(.delivered(outcome))
+            case .open(let proxy, let arguments):
+                bus.call(proxy, "Open", arguments, timeoutMilliseconds: Int64(LinkIntake.appAnswerMilliseconds)) { [unowned self] answer in
+                    done(.delivered(launcher.opened(app, answer.map { _ in () })))
+                }
+            }
+        case .redeem(let grant, let code, let redirectURI, let verifier):
+            providers.redeem(grant, code: code, redirectURI: redirectURI, verifier: verifier) { done(.tokens($0)) }
+        case .refresh(let grant, let refreshToken, let scope):
+            providers.refresh(grant, refreshToken: refreshToken, scope: scope) { done(.tokens($0)) }
+        case .identify(let name):
+            bus.processID(of: name) { pid in done(.identified(pid.map { CallerApps.app(ofProcess: $0) } ?? .unknown)) }
+        case .busNames:
+            bus.snapshot { done(.busNames($0)) }
+        }
+    }
+
+    /// An operation's outcome: an event for the core like any other.
+    func complete(_ op: OperationID, _ result: OperationResult) {
+        execute(sessions.router.completed(op, result, now: now))
+    }
+
+    /// A request a session's loopback listener let through: routed like any
+    /// link, but only this session's callback is accepted on this port.
+    func loopbackRequest(_ request: HTTPRequest, session id: SessionID, port: Int) -> HTTPResponse {
+        guard let s = sessions.router.session(id) else { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
+        let uri = "http://" + (s.code.redirect.uri.host ?? "127.0.0.1") + ":" + String(port) + request.target
+        switch routeLink(uri, source: .loopback(id), via: "loopback request", context: .none, answers: false) {
+        case .routed(.completed): return HTTPResponse(status: 200, body: CallbackPage.signedIn, final: true)
+        case .routed(.failed): return HTTPResponse(status: 200, body: CallbackPage.failed(sessions.router.session(id)?.failure?.providerError), final: true)
+        case .refused(let e) where e.code == .storageFailed:
+            return HTTPResponse(status: 503, body: CallbackPage.page(title: "Try again", message: "linkrouter could not save the result. Reload this page to try again."))
+        default: return HTTPResponse(status: 400, body: CallbackPage.status(400))
+        }
+    }
+
+    /// One link from any source (`Route`, the inbox, a loopback listener), decided and carried out.
+    @discardableResult
+    func routeLink(_ link: String, source: RouteSource, via: String, context: ActivationContext, answers: Bool) -> Transition.Reply {
+        let router = sessions.router
+        let reply = execute(router.route(link, source: source, via: via, apps: launcher.currentApps(), context: context, answers: answers, now: now))
+        links.count(reply)
+        return reply
+    }
+}

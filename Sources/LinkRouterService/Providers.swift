@@ -1,0 +1,73 @@
+import HTTPKit
+import LinkRouterAPI
+import LinkRouterCore
+import OpenIDConnect
+import SystemKit
+
+/// The providers component: the OpenID Connect client (issuers' metadata
+/// and keys, cached; the token endpoint), made on first use so libcurl loads
+/// only when a login needs it. Every request runs on the loop through
+/// libcurl's multi interface, so a slow provider holds up only what needs it.
+final class Providers {
+    let loop: EventLoop
+    private var client: TokenClient?
+
+    /// Requests in flight beyond which new discoveries and refreshes are
+    /// refused: a flood of `BeginSession` with unreachable issuers, or of
+    /// `RefreshTokens` at a token endpoint that stalls, must not hold a
+    /// descriptor a call. (Code exchanges are not refused: the pending
+    /// sessions bound them.)
+    static let maxInFlight = 64
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    func tokenClient() throws(RouterError) -> TokenClient {
+        if let client { return client }
+        let http: HTTPClient
+        do { http = try HTTPClient(loop: loop, userAgent: "linkrouterd/\(API.version)") } catch {
+            throw RouterError(.internalError, "the daemon cannot make HTTPS requests: \(error.description)")
+        }
+        let made = TokenClient(directory: ProviderDirectory(http: http, loop: loop, clock: { Clock.unixSeconds() }))
+        client = made
+        return made
+    }
+
+    private func room(_ client: TokenClient) throws(RouterError) {
+        guard client.directory.http.inFlight < Self.maxInFlight else {
+            throw RouterError(.limitsExceeded, "\(Self.maxInFlight) requests to providers are already in flight; try again shortly")
+        }
+    }
+
+    /// `Operation.discover`: at once when cached.
+    func discover(_ issuer: String, _ completion: @escaping (Result<ProviderMetadata, RouterError>) -> Void) {
+        do throws(RouterError) {
+            let c = try tokenClient()
+            if let cached = c.directory.cachedMetadata(issuer) { return completion(.success(cached)) }
+            try room(c)
+            c.directory.metadata(issuer, completion: completion)
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// `Operation.redeem`.
+    func redeem(_ grant: TokenGrant, code: String, redirectURI: String, verifier: String?,
+                _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        do throws(RouterError) {
+            try tokenClient().redeem(code: code, redirectURI: redirectURI, verifier: verifier, grant: grant, completion: completion)
+        } catch {
+            completion(.failure(SessionFailure(code: .tokenExchangeFailed, message: error.message)))
+        }
+    }
+
+    /// `Operation.refresh`.
+    func refresh(_ grant: TokenGrant, refreshToken: String, scope: String?, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        do throws(RouterError) {
+            let c = try tokenClient()
+            try room(c)
+            c.refresh(refreshToken, scope: scope, grant: grant, completion: completion)
+        } catch {
+            completion(.failure(SessionFailure(code: error.code, message: error.message)))
+        }
+    }
+}
