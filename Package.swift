@@ -65,7 +65,7 @@ let package = Package(
         // a normal build makes them replay their corpus, which scripts/test does.
         .target(name: "FuzzDriver", dependencies: ["SystemKit"], path: "fuzz/Sources/FuzzDriver"),
         .executableTarget(name: "callback-fuzz", dependencies: ["FuzzDriver", "LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
-        .executableTarget(name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterService", "SystemKit"],
+        .executableTarget(name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterService", "SystemKit"],
                           path: "fuzz/Sources/MessageFuzz"),
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),

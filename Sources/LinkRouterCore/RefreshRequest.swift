@@ -1,4 +1,4 @@
-/// `RefreshTokens`' options once decoded (`OptionTable.refresh`): a refresh
+/// `RefreshTokens`' options once decoded (`RefreshRequest.options`): a refresh
 /// token for new tokens at the issuer's token endpoint, with the same checks
 /// on a new ID token. The daemon keeps nothing of it.
 public struct RefreshRequest: Sendable, Equatable {
@@ -14,11 +14,12 @@ public struct RefreshRequest: Sendable, Equatable {
         guard let issuer else { throw .invalid("issuer is missing: the issuer the refresh token came from; its metadata gives the token endpoint and keys") }
         guard let clientID else { throw .invalid("client_id is missing: the client the refresh token was issued to") }
         guard let refreshToken else { throw .invalid("refresh_token is missing: the refresh token (at most 8 KiB of printable ASCII)") }
+        try Self.options.checkLengths(self, limits: limits)
         let iss = try SessionPlan.checkIssuer(issuer, maxLength: limits.maxOptionBytes)
-        guard clientID.utf8.count <= limits.maxOptionBytes, OAuthText.isVisibleText(clientID) else {
+        guard OAuthText.isVisibleText(clientID) else {
             throw .invalid("client_id must be printable ASCII (RFC 6749 Appendix A)")
         }
-        guard refreshToken.utf8.count <= 8192, !refreshToken.isEmpty, OAuthText.isVisibleText(refreshToken) else {
+        guard !refreshToken.isEmpty, OAuthText.isVisibleText(refreshToken) else {
             throw .invalid("refresh_token must be 1 to 8192 characters of printable ASCII")
         }
         if let scope, !OAuthText.isScope(scope) {

@@ -99,6 +99,13 @@ extension SessionPlan {
         }
     }
 
+    /// `linkctl login`'s default: the whole login (the code exchanged, the ID
+    /// token verified) when the issuer's metadata says where everything is and
+    /// the daemon holds the verifier; `--code-only` stops at the code.
+    public static func exchangesByDefault(_ request: SessionRequest) -> Bool {
+        request.issuer != nil && request.authorizationEndpoint == nil && request.authorizeURL == nil && request.codeChallenge == nil
+    }
+
     /// Whether the daemon must fetch the issuer's metadata before `make`: an
     /// issuer without an authorization endpoint, or any exchange (which needs the
     /// token endpoint and the keys). An adopted URL never needs it.
@@ -109,12 +116,7 @@ extension SessionPlan {
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
     public static func make(_ request: SessionRequest, owner: Caller, limits: Limits) throws(RouterError) -> SessionPlan {
         // Every string option's length, by the option table.
-        for option in SessionOption.all {
-            guard case .string(let field) = option.value, let max = option.limit.bytes(limits), let value = request[text: field] else { continue }
-            if value.utf8.count > max {
-                throw .invalid("\(option.key) is \(value.utf8.count) bytes long; the limit is \(max)")
-            }
-        }
+        try SessionRequest.options.checkLengths(request, limits: limits)
         let maxOption = limits.maxOptionBytes
 
         let ttl = request.ttl ?? 600

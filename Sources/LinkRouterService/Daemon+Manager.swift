@@ -11,7 +11,7 @@ extension Daemon: ManagerHandlers {
     /// `BeginSession`: the session and its authorize URL, once the issuer's
     /// metadata and its loopback listener are there when it needs them.
     public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try SessionOptions.decode(options)
+        let request = try OptionsDecoder.session(options)
         return try answer(call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), caller: call.sender, login: false, now: now)))
     }
 
@@ -20,7 +20,7 @@ extension Daemon: ManagerHandlers {
     /// `busctl call`). The answer is `(session, result)`; the session's ttl
     /// bounds it, so the caller's own call timeout must be longer than that.
     public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try SessionOptions.decode(options)
+        let request = try OptionsDecoder.session(options)
         return try answer(call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), caller: call.sender, login: true, now: now)))
     }
 
@@ -38,7 +38,7 @@ extension Daemon: ManagerHandlers {
     /// `RefreshTokens(options)`: a refresh token for new tokens at the issuer's
     /// token endpoint, with the same checks on a new ID token. The daemon keeps nothing.
     public func refreshTokens(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try RefreshOptions.decode(options)
+        let request = try OptionsDecoder.refresh(options)
         return try answer(call, execute(sessions.router.refreshTokens(request, caller: call.sender)))
     }
 

@@ -6,7 +6,7 @@ import LinkRouterCore
 enum BeginCommand {
     static let spec = CommandSpec(
         name: "begin", summary: "Begin a login session; print its object path, authorize URL and claim token.",
-        operands: "", operandCount: 0...0, options: SessionOptionsFlags.options + [.flag("json", "print JSON")],
+        operands: "", operandCount: 0...0, options: OptionFlags.options(SessionRequest.options) + [.flag("json", "print JSON")],
         details: """
             The session outlives this process: it is parked when linkctl exits and taken back by
             `linkctl wait SESSION --claim-token TOKEN`. A claim token is made for you unless you give one.
@@ -14,9 +14,9 @@ enum BeginCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
-        let token = args.value("claim-token") ?? SessionOptionsFlags.randomToken()
+        let token = args.value("claim-token") ?? OptionFlags.randomToken()
         let options: DBusValue
-        do { options = try SessionOptionsFlags.dictionary(args, claimToken: token) } catch {
+        do { options = try OptionFlags.dictionary(SessionRequest.options, args, override: ["claim_token": token]) } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
         do {

@@ -1,4 +1,5 @@
 import DBusKit
+import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
 
@@ -8,7 +9,7 @@ enum LoginCommand {
     static let spec = CommandSpec(
         name: "login", summary: "Begin a session, open the browser, wait for the callback and print the result.",
         operands: "", operandCount: 0...0,
-        options: SessionOptionsFlags.options + [
+        options: OptionFlags.options(SessionRequest.options) + [
             .value("timeout", "MS", "give up after this many milliseconds (default: the session's ttl)"),
             .flag("json", "print JSON (with tokens: the token response and the verified ID-token claims)"),
             .flag("code-only", "with --issuer: stop at the code and verifier; do not exchange them"),
@@ -26,13 +27,14 @@ enum LoginCommand {
         if args.has("code-only") && args.has("exchange") {
             return LinkCtl.usageFailure(spec, "--code-only and --exchange contradict each other")
         }
-        // The whole login by default when the issuer says where everything is.
-        let discovers = args.value("issuer") != nil && args.value("authorization-endpoint") == nil && args.value("authorize-url") == nil
-        let exchange = discovers && !args.has("code-only") && !args.has("exchange") && args.value("code-challenge") == nil
-        let options: DBusValue
+        var options: DBusValue
         do {
-            options = try SessionOptionsFlags.dictionary(args, claimToken: args.value("claim-token"),
-                                                         extra: exchange ? [("exchange", .boolean(true))] : [])
+            options = try OptionFlags.dictionary(SessionRequest.options, args)
+            // The whole login by default when the issuer says where everything is (the core's rule).
+            if let request = try? OptionsDecoder.session(options), SessionPlan.exchangesByDefault(request),
+               !args.has("code-only"), !args.has("exchange") {
+                options = try OptionFlags.dictionary(SessionRequest.options, args, extra: [("exchange", .boolean(true))])
+            }
         } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }

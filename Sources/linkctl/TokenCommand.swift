@@ -1,4 +1,5 @@
 import DBusKit
+import LinkRouterCore
 import LinkRouterAPI
 import SystemKit
 
@@ -8,11 +9,7 @@ enum TokenCommand {
     static let spec = CommandSpec(
         name: "token", summary: "Get new tokens for a refresh token (`token refresh`), with the checks of a login.",
         operands: "refresh", operandCount: 1...1,
-        options: [
-            .value("issuer", "URL", "the issuer the refresh token came from"),
-            .value("client-id", "ID", "the client it was issued to"),
-            .value("refresh-token", "TOKEN", "the refresh token, or - to read it from stdin (keeps it out of `ps`)"),
-            .value("scope", "SCOPE", "a narrower scope than the one granted"),
+        options: OptionFlags.options(RefreshRequest.options) + [
             .flag("json", "print JSON (the token response and the verified ID-token claims)"),
             .flag("show-tokens", "print the tokens too"),
         ],
@@ -21,18 +18,20 @@ enum TokenCommand {
 
     static func run(_ args: ParsedArguments) -> Int32 {
         guard args.operands[0] == "refresh" else { return LinkCtl.usageFailure(spec, "the only token command is refresh") }
-        guard let issuer = args.value("issuer"), let clientID = args.value("client-id"), var token = args.value("refresh-token") else {
+        guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token") else {
             return LinkCtl.usageFailure(spec, "give --issuer, --client-id and --refresh-token")
         }
         if token == "-" {
             token = String(decoding: StandardStreams.readAll(maxBytes: 16 * 1024), as: UTF8.self)
             while let last = token.last, last == "\n" || last == "\r" || last == " " { token.removeLast() }
         }
-        var options: [(String, DBusValue)] = [("issuer", .string(issuer)), ("client_id", .string(clientID)), ("refresh_token", .string(token))]
-        if let scope = args.value("scope") { options.append(("scope", .string(scope))) }
+        let options: DBusValue
+        do { options = try OptionFlags.dictionary(RefreshRequest.options, args, override: ["refresh_token": token]) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
         do {
             let client = try DaemonClient.connect()
-            let reply = try client.call("RefreshTokens", [.vardict(options)], timeoutMilliseconds: 60_000)
+            let reply = try client.call("RefreshTokens", [options], timeoutMilliseconds: 60_000)
             ResultOutput.print(reply.first, json: args.json, showTokens: args.has("show-tokens"))
             return ExitCode.ok
         } catch {

@@ -29,7 +29,7 @@ struct RefreshTokensRefusalTests {
         let twice = try h.expectRefusal(invalidArgs) { try refresh(Self.good + [("client_id", .string("other"))]) }
         #expect(twice == "option \"client_id\" is given twice")
         let mistyped = try h.expectRefusal(invalidArgs) { try refresh(Self.with("scope", .uint32(1))) }
-        #expect(mistyped == "option \"scope\" must be of type s")
+        #expect(mistyped.hasPrefix("option \"scope\" must be of type s, not "))
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("RefreshTokens", [.string("x")]) }
     }
 

@@ -118,10 +118,10 @@ struct SplitMix {
     mutating func value(_ sig: DBusSignature, option: Bool = false) -> DBusValue {
         let t = sig.rawValue
         if option && t == "a{sv}" {
-            let keys = SessionOption.all.map(\.key).sorted()
+            let keys = SessionRequest.options.keys.sorted()
             return .vardict((0..<below(8)).map { _ in
                 let key = chance(10) ? text() : pick(keys)
-                let type = chance(4) ? signature() : DBusSignature(SessionOption.named(key)?.value.signature ?? "s")!
+                let type = chance(4) ? signature() : DBusSignature(SessionRequest.options.named(key)?.signature ?? "s")!
                 return (key, value(type))
             })
         }

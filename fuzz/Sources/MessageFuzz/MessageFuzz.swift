@@ -1,5 +1,6 @@
 import DBusKit
 import FuzzDriver
+import LinkRouterAPI
 import LinkRouterCore
 import LinkRouterService
 import SystemKit
@@ -12,7 +13,7 @@ enum MessageFuzz {
     static func run(_ bytes: [UInt8]) {
         guard let m = try? DBusMessage.demarshal(bytes), let args = try? m.arguments() else { return }
         for a in args {
-            if a.signature == "a{sv}" { _ = try? SessionOptions.decode(a) }
+            if a.signature == "a{sv}" { _ = try? OptionsDecoder.session(a); _ = try? OptionsDecoder.refresh(a) }
             if case .string(let s) = a { _ = Router().decide(s, source: .link, now: 0) }
         }
         // What was read can be written, and reads back the same.

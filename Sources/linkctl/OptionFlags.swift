@@ -2,26 +2,31 @@ import DBusKit
 import LinkRouterCore
 import SystemKit
 
-/// The command-line flags of `begin` and `login`, made from the option
-/// table (`SessionOption.all`), and the `BeginSession` options they give.
-enum SessionOptionsFlags {
-    static let options: [CommandSpec.Option] = SessionOption.all.map { o in
-        switch o.flag {
-        case .value(let name, let placeholder): return .value(name, placeholder, o.help)
-        case .repeated(let name, let placeholder): return .value(name, placeholder, o.help, repeatable: true)
-        case .pairs(let name): return .value(name, "NAME=VALUE", o.help, repeatable: true)
-        case .setsTrue(let name), .setsFalse(let name): return .flag(name, o.help)
+/// linkctl's flags for a method's options, made from the method's option
+/// table (`SessionRequest.options` for `begin` and `login`,
+/// `RefreshRequest.options` for `token refresh`), and the `a{sv}` they give.
+enum OptionFlags {
+    static func options<Request>(_ table: OptionTable<Request>) -> [CommandSpec.Option] {
+        table.rows.map { o in
+            switch o.flag {
+            case .value(let name, let placeholder): return .value(name, placeholder, o.help)
+            case .repeated(let name, let placeholder): return .value(name, placeholder, o.help, repeatable: true)
+            case .pairs(let name): return .value(name, "NAME=VALUE", o.help, repeatable: true)
+            case .setsTrue(let name), .setsFalse(let name): return .flag(name, o.help)
+            }
         }
     }
 
-    /// The `a{sv}` for `BeginSession`, in the table's order.
-    static func dictionary(_ args: ParsedArguments, claimToken: String?, extra: [(String, DBusValue)] = []) throws(UsageError) -> DBusValue {
+    /// The `a{sv}` the flags give, in the table's order; `override` supplies a
+    /// string option's value instead of its flag (a generated claim token, a
+    /// refresh token read from stdin).
+    static func dictionary<Request>(_ table: OptionTable<Request>, _ args: ParsedArguments, override: [String: String] = [:],
+                                    extra: [(String, DBusValue)] = []) throws(UsageError) -> DBusValue {
         var entries: [(String, DBusValue)] = []
-        for o in SessionOption.all {
-            switch (o.flag, o.value) {
+        for o in table.rows {
+            switch (o.flag, o.field) {
             case (.value(let name, _), .string):
-                let v = o.key == "claim_token" ? claimToken : args.value(name)
-                if let v { entries.append((o.key, .string(v))) }
+                if let v = override[o.key] ?? args.value(name) { entries.append((o.key, .string(v))) }
             case (.value(let name, let placeholder), .uint32):
                 guard let t = args.value(name) else { continue }
                 guard let n = UInt32(t) else { throw UsageError(message: "--\(name) takes a number of \(placeholder.lowercased()), not \(t)") }
