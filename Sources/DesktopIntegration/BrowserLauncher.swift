@@ -1,4 +1,5 @@
 public import Freedesktop
+import LinkRouterCore
 import SystemKit
 
 /// Why a browser could not be started.
@@ -13,7 +14,7 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
 public enum BrowserLauncher {
     /// Set in every browser linkrouter starts: if that "browser" hands the
     /// link straight back to `linkctl open`, linkctl sees it and stops the loop.
-    public static let hopVariable = "LINKROUTER_FORWARDED"
+    public static let hopVariable = LinkIntake.hopVariable
 
     /// How the browser process comes to be.
     public enum Method: Sendable, Equatable {

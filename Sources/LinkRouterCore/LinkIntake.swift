@@ -79,4 +79,29 @@ public enum LinkIntake {
     /// The keys of `RouteLink`'s context, as in `org.freedesktop.Application`'s platform data.
     public static let activationTokenKey = "activation-token"
     public static let desktopStartupIDKey = "desktop-startup-id"
+
+    /// The variable linkrouter sets on a browser it starts; a web link that
+    /// comes back to `linkctl open` with it set came round a loop.
+    public static let hopVariable = "LINKROUTER_FORWARDED"
+
+    /// A web link handed back by a browser linkrouter started: the browser's
+    /// own entry leads to linkrouter, and opening it again would loop.
+    public static func isLoop(_ uri: String, hopMarked: Bool) -> Bool {
+        hopMarked && SchemeRule.isWebLink(uri)
+    }
+
+    /// What `linkctl open` does with a link when no daemon answers.
+    public enum WithoutDaemon: Sendable, Equatable {
+        /// A web link that is no pending callback: straight to the browser,
+        /// so browsing never depends on linkrouterd being up.
+        case browser
+        /// Anything else waits in the inbox for the daemon to start.
+        case queue
+    }
+
+    /// `linkctl open`'s and `linkctl explain`'s one rule for a link no daemon
+    /// took: `pending` is the claimed-callbacks list the daemon published.
+    public static func withoutDaemon(_ uri: String, pending: ClaimedCallbacks) -> WithoutDaemon {
+        SchemeRule.isWebLink(uri) && !pending.contains(uri: uri) ? .browser : .queue
+    }
 }

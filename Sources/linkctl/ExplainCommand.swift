@@ -23,11 +23,9 @@ enum ExplainCommand {
                 outcome = reply.first?.stringValue ?? ""
                 reason = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             } catch {
-                let web = SchemeRule.isWebLink(uri)
-                if web && !ClaimedCallbacksFile.read(LinkRouterPaths().claimedCallbacksFile).contains(uri: uri) {
-                    (outcome, reason) = (RouteOutcome.passthrough.word, "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly")
-                } else {
-                    (outcome, reason) = ("queued", "no daemon is reachable (\(error.text)); linkctl would queue it for the daemon")
+                switch LinkIntake.withoutDaemon(uri, pending: ClaimedCallbacksFile.read(LinkRouterPaths().claimedCallbacksFile)) {
+                case .browser: (outcome, reason) = (RouteOutcome.passthrough.word, "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly")
+                case .queue: (outcome, reason) = ("queued", "no daemon is reachable (\(error.text)); linkctl would queue it for the daemon")
                 }
             }
         }

@@ -31,8 +31,7 @@ enum OpenCommand {
             Output.error(problem)
             return ExitCode.usage
         }
-        let isWeb = SchemeRule.isWebLink(uri)
-        if isWeb && Environment.get(BrowserLauncher.hopVariable) != nil {
+        if LinkIntake.isLoop(uri, hopMarked: Environment.get(LinkIntake.hopVariable) != nil) {
             Output.error("refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor")
             return ExitCode.refused
         }
@@ -51,7 +50,11 @@ enum OpenCommand {
             Output.line(outcome.first?.stringValue ?? "")
             return ExitCode.ok
         } catch .unavailable(let why) {
-            return isWeb ? openDirectly(uri, because: why) : queue(uri, because: why)
+            let paths = LinkRouterPaths()
+            switch LinkIntake.withoutDaemon(uri, pending: ClaimedCallbacksFile.read(paths.claimedCallbacksFile)) {
+            case .browser: return openDirectly(uri, because: why, paths: paths)
+            case .queue: return queue(uri, because: why)
+            }
         } catch {
             Output.error(error.text)
             return ExitCode.refused
@@ -74,11 +77,8 @@ enum OpenCommand {
         }
     }
 
-    /// No daemon: a web link that is not a pending callback goes straight to
-    /// the browser, so browsing never depends on linkrouterd being up.
-    static func openDirectly(_ uri: String, because why: String) -> Int32 {
-        let paths = LinkRouterPaths()
-        if ClaimedCallbacksFile.read(paths.claimedCallbacksFile).contains(uri: uri) { return queue(uri, because: why) }
+    /// No daemon, and a web link that is no pending callback: the browser.
+    static func openDirectly(_ uri: String, because why: String, paths: LinkRouterPaths) -> Int32 {
         guard let browser = Browsers().forWebLinks(record: InstallRecord.read(paths.installRecord)).entry else {
             Output.error("\(why), and no web browser is set to open the link with; run linkctl doctor")
             return ExitCode.unavailable

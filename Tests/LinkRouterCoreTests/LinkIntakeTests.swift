@@ -51,4 +51,20 @@ extension LinkIntakeTests {
         #expect(LinkIntake.restoringEncoding("https://a b.example/x y") == "https://a b.example/x%20y")
         #expect(LinkIntake.restoringEncoding("com.example.app:é") == "com.example.app:%C3%A9")
     }
+
+    @Test("without a daemon: a web link that is no pending callback goes to the browser; a pending callback or any app link is queued")
+    func withoutDaemon() {
+        let pending = ClaimedCallbacks(text: "https://example.com/cb\n")
+        #expect(LinkIntake.withoutDaemon("https://example.com/page", pending: pending) == .browser)
+        #expect(LinkIntake.withoutDaemon("https://example.com/cb?code=c&state=s", pending: pending) == .queue)
+        #expect(LinkIntake.withoutDaemon("com.example.app:/cb?code=c&state=s", pending: pending) == .queue)
+        #expect(LinkIntake.withoutDaemon("com.example.app:/open/1", pending: ClaimedCallbacks(keys: [])) == .queue)
+    }
+
+    @Test("a web link back from a browser linkrouter started is a loop; an app link is not")
+    func loop() {
+        #expect(LinkIntake.isLoop("https://example.com/", hopMarked: true))
+        #expect(!LinkIntake.isLoop("https://example.com/", hopMarked: false))
+        #expect(!LinkIntake.isLoop("com.example.app:/x", hopMarked: true))
+    }
 }
