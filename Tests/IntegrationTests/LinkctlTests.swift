@@ -96,12 +96,15 @@ struct LinkctlTests {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
         let id = String(path.split(separator: "/").last!)
+        // The owner's app is found out after BeginSession answers (GetConnectionCredentials, then /proc).
+        #expect(try eventually { try h.app.sessionProperty("OwnerApp", of: path) == "host" })
         let table = try h.desktop.linkctl("sessions")
         #expect(table.status == 0)
         #expect(table.text.hasPrefix("SESSION"))
-        #expect(table.text.contains("\(id)  pending  com.example.app:/callback  \(h.app.name)"))
+        let row = table.text.split(separator: "\n").dropFirst().first.map { $0.split(separator: " ").map(String.init) }
+        #expect(row == [id, "pending", "com.example.app:/callback", h.app.name, "host"])
         let json = try h.desktop.linkctl("sessions", "--json")
-        #expect(json.text == "[{\"session\":\"\(path)\",\"status\":\"pending\",\"redirect_uri\":\"com.example.app:/callback\",\"owner\":\"\(h.app.name)\"}]\n")
+        #expect(json.text == "[{\"session\":\"\(path)\",\"status\":\"pending\",\"redirect_uri\":\"com.example.app:/callback\",\"owner\":\"\(h.app.name)\",\"owner_app\":\"host\"}]\n")
         let status = try h.desktop.linkctl("status", "--json")
         #expect(status.text == "{\"running\":true,\"version\":\"\(API.version)\",\"pending\":1,\"sessions\":1}\n")
         let one = try h.desktop.linkctl("status", id)

@@ -44,7 +44,14 @@ final class BusClient {
     }
 
     func status(_ path: String) throws(DBusError) -> String {
-        try call("Get", [.string(API.sessionInterface.rawValue), .string("Status")], path: path, interface: API.propertiesInterface.rawValue)[0].variantValue!.stringValue!
+        try sessionProperty("Status", of: path)
+    }
+
+    /// A session's string property (`Status`, `OwnerApp`…); a missing one or one of another type fails the call.
+    func sessionProperty(_ name: String, of path: String) throws(DBusError) -> String {
+        let v = try call("Get", [.string(API.sessionInterface.rawValue), .string(name)], path: path, interface: API.propertiesInterface.rawValue)
+        guard let s = v.first?.variantValue?.stringValue else { throw DBusError(name: DBusError.invalidArgs, message: "\(name) is not a string: \(v)") }
+        return s
     }
 
     func allSessions() throws(DBusError) -> [(path: String, status: String)] {

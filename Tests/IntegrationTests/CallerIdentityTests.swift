@@ -1,0 +1,72 @@
+import DesktopIntegration
+import Foundation
+import Glibc
+import LinkRouterAPI
+import LinkRouterCore
+import SystemKit
+import Testing
+
+/// The app behind a caller (issue 21): found out after `BeginSession`
+/// (GetConnectionCredentials → the process → its `/.flatpak-info`, its Snap
+/// label or cgroup, or the host), recorded on the session's owner, shown by
+/// `OwnerApp` and `linkctl sessions`. Nothing is decided on it yet.
+@Suite("The caller's app")
+struct CallerIdentityTests {
+    /// The JSON lines a fixture printed so far.
+    static func lines(_ path: String) -> [[String: Any]] {
+        ((try? FileSystem.readText(path)) ?? "").split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    @Test("a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) is recorded as flatpak:ID; its result still goes to it alone",
+          .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func flatpak() throws {
+        let h = try Harness()
+        let sandbox = try FlatpakSandbox(desktop: h.desktop, appID: "org.example.SandboxedApp")
+        let bus = try sandbox.startProxy(talk: [API.busName.rawValue])
+        let out = h.desktop.root + "/sandboxed.out"
+        let pid = try Subprocess.spawn(sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/python3", Paths.fixtures + "/sandbox_begin.py"]),
+                                       environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        try #require(eventually(timeoutMilliseconds: 15_000) { !Self.lines(out).isEmpty }, "\((try? FileSystem.readText(out + ".err")) ?? "")")
+        let begun = Self.lines(out)[0]
+        let path = try #require(begun["session"] as? String), url = try #require(begun["url"] as? String)
+        #expect(try eventually { try h.app.sessionProperty("OwnerApp", of: path) == "flatpak:org.example.SandboxedApp" })
+        let row = try h.desktop.linkctl("sessions", "--json")
+        #expect(row.text.contains("\"owner_app\":\"flatpak:org.example.SandboxedApp\""))
+        // The test's own session, begun from the host, is the host's.
+        let (mine, _) = try h.app.beginQuiet()
+        #expect(try eventually { try h.app.sessionProperty("OwnerApp", of: mine) == "host" })
+        // The callback completes the sandboxed app's session, and its Wait (through the proxy) hears the code.
+        #expect(try h.app.route("com.example.app:/callback?code=sandboxed-code&state=\(Harness.state(of: url))") == "completed")
+        #expect(eventually(timeoutMilliseconds: 15_000) { Self.lines(out).count >= 2 })
+        let result = try #require(Self.lines(out).last?["result"] as? [String: Any], "\(Self.lines(out))")
+        #expect((result["code"] as? String)?.contains("sandboxed-code") == true)
+        #expect(try h.app.status(mine) == "pending", "the other session is untouched")
+        #expect(h.app.ping())
+    }
+
+    @Test("what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process is unknown")
+    func fromProc() throws {
+        let dir = TestDirectory()
+        func process(_ pid: Int, files: [String: String]) throws {
+            try FileSystem.makeDirectories(dir.path + "/\(pid)/root", permissions: 0o700)
+            try FileSystem.makeDirectories(dir.path + "/\(pid)/attr", permissions: 0o700)
+            for (name, text) in files { try FileSystem.writeAtomically(dir.path + "/\(pid)/" + name, text: text, permissions: 0o600) }
+        }
+        try process(10, files: ["root/.flatpak-info": "[Application]\nname=org.example.App\n"])
+        try process(11, files: ["root/.flatpak-info": "[Application]\nname=notanid\n"])
+        try process(12, files: ["root/.flatpak-info": "[Runtime]\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n"])
+        try process(13, files: ["attr/current": "snap.firefox.firefox (enforce)\n"])
+        try process(14, files: ["cgroup": "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.chromium.chromium-1234.scope\n"])
+        try process(15, files: ["attr/current": "unconfined\n", "cgroup": "0::/user.slice/session-2.scope\n"])
+        #expect(CallerApps.app(ofProcess: 10, procRoot: dir.path) == .flatpak("org.example.App"))
+        #expect(CallerApps.app(ofProcess: 11, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 12, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 13, procRoot: dir.path) == .snap("firefox"))
+        #expect(CallerApps.app(ofProcess: 14, procRoot: dir.path) == .snap("chromium"))
+        #expect(CallerApps.app(ofProcess: 15, procRoot: dir.path) == .host)
+        #expect(CallerApps.app(ofProcess: 16, procRoot: dir.path) == .unknown)
+    }
+}
