@@ -34,28 +34,28 @@ public final class ObjectServer {
         subtrees.append(Subtree(path: path.rawValue, children: children, resolve: resolve, missing: missing))
     }
 
-    /// What lives at `path`: an object's interfaces, or an inner node's children.
+    /// What lives at `path`: an object's interfaces, or an inner node (its
+    /// children are listed only when introspected: a call costs no listing).
     enum Node {
-        case object([ServedInterface], children: [String])
-        case inner(children: [String])
+        case object([ServedInterface])
+        case inner
 
         var isObject: Bool { if case .object = self { true } else { false } }
     }
 
     func node(at path: String) throws(DBusError) -> Node {
-        if let interfaces = objects[path] { return .object(interfaces, children: children(of: path)) }
+        if let interfaces = objects[path] { return .object(interfaces) }
         for t in subtrees where path.hasPrefix(t.path + "/") {
             let element = String(path.dropFirst(t.path.count + 1))
             guard !element.contains("/"), let interfaces = t.resolve(element) else {
                 throw DBusError(name: DBusError.unknownObject, message: "no object at \(path); \(t.missing)")
             }
-            return .object(interfaces, children: [])
+            return .object(interfaces)
         }
-        let kids = children(of: path)
-        if kids.isEmpty && !subtrees.contains(where: { $0.path == path }) {
+        if !subtrees.contains(where: { $0.path == path }) && children(of: path).isEmpty {
             throw DBusError(name: DBusError.unknownObject, message: "no object at \(path)")
         }
-        return .inner(children: kids)
+        return .inner
     }
 
     /// The next elements below `path` of every registered path, and a subtree's children.
@@ -78,10 +78,9 @@ public final class ObjectServer {
         }
         let node = try node(at: path)
         let served: [ServedInterface]
-        let kids: [String]
         switch node {
-        case .object(let s, let c): (served, kids) = (s, c)
-        case .inner(let c): (served, kids) = ([], c)
+        case .object(let s): served = s
+        case .inner: served = []
         }
         // An inner node is only introspectable (and pingable); objects carry Properties too.
         let standard = node.isObject ? StandardInterfaces.all : [StandardInterfaces.peer, StandardInterfaces.introspectable]
@@ -107,7 +106,7 @@ public final class ObjectServer {
         let call = MethodCall(message: m, sender: sender, arguments: try m.arguments())
         switch description.name {
         case StandardInterfaces.introspectableName.rawValue:
-            return .values([.string(IntrospectionXML.xml(interfaces: descriptions, children: kids))])
+            return .values([.string(IntrospectionXML.xml(interfaces: descriptions, children: children(of: path)))])
         case StandardInterfaces.peerName.rawValue:
             return member == "Ping" ? .values([]) : .values([.string(machineID())])
         case StandardInterfaces.propertiesName.rawValue:

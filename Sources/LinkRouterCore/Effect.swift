@@ -8,11 +8,13 @@ public enum Effect: Sendable, Equatable {
     /// Send the owner the unicast `ResumeRequested(resume_uri)` signal (`resume=client`). Fallible.
     case requestResume(SessionID, owner: String, resumeURI: String)
     /// Begin an operation; its outcome comes back as `Router.completed(id, result)`.
-    case start(OperationID, Operation)
+    /// (Boxed, as `answer` is: the two large payloads would make every effect
+    /// as large, and a restore or an owner leaving moves tens of thousands.)
+    indirect case start(OperationID, Operation)
     /// Stop an operation whose outcome nobody needs any more (a `Wait`'s timer, once answered).
     case cancel(OperationID)
     /// Answer the call held under an operation.
-    case answer(OperationID, Transition.Reply)
+    indirect case answer(OperationID, Transition.Reply)
     /// Drop the call held under an operation, unanswered (its caller left the bus).
     case forget(OperationID)
     /// Stop the session's loopback listener (one answering this very request closes after its page).
@@ -34,6 +36,9 @@ public enum Effect: Sendable, Equatable {
     /// The executor's order within step 5. Fallible steps come first (step 3),
     /// so when one fails nothing else has been said to anyone; logging and
     /// serving come last.
+    /// How many ranks there are (`rank` is below it).
+    public static let ranks = 9
+
     public var rank: Int {
         switch self {
         case .openBrowser, .requestResume: return 0

@@ -116,7 +116,10 @@ extension Router {
         // Unique names are reused by a new bus: sessions of another bus keep no owner.
         let sameBus = bus != nil && bus?.id == previousBusID
         var gone: Set<String> = []
-        for s in all { if let o = s.ownerName, !sameBus || !(bus?.names.contains(o) ?? false) { gone.insert(o) } }
+        // Read in place (`table[i]`): a copy of each of 10,000 sessions was a fifth of a restore.
+        for i in table.indices {
+            if let o = table[i].ownerName, !sameBus || !(bus?.names.contains(o) ?? false) { gone.insert(o) }
+        }
         var changed: [SessionID: Session] = [:]
         for name in gone {
             for s in sessionsLeft(by: name, now: now) {
@@ -125,33 +128,46 @@ extension Router {
             }
         }
         var ids = newOperationIDs
-        for s in all {
-            var current = changed[s.id] ?? s
-            // Tokens are never stored: a result that held them is gone with the old process.
-            if current.code.exchange != nil && current.holdsResult {
-                current = current.finished(.failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"), now: now).wiped()
-                changed[s.id] = current
-                t.changes.append(.update(current))
-            }
-            if current.status == .exchanging {
-                let op = ids.take()
-                t.core.append(.track(op, .redeem(s.id)))
-                t.effects.append(.start(op, redeem(current)))
-            }
-            if !current.status.isFinished, current.code.redirect.style == .loopback, let binding = current.code.redirect.loopbackBinding {
-                let op = ids.take()
-                t.core.append(.track(op, .relisten(s.id)))
-                t.effects.append(.start(op, .listen(s.id, binding, path: current.code.redirect.uri.path)))
-            }
-            t.effects.append(.scheduleDeadline(s.id, at: deadline(of: current)))
+        t.effects.reserveCapacity(count + 3)
+        var pending = 0
+        for i in table.indices {
+            let unfinished = if let c = changed[table[i].id] { restart(c, &t, &ids, now: now) } else { restart(table[i], &t, &ids, now: now) }
+            if unfinished { pending += 1 }
         }
-        if count > 0 {
-            let pending = all.filter { !(changed[$0.id] ?? $0).status.isFinished }.count
-            t.effects.append(.log(LogLine(.notice, "Restored \(count) sessions (\(pending) pending)")))
-        }
+        // Listed in the executor's order (`Effect.rank`), so it has nothing to sort.
         if let bus { t.effects.append(.recordBusID(bus.id)) }
+        if count > 0 {
+            let unfinished = pending
+            t.effects.append(.log(LogLine(.notice, "Restored \(count) sessions (\(unfinished) pending)")))
+        }
         t.effects.append(.serve)
         return t
+    }
+
+    /// What a restored session needs again: a result that held tokens fails
+    /// (they were never written), an exchange under way starts again, a
+    /// loopback session listens again, and its deadline is queued. Whether it is still unfinished.
+    private func restart(_ s: borrowing Session, _ t: inout Transition, _ ids: inout OperationIDs, now: Int64) -> Bool {
+        var failed: Session?
+        // Tokens are never stored: a result that held them is gone with the old process.
+        if s.code.exchange != nil && s.holdsResult {
+            let f = (copy s).finished(.failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"), now: now).wiped()
+            t.changes.append(.update(f))
+            failed = f
+        }
+        let status = failed?.status ?? s.status
+        if status == .exchanging {
+            let op = ids.take()
+            t.core.append(.track(op, .redeem(s.id)))
+            t.effects.append(.start(op, redeem(copy s)))
+        }
+        if !status.isFinished, s.code.redirect.style == .loopback, let binding = s.code.redirect.loopbackBinding {
+            let op = ids.take()
+            t.core.append(.track(op, .relisten(s.id)))
+            t.effects.append(.start(op, .listen(s.id, binding, path: s.code.redirect.uri.path)))
+        }
+        t.effects.append(.scheduleDeadline(s.id, at: failed.map { deadline(of: $0) } ?? deadline(of: copy s)))
+        return !status.isFinished
     }
 
     /// A restored loopback session whose port could not be had again fails.

@@ -8,7 +8,7 @@ public struct Router: Sendable {
     public let limits: Limits
     /// The sessions, densely (a dictionary of 249-byte values wastes a
     /// quarter of its slots), with an index by id.
-    private var table: [Session] = []
+    private(set) var table: [Session] = []
     private var index: [SessionID: Int] = [:]
     /// Every session by its state, finished ones too, so a replay is known as one.
     private(set) var byState: [ByteKey: SessionID] = [:]
@@ -100,17 +100,15 @@ public struct Router: Sendable {
 
     public mutating func insert(_ new: consuming Session) {
         var session = new
-        switch session.flow {
-        case .code(var c):
+        session.flow.modifyCode { c in
             c.redirect = intern(c.redirect)
-            c.appCallback = c.appCallback.map { intern($0) }
+            if let a = c.appCallback { c.appCallback = intern(a) }
             c.authorizationOrigin = intern(c.authorizationOrigin)
             if !c.resumeHosts.isEmpty { c.resumeHosts = c.resumeHosts.map { intern($0) } }
-            c.issuer = c.issuer.map { intern($0) }
-            session.flow = .code(c)
-            let clash = byState.updateValue(session.id, forKey: ByteKey(c.state))
-            precondition(clash == nil, "insert of a state already in the table")
+            if let i = c.issuer { c.issuer = intern(i) }
         }
+        let clash = byState.updateValue(session.id, forKey: ByteKey(session.code.state))
+        precondition(clash == nil, "insert of a state already in the table")
         let previous = index.updateValue(table.count, forKey: session.id)
         precondition(previous == nil, "insert of a session already in the table")
         account(session, +1)

@@ -51,9 +51,11 @@ public struct Session: Sendable, Equatable {
 
     /// The code flow's part (every session is one today; a device-grant session will not be).
     public var code: CodeFlow {
-        get {
+        // Read in place: `s.code.state` borrows the flow instead of copying
+        // (and retaining) every field of it.
+        _read {
             switch flow {
-            case .code(let c): return c
+            case .code(let c): yield c
             }
         }
         set { flow = .code(newValue) }

@@ -15,6 +15,16 @@ public enum SessionFlow: Sendable, Equatable {
 }
 
 extension SessionFlow {
+    /// Changes the code flow in place: its fields are moved out and back, not
+    /// copied (a restore interns the callbacks of 10,000 of them).
+    mutating func modifyCode(_ body: (inout CodeFlow) -> Void) {
+        switch consume self {
+        case .code(var c):
+            body(&c)
+            self = .code(c)
+        }
+    }
+
     /// The code flow's part, when the session is one.
     public var codeFlow: CodeFlow? {
         switch self {

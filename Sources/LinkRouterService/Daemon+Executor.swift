@@ -68,7 +68,11 @@ extension Daemon {
     static func ordered(_ effects: [Effect]) -> [Effect] {
         // The core mostly lists them in order already.
         if zip(effects, effects.dropFirst()).allSatisfy({ $0.rank <= $1.rank }) { return effects }
-        return effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
+        // A bucket per rank (a handful): one pass, stable, no comparisons (an
+        // owner of 10,000 sessions leaving makes 40,000 effects).
+        var buckets = [[Effect]](repeating: [], count: Effect.ranks)
+        for e in effects { buckets[e.rank].append(e) }
+        return Array(buckets.joined())
     }
 
     /// A fallible effect (`Effect.undoesOnFailure`).

@@ -121,6 +121,12 @@ final class SQLiteStatement {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
     }
+    /// The column's bytes, valid until the statement steps again (nil for NULL).
+    func withBytes<R>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R?) -> R? {
+        guard let p = sqlite3_column_text(raw, column) else { return nil }
+        return body(UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column))))
+    }
+
     /// The column's text, or `previous` itself when the bytes are the same:
     /// a restore reads the same callback, origin and owner in row after row,
     /// and a shared string is neither allocated nor validated again.

@@ -254,8 +254,9 @@ public final class SessionStore {
             return c
         }
         var owner: String?
+        var reuse = StoredFlowReuse()
         while try s.step() {
-            if let session = Self.decode(s, &owner, callback) {
+            if let session = Self.decode(s, &owner, &reuse, callback) {
                 body(session)
             } else {
                 let id = s.text(0) ?? ""
@@ -267,10 +268,11 @@ public final class SessionStore {
         return problems
     }
 
-    private static func decode(_ s: SQLiteStatement, _ lastOwner: inout String?, _ callback: (String, String) -> CallbackURI?) -> Session? {
+    private static func decode(_ s: SQLiteStatement, _ lastOwner: inout String?, _ reuse: inout StoredFlowReuse,
+                               _ callback: (String, String) -> CallbackURI?) -> Session? {
         guard let id = s.text(0).flatMap({ SessionID($0) }), let status = s.value(4, as: SessionStatus.self),
-              let kind = s.text(16), let stored = s.text(17),
-              var flow = SessionFlow(kind: kind, stored: stored, callback: callback) else { return nil }
+              let kind = s.text(16),
+              var flow = s.withBytes(17, { SessionFlow(kind: kind, bytes: $0, reuse: &reuse, callback: callback) }) else { return nil }
         let released = s.int64(12) != 0
         var c = flow.codeFlow
         // A finished session keeps no verifier unless it still holds a completed result.

@@ -318,7 +318,7 @@ struct TransitionTests {
         #expect(t.core == [.finish(ask), .track(relisten, .relisten(stored.id))])
         #expect(t.effects.contains(.scheduleDeadline(stored.id, at: stored.expiresAt)))
         #expect(t.effects.contains(.scheduleDeadline(other.id, at: router.deadline(of: t.session!))))
-        #expect(t.effects.suffix(2) == [.recordBusID("bus-1"), .serve])
+        #expect(t.effects.last == .serve && t.effects.contains(.recordBusID("bus-1")))
         router.take(t)
         // A port that cannot be had again fails that session, with its effects.
         let (wait, _) = try router.holdWait(stored.id)

@@ -317,7 +317,8 @@ final class Bench {
         let file = w.root + "/cg.daemon"
         let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client", "300000"],
                                        environment: w.environment, stdout: .null, stderr: .null)
-        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        var running = true
+        defer { if running { kill(pid, SIGTERM); Subprocess.wait(pid) } }
         let c = try BenchClient(w.address)
         guard w.wait({ BenchWorld.hasOwner(c.c, API.busName.rawValue) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
         let routes = n(500, 20)
@@ -328,8 +329,54 @@ final class Bench {
         Clock.sleep(milliseconds: 200)
         let dumps = FileSystem.list(w.root).filter { $0.hasPrefix("cg.daemon") && $0 != "cg.daemon" }
         guard let dump = dumps.last else { throw BenchError("no callgrind dump") }
+        if let keep { _ = try? Subprocess.run(["cp", w.root + "/" + dump, keep + "/cg.daemon.route"]) }
         let perRoute = Self.total(try FileSystem.readText(w.root + "/" + dump, maxBytes: 256 << 20)) / Double(routes)
         row("instructions in the daemon per `Route` that completes a session", value: perRoute / 1000, unit: "k", floor: nil, goal: "a count to watch", met: nil)
+        kill(pid, SIGTERM)
+        Subprocess.wait(pid)
+        running = false
+        try restoreInstructions(w, keep: keep)
+    }
+
+    /// The daemon under callgrind from start to its name taken and one `Ping`
+    /// answered, with N sessions in the store whose owner is still on the bus;
+    /// then that owner leaves and every session is settled (one transition).
+    func restoreInstructions(_ w: BenchWorld, keep: String?) throws {
+        let stored = n(10_000, 100)
+        try w.startDaemon()
+        var filler: BenchClient? = try BenchClient(w.address)
+        for _ in 0..<stored { _ = try filler!.begin() }
+        let fillerName = filler!.c.uniqueName
+        w.stopDaemon()
+        let file = w.root + "/cg.restore"
+        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd",
+                                        "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"],
+                                       environment: w.environment, stdout: .null, stderr: .null)
+        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        let probe = try BenchClient(w.address)
+        guard w.wait({ BenchWorld.hasOwner(probe.c, API.busName.rawValue) }, milliseconds: 120_000) else { throw BenchError("daemon under callgrind did not start") }
+        // Answered after the restore's transition, which runs on the turn after the bus's answer.
+        func ping() throws { _ = try probe.c.callArguments(DBusMessage.methodCall(API.busName, API.managerPath, API.peerInterface, "Ping"), timeoutMilliseconds: 120_000) }
+        try ping()
+        func dump(_ name: String) throws -> Double {
+            let before = Set(FileSystem.list(w.root))
+            _ = try Subprocess.run(["callgrind_control", "-d", String(pid)])
+            guard w.wait({ FileSystem.list(w.root).contains { !before.contains($0) && $0.hasPrefix("cg.restore.") } }, milliseconds: 30_000),
+                  let new = FileSystem.list(w.root).first(where: { !before.contains($0) && $0.hasPrefix("cg.restore.") }) else { throw BenchError("no callgrind dump") }
+            Clock.sleep(milliseconds: 200)
+            if let keep { _ = try? Subprocess.run(["cp", w.root + "/" + new, keep + "/cg.daemon." + name]) }
+            return Self.total(try FileSystem.readText(w.root + "/" + new, maxBytes: 256 << 20))
+        }
+        let start = try dump("restore")
+        row("instructions: daemon start-up with \(stored) stored sessions, to name taken and one Ping answered", value: start / 1e6, unit: "M", floor: nil,
+            goal: "a count to watch", met: nil)
+        // The owner leaves: the bus tells the daemon before it answers a Ping sent after the name is gone.
+        filler = nil
+        guard w.wait({ !BenchWorld.hasOwner(probe.c, fillerName) }, milliseconds: 30_000) else { throw BenchError("the filler did not leave") }
+        try ping()
+        let gone = try dump("owner-gone")
+        row("instructions: the owner of \(stored) sessions leaves the bus (each settled, one transition)", value: gone / 1e6, unit: "M", floor: nil,
+            goal: "a count to watch", met: nil)
     }
 
     static func total(_ callgrind: String) -> Double {
