@@ -72,6 +72,8 @@ let package = Package(
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
                     exclude: ["Fixtures"]),
+        // The daemon's components and executor, run in the test's process on a bus of its own.
+        .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),
         .testTarget(name: "IntegrationTests", dependencies: [
             "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto", "LinkRouterFiles",
         ], exclude: ["Golden", "Fixtures"]),
