@@ -3,7 +3,7 @@ import PackageDescription
 
 /// linkrouter: a deep-link router for Linux desktops.
 ///
-/// Layers (see CONVENTIONS.md): the C modules are imported only by their thin
+/// Layers (docs/architecture.md): the C modules are imported only by their thin
 /// wrapper targets; `LinkRouterCore` and `Freedesktop` are pure (no I/O, no C);
 /// the executables wire them together.
 let package = Package(
@@ -34,22 +34,22 @@ let package = Package(
         // Wrappers: each owns its C handles and speaks Swift types and errors.
         .target(name: "SystemKit", dependencies: ["CLinux"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit"]),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "LinkRouterCore"]),
+        .target(name: "OpenSSLKit", dependencies: ["COpenSSL", "LinkRouterCore"]),
         .target(name: "JSONKit", dependencies: ["CJansson", "LinkRouterCore"]),
-        // JWS rules (alg policy, key choice, compact form) over Crypto's keys and JSONKit's parser; no C.
-        .target(name: "JOSE", dependencies: ["Crypto", "JSONKit", "LinkRouterCore"]),
+        // JWS rules (alg policy, key choice, compact form) over OpenSSLKit's keys and JSONKit's parser; no C.
+        .target(name: "JOSE", dependencies: ["OpenSSLKit", "JSONKit", "LinkRouterCore"]),
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // The daemon's HTTPS client (discovery, JWKS, token endpoint); its caller names it in User-Agent.
         .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit"]),
         // Discovery, the token endpoint and ID-token verification (OpenID Connect), over HTTPKit and JOSE.
-        .target(name: "OpenIDConnect", dependencies: ["HTTPKit", "JOSE", "JSONKit", "Crypto", "LinkRouterCore", "SystemKit"]),
+        .target(name: "OpenIDConnect", dependencies: ["HTTPKit", "JOSE", "JSONKit", "OpenSSLKit", "LinkRouterCore", "SystemKit"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
         .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
 
         // The daemon's wiring, as a library so the executable stays a few lines.
         .target(name: "LinkRouterService", dependencies: [
-            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "Crypto", "Store", "Loopback",
+            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store", "Loopback",
             "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit",
         ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
@@ -70,12 +70,12 @@ let package = Package(
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
-        .testTarget(name: "WrapperTests", dependencies: ["Crypto", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
+        .testTarget(name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
                     exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "Crypto", "LinkRouterFiles",
+            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "LinkRouterFiles",
         ], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-public import Crypto
+public import OpenSSLKit
 public import LinkRouterCore
 import JSONKit
 
@@ -6,7 +6,7 @@ import JSONKit
 /// OpenID Connect ID token: `BASE64URL(header).BASE64URL(payload).BASE64URL(signature)`.
 ///
 /// This target holds the rules only (which `alg`, which key, which shape);
-/// the signature arithmetic is `Crypto`'s and the JSON reading `JSONKit`'s,
+/// the signature arithmetic is `OpenSSLKit`'s and the JSON reading `JSONKit`'s,
 /// so neither of those depends on the other and no C is imported here.
 ///
 /// Keys come only from the caller. Header members that would fetch or embed

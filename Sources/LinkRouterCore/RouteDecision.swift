@@ -8,7 +8,7 @@ public enum RouteDecision: Sendable, Equatable {
     /// The provider answered `error=` (or the issuer did not match): the session failed.
     case fail(Session)
     /// The Vipps/MobilePay app returned with a `resume_uri` that passed `ResumePolicy`;
-    /// `session.resumeMode` says who reopens it.
+    /// the session's `code.resumeMode` says who reopens it.
     case resume(Session, resumeURI: String)
     /// The app step came back with neither `resume_uri` nor `error`: keep waiting (threat model R4).
     case acknowledge(Session)
@@ -18,18 +18,6 @@ public enum RouteDecision: Sendable, Equatable {
     case deliver(url: String, app: LinkApp, rule: String)
     /// Refused; the session it names (if any) is untouched.
     case refuse(RouterError, SessionID?)
-
-    /// The word `Route` answers with.
-    public var outcome: String? {
-        switch self {
-        case .complete: return "completed"
-        case .fail: return "failed"
-        case .resume, .acknowledge: return "resumed"
-        case .passthrough: return "passthrough"
-        case .deliver(_, let app, _): return app.delivery == .dbus ? "delivered" : "launched"
-        case .refuse: return nil
-        }
-    }
 
     /// The changed session, if the decision changes one.
     public var session: Session? {

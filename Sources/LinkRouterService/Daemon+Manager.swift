@@ -1,4 +1,4 @@
-import Crypto
+import OpenSSLKit
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore

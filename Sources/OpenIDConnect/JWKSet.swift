@@ -1,4 +1,4 @@
-import Crypto
+import OpenSSLKit
 import LinkRouterCore
 
 /// A provider's JWKS (RFC 7517 §5), reduced to the keys that can verify an

@@ -1,4 +1,4 @@
-import Crypto
+import OpenSSLKit
 import HTTPKit
 import JSONKit
 import LinkRouterCore

@@ -4,6 +4,11 @@ import Testing
 /// The routing order for one link (issue 14, docs/deep-links.md), with no bus.
 @Suite("Deep links: which app, and when not")
 struct DeepLinkRoutingTests {
+    /// How the decided app takes the link, when the decision is a delivery.
+    static func delivery(_ d: RouteDecision) -> LinkApp.Delivery? {
+        if case .deliver(_, let app, _) = d { app.delivery } else { nil }
+    }
+
     let now = Fixtures.now
     static let app = LinkApp(id: "com.example.App.desktop", delivery: .dbus)
     static let web = LinkApp(id: "org.example.Web.desktop", delivery: .exec)
@@ -87,7 +92,7 @@ struct DeepLinkRoutingTests {
         let op = try #require(t.held)
         #expect(t.changes.isEmpty && t.core == [.track(op, .deliver(url: "com.example.app:/items/1", app: Self.app, answers: true))])
         #expect(t.effects.first == .start(op, .deliver(url: "com.example.app:/items/1", app: Self.app, context: context)))
-        #expect(router.decide("com.example.app:/items/1", source: .link, apps: apps, now: now).outcome == "delivered")
+        #expect(Self.delivery(router.decide("com.example.app:/items/1", source: .link, apps: apps, now: now)) == .dbus)
         router.take(t)
         let delivered = router.completed(op, .delivered(.success(.delivered)), now: now)
         #expect(delivered.answers == [.answer(op, .routed(.delivered))] && delivered.core == [.finish(op)] && delivered.changes.isEmpty)
@@ -95,7 +100,7 @@ struct DeepLinkRoutingTests {
         let exec = router.route("https://example.com/app/y", source: .link, via: "test", apps: apps, now: now)
         let execOp = try #require(exec.held)
         #expect(exec.operation(execOp) == .deliver(url: "https://example.com/app/y", app: Self.web, context: .none))
-        #expect(router.decide("https://example.com/app/y", source: .link, apps: apps, now: now).outcome == "launched")
+        #expect(Self.delivery(router.decide("https://example.com/app/y", source: .link, apps: apps, now: now)) == .exec)
         router.take(exec)
         #expect(router.completed(execOp, .delivered(.success(.launched)), now: now).answers == [.answer(execOp, .routed(.launched))])
         #expect(Self.app.objectPath == "/com/example/App" && LinkApp(id: "org.gnome-x.Foo.desktop", delivery: .dbus).objectPath == "/org/gnome_x/Foo")

@@ -1,4 +1,4 @@
-import Crypto
+import OpenSSLKit
 import JSONKit
 import LinkRouterCore
 import Testing

@@ -1,4 +1,4 @@
-import Crypto
+import OpenSSLKit
 import JOSE
 import JSONKit
 import LinkRouterCore

@@ -1,8 +1,8 @@
-import Crypto
+import OpenSSLKit
 import LinkRouterCore
 import Testing
 
-@Suite("Crypto: PKCE and randomness (S8)")
+@Suite("OpenSSLKit: PKCE and randomness (S8)")
 struct CryptoTests {
     @Test("RFC 7636 Appendix B: the verifier's S256 challenge")
     func appendixB() throws {
