@@ -48,35 +48,44 @@ let package = Package(
         .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
 
         // The daemon's wiring, as a library so the executable stays a few lines.
-        .target(name: "LinkRouterService", dependencies: [
-            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store", "Loopback",
-            "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit",
-        ]),
+        .target(
+            name: "LinkRouterService",
+            dependencies: [
+                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store", "Loopback",
+                "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit",
+            ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
-        .executableTarget(name: "linkctl", dependencies: [
-            "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles",
-        ]),
+        .executableTarget(
+            name: "linkctl",
+            dependencies: [
+                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles",
+            ]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
-        .executableTarget(name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "JSONKit"],
-                          path: "bench/Sources"),
+        .executableTarget(
+            name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "JSONKit"],
+            path: "bench/Sources"),
 
         // fuzz/: libFuzzer targets (built with -D FUZZING -sanitize=fuzzer,address by fuzz/run);
         // a normal build makes them replay their corpus, which scripts/test does.
         .target(name: "FuzzDriver", dependencies: ["SystemKit"], path: "fuzz/Sources/FuzzDriver"),
         .executableTarget(name: "callback-fuzz", dependencies: ["FuzzDriver", "LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
-        .executableTarget(name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterService", "SystemKit"],
-                          path: "fuzz/Sources/MessageFuzz"),
+        .executableTarget(
+            name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterService", "SystemKit"],
+            path: "fuzz/Sources/MessageFuzz"),
 
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
-        .testTarget(name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
-                    exclude: ["Fixtures"]),
+        .testTarget(
+            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
+            exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),
-        .testTarget(name: "IntegrationTests", dependencies: [
-            "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "LinkRouterFiles",
-        ], exclude: ["Golden", "Fixtures"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "LinkRouterFiles",
+            ], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,8 +23,10 @@ public struct BusProxy: Sendable {
     }
 
     /// Calls `member`; `completion` gets the reply's arguments or the error, on the loop.
-    public func call(_ member: MemberName, _ arguments: [DBusValue] = [], timeoutMilliseconds: Int64 = 25_000, via calls: PendingCalls,
-                     _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void) {
+    public func call(
+        _ member: MemberName, _ arguments: [DBusValue] = [], timeoutMilliseconds: Int64 = 25_000, via calls: PendingCalls,
+        _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void
+    ) {
         let m: DBusMessage
         do { m = try message(member, arguments) } catch {
             calls.loop.schedule(afterMilliseconds: 0) { completion(.failure(error)) }

@@ -75,8 +75,10 @@ extension DBusMessage {
         guard ok != 0 else { throw DBusError.outOfMemory("appending a string") }
     }
 
-    private static func container(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ type: Int32, _ signature: String?,
-                                  _ body: (UnsafeMutablePointer<DBusMessageIter>) throws(DBusError) -> Void) throws(DBusError) {
+    private static func container(
+        _ iter: UnsafeMutablePointer<DBusMessageIter>, _ type: Int32, _ signature: String?,
+        _ body: (UnsafeMutablePointer<DBusMessageIter>) throws(DBusError) -> Void
+    ) throws(DBusError) {
         let sub = UnsafeMutablePointer<DBusMessageIter>.allocate(capacity: 1)
         defer { sub.deallocate() }
         let opened: dbus_bool_t

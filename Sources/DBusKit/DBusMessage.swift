@@ -18,8 +18,10 @@ public final class DBusMessage {
 
     deinit { dbus_message_unref(raw) }
 
-    public static func methodCall(destination: BusName?, path: ObjectPath, interface: InterfaceName?,
-                                  member: MemberName) throws(DBusError) -> DBusMessage {
+    public static func methodCall(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?,
+        member: MemberName
+    ) throws(DBusError) -> DBusMessage {
         guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
             throw DBusError.outOfMemory("creating a method call")
         }
@@ -105,7 +107,6 @@ public final class DBusMessage {
     public func setDestination(_ name: BusName) throws(DBusError) {
         guard dbus_message_set_destination(raw, name.rawValue) != 0 else { throw DBusError.outOfMemory("setting a destination") }
     }
-
 
     public func isSignal(interface: String, member: String) -> Bool {
         dbus_message_is_signal(raw, interface, member) != 0

@@ -15,7 +15,9 @@ enum DBusNameRules {
     static func isDotted(_ text: String, allowHyphen: Bool, digitsFirst: Bool) -> Bool {
         // One pass over the bytes, no arrays: linkctl checks its literal names on
         // every click, and splitting cost ~20 k instructions of generic set-up.
-        var count = 0, elements = 1, elementLength = 0
+        var count = 0
+        var elements = 1
+        var elementLength = 0
         for b in text.utf8 {
             count += 1
             if b == 0x2E {

@@ -56,14 +56,16 @@ public indirect enum DBusValue: Sendable, Equatable {
 
     /// `a{sv}` from string keys.
     public static func vardict(_ entries: [(String, DBusValue)]) -> DBusValue {
-        .dictionary(key: DBusSignature(trusted: "s"), value: DBusSignature(trusted: "v"),
-                    entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })
+        .dictionary(
+            key: DBusSignature(trusted: "s"), value: DBusSignature(trusted: "v"),
+            entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })
     }
 
     /// `a{ss}`.
     public static func stringDict(_ entries: [(String, String)]) -> DBusValue {
-        .dictionary(key: DBusSignature(trusted: "s"), value: DBusSignature(trusted: "s"),
-                    entries.map { DictionaryEntry(.string($0.0), .string($0.1)) })
+        .dictionary(
+            key: DBusSignature(trusted: "s"), value: DBusSignature(trusted: "s"),
+            entries.map { DictionaryEntry(.string($0.0), .string($0.1)) })
     }
 
     /// `as`.

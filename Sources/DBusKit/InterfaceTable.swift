@@ -11,8 +11,10 @@ public struct InterfaceTable<Handler, Object>: Sendable {
         /// Runs the call; its arguments already match `input`.
         public let handle: @Sendable (Handler, Object, MethodCall) throws(DBusError) -> MethodReply
 
-        public init(_ name: String, in input: [InterfaceDescription.Argument], out output: [InterfaceDescription.Argument],
-                    _ handle: @escaping @Sendable (Handler, Object, MethodCall) throws(DBusError) -> MethodReply) {
+        public init(
+            _ name: String, in input: [InterfaceDescription.Argument], out output: [InterfaceDescription.Argument],
+            _ handle: @escaping @Sendable (Handler, Object, MethodCall) throws(DBusError) -> MethodReply
+        ) {
             self.name = name
             self.input = input
             self.output = output

@@ -29,8 +29,10 @@ public final class ObjectServer {
 
     /// Serves the children of `path`: `children()` lists their last elements,
     /// `resolve` gives one's interfaces (nil: no such object, and `missing` says why).
-    public func registerSubtree(_ path: ObjectPath, missing: String, children: @escaping () -> [String],
-                                resolve: @escaping (String) -> [ServedInterface]?) {
+    public func registerSubtree(
+        _ path: ObjectPath, missing: String, children: @escaping () -> [String],
+        resolve: @escaping (String) -> [ServedInterface]?
+    ) {
         subtrees.append(Subtree(path: path.rawValue, children: children, resolve: resolve, missing: missing))
     }
 
@@ -134,8 +136,9 @@ public final class ObjectServer {
             return [.vardict(chosen.flatMap { $0.properties() })]
         case "Set":
             let known = served.contains { $0.description.properties.contains { $0.name == name } }
-            throw DBusError(name: known ? DBusError.propertyReadOnly : DBusError.unknownProperty,
-                            message: known ? "\(name) is read-only" : "no property \(name)")
+            throw DBusError(
+                name: known ? DBusError.propertyReadOnly : DBusError.unknownProperty,
+                message: known ? "\(name) is read-only" : "no property \(name)")
         default:
             throw DBusError(name: DBusError.unknownMethod, message: "no method Properties.\(member)")
         }

@@ -8,8 +8,10 @@ public struct ServedInterface {
     /// The properties' current values, in the description's order.
     public let properties: () -> [(String, DBusValue)]
 
-    public init(description: InterfaceDescription, call: @escaping (String, MethodCall) throws(DBusError) -> MethodReply,
-                properties: @escaping () -> [(String, DBusValue)]) {
+    public init(
+        description: InterfaceDescription, call: @escaping (String, MethodCall) throws(DBusError) -> MethodReply,
+        properties: @escaping () -> [(String, DBusValue)]
+    ) {
         self.description = description
         self.call = call
         self.properties = properties

@@ -31,8 +31,9 @@ public final class SignalSubscriptions {
         }
 
         /// The bus daemon's `NameOwnerChanged`: clients coming and going.
-        public static let nameOwnerChanged = Rule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                                  interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
+        public static let nameOwnerChanged = Rule(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
     }
 
     private var handlers: [(rule: Rule, handle: (DBusMessage) -> Void)] = []

@@ -15,7 +15,7 @@ public enum StandardInterfaces {
             .init(name: "Set", input: [A("interface_name", "s"), A("property_name", "s"), A("value", "v")], output: []),
         ],
         signals: [
-            .init(name: "PropertiesChanged", arguments: [A("interface_name", "s"), A("changed_properties", "a{sv}"), A("invalidated_properties", "as")]),
+            .init(name: "PropertiesChanged", arguments: [A("interface_name", "s"), A("changed_properties", "a{sv}"), A("invalidated_properties", "as")])
         ],
         properties: [])
 

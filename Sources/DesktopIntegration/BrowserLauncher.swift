@@ -60,8 +60,10 @@ public enum BrowserLauncher {
     /// to its environment (an app gets its activation token this way, and no
     /// hop mark: an app may rightly open web links through linkrouter later).
     @discardableResult
-    public static func launch(_ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn,
-                              variables: [String]) throws(LaunchError) -> Int32 {
+    public static func launch(
+        _ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn,
+        variables: [String]
+    ) throws(LaunchError) -> Int32 {
         guard entry.isLaunchable else { throw LaunchError("\(entry.id) is not a launchable application entry") }
         guard !OwnEntries.isOwn(entry) else {
             throw LaunchError("\(entry.id) is linkrouter itself; refusing to hand a link back to it (that would loop)")

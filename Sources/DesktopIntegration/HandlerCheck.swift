@@ -1,6 +1,6 @@
-public import LinkRouterFiles
 import Freedesktop
 import LinkRouterCore
+public import LinkRouterFiles
 import SystemKit
 
 /// Whether each handler linkrouter installed still catches its links: the

@@ -42,15 +42,19 @@ public struct HandlerRegistration {
     /// The handler of one reverse-domain scheme.
     public func schemeEntry(_ scheme: String) -> (id: String, text: String, mimeTypes: [String]) {
         let mime = ["x-scheme-handler/" + scheme]
-        return (OwnEntries.id(forScheme: scheme),
-                desktopFile(name: "linkrouter (\(scheme))", comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: mime), mime)
+        return (
+            OwnEntries.id(forScheme: scheme),
+            desktopFile(name: "linkrouter (\(scheme))", comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: mime), mime
+        )
     }
 
     /// The http and https handler of `install --claim-https`.
     public func httpsEntry() -> (id: String, text: String, mimeTypes: [String]) {
         let mime = ["x-scheme-handler/http", "x-scheme-handler/https"]
-        return (OwnEntries.httpsID,
-                desktopFile(name: "linkrouter (web links)", comment: "Catches https login callbacks; every other web link goes on to your browser", mimeTypes: mime), mime)
+        return (
+            OwnEntries.httpsID,
+            desktopFile(name: "linkrouter (web links)", comment: "Catches https login callbacks; every other web link goes on to your browser", mimeTypes: mime), mime
+        )
     }
 
     /// Registers the handler of `scheme` (`install --scheme`, `register`), first

@@ -71,7 +71,10 @@ public struct LinkApps {
         }
         let apps = AppDirectory(schemes: schemes, claims: claims, leftToBrowser: left)
         for (prefix, ids) in apps.conflicts {
-            problems.append(Problem(subject: prefix, reason: "claimed by \(ids.joined(separator: " and ")); \(ids[0]) gets its links (claims made with linkctl claim add come first, then the XDG data directories' order)"))
+            problems.append(
+                Problem(
+                    subject: prefix,
+                    reason: "claimed by \(ids.joined(separator: " and ")); \(ids[0]) gets its links (claims made with linkctl claim add come first, then the XDG data directories' order)"))
         }
         return (apps, problems)
     }

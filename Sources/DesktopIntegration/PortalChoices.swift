@@ -81,8 +81,12 @@ public struct PortalChoices {
 
     /// Remembers `pick` again, as it was.
     public func restore(_ pick: Pick, for mimeType: String) throws(DBusError) {
-        _ = try call("SetPermission", [.string(Self.table), .boolean(true), .string(mimeType), .string(pick.requester),
-                                       .stringArray([pick.handler, pick.count, pick.threshold])])
+        _ = try call(
+            "SetPermission",
+            [
+                .string(Self.table), .boolean(true), .string(mimeType), .string(pick.requester),
+                .stringArray([pick.handler, pick.count, pick.threshold]),
+            ])
     }
 
     func call(_ member: MemberName, _ args: [DBusValue]) throws(DBusError) -> [DBusValue] {

@@ -12,7 +12,8 @@ extension MimeApps {
     /// removed ones and which it took out of the added ones, so that
     /// `restoringAssociations` can undo exactly that.
     public static func removingAssociations(_ ids: [String], for mimeType: String, in text: String?)
-        -> (text: String, removed: [String], unadded: [String]) {
+        -> (text: String, removed: [String], unadded: [String])
+    {
         var file = KeyFile(parsing: text ?? "")
         let already = file.value(mimeType, in: "Removed Associations").map(KeyFile.list) ?? []
         let newlyRemoved = ids.filter { !already.contains($0) }

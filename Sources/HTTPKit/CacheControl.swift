@@ -54,7 +54,11 @@ public struct CacheControl: Sendable, Equatable {
         var i = value.startIndex
         while i < value.endIndex {
             let c = value[i]
-            if c == "\"" { quoted.toggle() } else if c == "\\" && quoted { i = value.index(after: i) } else if c == "," && !quoted {
+            if c == "\"" {
+                quoted.toggle()
+            } else if c == "\\" && quoted {
+                i = value.index(after: i)
+            } else if c == "," && !quoted {
                 items.append(value[start..<i])
                 start = value.index(after: i)
             }

@@ -20,7 +20,8 @@ final class CurlURL {
         self.curl = curl
         self.handle = handle
         guard lr_curl_url_set(curl.fn, handle, CURLUPART_URL, text, 0) == CURLUE_OK,
-              let scheme = Self.part(curl, handle, CURLUPART_SCHEME), let host = Self.part(curl, handle, CURLUPART_HOST) else {
+            let scheme = Self.part(curl, handle, CURLUPART_SCHEME), let host = Self.part(curl, handle, CURLUPART_HOST)
+        else {
             lr_curl_url_cleanup(curl.fn, handle)
             return nil
         }

@@ -33,7 +33,7 @@ public enum FormURLEncoding {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
                 out.append(byte)
             case UInt8(ascii: " "):
                 out.append(UInt8(ascii: "+"))

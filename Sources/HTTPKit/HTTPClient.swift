@@ -124,8 +124,9 @@ public final class HTTPClient {
             guard code == CURLM_OK else {
                 transfers[id] = nil
                 idByHandle[transfer.easy] = nil
-                throw HTTPError(.internal, host: transfer.url.authority, "libcurl could not start a request to \(transfer.url.authority)",
-                                cause: String(cString: lr_curl_multi_strerror(curl.fn, code)))
+                throw HTTPError(
+                    .internal, host: transfer.url.authority, "libcurl could not start a request to \(transfer.url.authority)",
+                    cause: String(cString: lr_curl_multi_strerror(curl.fn, code)))
             }
         } catch {
             failing[id] = loop.schedule(afterMilliseconds: 0) { [weak self] in
@@ -197,7 +198,8 @@ public final class HTTPClient {
         var left: Int32 = 0
         while let message = lr_curl_multi_info_read(curl.fn, multi, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let id = idByHandle.removeValue(forKey: easy), let transfer = transfers[id] else { continue }
+                let id = idByHandle.removeValue(forKey: easy), let transfer = transfers[id]
+            else { continue }
             done.append((id, transfer.outcome(message.pointee.data.result)))
         }
         for (id, _) in done {

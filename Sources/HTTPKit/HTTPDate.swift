@@ -31,8 +31,9 @@ public enum HTTPDate {
     private static func make(year: Int?, month: String, day: Int?, time: String) -> Int64? {
         let hms = time.split(separator: ":").map { $0.count == 2 ? Int($0) : nil }
         guard let year, (1...9999).contains(year), let m = months.firstIndex(of: month.lowercased()),
-              let day, (1...31).contains(day), hms.count == 3, let h = hms[0], let min = hms[1], let s = hms[2],
-              (0...23).contains(h), (0...59).contains(min), (0...60).contains(s) else { return nil }
+            let day, (1...31).contains(day), hms.count == 3, let h = hms[0], let min = hms[1], let s = hms[2],
+            (0...23).contains(h), (0...59).contains(min), (0...60).contains(s)
+        else { return nil }
         return daysFromCivil(year: Int64(year), month: Int64(m + 1), day: Int64(day)) * 86_400 + Int64(h * 3600 + min * 60 + s)
     }
 

@@ -27,10 +27,12 @@ public struct HTTPRequest: Sendable, Equatable {
     public static let defaultTimeoutMilliseconds = 15_000
     public static let defaultConnectTimeoutMilliseconds = 5_000
 
-    public init(method: Method, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-                maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes,
-                timeoutMilliseconds: Int = HTTPRequest.defaultTimeoutMilliseconds,
-                connectTimeoutMilliseconds: Int = HTTPRequest.defaultConnectTimeoutMilliseconds) {
+    public init(
+        method: Method, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+        maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes,
+        timeoutMilliseconds: Int = HTTPRequest.defaultTimeoutMilliseconds,
+        connectTimeoutMilliseconds: Int = HTTPRequest.defaultConnectTimeoutMilliseconds
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

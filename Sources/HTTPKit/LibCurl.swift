@@ -39,8 +39,9 @@ final class LibCurl: @unchecked Sendable {
             ("curl_url", \.url), ("curl_url_cleanup", \.url_cleanup), ("curl_url_set", \.url_set), ("curl_url_get", \.url_get),
         ]
         // Every field of the table is a pointer and must be set: one this list forgot would be called as NULL.
-        precondition(symbols.count * MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<lr_curl_functions>.size,
-                     "LibCurl.load does not fill every field of lr_curl_functions")
+        precondition(
+            symbols.count * MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<lr_curl_functions>.size,
+            "LibCurl.load does not fill every field of lr_curl_functions")
         var functions = lr_curl_functions()
         var missing: [String] = []
         for (name, field) in symbols {

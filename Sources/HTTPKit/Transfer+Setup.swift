@@ -3,8 +3,10 @@ internal import CCurl
 /// The easy-handle options: the client's policy, set on every transfer.
 extension Transfer {
     /// A configured transfer for `request`, or why it may not start.
-    static func make(request: HTTPRequest, curl: LibCurl, share: UnsafeMutableRawPointer, caFile: String?, userAgent: String,
-                     completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void) throws(HTTPError) -> Transfer {
+    static func make(
+        request: HTTPRequest, curl: LibCurl, share: UnsafeMutableRawPointer, caFile: String?, userAgent: String,
+        completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void
+    ) throws(HTTPError) -> Transfer {
         guard let url = CurlURL(request.url, curl: curl) else {
             throw HTTPError(.refusedURL, host: "", "refused a request: its URL is not an absolute http(s) URL libcurl can parse")
         }
@@ -73,7 +75,9 @@ extension Transfer {
             lines.append("Expect:")
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))
             // libcurl copies the bytes now (COPYPOSTFIELDS), so the array need not outlive this call.
-            let copied = request.body.isEmpty ? lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, "")
+            let copied =
+                request.body.isEmpty
+                ? lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, "")
                 : request.body.withUnsafeBytes { lr_curl_easy_setopt_pointer(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
             try check(CURLOPT_COPYPOSTFIELDS, copied)
         }
@@ -110,7 +114,8 @@ extension Transfer {
 
     private func setupFailed(_ what: String, _ code: CURLcode) -> HTTPError {
         let version = String(cString: lr_curl_version(curl.fn))
-        return HTTPError(.internal, host: url.authority, "libcurl refused the \(what) of a request to \(url.authority); linkrouter needs libcurl 7.85 or later built with OpenSSL",
-                         cause: String(cString: lr_curl_easy_strerror(curl.fn, code)) + "; " + version)
+        return HTTPError(
+            .internal, host: url.authority, "libcurl refused the \(what) of a request to \(url.authority); linkrouter needs libcurl 7.85 or later built with OpenSSL",
+            cause: String(cString: lr_curl_easy_strerror(curl.fn, code)) + "; " + version)
     }
 }

@@ -26,8 +26,10 @@ final class Transfer {
     private(set) var body: [UInt8] = []
     private(set) var overflow: Overflow?
 
-    init(curl: LibCurl, easy: UnsafeMutableRawPointer, url: CurlURL, request: HTTPRequest, caFile: String?,
-         completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void) {
+    init(
+        curl: LibCurl, easy: UnsafeMutableRawPointer, url: CurlURL, request: HTTPRequest, caFile: String?,
+        completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void
+    ) {
         self.curl = curl
         self.easy = easy
         self.url = url

@@ -1,6 +1,6 @@
-public import OpenSSLKit
-public import LinkRouterCore
 import JSONKit
+public import LinkRouterCore
+public import OpenSSLKit
 
 /// Verifies JWS compact serializations (RFC 7515 §7.1), the form of an
 /// OpenID Connect ID token: `BASE64URL(header).BASE64URL(payload).BASE64URL(signature)`.
@@ -70,7 +70,9 @@ public enum JWS {
             let fitting = keys.filter { $0.fits(algorithm) }
             guard !fitting.isEmpty else {
                 let given = keys.isEmpty ? "none" : keys.prefix(5).map(\.description).joined(separator: ", ") + (keys.count > 5 ? ", …" : "")
-                throw JOSEError(.noMatchingKey, "no key can verify \(algorithm.rawValue), which needs a \(algorithm.keyType.rawValue) key whose JWK allows it (use sig, alg \(algorithm.rawValue) or absent); keys given: \(given)")
+                throw JOSEError(
+                    .noMatchingKey,
+                    "no key can verify \(algorithm.rawValue), which needs a \(algorithm.keyType.rawValue) key whose JWK allows it (use sig, alg \(algorithm.rawValue) or absent); keys given: \(given)")
             }
             return fitting
         }

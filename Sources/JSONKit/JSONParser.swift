@@ -33,7 +33,8 @@ public enum JSONParser {
             throw JSONError(.tooLarge, "the document is \(bytes.count) bytes, more than the limit of \(limits.maxBytes)")
         }
         guard !bytes.isEmpty else { throw JSONError(.syntax, "the document is empty") }
-        let result = bytes.withContiguousStorageIfAvailable { read($0, limits) }
+        let result =
+            bytes.withContiguousStorageIfAvailable { read($0, limits) }
             ?? Array(bytes).withUnsafeBufferPointer { read($0, limits) }
         return try result.get()
     }

@@ -63,7 +63,7 @@ public enum Interfaces {
             },
         ],
         signals: [
-            .init(name: "ResumeRequested", arguments: [A("resume_uri", "s")]),
+            .init(name: "ResumeRequested", arguments: [A("resume_uri", "s")])
         ],
         properties: [
             .init("Status", "s", .emits) { .string($1.status.rawValue) },
@@ -76,7 +76,6 @@ public enum Interfaces {
 
     public static let manager = managerTable.description
     public static let session = sessionTable.description
-
 
     /// `RouteLink`'s context: `activation-token` and `desktop-startup-id` (s),
     /// as in `org.freedesktop.Application`'s platform data; nothing else.
@@ -98,12 +97,13 @@ public enum Interfaces {
     /// `ListSessions` / `ListAllSessions`: `(path, status, redirect_uri[, owner])`.
     static func sessionList(_ sessions: [Session], withOwner: Bool) -> DBusValue {
         let type: DBusSignature = withOwner ? "(osss)" : "(oss)"
-        return .array(element: type, sessions.map { s in
-            var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.code.redirect.string)]
-            if withOwner { fields.append(.string(s.ownerName ?? "")) }
-            return .structure(fields)
-        })
+        return .array(
+            element: type,
+            sessions.map { s in
+                var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.code.redirect.string)]
+                if withOwner { fields.append(.string(s.ownerName ?? "")) }
+                return .structure(fields)
+            })
     }
-
 
 }

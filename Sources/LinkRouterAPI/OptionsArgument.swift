@@ -6,8 +6,10 @@ import DBusKit
 enum OptionsArgument {
     /// Calls `body` with each entry, in order, and the row its key names; the
     /// value still in its variant. Stops at the first error, `body`'s or its own.
-    static func forEach<Row>(_ options: DBusValue, of method: String, row: (String) -> Row?, known: @autoclosure () -> [String],
-                             _ body: (Row, String, DBusValue) throws(DBusError) -> Void) throws(DBusError) {
+    static func forEach<Row>(
+        _ options: DBusValue, of method: String, row: (String) -> Row?, known: @autoclosure () -> [String],
+        _ body: (Row, String, DBusValue) throws(DBusError) -> Void
+    ) throws(DBusError) {
         guard let pairs = options.stringKeyedEntries else {
             throw DBusError(name: DBusError.invalidArgs, message: "\(method) takes a{sv} options")
         }

@@ -16,8 +16,10 @@ public struct AuthorizationResult: Sendable, Equatable {
     /// Held in memory only (`TokenSet`).
     public var tokens: TokenSet?
 
-    public init(code: String, state: String, redirectURI: String, callbackURI: String,
-                issuer: String?, codeVerifier: String?, nonce: String?) {
+    public init(
+        code: String, state: String, redirectURI: String, callbackURI: String,
+        issuer: String?, codeVerifier: String?, nonce: String?
+    ) {
         self.code = code
         self.state = state
         self.redirectURI = redirectURI

@@ -30,9 +30,11 @@ public enum AuthorizeURL {
     }
 
     /// The authorize URL for a session the daemon builds.
-    static func build(endpoint: URIReference, clientID: String, redirectURI: String, scope: String?,
-                      state: String, nonce: String, codeChallenge: String?, appCallbackURI: String?,
-                      extra: [String: String]) -> String {
+    static func build(
+        endpoint: URIReference, clientID: String, redirectURI: String, scope: String?,
+        state: String, nonce: String, codeChallenge: String?, appCallbackURI: String?,
+        extra: [String: String]
+    ) -> String {
         var pairs: [(String, String)] = [("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI)]
         if let scope { pairs.append(("scope", scope)) }
         pairs.append(("state", state))

@@ -36,7 +36,8 @@ public struct ByteKey: Hashable, Sendable {
         guard n == q.count else { return false }
         guard n > 0, let pa = p.baseAddress, let qa = q.baseAddress else { return true }
         if pa == qa { return true }
-        let l = UnsafeRawPointer(pa), r = UnsafeRawPointer(qa)
+        let l = UnsafeRawPointer(pa)
+        let r = UnsafeRawPointer(qa)
         var i = 0
         while i + 8 <= n {
             if l.loadUnaligned(fromByteOffset: i, as: UInt64.self) != r.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }

@@ -52,7 +52,8 @@ extension CallbackURI {
         if want == got + "/" { return ": the registered path's trailing slash is missing" }
         if ASCII.lowercased(got) == ASCII.lowercased(want) { return " by letter case" }
         if let g = try? PercentEncoding.decode(Substring(got), form: false),
-           let w = try? PercentEncoding.decode(Substring(want), form: false), g == w {
+            let w = try? PercentEncoding.decode(Substring(want), form: false), g == w
+        {
             return " by percent-encoding"
         }
         if got.contains("//") || got.contains("/./") || got.contains("/../") || got.hasSuffix("/.") || got.hasSuffix("/..") {

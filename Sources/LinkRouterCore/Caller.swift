@@ -40,9 +40,13 @@ public enum CallerApp: Sendable, Equatable, Hashable {
         case "unknown": self = .unknown
         case "host": self = .host
         default:
-            if label.hasPrefix("flatpak:") { self = .flatpak(String(label.dropFirst(8))) } else if label.hasPrefix("snap:") {
+            if label.hasPrefix("flatpak:") {
+                self = .flatpak(String(label.dropFirst(8)))
+            } else if label.hasPrefix("snap:") {
                 self = .snap(String(label.dropFirst(5)))
-            } else { return nil }
+            } else {
+                return nil
+            }
         }
     }
 }

@@ -34,9 +34,11 @@ public struct CodeFlow: Sendable, Equatable {
     /// `resume_uri` is opened at most once (threat model R2).
     public var resumeOpened: Bool
 
-    public init(source: Source, state: String, nonce: String?, codeVerifier: String?, redirect: CallbackURI, appCallback: CallbackURI?,
-                authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?, resumeMode: ResumeMode,
-                browser: String?, issuer: String?, requireIssuer: Bool, exchange: TokenExchange? = nil, resumeOpened: Bool = false) {
+    public init(
+        source: Source, state: String, nonce: String?, codeVerifier: String?, redirect: CallbackURI, appCallback: CallbackURI?,
+        authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?, resumeMode: ResumeMode,
+        browser: String?, issuer: String?, requireIssuer: Bool, exchange: TokenExchange? = nil, resumeOpened: Bool = false
+    ) {
         self.source = source
         self.state = state
         self.nonce = nonce

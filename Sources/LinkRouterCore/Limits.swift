@@ -19,10 +19,12 @@ public struct Limits: Sendable, Equatable {
     /// (until `Acknowledge`), and its record to tell a replay from a forgery, in seconds.
     public var gracePeriod: Int64
 
-    public init(maxPendingPerOwner: Int = 32, maxPendingTotal: Int = 1024, maxURIBytes: Int = 8192,
-                query: QueryParameters.Limits = QueryParameters.Limits(), maxOptionBytes: Int = 2048,
-                maxAuthorizeURLBytes: Int = 8192, maxListEntries: Int = 32, maxTTL: UInt32 = 3600,
-                gracePeriod: Int64 = 120) {
+    public init(
+        maxPendingPerOwner: Int = 32, maxPendingTotal: Int = 1024, maxURIBytes: Int = 8192,
+        query: QueryParameters.Limits = QueryParameters.Limits(), maxOptionBytes: Int = 2048,
+        maxAuthorizeURLBytes: Int = 8192, maxListEntries: Int = 32, maxTTL: UInt32 = 3600,
+        gracePeriod: Int64 = 120
+    ) {
         self.maxPendingPerOwner = maxPendingPerOwner
         self.maxPendingTotal = maxPendingTotal
         self.maxURIBytes = maxURIBytes

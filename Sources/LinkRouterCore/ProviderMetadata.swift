@@ -24,8 +24,10 @@ public struct ProviderMetadata: Sendable, Equatable {
         guard let uri = try? URIReference.split(trimmed), let authority = uri.authority else {
             return [trimmed + "/.well-known/openid-configuration"]
         }
-        return [trimmed + "/.well-known/openid-configuration",
-                uri.normalizedScheme + "://" + authority + "/.well-known/oauth-authorization-server" + uri.path]
+        return [
+            trimmed + "/.well-known/openid-configuration",
+            uri.normalizedScheme + "://" + authority + "/.well-known/oauth-authorization-server" + uri.path,
+        ]
     }
 
     /// Checks the document fetched for `expected`: its `issuer` must be the
@@ -44,7 +46,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         func endpoint(_ key: String) throws(RouterError) -> String {
             guard let value = document[key]?.stringValue else { throw fail("has no \(key)") }
             guard let uri = try? URIReference.strict(value, maxLength: 2048), SessionPlan.isIssuerScheme(uri),
-                  uri.fragment == nil, !uri.hasUserinfo else {
+                uri.fragment == nil, !uri.hasUserinfo
+            else {
                 throw fail("gives a \(key) that is not an https URL (http only on a loopback host) without fragment or userinfo: \"\(PercentEncoding.preview(Substring(value)))\"")
             }
             return value
@@ -63,7 +66,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         if let types = document["response_types_supported"]?.arrayValue, !types.contains(.string("code")) {
             throw fail("does not support response_type code, the only flow a public client may use (RFC 9700 §2.1.2)")
         }
-        self.init(issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
-                  issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true))
+        self.init(
+            issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
+            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true))
     }
 }

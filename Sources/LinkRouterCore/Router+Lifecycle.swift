@@ -7,7 +7,8 @@ extension Router {
     public func deadlineReached(_ id: SessionID, now: Int64) -> Transition {
         guard let s = session(id), now >= deadline(of: s) else { return Transition() }
         if !s.status.isFinished {
-            let expired = s.finished(.expired, failure: SessionFailure(code: .expired, message: "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"), now: now)
+            let expired = s.finished(
+                .expired, failure: SessionFailure(code: .expired, message: "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"), now: now)
             var t = finishing(expired)
             t.changes = [.update(expired)]
             t.ifWriteFails = .keepInMemory
@@ -17,9 +18,12 @@ extension Router {
         // A result nobody acknowledged is let go once the grace period has passed.
         if s.holdsResult {
             let released = s.releasingResult()
-            return Transition(changes: [.update(released)], ifWriteFails: .keepInMemory,
-                              effects: [.scheduleDeadline(id, at: deadline(of: released)), .checkpoint,
-                                        .log(LogLine(.info, "\(s.logTag): its result was not acknowledged within \(limits.gracePeriod) s; code and verifier wiped"))])
+            return Transition(
+                changes: [.update(released)], ifWriteFails: .keepInMemory,
+                effects: [
+                    .scheduleDeadline(id, at: deadline(of: released)), .checkpoint,
+                    .log(LogLine(.info, "\(s.logTag): its result was not acknowledged within \(limits.gracePeriod) s; code and verifier wiped")),
+                ])
         }
         // Its last trace goes, and its object leaves the bus; a `Wait` still held hears it is gone.
         var t = answeringWaits(of: id, with: .failure(RouterError(.unknownSession, "the session was purged")))
@@ -151,7 +155,10 @@ extension Router {
         var failed: Session?
         // Tokens are never stored: a result that held them is gone with the old process.
         if s.code.exchange != nil && s.holdsResult {
-            let f = (copy s).finished(.failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"), now: now).wiped()
+            let f = (copy s).finished(
+                .failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"),
+                now: now
+            ).wiped()
             t.changes.append(.update(f))
             failed = f
         }

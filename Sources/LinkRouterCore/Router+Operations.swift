@@ -71,9 +71,10 @@ extension Router {
             switch m {
             case .success(let metadata):
                 guard let checked = try? r.request.checked(limits: limits) else { return done }
-                let grant = TokenGrant(tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
-                                       expected: IDTokenClaims.Expected(issuer: metadata.issuer, clientID: checked.clientID, nonce: nil),
-                                       requiresIDToken: false)
+                let grant = TokenGrant(
+                    tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
+                    expected: IDTokenClaims.Expected(issuer: metadata.issuer, clientID: checked.clientID, nonce: nil),
+                    requiresIDToken: false)
                 return Transition(effects: [.start(op, .refresh(grant, refreshToken: checked.refreshToken, scope: checked.scope))])
             case .failure(let e):
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Discovery for \(r.caller) failed: \(e.message)"))])
@@ -122,7 +123,8 @@ extension Router {
         do { checked = try request.checked(limits: limits) } catch { return .refused(error) }
         var ids = newOperationIDs
         let op = ids.take()
-        return Transition(core: [.track(op, .refresh(PendingRefresh(request: request, caller: caller)))],
-                          effects: [.start(op, .discover(issuer: checked.issuer))], reply: .held(op))
+        return Transition(
+            core: [.track(op, .refresh(PendingRefresh(request: request, caller: caller)))],
+            effects: [.start(op, .discover(issuer: checked.issuer))], reply: .held(op))
     }
 }

@@ -59,9 +59,10 @@ extension Router {
         if let binding = plan.loopbackBinding {
             guard let port = pending.port else {
                 let op = held ?? ids.take()
-                return Transition(core: [.track(op, .begin(pending))],
-                                  effects: [.start(op, .listen(secrets.id, binding, path: plan.redirect.uri.path))],
-                                  reply: held == nil ? .held(op) : .none)
+                return Transition(
+                    core: [.track(op, .begin(pending))],
+                    effects: [.start(op, .listen(secrets.id, binding, path: plan.redirect.uri.path))],
+                    reply: held == nil ? .held(op) : .none)
             }
             plan.bind(port: port)
         }
@@ -73,7 +74,12 @@ extension Router {
         var t = Transition(changes: [.insert(session)], effects: [.scheduleDeadline(session.id, at: deadline(of: session))])
         if let opened { t.effects.append(.openBrowser(url, in: .entry(opened))) }
         if c.redirect.style == .loopback { t.compensation = [.closeListener(session.id)] }
-        t.effects.append(.log(LogLine(.info, "Began \(session.logTag) for \(pending.caller): \(c.source.rawValue), \(c.redirect.style.rawValue) callback \(c.redirect.string)\(c.appCallback.map { ", app callback " + $0.string } ?? "")\(opened.map { ", browser " + $0 } ?? ", no browser opened")\(note)")))
+        t.effects.append(
+            .log(
+                LogLine(
+                    .info,
+                    "Began \(session.logTag) for \(pending.caller): \(c.source.rawValue), \(c.redirect.style.rawValue) callback \(c.redirect.string)\(c.appCallback.map { ", app callback " + $0.string } ?? "")\(opened.map { ", browser " + $0 } ?? ", no browser opened")\(note)"
+                )))
         if pending.login {
             // `Login`: the call goes on waiting, now for the session's result.
             let op = held ?? ids.take()
@@ -101,7 +107,8 @@ extension Router {
             return .failure(RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged"))
         }
         guard s.ownerName == caller else {
-            return .failure(RouterError(.accessDenied, "session \(id.rawValue) belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it"))
+            return .failure(
+                RouterError(.accessDenied, "session \(id.rawValue) belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it"))
         }
         return .success(s)
     }
@@ -122,9 +129,12 @@ extension Router {
             return Transition(core: [.track(op, .wait(id, caller: caller, login: false, timer: nil))], reply: .held(op))
         }
         let timer = ids.take()
-        return Transition(core: [.track(op, .wait(id, caller: caller, login: false, timer: timer)),
-                                 .track(timer, .waitTimeout(op, milliseconds: timeoutMilliseconds))],
-                          effects: [.start(timer, .timer(milliseconds: timeoutMilliseconds))], reply: .held(op))
+        return Transition(
+            core: [
+                .track(op, .wait(id, caller: caller, login: false, timer: timer)),
+                .track(timer, .waitTimeout(op, milliseconds: timeoutMilliseconds)),
+            ],
+            effects: [.start(timer, .timer(milliseconds: timeoutMilliseconds))], reply: .held(op))
     }
 
     /// `Acknowledge()`: the owner has the result; code and verifier are wiped
@@ -139,9 +149,12 @@ extension Router {
             return .refused(.invalid("the session is still \(s.status.rawValue); acknowledge its result once Wait has returned it"))
         }
         guard s.holdsResult else { return Transition() }
-        return Transition(changes: [.update(s.releasingResult())],
-                          effects: [.scheduleDeadline(id, at: deadline(of: s.releasingResult())), .checkpoint,
-                                    .log(LogLine(.info, "\(s.logTag): its owner acknowledged the result; code and verifier wiped"))])
+        return Transition(
+            changes: [.update(s.releasingResult())],
+            effects: [
+                .scheduleDeadline(id, at: deadline(of: s.releasingResult())), .checkpoint,
+                .log(LogLine(.info, "\(s.logTag): its owner acknowledged the result; code and verifier wiped")),
+            ])
     }
 
     /// `Cancel()`: the session ends; nothing happens if it had already finished.

@@ -14,8 +14,10 @@ extension Router {
     /// for only when a link is not one: finding out reads the desktop's files);
     /// `context` is what came with the click (an activation token). `answers`
     /// is false when no caller waits for the outcome (a queued link, a loopback request).
-    public func route(_ text: String, source: RouteSource, via: String, apps: @autoclosure () -> AppDirectory = .empty,
-                      context: ActivationContext = .none, answers: Bool = true, now: Int64) -> Transition {
+    public func route(
+        _ text: String, source: RouteSource, via: String, apps: @autoclosure () -> AppDirectory = .empty,
+        context: ActivationContext = .none, answers: Bool = true, now: Int64
+    ) -> Transition {
         transition(for: decide(text, source: source, apps: apps(), now: now), link: text, via: via, context: context, answers: answers)
     }
 
@@ -26,23 +28,30 @@ extension Router {
             // The app's answer is an event of its own (`delivered`): the caller hears what became of the link then.
             var ids = newOperationIDs
             let op = ids.take()
-            return Transition(core: [.track(op, .deliver(url: url, app: app, answers: answers))],
-                              effects: [.start(op, .deliver(url: url, app: app, context: context)),
-                                        .log(LogLine(.info, "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))"))],
-                              reply: answers ? .held(op) : .none)
+            return Transition(
+                core: [.track(op, .deliver(url: url, app: app, answers: answers))],
+                effects: [
+                    .start(op, .deliver(url: url, app: app, context: context)),
+                    .log(LogLine(.info, "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))")),
+                ],
+                reply: answers ? .held(op) : .none)
         case .refuse(let error, let id):
             let tag = id.flatMap { session($0)?.logTag } ?? StateTag.of(link)
             return .refused(error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
         case .passthrough(let url):
-            return Transition(effects: [.openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser"))],
-                              reply: .routed(.passthrough))
+            return Transition(
+                effects: [.openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser"))],
+                reply: .routed(.passthrough))
         case .complete(let s) where s.status == .exchanging:
             var ids = newOperationIDs
             let op = ids.take()
-            return Transition(changes: [.update(s)], core: [.track(op, .redeem(s.id))],
-                              effects: [.start(op, redeem(s)), .closeListener(s.id), .emitStatus(s.id, .exchanging),
-                                        .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens"))],
-                              reply: .routed(.completed))
+            return Transition(
+                changes: [.update(s)], core: [.track(op, .redeem(s.id))],
+                effects: [
+                    .start(op, redeem(s)), .closeListener(s.id), .emitStatus(s.id, .exchanging),
+                    .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens")),
+                ],
+                reply: .routed(.completed))
         case .complete(let s), .fail(let s):
             let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
             var t = finishing(s)
@@ -51,22 +60,25 @@ extension Router {
             t.reply = .routed(s.status == .completed ? .completed : .failed)
             return t
         case .acknowledge(let s):
-            return Transition(changes: [.update(s)], effects: statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))],
-                              reply: .routed(.resumed))
+            return Transition(
+                changes: [.update(s)], effects: statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))],
+                reply: .routed(.resumed))
         case .resume(let s, let url):
             var reopen: [Effect] = []
             switch s.code.resumeMode {
             case .browser: reopen = [.openBrowser(url, in: .sameAs(s.code.browser))]
             case .client:
                 guard let owner = s.ownerName else {
-                    return .refused(RouterError(.browserFailed, "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"),
-                                    log: LogLine(.notice, "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
+                    return .refused(
+                        RouterError(.browserFailed, "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"),
+                        log: LogLine(.notice, "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
                 }
                 reopen = [.requestResume(s.id, owner: owner, resumeURI: url)]
             case .none: break
             }
-            return Transition(changes: [.update(s)], effects: reopen + statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.code.resumeMode.rawValue))"))],
-                              reply: .routed(.resumed))
+            return Transition(
+                changes: [.update(s)], effects: reopen + statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.code.resumeMode.rawValue))"))],
+                reply: .routed(.resumed))
         }
     }
 
@@ -97,11 +109,13 @@ extension Router {
     func redeem(_ s: Session) -> Operation {
         let c = s.code
         let exchange = c.exchange!
-        let grant = TokenGrant(tokenEndpoint: exchange.tokenEndpoint, jwksURI: exchange.jwksURI,
-                               expected: IDTokenClaims.Expected(issuer: c.issuer ?? "", clientID: exchange.clientID, nonce: c.nonce),
-                               requiresIDToken: exchange.expectsIDToken)
-        return .redeem(grant, code: s.result?.code ?? "", redirectURI: s.result?.redirectURI ?? c.redirect.string,
-                       verifier: c.codeVerifier ?? s.result?.codeVerifier)
+        let grant = TokenGrant(
+            tokenEndpoint: exchange.tokenEndpoint, jwksURI: exchange.jwksURI,
+            expected: IDTokenClaims.Expected(issuer: c.issuer ?? "", clientID: exchange.clientID, nonce: c.nonce),
+            requiresIDToken: exchange.expectsIDToken)
+        return .redeem(
+            grant, code: s.result?.code ?? "", redirectURI: s.result?.redirectURI ?? c.redirect.string,
+            verifier: c.codeVerifier ?? s.result?.codeVerifier)
     }
 
     /// `PropertiesChanged` when the status moved (resumed twice says it once).
@@ -158,7 +172,11 @@ extension Router {
             if let (app, rule) = apps().app(for: uri) { return .deliver(url: text, app: app, rule: rule) }
             // 3. Otherwise: the web link to the browser; a custom-scheme link is refused, saying how to fix it.
             if mayPass { return .passthrough(text) }
-            return .refuse(RouterError(.noApp, "no app takes \(scheme): links: register the app that should with `linkctl register \(scheme) --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/\(scheme);)"), nil)
+            return .refuse(
+                RouterError(
+                    .noApp,
+                    "no app takes \(scheme): links: register the app that should with `linkctl register \(scheme) --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/\(scheme);)"),
+                nil)
         }
         if case .loopback(let listener) = source, listener != session.id {
             return .refuse(RouterError(.callbackMismatch, "this state belongs to another session, not to the one listening on this port"), session.id)
@@ -255,7 +273,9 @@ extension Router {
         guard let expected = session.code.issuer else { return nil }
         let iss = (try? query.single("iss")) ?? nil
         if let iss, iss != expected {
-            return SessionFailure(code: .issuerMismatch, message: "the response's iss \"\(PercentEncoding.preview(Substring(iss)))\" is not the session's issuer \(expected) (a mix-up attack, RFC 9207); the code was not delivered")
+            return SessionFailure(
+                code: .issuerMismatch,
+                message: "the response's iss \"\(PercentEncoding.preview(Substring(iss)))\" is not the session's issuer \(expected) (a mix-up attack, RFC 9207); the code was not delivered")
         }
         if iss == nil && session.code.requireIssuer {
             return SessionFailure(code: .issuerMismatch, message: "the response carries no iss, but the session requires one from \(expected) (RFC 9207); the code was not delivered")
@@ -269,7 +289,8 @@ extension Router {
     /// (`code` alone, off any callback, may be an app's own: a gift code.)
     func isLoginLink(_ uri: URIReference, _ query: QueryParameters) -> Bool {
         if isCallbackKey(CallbackURI.matchKey(for: uri, loopback: false)) { return true }
-        var state = false, response = false
+        var state = false
+        var response = false
         for p in query.pairs {
             switch p.name {
             case "state": state = true
@@ -306,15 +327,17 @@ extension Router {
         guard source == .link, let mark = state.firstIndex(of: "?") else { return nil }
         let key = CallbackURI.matchKey(for: uri, loopback: false)
         guard isAppCallbackKey(key), let session = session(withState: String(state[..<mark])),
-              let app = session.code.appCallback, !session.status.isFinished, now < session.expiresAt else { return nil }
+            let app = session.code.appCallback, !session.status.isFinished, now < session.expiresAt
+        else { return nil }
         let tail: QueryParameters
         do { tail = try QueryParameters.parse(String(state[state.index(after: mark)...]), limits: limits.query) } catch { return nil }
         let others = query.pairs.filter { $0.name != "state" && !app.ownQuery.contains($0) }
         let extra = tail.pairs + others
         guard extra.allSatisfy({ $0.name == "error" || $0.name == "error_description" }),
-              extra.filter({ $0.name == "error" }).count == 1,
-              extra.filter({ $0.name == "error_description" }).count <= 1,
-              let error = extra.first(where: { $0.name == "error" })?.value, !error.isEmpty else { return nil }
+            extra.filter({ $0.name == "error" }).count == 1,
+            extra.filter({ $0.name == "error_description" }).count <= 1,
+            let error = extra.first(where: { $0.name == "error" })?.value, !error.isEmpty
+        else { return nil }
         var strictQuery = query.pairs.filter { $0.name != "state" }
         strictQuery.removeAll { $0.name == "error" || $0.name == "error_description" }
         guard app.mismatch(with: uri, query: QueryParameters(pairs: strictQuery)) == nil else { return nil }

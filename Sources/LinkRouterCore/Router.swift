@@ -117,7 +117,10 @@ public struct Router: Sendable {
 
     // One dictionary access each (the entry is counted and read in place).
     private mutating func intern(_ c: CallbackURI) -> CallbackURI {
-        func use(_ entry: inout (uri: CallbackURI, uses: Int)) -> CallbackURI { entry.uses += 1; return entry.uri }
+        func use(_ entry: inout (uri: CallbackURI, uses: Int)) -> CallbackURI {
+            entry.uses += 1
+            return entry.uri
+        }
         return use(&callbacks[c.key, default: (c, 0)])
     }
 
@@ -128,7 +131,10 @@ public struct Router: Sendable {
     }
 
     private mutating func intern(_ s: String) -> String {
-        func use(_ entry: inout (shared: String, uses: Int)) -> String { entry.uses += 1; return entry.shared }
+        func use(_ entry: inout (shared: String, uses: Int)) -> String {
+            entry.uses += 1
+            return entry.shared
+        }
         return use(&strings[ByteKey(s), default: (s, 0)])
     }
 

@@ -33,9 +33,11 @@ public struct Session: Sendable, Equatable {
     public var finishedAt: Int64?
     public var flow: SessionFlow
 
-    public init(id: SessionID, owner: Caller?, claimTokenDigest: [UInt8]?, flow: SessionFlow, status: SessionStatus = .pending,
-                result: AuthorizationResult? = nil, failure: SessionFailure? = nil, released: Bool = false,
-                createdAt: Int64, expiresAt: Int64, finishedAt: Int64? = nil) {
+    public init(
+        id: SessionID, owner: Caller?, claimTokenDigest: [UInt8]?, flow: SessionFlow, status: SessionStatus = .pending,
+        result: AuthorizationResult? = nil, failure: SessionFailure? = nil, released: Bool = false,
+        createdAt: Int64, expiresAt: Int64, finishedAt: Int64? = nil
+    ) {
         self.id = id
         self.owner = owner
         self.claimTokenDigest = claimTokenDigest
@@ -133,7 +135,8 @@ extension Session {
 
     /// Restored, but its loopback port could not be listened on again.
     public static func failedListener(_ s: Session, reason: String, now: Int64) -> Session {
-        s.finished(.failed, failure: SessionFailure(code: .listenerFailed, message: "after a restart the daemon could not listen on the session's loopback port again (\(reason)); begin a new one"), now: now)
+        s.finished(
+            .failed, failure: SessionFailure(code: .listenerFailed, message: "after a restart the daemon could not listen on the session's loopback port again (\(reason)); begin a new one"), now: now)
     }
 
     /// An app step whose `resume_uri` could not reopen in the browser that began the login.

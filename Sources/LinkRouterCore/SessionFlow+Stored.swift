@@ -58,8 +58,10 @@ extension SessionFlow {
     /// The same from the bytes as the store holds them, for a restore: the
     /// values rows share (callbacks, origins, issuers) are taken from the row
     /// before when their bytes are the same, neither allocated nor parsed again.
-    public init?(kind: String, bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredFlowReuse,
-                 callback: (String, String) -> CallbackURI?) {
+    public init?(
+        kind: String, bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredFlowReuse,
+        callback: (String, String) -> CallbackURI?
+    ) {
         guard kind == "code", let flow = CodeFlowReader.read(bytes, reuse: &reuse, callback: callback) else { return nil }
         self = .code(flow)
     }
@@ -121,7 +123,10 @@ enum CodeFlowReader {
                 let key = Key(rawValue: (from + step) % count)!
                 let name = key.name
                 if name.utf8CodeUnitCount == bytes.count,
-                   ByteKey.equal(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), bytes) { return key }
+                    ByteKey.equal(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), bytes)
+                {
+                    return key
+                }
             }
             return nil
         }
@@ -129,10 +134,24 @@ enum CodeFlowReader {
 
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredFlowReuse, callback: (String, String) -> CallbackURI?) -> CodeFlow? {
         var version = false
-        var source: CodeFlow.Source?, state: String?, redirect: CallbackURI?, origin: String?, resume: ResumeMode?
-        var nonce: String?, verifier: String?, appCallback: CallbackURI?, hosts: [String] = [], prefix: String?
-        var browser: String?, issuer: String?, requireIssuer = false, resumeOpened = false
-        var client: String?, tokenEndpoint: String?, jwks: String?, openid = false
+        var source: CodeFlow.Source?
+        var state: String?
+        var redirect: CallbackURI?
+        var origin: String?
+        var resume: ResumeMode?
+        var nonce: String?
+        var verifier: String?
+        var appCallback: CallbackURI?
+        var hosts: [String] = []
+        var prefix: String?
+        var browser: String?
+        var issuer: String?
+        var requireIssuer = false
+        var resumeOpened = false
+        var client: String?
+        var tokenEndpoint: String?
+        var jwks: String?
+        var openid = false
         var next = 0
         var lineStart = 0
         while lineStart < bytes.count {

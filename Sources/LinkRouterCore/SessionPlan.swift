@@ -80,8 +80,9 @@ public struct SessionPlan: Sendable {
             source: mode, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
             authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts, resumePathPrefix: resumePathPrefix,
             resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer, exchange: exchange)
-        return Session(id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, flow: .code(flow),
-                       createdAt: now, expiresAt: now + Int64(ttl))
+        return Session(
+            id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, flow: .code(flow),
+            createdAt: now, expiresAt: now + Int64(ttl))
     }
 }
 
@@ -177,9 +178,11 @@ extension SessionPlan {
         }
 
         if let adopted = request.authorizeURL {
-            for (name, value) in [("authorization_endpoint", request.authorizationEndpoint), ("client_id", request.clientID),
-                                  ("redirect_uri", request.redirectURI), ("scope", request.scope),
-                                  ("code_challenge", request.codeChallenge)] where value != nil {
+            for (name, value) in [
+                ("authorization_endpoint", request.authorizationEndpoint), ("client_id", request.clientID),
+                ("redirect_uri", request.redirectURI), ("scope", request.scope),
+                ("code_challenge", request.codeChallenge),
+            ] where value != nil {
                 throw .invalid("\(name) cannot be combined with authorize_url: the adopted URL already carries it")
             }
             guard request.extraParams.isEmpty else {
@@ -211,15 +214,19 @@ extension SessionPlan {
                 throw .invalid("extra_params may not set \"\(key)\"; the daemon sets it (use its own option)")
             }
             guard !key.isEmpty, key.utf8.count <= 128, value.utf8.count <= maxOption,
-                  !key.utf8.contains(where: ASCII.isControlOrSpace), !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                !key.utf8.contains(where: ASCII.isControlOrSpace), !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+            else {
                 throw .invalid("extra_params entry \"\(PercentEncoding.preview(Substring(key)))\" has an empty or oversized name, or a control character")
             }
         }
         let appCallback = try request.appCallbackURI.map { a throws(RouterError) in try parseAppCallback(a, maxLength: maxOption) }
-        let exchange = request.exchange ? request.discovered.map {
-            TokenExchange(clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
-                          expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false)
-        } : nil
+        let exchange =
+            request.exchange
+            ? request.discovered.map {
+                TokenExchange(
+                    clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
+                    expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false)
+            } : nil
         return SessionPlan(
             source: .builder(endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
@@ -232,7 +239,8 @@ extension SessionPlan {
     /// An issuer identifier as OpenID Connect Discovery §2 and RFC 9207 §2 define it.
     public static func checkIssuer(_ iss: String, maxLength: Int) throws(RouterError) -> String {
         guard let uri = try? URIReference.strict(iss, maxLength: maxLength), isIssuerScheme(uri),
-              uri.query == nil, uri.fragment == nil, !uri.hasUserinfo else {
+            uri.query == nil, uri.fragment == nil, !uri.hasUserinfo
+        else {
             throw .invalid("issuer must be an https URL (http only on a loopback host, for a provider run locally) with no query or fragment (RFC 9207 §2, OpenID Connect Discovery §2)")
         }
         return iss
@@ -256,8 +264,10 @@ extension SessionPlan {
         return uri
     }
 
-    static func adopt(_ text: String, request: SessionRequest, owner: Caller, ttl: UInt32, resumeMode: ResumeMode,
-                      issuer: String?, limits: Limits) throws(RouterError) -> SessionPlan {
+    static func adopt(
+        _ text: String, request: SessionRequest, owner: Caller, ttl: UInt32, resumeMode: ResumeMode,
+        issuer: String?, limits: Limits
+    ) throws(RouterError) -> SessionPlan {
         let uri = try AuthorizeURL.parseEndpoint(text, role: "authorize_url", maxLength: limits.maxAuthorizeURLBytes)
         let query = try QueryParameters.parse(uri.query, limits: limits.query)
         guard let state = try query.single("state") else {

@@ -48,8 +48,10 @@ public enum TokenResponse {
             let refresh = try optional("refresh_token").get()
             let idToken = try optional("id_token").get()
             let scope = try optional("scope").get()
-            return .success(TokenSet(accessToken: access, tokenType: type, expiresAt: expiresAt, refreshToken: refresh,
-                                     idToken: idToken, scope: scope))
+            return .success(
+                TokenSet(
+                    accessToken: access, tokenType: type, expiresAt: expiresAt, refreshToken: refresh,
+                    idToken: idToken, scope: scope))
         } catch {
             return .failure(error)
         }

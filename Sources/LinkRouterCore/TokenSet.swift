@@ -17,8 +17,10 @@ public struct TokenSet: Sendable, Equatable {
     public var name: String?
     public var email: String?
 
-    public init(accessToken: String, tokenType: String, expiresAt: Int64?, refreshToken: String?, idToken: String?,
-                scope: String?, claims: String? = nil) {
+    public init(
+        accessToken: String, tokenType: String, expiresAt: Int64?, refreshToken: String?, idToken: String?,
+        scope: String?, claims: String? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresAt = expiresAt

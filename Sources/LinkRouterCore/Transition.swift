@@ -64,8 +64,10 @@ public struct Transition: Sendable, Equatable {
     public var compensation: [Effect]
     public var reply: Reply
 
-    public init(changes: [SessionChange] = [], core: [CoreChange] = [], ifWriteFails: WriteFailure = .refuse, effects: [Effect] = [],
-                compensation: [Effect] = [], reply: Reply = .none) {
+    public init(
+        changes: [SessionChange] = [], core: [CoreChange] = [], ifWriteFails: WriteFailure = .refuse, effects: [Effect] = [],
+        compensation: [Effect] = [], reply: Reply = .none
+    ) {
         self.changes = changes
         self.core = core
         self.ifWriteFails = ifWriteFails

@@ -29,7 +29,7 @@ public struct URIReference: Sendable, Equatable {
         }
         let schemeBytes = u[0..<i]
         guard ASCII.isAlpha(schemeBytes.first!),
-              schemeBytes.allSatisfy({ ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
+            schemeBytes.allSatisfy({ ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else {
             throw .invalid("\"\(PercentEncoding.preview(Substring(text)))\" has an invalid scheme (RFC 3986 §3.1: a letter, then letters, digits, \"+\", \"-\" or \".\")")
         }

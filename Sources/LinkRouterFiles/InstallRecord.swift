@@ -26,10 +26,12 @@ public struct InstallRecord: Sendable, Equatable {
     /// MIME type → the OpenURI portal's remembered picks `register` forgot (`PortalChoices.Pick.recorded`).
     public var portalPicks: [String: [String]]
 
-    public init(browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = [], apps: [String: String] = [:],
-                leftToBrowser: [String] = [], claims: [String: [String]] = [:],
-                removedAssociations: [String: [String]] = [:], unaddedAssociations: [String: [String]] = [:],
-                portalPicks: [String: [String]] = [:]) {
+    public init(
+        browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = [], apps: [String: String] = [:],
+        leftToBrowser: [String] = [], claims: [String: [String]] = [:],
+        removedAssociations: [String: [String]] = [:], unaddedAssociations: [String: [String]] = [:],
+        portalPicks: [String: [String]] = [:]
+    ) {
         self.browser = browser
         self.previousDefaults = previousDefaults
         self.files = files
@@ -69,8 +71,10 @@ public struct InstallRecord: Sendable, Equatable {
         if !leftToBrowser.isEmpty { file.set("LeaveToBrowser", to: leftToBrowser.map { $0 + ";" }.joined(), in: "Install") }
         for key in previousDefaults.keys.sorted() { file.set(key, to: previousDefaults[key]!, in: "Previous Defaults") }
         for key in apps.keys.sorted() { file.set(key, to: apps[key]!, in: "Apps") }
-        for (group, lists) in [("Claims", claims), ("Removed Associations", removedAssociations), ("Unadded Associations", unaddedAssociations),
-                              ("Portal Picks", portalPicks)] {
+        for (group, lists) in [
+            ("Claims", claims), ("Removed Associations", removedAssociations), ("Unadded Associations", unaddedAssociations),
+            ("Portal Picks", portalPicks),
+        ] {
             for key in lists.keys.sorted() where !lists[key]!.isEmpty { file.set(key, to: KeyFile.listValue(lists[key]!), in: group) }
         }
         return file.text

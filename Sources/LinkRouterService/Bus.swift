@@ -142,15 +142,21 @@ final class Bus {
     /// A desktop notification (org.freedesktop.Notifications), best effort.
     func notify(summary: String, body: String) {
         let proxy = BusProxy(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications")
-        try? proxy.send("Notify", [.string("linkrouter"), .uint32(0), .string("dialog-warning"), .string(summary), .string(body),
-                                   .stringArray([]), .vardict([]), .int32(-1)], on: connection)
+        try? proxy.send(
+            "Notify",
+            [
+                .string("linkrouter"), .uint32(0), .string("dialog-warning"), .string(summary), .string(body),
+                .stringArray([]), .vardict([]), .int32(-1),
+            ], on: connection)
     }
 
     // MARK: Calls the daemon makes
 
     /// Calls `member` on `proxy`; `completion` gets the reply's arguments or the error, on the loop.
-    func call(_ proxy: BusProxy, _ member: MemberName, _ arguments: [DBusValue], timeoutMilliseconds: Int64,
-              _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void) {
+    func call(
+        _ proxy: BusProxy, _ member: MemberName, _ arguments: [DBusValue], timeoutMilliseconds: Int64,
+        _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void
+    ) {
         proxy.call(member, arguments, timeoutMilliseconds: timeoutMilliseconds, via: calls, completion)
     }
 
@@ -158,7 +164,8 @@ final class Bus {
     func processID(of name: String, _ completion: @escaping (UInt32?) -> Void) {
         BusProxy.bus.call("GetConnectionCredentials", [.string(name)], timeoutMilliseconds: 5000, via: calls) { result in
             guard case .success(let values) = result, let entries = values.first?.stringKeyedEntries,
-                  case .uint32(let pid)? = entries.first(where: { $0.0 == "ProcessID" })?.1.variantValue else { return completion(nil) }
+                case .uint32(let pid)? = entries.first(where: { $0.0 == "ProcessID" })?.1.variantValue
+            else { return completion(nil) }
             completion(pid)
         }
     }
@@ -191,7 +198,8 @@ final class Bus {
             if refusal != nil { self?.failed = true }
             completion(refusal)
         }
-        BusProxy.bus.call("RequestName", [.string(name.rawValue), .uint32(4 /* DBUS_NAME_FLAG_DO_NOT_QUEUE */)], via: calls) { [self] result in
+        let doNotQueue: UInt32 = 4  // DBUS_NAME_FLAG_DO_NOT_QUEUE
+        BusProxy.bus.call("RequestName", [.string(name.rawValue), .uint32(doNotQueue)], via: calls) { [self] result in
             switch result {
             case .success(let r) where r.first == .uint32(1) || r.first == .uint32(4):
                 own(Array(names.dropFirst()), completion)

@@ -1,7 +1,7 @@
-import OpenSSLKit
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 
 /// The manager's methods (`Interfaces.managerTable`): each decodes its
@@ -72,12 +72,13 @@ extension Daemon: ManagerHandlers {
     }
 
     public var state: ManagerState {
-        ManagerState(counters: [
-            ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount), ("links_routed", links.routed),
-            ("links_refused", links.refused), ("inbox_links", links.queued), ("browsers_started", launcher.browsersStarted),
-            ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
-            ("store_write_failures", sessions.writeFailures),
-        ], store: sessions.storeDescription)
+        ManagerState(
+            counters: [
+                ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount), ("links_routed", links.routed),
+                ("links_refused", links.refused), ("inbox_links", links.queued), ("browsers_started", launcher.browsersStarted),
+                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
+                ("store_write_failures", sessions.writeFailures),
+            ], store: sessions.storeDescription)
     }
 
     public func listSessions(_ call: MethodCall) -> [Session] { sessions.router.sessions(ownedBy: call.sender) }

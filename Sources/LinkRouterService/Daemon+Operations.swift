@@ -28,9 +28,11 @@ extension Daemon {
         case .discover(let issuer):
             providers.discover(issuer) { done(.metadata($0)) }
         case .listen(let id, let binding, let path):
-            done(.listening(sessions.listen(id, binding: binding, path: path) { [unowned self] request, id, port in
-                loopbackRequest(request, session: id, port: port)
-            }))
+            done(
+                .listening(
+                    sessions.listen(id, binding: binding, path: path) { [unowned self] request, id, port in
+                        loopbackRequest(request, session: id, port: port)
+                    }))
         case .deliver(let url, let app, let context):
             switch launcher.delivery(url, to: app, context: context) {
             case .done(let outcome):

@@ -1,7 +1,7 @@
-import OpenSSLKit
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
+import OpenSSLKit
 
 /// The session objects' methods (`Interfaces.sessionTable`): each asks the
 /// core for a transition and has it carried out.

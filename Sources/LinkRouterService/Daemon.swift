@@ -81,12 +81,13 @@ public final class Daemon {
     /// ends with `Effect.serve`, which takes the bus name), runs the loop.
     func run() -> Int32 {
         bus.objects.register(API.managerPath, [Interfaces.managerTable.serving(self, ())])
-        bus.objects.registerSubtree(API.sessionsPath, missing: "sessions live under \(API.sessionsPath) until they are purged",
-                                    children: { [unowned self] in sessions.router.all.map(\.id).sorted().map(\.rawValue) },
-                                    resolve: { [unowned self] element in
-                                        guard let id = SessionID(element), let s = sessions.router.session(id) else { return nil }
-                                        return [Interfaces.sessionTable.serving(self, s)]
-                                    })
+        bus.objects.registerSubtree(
+            API.sessionsPath, missing: "sessions live under \(API.sessionsPath) until they are purged",
+            children: { [unowned self] in sessions.router.all.map(\.id).sorted().map(\.rawValue) },
+            resolve: { [unowned self] element in
+                guard let id = SessionID(element), let s = sessions.router.session(id) else { return nil }
+                return [Interfaces.sessionTable.serving(self, s)]
+            })
         bus.onDisconnect = { [unowned self] in
             Log.error("Disconnected from the bus; stopping (D-Bus activation or systemd will start linkrouterd again)")
             loop.stop()
@@ -123,14 +124,17 @@ public final class Daemon {
             }
             launcher.checkHandlers()
             let launching = launcher.method == .spawn ? "browsers are started directly" : "browsers are started by the systemd user manager"
-            Log.notice("linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(sessions.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)")
+            Log.notice(
+                "linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(sessions.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)"
+            )
         }
     }
 
     /// `NameOwnerChanged` with no new owner: a client left the bus (threat model D2).
     func clientLeft(_ m: DBusMessage) {
         guard let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0], case .string(let newOwner) = args[2],
-              name.hasPrefix(":"), newOwner.isEmpty else { return }
+            name.hasPrefix(":"), newOwner.isEmpty
+        else { return }
         execute(sessions.router.ownerGone(name, now: now))
     }
 

@@ -1,6 +1,6 @@
+import LinkRouterAPI
 public import LinkRouterCore
 public import LinkRouterFiles
-import LinkRouterAPI
 import SystemKit
 
 /// How one `linkrouterd` runs: read from its arguments, with defaults that

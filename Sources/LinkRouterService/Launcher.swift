@@ -36,7 +36,8 @@ final class Launcher {
         let (entry, gone) = browsers.forWebLinks(record: InstallRecord.read(paths.installRecord))
         if let gone { Log.warning("The browser recorded at install (\(gone)) is gone; using the default browser instead (run linkctl doctor)") }
         guard let entry else {
-            throw RouterError(.browserFailed, "no default web browser is set (no x-scheme-handler/https handler besides linkrouter); set one with xdg-settings set default-web-browser, or pass the browser option")
+            throw RouterError(
+                .browserFailed, "no default web browser is set (no x-scheme-handler/https handler besides linkrouter); set one with xdg-settings set default-web-browser, or pass the browser option")
         }
         return entry
     }
@@ -153,7 +154,9 @@ final class Launcher {
             case .notDefault(let id, let mime, let current):
                 Log.warning("\(mime) is handled by \(current ?? "nothing"), not by linkrouter's \(id): those links will not reach linkrouterd; run linkctl doctor")
             case .sharedWith(_, let mime, let others):
-                Log.warning("\(others.joined(separator: ", ")) also handle\(others.count == 1 ? "s" : "") \(mime): the OpenURI portal would ask which app opens each link and could hand a login's code to an app; run linkctl doctor")
+                Log.warning(
+                    "\(others.joined(separator: ", ")) also handle\(others.count == 1 ? "s" : "") \(mime): the OpenURI portal would ask which app opens each link and could hand a login's code to an app; run linkctl doctor"
+                )
             }
         }
     }

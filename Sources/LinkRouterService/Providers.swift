@@ -51,8 +51,10 @@ final class Providers {
     }
 
     /// `Operation.redeem`.
-    func redeem(_ grant: TokenGrant, code: String, redirectURI: String, verifier: String?,
-                _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+    func redeem(
+        _ grant: TokenGrant, code: String, redirectURI: String, verifier: String?,
+        _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
         do throws(RouterError) {
             try tokenClient().redeem(code: code, redirectURI: redirectURI, verifier: verifier, grant: grant, completion: completion)
         } catch {

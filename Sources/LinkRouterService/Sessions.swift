@@ -62,9 +62,11 @@ final class Sessions {
         if store == nil { openStore() }
         let begins = changes.contains { if case .insert = $0 { true } else { false } }
         guard let store else {
-            throw RouterError(.storageFailed, begins
-                ? "the session store is unavailable (\(storeProblem ?? "unknown reason")), so a session could not be kept safe; nothing was started"
-                : "the session store is unavailable (\(storeProblem ?? "unknown")); nothing was changed")
+            throw RouterError(
+                .storageFailed,
+                begins
+                    ? "the session store is unavailable (\(storeProblem ?? "unknown reason")), so a session could not be kept safe; nothing was started"
+                    : "the session store is unavailable (\(storeProblem ?? "unknown")); nothing was changed")
         }
         do { try store.write(changes) } catch {
             writeFailures += 1
@@ -87,7 +89,7 @@ final class Sessions {
             sessions.reserveCapacity(try store.count())
             let problems = try store.forEach { sessions.append($0) }
             for p in problems { Log.warning("Session store: \(p)") }
-        } catch where error.isCorruption {
+        } catch  where error.isCorruption {
             Log.warning("Session store \(store.path) is damaged (\(error.message)); moving it aside and starting a fresh one")
             self.store = nil
             do { try SessionStore.quarantine(directory: storeDirectory!) } catch {
@@ -186,11 +188,15 @@ final class Sessions {
     // MARK: Loopback listeners
 
     /// `Operation.listen`: binds the session's listener; its requests go to `handle`.
-    func listen(_ id: SessionID, binding: LoopbackBinding, path: String,
-                handle: @escaping (HTTPRequest, SessionID, Int) -> HTTPResponse) -> Result<Int, RouterError> {
+    func listen(
+        _ id: SessionID, binding: LoopbackBinding, path: String,
+        handle: @escaping (HTTPRequest, SessionID, Int) -> HTTPResponse
+    ) -> Result<Int, RouterError> {
         do {
-            let listener = try LoopbackListener(addresses: binding.addresses, port: binding.port, hostLiteral: binding.hostLiteral,
-                                                path: path, loop: loop) { [unowned self] request in
+            let listener = try LoopbackListener(
+                addresses: binding.addresses, port: binding.port, hostLiteral: binding.hostLiteral,
+                path: path, loop: loop
+            ) { [unowned self] request in
                 guard let l = listeners[id] else { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
                 serving = id
                 defer { serving = nil }

@@ -37,8 +37,10 @@ public final class LoopbackListener {
     public var onFinished: (() -> Void)?
 
     /// Binds every address on one port (`port`, or a free one when 0) and starts answering.
-    public init(addresses: [String], port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
-                handler: @escaping (HTTPRequest) -> HTTPResponse) throws(ListenerError) {
+    public init(
+        addresses: [String], port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
+        handler: @escaping (HTTPRequest) -> HTTPResponse
+    ) throws(ListenerError) {
         let mhd: MicroHTTPD
         switch MicroHTTPD.shared {
         case .success(let lib): mhd = lib
@@ -126,7 +128,8 @@ public final class LoopbackListener {
         guard pathPart == path else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }
         // A sub-resource fetch from a web page is not a navigation (threat model L3).
         if let dest = lr_mhd_header(mhd.header, connection, "Sec-Fetch-Dest").map({ String(cString: $0) }),
-           dest != "document" {
+            dest != "document"
+        {
             return HTTPResponse(status: 400, body: CallbackPage.status(400))
         }
         if finalSent { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }

@@ -27,9 +27,11 @@ final class MicroHTTPD: @unchecked Sendable {
         return .success(lib)
     }()
 
-    private init(start: UnsafeMutableRawPointer, info: UnsafeMutableRawPointer, run: UnsafeMutableRawPointer, timeout: UnsafeMutableRawPointer,
-                 stop: UnsafeMutableRawPointer, header: UnsafeMutableRawPointer, response: UnsafeMutableRawPointer,
-                 addHeader: UnsafeMutableRawPointer, queue: UnsafeMutableRawPointer, destroyResponse: UnsafeMutableRawPointer) {
+    private init(
+        start: UnsafeMutableRawPointer, info: UnsafeMutableRawPointer, run: UnsafeMutableRawPointer, timeout: UnsafeMutableRawPointer,
+        stop: UnsafeMutableRawPointer, header: UnsafeMutableRawPointer, response: UnsafeMutableRawPointer,
+        addHeader: UnsafeMutableRawPointer, queue: UnsafeMutableRawPointer, destroyResponse: UnsafeMutableRawPointer
+    ) {
         self.start = start
         self.info = info
         self.run = run

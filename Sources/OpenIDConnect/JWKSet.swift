@@ -1,5 +1,5 @@
-import OpenSSLKit
 import LinkRouterCore
+import OpenSSLKit
 
 /// A provider's JWKS (RFC 7517 §5), reduced to the keys that can verify an
 /// ID token. Keys of kinds we never verify with (encryption keys, unknown

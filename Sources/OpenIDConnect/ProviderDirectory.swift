@@ -1,7 +1,7 @@
-import OpenSSLKit
 import HTTPKit
 import JSONKit
 import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 
 /// What the daemon knows of each provider: its metadata by issuer and its

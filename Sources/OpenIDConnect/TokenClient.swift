@@ -1,8 +1,8 @@
-import OpenSSLKit
 import HTTPKit
 import JOSE
 import JSONKit
 import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 
 /// The token endpoint half of a login (RFC 6749 §4.1.3, §6) for a public
@@ -23,8 +23,10 @@ public final class TokenClient {
     public typealias Grant = TokenGrant
 
     /// `grant_type=authorization_code`, with the PKCE verifier and `client_id` in the body.
-    public func redeem(code: String, redirectURI: String, verifier: String?, grant: Grant,
-                       completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+    public func redeem(
+        code: String, redirectURI: String, verifier: String?, grant: Grant,
+        completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
         var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("client_id", grant.expected.clientID)]
         if let verifier { form.append(("code_verifier", verifier)) }
         post(form, grant: grant, completion: completion)
@@ -60,7 +62,10 @@ public final class TokenClient {
     private func verify(_ tokens: TokenSet, grant: Grant, refreshed: Bool = false, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         guard let idToken = tokens.idToken else {
             if grant.requiresIDToken {
-                completion(.failure(SessionFailure(code: .idTokenRejected, message: "the token endpoint returned no id_token although the login asked for openid (OpenID Connect Core §3.1.3.3); no token was handed out")))
+                completion(
+                    .failure(
+                        SessionFailure(
+                            code: .idTokenRejected, message: "the token endpoint returned no id_token although the login asked for openid (OpenID Connect Core §3.1.3.3); no token was handed out")))
             } else {
                 completion(.success(tokens))
             }

@@ -93,7 +93,7 @@ extension PublicKey {
         let key: OwnedKey
         do {
             key = try parameters.makePublicKey("EC")
-        } catch where error.code == .invalidKey {
+        } catch  where error.code == .invalidKey {
             throw JOSEError(.invalidKey, "\(name): the point (x, y) is not on P-256 (\(error.message))")
         }
         return try checked(key, name, "is not a point of P-256's prime-order group")

@@ -33,8 +33,8 @@ extension PublicKey {
         if algorithm == .ps256 {
             // RFC 7518 §3.5: MGF1 with the same SHA-256, salt as long as the hash.
             guard EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, 32) == 1,
-                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, EVP_sha256()) == 1
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, 32) == 1,
+                EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, EVP_sha256()) == 1
             else { throw .openSSL("setting RSA-PSS parameters") }
         }
         let status = EVP_DigestVerify(context.raw, encoded, encoded.count, message, message.count)

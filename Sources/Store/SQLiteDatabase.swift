@@ -143,7 +143,10 @@ final class SQLiteStatement {
     func value<E: RawRepresentable & CaseIterable>(_ column: Int32, as: E.Type) -> E? where E.RawValue == String {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
         let bytes = UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column)))
-        return E.allCases.first { c in var r = c.rawValue; return r.withUTF8 { ByteKey.equal($0, bytes) } }
+        return E.allCases.first { c in
+            var r = c.rawValue
+            return r.withUTF8 { ByteKey.equal($0, bytes) }
+        }
     }
 
     func blob(_ column: Int32) -> [UInt8]? {

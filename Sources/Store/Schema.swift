@@ -12,7 +12,8 @@ enum Schema {
 
     static let migrations: [Migration] = [
         // 1: sessions, one column a field.
-        .sql("""
+        .sql(
+            """
             CREATE TABLE sessions (
                 id TEXT PRIMARY KEY NOT NULL,
                 mode TEXT NOT NULL,

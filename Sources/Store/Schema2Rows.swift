@@ -31,9 +31,9 @@ enum Schema2Rows {
 
     static func decode(_ s: SQLiteStatement) -> Session? {
         guard let id = s.text(0).flatMap({ SessionID($0) }), let source = s.value(1, as: CodeFlow.Source.self),
-              let state = s.text(4), let redirect = s.text(7).flatMap({ try? CallbackURI.parse($0, role: "redirect_uri") }),
-              let origin = s.text(9), let resumeMode = s.value(12, as: ResumeMode.self),
-              let status = s.value(16, as: SessionStatus.self)
+            let state = s.text(4), let redirect = s.text(7).flatMap({ try? CallbackURI.parse($0, role: "redirect_uri") }),
+            let origin = s.text(9), let resumeMode = s.value(12, as: ResumeMode.self),
+            let status = s.value(16, as: SessionStatus.self)
         else { return nil }
         var appCallback: CallbackURI?
         if let a = s.text(8) {
@@ -60,8 +60,9 @@ enum Schema2Rows {
             appCallback: appCallback, authorizationOrigin: origin, resumeHosts: hosts.isEmpty ? [] : hosts.split(separator: " ").map(String.init),
             resumePathPrefix: s.text(11), resumeMode: resumeMode, browser: s.text(13), issuer: s.text(14),
             requireIssuer: s.int64(15) != 0, exchange: s.text(29).flatMap(TokenExchange.init(stored:)), resumeOpened: s.int64(24) != 0)
-        return Session(id: id, owner: s.text(2).map { Caller(name: $0) }, claimTokenDigest: s.blob(3), flow: .code(flow), status: status,
-                       result: result, failure: failure, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
-                       finishedAt: s.isNull(28) ? nil : s.int64(28))
+        return Session(
+            id: id, owner: s.text(2).map { Caller(name: $0) }, claimTokenDigest: s.blob(3), flow: .code(flow), status: status,
+            result: result, failure: failure, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
+            finishedAt: s.isNull(28) ? nil : s.int64(28))
     }
 }

@@ -1,6 +1,6 @@
+import Glibc
 public import LinkRouterCore
 import SystemKit
-import Glibc
 
 /// Sessions on disk, in SQLite (WAL), so no acknowledged login is lost to a
 /// crash or `kill -9` (issue: durable sessions).
@@ -59,7 +59,7 @@ public final class SessionStore {
         var db: SQLiteDatabase
         do {
             (db, migrationProblems) = try Self.openChecked(path)
-        } catch where error.isCorruption {
+        } catch  where error.isCorruption {
             opening = .quarantined(try Self.moveAside(path), reason: error.message)
             try Self.createPrivately(path)
             (db, migrationProblems) = try Self.openChecked(path)
@@ -268,11 +268,14 @@ public final class SessionStore {
         return problems
     }
 
-    private static func decode(_ s: SQLiteStatement, _ lastOwner: inout String?, _ reuse: inout StoredFlowReuse,
-                               _ callback: (String, String) -> CallbackURI?) -> Session? {
+    private static func decode(
+        _ s: SQLiteStatement, _ lastOwner: inout String?, _ reuse: inout StoredFlowReuse,
+        _ callback: (String, String) -> CallbackURI?
+    ) -> Session? {
         guard let id = s.text(0).flatMap({ SessionID($0) }), let status = s.value(4, as: SessionStatus.self),
-              let kind = s.text(16),
-              var flow = s.withBytes(17, { SessionFlow(kind: kind, bytes: $0, reuse: &reuse, callback: callback) }) else { return nil }
+            let kind = s.text(16),
+            var flow = s.withBytes(17, { SessionFlow(kind: kind, bytes: $0, reuse: &reuse, callback: callback) })
+        else { return nil }
         let released = s.int64(12) != 0
         var c = flow.codeFlow
         // A finished session keeps no verifier unless it still holds a completed result.
@@ -289,7 +292,8 @@ public final class SessionStore {
             failure = SessionFailure(code: code, providerError: s.text(9), providerDescription: s.text(10), message: s.text(11) ?? "")
         }
         let owner = s.text(1, reusing: &lastOwner).map { Caller(name: $0, app: s.text(2).flatMap(CallerApp.init(label:)) ?? .unknown) }
-        return Session(id: id, owner: owner, claimTokenDigest: s.blob(3), flow: flow, status: status, result: result, failure: failure,
-                       released: released, createdAt: s.int64(13), expiresAt: s.int64(14), finishedAt: s.isNull(15) ? nil : s.int64(15))
+        return Session(
+            id: id, owner: owner, claimTokenDigest: s.blob(3), flow: flow, status: status, result: result, failure: failure,
+            released: released, createdAt: s.int64(13), expiresAt: s.int64(14), finishedAt: s.isNull(15) ? nil : s.int64(15))
     }
 }

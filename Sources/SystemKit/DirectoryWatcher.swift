@@ -1,5 +1,5 @@
-import Glibc
 internal import CLinux
+import Glibc
 
 /// Tells when files appear in a directory (`inotify(7)`: a rename into it or
 /// a file closed after writing), as a descriptor in the loop.

@@ -1,5 +1,5 @@
-import Glibc
 internal import CLinux
+import Glibc
 
 /// The file operations linkrouter needs, each one system call deep, with
 /// `SystemError` instead of `errno`. Nothing here follows a symlink unless asked.

@@ -39,7 +39,8 @@ public struct MinHeap<Element> {
         let top = items.removeLast()
         var i = 0
         while true {
-            let l = 2 * i + 1, r = l + 1
+            let l = 2 * i + 1
+            let r = l + 1
             var m = i
             if l < items.count && less(items[l], items[m]) { m = l }
             if r < items.count && less(items[r], items[m]) { m = r }

@@ -1,5 +1,5 @@
-import Glibc
 internal import CLinux
+import Glibc
 
 /// Keeps login secrets out of core dumps and away from same-user ptrace
 /// (threat model P4): `PR_SET_DUMPABLE 0` and a zero core limit.

@@ -1,5 +1,5 @@
-import Glibc
 internal import CLinux
+import Glibc
 
 /// The kernel's CSPRNG (`getrandom(2)`), for linkctl, which does not link
 /// OpenSSL: claim tokens and unique file names.

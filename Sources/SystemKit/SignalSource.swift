@@ -1,5 +1,5 @@
-import Glibc
 internal import CLinux
+import Glibc
 
 /// Signals as a readable descriptor (`signalfd(2)`): the handler runs in the
 /// loop like any other event, so no code ever runs in signal context.

@@ -1,5 +1,5 @@
-import Glibc
 internal import CLinux
+import Glibc
 
 /// Starting programs with `posix_spawn`: an argv array, never a shell, so no
 /// byte of a URL is ever interpreted (threat model E1).
@@ -22,27 +22,34 @@ public enum Subprocess {
 
     /// Starts `argv` and returns its pid without waiting. `detached` puts it in
     /// its own session, so it outlives the parent and its terminal.
-    public static func spawn(_ argv: [String], environment: [String]? = nil, detached: Bool = false,
-                             stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
-                             workingDirectory: String? = nil) throws(SystemError) -> Int32 {
-        try launch(argv, environment: environment, detached: detached, stdin: stdin, stdout: stdout, stderr: stderr,
-                   outputPipe: nil, errorPipe: nil, workingDirectory: workingDirectory)
+    public static func spawn(
+        _ argv: [String], environment: [String]? = nil, detached: Bool = false,
+        stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
+        workingDirectory: String? = nil
+    ) throws(SystemError) -> Int32 {
+        try launch(
+            argv, environment: environment, detached: detached, stdin: stdin, stdout: stdout, stderr: stderr,
+            outputPipe: nil, errorPipe: nil, workingDirectory: workingDirectory)
     }
 
     /// Runs `argv` to the end, collecting its output; kills it after `timeoutMilliseconds`.
-    public static func run(_ argv: [String], environment: [String]? = nil, timeoutMilliseconds: Int = 30_000,
-                           workingDirectory: String? = nil) throws(SystemError) -> Outcome {
+    public static func run(
+        _ argv: [String], environment: [String]? = nil, timeoutMilliseconds: Int = 30_000,
+        workingDirectory: String? = nil
+    ) throws(SystemError) -> Outcome {
         var out: [Int32] = [0, 0]
         var err: [Int32] = [0, 0]
         guard pipe2(&out, O_CLOEXEC) == 0 else { throw SystemError("pipe2") }
         guard pipe2(&err, O_CLOEXEC) == 0 else {
-            close(out[0]); close(out[1])
+            close(out[0])
+            close(out[1])
             throw SystemError("pipe2")
         }
         let pid: pid_t
         do {
-            pid = try launch(argv, environment: environment, detached: false, stdin: .null, stdout: .inherit, stderr: .inherit,
-                             outputPipe: out[1], errorPipe: err[1], workingDirectory: workingDirectory)
+            pid = try launch(
+                argv, environment: environment, detached: false, stdin: .null, stdout: .inherit, stderr: .inherit,
+                outputPipe: out[1], errorPipe: err[1], workingDirectory: workingDirectory)
         } catch {
             for fd in out + err { close(fd) }
             throw error
@@ -112,9 +119,11 @@ public enum Subprocess {
         }
     }
 
-    private static func launch(_ argv: [String], environment: [String]?, detached: Bool, stdin: Stream, stdout: Stream,
-                               stderr: Stream, outputPipe: Int32?, errorPipe: Int32?,
-                               workingDirectory: String?) throws(SystemError) -> Int32 {
+    private static func launch(
+        _ argv: [String], environment: [String]?, detached: Bool, stdin: Stream, stdout: Stream,
+        stderr: Stream, outputPipe: Int32?, errorPipe: Int32?,
+        workingDirectory: String?
+    ) throws(SystemError) -> Int32 {
         guard let program = argv.first, !argv.contains(where: { $0.utf8.contains(0) }) else {
             throw SystemError("spawn", code: EINVAL)
         }

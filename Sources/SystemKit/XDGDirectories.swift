@@ -9,8 +9,10 @@ public struct XDGDirectories: Sendable, Equatable {
     public var dataDirs: [String]
     public var configDirs: [String]
 
-    public init(home: String, dataHome: String, configHome: String, stateHome: String, runtimeDir: String?,
-                dataDirs: [String], configDirs: [String]) {
+    public init(
+        home: String, dataHome: String, configHome: String, stateHome: String, runtimeDir: String?,
+        dataDirs: [String], configDirs: [String]
+    ) {
         self.home = home
         self.dataHome = dataHome
         self.configHome = configHome

@@ -88,7 +88,8 @@ enum ClaimCommand {
     static func remove(_ prefix: String, _ args: ParsedArguments) -> Int32 {
         let inst = LinkCtl.installation()
         guard var record = InstallRecord.read(inst.recordPath),
-              let id = record.claims.first(where: { $0.value.contains(prefix) })?.key else {
+            let id = record.claims.first(where: { $0.value.contains(prefix) })?.key
+        else {
             let database = DesktopDatabase(directories: inst.directories)
             if let app = LinkApps(database: database).directory(record: InstallRecord.read(inst.recordPath)).apps.claims.first(where: { $0.prefix == prefix })?.app.id {
                 Output.error("\(prefix) is claimed by \(app)'s own desktop entry, not by you; leave its host to the browser with linkctl install --claim-https --leave-to-browser HOST")
@@ -120,9 +121,11 @@ enum ClaimCommand {
             return (c.prefix, c.app.id, from, first && record?.browser != nil)
         }
         if args.json {
-            Output.json(.array(rows.map { r in
-                .object([("prefix", .string(r.prefix)), ("app", .string(r.app)), ("from", .string(r.from)), ("in_effect", .bool(r.effective))])
-            }))
+            Output.json(
+                .array(
+                    rows.map { r in
+                        .object([("prefix", .string(r.prefix)), ("app", .string(r.app)), ("from", .string(r.from)), ("in_effect", .bool(r.effective))])
+                    }))
         } else if rows.isEmpty {
             Output.line("no claims; add one with linkctl claim add https://HOST/PATH/ --app APP.desktop")
         } else {

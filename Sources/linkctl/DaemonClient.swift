@@ -57,8 +57,10 @@ final class DaemonClient {
 
     init(connection: DBusConnection) { self.connection = connection }
 
-    func call(path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface, _ member: MemberName,
-              _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000) throws(Failure) -> [DBusValue] {
+    func call(
+        path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface, _ member: MemberName,
+        _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000
+    ) throws(Failure) -> [DBusValue] {
         do {
             let m = try DBusMessage.methodCall(destination: API.busName, path: path, interface: interface, member: member)
             try m.append(contentsOf: args)

@@ -1,6 +1,6 @@
 import DesktopIntegration
-import LinkRouterFiles
 import LinkRouterCore
+import LinkRouterFiles
 import SystemKit
 
 /// `linkctl install`: D-Bus activation file, systemd user unit, optional

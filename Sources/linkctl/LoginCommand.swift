@@ -32,7 +32,8 @@ enum LoginCommand {
             options = try OptionFlags.dictionary(SessionRequest.options, args)
             // The whole login by default when the issuer says where everything is (the core's rule).
             if let request = try? OptionsDecoder.session(options), SessionPlan.exchangesByDefault(request),
-               !args.has("code-only"), !args.has("exchange") {
+                !args.has("code-only"), !args.has("exchange")
+            {
                 options = try OptionFlags.dictionary(SessionRequest.options, args, extra: [("exchange", .boolean(true))])
             }
         } catch {

@@ -45,8 +45,10 @@ enum OpenCommand {
             // RouteLink only when there is a context to carry: `Route` is the same call without one,
             // and building an empty a{sv} costs linkctl ~40 k instructions on every click.
             let timeout = LinkIntake.clientWaitMilliseconds
-            let outcome = context.isEmpty ? try client.call("Route", [.string(uri)], timeoutMilliseconds: timeout)
-                                          : try client.call("RouteLink", [.string(uri), .vardict(context)], timeoutMilliseconds: timeout)
+            let outcome =
+                context.isEmpty
+                ? try client.call("Route", [.string(uri)], timeoutMilliseconds: timeout)
+                : try client.call("RouteLink", [.string(uri), .vardict(context)], timeoutMilliseconds: timeout)
             Output.line(outcome.first?.stringValue ?? "")
             return ExitCode.ok
         } catch .unavailable(let why) {

@@ -20,8 +20,10 @@ enum OptionFlags {
     /// The `a{sv}` the flags give, in the table's order; `override` supplies a
     /// string option's value instead of its flag (a generated claim token, a
     /// refresh token read from stdin).
-    static func dictionary<Request>(_ table: OptionTable<Request>, _ args: ParsedArguments, override: [String: String] = [:],
-                                    extra: [(String, DBusValue)] = []) throws(UsageError) -> DBusValue {
+    static func dictionary<Request>(
+        _ table: OptionTable<Request>, _ args: ParsedArguments, override: [String: String] = [:],
+        extra: [(String, DBusValue)] = []
+    ) throws(UsageError) -> DBusValue {
         var entries: [(String, DBusValue)] = []
         for o in table.rows {
             switch (o.flag, o.field) {

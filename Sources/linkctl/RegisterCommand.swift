@@ -56,12 +56,17 @@ enum RegisterCommand {
             for note in [result.databaseMessage, result.portalMessage].compactMap({ $0 }) { StandardStreams.err("linkctl: note: \(note)\n") }
             let appText = app ?? "none: its deep links are refused until one is named (linkctl register \(scheme) --app APP.desktop)"
             if args.json {
-                Output.json(.object([("scheme", .string(scheme)), ("desktop_file", .string(result.desktopFile)), ("desktop_id", .string(id)),
-                                     ("exec", .string(registration.execLine)), ("database_updated", .bool(result.updatedDatabase)),
-                                     ("app", app.map { .string($0) } ?? .null)]))
+                Output.json(
+                    .object([
+                        ("scheme", .string(scheme)), ("desktop_file", .string(result.desktopFile)), ("desktop_id", .string(id)),
+                        ("exec", .string(registration.execLine)), ("database_updated", .bool(result.updatedDatabase)),
+                        ("app", app.map { .string($0) } ?? .null),
+                    ]))
             } else {
-                Output.fields([("scheme", scheme), ("desktop_file", result.desktopFile), ("exec", registration.execLine),
-                               ("default", "\(id) for \(mime)"), ("app", appText)])
+                Output.fields([
+                    ("scheme", scheme), ("desktop_file", result.desktopFile), ("exec", registration.execLine),
+                    ("default", "\(id) for \(mime)"), ("app", appText),
+                ])
             }
             return ExitCode.ok
         } catch {

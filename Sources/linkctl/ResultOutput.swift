@@ -13,13 +13,15 @@ enum ResultOutput {
     static func print(_ reply: DBusValue?, json: Bool, showTokens: Bool) {
         let entries = reply?.stringKeyedEntries ?? []
         if json {
-            Output.json(.object(entries.compactMap { key, wrapped in
-                switch wrapped.variantValue {
-                case .string(let s)?: return (key, key == "claims" ? .raw(s) : .string(s))
-                case .int64(let n)?: return (key, .number(n))
-                default: return nil
-                }
-            }))
+            Output.json(
+                .object(
+                    entries.compactMap { key, wrapped in
+                        switch wrapped.variantValue {
+                        case .string(let s)?: return (key, key == "claims" ? .raw(s) : .string(s))
+                        case .int64(let n)?: return (key, .number(n))
+                        default: return nil
+                        }
+                    }))
             return
         }
         var text: [String: String] = [:]

@@ -1,6 +1,6 @@
-import SystemKit
 import DBusKit
 import LinkRouterAPI
+import SystemKit
 
 /// `linkctl sessions`: every session the daemon holds, with its status, so
 /// a person can see each step of a login (nothing secret is shown).
@@ -29,16 +29,19 @@ enum SessionsCommand {
                 }
             }
             if args.json {
-                Output.json(.array(rows.map { r in
-                    var fields: [(String, JSON)] = [("session", .string(r[0])), ("status", .string(r[1])), ("redirect_uri", .string(r[2]))]
-                    if r.count > 4 { fields += [("owner", .string(r[3])), ("owner_app", .string(r[4]))] }
-                    return .object(fields)
-                }))
+                Output.json(
+                    .array(
+                        rows.map { r in
+                            var fields: [(String, JSON)] = [("session", .string(r[0])), ("status", .string(r[1])), ("redirect_uri", .string(r[2]))]
+                            if r.count > 4 { fields += [("owner", .string(r[3])), ("owner_app", .string(r[4]))] }
+                            return .object(fields)
+                        }))
             } else if rows.isEmpty {
                 StandardStreams.err("No sessions.\n")
             } else {
-                Output.table(mine ? ["SESSION", "STATUS", "REDIRECT URI"] : ["SESSION", "STATUS", "REDIRECT URI", "OWNER", "APP"],
-                             rows.map { r in [String(r[0].dropFirst(API.sessionsPath.rawValue.count + 1))] + r.dropFirst().map { $0.isEmpty ? "-" : $0 } })
+                Output.table(
+                    mine ? ["SESSION", "STATUS", "REDIRECT URI"] : ["SESSION", "STATUS", "REDIRECT URI", "OWNER", "APP"],
+                    rows.map { r in [String(r[0].dropFirst(API.sessionsPath.rawValue.count + 1))] + r.dropFirst().map { $0.isEmpty ? "-" : $0 } })
             }
             return ExitCode.ok
         } catch {

@@ -38,11 +38,16 @@ enum StatusCommand {
             }
             let pending = (counts["pending"] ?? 0) + (counts["resumed"] ?? 0)
             if args.json {
-                Output.json(.object([("running", .bool(true)), ("version", .string(version)), ("pending", .number(Int64(pending))),
-                                     ("sessions", .number(Int64(counts.values.reduce(0, +))))]))
+                Output.json(
+                    .object([
+                        ("running", .bool(true)), ("version", .string(version)), ("pending", .number(Int64(pending))),
+                        ("sessions", .number(Int64(counts.values.reduce(0, +)))),
+                    ]))
             } else {
-                Output.fields([("Daemon", "running (\(API.busName))"), ("Version", version), ("Pending", String(pending)),
-                               ("Sessions", String(counts.values.reduce(0, +)))])
+                Output.fields([
+                    ("Daemon", "running (\(API.busName))"), ("Version", version), ("Pending", String(pending)),
+                    ("Sessions", String(counts.values.reduce(0, +))),
+                ])
             }
             return ExitCode.ok
         } catch {

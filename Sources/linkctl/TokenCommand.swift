@@ -1,6 +1,6 @@
 import DBusKit
-import LinkRouterCore
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 
 /// `linkctl token refresh`: new tokens for a refresh token, through the

@@ -34,9 +34,11 @@ enum UninstallCommand {
             // The other handlers `register` took out of each scheme's list come back, exactly those.
             for mime in Set(record.removedAssociations.keys).union(record.unaddedAssociations.keys).sorted() {
                 let list = database.userMimeAppsList
-                try FileSystem.writeAtomically(list, text: MimeApps.restoringAssociations(
-                    removed: record.removedAssociations[mime] ?? [], unadded: record.unaddedAssociations[mime] ?? [], for: mime,
-                    in: try? FileSystem.readText(list)), permissions: 0o644)
+                try FileSystem.writeAtomically(
+                    list,
+                    text: MimeApps.restoringAssociations(
+                        removed: record.removedAssociations[mime] ?? [], unadded: record.unaddedAssociations[mime] ?? [], for: mime,
+                        in: try? FileSystem.readText(list)), permissions: 0o644)
                 if !restored.contains(mime) { restored.append(mime) }
             }
             // The portal's remembered picks `register` forgot, as they were.

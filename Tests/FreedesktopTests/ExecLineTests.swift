@@ -24,9 +24,11 @@ struct ExecLineTests {
         #expect(try expand(#"b "50%%""#) == ["b", "50%", "https://x/?a=1&b=2"])
     }
 
-    @Test("URLs with shell metacharacters stay one argument, byte for byte (E1)", arguments: [
-        "https://x/;id", "https://x/$(id)", "https://x/`id`", "https://x/'\"", "https://x/%20 %u", "https://x/a b", "https://x/\nnew", "https://x/*?.|&>",
-    ])
+    @Test(
+        "URLs with shell metacharacters stay one argument, byte for byte (E1)",
+        arguments: [
+            "https://x/;id", "https://x/$(id)", "https://x/`id`", "https://x/'\"", "https://x/%20 %u", "https://x/a b", "https://x/\nnew", "https://x/*?.|&>",
+        ])
     func metacharacters(_ url: String) throws {
         #expect(try expand("b %u", url) == ["b", url])
     }
@@ -49,7 +51,12 @@ extension String {
         var out = ""
         var it = makeIterator()
         while let c = it.next() {
-            if c == "%", let n = it.next() { out.append(n == "%" ? "%" : c); if n != "%" { out.append(n) } } else { out.append(c) }
+            if c == "%", let n = it.next() {
+                out.append(n == "%" ? "%" : c)
+                if n != "%" { out.append(n) }
+            } else {
+                out.append(c)
+            }
         }
         return out
     }

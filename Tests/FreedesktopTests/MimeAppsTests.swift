@@ -56,7 +56,8 @@ struct MimeAppsTests {
 
     @Test("setting a default keeps the rest of the file")
     func settingDefault() {
-        let text = MimeApps.settingDefault("linkrouter-https.desktop", for: ["x-scheme-handler/https"], in: "# mine\n[Default Applications]\ntext/html=b.desktop;\n[Added Associations]\nx-scheme-handler/https=b.desktop;\n")
+        let text = MimeApps.settingDefault(
+            "linkrouter-https.desktop", for: ["x-scheme-handler/https"], in: "# mine\n[Default Applications]\ntext/html=b.desktop;\n[Added Associations]\nx-scheme-handler/https=b.desktop;\n")
         let f = KeyFile(parsing: text)
         #expect(text.hasPrefix("# mine\n"))
         #expect(f.value("text/html", in: "Default Applications") == "b.desktop;")

@@ -44,7 +44,9 @@ struct AppToAppFlowTests {
         let login = try #require(w.provider.waitForLogin())
         #expect(login["user_agent"] as? String == "standin/browser-b")
         let resume = login["resume_uri"] as! String
-        #expect(try w.h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("Browser")], path: path, interface: API.propertiesInterface.rawValue)[0].variantValue == .string("browser-b.desktop"))
+        #expect(
+            try w.h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("Browser")], path: path, interface: API.propertiesInterface.rawValue)[0].variantValue
+                == .string("browser-b.desktop"))
 
         // The Vipps app returns to the merchant app.
         let appStep = try w.h.desktop.xdgOpen("com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(resume))")
@@ -70,8 +72,10 @@ struct AppToAppFlowTests {
         let login = try #require(w.provider.waitForLogin())
         let resume = login["resume_uri"] as! String
         // Browser A (the user's default) opens the resume page itself: no cookie, no code.
-        let r = try w.h.desktop.run(["python3", Paths.fixtures + "/browser.py", "--name", "browser-a", "--jar", w.h.desktop.root + "/browser-a.cookies",
-                                      "--log", w.h.desktop.root + "/browsers.jsonl", "--cafile", w.provider.cafile, resume])
+        let r = try w.h.desktop.run([
+            "python3", Paths.fixtures + "/browser.py", "--name", "browser-a", "--jar", w.h.desktop.root + "/browser-a.cookies",
+            "--log", w.h.desktop.root + "/browsers.jsonl", "--cafile", w.provider.cafile, resume,
+        ])
         #expect(r.status == 0)
         #expect(w.provider.events("resume-refused").first?["user_agent"] as? String == "standin/browser-a")
         #expect(try w.h.app.status(path) == "pending")
@@ -142,11 +146,13 @@ struct AppToAppFlowTests {
         #expect(try w.h.app.status(b) == "failed")
     }
 
-    @Test("every open-redirect attempt is refused: nothing opened, the session untouched (R1)", arguments: [
-        "https://evil.example/", "https://127.0.0.1.evil.example/x", "https://127.0.0.1@evil.example/x", "http://127.0.0.1/x",
-        "javascript:alert(1)", "file:///etc/passwd", "https://127.0.0.1:1/vipps-login-idp/resume", "data:text/html,hi",
-        "https://127.0.0.1/x%0D%0ALocation:%20evil",
-    ])
+    @Test(
+        "every open-redirect attempt is refused: nothing opened, the session untouched (R1)",
+        arguments: [
+            "https://evil.example/", "https://127.0.0.1.evil.example/x", "https://127.0.0.1@evil.example/x", "http://127.0.0.1/x",
+            "javascript:alert(1)", "file:///etc/passwd", "https://127.0.0.1:1/vipps-login-idp/resume", "data:text/html,hi",
+            "https://127.0.0.1/x%0D%0ALocation:%20evil",
+        ])
     func openRedirects(_ target: String) throws {
         let w = try world()
         let (path, _) = try begin(w)
@@ -202,7 +208,9 @@ struct AppToAppFlowTests {
     func adopted() throws {
         let w = try world()
         let state = "RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gDNk"
-        let url = w.provider.origin + "/authorize?app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback&requested_flow=app_to_app&scope=openid&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fapp-callback&code_challenge_method=S256&state=\(state)&nonce=n&client_id=c&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        let url =
+            w.provider.origin
+            + "/authorize?app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback&requested_flow=app_to_app&scope=openid&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fapp-callback&code_challenge_method=S256&state=\(state)&nonce=n&client_id=c&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         let (path, shown) = try w.h.app.begin([("authorize_url", .string(url)), ("browser", .string("browser-b.desktop")), ("resume", .string("client"))])
         #expect(shown == url)
         let login = try #require(w.provider.waitForLogin())

@@ -16,24 +16,26 @@ struct BeginSessionRefusalTests {
         good.filter { $0.0 != key } + [(key, value)]
     }
 
-    @Test("semantic refusals are InvalidArgument with a message that says what to do", arguments: [
-        ("redirect_uri", DBusValue.string("myapp://callback"), "reverse-domain"),
-        ("redirect_uri", .string("https://example.com/cb#frag"), "fragment"),
-        ("redirect_uri", .string("http://example.com/cb"), "loopback"),
-        ("redirect_uri", .string("javascript:alert(1)"), "never an app's own scheme"),
-        ("authorization_endpoint", .string("http://auth.example.com/authorize"), "https"),
-        ("client_id", .string(String(repeating: "x", count: 1 << 20)), "bytes long"),
-        ("client_id", .string("a\u{1}b"), "printable"),
-        ("scope", .string("openid\nprofile"), "scope"),
-        ("ttl", .uint32(0), "ttl"),
-        ("ttl", .uint32(999_999), "ttl"),
-        ("browser", .string("../../bin/sh"), "desktop file id"),
-        ("resume", .string("sometimes"), "browser, client, none"),
-        ("claim_token", .string("short"), "22"),
-        ("code_challenge", .string("plain"), "S256"),
-        ("issuer", .string("http://as.example"), "issuer"),
-        ("extra_params", .stringDict([("state", "x")]), "may not set"),
-    ])
+    @Test(
+        "semantic refusals are InvalidArgument with a message that says what to do",
+        arguments: [
+            ("redirect_uri", DBusValue.string("myapp://callback"), "reverse-domain"),
+            ("redirect_uri", .string("https://example.com/cb#frag"), "fragment"),
+            ("redirect_uri", .string("http://example.com/cb"), "loopback"),
+            ("redirect_uri", .string("javascript:alert(1)"), "never an app's own scheme"),
+            ("authorization_endpoint", .string("http://auth.example.com/authorize"), "https"),
+            ("client_id", .string(String(repeating: "x", count: 1 << 20)), "bytes long"),
+            ("client_id", .string("a\u{1}b"), "printable"),
+            ("scope", .string("openid\nprofile"), "scope"),
+            ("ttl", .uint32(0), "ttl"),
+            ("ttl", .uint32(999_999), "ttl"),
+            ("browser", .string("../../bin/sh"), "desktop file id"),
+            ("resume", .string("sometimes"), "browser, client, none"),
+            ("claim_token", .string("short"), "22"),
+            ("code_challenge", .string("plain"), "S256"),
+            ("issuer", .string("http://as.example"), "issuer"),
+            ("extra_params", .stringDict([("state", "x")]), "may not set"),
+        ])
     func semantic(_ key: String, _ value: DBusValue, _ words: String) throws {
         let h = try Harness()
         let message = try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.begin(Self.with(key, value)) }

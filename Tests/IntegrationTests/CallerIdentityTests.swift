@@ -19,19 +19,25 @@ struct CallerIdentityTests {
         }
     }
 
-    @Test("a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) is recorded as flatpak:ID; its result still goes to it alone",
-          .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    @Test(
+        "a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) is recorded as flatpak:ID; its result still goes to it alone",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
     func flatpak() throws {
         let h = try Harness()
         let sandbox = try FlatpakSandbox(desktop: h.desktop, appID: "org.example.SandboxedApp")
         let bus = try sandbox.startProxy(talk: [API.busName.rawValue])
         let out = h.desktop.root + "/sandboxed.out"
-        let pid = try Subprocess.spawn(sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/python3", Paths.fixtures + "/sandbox_begin.py"]),
-                                       environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
-        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        let pid = try Subprocess.spawn(
+            sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/python3", Paths.fixtures + "/sandbox_begin.py"]),
+            environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        defer {
+            kill(pid, SIGTERM)
+            Subprocess.wait(pid)
+        }
         try #require(eventually(timeoutMilliseconds: 15_000) { !Self.lines(out).isEmpty }, "\((try? FileSystem.readText(out + ".err")) ?? "")")
         let begun = Self.lines(out)[0]
-        let path = try #require(begun["session"] as? String), url = try #require(begun["url"] as? String)
+        let path = try #require(begun["session"] as? String)
+        let url = try #require(begun["url"] as? String)
         #expect(try eventually { try h.app.sessionProperty("OwnerApp", of: path) == "flatpak:org.example.SandboxedApp" })
         let row = try h.desktop.linkctl("sessions", "--json")
         #expect(row.text.contains("\"owner_app\":\"flatpak:org.example.SandboxedApp\""))

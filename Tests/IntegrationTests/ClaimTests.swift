@@ -56,22 +56,24 @@ struct ClaimTests {
         #expect(site.opened().count == 1)
     }
 
-    @Test("refusals: each a clear error, the record unchanged, nothing delivered, the daemon up", arguments: [
-        (["claim", "add", "https://x.example/"], 64, "claim add needs --app DESKTOP-ID"),
-        (["claim", "add", "https://x.example/", "--app", "nope.desktop"], 1, "no desktop entry nope.desktop"),
-        (["claim", "add", "https://x.example/", "--app", "Chat"], 64, "--app takes a desktop file id"),
-        (["claim", "add", "https://x.example/", "--app", "linkrouter-https.desktop"], 1, "linkrouter's own entry"),
-        (["claim", "add", "https://x.example/", "--app", "org.example.Forwarder.desktop"], 1, "hands links on"),
-        (["claim", "add", "http://x.example/", "--app", "org.example.Chat.desktop"], 1, "is not https"),
-        (["claim", "add", "https://x.example/app", "--app", "org.example.Chat.desktop"], 1, "does not end at a path segment boundary"),
-        (["claim", "add", "https://x.example/?q=1", "--app", "org.example.Chat.desktop"], 1, "userinfo, a query or a fragment"),
-        (["claim", "add", "https://left.example/", "--app", "org.example.Chat.desktop"], 1, "left.example is left to the browser"),
-        (["claim", "add", "https://taken.example/", "--app", "org.example.Chat.desktop"], 1, "you already gave https://taken.example/ to org.example.Other.desktop"),
-        (["claim", "remove", "https://never.example/"], 1, "no claim https://never.example/ was added"),
-        (["claim", "remove", "https://own.example/"], 1, "claimed by org.example.Own.desktop's own desktop entry"),
-        (["claim", "frobnicate"], 64, "use claim add PREFIX --app DESKTOP-ID, claim list, or claim remove PREFIX"),
-        (["claim", "list", "--app", "x.desktop"], 64, "claim list takes no --app"),
-    ])
+    @Test(
+        "refusals: each a clear error, the record unchanged, nothing delivered, the daemon up",
+        arguments: [
+            (["claim", "add", "https://x.example/"], 64, "claim add needs --app DESKTOP-ID"),
+            (["claim", "add", "https://x.example/", "--app", "nope.desktop"], 1, "no desktop entry nope.desktop"),
+            (["claim", "add", "https://x.example/", "--app", "Chat"], 64, "--app takes a desktop file id"),
+            (["claim", "add", "https://x.example/", "--app", "linkrouter-https.desktop"], 1, "linkrouter's own entry"),
+            (["claim", "add", "https://x.example/", "--app", "org.example.Forwarder.desktop"], 1, "hands links on"),
+            (["claim", "add", "http://x.example/", "--app", "org.example.Chat.desktop"], 1, "is not https"),
+            (["claim", "add", "https://x.example/app", "--app", "org.example.Chat.desktop"], 1, "does not end at a path segment boundary"),
+            (["claim", "add", "https://x.example/?q=1", "--app", "org.example.Chat.desktop"], 1, "userinfo, a query or a fragment"),
+            (["claim", "add", "https://left.example/", "--app", "org.example.Chat.desktop"], 1, "left.example is left to the browser"),
+            (["claim", "add", "https://taken.example/", "--app", "org.example.Chat.desktop"], 1, "you already gave https://taken.example/ to org.example.Other.desktop"),
+            (["claim", "remove", "https://never.example/"], 1, "no claim https://never.example/ was added"),
+            (["claim", "remove", "https://own.example/"], 1, "claimed by org.example.Own.desktop's own desktop entry"),
+            (["claim", "frobnicate"], 64, "use claim add PREFIX --app DESKTOP-ID, claim list, or claim remove PREFIX"),
+            (["claim", "list", "--app", "x.desktop"], 64, "claim list takes no --app"),
+        ])
     func refusals(_ args: [String], _ status: Int32, _ message: String) throws {
         let h = try Harness(register: false)
         #expect(try h.desktop.linkctl("install", "--claim-https", "--leave-to-browser", "left.example").status == 0)
@@ -103,7 +105,9 @@ struct ClaimTests {
         #expect(app.opened().isEmpty)
     }
 
-    @Test("a real app that ships no claim: Telegram Desktop from Debian gets https://t.me/ links", .enabled(if: Telegram.entry != nil, "telegram-desktop is not installed (Debian: telegram-desktop); scripts/setup --test installs it"))
+    @Test(
+        "a real app that ships no claim: Telegram Desktop from Debian gets https://t.me/ links",
+        .enabled(if: Telegram.entry != nil, "telegram-desktop is not installed (Debian: telegram-desktop); scripts/setup --test installs it"))
     func telegram() throws {
         let h = try world()
         let display = try XvfbDisplay(desktop: h.desktop)

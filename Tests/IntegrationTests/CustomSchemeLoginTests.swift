@@ -1,7 +1,7 @@
-import OpenSSLKit
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 import Testing
 
@@ -14,8 +14,10 @@ struct CustomSchemeLoginTests {
         let h = try Harness()
         let outPath = h.desktop.root + "/login.out"
         let pid = try Subprocess.spawn(
-            [Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "demo",
-             "--redirect-uri", "com.example.app:/callback", "--scope", "openid profile", "--json"],
+            [
+                Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "demo",
+                "--redirect-uri", "com.example.app:/callback", "--scope", "openid profile", "--json",
+            ],
             environment: h.desktop.environment, stdout: .file(outPath), stderr: .file(outPath + ".err"))
         let opened = h.desktop.waitForBrowser(Harness.browser)
         let url = try #require(opened.first)
@@ -71,8 +73,9 @@ struct CustomSchemeLoginTests {
     @Test("linkctl begin in one process, linkctl wait (with the claim token) in another")
     func beginThenWait() throws {
         let h = try Harness()
-        let begun = try h.desktop.linkctl("begin", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "demo",
-                                          "--redirect-uri", "com.example.app:/callback", "--no-browser", "--json")
+        let begun = try h.desktop.linkctl(
+            "begin", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "demo",
+            "--redirect-uri", "com.example.app:/callback", "--no-browser", "--json")
         #expect(begun.status == 0, "\(begun.errorText)")
         let path = try #require(begun.text.jsonField("session"))
         let url = try #require(begun.text.jsonField("authorize_url"))
@@ -126,8 +129,15 @@ extension String {
         var out = ""
         var escaped = false
         for c in self[r.upperBound...] {
-            if escaped { out.append(c); escaped = false; continue }
-            if c == "\\" { escaped = true; continue }
+            if escaped {
+                out.append(c)
+                escaped = false
+                continue
+            }
+            if c == "\\" {
+                escaped = true
+                continue
+            }
             if c == "\"" { return out }
             out.append(c)
         }

@@ -104,7 +104,8 @@ extension String {
     /// The body of the ```xml block that follows `marker`.
     func xmlBlock(after marker: String) -> String? {
         guard let m = firstRange(of: marker), let open = self[m.upperBound...].firstRange(of: "```xml\n"),
-              let close = self[open.upperBound...].firstRange(of: "```") else { return nil }
+            let close = self[open.upperBound...].firstRange(of: "```")
+        else { return nil }
         return String(self[open.upperBound..<close.lowerBound])
     }
 }

@@ -71,8 +71,10 @@ struct DeepLinkTests {
         #expect(result["code"] == "only-for-the-owner" && result["callback_uri"] == callback)
         #expect(app.waitForOpens(2) == ["com.example.app:/items/1", "com.example.app:/items/2"])
         // A login link never becomes a deep link: a replay, an unknown state, the callback path without a state.
-        for login in [callback, "com.example.app:/callback?code=x&state=forged-state-00000000", "com.example.app:/callback",
-                      "com.example.app:/elsewhere?state=s&code=c"] {
+        for login in [
+            callback, "com.example.app:/callback?code=x&state=forged-state-00000000", "com.example.app:/callback",
+            "com.example.app:/elsewhere?state=s&code=c",
+        ] {
             let r = try h.desktop.linkctl("open", "--", login)
             #expect(r.status == 1, "\(login): \(r.text)")
         }
@@ -135,7 +137,10 @@ struct DeepLinkTests {
     func refusals() throws {
         let h = try Harness()
         let e = try h.expectRefusal(errorPrefix + "NoApp") { _ = try h.app.route("com.example.app:/items/1") }
-        #expect(e == "no app takes com.example.app: links: register the app that should with `linkctl register com.example.app --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/com.example.app;)")
+        #expect(
+            e
+                == "no app takes com.example.app: links: register the app that should with `linkctl register com.example.app --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/com.example.app;)"
+        )
         let r = try h.desktop.xdgOpen("com.example.app:/items/1")
         #expect(r.status != 0 && r.errorText.contains("(NoApp)"), "\(r.errorText)")
         try h.expectRefusal(errorPrefix + "NotACallback") { _ = try h.app.route("mailto:someone@example.com") }
@@ -148,8 +153,9 @@ struct DeepLinkTests {
         // D-Bus activatable, but its service cannot start: a custom-scheme link is an error naming the app.
         let (h, app) = try world { d, bus in
             let a = try TestApp.gapplication(d, bus: bus)
-            try FileSystem.writeAtomically(bus.serviceDirectory + "/org.example.LinkApp.service",
-                                           text: "[D-BUS Service]\nName=org.example.LinkApp\nExec=/bin/false\n", permissions: 0o644)
+            try FileSystem.writeAtomically(
+                bus.serviceDirectory + "/org.example.LinkApp.service",
+                text: "[D-BUS Service]\nName=org.example.LinkApp\nExec=/bin/false\n", permissions: 0o644)
             return a
         }
         let r = try h.desktop.linkctl("open", "--", "com.example.app:/items/1")
@@ -157,15 +163,17 @@ struct DeepLinkTests {
         #expect(r.errorText.contains("org.example.LinkApp.desktop could not open the link") && r.errorText.contains("(AppFailed)"), "\(r.errorText)")
         #expect(app.opened().isEmpty && h.daemonAnswers)
         // The same app claiming https: the link is not lost, the browser gets it.
-        try FileSystem.writeAtomically(h.desktop.applications + "/org.example.LinkApp.desktop", text: """
-            [Desktop Entry]
-            Type=Application
-            Name=Link test app
-            Exec=/usr/bin/python3 \(Paths.fixtures)/gapp.py org.example.LinkApp \(app.record) %U
-            DBusActivatable=true
-            X-LinkRouter-Claims=https://example.com/app/;
+        try FileSystem.writeAtomically(
+            h.desktop.applications + "/org.example.LinkApp.desktop",
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=Link test app
+                Exec=/usr/bin/python3 \(Paths.fixtures)/gapp.py org.example.LinkApp \(app.record) %U
+                DBusActivatable=true
+                X-LinkRouter-Claims=https://example.com/app/;
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         try h.desktop.addBrowser(Harness.browser)
         #expect(try h.desktop.linkctl("install", "--claim-https").status == 0)
         // What the click hears says what happened: the browser took it, not the app.
@@ -190,18 +198,21 @@ struct DeepLinkTests {
         #expect(h.desktop.invocations(Harness.browser).isEmpty)
     }
 
-    @Test("register --app: a missing binary, odd field codes, linkrouter itself and a forwarder are refused with the reason", arguments: [
-        ("Exec=/nonexistent/bin/app %u", "runs /nonexistent/bin/app, which is not installed"),
-        ("Exec=/bin/cat %f", "has Exec field code %f, which does not take a URL"),
-        ("Exec=/bin/cat %d %u", "has Exec field code %d"),
-        ("Exec=/usr/bin/xdg-open %u", "runs xdg-open, which hands links on"),
-        ("Exec=/bin/cat %u\nHidden=true", "is Hidden"),
-        ("Exec=/bin/cat %u\nTryExec=/nonexistent/app", "names TryExec=/nonexistent/app, which is not installed"),
-    ])
+    @Test(
+        "register --app: a missing binary, odd field codes, linkrouter itself and a forwarder are refused with the reason",
+        arguments: [
+            ("Exec=/nonexistent/bin/app %u", "runs /nonexistent/bin/app, which is not installed"),
+            ("Exec=/bin/cat %f", "has Exec field code %f, which does not take a URL"),
+            ("Exec=/bin/cat %d %u", "has Exec field code %d"),
+            ("Exec=/usr/bin/xdg-open %u", "runs xdg-open, which hands links on"),
+            ("Exec=/bin/cat %u\nHidden=true", "is Hidden"),
+            ("Exec=/bin/cat %u\nTryExec=/nonexistent/app", "names TryExec=/nonexistent/app, which is not installed"),
+        ])
     func badApps(_ exec: String, _ reason: String) throws {
         let h = try Harness(register: false)
-        try FileSystem.writeAtomically(h.desktop.applications + "/org.example.Bad.desktop",
-                                       text: "[Desktop Entry]\nType=Application\nName=Bad\n\(exec)\nMimeType=x-scheme-handler/com.example.app;\n", permissions: 0o644)
+        try FileSystem.writeAtomically(
+            h.desktop.applications + "/org.example.Bad.desktop",
+            text: "[Desktop Entry]\nType=Application\nName=Bad\n\(exec)\nMimeType=x-scheme-handler/com.example.app;\n", permissions: 0o644)
         let r = try h.desktop.linkctl("register", "com.example.app", "--app", "org.example.Bad.desktop")
         #expect(r.status == 1)
         #expect(r.errorText.contains(reason), "\(r.errorText)")

@@ -169,8 +169,9 @@ struct DurabilityTests {
         let h = try Harness(daemonArguments: ["--max-pending-per-client", "200"])
         let sessions = try (0..<100).map { _ in try h.app.beginQuiet() }
         let pids = try sessions.enumerated().map { i, s in
-            try Subprocess.spawn([Paths.linkctl, "open", "--", "com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))"],
-                                 environment: h.desktop.environment, stdout: .file(h.desktop.root + "/burst.\(i).out"), stderr: .file(h.desktop.root + "/burst.err"))
+            try Subprocess.spawn(
+                [Paths.linkctl, "open", "--", "com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))"],
+                environment: h.desktop.environment, stdout: .file(h.desktop.root + "/burst.\(i).out"), stderr: .file(h.desktop.root + "/burst.err"))
         }
         let statuses = pids.map { Subprocess.wait($0) }
         #expect(statuses.allSatisfy { $0 == 0 }, "\((try? FileSystem.readText(h.desktop.root + "/burst.err")) ?? "")")
@@ -206,8 +207,11 @@ struct DurabilityTests {
         #expect(eventually { DaemonProcess.nameHasOwner(app.connection) })
         var refused: DBusError?
         var begun: [(path: String, url: String)] = []
-        let padded = BeginSessionRefusalTests.good + [("open_browser", .boolean(false)),
-                                                      ("extra_params", .stringDict([("pad", String(repeating: "p", count: 1500))]))]
+        let padded =
+            BeginSessionRefusalTests.good + [
+                ("open_browser", .boolean(false)),
+                ("extra_params", .stringDict([("pad", String(repeating: "p", count: 1500))])),
+            ]
         for _ in 0..<400 {
             do {
                 begun.append(try app.begin(padded))
@@ -230,8 +234,9 @@ struct DurabilityTests {
         _ = disk
     }
 
-    @Test("a read-only runtime directory: BeginSession is refused with StorageFailed, links still pass through (P6)",
-          .enabled(if: geteuid() == 0, "mounting a read-only tmpfs needs root"))
+    @Test(
+        "a read-only runtime directory: BeginSession is refused with StorageFailed, links still pass through (P6)",
+        .enabled(if: geteuid() == 0, "mounting a read-only tmpfs needs root"))
     func readOnly() throws {
         let desktop = try TestDesktop()
         let bus = try PrivateBus(desktop: desktop)

@@ -1,9 +1,9 @@
 import DBusKit
 import DesktopIntegration
-import LinkRouterFiles
 import Freedesktop
 import Glibc
 import LinkRouterAPI
+import LinkRouterFiles
 import SystemKit
 import Testing
 
@@ -31,8 +31,10 @@ struct HttpsClaimTests {
         let record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
         #expect(record.browser == Harness.browser)
         #expect(record.previousDefaults["x-scheme-handler/https"] == "standin.desktop;")
-        for f in [h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service", h.desktop.configHome + "/systemd/user/linkrouterd.service",
-                  h.desktop.applications + "/linkrouter-https.desktop"] {
+        for f in [
+            h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service", h.desktop.configHome + "/systemd/user/linkrouterd.service",
+            h.desktop.applications + "/linkrouter-https.desktop",
+        ] {
             #expect(record.files.contains(f) && FileSystem.exists(f), "\(f)")
         }
         let service = try FileSystem.readText(h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service")
@@ -44,15 +46,19 @@ struct HttpsClaimTests {
     /// A raw space or non-ASCII character after the host reaches the browser percent-encoded (the
     /// form a launcher such as KDE's decoded it from, and RFC 3987's IRI-to-URI mapping, which the
     /// browser applies itself); every other byte, the host included, as it came.
-    @Test("web links reach the recorded browser byte for byte; shell metacharacters run nothing (E1)", arguments: [
-        ("https://example.org/path?q=a%20b&x=1#frag", "https://example.org/path?q=a%20b&x=1#frag"),
-        ("https://example.org/a b?c=d e", "https://example.org/a%20b?c=d%20e"),
-        ("http://example.org/%E2%9C%93?%25=%26&%zz", "http://example.org/%E2%9C%93?%25=%26&%zz"),
-        ("https://例え.jp/パス?q=値", "https://例え.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4"),
-        ("https://example.org/?q=$(touch CANARY)&r=`touch CANARY`;touch CANARY|cat>CANARY<x'\"\\*",
-         "https://example.org/?q=$(touch%20CANARY)&r=`touch%20CANARY`;touch%20CANARY|cat>CANARY<x'\"\\*"),
-        ("https://example.org/" + String(repeating: "a", count: 10_000), "https://example.org/" + String(repeating: "a", count: 10_000)),
-    ])
+    @Test(
+        "web links reach the recorded browser byte for byte; shell metacharacters run nothing (E1)",
+        arguments: [
+            ("https://example.org/path?q=a%20b&x=1#frag", "https://example.org/path?q=a%20b&x=1#frag"),
+            ("https://example.org/a b?c=d e", "https://example.org/a%20b?c=d%20e"),
+            ("http://example.org/%E2%9C%93?%25=%26&%zz", "http://example.org/%E2%9C%93?%25=%26&%zz"),
+            ("https://例え.jp/パス?q=値", "https://例え.jp/%E3%83%91%E3%82%B9?q=%E5%80%A4"),
+            (
+                "https://example.org/?q=$(touch CANARY)&r=`touch CANARY`;touch CANARY|cat>CANARY<x'\"\\*",
+                "https://example.org/?q=$(touch%20CANARY)&r=`touch%20CANARY`;touch%20CANARY|cat>CANARY<x'\"\\*"
+            ),
+            ("https://example.org/" + String(repeating: "a", count: 10_000), "https://example.org/" + String(repeating: "a", count: 10_000)),
+        ])
     func passthrough(_ url: String, _ expected: String) throws {
         let h = try claimed()
         let r = try h.desktop.run(["sh", "-c", "cd \"$1\" && exec xdg-open \"$2\"", "sh", h.desktop.root, url])
@@ -155,14 +161,16 @@ struct HttpsClaimTests {
     @Test("doctor finds a stale handler whose linkctl is gone, and a stray linkrouter entry")
     func doctorStale() throws {
         let h = try claimed()
-        try FileSystem.writeAtomically(h.desktop.applications + "/linkrouter-org.stale.app.desktop", text: """
-            [Desktop Entry]
-            Type=Application
-            Name=stale
-            Exec=/nonexistent/linkctl open -- %u
-            MimeType=x-scheme-handler/org.stale.app;
+        try FileSystem.writeAtomically(
+            h.desktop.applications + "/linkrouter-org.stale.app.desktop",
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=stale
+                Exec=/nonexistent/linkctl open -- %u
+                MimeType=x-scheme-handler/org.stale.app;
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         let r = try h.desktop.linkctl("doctor")
         #expect(r.status == 1)
         #expect(r.text.contains("FAIL  linkrouter-org.stale.app.desktop: a linkrouter desktop file that no install recorded"))
@@ -174,7 +182,8 @@ struct HttpsClaimTests {
         // A "browser" whose program hands the link straight back to xdg-open (and so to linkctl).
         let script = h.desktop.root + "/bin/bouncer"
         try FileSystem.writeAtomically(script, text: "#!/bin/sh\necho \"$@\" >> \(h.desktop.root)/bounces\nxdg-open \"$1\"\necho $? > \(h.desktop.root)/bounced\n", permissions: 0o755)
-        try FileSystem.writeAtomically(h.desktop.applications + "/bouncer.desktop", text: "[Desktop Entry]\nType=Application\nName=Bouncer\nExec=\(script) %u\nMimeType=x-scheme-handler/https;\n", permissions: 0o644)
+        try FileSystem.writeAtomically(
+            h.desktop.applications + "/bouncer.desktop", text: "[Desktop Entry]\nType=Application\nName=Bouncer\nExec=\(script) %u\nMimeType=x-scheme-handler/https;\n", permissions: 0o644)
         var record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
         record.browser = "bouncer.desktop"
         try record.write(h.desktop.stateHome + "/linkrouter/install.conf")

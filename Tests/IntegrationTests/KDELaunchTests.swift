@@ -29,8 +29,10 @@ struct KDELaunchTests {
         func escape(_ b: Int) -> String { "%" + String(hex[b >> 4]) + String(hex[b & 15]) }
         var cases = (0..<256).map { b in (name: "b" + escape(b).dropFirst(), sent: escape(b)) }
         // Valid UTF-8 (decoded), invalid sequences and a noncharacter (kept), double encoding (decoded once at most), stray %.
-        for (i, sent) in ["%C3%A9", "%E2%82%AC", "%F0%9F%98%80", "%C2%A0", "%C2%85", "%c3%a9", "%C3%28", "%C0%AF", "%ED%A0%80", "%EF%BF%BF",
-                          "%2520", "%25C3%25A9", "%2f", "%7e%41"].enumerated() {
+        for (i, sent) in [
+            "%C3%A9", "%E2%82%AC", "%F0%9F%98%80", "%C2%A0", "%C2%85", "%c3%a9", "%C3%28", "%C0%AF", "%ED%A0%80", "%EF%BF%BF",
+            "%2520", "%25C3%25A9", "%2f", "%7e%41",
+        ].enumerated() {
             cases.append((name: "u\(i)", sent: sent))
         }
         let link = "com.example.probe:/p?" + cases.map { $0.name + "=" + $0.sent }.joined(separator: "&")
@@ -149,8 +151,9 @@ final class StartupWatch {
     init(desktop: TestDesktop) throws {
         out = desktop.root + "/startup-\(Clock.monotonicNanoseconds()).jsonl"
         let ready = out + ".ready"
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/startup_watch.py", "--out", out], environment: desktop.environment,
-                                   stdout: .file(ready), stderr: .file(ready + ".err"))
+        pid = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/startup_watch.py", "--out", out], environment: desktop.environment,
+            stdout: .file(ready), stderr: .file(ready + ".err"))
         guard eventually(timeoutMilliseconds: 10_000, { ((try? FileSystem.readText(ready)) ?? "").contains("ready") }) else {
             kill(pid, SIGTERM)
             throw SystemError("startup_watch did not start: \((try? FileSystem.readText(ready + ".err")) ?? "")", code: ETIMEDOUT)

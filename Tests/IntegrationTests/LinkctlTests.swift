@@ -24,17 +24,22 @@ struct LinkctlTests {
         #expect(try d.linkctl("--version").text == "linkctl \(API.version)\n")
     }
 
-    @Test("usage errors exit 64 with the reason and a hint", arguments: [
-        (["frobnicate"], "linkctl: unknown command \"frobnicate\"\nTry 'linkctl --help'.\n"),
-        (["wait"], "linkctl: wait needs SESSION\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
-        (["wait", "a", "b"], "linkctl: wait takes one operand (SESSION), not 2\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
-        (["begin", "--bogus"], "linkctl: unknown option --bogus\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-        (["begin", "--ttl"], "linkctl: --ttl needs a value (SECONDS)\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-        (["begin", "--ttl", "ten"], "linkctl: --ttl takes a number of seconds, not ten\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-        (["begin", "--json=yes"], "linkctl: --json takes no value\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-        (["wait", "not/a/session"], "linkctl: not/a/session is not a session path or id\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
-        (["register", "myapp"], "linkctl: myapp is not a reverse-domain scheme; register a scheme such as com.example.app (https is claimed with linkctl install --claim-https)\nUsage: linkctl register [OPTION…] SCHEME\nTry 'linkctl register --help'.\n"),
-    ])
+    @Test(
+        "usage errors exit 64 with the reason and a hint",
+        arguments: [
+            (["frobnicate"], "linkctl: unknown command \"frobnicate\"\nTry 'linkctl --help'.\n"),
+            (["wait"], "linkctl: wait needs SESSION\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+            (["wait", "a", "b"], "linkctl: wait takes one operand (SESSION), not 2\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+            (["begin", "--bogus"], "linkctl: unknown option --bogus\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+            (["begin", "--ttl"], "linkctl: --ttl needs a value (SECONDS)\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+            (["begin", "--ttl", "ten"], "linkctl: --ttl takes a number of seconds, not ten\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+            (["begin", "--json=yes"], "linkctl: --json takes no value\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
+            (["wait", "not/a/session"], "linkctl: not/a/session is not a session path or id\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+            (
+                ["register", "myapp"],
+                "linkctl: myapp is not a reverse-domain scheme; register a scheme such as com.example.app (https is claimed with linkctl install --claim-https)\nUsage: linkctl register [OPTION…] SCHEME\nTry 'linkctl register --help'.\n"
+            ),
+        ])
     func usage(_ args: [String], _ stderr: String) throws {
         let d = try TestDesktop()
         let r = try d.linkctl(args)
@@ -43,12 +48,14 @@ struct LinkctlTests {
         #expect(r.text.isEmpty)
     }
 
-    @Test("open takes exactly one absolute URL with a scheme it handles, and otherwise never calls the daemon (U5, U10, E2)", arguments: [
-        ["open", "--", "--help"], ["open", "-x"], ["open", "--", "-x"], ["open"], ["open", "--", ""],
-        ["open", "--", "com.example.app:/cb?code=1&state=2", "com.example.app:/cb?code=3&state=4"],
-        ["open", "--", "cb?code=1&state=2"], ["open", "--", "/callback?code=1"], ["open", "--", "file:///etc/passwd"],
-        ["open", "--", "javascript:alert(1)"], ["open", "--", "myapp:/callback?state=1"], ["open", "--", "com.example.app:/cb?code=a\nb"],
-    ])
+    @Test(
+        "open takes exactly one absolute URL with a scheme it handles, and otherwise never calls the daemon (U5, U10, E2)",
+        arguments: [
+            ["open", "--", "--help"], ["open", "-x"], ["open", "--", "-x"], ["open"], ["open", "--", ""],
+            ["open", "--", "com.example.app:/cb?code=1&state=2", "com.example.app:/cb?code=3&state=4"],
+            ["open", "--", "cb?code=1&state=2"], ["open", "--", "/callback?code=1"], ["open", "--", "file:///etc/passwd"],
+            ["open", "--", "javascript:alert(1)"], ["open", "--", "myapp:/callback?state=1"], ["open", "--", "com.example.app:/cb?code=a\nb"],
+        ])
     func openRefusals(_ args: [String]) throws {
         // No bus at all: had linkctl tried to reach the daemon, it would have queued the link (exit 0).
         let d = try TestDesktop()

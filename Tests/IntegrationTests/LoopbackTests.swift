@@ -36,9 +36,12 @@ struct LoopbackTests {
     func linkctlLogin() throws {
         let h = try Harness()
         let out = h.desktop.root + "/login.json"
-        let pid = try Subprocess.spawn([Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "cli",
-                                        "--redirect-uri", "http://127.0.0.1/callback", "--json"],
-                                       environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        let pid = try Subprocess.spawn(
+            [
+                Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "cli",
+                "--redirect-uri", "http://127.0.0.1/callback", "--json",
+            ],
+            environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         let url = try #require(h.desktop.waitForBrowser(Harness.browser).first)
         let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
         #expect(redirect.hasPrefix("http://127.0.0.1:") && redirect.hasSuffix("/callback"))
@@ -66,8 +69,10 @@ struct LoopbackTests {
         if registered.contains("::1") { #expect(redirect.hasPrefix("http://[::1]:")) }
         _ = try #require(provider.waitForLogin())
         let hop = provider.origin + "/redirect-to?url=" + PercentEncoding.encode(redirect + "?state=\(Harness.state(of: url))&code=via-302")
-        let r = try h.desktop.run(["python3", Paths.fixtures + "/browser.py", "--name", "a", "--jar", h.desktop.root + "/a.cookies",
-                                   "--log", h.desktop.root + "/browsers.jsonl", "--cafile", provider.cafile, hop])
+        let r = try h.desktop.run([
+            "python3", Paths.fixtures + "/browser.py", "--name", "a", "--jar", h.desktop.root + "/a.cookies",
+            "--log", h.desktop.root + "/browsers.jsonl", "--cafile", provider.cafile, hop,
+        ])
         #expect(r.status == 0)
         let steps = h.desktop.browserSteps()
         #expect(steps.last?["url"] as? String == redirect + "?state=\(Harness.state(of: url))&code=via-302")

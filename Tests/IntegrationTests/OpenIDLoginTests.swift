@@ -10,14 +10,17 @@ import Testing
 /// token verified, a refresh. The user's part (the login form) is played by
 /// Fixtures/scripted_login.py over Glewlwyd's own REST API, so these tests
 /// need no browser; the redirect reaches the daemon through the real xdg-open.
-@Suite("The whole login: discovery, exchange, a verified ID token (Glewlwyd)", .serialized,
-       .enabled(if: OpenIDWorld.unavailable == nil, "\(OpenIDWorld.unavailable ?? "")"))
+@Suite(
+    "The whole login: discovery, exchange, a verified ID token (Glewlwyd)", .serialized,
+    .enabled(if: OpenIDWorld.unavailable == nil, "\(OpenIDWorld.unavailable ?? "")"))
 struct OpenIDLoginTests {
     @Test("linkctl login --issuer --json through the real xdg-open prints verified tokens; linkctl token refresh gets new ones with the same checks")
     func linkctlLogin() throws {
         let w = try OpenIDWorld()
-        let (status, out, err) = try w.linkctlLogin(["--issuer", w.provider.issuer, "--client-id", w.provider.clientID,
-                                                     "--redirect-uri", "com.example.app:/callback", "--scope", "openid email profile", "--json"])
+        let (status, out, err) = try w.linkctlLogin([
+            "--issuer", w.provider.issuer, "--client-id", w.provider.clientID,
+            "--redirect-uri", "com.example.app:/callback", "--scope", "openid email profile", "--json",
+        ])
         #expect(status == 0, "\(err)")
         let json = try #require(try? JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any], "\(out)")
         #expect(json["code"] == nil && json["code_verifier"] == nil, "the code was exchanged, not handed out")
@@ -33,8 +36,10 @@ struct OpenIDLoginTests {
         // answers a refresh with a new access token only: no ID token, no new refresh token.
         let refresh = try #require(json["refresh_token"] as? String)
         func refreshed(_ flags: String) throws -> Subprocess.Outcome {
-            try w.h.desktop.run(["/bin/sh", "-c", "printf '%s\\n' \"$1\" | \"$2\" token refresh \(flags) --issuer \"$3\" --client-id \"$4\" --refresh-token -",
-                                 "sh", refresh, Paths.linkctl, w.provider.issuer, w.provider.clientID])
+            try w.h.desktop.run([
+                "/bin/sh", "-c", "printf '%s\\n' \"$1\" | \"$2\" token refresh \(flags) --issuer \"$3\" --client-id \"$4\" --refresh-token -",
+                "sh", refresh, Paths.linkctl, w.provider.issuer, w.provider.clientID,
+            ])
         }
         let again = try refreshed("--json")
         #expect(again.status == 0, "\(again.errorText)")
@@ -46,8 +51,10 @@ struct OpenIDLoginTests {
         #expect(plain.status == 0 && plain.text.contains("Got a new access token") && plain.text.contains("expires at"), "\(plain.text)")
         #expect(!plain.text.contains(renewed["access_token"] as! String) && plain.errorText.contains("--show-tokens"))
         // A refresh token the provider never issued: its refusal, exit 2.
-        let forged = try w.h.desktop.run(["/bin/sh", "-c", "echo forged | \"$1\" token refresh --issuer \"$2\" --client-id \"$3\" --refresh-token -",
-                                          "sh", Paths.linkctl, w.provider.issuer, w.provider.clientID])
+        let forged = try w.h.desktop.run([
+            "/bin/sh", "-c", "echo forged | \"$1\" token refresh --issuer \"$2\" --client-id \"$3\" --refresh-token -",
+            "sh", Paths.linkctl, w.provider.issuer, w.provider.clientID,
+        ])
         #expect(forged.status == 2 && forged.errorText.contains("TokenExchangeFailed"), "\(forged.status) \(forged.errorText)")
     }
 
@@ -55,9 +62,11 @@ struct OpenIDLoginTests {
     func app() throws {
         let w = try OpenIDWorld()
         try w.h.app.subscribe("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
-        let (path, url) = try w.h.app.begin([("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)),
-                                             ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid email")),
-                                             ("exchange", .boolean(true)), ("open_browser", .boolean(false))])
+        let (path, url) = try w.h.app.begin([
+            ("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)),
+            ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid email")),
+            ("exchange", .boolean(true)), ("open_browser", .boolean(false)),
+        ])
         #expect(url.hasPrefix(w.provider.authorizationEndpoint + "?"), "the authorization endpoint came from discovery")
         let location = try w.signIn(url)
         #expect(try w.h.desktop.xdgOpen(location).status == 0)
@@ -69,18 +78,25 @@ struct OpenIDLoginTests {
         _ = try w.h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
     }
 
-    @Test("bad inputs: exchange without issuer, with code_challenge or authorize_url; an issuer with no metadata; a code the provider refuses. Each gets its own error; no session is left behind or changed; the daemon stays up")
+    @Test(
+        "bad inputs: exchange without issuer, with code_challenge or authorize_url; an issuer with no metadata; a code the provider refuses. Each gets its own error; no session is left behind or changed; the daemon stays up"
+    )
     func badInputs() throws {
         let w = try OpenIDWorld()
-        let base: [(String, DBusValue)] = [("client_id", .string(w.provider.clientID)), ("redirect_uri", .string("com.example.app:/callback")),
-                                           ("scope", .string("openid")), ("open_browser", .boolean(false))]
+        let base: [(String, DBusValue)] = [
+            ("client_id", .string(w.provider.clientID)), ("redirect_uri", .string("com.example.app:/callback")),
+            ("scope", .string("openid")), ("open_browser", .boolean(false)),
+        ]
         var message = try w.h.expectRefusal(errorPrefix + "InvalidArgument") {
             _ = try w.h.app.begin(base + [("authorization_endpoint", .string(w.provider.authorizationEndpoint)), ("exchange", .boolean(true))])
         }
         #expect(message.contains("exchange needs the issuer"))
         message = try w.h.expectRefusal(errorPrefix + "InvalidArgument") {
-            _ = try w.h.app.begin(base + [("issuer", .string(w.provider.issuer)), ("exchange", .boolean(true)),
-                                          ("code_challenge", .string(String(repeating: "A", count: 43)))])
+            _ = try w.h.app.begin(
+                base + [
+                    ("issuer", .string(w.provider.issuer)), ("exchange", .boolean(true)),
+                    ("code_challenge", .string(String(repeating: "A", count: 43))),
+                ])
         }
         #expect(message.contains("you hold the PKCE verifier"))
         message = try w.h.expectRefusal(errorPrefix + "DiscoveryFailed") {
@@ -103,12 +119,16 @@ struct OpenIDLoginTests {
         #expect(w.h.daemonAnswers)
     }
 
-    @Test("RFC 9207 with discovery: a callback with another iss fails without an exchange; a missing iss fails when required (Glewlwyd 2.7 sends iss but does not advertise it, so only require_iss makes it required)")
+    @Test(
+        "RFC 9207 with discovery: a callback with another iss fails without an exchange; a missing iss fails when required (Glewlwyd 2.7 sends iss but does not advertise it, so only require_iss makes it required)"
+    )
     func issuerChecked() throws {
         let w = try OpenIDWorld()
-        let options: [(String, DBusValue)] = [("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)),
-                                              ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")),
-                                              ("exchange", .boolean(true)), ("open_browser", .boolean(false))]
+        let options: [(String, DBusValue)] = [
+            ("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)),
+            ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")),
+            ("exchange", .boolean(true)), ("open_browser", .boolean(false)),
+        ]
         for (iss, requireIss, outcome) in [("https://evil.example.com", false, "failed"), (nil, true, "failed"), (nil, false, "completed")] {
             let (path, url) = try w.h.app.begin(options + (requireIss ? [("require_iss", .boolean(true))] : []))
             let code = try #require(try w.signIn(url).queryValue("code"))
@@ -129,7 +149,9 @@ struct OpenIDWorld {
     let h: Harness
     let provider: Glewlwyd
 
-    static let unavailable: String? = ["/usr/bin/glewlwyd", "/usr/bin/python3"].allSatisfy(FileSystem.isExecutable) ? nil
+    static let unavailable: String? =
+        ["/usr/bin/glewlwyd", "/usr/bin/python3"].allSatisfy(FileSystem.isExecutable)
+        ? nil
         : "OpenID Connect suite skipped: glewlwyd not installed (scripts/setup --test installs it)"
 
     init(redirectURIs: [String] = ["com.example.app:/callback"]) throws {
@@ -149,9 +171,11 @@ struct OpenIDWorld {
     /// `linkctl login … --no-browser` in the background; this signs in at the URL it prints and
     /// hands the redirect to xdg-open, as the browser would. Its exit status, stdout and stderr.
     func linkctlLogin(_ args: [String]) throws -> (Int32, String, String) {
-        let out = h.desktop.root + "/login.out", err = h.desktop.root + "/login.err"
-        let pid = try Subprocess.spawn([Paths.linkctl, "login", "--no-browser"] + args, environment: h.desktop.environment,
-                                       stdout: .file(out), stderr: .file(err))
+        let out = h.desktop.root + "/login.out"
+        let err = h.desktop.root + "/login.err"
+        let pid = try Subprocess.spawn(
+            [Paths.linkctl, "login", "--no-browser"] + args, environment: h.desktop.environment,
+            stdout: .file(out), stderr: .file(err))
         var url: String?
         _ = eventually(timeoutMilliseconds: 20_000) {
             url = ((try? FileSystem.readText(err)) ?? "").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http") }

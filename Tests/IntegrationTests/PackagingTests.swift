@@ -1,6 +1,6 @@
 import DesktopIntegration
-import Glibc
 import Foundation
+import Glibc
 import SystemKit
 import Testing
 
@@ -38,8 +38,10 @@ struct PackagingTests {
     @Test("desktop files are clean under desktop-file-validate")
     func desktopFiles() throws {
         let d = try TestDesktop()
-        for (template, name) in [("packaging/desktop-files/linkrouter-https.desktop.in", "linkrouter-https.desktop"),
-                                 ("packaging/desktop-files/linkrouter-SCHEME.desktop.in", "linkrouter-com.example.app.desktop")] {
+        for (template, name) in [
+            ("packaging/desktop-files/linkrouter-https.desktop.in", "linkrouter-https.desktop"),
+            ("packaging/desktop-files/linkrouter-SCHEME.desktop.in", "linkrouter-com.example.app.desktop"),
+        ] {
             let r = try d.run(["desktop-file-validate", try substituted(d, template, as: name)])
             #expect(r.status == 0 && r.text.isEmpty && r.errorText.isEmpty, "\(name): \(r.text)\(r.errorText)")
         }
@@ -64,8 +66,9 @@ struct PackagingTests {
         let d = try TestDesktop()
         let dest = d.root + "/dest"
         // BUILT: swift test holds the build directory's lock, so make must not build.
-        let r = try Subprocess.run(["make", "-C", Paths.root, "install", "PREFIX=/usr", "DESTDIR=" + dest, "BUILT=" + Paths.bin],
-                                   environment: Environment.entries(), timeoutMilliseconds: 60_000)
+        let r = try Subprocess.run(
+            ["make", "-C", Paths.root, "install", "PREFIX=/usr", "DESTDIR=" + dest, "BUILT=" + Paths.bin],
+            environment: Environment.entries(), timeoutMilliseconds: 60_000)
         #expect(r.status == 0, "\(r.errorText)")
         for f in ["/usr/bin/linkrouterd", "/usr/bin/linkctl"] { #expect(FileSystem.isExecutable(dest + f), "\(f)") }
         let unit = try FileSystem.readText(dest + "/usr/lib/systemd/user/linkrouterd.service")
@@ -76,8 +79,9 @@ struct PackagingTests {
         #expect(try FileSystem.readText(dest + "/usr/share/linkrouter/desktop-files/linkrouter-https.desktop").contains("Exec=/usr/bin/linkctl open -- %u\n"))
     }
 
-    @Test("the daemon runs a whole login under NoNewPrivileges, MemoryDenyWriteExecute and a read-only file system but %t, as the unit sets them",
-          .enabled(if: geteuid() == 0, "a private read-only mount namespace needs root"))
+    @Test(
+        "the daemon runs a whole login under NoNewPrivileges, MemoryDenyWriteExecute and a read-only file system but %t, as the unit sets them",
+        .enabled(if: geteuid() == 0, "a private read-only mount namespace needs root"))
     func underHardening() throws {
         let desktop = try TestDesktop()
         let bus = try PrivateBus(desktop: desktop)
@@ -96,10 +100,15 @@ struct PackagingTests {
         // ProtectSystem=strict + ProtectHome=read-only + ReadWritePaths=%t, approximated: a private
         // mount namespace whose root is read-only but for the runtime directory (and the test's
         // own record directory, where the stand-in browser, a child here, writes).
-        let namespace = "mount --bind '\(desktop.runtimeDir)' '\(desktop.runtimeDir)' && mount --bind '\(desktop.records)' '\(desktop.records)' && mount -o remount,bind,ro / && exec python3 '\(desktop.root)/harden.py' '\(Paths.linkrouterd)'"
-        let pid = try Subprocess.spawn(["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", namespace], environment: desktop.environment,
-                                       stdout: .file(log), stderr: .file(log))
-        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        let namespace =
+            "mount --bind '\(desktop.runtimeDir)' '\(desktop.runtimeDir)' && mount --bind '\(desktop.records)' '\(desktop.records)' && mount -o remount,bind,ro / && exec python3 '\(desktop.root)/harden.py' '\(Paths.linkrouterd)'"
+        let pid = try Subprocess.spawn(
+            ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", namespace], environment: desktop.environment,
+            stdout: .file(log), stderr: .file(log))
+        defer {
+            kill(pid, SIGTERM)
+            Subprocess.wait(pid)
+        }
         let app = try BusClient(bus.address)
         #expect(eventually { DaemonProcess.nameHasOwner(app.connection) }, "\((try? FileSystem.readText(log)) ?? "")")
         let status = try FileSystem.readText("/proc/\(pid)/status")

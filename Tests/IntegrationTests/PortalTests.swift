@@ -6,8 +6,9 @@ import Testing
 /// the test's bus under Xvfb; callers in bubblewrap with a `/.flatpak-info`.
 /// With two handlers of a scheme the portal asks "Open With…" (and a pick of
 /// the app would hand it the login's code); `linkctl register` leaves one.
-@Suite("The OpenURI portal: one handler per scheme, no chooser, nothing to the wrong app", .serialized,
-       .enabled(if: Portal.unavailable == nil, "\(Portal.unavailable ?? "")"))
+@Suite(
+    "The OpenURI portal: one handler per scheme, no chooser, nothing to the wrong app", .serialized,
+    .enabled(if: Portal.unavailable == nil, "\(Portal.unavailable ?? "")"))
 struct PortalTests {
     static let mime = "x-scheme-handler/com.example.app"
 

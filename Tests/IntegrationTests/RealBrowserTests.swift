@@ -22,8 +22,9 @@ struct RealBrowserTests {
         let out = Self.loginOutput(h)
         let lines = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").count
         let before = RealBrowser.results(steps).count
-        let pid = try Subprocess.spawn([Paths.linkctl, "login", "--json"] + args, environment: h.desktop.environment,
-                                       stdout: .file(out), stderr: .file(out + ".err"))
+        let pid = try Subprocess.spawn(
+            [Paths.linkctl, "login", "--json"] + args, environment: h.desktop.environment,
+            stdout: .file(out), stderr: .file(out + ".err"))
         let status = waitForExit(pid, timeoutMilliseconds: timeoutMilliseconds)
         #expect(eventually(timeoutMilliseconds: 60_000) { RealBrowser.results(steps).count > before }, "the browser never finished")
         let json = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").dropFirst(lines).first.map(String.init) ?? ""
@@ -34,21 +35,26 @@ struct RealBrowserTests {
     /// closes (a browser closed at once may never hand the redirect on).
     static func loginOutput(_ h: Harness) -> String { h.desktop.root + "/login.out" }
 
-    @Test("custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form", arguments: RealBrowser.allCases)
+    @Test(
+        "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form",
+        arguments: RealBrowser.allCases)
     func customScheme(_ browser: RealBrowser) throws {
         let h = try Harness(browser: false)
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
         let profile = h.desktop.root + "/profile"
         let steps = h.desktop.root + "/browser.jsonl"
         let id = try browser.install(h.desktop, profile: profile, provider: provider, out: steps, waitFor: Self.loginOutput(h))
-        let args = ["--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
-                    "--redirect-uri", "com.example.app:/callback", "--scope", "openid", "--browser", id]
+        let args = [
+            "--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
+            "--redirect-uri", "com.example.app:/callback", "--scope", "openid", "--browser", id,
+        ]
         let first = try login(h, args, steps: steps)
         #expect(first.status == 0, "\(first.errors) \(RealBrowser.results(steps))")
         let step = try #require(RealBrowser.results(steps).last)
         #expect(step["ok"] as? Bool == true && step["form_seen"] as? Bool == true, "\(step)")
         #expect((step["redirect"] as? String)?.hasPrefix("com.example.app:/callback?") == true)
-        let code = try #require(first.json.jsonField("code")), verifier = try #require(first.json.jsonField("code_verifier"))
+        let code = try #require(first.json.jsonField("code"))
+        let verifier = try #require(first.json.jsonField("code_verifier"))
         let nonce = try #require(first.json.jsonField("nonce"))
         #expect(first.json.jsonField("iss") == provider.issuer, "RFC 9207 iss on the redirect")
         let exchanged = try provider.exchange(h.desktop, code: code, verifier: verifier, redirectURI: "com.example.app:/callback")
@@ -71,8 +77,12 @@ struct RealBrowserTests {
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
         let steps = h.desktop.root + "/browser.jsonl"
         let id = try browser.install(h.desktop, profile: h.desktop.root + "/profile", provider: provider, out: steps, waitFor: Self.loginOutput(h))
-        let r = try login(h, ["--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", "com.example.app:/callback",
-                              "--scope", "openid email profile", "--browser", id], steps: steps)
+        let r = try login(
+            h,
+            [
+                "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", "com.example.app:/callback",
+                "--scope", "openid email profile", "--browser", id,
+            ], steps: steps)
         #expect(r.status == 0, "\(r.errors) \(RealBrowser.results(steps))")
         let json = try #require(try? JSONSerialization.jsonObject(with: Data(r.json.utf8)) as? [String: Any], "\(r.json)")
         #expect(json["access_token"] as? String != nil && json["code"] == nil)
@@ -91,13 +101,16 @@ struct RealBrowserTests {
         let shots = TestLogs.directory
         let signedIn = shots + "/loopback-signed-in-\(browser.rawValue).png"
         let id = try browser.install(h.desktop, profile: profile, provider: provider, out: steps, screenshot: signedIn)
-        let args = ["--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
-                    "--redirect-uri", redirect, "--scope", "openid", "--browser", id]
+        let args = [
+            "--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
+            "--redirect-uri", redirect, "--scope", "openid", "--browser", id,
+        ]
         let ok = try login(h, args, steps: steps)
         #expect(ok.status == 0, "\(ok.errors) \(RealBrowser.results(steps))")
         #expect(ok.json.jsonField("redirect_uri") == redirect)
-        let exchanged = try provider.exchange(h.desktop, code: try #require(ok.json.jsonField("code")),
-                                              verifier: try #require(ok.json.jsonField("code_verifier")), redirectURI: redirect)
+        let exchanged = try provider.exchange(
+            h.desktop, code: try #require(ok.json.jsonField("code")),
+            verifier: try #require(ok.json.jsonField("code_verifier")), redirectURI: redirect)
         #expect(exchanged["status"] as? Int == 200, "\(exchanged)")
         #expect(FileSystem.status(signedIn)?.size ?? 0 > 1000, "no screenshot at \(signedIn)")
 
@@ -119,8 +132,9 @@ struct RealBrowserTests {
             ("redirect_uri", .string("com.example.app:/callback")), ("app_callback_uri", .string("com.example.app:/app-callback")),
             ("scope", .string("openid")), ("browser", .string(browser.id)),
         ])
-        let authorize = try #require(eventuallyValue(timeoutMilliseconds: 60_000) { standIn.requests("/authorize").first },
-                                     "Chromium never reached the stand-in: \(browser.starts())")
+        let authorize = try #require(
+            eventuallyValue(timeoutMilliseconds: 60_000) { standIn.requests("/authorize").first },
+            "Chromium never reached the stand-in: \(browser.starts())")
         #expect((authorize["user_agent"] as? String)?.contains("HeadlessChrome") == true)
         return (path, authorize)
     }
@@ -132,7 +146,9 @@ struct RealBrowserTests {
         return try h.desktop.xdgOpen("com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))")
     }
 
-    @Test("app-to-app in real Chromium: the first leg sets a cookie at a TLS stand-in; the app step arrives through xdg-open; resume_uri reopens in the same browser, which has that cookie, and the login completes")
+    @Test(
+        "app-to-app in real Chromium: the first leg sets a cookie at a TLS stand-in; the app step arrives through xdg-open; resume_uri reopens in the same browser, which has that cookie, and the login completes"
+    )
     func appToApp() throws {
         let h = try Harness(browser: false)
         let standIn = try TLSStandIn(desktop: h.desktop)

@@ -33,14 +33,16 @@ struct RefreshTokensRefusalTests {
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("RefreshTokens", [.string("x")]) }
     }
 
-    @Test("missing or malformed values are InvalidArgument with a message that says what to give", arguments: [
-        (without("refresh_token"), "refresh_token is missing: the refresh token (at most 8 KiB of printable ASCII)"),
-        (without("issuer"), "issuer is missing: the issuer the refresh token came from; its metadata gives the token endpoint and keys"),
-        (with("refresh_token", .string("new\nline")), "refresh_token must be 1 to 8192 characters of printable ASCII"),
-        (with("refresh_token", .string("")), "refresh_token must be 1 to 8192 characters of printable ASCII"),
-        (with("client_id", .string("tab\there")), "client_id must be printable ASCII (RFC 6749 Appendix A)"),
-        (with("scope", .string("openid\nemail")), "scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)"),
-    ])
+    @Test(
+        "missing or malformed values are InvalidArgument with a message that says what to give",
+        arguments: [
+            (without("refresh_token"), "refresh_token is missing: the refresh token (at most 8 KiB of printable ASCII)"),
+            (without("issuer"), "issuer is missing: the issuer the refresh token came from; its metadata gives the token endpoint and keys"),
+            (with("refresh_token", .string("new\nline")), "refresh_token must be 1 to 8192 characters of printable ASCII"),
+            (with("refresh_token", .string("")), "refresh_token must be 1 to 8192 characters of printable ASCII"),
+            (with("client_id", .string("tab\there")), "client_id must be printable ASCII (RFC 6749 Appendix A)"),
+            (with("scope", .string("openid\nemail")), "scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)"),
+        ])
     func values(_ options: [(String, DBusValue)], _ message: String) throws {
         let h = try Harness(browser: false)
         _ = try h.app.beginQuiet()

@@ -96,11 +96,12 @@ struct ResultDeliveryTests {
         let h = try Harness()
         let out = h.desktop.root + "/gdbus.out"
         // --timeout above the session's ttl: the documented remedy for gdbus's 25 s default.
-        let pid = try Subprocess.spawn([
-            "gdbus", "call", "--session", "--timeout", "660", "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1",
-            "--method", "org.linkrouter.LinkRouter1.Login",
-            "{'authorization_endpoint': <'https://auth.example.com/authorize'>, 'client_id': <'demo'>, 'redirect_uri': <'com.example.app:/callback'>, 'scope': <'openid'>}",
-        ], environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        let pid = try Subprocess.spawn(
+            [
+                "gdbus", "call", "--session", "--timeout", "660", "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1",
+                "--method", "org.linkrouter.LinkRouter1.Login",
+                "{'authorization_endpoint': <'https://auth.example.com/authorize'>, 'client_id': <'demo'>, 'redirect_uri': <'com.example.app:/callback'>, 'scope': <'openid'>}",
+            ], environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         let opened = h.desktop.waitForBrowser(Harness.browser)
         let authorize = try #require(opened.first)
         #expect(try h.desktop.xdgOpen("com.example.app:/callback?code=from-gdbus&state=\(Harness.state(of: authorize))").status == 0)

@@ -44,22 +44,24 @@ struct RouteRefusalTests {
         #expect(try h.app.wait(path)["code"] == "first")
     }
 
-    @Test("malformed callbacks are refused with nothing else touched (U1, U4, U5, U6, U7)", arguments: [
-        ("code=c&state=S&state=S", "InvalidArgument"),
-        ("code=a&code=b&state=S", "InvalidArgument"),
-        ("code=c&error=x&state=S", "InvalidArgument"),
-        ("code=a%FF&state=S", "InvalidArgument"),
-        ("code=%zz&state=S", "InvalidArgument"),
-        ("code=ab%00cd&state=S", "InvalidArgument"),
-        ("code=a%0Ab&state=S", "InvalidArgument"),
-        ("code=a\nb&state=S", "InvalidArgument"),
-        ("code=a b&state=S", "InvalidArgument"),
-        ("code=a\tb&state=S", "InvalidArgument"),
-        ("code=\u{7F}&state=S", "InvalidArgument"),
-        ("code=" + String(repeating: "a", count: 9000) + "&state=S", "LimitsExceeded"),
-        ((0..<40).map { "p\($0)=1" }.joined(separator: "&") + "&code=c&state=S", "LimitsExceeded"),
-        ("state=S#code=EVIL", "InvalidArgument"),
-    ])
+    @Test(
+        "malformed callbacks are refused with nothing else touched (U1, U4, U5, U6, U7)",
+        arguments: [
+            ("code=c&state=S&state=S", "InvalidArgument"),
+            ("code=a&code=b&state=S", "InvalidArgument"),
+            ("code=c&error=x&state=S", "InvalidArgument"),
+            ("code=a%FF&state=S", "InvalidArgument"),
+            ("code=%zz&state=S", "InvalidArgument"),
+            ("code=ab%00cd&state=S", "InvalidArgument"),
+            ("code=a%0Ab&state=S", "InvalidArgument"),
+            ("code=a\nb&state=S", "InvalidArgument"),
+            ("code=a b&state=S", "InvalidArgument"),
+            ("code=a\tb&state=S", "InvalidArgument"),
+            ("code=\u{7F}&state=S", "InvalidArgument"),
+            ("code=" + String(repeating: "a", count: 9000) + "&state=S", "LimitsExceeded"),
+            ((0..<40).map { "p\($0)=1" }.joined(separator: "&") + "&code=c&state=S", "LimitsExceeded"),
+            ("state=S#code=EVIL", "InvalidArgument"),
+        ])
     func malformed(_ query: String, _ name: String) throws {
         let h = try Harness()
         let (_, url) = try h.app.beginQuiet()

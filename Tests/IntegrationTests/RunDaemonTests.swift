@@ -16,8 +16,9 @@ struct RunDaemonTests {
     }
 
     func start(_ desktop: TestDesktop) throws -> Int32 {
-        try Subprocess.spawn([Paths.root + "/scripts/run-daemon"], environment: environment(desktop), detached: true,
-                             stdout: .file(desktop.root + "/run-daemon.log"), stderr: .file(desktop.root + "/run-daemon.log"))
+        try Subprocess.spawn(
+            [Paths.root + "/scripts/run-daemon"], environment: environment(desktop), detached: true,
+            stdout: .file(desktop.root + "/run-daemon.log"), stderr: .file(desktop.root + "/run-daemon.log"))
     }
 
     func daemonAnswers(on address: String) -> Bool {
@@ -32,8 +33,9 @@ struct RunDaemonTests {
         let desktop = try TestDesktop()
         let socket = desktop.runtimeDir + "/linkrouter-bus"
         let script = try start(desktop)
-        #expect(eventually(timeoutMilliseconds: 30_000) { daemonAnswers(on: "unix:path=" + socket) },
-                "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
+        #expect(
+            eventually(timeoutMilliseconds: 30_000) { daemonAnswers(on: "unix:path=" + socket) },
+            "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
         let bus = try #require(Int32((try FileSystem.readText(socket + ".pid")).filter(\.isNumber)))
         #expect(alive(bus))
         // Ctrl-C reaches the whole foreground process group; SIGTERM (systemd, kill) the script.
@@ -47,8 +49,9 @@ struct RunDaemonTests {
     func reusesALiveBus() throws {
         let desktop = try TestDesktop()
         let socket = desktop.runtimeDir + "/linkrouter-bus"
-        let earlier = try Subprocess.run(["dbus-daemon", "--session", "--fork", "--print-pid=1", "--address=unix:path=" + socket],
-                                         environment: environment(desktop))
+        let earlier = try Subprocess.run(
+            ["dbus-daemon", "--session", "--fork", "--print-pid=1", "--address=unix:path=" + socket],
+            environment: environment(desktop))
         let bus = try #require(Int32(earlier.text.filter(\.isNumber)))
         defer { kill(bus, SIGTERM) }
         let script = try start(desktop)

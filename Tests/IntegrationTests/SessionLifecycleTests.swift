@@ -18,7 +18,10 @@ struct SessionLifecycleTests {
         try h.expectRefusal(errorPrefix + "AccessDenied") {
             _ = try intruder.call("Claim", [.string(String(repeating: "t", count: 43))], path: path, interface: API.sessionInterface.rawValue)
         }
-        guard case .array(_, let mine) = try intruder.call("ListSessions")[0] else { Issue.record("no array"); return }
+        guard case .array(_, let mine) = try intruder.call("ListSessions")[0] else {
+            Issue.record("no array")
+            return
+        }
         #expect(mine.isEmpty)
         #expect(try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") == "completed")
         try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try intruder.wait(path) }
@@ -48,7 +51,10 @@ struct SessionLifecycleTests {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(1))])
         let expires = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path, interface: API.propertiesInterface.rawValue)
-        guard case .uint64(let at)? = expires.first?.variantValue else { Issue.record("ExpiresAt"); return }
+        guard case .uint64(let at)? = expires.first?.variantValue else {
+            Issue.record("ExpiresAt")
+            return
+        }
         #expect(Int64(at) - Clock.unixSeconds() <= 1)
         #expect(errorName { _ = try h.app.wait(path, timeoutMilliseconds: 4000) } == errorPrefix + "Expired")
         #expect(try h.app.status(path) == "expired")

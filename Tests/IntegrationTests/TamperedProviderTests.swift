@@ -10,8 +10,9 @@ import Testing
 /// `iat`, `iss`, `alg`, `kid`), the metadata, or the token endpoint's answer.
 /// Each fails the session with its own reason and no token is handed out;
 /// a stalled token endpoint holds up no one else; the daemon stays up.
-@Suite("A provider that lies (Glewlwyd behind a tampering proxy)", .serialized,
-       .enabled(if: OpenIDWorld.unavailable == nil, "\(OpenIDWorld.unavailable ?? "")"))
+@Suite(
+    "A provider that lies (Glewlwyd behind a tampering proxy)", .serialized,
+    .enabled(if: OpenIDWorld.unavailable == nil, "\(OpenIDWorld.unavailable ?? "")"))
 struct TamperedProviderTests {
     struct World {
         let h: Harness
@@ -26,8 +27,10 @@ struct TamperedProviderTests {
         }
 
         var options: [(String, DBusValue)] {
-            [("issuer", .string(provider.issuer)), ("client_id", .string(provider.clientID)), ("redirect_uri", .string("com.example.app:/callback")),
-             ("scope", .string("openid email")), ("exchange", .boolean(true)), ("open_browser", .boolean(false))]
+            [
+                ("issuer", .string(provider.issuer)), ("client_id", .string(provider.clientID)), ("redirect_uri", .string("com.example.app:/callback")),
+                ("scope", .string("openid email")), ("exchange", .boolean(true)), ("open_browser", .boolean(false)),
+            ]
         }
 
         /// One whole login under `mode`: begin, sign in at Glewlwyd (through the proxy), the
@@ -70,8 +73,9 @@ struct TamperedProviderTests {
         for lie in lies {
             let r = try w.login(lie.mode)
             #expect(r.result == nil, "\(lie.mode): tokens were handed out: \(r.result ?? [:])")
-            #expect(r.error?.name == errorPrefix + lie.error && r.error?.message.contains(lie.says) == true,
-                    "\(lie.mode): \(r.error?.description ?? "no error")")
+            #expect(
+                r.error?.name == errorPrefix + lie.error && r.error?.message.contains(lie.says) == true,
+                "\(lie.mode): \(r.error?.description ?? "no error")")
             #expect(r.error?.message.contains("eyJ") == false, "\(lie.mode): no token in the message")
             #expect(try w.h.app.status(r.path) == "failed", "\(lie.mode)")
         }
@@ -99,8 +103,9 @@ struct TamperedProviderTests {
         let (stalled, url) = try w.h.app.begin(w.options)
         let location = try OpenIDWorld(h: w.h, provider: w.provider).signIn(url)
         #expect(try w.h.app.route(location) == "completed")
-        #expect(eventually { w.proxy.requests().contains { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true } },
-                "the token request reached the stalling endpoint")
+        #expect(
+            eventually { w.proxy.requests().contains { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true } },
+            "the token request reached the stalling endpoint")
         // Meanwhile: another app's login completes, and the stalled one is still exchanging.
         let other = try w.h.client()
         let (path, otherURL) = try other.beginQuiet()
@@ -133,16 +138,18 @@ extension TamperedProviderTests {
             try flood.connection.send(m)
         }
         flood.connection.flush()
-        #expect(eventually(timeoutMilliseconds: 30_000) {
-            w.proxy.requests().filter { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count == 64
-        }, "64 refreshes reached the stalled token endpoint")
+        #expect(
+            eventually(timeoutMilliseconds: 30_000) {
+                w.proxy.requests().filter { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count == 64
+            }, "64 refreshes reached the stalled token endpoint")
         // The 65th is refused now, with a reason, and nothing reaches the provider for it.
         // (Held behind the stall instead, it would end in NoReply after 10 s, not LimitsExceeded.)
         let refused = #expect(throws: DBusError.self) { _ = try w.h.app.call("RefreshTokens", refresh(64)) }
         #expect(refused?.name == API.errorPrefix + "LimitsExceeded" && refused?.message.contains("64 requests to providers") == true, "\(String(describing: refused))")
         #expect(w.proxy.requests().filter { ($0["path"] as? String)?.hasSuffix("/token") == true }.count == 64, "nothing more reached the provider")
-        #expect(!w.proxy.requests().contains { ($0["path"] as? String)?.hasSuffix("/.well-known/openid-configuration") == true && $0["mode"] as? String == "stall-token" },
-                "the refreshes used the cached metadata")
+        #expect(
+            !w.proxy.requests().contains { ($0["path"] as? String)?.hasSuffix("/.well-known/openid-configuration") == true && $0["mode"] as? String == "stall-token" },
+            "the refreshes used the cached metadata")
         // Everything that needs no provider goes on: another app's login completes.
         let other = try w.h.client()
         let (path, url) = try other.beginQuiet()

@@ -24,14 +24,18 @@ struct AppToAppTests {
     func flow() throws {
         var (router, s) = try vipps()
         let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now)
-        guard case .resume(let resumed, let url) = d else { Issue.record("not resumed: \(d)"); return }
+        guard case .resume(let resumed, let url) = d else {
+            Issue.record("not resumed: \(d)")
+            return
+        }
         #expect(url == Self.resume)
         #expect(resumed.status == .resumed && resumed.code.resumeOpened)
         router.replace(resumed)
         // Opened at most once (R2).
         #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
         guard case .complete(let done) = router.decide("https://example.com/redirect?state=\(s.code.state)&code=C&scope=openid", source: .link, now: now) else {
-            Issue.record("not completed"); return
+            Issue.record("not completed")
+            return
         }
         #expect(done.result?.code == "C")
         router.replace(done)
@@ -43,7 +47,10 @@ struct AppToAppTests {
     func resumeSchemeCase() throws {
         let (router, s) = try vipps()
         let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=" + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
-        guard case .resume(_, let url) = d else { Issue.record("not resumed: \(d)"); return }
+        guard case .resume(_, let url) = d else {
+            Issue.record("not resumed: \(d)")
+            return
+        }
         #expect(url == "https://auth.example.com/vipps-login-idp/x")
     }
 
@@ -51,7 +58,8 @@ struct AppToAppTests {
     func remembered() throws {
         let (router, s) = try vipps()
         guard case .complete = router.decide("https://example.com/redirect?state=\(s.code.state)&code=C", source: .link, now: now) else {
-            Issue.record("not completed"); return
+            Issue.record("not completed")
+            return
         }
     }
 
@@ -59,7 +67,8 @@ struct AppToAppTests {
     func acknowledge() throws {
         let (router, s) = try vipps()
         guard case .acknowledge(let a) = router.decide("https://example.com/app-callback?state=\(s.code.state)", source: .link, now: now) else {
-            Issue.record("not acknowledged"); return
+            Issue.record("not acknowledged")
+            return
         }
         #expect(a.status == .resumed && !a.code.resumeOpened)
     }
@@ -68,9 +77,18 @@ struct AppToAppTests {
     func sharedURI() throws {
         let (router, s) = try Fixtures.router(Fixtures.request(redirect: "https://example.com/app-callback", app: "https://example.com/app-callback"))
         let base = "https://example.com/app-callback?state=\(s.code.state)"
-        guard case .resume = router.decide(base + "&resume_uri=" + Self.encodedResume, source: .link, now: now) else { Issue.record("resume"); return }
-        guard case .complete = router.decide(base + "&code=C", source: .link, now: now) else { Issue.record("complete"); return }
-        guard case .fail = router.decide(base + "&error=access_denied", source: .link, now: now) else { Issue.record("fail"); return }
+        guard case .resume = router.decide(base + "&resume_uri=" + Self.encodedResume, source: .link, now: now) else {
+            Issue.record("resume")
+            return
+        }
+        guard case .complete = router.decide(base + "&code=C", source: .link, now: now) else {
+            Issue.record("complete")
+            return
+        }
+        guard case .fail = router.decide(base + "&error=access_denied", source: .link, now: now) else {
+            Issue.record("fail")
+            return
+        }
     }
 
     @Test("a code on a separate app_callback_uri is refused")
@@ -83,16 +101,21 @@ struct AppToAppTests {
     func errors() throws {
         let (router, s) = try vipps()
         for uri in ["https://example.com/app-callback?state=\(s.code.state)&error=unknown_error", "https://example.com/redirect?state=\(s.code.state)&error=access_denied"] {
-            guard case .fail(let f) = router.decide(uri, source: .link, now: now) else { Issue.record("\(uri)"); continue }
+            guard case .fail(let f) = router.decide(uri, source: .link, now: now) else {
+                Issue.record("\(uri)")
+                continue
+            }
             #expect(f.failure?.code == .authorizationFailed)
         }
     }
 
-    @Test("resume_uri is an open redirect unless it is https on the endpoint's origin or a named host (R1)", arguments: [
-        "https://evil.example/", "https://auth.example.com@evil/x", "https://auth.example.com.evil/x", "https:\\\\evil",
-        "http://auth.example.com/vipps-login-idp/x", "javascript:alert(1)", "file:///etc/passwd", "https://auth.example.com:444/x",
-        "https://auth.example.com/x%0D%0ASet-Cookie:a", "data:text/html,x", "//evil.example/x", "HTTPS://evil.example/",
-    ])
+    @Test(
+        "resume_uri is an open redirect unless it is https on the endpoint's origin or a named host (R1)",
+        arguments: [
+            "https://evil.example/", "https://auth.example.com@evil/x", "https://auth.example.com.evil/x", "https:\\\\evil",
+            "http://auth.example.com/vipps-login-idp/x", "javascript:alert(1)", "file:///etc/passwd", "https://auth.example.com:444/x",
+            "https://auth.example.com/x%0D%0ASet-Cookie:a", "data:text/html,x", "//evil.example/x", "HTTPS://evil.example/",
+        ])
     func resumeRefused(_ target: String) throws {
         let (router, s) = try vipps()
         let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(target))", source: .link, now: now)
@@ -103,10 +126,14 @@ struct AppToAppTests {
 
     @Test("resume_hosts and resume_path_prefix widen and narrow the allow-list")
     func resumeHosts() throws {
-        let (router, s) = try vipps { $0.resumeHosts = ["api.vipps.no"]; $0.resumePathPrefix = "/vipps-login-idp/" }
+        let (router, s) = try vipps {
+            $0.resumeHosts = ["api.vipps.no"]
+            $0.resumePathPrefix = "/vipps-login-idp/"
+        }
         let ok = "https://api.vipps.no/vipps-login-idp/index.html?tabId=1"
         guard case .resume(_, let url) = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(ok))", source: .link, now: now) else {
-            Issue.record("named host refused"); return
+            Issue.record("named host refused")
+            return
         }
         #expect(url == ok)
         for bad in ["https://api.vipps.no.evil.example/vipps-login-idp/", "https://api.vipps.no/other/", "https://api.vipps.no:8443/vipps-login-idp/"] {
@@ -118,12 +145,14 @@ struct AppToAppTests {
     func quirk() throws {
         let (router, s) = try vipps()
         guard case .fail(let f) = router.decide("https://example.com/app-callback?state=\(s.code.state)?error=unknown_error", source: .link, now: now) else {
-            Issue.record("quirk not read"); return
+            Issue.record("quirk not read")
+            return
         }
         #expect(f.failure?.providerError == "unknown_error")
         #expect(f.status == .failed)
         guard case .fail(let g) = router.decide("https://example.com/app-callback?state=\(s.code.state)?error=access_denied&error_description=No", source: .link, now: now) else {
-            Issue.record("quirk with description not read"); return
+            Issue.record("quirk with description not read")
+            return
         }
         #expect(g.failure?.providerDescription == "No")
         // Never a code or a resume from the tail, never on the redirect_uri, never a near-miss state.

@@ -21,9 +21,11 @@ struct Base64URLDecodeTests {
         }
     }
 
-    @Test("refused: padding, the base64 alphabet, whitespace, a lone character, unused bits set", arguments: [
-        "Zg==", "Zm8=", "Zg=", "+/8", "Zm9v\n", " Zm9v", "Z", "Zm9vY", "Zh", "Zm9", "Zm-", "=",
-    ])
+    @Test(
+        "refused: padding, the base64 alphabet, whitespace, a lone character, unused bits set",
+        arguments: [
+            "Zg==", "Zm8=", "Zg=", "+/8", "Zm9v\n", " Zm9v", "Z", "Zm9vY", "Zh", "Zm9", "Zm-", "=",
+        ])
     func refused(text: String) {
         #expect(Base64URL.decode(text) == nil)
     }

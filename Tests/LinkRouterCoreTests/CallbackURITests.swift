@@ -3,47 +3,51 @@ import Testing
 
 @Suite("Callback rules (STX, RFC 8252 §7)")
 struct CallbackURITests {
-    @Test("the three styles are accepted", arguments: [
-        ("com.example.app:/callback", CallbackURI.Style.customScheme),
-        ("com.example.app://callback", .customScheme),
-        ("no.vipps.merchant:/cb?app=1", .customScheme),
-        ("https://example.com/app/callback", .claimedHTTPS),
-        ("https://example.com:8443/cb", .claimedHTTPS),
-        ("http://127.0.0.1/callback", .loopback),
-        ("http://[::1]/callback", .loopback),
-        ("http://localhost/callback", .loopback),
-        ("http://127.0.0.1:0/callback", .loopback),
-        ("http://127.0.0.1:8080/callback?x=1", .loopback),
-    ])
+    @Test(
+        "the three styles are accepted",
+        arguments: [
+            ("com.example.app:/callback", CallbackURI.Style.customScheme),
+            ("com.example.app://callback", .customScheme),
+            ("no.vipps.merchant:/cb?app=1", .customScheme),
+            ("https://example.com/app/callback", .claimedHTTPS),
+            ("https://example.com:8443/cb", .claimedHTTPS),
+            ("http://127.0.0.1/callback", .loopback),
+            ("http://[::1]/callback", .loopback),
+            ("http://localhost/callback", .loopback),
+            ("http://127.0.0.1:0/callback", .loopback),
+            ("http://127.0.0.1:8080/callback?x=1", .loopback),
+        ])
     func accepted(_ text: String, _ style: CallbackURI.Style) throws {
         let c = try CallbackURI.parse(text, role: "redirect_uri")
         #expect(c.style == style)
         #expect(c.string == text)
     }
 
-    @Test("refused schemes, forms and parts", arguments: [
-        ("myapp://callback", "not reverse-domain"),
-        ("myapp:/callback", "not reverse-domain"),
-        ("javascript:alert(1)", "never an app's own scheme"),
-        ("data:text/html,x", "never an app's own scheme"),
-        ("file:///etc/passwd", "never an app's own scheme"),
-        ("http://example.com/callback", "not loopback"),
-        ("http://127.0.0.2/callback", "not loopback"),
-        ("http://user@127.0.0.1/cb", "not loopback"),
-        ("https://user@example.com/cb", "userinfo"),
-        ("https:///cb", "no host"),
-        ("https://example.com", "no path"),
-        ("com.example.app:/callback#x", "fragment"),
-        ("com.example.app:/callback#", "fragment"),
-        ("com.example.app:", "nothing after the scheme"),
-        (".example.app:/cb", "invalid scheme"),
-        ("com..app:/cb", "not reverse-domain"),
-        ("com.example.app:/cb?state=1", "reserved"),
-        ("com.example.app:/cb?code=1", "reserved"),
-        ("com.example.app:/c b", "raw space"),
-        ("http://127.0.0.1:99999/cb", "invalid port"),
-        ("http://127.0.0.1:x/cb", "invalid port"),
-    ])
+    @Test(
+        "refused schemes, forms and parts",
+        arguments: [
+            ("myapp://callback", "not reverse-domain"),
+            ("myapp:/callback", "not reverse-domain"),
+            ("javascript:alert(1)", "never an app's own scheme"),
+            ("data:text/html,x", "never an app's own scheme"),
+            ("file:///etc/passwd", "never an app's own scheme"),
+            ("http://example.com/callback", "not loopback"),
+            ("http://127.0.0.2/callback", "not loopback"),
+            ("http://user@127.0.0.1/cb", "not loopback"),
+            ("https://user@example.com/cb", "userinfo"),
+            ("https:///cb", "no host"),
+            ("https://example.com", "no path"),
+            ("com.example.app:/callback#x", "fragment"),
+            ("com.example.app:/callback#", "fragment"),
+            ("com.example.app:", "nothing after the scheme"),
+            (".example.app:/cb", "invalid scheme"),
+            ("com..app:/cb", "not reverse-domain"),
+            ("com.example.app:/cb?state=1", "reserved"),
+            ("com.example.app:/cb?code=1", "reserved"),
+            ("com.example.app:/c b", "raw space"),
+            ("http://127.0.0.1:99999/cb", "invalid port"),
+            ("http://127.0.0.1:x/cb", "invalid port"),
+        ])
     func refused(_ text: String, _ words: String) {
         #expect {
             try CallbackURI.parse(text, role: "redirect_uri")
@@ -90,16 +94,18 @@ struct CallbackMatchTests {
         #expect(try mismatch("com.example.app:/cb?code=1&state=2#_=_") == nil)
     }
 
-    @Test("each variant is refused with its difference named", arguments: [
-        ("com.example.app:/cb/?state=s", "trailing slash"),
-        ("com.example.app:/CB?state=s", "letter case"),
-        ("com.example.app:/%63b?state=s", "percent-encoding"),
-        ("com.example.app:/cb;x?state=s", "differs from the registered \"/cb\""),
-        ("com.example.app://cb?state=s", "has an authority"),
-        ("com.example.app:/./cb?state=s", "dot segments"),
-        ("com.example.app:/a/../cb?state=s", "dot segments"),
-        ("com.other.app:/cb?state=s", "scheme"),
-    ])
+    @Test(
+        "each variant is refused with its difference named",
+        arguments: [
+            ("com.example.app:/cb/?state=s", "trailing slash"),
+            ("com.example.app:/CB?state=s", "letter case"),
+            ("com.example.app:/%63b?state=s", "percent-encoding"),
+            ("com.example.app:/cb;x?state=s", "differs from the registered \"/cb\""),
+            ("com.example.app://cb?state=s", "has an authority"),
+            ("com.example.app:/./cb?state=s", "dot segments"),
+            ("com.example.app:/a/../cb?state=s", "dot segments"),
+            ("com.other.app:/cb?state=s", "scheme"),
+        ])
     func variants(_ text: String, _ words: String) throws {
         let m = try #require(try mismatch(text))
         #expect(m.contains(words), "\(m)")
@@ -126,10 +132,12 @@ struct CallbackMatchTests {
         #expect(try mismatch("https://127.0.0.1:5555/callback?state=2", against: r) != nil)
     }
 
-    @Test("claimed https look-alikes never match (U9)", arguments: [
-        "https://example.com@evil/cb?state=s", "https://example.com.evil/cb?state=s", "https://evil/example.com/cb?state=s",
-        "https://example.com:443/cb?state=s", "http://example.com/cb?state=s", "https://xn--exmple-cua.com/cb?state=s",
-    ])
+    @Test(
+        "claimed https look-alikes never match (U9)",
+        arguments: [
+            "https://example.com@evil/cb?state=s", "https://example.com.evil/cb?state=s", "https://evil/example.com/cb?state=s",
+            "https://example.com:443/cb?state=s", "http://example.com/cb?state=s", "https://xn--exmple-cua.com/cb?state=s",
+        ])
     func lookAlikes(_ text: String) throws {
         let r = try CallbackURI.parse("https://example.com/cb", role: "redirect_uri")
         #expect(try mismatch(text, against: r) != nil)

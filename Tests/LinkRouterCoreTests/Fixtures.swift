@@ -114,8 +114,10 @@ extension Router {
 
     /// A `Wait` of `caller` on a pending session, held and taken in: its
     /// operation, and its timer's when it has a timeout.
-    mutating func holdWait(_ id: SessionID, by caller: String = Fixtures.owner, timeout: UInt32 = 0,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws -> (wait: OperationID, timer: OperationID?) {
+    mutating func holdWait(
+        _ id: SessionID, by caller: String = Fixtures.owner, timeout: UInt32 = 0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (wait: OperationID, timer: OperationID?) {
         let t = wait(id, by: caller, timeoutMilliseconds: timeout)
         let op = try #require(t.held, "the Wait was not held: \(t.reply)", sourceLocation: sourceLocation)
         take(t)

@@ -4,23 +4,29 @@ import Testing
 /// What `linkctl open` puts back of a launcher's decoding (KDE's KIO), and what it refuses.
 @Suite("LinkIntake: links as launchers pass them")
 struct LinkIntakeTests {
-    @Test("KIO's decodings are put back, up to hex case", arguments: [
-        ("com.example.app:/callback?error=access_denied&error_description=The user denied access&state=abc",
-         "com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=abc"),
-        ("com.example.app:/search?q=café au lait", "com.example.app:/search?q=caf%C3%A9%20au%20lait"),
-        ("com.example.app:/a b/%2F/~A/café?q=1#frag x%2Fé", "com.example.app:/a%20b/%2F/~A/caf%C3%A9?q=1#frag%20x%2F%C3%A9"),
-        ("https://news.example/search?q=café au lait&a=%2F%26%3D#top x", "https://news.example/search?q=caf%C3%A9%20au%20lait&a=%2F%26%3D#top%20x"),
-        ("com.example.app:/e?x=€😀", "com.example.app:/e?x=%E2%82%AC%F0%9F%98%80"),
-    ])
+    @Test(
+        "KIO's decodings are put back, up to hex case",
+        arguments: [
+            (
+                "com.example.app:/callback?error=access_denied&error_description=The user denied access&state=abc",
+                "com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=abc"
+            ),
+            ("com.example.app:/search?q=café au lait", "com.example.app:/search?q=caf%C3%A9%20au%20lait"),
+            ("com.example.app:/a b/%2F/~A/café?q=1#frag x%2Fé", "com.example.app:/a%20b/%2F/~A/caf%C3%A9?q=1#frag%20x%2F%C3%A9"),
+            ("https://news.example/search?q=café au lait&a=%2F%26%3D#top x", "https://news.example/search?q=caf%C3%A9%20au%20lait&a=%2F%26%3D#top%20x"),
+            ("com.example.app:/e?x=€😀", "com.example.app:/e?x=%E2%82%AC%F0%9F%98%80"),
+        ])
     func restores(_ decoded: String, _ original: String) {
         #expect(LinkIntake.restoringEncoding(decoded) == original)
         #expect((try? URIReference.strict(LinkIntake.restoringEncoding(decoded), maxLength: 8192)) != nil)
     }
 
-    @Test("a link with nothing decoded is the same string, byte for byte; restoring twice is restoring once", arguments: [
-        "com.example.app:/callback?code=4%2F0AfKde-Code_1~x&state=abc", "com.example.app:/p?x=a+b&y=a%2Bb", "https://example.com:443/app/~user/?x=A",
-        "com.example.app:/p?x=%2520",
-    ])
+    @Test(
+        "a link with nothing decoded is the same string, byte for byte; restoring twice is restoring once",
+        arguments: [
+            "com.example.app:/callback?code=4%2F0AfKde-Code_1~x&state=abc", "com.example.app:/p?x=a+b&y=a%2Bb", "https://example.com:443/app/~user/?x=A",
+            "com.example.app:/p?x=%2520",
+        ])
     func untouched(_ link: String) {
         #expect(LinkIntake.restoringEncoding(link) == link)
         #expect(LinkIntake.restoringEncoding(LinkIntake.restoringEncoding("com.example.app:/a b")) == "com.example.app:/a%20b")

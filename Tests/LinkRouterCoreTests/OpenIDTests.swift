@@ -46,30 +46,45 @@ struct OpenIDTests {
         #expect(refusal(Self.document(Self.set("jwks_uri", .string("https://user@id.example.com/jwks")))) != nil)
         #expect(refusal(Self.document(Self.set("response_types_supported", .array([.string("token")])))).map { $0.contains("response_type code") } == true)
         #expect(refusal(.array([])).map { $0.contains("not a JSON object") } == true)
-        let local = try ProviderMetadata(document: .object([("issuer", .string("http://127.0.0.1:8080/oidc")), ("authorization_endpoint", .string("http://127.0.0.1:8080/oidc/auth")),
-                                                            ("token_endpoint", .string("http://localhost:8080/oidc/token")), ("jwks_uri", .string("http://[::1]:8080/oidc/jwks"))]),
-                                         expectedIssuer: "http://127.0.0.1:8080/oidc", from: "x")
+        let local = try ProviderMetadata(
+            document: .object([
+                ("issuer", .string("http://127.0.0.1:8080/oidc")), ("authorization_endpoint", .string("http://127.0.0.1:8080/oidc/auth")),
+                ("token_endpoint", .string("http://localhost:8080/oidc/token")), ("jwks_uri", .string("http://[::1]:8080/oidc/jwks")),
+            ]),
+            expectedIssuer: "http://127.0.0.1:8080/oidc", from: "x")
         #expect(!local.issParameterSupported, "http only on loopback, which is taken")
     }
 
     @Test("discovery URLs: OpenID Connect's appended, then RFC 8414's inserted before the path")
     func discoveryURLs() {
-        #expect(ProviderMetadata.discoveryURLs(for: "https://id.example.com/realm") == [
-            "https://id.example.com/realm/.well-known/openid-configuration", "https://id.example.com/.well-known/oauth-authorization-server/realm"])
-        #expect(ProviderMetadata.discoveryURLs(for: "https://id.example.com/") == [
-            "https://id.example.com/.well-known/openid-configuration", "https://id.example.com/.well-known/oauth-authorization-server"])
+        #expect(
+            ProviderMetadata.discoveryURLs(for: "https://id.example.com/realm") == [
+                "https://id.example.com/realm/.well-known/openid-configuration", "https://id.example.com/.well-known/oauth-authorization-server/realm",
+            ])
+        #expect(
+            ProviderMetadata.discoveryURLs(for: "https://id.example.com/") == [
+                "https://id.example.com/.well-known/openid-configuration", "https://id.example.com/.well-known/oauth-authorization-server",
+            ])
     }
 
     @Test("token response: tokens with an absolute expiry; the provider's refusal with its error; malformed answers named")
     func tokenResponse() throws {
-        let ok = TokenResponse.read(status: 200, body: .object([("access_token", .string("at")), ("token_type", .string("Bearer")), ("expires_in", .integer(3600)),
-                                                                ("refresh_token", .string("rt")), ("id_token", .string("a.b.c")), ("scope", .string("openid email"))]),
-                                    mediaType: "application/json", endpoint: "e", receivedAt: now)
+        let ok = TokenResponse.read(
+            status: 200,
+            body: .object([
+                ("access_token", .string("at")), ("token_type", .string("Bearer")), ("expires_in", .integer(3600)),
+                ("refresh_token", .string("rt")), ("id_token", .string("a.b.c")), ("scope", .string("openid email")),
+            ]),
+            mediaType: "application/json", endpoint: "e", receivedAt: now)
         let tokens = try ok.get()
         #expect(tokens.expiresAt == now + 3600 && tokens.refreshToken == "rt" && tokens.scope == "openid email")
-        let refused = TokenResponse.read(status: 403, body: .object([("error", .string("invalid_code")), ("error_description", .string("Invalid code"))]),
-                                         mediaType: "application/json", endpoint: "e", receivedAt: now)
-        guard case .failure(let f) = refused else { Issue.record("not refused"); return }
+        let refused = TokenResponse.read(
+            status: 403, body: .object([("error", .string("invalid_code")), ("error_description", .string("Invalid code"))]),
+            mediaType: "application/json", endpoint: "e", receivedAt: now)
+        guard case .failure(let f) = refused else {
+            Issue.record("not refused")
+            return
+        }
         #expect(f.code == .tokenExchangeFailed && f.providerError == "invalid_code" && f.message.contains("Invalid code"))
         func failure(_ status: Int, _ body: JSONValue?) -> String? {
             if case .failure(let f) = TokenResponse.read(status: status, body: body, mediaType: "text/html", endpoint: "e", receivedAt: now) { return f.message }
@@ -123,8 +138,9 @@ struct OpenIDTests {
             $0.issuer = issuer
             $0.scope = "openid"
             $0.exchange = true
-            $0.discovered = ProviderMetadata(issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
-                                             jwksURI: issuer + "/jwks", issParameterSupported: true)
+            $0.discovered = ProviderMetadata(
+                issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
+                jwksURI: issuer + "/jwks", issParameterSupported: true)
         }
     }
 
@@ -142,7 +158,12 @@ struct OpenIDTests {
             do { _ = try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()) } catch { return error.message }
             return nil
         }
-        #expect(refused { $0.issuer = nil; $0.discovered = nil; $0.authorizationEndpoint = "https://a.example.com/auth" }?.contains("exchange needs the issuer") == true)
+        #expect(
+            refused {
+                $0.issuer = nil
+                $0.discovered = nil
+                $0.authorizationEndpoint = "https://a.example.com/auth"
+            }?.contains("exchange needs the issuer") == true)
         #expect(refused { $0.codeChallenge = String(repeating: "A", count: 43) }?.contains("you hold the PKCE verifier") == true)
         #expect(refused { $0.discovered = nil }?.contains("not fetched") == true)
         #expect(TokenExchange(stored: s.code.exchange!.stored) == s.code.exchange)
@@ -150,9 +171,11 @@ struct OpenIDTests {
 
     /// What the session's code is redeemed with: its exchange plan, nonce and verifier.
     static func redeem(_ s: Session, code: String) -> Operation {
-        .redeem(TokenGrant(tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
-                           expected: IDTokenClaims.Expected(issuer: issuer, clientID: "client", nonce: s.code.nonce), requiresIDToken: true),
-                code: code, redirectURI: "com.example.app:/callback", verifier: s.code.codeVerifier)
+        .redeem(
+            TokenGrant(
+                tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
+                expected: IDTokenClaims.Expected(issuer: issuer, clientID: "client", nonce: s.code.nonce), requiresIDToken: true),
+            code: code, redirectURI: "com.example.app:/callback", verifier: s.code.codeVerifier)
     }
 
     @Test("exchange as transitions: the code moves the session to exchanging (no waiter answered); tokens complete it and drop the code; a refusal fails it; a late outcome is nothing")
@@ -240,8 +263,9 @@ struct OpenIDTests {
 
         let metadata = try #require(Self.exchangeRequest().discovered)
         let posted = router.completed(op, .metadata(.success(metadata)), now: now)
-        let grant = TokenGrant(tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
-                               expected: IDTokenClaims.Expected(issuer: Self.issuer, clientID: "client", nonce: nil), requiresIDToken: false)
+        let grant = TokenGrant(
+            tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
+            expected: IDTokenClaims.Expected(issuer: Self.issuer, clientID: "client", nonce: nil), requiresIDToken: false)
         #expect(posted.effects == [.start(op, .refresh(grant, refreshToken: "rt", scope: "openid"))] && posted.core.isEmpty && posted.answers.isEmpty)
         router.take(posted)
 

@@ -12,9 +12,11 @@ struct PercentEncodingTests {
         #expect(try PercentEncoding.decode("https%3A%2F%2Fapi.vipps.no%2Fx%3Fa%3D1", form: true) == "https://api.vipps.no/x?a=1")
     }
 
-    @Test("malformed or hostile values are errors, never nil or empty (U4, U5)", arguments: [
-        "a%FF", "%zz", "%", "%4", "ab%00cd", "%0A", "%0d", "%7F", "%C3", "%ED%A0%80",
-    ])
+    @Test(
+        "malformed or hostile values are errors, never nil or empty (U4, U5)",
+        arguments: [
+            "a%FF", "%zz", "%", "%4", "ab%00cd", "%0A", "%0d", "%7F", "%C3", "%ED%A0%80",
+        ])
     func refused(_ raw: String) {
         #expect(throws: RouterError.self) { try PercentEncoding.decode(Substring(raw), form: true) }
     }

@@ -9,10 +9,16 @@ struct RouterTests {
     func completes() throws {
         let (router, s) = try Fixtures.router()
         let uri = "com.example.app:/callback?code=C0DE&state=\(s.code.state)"
-        guard case .complete(let done) = router.decide(uri, source: .link, now: now) else { Issue.record("not completed"); return }
+        guard case .complete(let done) = router.decide(uri, source: .link, now: now) else {
+            Issue.record("not completed")
+            return
+        }
         #expect(done.status == .completed)
-        #expect(done.result == AuthorizationResult(code: "C0DE", state: s.code.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
-                                                  issuer: nil, codeVerifier: s.code.codeVerifier, nonce: s.code.nonce))
+        #expect(
+            done.result
+                == AuthorizationResult(
+                    code: "C0DE", state: s.code.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
+                    issuer: nil, codeVerifier: s.code.codeVerifier, nonce: s.code.nonce))
         #expect(done.finishedAt == now)
     }
 
@@ -57,9 +63,11 @@ struct RouterTests {
         #expect(router.session(s.id)?.result?.code == "c")
     }
 
-    @Test("unknown, empty or missing states never match (S1, U2, U3)", arguments: [
-        "com.example.app:/callback?code=c&state=nope", "com.example.app:/callback?code=c&state=", "com.example.app:/callback?code=c",
-    ])
+    @Test(
+        "unknown, empty or missing states never match (S1, U2, U3)",
+        arguments: [
+            "com.example.app:/callback?code=c&state=nope", "com.example.app:/callback?code=c&state=", "com.example.app:/callback?code=c",
+        ])
     func unknownState(_ uri: String) throws {
         let (router, s) = try Fixtures.router()
         let d = router.decide(uri, source: .link, now: now)
@@ -76,10 +84,12 @@ struct RouterTests {
         }
     }
 
-    @Test("duplicate or conflicting parameters are refused, the session untouched (U1)", arguments: [
-        "code=c&state=S&state=S", "code=a&code=b&state=S", "code=c&error=x&state=S", "resume_uri=https%3A%2F%2Fa&code=c&state=S",
-        "error=a&error=b&state=S", "iss=a&iss=b&code=c&state=S",
-    ])
+    @Test(
+        "duplicate or conflicting parameters are refused, the session untouched (U1)",
+        arguments: [
+            "code=c&state=S&state=S", "code=a&code=b&state=S", "code=c&error=x&state=S", "resume_uri=https%3A%2F%2Fa&code=c&state=S",
+            "error=a&error=b&state=S", "iss=a&iss=b&code=c&state=S",
+        ])
     func duplicates(_ query: String) throws {
         let (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/callback"))
         let d = router.decide("com.example.app:/callback?" + query.replacingState(s.code.state), source: .link, now: now)
@@ -93,7 +103,8 @@ struct RouterTests {
         #expect(router.decide("com.example.app:/callback#code=C&state=\(s.code.state)", source: .link, now: now).refusalCode == .invalidArgument)
         #expect(router.decide("com.example.app:/callback?state=\(s.code.state)#code=EVIL", source: .link, now: now).refusalCode == .invalidArgument)
         guard case .complete(let done) = router.decide("com.example.app:/callback?code=C&state=\(s.code.state)#_=_", source: .link, now: now) else {
-            Issue.record("benign fragment refused"); return
+            Issue.record("benign fragment refused")
+            return
         }
         #expect(done.result?.code == "C")
     }
@@ -113,14 +124,20 @@ struct RouterTests {
     func providerError() throws {
         let (router, s) = try Fixtures.router()
         let d = router.decide("com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.code.state)", source: .link, now: now)
-        guard case .fail(let f) = d else { Issue.record("not failed"); return }
+        guard case .fail(let f) = d else {
+            Issue.record("not failed")
+            return
+        }
         #expect(f.status == .failed)
         #expect(f.failure?.code == .authorizationFailed)
         #expect(f.failure?.providerError == "access_denied")
         #expect(f.failure?.providerDescription == "User said no")
         #expect(f.code.codeVerifier == nil)
         let html = router.decide("com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.code.state)", source: .link, now: now)
-        guard case .fail(let g) = html else { Issue.record("not failed"); return }
+        guard case .fail(let g) = html else {
+            Issue.record("not failed")
+            return
+        }
         #expect(g.failure?.providerError == "invalid_response")
         #expect(g.failure?.providerDescription == nil)
     }
@@ -144,8 +161,10 @@ struct RouterTests {
     @Test("web links pass through unless their state names a session (R5, U9)")
     func passthrough() throws {
         let (router, s) = try Fixtures.router(Fixtures.request(redirect: "https://example.com/cb"))
-        for url in ["https://example.com/other?x=1#f", "https://example.com/cb?state=unknown", "http://news.example/a b", "https://x/%zz",
-                    "https://example.com/cb?code=1&state=a&state=b"] {
+        for url in [
+            "https://example.com/other?x=1#f", "https://example.com/cb?state=unknown", "http://news.example/a b", "https://x/%zz",
+            "https://example.com/cb?code=1&state=a&state=b",
+        ] {
             #expect(router.decide(url, source: .link, now: now) == .passthrough(url), "\(url)")
         }
         // A look-alike carrying the real state is refused, never forwarded.
@@ -155,7 +174,8 @@ struct RouterTests {
         let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.code.state)", source: .link, now: now)
         #expect(bad.refusalCode == .invalidArgument)
         guard case .complete = router.decide("https://example.com/cb?code=c&state=\(s.code.state)", source: .link, now: now) else {
-            Issue.record("claimed callback not routed"); return
+            Issue.record("claimed callback not routed")
+            return
         }
     }
 
@@ -175,7 +195,8 @@ struct RouterTests {
         let onA = router.decide("http://127.0.0.1:40001/cb?code=c&state=\(b.code.state)", source: .loopback(a.id), now: now)
         #expect(onA.refusalCode == .callbackMismatch)
         guard case .complete(let done) = router.decide("http://127.0.0.1:40002/cb?code=c&state=\(b.code.state)", source: .loopback(b.id), now: now) else {
-            Issue.record("loopback not completed"); return
+            Issue.record("loopback not completed")
+            return
         }
         #expect(done.result?.redirectURI == "http://127.0.0.1:40002/cb")
     }
@@ -185,18 +206,30 @@ struct RouterTests {
         let (router, s) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example" })
         let base = "com.example.app:/callback?code=c&state=\(s.code.state)"
         guard case .complete(let ok) = router.decide(base + "&iss=https%3A%2F%2Fas.example", source: .link, now: now) else {
-            Issue.record("matching iss refused"); return
+            Issue.record("matching iss refused")
+            return
         }
         #expect(ok.result?.issuer == "https://as.example")
         for bad in ["https%3A%2F%2Fevil.example", "https%3A%2F%2Fas.example%2F", "https://as.example+"] {
-            guard case .fail(let f) = router.decide(base + "&iss=" + bad, source: .link, now: now) else { Issue.record("\(bad)"); continue }
+            guard case .fail(let f) = router.decide(base + "&iss=" + bad, source: .link, now: now) else {
+                Issue.record("\(bad)")
+                continue
+            }
             #expect(f.failure?.code == .issuerMismatch)
             #expect(f.result == nil)
         }
-        guard case .complete = router.decide(base, source: .link, now: now) else { Issue.record("missing iss without require_iss"); return }
-        let (strict, t) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example"; $0.requireIssuer = true })
+        guard case .complete = router.decide(base, source: .link, now: now) else {
+            Issue.record("missing iss without require_iss")
+            return
+        }
+        let (strict, t) = try Fixtures.router(
+            Fixtures.request {
+                $0.issuer = "https://as.example"
+                $0.requireIssuer = true
+            })
         guard case .fail(let f) = strict.decide("com.example.app:/callback?code=c&state=\(t.code.state)", source: .link, now: now) else {
-            Issue.record("missing iss accepted"); return
+            Issue.record("missing iss accepted")
+            return
         }
         #expect(f.failure?.code == .issuerMismatch)
     }
@@ -208,7 +241,9 @@ struct RouterTests {
         let plain = try Fixtures.session(Fixtures.request(), n: 2)
         router.insert(withToken)
         router.insert(plain)
-        #expect(router.owned(withToken.id, by: Fixtures.intruder) == .failure(RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")))
+        #expect(
+            router.owned(withToken.id, by: Fixtures.intruder)
+                == .failure(RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")))
         let cancelled = router.cancel(plain.id, by: Fixtures.intruder, now: now)
         #expect(cancelled.refusal?.code == .accessDenied && cancelled.changes.isEmpty)
         let noToken = router.claim(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)
@@ -248,11 +283,17 @@ struct RouterTests {
         var (router, s) = try Fixtures.router()
         let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now).session!
         router.replace(done)
-        guard case .success(let r)? = router.session(s.id)?.waitAnswer else { Issue.record("no result"); return }
+        guard case .success(let r)? = router.session(s.id)?.waitAnswer else {
+            Issue.record("no result")
+            return
+        }
         #expect(r.code == "c" && r.codeVerifier == s.code.codeVerifier)
         let wiped = done.releasingResult()
         #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.code.codeVerifier == nil)
-        guard case .failure(let e)? = wiped.waitAnswer else { Issue.record("released, yet answered"); return }
+        guard case .failure(let e)? = wiped.waitAnswer else {
+            Issue.record("released, yet answered")
+            return
+        }
         #expect(e.code == .alreadyDelivered)
     }
 

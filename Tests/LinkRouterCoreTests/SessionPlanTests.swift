@@ -49,7 +49,10 @@ struct SessionPlanTests {
             $0.extraParams = ["prompt": "login", "audience": "x y"]
         }
         let s = try Fixtures.session(request)
-        #expect(try Fixtures.authorizeURL(request) == "https://auth.example.com/authorize?tenant=a%20b&response_type=code&client_id=client&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state=\(s.code.state)&nonce=nonce-1&code_challenge=challenge-1&code_challenge_method=S256&audience=x%20y&prompt=login")
+        #expect(
+            try Fixtures.authorizeURL(request)
+                == "https://auth.example.com/authorize?tenant=a%20b&response_type=code&client_id=client&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state=\(s.code.state)&nonce=nonce-1&code_challenge=challenge-1&code_challenge_method=S256&audience=x%20y&prompt=login"
+        )
         #expect(s.expiresAt == Fixtures.now + 600)
     }
 
@@ -77,11 +80,13 @@ struct SessionPlanTests {
         #expect(four.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 8123))
     }
 
-    @Test("issuer: https anywhere, http only on a loopback host (issue 13 §4)", arguments: [
-        ("https://accounts.example.com", true), ("http://127.0.0.1:4593/api/oidc", true), ("http://localhost:8080/realms/dev", true),
-        ("http://[::1]:5556/dex", true), ("http://accounts.example.com", false), ("http://127.0.0.1.evil.example/x", false),
-        ("http://user@127.0.0.1/x", false), ("https://a.example/x?q=1", false), ("ftp://127.0.0.1/x", false),
-    ])
+    @Test(
+        "issuer: https anywhere, http only on a loopback host (issue 13 §4)",
+        arguments: [
+            ("https://accounts.example.com", true), ("http://127.0.0.1:4593/api/oidc", true), ("http://localhost:8080/realms/dev", true),
+            ("http://[::1]:5556/dex", true), ("http://accounts.example.com", false), ("http://127.0.0.1.evil.example/x", false),
+            ("http://user@127.0.0.1/x", false), ("https://a.example/x?q=1", false), ("ftp://127.0.0.1/x", false),
+        ])
     func issuer(_ issuer: String, _ accepted: Bool) throws {
         let result = Result { () throws(RouterError) in try SessionPlan.make(Fixtures.request { $0.issuer = issuer }, owner: Fixtures.caller, limits: Limits()) }
         switch result {
@@ -92,7 +97,8 @@ struct SessionPlanTests {
 
     @Test("adopt mode reads state, redirect and app callback from the backend's URL")
     func adopt() throws {
-        let url = "https://api.vipps.no/access-management-1.0/access/oauth2/auth?app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback&requested_flow=app_to_app&scope=openid&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fapp-callback&code_challenge_method=S256&state=RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gDNk&nonce=n0nce&client_id=c&code_challenge=abc"
+        let url =
+            "https://api.vipps.no/access-management-1.0/access/oauth2/auth?app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback&requested_flow=app_to_app&scope=openid&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fapp-callback&code_challenge_method=S256&state=RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gDNk&nonce=n0nce&client_id=c&code_challenge=abc"
         var r = SessionRequest()
         r.authorizeURL = url
         let plan = try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits())

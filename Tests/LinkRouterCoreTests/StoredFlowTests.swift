@@ -1,5 +1,6 @@
-@testable import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// A flow as the store keeps it (`SessionFlow.stored`): one versioned value
 /// that reads back to the same flow, whatever order its lines are in, with
@@ -9,19 +10,21 @@ struct StoredFlowTests {
     static func parse(_ text: String, _ role: String) -> CallbackURI? { try? CallbackURI.parse(text, role: role) }
 
     static func full() throws -> SessionFlow {
-        let s = try Fixtures.session(Fixtures.request(app: "https://example.com/app") { r in
-            r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
-            r.resumePathPrefix = "/p/"
-            r.requireIssuer = true
-            r.issuer = "https://as.example"
-        })
+        let s = try Fixtures.session(
+            Fixtures.request(app: "https://example.com/app") { r in
+                r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
+                r.resumePathPrefix = "/p/"
+                r.requireIssuer = true
+                r.issuer = "https://as.example"
+            })
         let c = s.code
-        return .code(CodeFlow(
-            source: c.source, state: c.state, nonce: c.nonce, codeVerifier: c.codeVerifier, redirect: c.redirect, appCallback: c.appCallback,
-            authorizationOrigin: c.authorizationOrigin, resumeHosts: c.resumeHosts, resumePathPrefix: c.resumePathPrefix, resumeMode: .client,
-            browser: "firefox.desktop", issuer: c.issuer, requireIssuer: c.requireIssuer,
-            exchange: TokenExchange(clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true),
-            resumeOpened: true))
+        return .code(
+            CodeFlow(
+                source: c.source, state: c.state, nonce: c.nonce, codeVerifier: c.codeVerifier, redirect: c.redirect, appCallback: c.appCallback,
+                authorizationOrigin: c.authorizationOrigin, resumeHosts: c.resumeHosts, resumePathPrefix: c.resumePathPrefix, resumeMode: .client,
+                browser: "firefox.desktop", issuer: c.issuer, requireIssuer: c.requireIssuer,
+                exchange: TokenExchange(clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true),
+                resumeOpened: true))
     }
 
     @Test("every field reads back as written; in any line order; an unknown key is skipped")
@@ -42,8 +45,10 @@ struct StoredFlowTests {
         #expect(SessionFlow(kind: "code", stored: "v=2" + stored.dropFirst(3), callback: Self.parse) == nil)
         #expect(SessionFlow(kind: "code", stored: stored + "\nnoequals", callback: Self.parse) == nil)
         #expect(SessionFlow(kind: "code", stored: lines.filter { !$0.hasPrefix("state=") }.joined(separator: "\n"), callback: Self.parse) == nil)
-        #expect(SessionFlow(kind: "code", stored: lines.map { $0.hasPrefix("app_callback=") ? "app_callback=not a uri" : $0 }.joined(separator: "\n"),
-                            callback: Self.parse) == nil)
+        #expect(
+            SessionFlow(
+                kind: "code", stored: lines.map { $0.hasPrefix("app_callback=") ? "app_callback=not a uri" : $0 }.joined(separator: "\n"),
+                callback: Self.parse) == nil)
     }
 
     @Test("a restore shares what rows have in common: a callback parsed once for two rows, a new one parsed again; each row reads as written")
@@ -51,7 +56,10 @@ struct StoredFlowTests {
         let a = try Self.full()
         let b = SessionFlow.code(try Fixtures.session(Fixtures.request(redirect: "com.example.other:/cb"), n: 2).code)
         var parses = 0
-        func counting(_ text: String, _ role: String) -> CallbackURI? { parses += 1; return Self.parse(text, role) }
+        func counting(_ text: String, _ role: String) -> CallbackURI? {
+            parses += 1
+            return Self.parse(text, role)
+        }
         var reuse = StoredFlowReuse()
         for (flow, expected) in [(a, 2), (a, 2), (b, 3)] {
             var text = flow.stored

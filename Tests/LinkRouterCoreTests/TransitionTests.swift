@@ -25,11 +25,17 @@ struct TransitionTests {
         #expect(t.reply == .routed(.completed))
         #expect(done.status == .completed && done.result?.code == "C")
         let result = try #require(done.result)
-        #expect(Array(t.effects.prefix(4)) == [.closeListener(s.id), .answer(wait, .waited(.success(result))), .emitStatus(s.id, .completed),
-                                               .scheduleDeadline(s.id, at: router.deadline(of: done))])
+        #expect(
+            Array(t.effects.prefix(4)) == [
+                .closeListener(s.id), .answer(wait, .waited(.success(result))), .emitStatus(s.id, .completed),
+                .scheduleDeadline(s.id, at: router.deadline(of: done)),
+            ])
         #expect(t.core == [.finish(wait)])
         #expect(t.effects.count == 5)
-        guard case .log(let line) = t.effects[4] else { Issue.record("no log line"); return }
+        guard case .log(let line) = t.effects[4] else {
+            Issue.record("no log line")
+            return
+        }
         #expect(line.priority == .info && !line.text.contains("C&") && !line.text.contains(s.code.state))
     }
 
@@ -38,9 +44,15 @@ struct TransitionTests {
         let (router, s) = try Fixtures.router()
         let t = router.route("com.example.app:/callback?code=C&state=xyzzy-no-such", source: .link, via: "test", now: now)
         #expect(t.changes.isEmpty && t.core.isEmpty)
-        guard case .refused(let e) = t.reply else { Issue.record("not refused"); return }
+        guard case .refused(let e) = t.reply else {
+            Issue.record("not refused")
+            return
+        }
         #expect(e.code == .unknownState)
-        guard case .log(let line)? = t.effects.first else { Issue.record("no log line"); return }
+        guard case .log(let line)? = t.effects.first else {
+            Issue.record("no log line")
+            return
+        }
         #expect(line.priority == .notice && line.text.contains("UnknownState") && line.text.contains("state hash") && !line.text.contains("xyzzy"))
         #expect(router.session(s.id)?.status == .pending)
     }
@@ -73,7 +85,10 @@ struct TransitionTests {
         parked.owner = nil
         router.replace(parked)
         t = router.route(uri(s), source: .link, via: "test", now: now)
-        guard case .refused(let e) = t.reply else { Issue.record("not refused"); return }
+        guard case .refused(let e) = t.reply else {
+            Issue.record("not refused")
+            return
+        }
         #expect(e.code == .browserFailed && t.changes.isEmpty)
 
         (router, s) = try world("none")
@@ -113,12 +128,16 @@ struct TransitionTests {
     @Test("begin: an insert, written or refused; the browser opens on the authorize URL; its expiry is queued")
     func begin() throws {
         let router = Router()
-        let t = router.beginSession(Fixtures.request { $0.openBrowser = true }, inputs: Fixtures.inputs(browser: "b.desktop"),
-                                    caller: Fixtures.owner, login: false, now: now)
+        let t = router.beginSession(
+            Fixtures.request { $0.openBrowser = true }, inputs: Fixtures.inputs(browser: "b.desktop"),
+            caller: Fixtures.owner, login: false, now: now)
         let s = try #require(t.session)
         #expect(t.changes == [.insert(s)] && t.ifWriteFails == .refuse)
         #expect(s.code.browser == "b.desktop" && s.owner == Fixtures.caller)
-        guard case .begun(let id, let url) = t.reply else { Issue.record("no reply"); return }
+        guard case .begun(let id, let url) = t.reply else {
+            Issue.record("no reply")
+            return
+        }
         #expect(id == s.id && url.contains("state=\(s.code.state)"))
         #expect(t.effects.contains(.openBrowser(url, in: .entry("b.desktop"))))
         #expect(t.effects.contains(.scheduleDeadline(s.id, at: s.expiresAt)))
@@ -136,13 +155,15 @@ struct TransitionTests {
     func beginRefused() throws {
         let router = Router()
         let noBrowser = RouterError(.browserFailed, "no default browser is set")
-        let browserless = router.beginSession(Fixtures.request { $0.openBrowser = true },
-                                              inputs: BeginInputs(secrets: .success(Fixtures.secrets()), browser: .failure(noBrowser), claimTokenDigest: nil),
-                                              caller: Fixtures.owner, login: false, now: now)
+        let browserless = router.beginSession(
+            Fixtures.request { $0.openBrowser = true },
+            inputs: BeginInputs(secrets: .success(Fixtures.secrets()), browser: .failure(noBrowser), claimTokenDigest: nil),
+            caller: Fixtures.owner, login: false, now: now)
         #expect(browserless.refusal == noBrowser)
         let noSecrets = RouterError(.internalError, "RAND_bytes failed")
-        let secretless = router.beginSession(Fixtures.request(), inputs: BeginInputs(secrets: .failure(noSecrets), browser: nil, claimTokenDigest: nil),
-                                             caller: Fixtures.owner, login: false, now: now)
+        let secretless = router.beginSession(
+            Fixtures.request(), inputs: BeginInputs(secrets: .failure(noSecrets), browser: nil, claimTokenDigest: nil),
+            caller: Fixtures.owner, login: false, now: now)
         #expect(secretless.refusal == noSecrets)
         let invalid = router.beginSession(Fixtures.request { $0.ttl = 0 }, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
         #expect(invalid.refusal?.code == .invalidArgument)
@@ -167,7 +188,10 @@ struct TransitionTests {
         router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
         for _ in 0..<2 {
             let t = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
-            guard case .waited(.success(let r)) = t.reply else { Issue.record("no answer"); return }
+            guard case .waited(.success(let r)) = t.reply else {
+                Issue.record("no answer")
+                return
+            }
             #expect(r.code == "C" && t.changes.isEmpty && t.effects.isEmpty && t.core.isEmpty)
         }
     }
@@ -186,7 +210,10 @@ struct TransitionTests {
         #expect(t.effects.contains(.scheduleDeadline(s.id, at: router.deadline(of: released))))
         router.apply(t.changes)
         #expect(router.acknowledge(s.id, by: Fixtures.owner) == Transition())
-        guard case .failure(let e)? = router.session(s.id)?.waitAnswer else { Issue.record("still answered"); return }
+        guard case .failure(let e)? = router.session(s.id)?.waitAnswer else {
+            Issue.record("still answered")
+            return
+        }
         #expect(e.code == .alreadyDelivered)
     }
 
@@ -283,10 +310,11 @@ struct TransitionTests {
         #expect(Array(t.effects.prefix(3)) == [.forget(onPlain), .cancel(timerOp), .forget(onToken)] && t.ifWriteFails == .keepInMemory)
         #expect(t.answers.isEmpty)
         #expect(t.core == [.finish(onPlain), .finish(timerOp), .finish(onToken)])
-        let byID = Dictionary(uniqueKeysWithValues: t.changes.compactMap { c -> (SessionID, Session)? in
-            if case .update(let s) = c { return (s.id, s) }
-            return nil
-        })
+        let byID = Dictionary(
+            uniqueKeysWithValues: t.changes.compactMap { c -> (SessionID, Session)? in
+                if case .update(let s) = c { return (s.id, s) }
+                return nil
+            })
         #expect(byID[plain.id]?.status == .cancelled && byID[plain.id]?.owner == nil && byID[plain.id]?.code.codeVerifier == nil)
         #expect(byID[withToken.id]?.status == .pending && byID[withToken.id]?.owner == nil)
         #expect(t.effects.contains(.emitStatus(plain.id, .cancelled)) && !t.effects.contains(.emitStatus(withToken.id, .cancelled)))
@@ -341,8 +369,10 @@ struct TransitionTests {
 
     @Test("restore on another bus, or when the bus cannot say: every stored owner is gone")
     func restoreAnotherBus() throws {
-        for (previous, answer) in [("bus-0", OperationResult.busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner])))),
-                                   ("bus-1", .busNames(.failure(RouterError(.internalError, "no bus"))))] {
+        for (previous, answer) in [
+            ("bus-0", OperationResult.busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner])))),
+            ("bus-1", .busNames(.failure(RouterError(.internalError, "no bus")))),
+        ] {
             var router = Router()
             let s = try Fixtures.session(Fixtures.request(), n: 1)
             let parked = try Fixtures.claimable(n: 2, digest: [1])
@@ -351,7 +381,8 @@ struct TransitionTests {
             let t = router.completed(try #require(back.started.first), answer, now: now)
             let byID = Dictionary(uniqueKeysWithValues: t.changes.map { ($0.id, $0) })
             guard case .update(let cancelled)? = byID[s.id], case .update(let kept)? = byID[parked.id] else {
-                Issue.record("\(previous): owners not settled: \(t.changes)"); continue
+                Issue.record("\(previous): owners not settled: \(t.changes)")
+                continue
             }
             #expect(cancelled.status == .cancelled && cancelled.owner == nil && kept.status == .pending && kept.owner == nil, "\(previous)")
             #expect(t.effects.last == .serve)
@@ -368,15 +399,20 @@ struct TransitionTests {
     func ranks() {
         let id = SessionID("a")!
         let op = OperationID(7)
-        let effects: [Effect] = [.serve, .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .checkpoint, .recordBusID("bus"),
-                                 .emitStatus(id, .completed), .answer(op, .none), .forget(op), .closeListener(id), .start(op, .timer(milliseconds: 1)),
-                                 .cancel(op), .openBrowser("u", in: .web), .scheduleDeadline(id, at: 1),
-                                 .requestResume(id, owner: ":1.1", resumeURI: "u")]
+        let effects: [Effect] = [
+            .serve, .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .checkpoint, .recordBusID("bus"),
+            .emitStatus(id, .completed), .answer(op, .none), .forget(op), .closeListener(id), .start(op, .timer(milliseconds: 1)),
+            .cancel(op), .openBrowser("u", in: .web), .scheduleDeadline(id, at: 1),
+            .requestResume(id, owner: ":1.1", resumeURI: "u"),
+        ]
         let sorted = effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
-        #expect(sorted == [.openBrowser("u", in: .web), .requestResume(id, owner: ":1.1", resumeURI: "u"),
-                           .start(op, .timer(milliseconds: 1)), .cancel(op), .closeListener(id), .answer(op, .none), .forget(op),
-                           .emitStatus(id, .completed), .scheduleDeadline(id, at: 1), .checkpoint, .recordBusID("bus"),
-                           .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .serve])
+        #expect(
+            sorted == [
+                .openBrowser("u", in: .web), .requestResume(id, owner: ":1.1", resumeURI: "u"),
+                .start(op, .timer(milliseconds: 1)), .cancel(op), .closeListener(id), .answer(op, .none), .forget(op),
+                .emitStatus(id, .completed), .scheduleDeadline(id, at: 1), .checkpoint, .recordBusID("bus"),
+                .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .serve,
+            ])
         let binding = LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0)
         #expect(Effect.openBrowser("u", in: .web).undoesOnFailure && Effect.requestResume(id, owner: ":1.1", resumeURI: "u").undoesOnFailure)
         #expect(!Effect.start(op, .listen(id, binding, path: "/")).undoesOnFailure)
@@ -454,7 +490,10 @@ struct OperationTests {
         let timerOp = try #require(timer)
         let t = router.completed(timerOp, .listening(.success(1)), now: now)
         #expect(t.core == [.finish(timerOp)] && t.changes.isEmpty && t.answers.isEmpty)
-        guard case .log(let line)? = t.effects.first, t.effects.count == 1 else { Issue.record("not logged: \(t.effects)"); return }
+        guard case .log(let line)? = t.effects.first, t.effects.count == 1 else {
+            Issue.record("not logged: \(t.effects)")
+            return
+        }
         #expect(line.priority == .error)
         router.take(t)
         #expect(router.operations[wait] != nil, "the Wait is still held")
@@ -534,7 +573,10 @@ struct OperationTests {
         let begun = router.completed(op, .listening(.success(40555)), now: now)
         let s = try #require(begun.session)
         #expect(s.id == id && s.code.redirect.string == "http://127.0.0.1:40555/cb")
-        guard case .answer(op, .begun(id, let url))? = begun.answers.first else { Issue.record("not answered: \(begun.effects)"); return }
+        guard case .answer(op, .begun(id, let url))? = begun.answers.first else {
+            Issue.record("not answered: \(begun.effects)")
+            return
+        }
         #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A40555%2Fcb&"))
         // The listener is the session's now: closed if the insert cannot be written, kept otherwise.
         #expect(begun.compensation == [.closeListener(id)] && !begun.effects.contains(.closeListener(id)))
@@ -634,7 +676,10 @@ struct OperationTests {
         router.take(begin)
         let t = router.stopping()
         #expect(t.changes.isEmpty && t.started.isEmpty)
-        #expect(t.answers == [.answer(wait, .refused(RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))),
-                              .answer(try #require(begin.held), .refused(RouterError(.internalError, "linkrouterd is stopping; try again once it is back")))])
+        #expect(
+            t.answers == [
+                .answer(wait, .refused(RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))),
+                .answer(try #require(begin.held), .refused(RouterError(.internalError, "linkrouterd is stopping; try again once it is back"))),
+            ])
     }
 }

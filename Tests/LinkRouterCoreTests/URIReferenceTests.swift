@@ -16,9 +16,11 @@ struct URIReferenceTests {
         #expect(v.authority == nil && v.path == "/cb" && v.query == nil && v.fragment == nil)
     }
 
-    @Test("relative references and option-looking strings are not URIs (U10)", arguments: [
-        "--help", "-x", "cb?code=1&state=2", "/callback", "", ":nothing", "1abc:/x", "a b:/x", "?state=x",
-    ])
+    @Test(
+        "relative references and option-looking strings are not URIs (U10)",
+        arguments: [
+            "--help", "-x", "cb?code=1&state=2", "/callback", "", ":nothing", "1abc:/x", "a b:/x", "?state=x",
+        ])
     func relativeRefused(_ text: String) {
         #expect(throws: RouterError.self) { try URIReference.split(text) }
     }
@@ -37,18 +39,20 @@ struct URIReferenceTests {
         #expect(try URIReference.split("https://u:p@h/").port == nil)
     }
 
-    @Test("strict parsing names what is wrong (U4, U5, U6)", arguments: [
-        ("com.example.app:/cb?code=a b&state=s", "a raw space"),
-        ("com.example.app:/cb?code=a\tb&state=s", "a tab"),
-        ("com.example.app:/cb?code=a\nb&state=s", "a line break"),
-        ("com.example.app:/cb?code=a\u{0}b&state=s", "a NUL byte"),
-        ("com.example.app:/cb?code=é&state=s", "a non-ASCII byte"),
-        ("com.example.app:/cb?code=a%zz&state=s", "invalid percent-encoding"),
-        ("com.example.app:/cb?code=a%F&state=s", "invalid percent-encoding"),
-        ("com.example.app:/cb?state=%", "invalid percent-encoding"),
-        ("com.example.app:/cb?code=<script>&state=s", "must be percent-encoded"),
-        ("https:\\\\evil/cb", "must be percent-encoded"),
-    ])
+    @Test(
+        "strict parsing names what is wrong (U4, U5, U6)",
+        arguments: [
+            ("com.example.app:/cb?code=a b&state=s", "a raw space"),
+            ("com.example.app:/cb?code=a\tb&state=s", "a tab"),
+            ("com.example.app:/cb?code=a\nb&state=s", "a line break"),
+            ("com.example.app:/cb?code=a\u{0}b&state=s", "a NUL byte"),
+            ("com.example.app:/cb?code=é&state=s", "a non-ASCII byte"),
+            ("com.example.app:/cb?code=a%zz&state=s", "invalid percent-encoding"),
+            ("com.example.app:/cb?code=a%F&state=s", "invalid percent-encoding"),
+            ("com.example.app:/cb?state=%", "invalid percent-encoding"),
+            ("com.example.app:/cb?code=<script>&state=s", "must be percent-encoded"),
+            ("https:\\\\evil/cb", "must be percent-encoded"),
+        ])
     func strictRefusals(_ text: String, _ words: String) {
         #expect {
             try URIReference.strict(text, maxLength: 8192)

@@ -3,8 +3,9 @@ import Glibc
 import LinkRouterAPI
 import LinkRouterCore
 import LinkRouterFiles
-@testable import LinkRouterService
 import SystemKit
+
+@testable import LinkRouterService
 
 /// The daemon's components, wired as `linkrouterd` wires them, in the test's
 /// own process: a real `dbus-daemon` of the test's own, a real store in a
@@ -25,19 +26,22 @@ final class InProcessDaemon {
         try FileSystem.makeDirectories(root + "/run/linkrouter", permissions: 0o700)
         try FileSystem.makeDirectories(root + "/state", permissions: 0o700)
         address = "unix:path=" + root + "/bus.socket"
-        try FileSystem.writeAtomically(root + "/bus.conf", text: """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            </busconfig>
+        try FileSystem.writeAtomically(
+            root + "/bus.conf",
+            text: """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>session</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
 
-            """, permissions: 0o600)
-        busPID = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus.conf"],
-                                      stdout: .file(root + "/bus.log"), stderr: .file(root + "/bus.log"))
+                """, permissions: 0o600)
+        busPID = try Subprocess.spawn(
+            ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus.conf"],
+            stdout: .file(root + "/bus.log"), stderr: .file(root + "/bus.log"))
         let deadline = Clock.monotonicMilliseconds() + 5000
         var connected: DBusConnection?
         while connected == nil && Clock.monotonicMilliseconds() < deadline {
@@ -83,7 +87,8 @@ final class InProcessDaemon {
         let deadline = Clock.monotonicMilliseconds() + 10_000
         while Clock.monotonicMilliseconds() < deadline {
             guard let m = watcher.nextMessage(timeoutMilliseconds: 1000), m.kind == .signal || m.kind == .methodCall,
-                  let member = m.member, let path = m.path else { continue }
+                let member = m.member, let path = m.path
+            else { continue }
             if path == API.path(of: barrier).rawValue { return out }
             out.append((member, path))
         }
@@ -96,13 +101,17 @@ final class InProcessDaemon {
     func lockStore() throws -> Int32 {
         guard let path = daemon.sessions.store?.path else { throw SystemError("no store", code: ENOENT) }
         let out = root + "/locker.out"
-        let pid = try Subprocess.spawn(["python3", "-c", """
-            import sqlite3, sys, time
-            c = sqlite3.connect(sys.argv[1], isolation_level=None)
-            c.execute('BEGIN IMMEDIATE')
-            print('locked', flush=True)
-            time.sleep(600)
-            """, path], stdout: .file(out), stderr: .file(out + ".err"))
+        let pid = try Subprocess.spawn(
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys, time
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute('BEGIN IMMEDIATE')
+                print('locked', flush=True)
+                time.sleep(600)
+                """, path,
+            ], stdout: .file(out), stderr: .file(out + ".err"))
         let deadline = Clock.monotonicMilliseconds() + 10_000
         while Clock.monotonicMilliseconds() < deadline {
             if ((try? FileSystem.readText(out)) ?? "").hasPrefix("locked") { return pid }

@@ -8,7 +8,10 @@ struct DBusNamesTests {
     static let interfaces = ["org.linkrouter.LinkRouter1", "a.b", "a", "a..b", ".a.b", "a.b.", "a.1b", "a.b-c", "a.b_c", "A.B", String(repeating: "a.", count: 128) + "a"]
     static let members = ["Route", "_x", "a1", "1a", "", "a.b", "a-b", "é"]
     static let busNames = ["org.linkrouter.LinkRouter1", ":1.42", ":1.1a", "a.b-c", "a", "a.1b", ":a", "org..x", ".org.x", ":", ":.a", ":a.", ":a..b", ":1.2-3", "a.b.", "-a.b"]
-    static let signatures = ["", "s", "a{sv}", "a(oss)", "(s)", "()", "a", "{sv}", "a{vs}", "a{sv", "ss)", "aaa{sa{sv}}", "z", "h", String(repeating: "a", count: 33) + "s", String(repeating: "(", count: 33) + "s" + String(repeating: ")", count: 33)]
+    static let signatures = [
+        "", "s", "a{sv}", "a(oss)", "(s)", "()", "a", "{sv}", "a{vs}", "a{sv", "ss)", "aaa{sa{sv}}", "z", "h", String(repeating: "a", count: 33) + "s",
+        String(repeating: "(", count: 33) + "s" + String(repeating: ")", count: 33),
+    ]
 
     @Test("object paths", arguments: paths)
     func objectPaths(_ s: String) { #expect(ObjectPath.isValid(s) == LibdbusValidation.isValidPath(s)) }

@@ -23,7 +23,10 @@ struct EventLoopTests {
         let loop = EventLoop()
         var fds: [Int32] = [0, 0]
         pipe(&fds)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         var got: [UInt8] = []
         let source = loop.watch(fds[0], for: .readable) { _ in
             var b: UInt8 = 0
@@ -31,7 +34,10 @@ struct EventLoopTests {
             got.append(b)
             loop.stop()
         }
-        loop.schedule(afterMilliseconds: 5) { var b: UInt8 = 42; write(fds[1], &b, 1) }
+        loop.schedule(afterMilliseconds: 5) {
+            var b: UInt8 = 42
+            write(fds[1], &b, 1)
+        }
         let timeout = loop.schedule(afterMilliseconds: 2000) { loop.stop() }
         loop.run()
         #expect(got == [42])

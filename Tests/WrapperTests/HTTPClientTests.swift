@@ -63,9 +63,12 @@ struct HTTPClientTests {
     @Test("POST form: the body arrives byte for byte, as a form, without Expect")
     func postForm() throws {
         let server = try TestHTTPServer()
-        let pairs = [("grant_type", "authorization_code"), ("code", "a b+c&d=e/é"),
-                     ("redirect_uri", "http://127.0.0.1:8080/cb?x=1"), ("code_verifier", "~*'!-._")]
-        let expected = "grant_type=authorization_code&code=a+b%2Bc%26d%3De%2F%C3%A9"
+        let pairs = [
+            ("grant_type", "authorization_code"), ("code", "a b+c&d=e/é"),
+            ("redirect_uri", "http://127.0.0.1:8080/cb?x=1"), ("code_verifier", "~*'!-._"),
+        ]
+        let expected =
+            "grant_type=authorization_code&code=a+b%2Bc%26d%3De%2F%C3%A9"
             + "&redirect_uri=http%3A%2F%2F127.0.0.1%3A8080%2Fcb%3Fx%3D1&code_verifier=%7E%2A%27%21-._"
         guard let r = response(try fetch(.postForm(server.https + "/echo", pairs), caFile: server.caFile)) else { return }
         #expect(r.status == 200)
@@ -134,10 +137,14 @@ struct HTTPClientTests {
     func refused() throws {
         let loop = EventLoop()
         let client = try HTTPClient(loop: loop, userAgent: "linkrouter-test/1", caFile: nil)
-        var urls = ["http://example.com/", "http://192.0.2.1/token", "http://127.0.0.2/", "ftp://127.0.0.1/", "file:///etc/passwd",
-                    "https://user:pw@127.0.0.1/", "not a url", "/relative", "https://127.0.0.1/\u{0}x"]
+        var urls = [
+            "http://example.com/", "http://192.0.2.1/token", "http://127.0.0.2/", "ftp://127.0.0.1/", "file:///etc/passwd",
+            "https://user:pw@127.0.0.1/", "not a url", "/relative", "https://127.0.0.1/\u{0}x",
+        ]
         var requests = urls.map { HTTPRequest.get($0) }
-        var withCookie = HTTPRequest.get("https://127.0.0.1/"), split = withCookie, getBody = withCookie
+        var withCookie = HTTPRequest.get("https://127.0.0.1/")
+        var split = withCookie
+        var getBody = withCookie
         withCookie.headers.add("Cookie", "a=b")
         split.headers.add("X-Test", "a\r\nHost: evil")
         getBody.body = [1]

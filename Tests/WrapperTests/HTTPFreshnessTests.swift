@@ -17,8 +17,10 @@ struct HTTPFreshnessTests {
         }
         #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT", now: 0) == 0)
         #expect(HTTPDate.parse("Tue, 29 Feb 2028 23:59:60 GMT", now: 0) == 1_835_481_600)
-        for bad in ["", "0", "-1", "yesterday", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Foo 1994 08:49:37 GMT",
-                    "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT"] {
+        for bad in [
+            "", "0", "-1", "yesterday", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+        ] {
             #expect(HTTPDate.parse(bad, now: Self.example) == nil, "\(bad)")
         }
     }

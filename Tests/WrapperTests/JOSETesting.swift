@@ -1,6 +1,6 @@
-import OpenSSLKit
 import JSONKit
 import LinkRouterCore
+import OpenSSLKit
 import Testing
 
 /// Small tools for the JOSE tests: keys from JWK text, token surgery, caught errors.

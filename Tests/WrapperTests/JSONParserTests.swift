@@ -24,11 +24,13 @@ struct JSONParserTests {
     @Test("objects keep member order; scalars, arrays and nesting come through")
     func values() throws {
         let value = try parse(#"{"b":[true,false,null],"a":"x\u00e9\ud83d\ude00","c":{"d":-1}}"#)
-        #expect(value == .object([
-            ("b", .array([.bool(true), .bool(false), .null])),
-            ("a", .string("xé😀")),
-            ("c", .object([("d", .integer(-1))])),
-        ]))
+        #expect(
+            value
+                == .object([
+                    ("b", .array([.bool(true), .bool(false), .null])),
+                    ("a", .string("xé😀")),
+                    ("c", .object([("d", .integer(-1))])),
+                ]))
         #expect(value["a"]?.stringValue == "xé😀")
         #expect(value["c"]?["d"]?.int64Value == -1)
         #expect(value["missing"] == nil)
@@ -124,13 +126,15 @@ struct JSONParserTests {
         #expect(refusal("{'a':1}")?.code == .syntax)
     }
 
-    @Test("encode is compact, keeps order, and round-trips", arguments: [
-        #"{"b":1,"a":[true,false,null,"x"],"c":{"d":-9223372036854775808}}"#,
-        #"[0.1,1.0,-2.5e-300,1.7976931348623157e308,5e-324]"#,
-        #""snow\u2603 \"quoted\" back\\slash tab\t line\n ctl\u0001 emoji😀""#,
-        #"{"":{},"e":[]}"#,
-        "42",
-    ])
+    @Test(
+        "encode is compact, keeps order, and round-trips",
+        arguments: [
+            #"{"b":1,"a":[true,false,null,"x"],"c":{"d":-9223372036854775808}}"#,
+            #"[0.1,1.0,-2.5e-300,1.7976931348623157e308,5e-324]"#,
+            #""snow\u2603 \"quoted\" back\\slash tab\t line\n ctl\u0001 emoji😀""#,
+            #"{"":{},"e":[]}"#,
+            "42",
+        ])
     func roundTrip(text: String) throws {
         let value = try parse(text)
         let encoded = JSONParser.encode(value)
@@ -141,7 +145,8 @@ struct JSONParserTests {
 
     @Test("encode: exact text for a known value")
     func encodeText() {
-        #expect(JSONParser.encode(.object([("alg", .string("ES256")), ("n", .integer(1)), ("r", .number(1)), ("é", .bool(true))]))
+        #expect(
+            JSONParser.encode(.object([("alg", .string("ES256")), ("n", .integer(1)), ("r", .number(1)), ("é", .bool(true))]))
                 == #"{"alg":"ES256","n":1,"r":1.0,"é":true}"#)
         #expect(JSONParser.encode(.array([.number(.nan), .number(.infinity)])) == "[null,null]")
         #expect(JSONParser.encode(.string("")) == #""""#)

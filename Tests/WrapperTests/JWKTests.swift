@@ -1,6 +1,6 @@
-import OpenSSLKit
 import JSONKit
 import LinkRouterCore
+import OpenSSLKit
 import Testing
 
 @Suite("Crypto: public keys from JWKs")

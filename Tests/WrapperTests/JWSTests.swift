@@ -1,7 +1,7 @@
-import OpenSSLKit
 import JOSE
 import JSONKit
 import LinkRouterCore
+import OpenSSLKit
 import Testing
 
 @Suite("JOSE: JWS compact verification")
@@ -24,17 +24,21 @@ struct JWSTests {
     }
 
     static let vectors: [Vector] = [
-        Vector(alg: "RS256", token: JOSEVectors.rs256Token, jwk: JOSEVectors.rs256JWK,
-               wrongJWK: #"{"kty":"RSA","n":"\#(JOSEVectors.ps256N)","e":"AQAB"}"#,
-               payload: JOSEVectors.a1Payload, otherAlg: "PS256", otherAlgCode: .invalidSignature),
-        Vector(alg: "PS256", token: JOSEVectors.ps256Token, jwk: JOSEVectors.ps256JWK,
-               wrongJWK: #"{"kty":"RSA","kid":"ps256-test","n":"\#(JOSEVectors.rs256N)","e":"AQAB"}"#,
-               payload: #"{"iss":"https://issuer.example","sub":"248289761001","aud":"linkrouter","nonce":"n-0S6_WzA2Mj","exp":1311281970,"iat":1311280970}"#,
-               otherAlg: "RS256", otherAlgCode: .noMatchingKey),  // the JWK declares alg PS256
-        Vector(alg: "ES256", token: JOSEVectors.es256Token, jwk: JOSEVectors.es256JWK, wrongJWK: JOSEVectors.otherP256JWK,
-               payload: JOSEVectors.a1Payload, otherAlg: "RS256", otherAlgCode: .noMatchingKey),
-        Vector(alg: "EdDSA", token: JOSEVectors.edDSAToken, jwk: JOSEVectors.edDSAJWK, wrongJWK: JOSEVectors.otherEd25519JWK,
-               payload: "Example of Ed25519 signing", otherAlg: "ES256", otherAlgCode: .noMatchingKey),
+        Vector(
+            alg: "RS256", token: JOSEVectors.rs256Token, jwk: JOSEVectors.rs256JWK,
+            wrongJWK: #"{"kty":"RSA","n":"\#(JOSEVectors.ps256N)","e":"AQAB"}"#,
+            payload: JOSEVectors.a1Payload, otherAlg: "PS256", otherAlgCode: .invalidSignature),
+        Vector(
+            alg: "PS256", token: JOSEVectors.ps256Token, jwk: JOSEVectors.ps256JWK,
+            wrongJWK: #"{"kty":"RSA","kid":"ps256-test","n":"\#(JOSEVectors.rs256N)","e":"AQAB"}"#,
+            payload: #"{"iss":"https://issuer.example","sub":"248289761001","aud":"linkrouter","nonce":"n-0S6_WzA2Mj","exp":1311281970,"iat":1311280970}"#,
+            otherAlg: "RS256", otherAlgCode: .noMatchingKey),  // the JWK declares alg PS256
+        Vector(
+            alg: "ES256", token: JOSEVectors.es256Token, jwk: JOSEVectors.es256JWK, wrongJWK: JOSEVectors.otherP256JWK,
+            payload: JOSEVectors.a1Payload, otherAlg: "RS256", otherAlgCode: .noMatchingKey),
+        Vector(
+            alg: "EdDSA", token: JOSEVectors.edDSAToken, jwk: JOSEVectors.edDSAJWK, wrongJWK: JOSEVectors.otherEd25519JWK,
+            payload: "Example of Ed25519 signing", otherAlg: "ES256", otherAlgCode: .noMatchingKey),
     ]
 
     @Test("the vector verifies with its JWK and returns its header and payload", arguments: vectors)
@@ -63,7 +67,10 @@ struct JWSTests {
     @Test("a header claiming another alg fails", arguments: vectors)
     func otherAlg(vector: Vector) throws {
         var header = try JSONParser.parse(Base64URL.decode(T.parts(vector.token)[0])!)
-        guard case .object(var members) = header else { Issue.record("header is not an object"); return }
+        guard case .object(var members) = header else {
+            Issue.record("header is not an object")
+            return
+        }
         members[members.firstIndex { $0.0 == "alg" }!].1 = .string(vector.otherAlg)
         header = .object(members)
         let token = T.replacing(part: 0, of: vector.token, with: Array(JSONParser.encode(header).utf8))

@@ -1,6 +1,7 @@
-@testable import HTTPKit
 import SystemKit
 import Testing
+
+@testable import HTTPKit
 
 /// libcurl is dlopen()ed by the first HTTPClient: a process that makes none
 /// never loads it, and one without it fails only there, saying why.
@@ -49,8 +50,9 @@ struct LibCurlLoadingTests {
         let directory = TemporaryDirectory("linkrouter-libcurl")
         let keyFile = directory.path + "/keys"
         let argv = [FileSystem.executablePath(), "--testing-library", "swift-testing", "--filter", "LibCurlLoadingTests/loadedOnFirstUse"]
-        let child = try Subprocess.run(argv, environment: Environment.entries(overriding: [Self.childVariable: keyFile, "SSLKEYLOGFILE": keyFile]),
-                                       timeoutMilliseconds: 60_000)
+        let child = try Subprocess.run(
+            argv, environment: Environment.entries(overriding: [Self.childVariable: keyFile, "SSLKEYLOGFILE": keyFile]),
+            timeoutMilliseconds: 60_000)
         let output = child.text + child.errorText
         #expect(child.status == 0, "\(output)")
         #expect(output.contains("Test run with 1 test"), "the child ran something else: \(output)")

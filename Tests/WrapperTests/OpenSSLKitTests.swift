@@ -1,5 +1,5 @@
-import OpenSSLKit
 import LinkRouterCore
+import OpenSSLKit
 import Testing
 
 @Suite("OpenSSLKit: PKCE and randomness (S8)")

@@ -16,8 +16,9 @@ struct SessionStoreTests {
         r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
         var plan = try SessionPlan.make(r, owner: Caller(name: ":1.\(n)", app: n == 3 ? .flatpak("org.example.App") : .unknown), limits: Limits())
         plan.bind(port: 40000 + n)
-        let secrets = SessionSecrets(id: SessionID("s\(n)")!, state: "state\(n)_" + String(repeating: "x", count: 30), nonce: "n\(n)",
-                                     codeVerifier: "v\(n)" + String(repeating: "y", count: 42), codeChallenge: "c\(n)")
+        let secrets = SessionSecrets(
+            id: SessionID("s\(n)")!, state: "state\(n)_" + String(repeating: "x", count: 30), nonce: "n\(n)",
+            codeVerifier: "v\(n)" + String(repeating: "y", count: 42), codeChallenge: "c\(n)")
         var s = plan.makeSession(secrets: secrets, claimTokenDigest: [UInt8](repeating: UInt8(n), count: 32), browser: "firefox.desktop", now: 1_800_000_000)
         s.status = status
         return s
@@ -34,8 +35,9 @@ struct SessionStoreTests {
         sessions[3].code.browser = "chromium.desktop"
         sessions[3].owner = sessions[2].owner
         sessions[1].status = .completed
-        sessions[1].result = AuthorizationResult(code: "C", state: sessions[1].code.state, redirectURI: sessions[1].code.redirect.string,
-                                                 callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].code.codeVerifier, nonce: "n2")
+        sessions[1].result = AuthorizationResult(
+            code: "C", state: sessions[1].code.state, redirectURI: sessions[1].code.redirect.string,
+            callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].code.codeVerifier, nonce: "n2")
         sessions[1].finishedAt = 1_800_000_010
         sessions[2].failure = SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
         for s in sessions { try store.insert(s) }
@@ -66,15 +68,19 @@ struct SessionStoreTests {
         r.redirectURI = "com.example.app:/cb"
         r.scope = "openid"
         r.exchange = true
-        r.discovered = ProviderMetadata(issuer: "https://as.example", authorizationEndpoint: "https://as.example/auth",
-                                        tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", issParameterSupported: false)
+        r.discovered = ProviderMetadata(
+            issuer: "https://as.example", authorizationEndpoint: "https://as.example/auth",
+            tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", issParameterSupported: false)
         let plan = try SessionPlan.make(r, owner: Caller(name: ":1.7"), limits: Limits())
-        var exchanging = plan.makeSession(secrets: SessionSecrets(id: SessionID("x1")!, state: "state_" + String(repeating: "x", count: 30), nonce: "n",
-                                                                  codeVerifier: String(repeating: "v", count: 43), codeChallenge: "c"),
-                                          claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
+        var exchanging = plan.makeSession(
+            secrets: SessionSecrets(
+                id: SessionID("x1")!, state: "state_" + String(repeating: "x", count: 30), nonce: "n",
+                codeVerifier: String(repeating: "v", count: 43), codeChallenge: "c"),
+            claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
         exchanging.status = .exchanging
-        exchanging.result = AuthorizationResult(code: "C", state: exchanging.code.state, redirectURI: exchanging.code.redirect.string, callbackURI: "cb",
-                                                issuer: nil, codeVerifier: exchanging.code.codeVerifier, nonce: "n")
+        exchanging.result = AuthorizationResult(
+            code: "C", state: exchanging.code.state, redirectURI: exchanging.code.redirect.string, callbackURI: "cb",
+            issuer: nil, codeVerifier: exchanging.code.codeVerifier, nonce: "n")
         let store = try SessionStore(directory: dir.path + "/lr")
         try store.insert(exchanging)
         var reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
@@ -137,7 +143,10 @@ struct SessionStoreTests {
             let exchange = TokenExchange(clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true)
             try Self.oldStore(path, schema: schema, exchange: exchange.stored)
             let store = try SessionStore(directory: dir.path + "/lr")
-            guard case .existing = store.opening else { Issue.record("the old store was not opened: \(store.opening)"); return }
+            guard case .existing = store.opening else {
+                Issue.record("the old store was not opened: \(store.opening)")
+                return
+            }
             let (loaded, problems) = try store.loadAll()
             #expect(problems.isEmpty)
             #expect(store.migrationProblems.count == 1 && store.migrationProblems[0].contains("m3"), "a row the move cannot read is named, not lost silently")
@@ -172,7 +181,10 @@ struct SessionStoreTests {
         let path = dir.path + "/lr/" + SessionStore.fileName
         try FileSystem.writeAtomically(path, text: String(repeating: "not a database ", count: 400), permissions: 0o600)
         let store = try SessionStore(directory: dir.path + "/lr")
-        guard case .quarantined(let moved, _) = store.opening else { Issue.record("not quarantined: \(store.opening)"); return }
+        guard case .quarantined(let moved, _) = store.opening else {
+            Issue.record("not quarantined: \(store.opening)")
+            return
+        }
         #expect(FileSystem.exists(moved))
         #expect(try store.loadAll().sessions.isEmpty)
         try store.insert(try Self.session(2))
@@ -186,11 +198,17 @@ struct SessionStoreTests {
         try FileSystem.writeAtomically(dir.path + "/elsewhere", text: "x", permissions: 0o600)
         try FileSystem.symlink(dir.path + "/elsewhere", at: path)
         let a = try SessionStore(directory: dir.path + "/lr")
-        guard case .quarantined = a.opening else { Issue.record("symlink followed"); return }
+        guard case .quarantined = a.opening else {
+            Issue.record("symlink followed")
+            return
+        }
         #expect(try FileSystem.readText(dir.path + "/elsewhere") == "x")
         chmod(path, 0o644)
         let b = try SessionStore(directory: dir.path + "/lr")
-        guard case .quarantined = b.opening else { Issue.record("0644 store accepted"); return }
+        guard case .quarantined = b.opening else {
+            Issue.record("0644 store accepted")
+            return
+        }
         chmod(dir.path + "/lr", 0o755)
         #expect(throws: StoreError.self) { try SessionStore(directory: dir.path + "/lr") }
     }

@@ -18,20 +18,27 @@ final class TestHTTPServer {
         caFile = dir + "/ca.pem"
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
         try Self.openssl(["req", "-x509"] + ec + ["-subj", "/CN=linkrouter test CA", "-keyout", dir + "/ca.key", "-out", caFile])
-        try Self.openssl(["req", "-x509", "-CA", caFile, "-CAkey", dir + "/ca.key"] + ec + [
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:FALSE",
-            "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
-        ])
+        try Self.openssl(
+            ["req", "-x509", "-CA", caFile, "-CAkey", dir + "/ca.key"] + ec + [
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:FALSE",
+                "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
+            ])
         let https = try Self.listen()
         let http = try Self.listen()
         // Not close-on-exec so the server inherits them; a child another test spawns in
         // this window inherits them too, harmlessly: it never accepts on them.
-        defer { close(https.fd); close(http.fd) }
+        defer {
+            close(https.fd)
+            close(http.fd)
+        }
         httpsPort = https.port
         httpPort = http.port
         let script = FileSystem.directoryName(#filePath) + "/Fixtures/http_test_server.py"
-        pid = try Subprocess.spawn(["/usr/bin/python3", script, "--https-fd", String(https.fd), "--http-fd", String(http.fd),
-                                    "--cert", dir + "/cert.pem", "--key", dir + "/key.pem"], stderr: .file(dir + "/server.log"))
+        pid = try Subprocess.spawn(
+            [
+                "/usr/bin/python3", script, "--https-fd", String(https.fd), "--http-fd", String(http.fd),
+                "--cert", dir + "/cert.pem", "--key", dir + "/key.pem",
+            ], stderr: .file(dir + "/server.log"))
     }
 
     deinit {

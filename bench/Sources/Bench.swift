@@ -23,8 +23,10 @@ final class Bench {
 
     func row(_ figure: String, value: Double, unit: String, floor: Double?, floorUnit: String? = nil, goal: String, met: Bool?) {
         let ratio = floor.map { Measure.format(value / $0) + "×" } ?? "—"
-        rows.append(Row(figure: figure, value: Measure.format(value) + " " + unit,
-                        floor: floor.map { Measure.format($0) + " " + (floorUnit ?? unit) } ?? "—", ratio: ratio, goal: goal, met: met))
+        rows.append(
+            Row(
+                figure: figure, value: Measure.format(value) + " " + unit,
+                floor: floor.map { Measure.format($0) + " " + (floorUnit ?? unit) } ?? "—", ratio: ratio, goal: goal, met: met))
         StandardStreams.out(rows.last!.cells.joined(separator: " | ") + "\n")
     }
 
@@ -36,8 +38,10 @@ final class Bench {
 
     /// The measurements by name, in order (`--only NAME,…` runs some, for profiling by hand).
     var sections: [(String, () throws -> Void)] {
-        [("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
-         ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks), ("realbrowser", realBrowserLogin), ("soak", soak)]
+        [
+            ("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
+            ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks), ("realbrowser", realBrowserLogin), ("soak", soak),
+        ]
     }
 
     func all(only: Set<String>? = nil) throws -> [Row] {
@@ -60,16 +64,20 @@ final class Bench {
         let sessions = try (0..<runs).map { _ in try client.begin() }
         var i = 0
         let env = w.environment
-        let (open, ping) = try Measure.interleaved(runs, {
-            let (_, state) = sessions[i]
-            i += 1
-            let r = try Subprocess.run([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state], environment: env)
-            guard r.status == 0 else { throw BenchError("linkctl open failed: \(r.errorText)") }
-        }, {
-            let r = try Subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"], environment: env)
-            guard r.status == 0 else { throw BenchError("dbus-send failed") }
-        })
-        row("`linkctl open` of a callback, whole process (median of \(runs))", value: open, unit: "ms", floor: ping,
+        let (open, ping) = try Measure.interleaved(
+            runs,
+            {
+                let (_, state) = sessions[i]
+                i += 1
+                let r = try Subprocess.run([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state], environment: env)
+                guard r.status == 0 else { throw BenchError("linkctl open failed: \(r.errorText)") }
+            },
+            {
+                let r = try Subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"], environment: env)
+                guard r.status == 0 else { throw BenchError("dbus-send failed") }
+            })
+        row(
+            "`linkctl open` of a callback, whole process (median of \(runs))", value: open, unit: "ms", floor: ping,
             goal: "≤ 1.5×", met: open / ping <= 1.5)
     }
 
@@ -95,13 +103,16 @@ final class Bench {
             guard client.awaitReply(serial) else { throw BenchError("Wait did not return") }
             clicks.append(Double(Measure.now() - t0) / 1e6)
             Subprocess.wait(pid)
-            floors.append(try Measure.ms {
-                let r = try Subprocess.run(["xdg-open", "com.example.true:/x?code=c&state=s"], environment: env)
-                guard r.status == 0 else { throw BenchError("xdg-open to /bin/true failed") }
-            })
+            floors.append(
+                try Measure.ms {
+                    let r = try Subprocess.run(["xdg-open", "com.example.true:/x?code=c&state=s"], environment: env)
+                    guard r.status == 0 else { throw BenchError("xdg-open to /bin/true failed") }
+                })
         }
-        let a = Measure.median(clicks), b = Measure.median(floors)
-        row("a click: `xdg-open` → linkrouter → owner's `Wait` returns (median of \(runs))", value: a, unit: "ms", floor: b,
+        let a = Measure.median(clicks)
+        let b = Measure.median(floors)
+        row(
+            "a click: `xdg-open` → linkrouter → owner's `Wait` returns (median of \(runs))", value: a, unit: "ms", floor: b,
             goal: "≤ 1.15×", met: a / b <= 1.15)
     }
 
@@ -140,8 +151,10 @@ final class Bench {
             through.append(try click(claimedList))
             straight.append(try click(direct))
         }
-        let a = Measure.median(through), b = Measure.median(straight)
-        row("https passthrough: `xdg-open` → linkrouter → browser entry (median of \(runs))", value: a, unit: "ms", floor: b,
+        let a = Measure.median(through)
+        let b = Measure.median(straight)
+        row(
+            "https passthrough: `xdg-open` → linkrouter → browser entry (median of \(runs))", value: a, unit: "ms", floor: b,
             goal: "≤ 1.15×", met: a / b <= 1.15)
     }
 
@@ -180,7 +193,8 @@ final class Bench {
             }
             let m = Measure.median(xs)
             if level == 10 { base = m }
-            row("`Route` round trip at \(level) pending sessions (median of \(xs.count))", value: m * 1000, unit: "µs",
+            row(
+                "`Route` round trip at \(level) pending sessions (median of \(xs.count))", value: m * 1000, unit: "µs",
                 floor: level == 10 ? nil : base * 1000, goal: level == 10 ? "the floor" : "≤ 1.3× growth", met: level == 10 ? nil : m / base <= 1.3)
         }
     }
@@ -220,10 +234,14 @@ final class Bench {
         row("routed callbacks per second, 8 clients × \(per)", value: routes, unit: "/s", floor: getid, goal: "≥ 0.5×", met: routes / getid >= 0.5)
         // The ceiling any service on this bus has: a process that answers every call at once (serve-name).
         let echo = try Subprocess.spawn([me, "serve-name", w.address, "org.linkrouter.BenchEcho"], environment: w.environment, stdout: .null, stderr: .null)
-        defer { kill(echo, SIGTERM); Subprocess.wait(echo) }
+        defer {
+            kill(echo, SIGTERM)
+            Subprocess.wait(echo)
+        }
         guard w.wait({ BenchWorld.hasOwner(client.c, "org.linkrouter.BenchEcho") }) else { throw BenchError("echo service did not start") }
         let pings = try parallel { _ in [me, "echo-worker", w.address, String(per)] }
-        row("calls per second to a do-nothing service on the same bus, 8 clients × \(per)", value: pings, unit: "/s", floor: getid,
+        row(
+            "calls per second to a do-nothing service on the same bus, 8 clients × \(per)", value: pings, unit: "/s", floor: getid,
             goal: "(the bus's ceiling for any service)", met: nil)
     }
 
@@ -236,19 +254,23 @@ final class Bench {
         let filler = try BenchClient(w.address)
         for _ in 0..<n(10_000, 100) { _ = try filler.begin() }
         w.stopDaemon()
-        try FileSystem.writeAtomically(w.root + "/bus/services/org.linkrouter.LinkRouter1.service", text: """
-            [D-BUS Service]
-            Name=org.linkrouter.LinkRouter1
-            Exec=\(bin)/linkrouterd --max-pending 300000 --max-pending-per-client 300000 --max-routes-per-second 10000000
+        try FileSystem.writeAtomically(
+            w.root + "/bus/services/org.linkrouter.LinkRouter1.service",
+            text: """
+                [D-BUS Service]
+                Name=org.linkrouter.LinkRouter1
+                Exec=\(bin)/linkrouterd --max-pending 300000 --max-pending-per-client 300000 --max-routes-per-second 10000000
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         // The floor: the smallest service there is, a process that only takes its name (this binary, serve-name).
-        try FileSystem.writeAtomically(w.root + "/bus/services/org.linkrouter.BenchFloor.service", text: """
-            [D-BUS Service]
-            Name=org.linkrouter.BenchFloor
-            Exec=\(FileSystem.executablePath()) serve-name \(w.address) org.linkrouter.BenchFloor
+        try FileSystem.writeAtomically(
+            w.root + "/bus/services/org.linkrouter.BenchFloor.service",
+            text: """
+                [D-BUS Service]
+                Name=org.linkrouter.BenchFloor
+                Exec=\(FileSystem.executablePath()) serve-name \(w.address) org.linkrouter.BenchFloor
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         let probe = try BenchClient(w.address)
         var cold: [Double] = []
         var floor: [Double] = []
@@ -267,8 +289,10 @@ final class Bench {
                 }
             }
         }
-        let c = Measure.median(cold), f = Measure.median(floor)
-        row("cold start: activation → name acquired → reply, \(n(10_000, 100)) stored sessions (median of \(cold.count))", value: c, unit: "ms", floor: f,
+        let c = Measure.median(cold)
+        let f = Measure.median(floor)
+        row(
+            "cold start: activation → name acquired → reply, \(n(10_000, 100)) stored sessions (median of \(cold.count))", value: c, unit: "ms", floor: f,
             goal: "≤ 50 ms", met: c <= 50)
     }
 
@@ -315,10 +339,19 @@ final class Bench {
 
         // The daemon under callgrind: counters zeroed, N routes, dumped.
         let file = w.root + "/cg.daemon"
-        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client", "300000"],
-                                       environment: w.environment, stdout: .null, stderr: .null)
+        let pid = try Subprocess.spawn(
+            [
+                "valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client",
+                "300000",
+            ],
+            environment: w.environment, stdout: .null, stderr: .null)
         var running = true
-        defer { if running { kill(pid, SIGTERM); Subprocess.wait(pid) } }
+        defer {
+            if running {
+                kill(pid, SIGTERM)
+                Subprocess.wait(pid)
+            }
+        }
         let c = try BenchClient(w.address)
         guard w.wait({ BenchWorld.hasOwner(c.c, API.busName.rawValue) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
         let routes = n(500, 20)
@@ -349,10 +382,16 @@ final class Bench {
         let fillerName = filler!.c.uniqueName
         w.stopDaemon()
         let file = w.root + "/cg.restore"
-        let pid = try Subprocess.spawn(["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd",
-                                        "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"],
-                                       environment: w.environment, stdout: .null, stderr: .null)
-        defer { kill(pid, SIGTERM); Subprocess.wait(pid) }
+        let pid = try Subprocess.spawn(
+            [
+                "valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd",
+                "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000",
+            ],
+            environment: w.environment, stdout: .null, stderr: .null)
+        defer {
+            kill(pid, SIGTERM)
+            Subprocess.wait(pid)
+        }
         let probe = try BenchClient(w.address)
         guard w.wait({ BenchWorld.hasOwner(probe.c, API.busName.rawValue) }, milliseconds: 120_000) else { throw BenchError("daemon under callgrind did not start") }
         // Answered after the restore's transition, which runs on the turn after the bus's answer.
@@ -362,20 +401,23 @@ final class Bench {
             let before = Set(FileSystem.list(w.root))
             _ = try Subprocess.run(["callgrind_control", "-d", String(pid)])
             guard w.wait({ FileSystem.list(w.root).contains { !before.contains($0) && $0.hasPrefix("cg.restore.") } }, milliseconds: 30_000),
-                  let new = FileSystem.list(w.root).first(where: { !before.contains($0) && $0.hasPrefix("cg.restore.") }) else { throw BenchError("no callgrind dump") }
+                let new = FileSystem.list(w.root).first(where: { !before.contains($0) && $0.hasPrefix("cg.restore.") })
+            else { throw BenchError("no callgrind dump") }
             Clock.sleep(milliseconds: 200)
             if let keep { _ = try? Subprocess.run(["cp", w.root + "/" + new, keep + "/cg.daemon." + name]) }
             return Self.total(try FileSystem.readText(w.root + "/" + new, maxBytes: 256 << 20))
         }
         let start = try dump("restore")
-        row("instructions: daemon start-up with \(stored) stored sessions, to name taken and one Ping answered", value: start / 1e6, unit: "M", floor: nil,
+        row(
+            "instructions: daemon start-up with \(stored) stored sessions, to name taken and one Ping answered", value: start / 1e6, unit: "M", floor: nil,
             goal: "a count to watch", met: nil)
         // The owner leaves: the bus tells the daemon before it answers a Ping sent after the name is gone.
         filler = nil
         guard w.wait({ !BenchWorld.hasOwner(probe.c, fillerName) }, milliseconds: 30_000) else { throw BenchError("the filler did not leave") }
         try ping()
         let gone = try dump("owner-gone")
-        row("instructions: the owner of \(stored) sessions leaves the bus (each settled, one transition)", value: gone / 1e6, unit: "M", floor: nil,
+        row(
+            "instructions: the owner of \(stored) sessions leaves the bus (each settled, one transition)", value: gone / 1e6, unit: "M", floor: nil,
             goal: "a count to watch", met: nil)
     }
 

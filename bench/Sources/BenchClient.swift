@@ -15,10 +15,14 @@ final class BenchClient {
 
     /// Begins a quiet session; returns (path, state).
     func begin(scheme: String = "com.example.bench") throws -> (String, String) {
-        let r = try call("BeginSession", [.vardict([
-            ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("bench")),
-            ("redirect_uri", .string(scheme + ":/cb")), ("open_browser", .boolean(false)),
-        ])])
+        let r = try call(
+            "BeginSession",
+            [
+                .vardict([
+                    ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("bench")),
+                    ("redirect_uri", .string(scheme + ":/cb")), ("open_browser", .boolean(false)),
+                ])
+            ])
         let url = r[1].stringValue!
         let q = url.split(separator: "&").first { $0.hasPrefix("state=") }!
         return (r[0].objectPathValue!.rawValue, String(q.dropFirst(6)))

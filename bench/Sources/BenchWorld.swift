@@ -35,23 +35,27 @@ final class BenchWorld {
     }
 
     func startBus() throws {
-        try FileSystem.writeAtomically(root + "/bus/bus.conf", text: """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>session</type><keep_umask/><listen>\(address)</listen><auth>EXTERNAL</auth>
-            <servicedir>\(root)/bus/services</servicedir>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            <limit name="max_completed_connections">10000</limit><limit name="max_connections_per_user">10000</limit>
-            </busconfig>
+        try FileSystem.writeAtomically(
+            root + "/bus/bus.conf",
+            text: """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig><type>session</type><keep_umask/><listen>\(address)</listen><auth>EXTERNAL</auth>
+                <servicedir>\(root)/bus/services</servicedir>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                <limit name="max_completed_connections">10000</limit><limit name="max_connections_per_user">10000</limit>
+                </busconfig>
 
-            """)
-        busPID = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus/bus.conf"],
-                                      environment: environment, stdout: .null, stderr: .file(root + "/bus.log"))
+                """)
+        busPID = try Subprocess.spawn(
+            ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus/bus.conf"],
+            environment: environment, stdout: .null, stderr: .file(root + "/bus.log"))
         guard wait({ FileSystem.status(self.root + "/bus/socket")?.kind == .socket }) else { throw BenchError("dbus-daemon did not start") }
     }
 
     func startDaemon(_ extra: [String] = []) throws {
-        daemonPID = try Subprocess.spawn([bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"] + extra,
-                                         environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
+        daemonPID = try Subprocess.spawn(
+            [bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"] + extra,
+            environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
         let c = try DBusConnection(address: address)
         guard wait({ Self.hasOwner(c, API.busName.rawValue) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
     }

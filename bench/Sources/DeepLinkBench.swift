@@ -18,17 +18,20 @@ extension Bench {
         let gapp = root + "/Tests/IntegrationTests/Fixtures/gapp.py"
         let record = w.root + "/app.jsonl"
         let command = "/usr/bin/python3 \(gapp) org.example.BenchApp \(record)"
-        try FileSystem.writeAtomically(w.applications + "/org.example.BenchApp.desktop", text: """
-            [Desktop Entry]
-            Type=Application
-            Name=Bench app
-            Exec=\(command) %U
-            DBusActivatable=true
-            MimeType=x-scheme-handler/com.example.bench;
+        try FileSystem.writeAtomically(
+            w.applications + "/org.example.BenchApp.desktop",
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=Bench app
+                Exec=\(command) %U
+                DBusActivatable=true
+                MimeType=x-scheme-handler/com.example.bench;
 
-            """, permissions: 0o644)
-        try FileSystem.writeAtomically(w.root + "/bus/services/org.example.BenchApp.service",
-                                       text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
+                """, permissions: 0o644)
+        try FileSystem.writeAtomically(
+            w.root + "/bus/services/org.example.BenchApp.service",
+            text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
         guard try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"]).status == 0 else {
             throw BenchError("register failed")
         }
@@ -61,25 +64,35 @@ extension Bench {
         _ = try click(["xdg-open"], mimeapps: viaLinkrouter)
         var samples: [String: [Double]] = [:]
         for _ in 0..<n(30, 3) {
-            for (mimeapps, variants) in [(viaLinkrouter, [("xdg", ["xdg-open"]), ("gio", ["gio", "open"]), ("linkctl", [bin + "/linkctl", "open"])]),
-                                         (straight, [("xdg floor", ["xdg-open"]), ("gio floor", ["gio", "open"])])] {
+            for (mimeapps, variants) in [
+                (viaLinkrouter, [("xdg", ["xdg-open"]), ("gio", ["gio", "open"]), ("linkctl", [bin + "/linkctl", "open"])]),
+                (straight, [("xdg floor", ["xdg-open"]), ("gio floor", ["gio", "open"])]),
+            ] {
                 _ = try click(["gio", "open"], mimeapps: mimeapps)  // after the change: not sampled
                 for (name, launcher) in variants { samples[name, default: []].append(try click(launcher, mimeapps: mimeapps)) }
             }
         }
-        let xdg = Measure.median(samples["xdg"]!), gio = Measure.median(samples["gio"]!), linkctl = Measure.median(samples["linkctl"]!)
-        let xdgFloor = Measure.median(samples["xdg floor"]!), gioFloor = Measure.median(samples["gio floor"]!)
+        let xdg = Measure.median(samples["xdg"]!)
+        let gio = Measure.median(samples["gio"]!)
+        let linkctl = Measure.median(samples["linkctl"]!)
+        let xdgFloor = Measure.median(samples["xdg floor"]!)
+        let gioFloor = Measure.median(samples["gio floor"]!)
         let runs = samples["xdg"]!.count
-        row("deep link, app running: `xdg-open` → linkrouter → the app's Open (median of \(runs))", value: xdg, unit: "ms", floor: gioFloor,
+        row(
+            "deep link, app running: `xdg-open` → linkrouter → the app's Open (median of \(runs))", value: xdg, unit: "ms", floor: gioFloor,
             goal: "≤ 1.15× (floor: `gio open` straight to the app)", met: xdg / gioFloor <= 1.15)
-        row("deep link, app running: `gio open` → linkrouter → the app's Open (median of \(runs))", value: gio, unit: "ms", floor: gioFloor,
+        row(
+            "deep link, app running: `gio open` → linkrouter → the app's Open (median of \(runs))", value: gio, unit: "ms", floor: gioFloor,
             goal: "same launcher, with and without linkrouter", met: nil)
-        row("deep link, app running: `linkctl open` run by hand → the app's Open (median of \(runs))", value: linkctl, unit: "ms", floor: gioFloor,
+        row(
+            "deep link, app running: `linkctl open` run by hand → the app's Open (median of \(runs))", value: linkctl, unit: "ms", floor: gioFloor,
             goal: "linkrouter's own part of the two above", met: nil)
-        row("deep link, app running: `xdg-open` straight to the app, no linkrouter (median of \(runs))", value: xdgFloor, unit: "ms", floor: gioFloor,
+        row(
+            "deep link, app running: `xdg-open` straight to the app, no linkrouter (median of \(runs))", value: xdgFloor, unit: "ms", floor: gioFloor,
             goal: "what `xdg-open` itself costs over `gio open`", met: nil)
         // Not running: each click starts it by D-Bus activation (through linkrouter, or GIO's own).
-        var cold: [Double] = [], coldFloor: [Double] = []
+        var cold: [Double] = []
+        var coldFloor: [Double] = []
         for _ in 0..<n(10, 2) {
             app.stop()
             cold.append(try click(["xdg-open"], mimeapps: viaLinkrouter))
@@ -87,8 +100,10 @@ extension Bench {
             coldFloor.append(try click(["gio", "open"], mimeapps: straight))
         }
         app.stop()
-        let c = Measure.median(cold), cf = Measure.median(coldFloor)
-        row("deep link, app not running: `xdg-open` → linkrouter → activation → Open (median of \(cold.count))", value: c, unit: "ms", floor: cf,
+        let c = Measure.median(cold)
+        let cf = Measure.median(coldFloor)
+        row(
+            "deep link, app not running: `xdg-open` → linkrouter → activation → Open (median of \(cold.count))", value: c, unit: "ms", floor: cf,
             goal: "floor: `gio open` starting it directly", met: nil)
     }
 }

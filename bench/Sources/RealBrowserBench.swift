@@ -20,28 +20,41 @@ extension Bench {
         let w = try world("realbrowser")
         try w.startDaemon()
         guard try w.run([bin + "/linkctl", "register", "com.example.app"]).status == 0 else { throw BenchError("register failed") }
-        let viaPort = try freeLoopbackPort(), floorPort = try freeLoopbackPort()
-        let custom = "com.example.app:/callback", viaLoopback = "http://127.0.0.1:\(viaPort)/callback"
-        let floorRedirect = "http://127.0.0.1:\(floorPort)/callback", customFloorRedirect = "com.example.floor:/callback"
+        let viaPort = try freeLoopbackPort()
+        let floorPort = try freeLoopbackPort()
+        let custom = "com.example.app:/callback"
+        let viaLoopback = "http://127.0.0.1:\(viaPort)/callback"
+        let floorRedirect = "http://127.0.0.1:\(floorPort)/callback"
+        let customFloorRedirect = "com.example.floor:/callback"
         let providerInfo = w.root + "/glewlwyd.json"
-        let provider = try Subprocess.spawn(["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd",
-                                             "--redirect-uri", custom, "--redirect-uri", viaLoopback, "--redirect-uri", floorRedirect,
-                                             "--redirect-uri", customFloorRedirect],
-                                            environment: w.environment, stdout: .file(providerInfo), stderr: .file(w.root + "/glewlwyd.err"))
-        defer { kill(provider, SIGTERM); Subprocess.wait(provider) }
+        let provider = try Subprocess.spawn(
+            [
+                "/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd",
+                "--redirect-uri", custom, "--redirect-uri", viaLoopback, "--redirect-uri", floorRedirect,
+                "--redirect-uri", customFloorRedirect,
+            ],
+            environment: w.environment, stdout: .file(providerInfo), stderr: .file(w.root + "/glewlwyd.err"))
+        defer {
+            kill(provider, SIGTERM)
+            Subprocess.wait(provider)
+        }
         guard w.wait({ ((try? FileSystem.readText(providerInfo)) ?? "").hasSuffix("\n") }, milliseconds: 30_000),
-              let info = try? JSONParser.parse(Array(FileSystem.readText(providerInfo).utf8)),
-              let endpoint = info["authorization_endpoint"]?.stringValue, let user = info["username"]?.stringValue,
-              let password = info["password"]?.stringValue else {
+            let info = try? JSONParser.parse(Array(FileSystem.readText(providerInfo).utf8)),
+            let endpoint = info["authorization_endpoint"]?.stringValue, let user = info["username"]?.stringValue,
+            let password = info["password"]?.stringValue
+        else {
             throw BenchError("glewlwyd did not start: \((try? FileSystem.readText(w.root + "/glewlwyd.err")) ?? "")")
         }
-        let steps = w.root + "/browser.jsonl", printed = w.root + "/login.out"
+        let steps = w.root + "/browser.jsonl"
+        let printed = w.root + "/login.out"
         var run = 0
         /// A fresh profile each time: every login shows the form, as a first sign-in does.
         func browserArgs() -> [String] {
             run += 1
-            return ["/usr/bin/python3", fixtures + "/browser_login.py", "--browser", "chromium", "--profile", w.root + "/profile-\(run)",
-                    "--username", user, "--password=" + password, "--out", steps, "--timeout", "90"]
+            return [
+                "/usr/bin/python3", fixtures + "/browser_login.py", "--browser", "chromium", "--profile", w.root + "/profile-\(run)",
+                "--username", user, "--password=" + password, "--out", steps, "--timeout", "90",
+            ]
         }
         var tails: [String: [Double]] = [:]
         /// Milliseconds from the click on "sign in" (the browser's mark) to `codeAt` (wall
@@ -49,8 +62,9 @@ extension Bench {
         func fromSignIn(codeAt: Double, _ name: String) throws -> Double {
             let lines = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n")
             guard let last = lines.last, let step = try? JSONParser.parse(Array(last.utf8)), step["ok"] == .bool(true),
-                  let start = step["navigation_started_at"]?.double, let click = step["timings"]?["login_submitted"]?.double,
-                  let redirect = step["timings"]?["redirect_received"]?.double else {
+                let start = step["navigation_started_at"]?.double, let click = step["timings"]?["login_submitted"]?.double,
+                let redirect = step["timings"]?["redirect_received"]?.double
+            else {
                 throw BenchError("the browser did not finish its login: \(lines.last ?? "nothing")")
             }
             tails[name, default: []].append((codeAt - (start + redirect)) * 1000)
@@ -58,17 +72,22 @@ extension Bench {
         }
         /// Through linkrouter: `linkctl login` opens the entry whose "browser" is the driven one.
         func viaLinkrouter(_ redirect: String, _ name: String) throws -> Double {
-            try FileSystem.writeAtomically(w.applications + "/driven.desktop", text: """
-                [Desktop Entry]
-                Type=Application
-                Name=Chromium, driven
-                Exec=\(browserArgs().joined(separator: " ")) --wait-file \(printed) --url %u
+            try FileSystem.writeAtomically(
+                w.applications + "/driven.desktop",
+                text: """
+                    [Desktop Entry]
+                    Type=Application
+                    Name=Chromium, driven
+                    Exec=\(browserArgs().joined(separator: " ")) --wait-file \(printed) --url %u
 
-                """, permissions: 0o644)
+                    """, permissions: 0o644)
             let before = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count
-            let pid = try Subprocess.spawn([bin + "/linkctl", "login", "--json", "--authorization-endpoint", endpoint, "--client-id", "com.example.app",
-                                            "--redirect-uri", redirect, "--scope", "openid", "--browser", "driven.desktop"],
-                                           environment: w.environment, stdout: .file(printed), stderr: .file(printed + ".err"))
+            let pid = try Subprocess.spawn(
+                [
+                    bin + "/linkctl", "login", "--json", "--authorization-endpoint", endpoint, "--client-id", "com.example.app",
+                    "--redirect-uri", redirect, "--scope", "openid", "--browser", "driven.desktop",
+                ],
+                environment: w.environment, stdout: .file(printed), stderr: .file(printed + ".err"))
             guard Subprocess.wait(pid) == 0 else { throw BenchError("linkctl login failed: \((try? FileSystem.readText(printed + ".err")) ?? "")") }
             let codeAt = Measure.wallSeconds()
             return try awaitBrowser(after: before) { try fromSignIn(codeAt: codeAt, name) }
@@ -80,8 +99,9 @@ extension Bench {
                 throw BenchError("oidc_client authorize: \(authorize.errorText)")
             }
             let caught = w.root + "/catcher.out"
-            let catcher = try Subprocess.spawn(["/usr/bin/python3", fixtures + "/loopback_catcher.py", "--port", "\(floorPort)", "--timeout", "90"],
-                                               environment: w.environment, stdout: .file(caught), stderr: .file(caught + ".err"))
+            let catcher = try Subprocess.spawn(
+                ["/usr/bin/python3", fixtures + "/loopback_catcher.py", "--port", "\(floorPort)", "--timeout", "90"],
+                environment: w.environment, stdout: .file(caught), stderr: .file(caught + ".err"))
             guard w.wait({ ((try? FileSystem.readText(caught)) ?? "").contains("listening") }) else { throw BenchError("loopback_catcher did not start") }
             let count = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count
             let browser = try Subprocess.spawn(browserArgs() + ["--url", url], environment: w.environment, stdout: .null, stderr: .file(w.root + "/floor-browser.err"))
@@ -89,7 +109,8 @@ extension Bench {
             // When its handler had the code and had answered (its own clock: the catcher's
             // shutdown polls every 200 ms, which an app that carries on never pays).
             guard let line = ((try? FileSystem.readText(caught)) ?? "").split(separator: "\n").last,
-                  let got = try? JSONParser.parse(Array(line.utf8)), let at = got["received_at"]?.double, let served = got["served_seconds"]?.double else {
+                let got = try? JSONParser.parse(Array(line.utf8)), let at = got["received_at"]?.double, let served = got["served_seconds"]?.double
+            else {
                 throw BenchError("the catcher printed no result")
             }
             let codeAt = at + served
@@ -98,17 +119,20 @@ extension Bench {
         }
         /// The custom-scheme floor: the app's own desktop entry handles its scheme (a
         /// shell script that notes the time and the link), as apps do without linkrouter.
-        let handled = w.root + "/handled.txt", handler = w.root + "/bin/app-handler"
+        let handled = w.root + "/handled.txt"
+        let handler = w.root + "/bin/app-handler"
         try FileSystem.writeAtomically(handler, text: "#!/bin/sh\necho \"$(date +%s.%N) $1\" >> \(handled)\n", permissions: 0o755)
-        try FileSystem.writeAtomically(w.applications + "/app-own-handler.desktop", text: """
-            [Desktop Entry]
-            Type=Application
-            Name=The app's own handler
-            Exec=\(handler) %u
-            NoDisplay=true
-            MimeType=x-scheme-handler/com.example.floor;
+        try FileSystem.writeAtomically(
+            w.applications + "/app-own-handler.desktop",
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=The app's own handler
+                Exec=\(handler) %u
+                NoDisplay=true
+                MimeType=x-scheme-handler/com.example.floor;
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         guard try w.run(["xdg-mime", "default", "app-own-handler.desktop", "x-scheme-handler/com.example.floor"]).status == 0 else {
             throw BenchError("xdg-mime default failed")
         }
@@ -118,11 +142,13 @@ extension Bench {
                 throw BenchError("oidc_client authorize: \(authorize.errorText)")
             }
             let count = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count
-            let browser = try Subprocess.spawn(browserArgs() + ["--wait-file", handled, "--url", url], environment: w.environment,
-                                               stdout: .null, stderr: .file(w.root + "/floor-browser.err"))
+            let browser = try Subprocess.spawn(
+                browserArgs() + ["--wait-file", handled, "--url", url], environment: w.environment,
+                stdout: .null, stderr: .file(w.root + "/floor-browser.err"))
             Subprocess.wait(browser)
             guard let line = ((try? FileSystem.readText(handled)) ?? "").split(separator: "\n").last,
-                  let at = line.split(separator: " ").first.flatMap({ Double($0) }) else { throw BenchError("the app's handler never ran") }
+                let at = line.split(separator: " ").first.flatMap({ Double($0) })
+            else { throw BenchError("the app's handler never ran") }
             return try awaitBrowser(after: count) { try fromSignIn(codeAt: at, "custom floor") }
         }
         /// Waits for the browser's result line (it closes after the code is in), then measures.
@@ -144,10 +170,13 @@ extension Bench {
         }
         let runs = samples["floor"]!.count
         func report(_ name: String, _ label: String, floor: String, _ floorLabel: String) {
-            let v = Measure.median(samples[name]!), f = Measure.median(samples[floor]!)
-            row("real-browser login through linkrouter, \(label): sign-in click → code in `linkctl login` (median of \(runs))", value: v, unit: "ms",
+            let v = Measure.median(samples[name]!)
+            let f = Measure.median(samples[floor]!)
+            row(
+                "real-browser login through linkrouter, \(label): sign-in click → code in `linkctl login` (median of \(runs))", value: v, unit: "ms",
                 floor: f, goal: "≤ 1.05× (floor: \(floorLabel))", met: smoke ? nil : v / f <= 1.05)
-            row("… of which after the provider's 302 reached the browser", value: Measure.median(tails[name]!), unit: "ms",
+            row(
+                "… of which after the provider's 302 reached the browser", value: Measure.median(tails[name]!), unit: "ms",
                 floor: Measure.median(tails[floor]!), goal: "linkrouter's part, beside the floor's", met: nil)
         }
         report("loopback", "loopback (the daemon's listener)", floor: "floor", "the app's own `http.server` listener, as google-auth-oauthlib")

@@ -27,8 +27,9 @@ extension Bench {
             let bytes = ["", "-wal"].compactMap { FileSystem.status(store + $0)?.size }.reduce(0, +)
             let held: Int
             if case .array(_, let items)? = try probe.call("ListAllSessions").first { held = items.count } else { held = -1 }
-            return Reading(rss: rss(w.daemonPID), fds: FileSystem.list("/proc/\(w.daemonPID)/fd").count,
-                           storeKiB: Double(bytes) / 1024, held: held)
+            return Reading(
+                rss: rss(w.daemonPID), fds: FileSystem.list("/proc/\(w.daemonPID)/fd").count,
+                storeKiB: Double(bytes) / 1024, held: held)
         }
         /// Everything begun has expired, been purged and folded out of the WAL.
         func settle() throws {
@@ -69,15 +70,20 @@ extension Bench {
         let end = try reading()
         keepMap("end")
         readings.append(("\(total), all purged", end))
-        row("soak: resident memory after \(total) sessions, all purged", value: end.rss, unit: "MiB", floor: idle.rss,
+        row(
+            "soak: resident memory after \(total) sessions, all purged", value: end.rss, unit: "MiB", floor: idle.rss,
             goal: "≤ idle + 2 MiB", met: smoke ? nil : end.rss <= idle.rss + 2)
-        row("soak: resident memory of the daemon as started, before its first session (for comparison)", value: fresh.rss, unit: "MiB",
+        row(
+            "soak: resident memory of the daemon as started, before its first session (for comparison)", value: fresh.rss, unit: "MiB",
             floor: nil, goal: "—", met: nil)
-        row("soak: open descriptors after \(total) sessions", value: Double(end.fds), unit: "", floor: Double(idle.fds),
+        row(
+            "soak: open descriptors after \(total) sessions", value: Double(end.fds), unit: "", floor: Double(idle.fds),
             goal: "flat", met: end.fds <= idle.fds)
-        row("soak: store on disk (database and WAL) after \(total) sessions", value: end.storeKiB, unit: "KiB", floor: idle.storeKiB,
+        row(
+            "soak: store on disk (database and WAL) after \(total) sessions", value: end.storeKiB, unit: "KiB", floor: idle.storeKiB,
             goal: "back to idle", met: end.storeKiB <= idle.storeKiB)
-        row("soak: sessions per second, 4 clients (begin + complete/cancel/expire)", value: Double(total) / seconds, unit: "/s", floor: nil,
+        row(
+            "soak: sessions per second, 4 clients (begin + complete/cancel/expire)", value: Double(total) / seconds, unit: "/s", floor: nil,
             goal: "(the soak's own pace)", met: nil)
         var table = "Soak readings (sessions begun so far; one third completed, acknowledged; one third cancelled; one third left to expire):\n\n"
         table += "| sessions | RSS (MiB) | descriptors | store (KiB) | sessions held |\n|---|---|---|---|---|\n"
@@ -104,20 +110,30 @@ extension Bench {
 func soakWorker(_ address: String, _ count: Int) -> Int32 {
     guard let client = try? BenchClient(address) else { return 2 }
     for i in 0..<count {
-        guard let r = try? client.call("BeginSession", [.vardict([
-            ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("soak")),
-            ("redirect_uri", .string("com.example.bench:/cb")), ("open_browser", .boolean(false)), ("ttl", .uint32(5)),
-        ])]), case .objectPath(let path)? = r.first, let url = r.last?.stringValue,
-              let state = url.split(separator: "&").first(where: { $0.hasPrefix("state=") })?.dropFirst(6) else { return 1 }
+        guard
+            let r = try? client.call(
+                "BeginSession",
+                [
+                    .vardict([
+                        ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("soak")),
+                        ("redirect_uri", .string("com.example.bench:/cb")), ("open_browser", .boolean(false)), ("ttl", .uint32(5)),
+                    ])
+                ]), case .objectPath(let path)? = r.first, let url = r.last?.stringValue,
+            let state = url.split(separator: "&").first(where: { $0.hasPrefix("state=") })?.dropFirst(6)
+        else { return 1 }
         // A machine busy with something else may let a 5 s session expire first: that is an expiry, not a failure.
         func ok(_ body: () throws -> Void) -> Bool {
-            do { try body(); return true } catch let e as DBusError { return e.name == API.errorPrefix + "Expired" } catch { return false }
+            do {
+                try body()
+                return true
+            } catch let e as DBusError { return e.name == API.errorPrefix + "Expired" } catch { return false }
         }
         switch i % 3 {
         case 0:
             guard ok({ _ = try client.call("Route", [.string("com.example.bench:/cb?code=c&state=" + state)]) }),
-                  ok({ _ = try client.call("Wait", [.uint32(1000)], path: path, interface: API.sessionInterface) }),
-                  ok({ _ = try client.call("Acknowledge", path: path, interface: API.sessionInterface) }) else { return 1 }
+                ok({ _ = try client.call("Wait", [.uint32(1000)], path: path, interface: API.sessionInterface) }),
+                ok({ _ = try client.call("Acknowledge", path: path, interface: API.sessionInterface) })
+            else { return 1 }
         case 1:
             guard ok({ _ = try client.call("Cancel", path: path, interface: API.sessionInterface) }) else { return 1 }
         default:

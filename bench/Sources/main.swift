@@ -23,7 +23,8 @@ func worker() -> Int32 {
         for _ in 0..<(Int(args[2]) ?? 0) {
             let m = DBusMessage.methodCall("org.linkrouter.BenchEcho", "/", "org.linkrouter.BenchEcho", "Echo")
             guard (try? m.append(.string("com.example.bench:/cb?code=c&state=0123456789012345678901234567890123456789012"))) != nil,
-                  (try? client.c.call(m)) != nil else { return 1 }
+                (try? client.c.call(m)) != nil
+            else { return 1 }
         }
     } else {
         let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId")
@@ -35,10 +36,14 @@ func worker() -> Int32 {
 /// The cold-start floor: a process that does nothing but take a bus name and answer Ping.
 func serveName() -> Int32 {
     guard args.count == 3, let c = try? DBusConnection(address: args[1]), let name = BusName(args[2]),
-          (try? c.requestName(name)) == .primaryOwner else { return 1 }
+        (try? c.requestName(name)) == .primaryOwner
+    else { return 1 }
     while true {
         guard let m = c.nextMessage(timeoutMilliseconds: 60_000) else { return 0 }
-        if m.kind == .methodCall, let r = try? m.makeReturn() { try? c.send(r); c.flush() }
+        if m.kind == .methodCall, let r = try? m.makeReturn() {
+            try? c.send(r)
+            c.flush()
+        }
     }
 }
 

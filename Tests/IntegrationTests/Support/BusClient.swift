@@ -10,8 +10,10 @@ final class BusClient {
 
     var name: String { connection.uniqueName }
 
-    func call(_ member: String, _ args: [DBusValue] = [], path: String = API.managerPath.rawValue, interface: String = API.managerInterface.rawValue,
-              timeoutMilliseconds: Int32 = 10_000) throws(DBusError) -> [DBusValue] {
+    func call(
+        _ member: String, _ args: [DBusValue] = [], path: String = API.managerPath.rawValue, interface: String = API.managerInterface.rawValue,
+        timeoutMilliseconds: Int32 = 10_000
+    ) throws(DBusError) -> [DBusValue] {
         // Tests send what they like: a name that is not valid is the daemon's to refuse, not ours.
         guard let p = ObjectPath(path), let i = InterfaceName(interface), let mem = MemberName(member) else {
             throw DBusError(name: DBusError.invalidArgs, message: "not valid names: \(path) \(interface) \(member)")
@@ -29,8 +31,11 @@ final class BusClient {
 
     /// A session on a custom scheme with no browser: the common fixture.
     func beginQuiet(redirect: String = "com.example.app:/callback", extra: [(String, DBusValue)] = []) throws(DBusError) -> (path: String, url: String) {
-        try begin([("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
-                   ("redirect_uri", .string(redirect)), ("open_browser", .boolean(false))] + extra)
+        try begin(
+            [
+                ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
+                ("redirect_uri", .string(redirect)), ("open_browser", .boolean(false)),
+            ] + extra)
     }
 
     func route(_ uri: String) throws(DBusError) -> String { try call("Route", [.string(uri)])[0].stringValue! }

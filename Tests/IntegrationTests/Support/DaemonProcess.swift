@@ -12,8 +12,9 @@ final class DaemonProcess {
 
     init(desktop: TestDesktop, arguments: [String] = [], waitForName: Bool = true, logName: String = "linkrouterd.log") throws {
         logPath = desktop.root + "/" + logName
-        pid = try Subprocess.spawn([Paths.linkrouterd] + arguments, environment: desktop.environment,
-                                   stdout: .file(logPath), stderr: .file(logPath))
+        pid = try Subprocess.spawn(
+            [Paths.linkrouterd] + arguments, environment: desktop.environment,
+            stdout: .file(logPath), stderr: .file(logPath))
         if waitForName {
             let probe = try DBusConnection(address: desktop.busAddress!)
             let owned = eventually(timeoutMilliseconds: 10_000) { Self.nameHasOwner(probe) || !self.isRunning }

@@ -23,23 +23,27 @@ final class FlatpakSandbox {
         self.desktop = desktop
         self.appID = appID
         info = desktop.root + "/flatpak-info-" + appID
-        try FileSystem.writeAtomically(info, text: """
-            [Application]
-            name=\(appID)
-            runtime=runtime/org.freedesktop.Platform/x86_64/23.08
+        try FileSystem.writeAtomically(
+            info,
+            text: """
+                [Application]
+                name=\(appID)
+                runtime=runtime/org.freedesktop.Platform/x86_64/23.08
 
-            [Instance]
-            instance-id=\(getpid())
+                [Instance]
+                instance-id=\(getpid())
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
     }
 
     /// `argv` run in bubblewrap with the app's `/.flatpak-info`; the test's directories are bound in.
     func command(_ argv: [String]) -> [String] {
-        ["bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
-         "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
-         "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
-         "--"] + argv
+        [
+            "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+            "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
+            "--",
+        ] + argv
     }
 
     /// Starts the app's filtered bus (`xdg-dbus-proxy --filter --talk=NAME…`, in
@@ -47,8 +51,9 @@ final class FlatpakSandbox {
     func startProxy(talk names: [String]) throws -> String {
         let socket = desktop.root + "/flatpak-bus-" + appID
         let address = desktop.busAddress ?? ""
-        proxy = try Subprocess.spawn(command(["/usr/bin/xdg-dbus-proxy", address, socket, "--filter"] + names.map { "--talk=" + $0 }),
-                                     environment: desktop.environment, stdout: .file(socket + ".out"), stderr: .file(socket + ".err"))
+        proxy = try Subprocess.spawn(
+            command(["/usr/bin/xdg-dbus-proxy", address, socket, "--filter"] + names.map { "--talk=" + $0 }),
+            environment: desktop.environment, stdout: .file(socket + ".out"), stderr: .file(socket + ".err"))
         guard eventually(timeoutMilliseconds: 10_000, { FileSystem.status(socket)?.kind == .socket }) else {
             throw SystemError("xdg-dbus-proxy did not start: \((try? FileSystem.readText(socket + ".err")) ?? "")", code: ETIMEDOUT)
         }

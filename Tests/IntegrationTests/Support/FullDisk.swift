@@ -25,8 +25,9 @@ final class FullDisk {
             pid = try Subprocess.spawn([Paths.linkrouterd], environment: desktop.environment, stdout: .file(log), stderr: .file(log))
         } else {
             mountPoint = nil
-            pid = try Subprocess.spawn(["sh", "-c", "trap '' XFSZ; ulimit -f \(kilobytes * 2); exec \"$0\"", Paths.linkrouterd],
-                                       environment: desktop.environment, stdout: .file(log), stderr: .file(log))
+            pid = try Subprocess.spawn(
+                ["sh", "-c", "trap '' XFSZ; ulimit -f \(kilobytes * 2); exec \"$0\"", Paths.linkrouterd],
+                environment: desktop.environment, stdout: .file(log), stderr: .file(log))
         }
     }
 

@@ -11,8 +11,9 @@ extension Harness {
     }
 
     func snapshot() throws -> Snapshot {
-        Snapshot(sessions: Dictionary(uniqueKeysWithValues: try app.allSessions().map { ($0.path, $0.status) }),
-                 browserCalls: desktop.invocations(Harness.browser).count)
+        Snapshot(
+            sessions: Dictionary(uniqueKeysWithValues: try app.allSessions().map { ($0.path, $0.status) }),
+            browserCalls: desktop.invocations(Harness.browser).count)
     }
 
     /// Runs `body`, expects the D-Bus error `name`, and checks that nothing

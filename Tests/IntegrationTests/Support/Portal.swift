@@ -12,8 +12,10 @@ final class Portal {
     let desktop: TestDesktop
 
     static let unavailable: String? = {
-        for p in ["/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk", "/usr/libexec/xdg-permission-store",
-                  "/usr/bin/bwrap", "/usr/bin/xdotool", "/usr/bin/Xvfb"] where !FileSystem.isExecutable(p) {
+        for p in [
+            "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk", "/usr/libexec/xdg-permission-store",
+            "/usr/bin/bwrap", "/usr/bin/xdotool", "/usr/bin/Xvfb",
+        ] where !FileSystem.isExecutable(p) {
             return "\(p) is missing (Debian: xdg-desktop-portal xdg-desktop-portal-gtk bubblewrap xdotool xvfb); scripts/setup --test installs them"
         }
         return nil
@@ -24,12 +26,16 @@ final class Portal {
         // What the gtk chooser needs to draw its icons (it aborts without a MIME database to tell a PNG).
         // shared-mime-info names no application: handlers and defaults stay the test's own.
         try? FileSystem.symlink("/usr/share/mime", at: desktop.systemData + "/mime")
-        let dir = desktop.root + "/portal", out = desktop.root + "/portal.json", err = desktop.root + "/portal.err"
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/portal_world.py", "--dir", dir, "--until", "signal"],
-                                   environment: desktop.environment, stdout: .file(out), stderr: .file(err))
+        let dir = desktop.root + "/portal"
+        let out = desktop.root + "/portal.json"
+        let err = desktop.root + "/portal.err"
+        pid = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/portal_world.py", "--dir", dir, "--until", "signal"],
+            environment: desktop.environment, stdout: .file(out), stderr: .file(err))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
-              let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
-              let display = json["display"] as? String else {
+            let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
+            let display = json["display"] as? String
+        else {
             kill(pid, SIGTERM)
             throw SystemError("the portal did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
@@ -40,40 +46,46 @@ final class Portal {
     /// The `/.flatpak-info` a sandboxed app of id `appID` carries.
     func flatpakInfo(_ appID: String) throws -> String {
         let path = desktop.root + "/flatpak-info-" + appID
-        try FileSystem.writeAtomically(path, text: """
-            [Application]
-            name=\(appID)
-            runtime=runtime/org.freedesktop.Platform/x86_64/23.08
+        try FileSystem.writeAtomically(
+            path,
+            text: """
+                [Application]
+                name=\(appID)
+                runtime=runtime/org.freedesktop.Platform/x86_64/23.08
 
-            [Instance]
-            instance-id=\(getpid())
+                [Instance]
+                instance-id=\(getpid())
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         return path
     }
 
     /// `portal_open.py URI` inside bubblewrap with a `/.flatpak-info` naming `appID`, as Flatpak runs an app.
     func sandboxed(_ uri: String, as appID: String, timeoutSeconds: Int, activationToken: String? = nil) throws -> [String] {
         let info = try flatpakInfo(appID)
-        return ["bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
-                "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
-                "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
-                "--", "/usr/bin/python3", Paths.fixtures + "/portal_open.py", uri, "--timeout", "\(timeoutSeconds)"]
+        return [
+            "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
+            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+            "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
+            "--", "/usr/bin/python3", Paths.fixtures + "/portal_open.py", uri, "--timeout", "\(timeoutSeconds)",
+        ]
             + (activationToken.map { ["--activation-token", $0] } ?? [])
     }
 
     /// `OpenURI(uri)` from a Flatpak-shaped caller, as a sandboxed browser hands a link to the
     /// host; the portal's Response code (0 success, 1 cancelled, 2 other), or nil when none came.
     func open(_ uri: String, as appID: String = "org.example.SandboxedBrowser", activationToken: String? = nil, timeoutSeconds: Int = 20) throws -> Int? {
-        let r = try desktop.run(try sandboxed(uri, as: appID, timeoutSeconds: timeoutSeconds, activationToken: activationToken),
-                                timeoutMilliseconds: (timeoutSeconds + 10) * 1000)
+        let r = try desktop.run(
+            try sandboxed(uri, as: appID, timeoutSeconds: timeoutSeconds, activationToken: activationToken),
+            timeoutMilliseconds: (timeoutSeconds + 10) * 1000)
         return Self.response(r.text)
     }
 
     /// The same call, left running (for a chooser someone must answer); its output goes to `output`.
     func openInBackground(_ uri: String, as appID: String = "org.example.SandboxedBrowser", output: String) throws -> Int32 {
-        try Subprocess.spawn(try sandboxed(uri, as: appID, timeoutSeconds: 60), environment: desktop.environment,
-                             stdout: .file(output), stderr: .file(output + ".err"))
+        try Subprocess.spawn(
+            try sandboxed(uri, as: appID, timeoutSeconds: 60), environment: desktop.environment,
+            stdout: .file(output), stderr: .file(output + ".err"))
     }
 
     /// The Response code in portal_open.py's last line.
@@ -84,7 +96,7 @@ final class Portal {
 
     /// The X windows whose name is `name` (the chooser is "Open With…"), as xdotool sees them.
     func windows(named name: String) -> [String] {
-        let r = try? desktop.run(["xdotool", "search", "--name", name] , timeoutMilliseconds: 5000)
+        let r = try? desktop.run(["xdotool", "search", "--name", name], timeoutMilliseconds: 5000)
         return (r?.text ?? "").split(separator: "\n").map(String.init)
     }
 
@@ -95,17 +107,21 @@ final class Portal {
 
     /// The portal's remembered "Open With…" picks for a content type, from its permission store.
     func picks(_ mime: String) throws -> String {
-        try desktop.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.impl.portal.PermissionStore",
-                         "--object-path", "/org/freedesktop/impl/portal/PermissionStore",
-                         "--method", "org.freedesktop.impl.portal.PermissionStore.Lookup", "desktop-used-apps", mime]).text
+        try desktop.run([
+            "gdbus", "call", "--session", "--dest", "org.freedesktop.impl.portal.PermissionStore",
+            "--object-path", "/org/freedesktop/impl/portal/PermissionStore",
+            "--method", "org.freedesktop.impl.portal.PermissionStore.Lookup", "desktop-used-apps", mime,
+        ]).text
     }
 
     /// Remembers `handler` (a desktop id without `.desktop`, as the portal stores it) as `requester`'s pick.
     func remember(_ handler: String, for mime: String, requester: String) throws {
-        let r = try desktop.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.impl.portal.PermissionStore",
-                                 "--object-path", "/org/freedesktop/impl/portal/PermissionStore",
-                                 "--method", "org.freedesktop.impl.portal.PermissionStore.SetPermission",
-                                 "desktop-used-apps", "true", mime, requester, "['\(handler)', '3', '3']"])
+        let r = try desktop.run([
+            "gdbus", "call", "--session", "--dest", "org.freedesktop.impl.portal.PermissionStore",
+            "--object-path", "/org/freedesktop/impl/portal/PermissionStore",
+            "--method", "org.freedesktop.impl.portal.PermissionStore.SetPermission",
+            "desktop-used-apps", "true", mime, requester, "['\(handler)', '3', '3']",
+        ])
         guard r.status == 0 else { throw SystemError("SetPermission failed: \(r.errorText)", code: 1) }
     }
 

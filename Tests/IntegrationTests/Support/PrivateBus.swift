@@ -36,8 +36,9 @@ final class PrivateBus {
 
             """
         try FileSystem.writeAtomically(dir + "/bus.conf", text: config, permissions: 0o600)
-        pid = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + dir + "/bus.conf"],
-                                   environment: desktop.environment, stdout: .file(logPath), stderr: .file(logPath))
+        pid = try Subprocess.spawn(
+            ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + dir + "/bus.conf"],
+            environment: desktop.environment, stdout: .file(logPath), stderr: .file(logPath))
         // The socket file appears at bind(), a moment before listen(): wait until a client gets in.
         guard eventually(timeoutMilliseconds: 5000, { FileSystem.status(socket)?.kind == .socket && (try? DBusConnection(address: address)) != nil }) else {
             kill(pid, SIGKILL)
@@ -48,8 +49,9 @@ final class PrivateBus {
 
     /// Writes the activation file `linkctl install` writes, for the daemon in `bindir`.
     func installService(bindir: String) throws {
-        try FileSystem.writeAtomically(serviceDirectory + "/org.linkrouter.LinkRouter1.service",
-                                       text: Installation.serviceFile(bindir: bindir), permissions: 0o644)
+        try FileSystem.writeAtomically(
+            serviceDirectory + "/org.linkrouter.LinkRouter1.service",
+            text: Installation.serviceFile(bindir: bindir), permissions: 0o644)
     }
 
     deinit {

@@ -15,13 +15,16 @@ final class Provider {
         try FileSystem.makeDirectories(dir, permissions: 0o700)
         cafile = dir + "/cert.pem"
         let key = dir + "/key.pem"
-        let gen = try Subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                                      "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cafile])
+        let gen = try Subprocess.run([
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cafile,
+        ])
         guard gen.status == 0 else { throw SystemError("openssl req: \(gen.errorText)", code: EINVAL) }
         eventsPath = dir + "/events.jsonl"
         let portFile = dir + "/port"
-        pid = try Subprocess.spawn(["python3", Paths.fixtures + "/provider.py", "--cert", cafile, "--key", key, "--events", eventsPath],
-                                   environment: desktop.environment, stdout: .file(portFile), stderr: .file(dir + "/provider.log"))
+        pid = try Subprocess.spawn(
+            ["python3", Paths.fixtures + "/provider.py", "--cert", cafile, "--key", key, "--events", eventsPath],
+            environment: desktop.environment, stdout: .file(portFile), stderr: .file(dir + "/provider.log"))
         var found = 0
         _ = eventually(timeoutMilliseconds: 10_000) {
             found = Int(((try? FileSystem.readText(portFile)) ?? "").split(separator: "\n").first ?? "") ?? 0
@@ -62,14 +65,16 @@ extension TestDesktop {
     /// A stand-in browser with its own cookie jar (Fixtures/browser.py).
     func addCookieBrowser(_ id: String, cafile: String, makeDefault: Bool = false) throws {
         let name = FileSystem.baseName(id).split(separator: ".").first.map(String.init) ?? id
-        try FileSystem.writeAtomically(applications + "/" + id, text: """
-            [Desktop Entry]
-            Type=Application
-            Name=Cookie browser \(name)
-            Exec=python3 \(Paths.fixtures)/browser.py --name \(name) --jar \(root)/\(name).cookies --log \(root)/browsers.jsonl --cafile \(cafile) %u
-            MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
+        try FileSystem.writeAtomically(
+            applications + "/" + id,
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=Cookie browser \(name)
+                Exec=python3 \(Paths.fixtures)/browser.py --name \(name) --jar \(root)/\(name).cookies --log \(root)/browsers.jsonl --cafile \(cafile) %u
+                MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         if makeDefault { try setDefault(id, for: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"]) }
     }
 

@@ -28,22 +28,27 @@ enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// is the real one driven like a person (browser_login.py): it opens the URL the daemon
     /// gives it, signs in at the provider's real page and ends at the redirect.
     @discardableResult
-    func install(_ desktop: TestDesktop, profile: String, provider: Glewlwyd, out: String, remembered: Bool = false,
-                 screenshot: String? = nil, waitFor: String? = nil) throws -> String {
-        var exec = "/usr/bin/python3 \(Paths.fixtures)/browser_login.py --browser \(rawValue) --profile \(profile)"
+    func install(
+        _ desktop: TestDesktop, profile: String, provider: Glewlwyd, out: String, remembered: Bool = false,
+        screenshot: String? = nil, waitFor: String? = nil
+    ) throws -> String {
+        var exec =
+            "/usr/bin/python3 \(Paths.fixtures)/browser_login.py --browser \(rawValue) --profile \(profile)"
             + " --username \(provider.username) --password=\(provider.password) --out \(out) --timeout 90"
         if remembered { exec += " --expect-no-form" }
         if let screenshot { exec += " --screenshot \(screenshot)" }
         if let waitFor { exec += " --wait-file \(waitFor)" }
         exec += " --url %u"
-        try FileSystem.writeAtomically(desktop.applications + "/" + desktopID, text: """
-            [Desktop Entry]
-            Type=Application
-            Name=\(rawValue) (driven as a person would)
-            Exec=\(exec)
-            MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
+        try FileSystem.writeAtomically(
+            desktop.applications + "/" + desktopID,
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=\(rawValue) (driven as a person would)
+                Exec=\(exec)
+                MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         return desktopID
     }
 
@@ -66,12 +71,14 @@ final class Glewlwyd {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
         infoPath = path
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
-                                   + (publicOrigin.map { ["--public-origin", $0] } ?? []),
-                                   environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
+        pid = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
+                + (publicOrigin.map { ["--public-origin", $0] } ?? []),
+            environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
-              let line = try? FileSystem.readText(path),
-              let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            let line = try? FileSystem.readText(path),
+            let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else {
             kill(pid, SIGTERM)
             throw SystemError("glewlwyd did not start: \((try? FileSystem.readText(desktop.root + "/glewlwyd.err")) ?? "")", code: ETIMEDOUT)
         }
@@ -89,8 +96,10 @@ final class Glewlwyd {
 
     /// Exchanges a code at the real token endpoint (Fixtures/oidc_client.py); the ID token's claims.
     func exchange(_ desktop: TestDesktop, code: String, verifier: String, redirectURI: String) throws -> [String: Any] {
-        let r = try desktop.run(["/usr/bin/python3", Paths.fixtures + "/oidc_client.py", "token", "--provider", infoPath,
-                                 "--redirect-uri=" + redirectURI, "--code=" + code, "--code-verifier=" + verifier])
+        let r = try desktop.run([
+            "/usr/bin/python3", Paths.fixtures + "/oidc_client.py", "token", "--provider", infoPath,
+            "--redirect-uri=" + redirectURI, "--code=" + code, "--code-verifier=" + verifier,
+        ])
         return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? ["error": r.text + r.errorText]
     }
 

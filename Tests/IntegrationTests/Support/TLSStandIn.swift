@@ -11,11 +11,14 @@ final class TLSStandIn {
     let info: [String: Any]
 
     init(desktop: TestDesktop) throws {
-        let out = desktop.root + "/tls.json", err = desktop.root + "/tls.err"
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/tls_provider.py", "--dir", desktop.root + "/tls", "--trust-home", desktop.home],
-                                   environment: desktop.environment, stdout: .file(out), stderr: .file(err))
+        let out = desktop.root + "/tls.json"
+        let err = desktop.root + "/tls.err"
+        pid = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/tls_provider.py", "--dir", desktop.root + "/tls", "--trust-home", desktop.home],
+            environment: desktop.environment, stdout: .file(out), stderr: .file(err))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
-              let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any] else {
+            let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any]
+        else {
             kill(pid, SIGTERM)
             throw SystemError("tls_provider did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
@@ -50,8 +53,10 @@ final class RunningBrowserEntry {
         self.id = id
         profile = desktop.root + "/profile-" + id
         record = profile + ".invocations.jsonl"
-        let r = try desktop.run(["/usr/bin/python3", Paths.fixtures + "/make_browser_entry.py", "--browser", "chromium", "--profile", profile,
-                                 "--applications", desktop.applications, "--id", id, "--scheme", scheme, "--allow-origin", allowOrigin])
+        let r = try desktop.run([
+            "/usr/bin/python3", Paths.fixtures + "/make_browser_entry.py", "--browser", "chromium", "--profile", profile,
+            "--applications", desktop.applications, "--id", id, "--scheme", scheme, "--allow-origin", allowOrigin,
+        ])
         guard r.status == 0 else { throw SystemError("make_browser_entry: \(r.errorText)", code: EINVAL) }
     }
 

@@ -11,12 +11,17 @@ final class TamperProxy {
     let info: [String: Any]
 
     init(desktop: TestDesktop, upstream: String, port: Int) throws {
-        let out = desktop.root + "/tamper.json", err = desktop.root + "/tamper.err"
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/tamper_provider.py", "--upstream", upstream, "--port", "\(port)",
-                                    "--dir", desktop.root + "/tamper"],
-                                   environment: desktop.environment, stdout: .file(out), stderr: .file(err))
+        let out = desktop.root + "/tamper.json"
+        let err = desktop.root + "/tamper.err"
+        pid = try Subprocess.spawn(
+            [
+                "/usr/bin/python3", Paths.fixtures + "/tamper_provider.py", "--upstream", upstream, "--port", "\(port)",
+                "--dir", desktop.root + "/tamper",
+            ],
+            environment: desktop.environment, stdout: .file(out), stderr: .file(err))
         guard eventually(timeoutMilliseconds: 20_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
-              let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any] else {
+            let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any]
+        else {
             kill(pid, SIGTERM)
             throw SystemError("tamper_provider did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }

@@ -58,21 +58,25 @@ final class TestDesktop {
     @discardableResult
     func addBrowser(_ id: String, execArguments: String = "--new-window %u", makeDefault: Bool = true) throws -> String {
         let script = root + "/bin/" + id.replacingDotsWithDashes
-        try FileSystem.writeAtomically(script, text: """
-            #!/bin/sh
-            # Records argv exactly: one file per invocation, arguments NUL-separated.
-            out="\(records)/\(id).$(date +%s%N).$$"
-            for a in "$@"; do printf '%s\\0' "$a"; done > "$out.tmp" && mv "$out.tmp" "$out"
+        try FileSystem.writeAtomically(
+            script,
+            text: """
+                #!/bin/sh
+                # Records argv exactly: one file per invocation, arguments NUL-separated.
+                out="\(records)/\(id).$(date +%s%N).$$"
+                for a in "$@"; do printf '%s\\0' "$a"; done > "$out.tmp" && mv "$out.tmp" "$out"
 
-            """, permissions: 0o755)
-        try FileSystem.writeAtomically(applications + "/" + id, text: """
-            [Desktop Entry]
-            Type=Application
-            Name=Stand-in browser \(id)
-            Exec=\(script) \(execArguments)
-            MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
+                """, permissions: 0o755)
+        try FileSystem.writeAtomically(
+            applications + "/" + id,
+            text: """
+                [Desktop Entry]
+                Type=Application
+                Name=Stand-in browser \(id)
+                Exec=\(script) \(execArguments)
+                MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
 
-            """, permissions: 0o644)
+                """, permissions: 0o644)
         if makeDefault { try setDefault(id, for: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"]) }
         return script
     }

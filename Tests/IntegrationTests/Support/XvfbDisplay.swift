@@ -9,11 +9,13 @@ final class XvfbDisplay {
 
     init(desktop: TestDesktop) throws {
         let out = desktop.root + "/xvfb-\(Clock.monotonicNanoseconds()).json"
-        pid = try Subprocess.spawn(["/usr/bin/python3", Paths.fixtures + "/xvfb_display.py", "--until", "signal"],
-                                   environment: desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        pid = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/xvfb_display.py", "--until", "signal"],
+            environment: desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         guard eventually(timeoutMilliseconds: 20_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
-              let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
-              let display = json["display"] as? String else {
+            let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
+            let display = json["display"] as? String
+        else {
             kill(pid, SIGTERM)
             throw SystemError("Xvfb did not start: \((try? FileSystem.readText(out + ".err")) ?? "")", code: ETIMEDOUT)
         }

@@ -13,8 +13,10 @@ import Testing
 struct BusFuzzTests {
     /// Error names a call may earn: the spec's and linkrouter's own, never a
     /// timeout or a lost connection.
-    static let answers: Set<String> = [DBusError.invalidArgs, DBusError.unknownMethod, DBusError.unknownObject, DBusError.unknownInterface,
-                                       DBusError.unknownProperty, DBusError.propertyReadOnly, "org.freedesktop.DBus.Error.AccessDenied"]
+    static let answers: Set<String> = [
+        DBusError.invalidArgs, DBusError.unknownMethod, DBusError.unknownObject, DBusError.unknownInterface,
+        DBusError.unknownProperty, DBusError.propertyReadOnly, "org.freedesktop.DBus.Error.AccessDenied",
+    ]
 
     @Test("random calls, signatures and values never crash, hang or disconnect the daemon; a login still works afterwards")
     func fuzz() throws {
@@ -28,7 +30,9 @@ struct BusFuzzTests {
         let (own, _) = try fuzzer.beginQuiet()
         let paths = [API.managerPath.rawValue, bystander, own, API.sessionsPath.rawValue + "/00ff", API.sessionsPath.rawValue, "/", "/org/linkrouter", API.managerPath.rawValue + "/x"]
         let interfaces = [Interfaces.manager, Interfaces.session] + StandardInterfaces.all
-        var replies = 0, errors: [String: Int] = [:], unsendable = 0
+        var replies = 0
+        var errors: [String: Int] = [:]
+        var unsendable = 0
         for i in 0..<iterations {
             let iface = rng.pick(interfaces)
             let wellFormed = rng.chance(2)
@@ -39,9 +43,15 @@ struct BusFuzzTests {
             // Mostly an object that has this interface, so the calls reach the handlers, not only the dispatcher.
             let fitting = iface == Interfaces.manager ? [API.managerPath.rawValue] : iface == Interfaces.session ? [bystander, own] : paths
             let path = rng.chance(3) ? rng.pick(paths) : rng.pick(fitting)
-            guard let p = ObjectPath(path), let mem = MemberName(member), let iname = interface.map(InterfaceName.init) ?? .some(nil) else { unsendable += 1; continue }
+            guard let p = ObjectPath(path), let mem = MemberName(member), let iname = interface.map(InterfaceName.init) ?? .some(nil) else {
+                unsendable += 1
+                continue
+            }
             let m = DBusMessage.methodCall(API.busName, p, iname, mem)
-            do { try m.append(contentsOf: args) } catch { unsendable += 1; continue }
+            do { try m.append(contentsOf: args) } catch {
+                unsendable += 1
+                continue
+            }
             // Wait on the fuzzer's own pending session blocks for as long as asked; anything else answers at once.
             let mayBlock = member == "Wait" && path == own
             do {
@@ -103,9 +113,11 @@ struct SplitMix {
 
     /// Text that exercises the daemon's parsers: URLs near the real ones, odd Unicode, long runs.
     mutating func text() -> String {
-        let pieces = ["com.example.app:/callback", "https://auth.example.com/authorize", "http://127.0.0.1:1/cb", "?", "&", "=", "state", "code",
-                      "error", "resume_uri", "%", "%2", "%00", "%0D%0A", "#", "@", ":", "/", "..", "\u{202E}", "é", "\u{FEFF}", "😀", " ", "\t",
-                      "javascript:", "org.linkrouter.LinkRouter1", "/org/linkrouter/LinkRouter1/sessions/", "a{sv}"]
+        let pieces = [
+            "com.example.app:/callback", "https://auth.example.com/authorize", "http://127.0.0.1:1/cb", "?", "&", "=", "state", "code",
+            "error", "resume_uri", "%", "%2", "%00", "%0D%0A", "#", "@", ":", "/", "..", "\u{202E}", "é", "\u{FEFF}", "😀", " ", "\t",
+            "javascript:", "org.linkrouter.LinkRouter1", "/org/linkrouter/LinkRouter1/sessions/", "a{sv}",
+        ]
         var s = ""
         for _ in 0..<below(8) { s += pick(pieces) }
         if chance(20) { s += String(repeating: pick(["a", "%41", "/"]), count: below(20_000)) }
@@ -119,11 +131,12 @@ struct SplitMix {
         let t = sig.rawValue
         if option && t == "a{sv}" {
             let keys = SessionRequest.options.keys.sorted()
-            return .vardict((0..<below(8)).map { _ in
-                let key = chance(10) ? text() : pick(keys)
-                let type = chance(4) ? signature() : DBusSignature(SessionRequest.options.named(key)?.signature ?? "s")!
-                return (key, value(type))
-            })
+            return .vardict(
+                (0..<below(8)).map { _ in
+                    let key = chance(10) ? text() : pick(keys)
+                    let type = chance(4) ? signature() : DBusSignature(SessionRequest.options.named(key)?.signature ?? "s")!
+                    return (key, value(type))
+                })
         }
         switch t.first! {
         case "y": return .byte(UInt8(truncatingIfNeeded: next()))

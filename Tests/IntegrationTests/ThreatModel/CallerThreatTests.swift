@@ -1,7 +1,7 @@
-import OpenSSLKit
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 import Testing
 
@@ -40,11 +40,12 @@ struct CallerThreatTests {
     func d3() throws {
         let h = try Harness()
         let monitor = try h.client()
-        _ = try monitor.connection.callArguments({
-            let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Monitoring", "BecomeMonitor")
-            try! m.append(.stringArray([]), .uint32(0))
-            return m
-        }())
+        _ = try monitor.connection.callArguments(
+            {
+                let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Monitoring", "BecomeMonitor")
+                try! m.append(.stringArray([]), .uint32(0))
+                return m
+            }())
         let (path, url) = try h.app.beginQuiet()
         _ = try h.client().route("com.example.app:/callback?code=MONITORED-CODE&state=\(Harness.state(of: url))")
         let result = try h.app.wait(path)
@@ -85,8 +86,10 @@ struct CallerThreatTests {
     func d5() throws {
         let h = try Harness()
         func adopt(_ client: BusClient, _ state: String) throws -> (String, String) {
-            try client.begin([("authorize_url", .string("https://as.example/auth?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=" + state)),
-                              ("open_browser", .boolean(false))])
+            try client.begin([
+                ("authorize_url", .string("https://as.example/auth?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=" + state)),
+                ("open_browser", .boolean(false)),
+            ])
         }
         let (path, _) = try adopt(h.app, "adopted-state-0123456789")
         let other = try h.client()

@@ -33,8 +33,9 @@ struct DesktopThreatTests {
     @Test("E3: another handler taking linkrouter's scheme is reported at start-up and by doctor; security still rests on state and the exact match")
     func e3() throws {
         let h = try Harness()
-        try FileSystem.writeAtomically(h.desktop.applications + "/squatter.desktop",
-                                       text: "[Desktop Entry]\nType=Application\nName=Squatter\nExec=/bin/true %u\nMimeType=x-scheme-handler/com.example.app;\n", permissions: 0o644)
+        try FileSystem.writeAtomically(
+            h.desktop.applications + "/squatter.desktop",
+            text: "[Desktop Entry]\nType=Application\nName=Squatter\nExec=/bin/true %u\nMimeType=x-scheme-handler/com.example.app;\n", permissions: 0o644)
         try h.desktop.setDefault("squatter.desktop", for: ["x-scheme-handler/com.example.app"])
         try h.restartDaemon()
         // Checked just after the name is owned, so the line may trail the harness's readiness.

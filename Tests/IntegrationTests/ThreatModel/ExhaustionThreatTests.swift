@@ -17,10 +17,11 @@ struct ExhaustionThreatTests {
         }
         #expect(limited >= 200)
         // The summary is written with the first line of the next second: keep knocking until it is there.
-        #expect(eventually(timeoutMilliseconds: 5000) {
-            _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=c&state=after") }
-            return h.daemon.log.contains("Suppressed")
-        })
+        #expect(
+            eventually(timeoutMilliseconds: 5000) {
+                _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=c&state=after") }
+                return h.daemon.log.contains("Suppressed")
+            })
         #expect(h.daemon.log.components(separatedBy: "\n").count < 120)
         #expect(h.daemonAnswers)
         // No daemon at all: the inbox takes 256 links, then refuses.
@@ -58,13 +59,15 @@ struct ExhaustionThreatTests {
         let wrk = try Subprocess.spawn(["wrk", "-t", "1", "-c", "16", "-d", "4s", base + "/favicon.ico"], stdout: .file(h.desktop.root + "/wrk.out"), stderr: .null)
         // The flood is on once wrk holds its 16 connections to the listener.
         let port = String(redirect.split(separator: ":").last!.prefix { $0.isNumber })
-        #expect(eventually(timeoutMilliseconds: 3000) {
-            let ss = (try? Subprocess.run(["ss", "-Htn", "state", "established", "( dport = :\(port) )"]).text) ?? ""
-            return ss.split(separator: "\n").count >= 16
-        })
-        #expect(eventually(timeoutMilliseconds: 3000) {
-            (try? h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "\(redirect)?code=under-flood&state=\(Harness.state(of: url))"]).text) == "200"
-        })
+        #expect(
+            eventually(timeoutMilliseconds: 3000) {
+                let ss = (try? Subprocess.run(["ss", "-Htn", "state", "established", "( dport = :\(port) )"]).text) ?? ""
+                return ss.split(separator: "\n").count >= 16
+            })
+        #expect(
+            eventually(timeoutMilliseconds: 3000) {
+                (try? h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "\(redirect)?code=under-flood&state=\(Harness.state(of: url))"]).text) == "200"
+            })
         Subprocess.wait(wrk)
         #expect(try h.app.wait(path)["code"] == "under-flood")
         let requests = (try FileSystem.readText(h.desktop.root + "/wrk.out")).split(separator: "\n").first { $0.contains("requests in") } ?? ""

@@ -55,27 +55,35 @@ struct LoopbackThreatTests {
         #expect(try code(h, ["-H", "Sec-Fetch-Dest: document", "\(l.base)/cb?code=X&state=\(l.state)"]) == "200")
     }
 
-    @Test("L4: bound to loopback only (a host in another network namespace is refused); a taken fixed port fails the session",
-          .enabled(if: geteuid() == 0, "network namespaces need root"))
+    @Test(
+        "L4: bound to loopback only (a host in another network namespace is refused); a taken fixed port fails the session",
+        .enabled(if: geteuid() == 0, "network namespaces need root"))
     func l4() throws {
         let h = try Harness()
         let l = try listening(h)
         let tag = String(Int.random(in: 1000...9999))
-        let ns = "lr\(tag)", host = "lrh\(tag)", peer = "lrp\(tag)"
+        let ns = "lr\(tag)"
+        let host = "lrh\(tag)"
+        let peer = "lrp\(tag)"
         let net = "10.\(Int.random(in: 100...250)).\(Int.random(in: 1...250))"
         defer {
             _ = try? Subprocess.run(["ip", "netns", "del", ns])
             _ = try? Subprocess.run(["ip", "link", "del", host])
         }
-        for cmd in [["ip", "netns", "add", ns], ["ip", "link", "add", host, "type", "veth", "peer", "name", peer], ["ip", "link", "set", peer, "netns", ns],
-                    ["ip", "addr", "add", net + ".1/24", "dev", host], ["ip", "link", "set", host, "up"],
-                    ["ip", "netns", "exec", ns, "ip", "addr", "add", net + ".2/24", "dev", peer], ["ip", "netns", "exec", ns, "ip", "link", "set", peer, "up"]] {
+        for cmd in [
+            ["ip", "netns", "add", ns], ["ip", "link", "add", host, "type", "veth", "peer", "name", peer], ["ip", "link", "set", peer, "netns", ns],
+            ["ip", "addr", "add", net + ".1/24", "dev", host], ["ip", "link", "set", host, "up"],
+            ["ip", "netns", "exec", ns, "ip", "addr", "add", net + ".2/24", "dev", peer], ["ip", "netns", "exec", ns, "ip", "link", "set", peer, "up"],
+        ] {
             let r = try Subprocess.run(cmd)
             try #require(r.status == 0, "\(cmd): \(r.errorText)")
         }
         // Control: the host address is reachable from the namespace (a server bound to it answers).
         let server = try Subprocess.spawn(["python3", "-m", "http.server", "--bind", net + ".1", "18123"], stdout: .null, stderr: .null)
-        defer { kill(server, SIGTERM); Subprocess.wait(server) }
+        defer {
+            kill(server, SIGTERM)
+            Subprocess.wait(server)
+        }
         #expect(eventually(timeoutMilliseconds: 5000) { (try? Subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "1", "http://\(net).1:18123/"]).status) == 0 })
         let r = try Subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "http://\(net).1:\(l.port)/cb?code=c&state=\(l.state)"])
         #expect(r.status == 7 && r.text == "000", "curl exit \(r.status), \(r.text)")

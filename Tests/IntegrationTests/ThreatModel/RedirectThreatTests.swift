@@ -1,8 +1,8 @@
 import DBusKit
 import DesktopIntegration
-import LinkRouterFiles
 import LinkRouterAPI
 import LinkRouterCore
+import LinkRouterFiles
 import SystemKit
 import Testing
 
@@ -14,9 +14,15 @@ struct RedirectThreatTests {
     /// An app-to-app session on the Vipps origin (adopted, as a merchant backend builds it).
     func vipps(_ h: Harness, resume: String = "client", extra: [(String, DBusValue)] = []) throws -> (path: String, state: String) {
         let state = "RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gD" + String(Int.random(in: 100...999))
-        let url = Self.origin + "/access-management-1.0/access/oauth2/auth?app_callback_uri=com.example.app%3A%2Fapp&requested_flow=app_to_app&response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=" + state
-        let (path, _) = try h.app.begin([("authorize_url", .string(url)), ("open_browser", .boolean(false)), ("resume", .string(resume)),
-                                         ("resume_path_prefix", .string("/vipps-login-idp/"))] + extra)
+        let url =
+            Self.origin
+            + "/access-management-1.0/access/oauth2/auth?app_callback_uri=com.example.app%3A%2Fapp&requested_flow=app_to_app&response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state="
+            + state
+        let (path, _) = try h.app.begin(
+            [
+                ("authorize_url", .string(url)), ("open_browser", .boolean(false)), ("resume", .string(resume)),
+                ("resume_path_prefix", .string("/vipps-login-idp/")),
+            ] + extra)
         return (path, state)
     }
 
@@ -24,9 +30,11 @@ struct RedirectThreatTests {
     func r1() throws {
         let h = try Harness()
         let (path, state) = try vipps(h, resume: "browser")
-        for target in ["https://evil.example/", "https://api.vipps.no@evil/vipps-login-idp/", "https://api.vipps.no.evil/vipps-login-idp/", "https:\\\\evil",
-                       "http://api.vipps.no/vipps-login-idp/", "javascript:alert(1)", "file:///etc/passwd", "https://api.vipps.no:8443/vipps-login-idp/",
-                       "https://api.vipps.no/vipps-login-idp/x%0D%0ASet-Cookie:%20a", "https://api.vipps.no/other/path"] {
+        for target in [
+            "https://evil.example/", "https://api.vipps.no@evil/vipps-login-idp/", "https://api.vipps.no.evil/vipps-login-idp/", "https:\\\\evil",
+            "http://api.vipps.no/vipps-login-idp/", "javascript:alert(1)", "file:///etc/passwd", "https://api.vipps.no:8443/vipps-login-idp/",
+            "https://api.vipps.no/vipps-login-idp/x%0D%0ASet-Cookie:%20a", "https://api.vipps.no/other/path",
+        ] {
             try h.expectRefusal(errorPrefix + "ResumeRefused") {
                 _ = try h.app.route("com.example.app:/app?state=\(state)&resume_uri=\(PercentEncoding.encode(target))")
             }
@@ -100,7 +108,8 @@ struct RedirectThreatTests {
         let back = try h.desktop.linkctl("open", "--", "https://example.org/again")
         #expect(back.status == 1 && back.errorText.contains("loop"))
         // A storm of links opens at most 10 browsers a second.
-        var opened = 0, capped = 0
+        var opened = 0
+        var capped = 0
         for i in 0..<30 {
             let name = dbusError({ _ = try h.app.route("https://example.org/storm\(i)") })?.name
             if name == nil { opened += 1 } else if name == errorPrefix + "LimitsExceeded" { capped += 1 }

@@ -13,8 +13,11 @@ struct SecurityDocTests {
         let dir = Paths.root + "/Tests/IntegrationTests/ThreatModel"
         var names: [String] = []
         for file in FileSystem.list(dir) where file.hasSuffix(".swift") {
-            for piece in try FileSystem.readText(dir + "/" + file).split(separator: "@Test(\"").dropFirst() {
-                names.append(String(piece.prefix { $0 != "\"" }))
+            // `@Test("name"` — the formatter may put the name on the next line.
+            for piece in try FileSystem.readText(dir + "/" + file).split(separator: "@Test(").dropFirst() {
+                let rest = piece.drop { $0 == " " || $0 == "\n" }
+                guard rest.first == "\"" else { continue }
+                names.append(String(rest.dropFirst().prefix { $0 != "\"" }))
             }
         }
         return names

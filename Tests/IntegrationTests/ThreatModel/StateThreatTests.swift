@@ -1,8 +1,8 @@
-import OpenSSLKit
 import DBusKit
 import Glibc
 import LinkRouterAPI
 import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 import Testing
 
@@ -16,10 +16,11 @@ struct StateThreatTests {
         try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/callback?code=C&state=forged-by-a-page") }
         for i in 0..<200 { _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=C&state=flood\(i)") } }
         // The summary is written with the first line of the next second: keep knocking until it is there.
-        #expect(eventually(timeoutMilliseconds: 5000) {
-            _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=C&state=after") }
-            return h.daemon.log.contains("Suppressed")
-        })
+        #expect(
+            eventually(timeoutMilliseconds: 5000) {
+                _ = dbusError { _ = try h.app.route("com.example.app:/callback?code=C&state=after") }
+                return h.daemon.log.contains("Suppressed")
+            })
         #expect(h.daemon.log.components(separatedBy: "UnknownState").count - 1 < 60)
         #expect(try h.app.status(path) == "pending")
     }
@@ -144,13 +145,17 @@ struct StateThreatTests {
         // Adopted: plain named, or implied by a challenge with no method (RFC 7636 §4.3), is refused.
         for pkce in ["&code_challenge=x&code_challenge_method=plain", "&code_challenge=x"] {
             try h.expectRefusal(errorPrefix + "InvalidArgument") {
-                _ = try h.app.begin([("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=abcdefghijklmnopq" + pkce)),
-                                     ("open_browser", .boolean(false))])
+                _ = try h.app.begin([
+                    ("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=abcdefghijklmnopq" + pkce)),
+                    ("open_browser", .boolean(false)),
+                ])
             }
         }
         // An adopted URL with no PKCE at all (a backend that redeems the code with its client secret) rests on state alone, and the log says so.
-        _ = try h.app.begin([("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=no-pkce-0123456789")),
-                             ("open_browser", .boolean(false))])
+        _ = try h.app.begin([
+            ("authorize_url", .string("https://as.example/a?response_type=code&redirect_uri=com.example.app%3A%2Fcallback&state=no-pkce-0123456789")),
+            ("open_browser", .boolean(false)),
+        ])
         #expect(eventually { h.daemon.log.contains("carries no PKCE, so the session rests on state alone") })
         #expect(try h.app.route("com.example.app:/callback?error=invalid_request&error_description=PKCE%20not%20supported&state=\(Harness.state(of: url))") == "failed")
         #expect(errorName { _ = try h.app.wait(path) } == errorPrefix + "AuthorizationFailed")

@@ -95,8 +95,10 @@ struct URLParsingThreatTests {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/cb")
         let s = Harness.state(of: url)
-        for (i, v) in ["https://example.com@evil/cb", "https://example.com.evil/cb", "https://evil/example.com/cb", "https://xn--exmple-cua.com/cb",
-                       "https://example.com:443/cb", "http://example.com/cb"].enumerated() {
+        for (i, v) in [
+            "https://example.com@evil/cb", "https://example.com.evil/cb", "https://evil/example.com/cb", "https://xn--exmple-cua.com/cb",
+            "https://example.com:443/cb", "http://example.com/cb",
+        ].enumerated() {
             // Carrying the session's state: never forwarded (R5), refused as another URI.
             try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route(v + "?code=C&state=\(s)") }
             // An ordinary link: forwarded, byte for byte.
@@ -111,8 +113,10 @@ struct URLParsingThreatTests {
     func u10() throws {
         let d = try TestDesktop()
         d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + d.root + "/no-bus"
-        for args in [["open", "--", "--help"], ["open", "-x"], ["open", "--", "com.example.app:/a", "com.example.app:/b"], ["open", "--", "cb?code=1&state=2"],
-                     ["open", "--", "ftp://x/y"], ["open", "--", "file:///etc/passwd"]] {
+        for args in [
+            ["open", "--", "--help"], ["open", "-x"], ["open", "--", "com.example.app:/a", "com.example.app:/b"], ["open", "--", "cb?code=1&state=2"],
+            ["open", "--", "ftp://x/y"], ["open", "--", "file:///etc/passwd"],
+        ] {
             let r = try d.linkctl(args)
             #expect(r.status == 64, "\(args)")
         }

@@ -25,8 +25,9 @@ enum CallbackFuzz {
             var plan = try! SessionPlan.make(r, owner: Caller(name: ":1.\(n)"), limits: Limits())
             if plan.loopbackBinding != nil { plan.bind(port: 40000 + n) }
             let state = "S\(n)" + String(repeating: "x", count: 30)
-            let s = plan.makeSession(secrets: SessionSecrets(id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
-                                     claimTokenDigest: nil, browser: nil, now: now)
+            let s = plan.makeSession(
+                secrets: SessionSecrets(id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
+                claimTokenDigest: nil, browser: nil, now: now)
             router.insert(s)
             return s
         }

@@ -10,29 +10,32 @@ public enum FuzzDriver {
 
     public static func main(_ name: String, _ test: TestOneInput) -> Never {
         #if FUZZING
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, test))
+            var argc = CommandLine.argc
+            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+            exit(LLVMFuzzerRunDriver(&argc, &argv, test))
         #else
-        var count = 0
-        for path in CommandLine.arguments.dropFirst() {
-            let bytes: [UInt8]
-            do { bytes = try FileSystem.read(path, maxBytes: 1 << 20) } catch {
-                StandardStreams.err("\(name): \(error)\n")
-                exit(66)
+            var count = 0
+            for path in CommandLine.arguments.dropFirst() {
+                let bytes: [UInt8]
+                do { bytes = try FileSystem.read(path, maxBytes: 1 << 20) } catch {
+                    StandardStreams.err("\(name): \(error)\n")
+                    exit(66)
+                }
+                _ = bytes.withUnsafeBufferPointer { test($0.baseAddress, $0.count) }
+                count += 1
             }
-            _ = bytes.withUnsafeBufferPointer { test($0.baseAddress, $0.count) }
-            count += 1
-        }
-        print("\(name): replayed \(count) inputs")
-        exit(0)
+            print("\(name): replayed \(count) inputs")
+            exit(0)
         #endif
     }
 }
 
 #if FUZZING
-/// libFuzzer's own loop (the fuzzer runtime is linked, its `main` is not).
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: FuzzDriver.TestOneInput) -> Int32
+    /// libFuzzer's own loop (the fuzzer runtime is linked, its `main` is not).
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: FuzzDriver.TestOneInput
+    ) -> Int32
 #endif

@@ -13,7 +13,10 @@ enum MessageFuzz {
     static func run(_ bytes: [UInt8]) {
         guard let m = try? DBusMessage.demarshal(bytes), let args = try? m.arguments() else { return }
         for a in args {
-            if a.signature == "a{sv}" { _ = try? OptionsDecoder.session(a); _ = try? OptionsDecoder.refresh(a) }
+            if a.signature == "a{sv}" {
+                _ = try? OptionsDecoder.session(a)
+                _ = try? OptionsDecoder.refresh(a)
+            }
             if case .string(let s) = a { _ = Router().decide(s, source: .link, now: 0) }
         }
         // What was read can be written, and reads back the same.
@@ -43,17 +46,32 @@ enum MessageFuzz {
             m.serial = 7
             return try! m.marshal()
         }
-        let manager: ObjectPath = "/org/linkrouter/LinkRouter1", iface: InterfaceName = "org.linkrouter.LinkRouter1"
+        let manager: ObjectPath = "/org/linkrouter/LinkRouter1"
+        let iface: InterfaceName = "org.linkrouter.LinkRouter1"
         return [
-            ("begin-builder", message("BeginSession", manager, iface, [.vardict([
-                ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
-                ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")), ("ttl", .uint32(600)),
-                ("extra_params", .stringDict([("prompt", "login")])), ("resume_hosts", .stringArray(["api.vipps.no"])),
-                ("open_browser", .boolean(false)),
-            ])])),
-            ("begin-adopt", message("BeginSession", manager, iface, [.vardict([
-                ("authorize_url", .string("https://api.vipps.no/oauth2/auth?response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&state=abcdefghijklmnopqrstu")),
-            ])])),
+            (
+                "begin-builder",
+                message(
+                    "BeginSession", manager, iface,
+                    [
+                        .vardict([
+                            ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
+                            ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")), ("ttl", .uint32(600)),
+                            ("extra_params", .stringDict([("prompt", "login")])), ("resume_hosts", .stringArray(["api.vipps.no"])),
+                            ("open_browser", .boolean(false)),
+                        ])
+                    ])
+            ),
+            (
+                "begin-adopt",
+                message(
+                    "BeginSession", manager, iface,
+                    [
+                        .vardict([
+                            ("authorize_url", .string("https://api.vipps.no/oauth2/auth?response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&state=abcdefghijklmnopqrstu"))
+                        ])
+                    ])
+            ),
             ("route", message("Route", manager, iface, [.string("com.example.app:/callback?code=c&state=s")])),
             ("wait", message("Wait", "/org/linkrouter/LinkRouter1/sessions/00ff", "org.linkrouter.LinkRouter1.Session", [.uint32(1000)])),
             ("properties", message("Get", manager, "org.freedesktop.DBus.Properties", [.string(iface.rawValue), .string("Version")])),
