@@ -1,5 +1,6 @@
 import DBusKit
 import Freedesktop
+import Glibc
 public import LinkRouterCore
 import SystemKit
 
@@ -16,8 +17,14 @@ public enum CallerApps {
     public static func app(ofProcess pid: UInt32, procRoot: String = "/proc") -> CallerApp {
         let dir = procRoot + "/" + String(pid)
         guard FileSystem.exists(dir) else { return .unknown }
-        if let info = try? FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024) {
-            return flatpak(info) ?? .unknown
+        // As the portal does: no file (ENOENT) or a root we may not enter
+        // (EACCES: a FUSE root, toolbox) is not Flatpak; any other failure is
+        // not knowing, never "host".
+        do {
+            return flatpak(try FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024)) ?? .unknown
+        } catch  where error.code == ENOENT || error.code == EACCES {
+        } catch {
+            return .unknown
         }
         if let label = try? FileSystem.readText(dir + "/attr/current", maxBytes: 4096), let snap = snap(label: label) {
             return .snap(snap)

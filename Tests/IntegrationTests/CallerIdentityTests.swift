@@ -53,7 +53,7 @@ struct CallerIdentityTests {
         #expect(h.app.ping())
     }
 
-    @Test("what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process is unknown")
+    @Test("what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process or an unreadable file is unknown")
     func fromProc() throws {
         let dir = TestDirectory()
         func process(_ pid: Int, files: [String: String]) throws {
@@ -74,5 +74,9 @@ struct CallerIdentityTests {
         #expect(CallerApps.app(ofProcess: 14, procRoot: dir.path) == .snap("chromium"))
         #expect(CallerApps.app(ofProcess: 15, procRoot: dir.path) == .host)
         #expect(CallerApps.app(ofProcess: 16, procRoot: dir.path) == .unknown)
+        // A .flatpak-info that cannot be read (here a directory) is not knowing, never the host.
+        try process(17, files: [:])
+        try FileSystem.makeDirectories(dir.path + "/17/root/.flatpak-info", permissions: 0o700)
+        #expect(CallerApps.app(ofProcess: 17, procRoot: dir.path) == .unknown)
     }
 }
