@@ -164,6 +164,11 @@ public struct Router: Sendable {
 
     /// Takes in what a transition changed (after the executor wrote it).
     public mutating func apply(_ changes: [SessionChange]) {
+        // A restore brings thousands at once: grow the tables once, not by doubling.
+        if changes.count > 64 {
+            let adding = changes.count { if case .update = $0 { false } else if case .remove = $0 { false } else { true } }
+            if adding > 64 { reserveCapacity(table.count + adding) }
+        }
         for change in changes {
             switch change {
             case .insert(let s), .restore(let s): insert(s)

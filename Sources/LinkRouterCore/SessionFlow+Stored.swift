@@ -155,11 +155,13 @@ enum CodeFlowReader {
         var next = 0
         var lineStart = 0
         while lineStart < bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            // One pass: the key up to `=`, then the value up to the line's end
+            // (a line with no `=` is damage).
             var eq = lineStart
-            while eq < lineEnd && bytes[eq] != 0x3D { eq += 1 }
-            guard eq < lineEnd else { return nil }
+            while eq < bytes.count && bytes[eq] != 0x3D && bytes[eq] != 0x0A { eq += 1 }
+            guard eq < bytes.count, bytes[eq] == 0x3D else { return nil }
+            var lineEnd = eq + 1
+            while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
             let keyBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<eq])
             let valueBytes = UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<lineEnd])
             lineStart = lineEnd + 1
