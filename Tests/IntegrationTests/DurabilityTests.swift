@@ -252,7 +252,7 @@ struct DurabilityTests {
         #expect(store.first?.variantValue?.stringValue?.hasPrefix("unavailable: ") == true, "\(store)")
         let e = try #require(dbusError { _ = try app.begin(BeginSessionRefusalTests.good) })
         #expect(e.name == errorPrefix + "StorageFailed" && e.message.contains("nothing was started"))
-        #expect(desktop.invocations(Harness.browser).isEmpty)
+        #expect(try app.counter("browsers_started") == 0)
         #expect(try app.route("https://example.org/page") == "passthrough")
         #expect(desktop.waitForBrowser(Harness.browser) == ["https://example.org/page"])
         #expect(daemon.isRunning)

@@ -72,14 +72,28 @@ final class BusClient {
     /// The daemon's `Counters` property (what it has done since it started).
     func counters() throws(DBusError) -> [String: UInt64] {
         let v = try call("Get", [.string(API.managerInterface.rawValue), .string("Counters")], interface: API.propertiesInterface.rawValue)[0].variantValue
-        guard case .dictionary(_, _, let entries)? = v else { return [:] }
+        // A property of another shape, or an entry of another type, fails the test: it is never read as 0.
+        guard case .dictionary(_, _, let entries)? = v else {
+            throw DBusError(name: DBusError.invalidArgs, message: "Counters is not an a{st}: \(String(describing: v))")
+        }
         var out: [String: UInt64] = [:]
-        for e in entries { if case .string(let k) = e.key, case .uint64(let n) = e.value { out[k] = n } }
+        for e in entries {
+            guard case .string(let k) = e.key, case .uint64(let n) = e.value else {
+                throw DBusError(name: DBusError.invalidArgs, message: "a Counters entry is not (s, t): \(e)")
+            }
+            out[k] = n
+        }
         return out
     }
 
-    /// One counter.
-    func counter(_ name: String) throws(DBusError) -> UInt64 { try counters()[name] ?? 0 }
+    /// One counter; a name the daemon does not report fails the test (a renamed counter must not read as 0).
+    func counter(_ name: String) throws(DBusError) -> UInt64 {
+        let all = try counters()
+        guard let n = all[name] else {
+            throw DBusError(name: DBusError.invalidArgs, message: "the daemon reports no counter \(name); it has \(all.keys.sorted())")
+        }
+        return n
+    }
 
     /// A round trip to the daemon: once it returns, every message the daemon
     /// sent this connection before (a signal, a reply) is in its queue, and

@@ -4,16 +4,18 @@ import Testing
 
 extension Harness {
     /// Everything a refusal must leave as it was: every session's status and
-    /// the browsers' invocations.
+    /// the browsers the daemon started. The daemon counts a start before it
+    /// answers (`browsers_started`), so the count cannot miss one that a
+    /// stand-in browser has not recorded yet.
     struct Snapshot: Equatable {
         let sessions: [String: String]
-        let browserCalls: Int
+        let browsersStarted: UInt64
     }
 
     func snapshot() throws -> Snapshot {
         Snapshot(
             sessions: Dictionary(uniqueKeysWithValues: try app.allSessions().map { ($0.path, $0.status) }),
-            browserCalls: desktop.invocations(Harness.browser).count)
+            browsersStarted: try app.counter("browsers_started"))
     }
 
     /// Runs `body`, expects the D-Bus error `name`, and checks that nothing
