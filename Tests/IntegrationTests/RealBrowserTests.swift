@@ -12,7 +12,9 @@ import Testing
 /// provider's real login page as a person would (Fixtures/browser_login.py:
 /// WebDriver for Chromium, Marionette for Firefox); its redirect goes the way
 /// every browser hands a scheme to the desktop (Chromium: xdg-open; Firefox: GIO).
-@Suite("Real browsers and a real provider", .serialized, .enabled(if: RealBrowser.unavailable == nil, "\(RealBrowser.unavailable ?? "")"))
+/// Each browser's tests are a suite of their own, skipped (with the reason)
+/// only when that browser, or the provider, is missing.
+@Suite("Real browsers and a real provider", .serialized)
 struct RealBrowserTests {
     /// `linkctl login` in the background; its JSON result once it exits, and
     /// once the browser the daemon opened is done too (it has saved its
@@ -35,9 +37,6 @@ struct RealBrowserTests {
     /// closes (a browser closed at once may never hand the redirect on).
     static func loginOutput(_ h: Harness) -> String { h.desktop.root + "/login.out" }
 
-    @Test(
-        "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form",
-        arguments: RealBrowser.allCases)
     func customScheme(_ browser: RealBrowser) throws {
         let h = try Harness(browser: false)
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
@@ -71,7 +70,6 @@ struct RealBrowserTests {
         #expect(second.json.jsonField("code") != code)
     }
 
-    @Test("the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified", arguments: RealBrowser.allCases)
     func issuerLogin(_ browser: RealBrowser) throws {
         let h = try Harness(browser: false)
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
@@ -90,7 +88,6 @@ struct RealBrowserTests {
         #expect(claims["iss"] as? String == provider.issuer && claims["aud"] as? String == provider.clientID && claims["email"] as? String == "alice@example.com")
     }
 
-    @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses", arguments: RealBrowser.allCases)
     func loopback(_ browser: RealBrowser) throws {
         let h = try Harness(browser: false)
         let port = try RawSocket.freePort()
@@ -146,9 +143,6 @@ struct RealBrowserTests {
         return try h.desktop.xdgOpen("com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))")
     }
 
-    @Test(
-        "app-to-app in real Chromium: the first leg sets a cookie at a TLS stand-in; the app step arrives through xdg-open; resume_uri reopens in the same browser, which has that cookie, and the login completes"
-    )
     func appToApp() throws {
         let h = try Harness(browser: false)
         let standIn = try TLSStandIn(desktop: h.desktop)
@@ -173,7 +167,6 @@ struct RealBrowserTests {
         #expect(starts.count == 2 && starts.last?["forwarded"] as? String == "devtools", "\(starts)")
     }
 
-    @Test("app-to-app when the browser that began the login is gone: nothing else opens, the app step and the owner's Wait both say BrowserFailed naming it, the daemon stays up")
     func appToAppBrowserGone() throws {
         let h = try Harness(browser: false)
         let standIn = try TLSStandIn(desktop: h.desktop)
@@ -212,5 +205,43 @@ extension RawSocket {
         let port = Int(UInt16(bigEndian: out.sin_port))
         guard port > 0 else { throw SystemError("find a free port", code: errno) }
         return port
+    }
+}
+
+extension RealBrowserTests {
+    @Suite("Chromium", .serialized, .enabled(if: RealBrowser.chromium.unavailable == nil, "\(RealBrowser.chromium.unavailable ?? "")"))
+    struct Chromium {
+        @Test(
+            "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form"
+        )
+        func customScheme() throws { try RealBrowserTests().customScheme(.chromium) }
+
+        @Test("the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified")
+        func issuerLogin() throws { try RealBrowserTests().issuerLogin(.chromium) }
+
+        @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses")
+        func loopback() throws { try RealBrowserTests().loopback(.chromium) }
+
+        @Test(
+            "app-to-app in real Chromium: the first leg sets a cookie at a TLS stand-in; the app step arrives through xdg-open; resume_uri reopens in the same browser, which has that cookie, and the login completes"
+        )
+        func appToApp() throws { try RealBrowserTests().appToApp() }
+
+        @Test("app-to-app when the browser that began the login is gone: nothing else opens, the app step and the owner's Wait both say BrowserFailed naming it, the daemon stays up")
+        func appToAppBrowserGone() throws { try RealBrowserTests().appToAppBrowserGone() }
+    }
+
+    @Suite("Firefox ESR", .serialized, .enabled(if: RealBrowser.firefox.unavailable == nil, "\(RealBrowser.firefox.unavailable ?? "")"))
+    struct Firefox {
+        @Test(
+            "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form"
+        )
+        func customScheme() throws { try RealBrowserTests().customScheme(.firefox) }
+
+        @Test("the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified")
+        func issuerLogin() throws { try RealBrowserTests().issuerLogin(.firefox) }
+
+        @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses")
+        func loopback() throws { try RealBrowserTests().loopback(.firefox) }
     }
 }

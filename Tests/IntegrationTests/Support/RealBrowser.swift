@@ -17,12 +17,11 @@ enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
         return (needed + ["/usr/bin/glewlwyd", "/usr/bin/python3"]).filter { !FileSystem.isExecutable($0) }
     }
 
-    /// Whether the suite can run; when not, why, on one line (the suite skips only then).
-    static let unavailable: String? = {
-        let gone = Set(allCases.flatMap(\.missing))
-        guard !gone.isEmpty else { return nil }
-        return "real-browser suite skipped: \(gone.sorted().joined(separator: ", ")) not installed (scripts/setup --test installs chromium chromium-driver firefox-esr glewlwyd)"
-    }()
+    /// Whether this browser's tests can run; when not, why, on one line (its suite skips only then).
+    var unavailable: String? {
+        guard !missing.isEmpty else { return nil }
+        return "\(rawValue)'s tests skipped: \(missing.joined(separator: ", ")) not installed (scripts/setup --test installs chromium chromium-driver firefox-esr glewlwyd)"
+    }
 
     /// A desktop entry, `desktopID`, in the test's applications directory whose "browser"
     /// is the real one driven like a person (browser_login.py): it opens the URL the daemon

@@ -64,15 +64,19 @@ struct PersistenceThreatTests {
         #expect(try h.app.allSessions().isEmpty)
         #expect(try FileSystem.read(decoy, maxBytes: 1 << 24) == before)
         #expect(FileSystem.status(db(h))?.kind == .regular)
-        // Owned by another user (root can make one): not loaded either.
-        if geteuid() == 0 {
-            _ = try h.app.beginQuiet()
-            h.daemon.stop()
-            try #require(chown(db(h), 65534, 65534) == 0)
-            try h.restartDaemon()
-            #expect(h.daemon.log.contains("not private to this user"))
-            #expect(try h.app.allSessions().isEmpty)
-        }
+    }
+
+    @Test(
+        "P3 (another user's store): a store owned by another user is not loaded",
+        .enabled(if: geteuid() == 0, "making a file another user's needs root"))
+    func p3ForeignOwner() throws {
+        let h = try Harness()
+        _ = try h.app.beginQuiet()
+        h.daemon.stop()
+        try #require(chown(db(h), 65534, 65534) == 0)
+        try h.restartDaemon()
+        #expect(h.daemon.log.contains("not private to this user"))
+        #expect(try h.app.allSessions().isEmpty)
     }
 
     @Test("P4: codes and verifiers leave the store once acknowledged; core dumps are off and the daemon is not dumpable")
