@@ -11,6 +11,8 @@ final class Links {
     private(set) var routed: UInt64 = 0
     private(set) var refused: UInt64 = 0
     private(set) var queued: UInt64 = 0
+    /// Links the flood limit refused (threat model X1).
+    var flooded: UInt64 { UInt64(limiter.dropped) }
 
     init(maxPerSecond: Int, inboxDirectory: String?) {
         limiter = RateLimiter(perSecond: maxPerSecond)

@@ -8,6 +8,8 @@ final class LogLimiter {
     private var windowStart: Int64 = 0
     private var written = 0
     private var suppressed = 0
+    /// Every line suppressed since start (a counter: what the flood cost the log).
+    private(set) var suppressedTotal: UInt64 = 0
 
     init(perSecond: Int = 20) { self.perSecond = perSecond }
 
@@ -24,6 +26,7 @@ final class LogLimiter {
         }
         guard written < perSecond else {
             suppressed += 1
+            suppressedTotal += 1
             return
         }
         written += 1
