@@ -23,6 +23,30 @@ final class BusClient {
         return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// Sends every call before reading any answer, so the daemon finds them all
+    /// waiting at once (a flood, whatever this test's speed); returns each
+    /// call's error name, or nil for a success, in the order sent. At most 100:
+    /// dbus-daemon refuses calls beyond 128 awaiting replies on one connection.
+    func burst(_ member: MemberName, _ argumentLists: [[DBusValue]]) throws(DBusError) -> [String?] {
+        precondition(argumentLists.count <= 100, "dbus-daemon would refuse part of the burst itself")
+        var order: [UInt32: Int] = [:]
+        for (i, args) in argumentLists.enumerated() {
+            let m = DBusMessage.methodCall(API.busName, API.managerPath, API.managerInterface, member)
+            try m.append(contentsOf: args)
+            try connection.send(m)
+            order[m.serial] = i
+        }
+        connection.flush()
+        var out = [String?](repeating: "no answer", count: argumentLists.count)
+        var answered = 0
+        while answered < argumentLists.count, let m = connection.nextMessage(timeoutMilliseconds: 30_000) {
+            guard let i = order[m.replySerial] else { continue }
+            answered += 1
+            out[i] = m.errorName
+        }
+        return out
+    }
+
     /// `BeginSession` with string/bool/uint options; returns (path, authorize URL).
     func begin(_ options: [(String, DBusValue)]) throws(DBusError) -> (path: String, url: String) {
         let r = try call("BeginSession", [.vardict(options)])
