@@ -49,7 +49,10 @@ final class BenchWorld {
         busPID = try Subprocess.spawn(
             ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus/bus.conf"],
             environment: environment, stdout: .null, stderr: .file(root + "/bus.log"))
-        guard wait({ FileSystem.status(self.root + "/bus/socket")?.kind == .socket }) else { throw BenchError("dbus-daemon did not start") }
+        // The socket file appears at bind(), a moment before listen(): wait until a client gets in.
+        guard wait({ FileSystem.status(self.root + "/bus/socket")?.kind == .socket && (try? DBusConnection(address: self.address)) != nil }) else {
+            throw BenchError("dbus-daemon did not start")
+        }
     }
 
     func startDaemon(_ extra: [String] = []) throws {
