@@ -50,11 +50,23 @@ struct CallerThreatTests {
         _ = try h.client().route("com.example.app:/callback?code=MONITORED-CODE&state=\(Harness.state(of: url))")
         let result = try h.app.wait(path)
         let verifier = try #require(result["code_verifier"])
+        // A barrier, not a silence: a Ping to the daemon is answered after everything it sent
+        // before, so once the monitor sees that answer it has seen all of it.
+        let ping = DBusMessage.methodCall(API.busName, API.managerPath, API.peerInterface, "Ping")
+        try h.app.connection.send(ping)
+        h.app.connection.flush()
         var carrying: [DBusMessage] = []
-        while let m = monitor.connection.nextMessage(timeoutMilliseconds: 500) {
+        var sawBarrier = false
+        while !sawBarrier, let m = monitor.connection.nextMessage(timeoutMilliseconds: 10_000) {
+            if m.kind == .methodReturn && m.replySerial == ping.serial && m.destination == h.app.name {
+                sawBarrier = true
+                continue
+            }
             let text = (try? m.arguments()).map { "\($0)" } ?? ""
             if text.contains(verifier) || (text.contains("MONITORED-CODE") && m.member != "Route") { carrying.append(m) }
         }
+        #expect(sawBarrier)
+        // The positive control: the monitor does see the one reply that carries them.
         #expect(!carrying.isEmpty)
         for m in carrying {
             #expect(m.kind == .methodReturn && m.destination == h.app.name, "a secret in \(m.kind) to \(m.destination ?? "everyone")")
