@@ -46,7 +46,11 @@ struct StateThreatTests {
         let (pb, _) = try b.beginQuiet(redirect: "com.other.app:/callback")
         try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route("com.other.app:/callback?code=C&state=\(Harness.state(of: ua))") }
         #expect(try h.app.status(pa) == "pending" && b.status(pb) == "pending")
-        #expect(h.daemon.log.contains("Refused link") && h.daemon.log.contains("CallbackMismatch"))
+        // Flagged, and on session A: the refusal's line names A's session and the error code (the
+        // code is the API's error name, not wording).
+        let tagA = "session " + String(pa.split(separator: "/").last!.prefix(8))
+        let flagged = h.daemon.log.split(separator: "\n").filter { $0.contains(tagA) && $0.contains("CallbackMismatch") }
+        #expect(flagged.count == 1, "\(h.daemon.log)")
         // On another session's loopback port.
         let (_, u1) = try h.app.beginQuiet(redirect: "http://127.0.0.1/cb")
         let (pl2, u2) = try h.app.beginQuiet(redirect: "http://127.0.0.1/cb")
