@@ -16,6 +16,8 @@ final class Launcher {
     private var limiter = RateLimiter(perSecond: 10)
     /// The apps that take links, and the fingerprint of the files they came from.
     private var appsCache: (fingerprint: [Int64], apps: AppDirectory, problems: [LinkApps.Problem])?
+    /// The browser `loginBrowser` chose last, and its file's mtime, for the `openBrowser` that follows.
+    private var chosen: (entry: DesktopEntry, modified: Int64?)?
     private(set) var browsersStarted: UInt64 = 0
     private(set) var appsDelivered: UInt64 = 0
     private(set) var appsLaunched: UInt64 = 0
@@ -28,7 +30,13 @@ final class Launcher {
 
     /// The browser for a login (the one the app asked for, or the default), as `BeginInputs` wants it.
     func loginBrowser(_ requested: String?) -> Result<String, RouterError> {
-        do { return .success(try browsers.forLogin(requested).id) } catch { return .failure(RouterError(.browserFailed, error.description)) }
+        do {
+            let entry = try browsers.forLogin(requested)
+            chosen = (entry, FileSystem.status(entry.path)?.modifiedNanoseconds)
+            return .success(entry.id)
+        } catch {
+            return .failure(RouterError(.browserFailed, error.description))
+        }
     }
 
     /// The browser for web links that are not callbacks (recorded at install, else the default).
@@ -47,6 +55,12 @@ final class Launcher {
     func browser(_ choice: BrowserChoice) throws(RouterError) -> DesktopEntry {
         switch choice {
         case .entry(let id):
+            // The entry BeginSession just chose is not looked up again (the desktop's files read
+            // twice), unless its file changed since (one stat).
+            if let (entry, modified) = chosen, entry.id == id {
+                chosen = nil
+                if modified != nil && FileSystem.status(entry.path)?.modifiedNanoseconds == modified { return entry }
+            }
             do { return try browsers.forLogin(id) } catch { throw RouterError(.browserFailed, error.description) }
         case .sameAs(let id?):
             guard let entry = DesktopDatabase().entry(id) else {
