@@ -1,3 +1,5 @@
+import SystemKit
+
 /// Renders introspection XML (the D-Bus spec's "Introspection Data Format").
 public enum IntrospectionXML {
     public static let doctype = """
@@ -20,36 +22,20 @@ public enum IntrospectionXML {
                 continue
             }
             out += "    <method name=\"\(m.name)\">\n"
-            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\" direction=\"in\"/>\n" }
-            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\" direction=\"out\"/>\n" }
+            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"in\"/>\n" }
+            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"out\"/>\n" }
             out += "    </method>\n"
         }
         for s in i.signals {
             out += "    <signal name=\"\(s.name)\">\n"
-            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type))\"/>\n" }
+            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\"/>\n" }
             out += "    </signal>\n"
         }
         for p in i.properties {
-            out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type))\" access=\"read\">\n"
+            out += "    <property name=\"\(p.name)\" type=\"\(Markup.escape(p.type))\" access=\"read\">\n"
             out += "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changes.rawValue)\"/>\n"
             out += "    </property>\n"
         }
         return out + "  </interface>\n"
-    }
-
-    /// A D-Bus type signature in an attribute: only `{` `}` `(` `)` and letters occur, but `&<>"'` would need escaping.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
     }
 }

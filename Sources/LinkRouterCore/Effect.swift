@@ -36,9 +36,6 @@ public enum Effect: Sendable, Equatable {
     /// The executor's order within step 5. Fallible steps come first (step 3),
     /// so when one fails nothing else has been said to anyone; logging and
     /// serving come last.
-    /// How many ranks there are (`rank` is below it).
-    public static let ranks = 9
-
     public var rank: Int {
         switch self {
         case .openBrowser, .requestResume: return 0

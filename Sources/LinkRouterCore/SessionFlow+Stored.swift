@@ -152,6 +152,13 @@ enum CodeFlowReader {
         var tokenEndpoint: String?
         var jwks: String?
         var openid = false
+        // A callback the row before had is not parsed again.
+        func sharedCallback(_ text: String, _ cache: inout (text: String, uri: CallbackURI)?, _ role: String) -> CallbackURI? {
+            if let c = cache, c.text == text { return c.uri }
+            let uri = callback(text, role)
+            cache = uri.map { (text, $0) }
+            return uri
+        }
         var next = 0
         var lineStart = 0
         while lineStart < bytes.count {
@@ -176,26 +183,15 @@ enum CodeFlowReader {
             case .source: source = CodeFlow.Source(rawValue: fresh())
             case .state: state = fresh()
             case .redirect:
-                let text = shared()
-                if let r = reuse.redirect, r.text.utf8.count == text.utf8.count, r.text == text {
-                    redirect = r.uri
-                } else {
-                    redirect = callback(text, "redirect_uri")
-                    reuse.redirect = redirect.map { (text, $0) }
-                }
+                guard let parsed = sharedCallback(shared(), &reuse.redirect, "redirect_uri") else { return nil }
+                redirect = parsed
             case .origin: origin = shared()
             case .resume: resume = ResumeMode(rawValue: fresh())
             case .nonce: nonce = fresh()
             case .verifier: verifier = fresh()
             case .appCallback:
-                let text = shared()
-                if let a = reuse.appCallback, a.text.utf8.count == text.utf8.count, a.text == text {
-                    appCallback = a.uri
-                } else {
-                    guard let parsed = callback(text, "app_callback_uri") else { return nil }
-                    appCallback = parsed
-                    reuse.appCallback = (text, parsed)
-                }
+                guard let parsed = sharedCallback(shared(), &reuse.appCallback, "app_callback_uri") else { return nil }
+                appCallback = parsed
             case .resumeHosts: hosts = shared().split(separator: " ").map(String.init)
             case .resumePathPrefix: prefix = shared()
             case .browser: browser = shared()

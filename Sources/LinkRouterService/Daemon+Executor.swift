@@ -70,8 +70,11 @@ extension Daemon {
         if zip(effects, effects.dropFirst()).allSatisfy({ $0.rank <= $1.rank }) { return effects }
         // A bucket per rank (a handful): one pass, stable, no comparisons (an
         // owner of 10,000 sessions leaving makes 40,000 effects).
-        var buckets = [[Effect]](repeating: [], count: Effect.ranks)
-        for e in effects { buckets[e.rank].append(e) }
+        var buckets: [[Effect]] = []
+        for e in effects {
+            while buckets.count <= e.rank { buckets.append([]) }
+            buckets[e.rank].append(e)
+        }
         return Array(buckets.joined())
     }
 

@@ -1,4 +1,5 @@
 import LinkRouterCore
+import SystemKit
 
 /// The small static pages the listener answers with (threat model L6):
 /// nothing from the request is reflected but a provider error code that

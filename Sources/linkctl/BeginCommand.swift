@@ -16,7 +16,7 @@ enum BeginCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         let token = args.value("claim-token") ?? OptionFlags.randomToken()
         let options: DBusValue
-        do { options = try OptionFlags.dictionary(SessionRequest.options, args, override: ["claim_token": token]) } catch {
+        do { options = .vardict(try OptionFlags.entries(SessionRequest.options, args, override: ["claim_token": token])) } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
         do {

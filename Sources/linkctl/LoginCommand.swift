@@ -27,18 +27,17 @@ enum LoginCommand {
         if args.has("code-only") && args.has("exchange") {
             return LinkCtl.usageFailure(spec, "--code-only and --exchange contradict each other")
         }
-        var options: DBusValue
-        do {
-            options = try OptionFlags.dictionary(SessionRequest.options, args)
-            // The whole login by default when the issuer says where everything is (the core's rule).
-            if let request = try? OptionsDecoder.session(options), SessionPlan.exchangesByDefault(request),
-                !args.has("code-only"), !args.has("exchange")
-            {
-                options = try OptionFlags.dictionary(SessionRequest.options, args, extra: [("exchange", .boolean(true))])
-            }
-        } catch {
+        var entries: [(String, DBusValue)]
+        do { entries = try OptionFlags.entries(SessionRequest.options, args) } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
+        // The whole login by default when the issuer says where everything is (the core's rule).
+        if let request = try? OptionsDecoder.session(.vardict(entries)), SessionPlan.exchangesByDefault(request),
+            !args.has("code-only"), !args.has("exchange")
+        {
+            entries.append(("exchange", .boolean(true)))
+        }
+        let options = DBusValue.vardict(entries)
         guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
             return LinkCtl.usageFailure(spec, "--timeout takes milliseconds (0 to 4294967295)")
         }

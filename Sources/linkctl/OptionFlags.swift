@@ -17,13 +17,12 @@ enum OptionFlags {
         }
     }
 
-    /// The `a{sv}` the flags give, in the table's order; `override` supplies a
-    /// string option's value instead of its flag (a generated claim token, a
-    /// refresh token read from stdin).
-    static func dictionary<Request>(
-        _ table: OptionTable<Request>, _ args: ParsedArguments, override: [String: String] = [:],
-        extra: [(String, DBusValue)] = []
-    ) throws(UsageError) -> DBusValue {
+    /// The `a{sv}` entries the flags give, in the table's order; `override`
+    /// supplies a string option's value instead of its flag (a generated claim
+    /// token, a refresh token read from stdin).
+    static func entries<Request>(
+        _ table: OptionTable<Request>, _ args: ParsedArguments, override: [String: String] = [:]
+    ) throws(UsageError) -> [(String, DBusValue)] {
         var entries: [(String, DBusValue)] = []
         for o in table.rows {
             switch (o.flag, o.field) {
@@ -51,7 +50,7 @@ enum OptionFlags {
                 break
             }
         }
-        return .vardict(entries + extra)
+        return entries
     }
 
     /// 32 random bytes from the kernel, base64url: a claim token for `begin`.

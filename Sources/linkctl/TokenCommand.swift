@@ -26,7 +26,7 @@ enum TokenCommand {
             while let last = token.last, last == "\n" || last == "\r" || last == " " { token.removeLast() }
         }
         let options: DBusValue
-        do { options = try OptionFlags.dictionary(RefreshRequest.options, args, override: ["refresh_token": token]) } catch {
+        do { options = .vardict(try OptionFlags.entries(RefreshRequest.options, args, override: ["refresh_token": token])) } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
         do {

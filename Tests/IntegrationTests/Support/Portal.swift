@@ -43,33 +43,11 @@ final class Portal {
         desktop.extraEnvironment["DISPLAY"] = display
     }
 
-    /// The `/.flatpak-info` a sandboxed app of id `appID` carries.
-    func flatpakInfo(_ appID: String) throws -> String {
-        let path = desktop.root + "/flatpak-info-" + appID
-        try FileSystem.writeAtomically(
-            path,
-            text: """
-                [Application]
-                name=\(appID)
-                runtime=runtime/org.freedesktop.Platform/x86_64/23.08
-
-                [Instance]
-                instance-id=\(getpid())
-
-                """, permissions: 0o644)
-        return path
-    }
-
     /// `portal_open.py URI` inside bubblewrap with a `/.flatpak-info` naming `appID`, as Flatpak runs an app.
     func sandboxed(_ uri: String, as appID: String, timeoutSeconds: Int, activationToken: String? = nil) throws -> [String] {
-        let info = try flatpakInfo(appID)
-        return [
-            "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
-            "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
-            "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
-            "--", "/usr/bin/python3", Paths.fixtures + "/portal_open.py", uri, "--timeout", "\(timeoutSeconds)",
-        ]
-            + (activationToken.map { ["--activation-token", $0] } ?? [])
+        try FlatpakSandbox(desktop: desktop, appID: appID).command(
+            ["/usr/bin/python3", Paths.fixtures + "/portal_open.py", uri, "--timeout", "\(timeoutSeconds)"]
+                + (activationToken.map { ["--activation-token", $0] } ?? []))
     }
 
     /// `OpenURI(uri)` from a Flatpak-shaped caller, as a sandboxed browser hands a link to the
