@@ -57,5 +57,5 @@ public struct InterfaceTable<Handler, Object>: Sendable {
             properties: properties.map { .init(name: $0.name, type: $0.type, changes: $0.changes) })
     }
 
-    public func method(_ name: String) -> Method? { methods.first { $0.name == name } }
+    public func method(_ name: String) -> Method? { description.methodPosition(name).map { methods[$0] } }
 }

@@ -85,36 +85,45 @@ public final class ObjectServer {
         case .inner: served = []
         }
         // An inner node is only introspectable (and pingable); objects carry Properties too.
-        let standard = node.isObject ? StandardInterfaces.all : [StandardInterfaces.peer, StandardInterfaces.introspectable]
-        let descriptions = standard + served.map(\.description)
+        // Looked up in place, standard interfaces first: no array is made for a call.
+        let standard = node.isObject ? StandardInterfaces.all : StandardInterfaces.innerNode
         let description: InterfaceDescription
+        var target: ServedInterface?
         if let name = m.interface {
-            guard let d = descriptions.first(where: { $0.name == name }) else {
+            if let d = standard.first(where: { $0.name == name }) {
+                description = d
+            } else if let s = served.first(where: { $0.description.name == name }) {
+                description = s.description
+                target = s
+            } else {
                 throw DBusError(name: DBusError.unknownInterface, message: "\(path) has no interface \(name)")
             }
+        } else if let d = standard.first(where: { $0.methodPosition(member) != nil }) {
             description = d
+        } else if let s = served.first(where: { $0.description.methodPosition(member) != nil }) {
+            description = s.description
+            target = s
         } else {
-            guard let d = descriptions.first(where: { $0.method(member) != nil }) else {
-                throw DBusError(name: DBusError.unknownMethod, message: "\(path) has no method \(member)")
-            }
-            description = d
+            throw DBusError(name: DBusError.unknownMethod, message: "\(path) has no method \(member)")
         }
-        guard let method = description.method(member) else {
+        guard let position = description.methodPosition(member) else {
             throw DBusError(name: DBusError.unknownMethod, message: "\(description.name) has no method \(member)")
         }
+        let method = description.methods[position]
         guard m.signature == method.inputSignature else {
             throw DBusError(name: DBusError.invalidArgs, message: "\(description.name).\(member) takes (\(method.inputSignature)), not (\(m.signature))")
         }
         let call = MethodCall(message: m, sender: sender, arguments: try m.arguments())
+        if let target { return try target.call(position, call) }
         switch description.name {
         case StandardInterfaces.introspectableName.rawValue:
-            return .values([.string(IntrospectionXML.xml(interfaces: descriptions, children: children(of: path)))])
+            return .values([.string(IntrospectionXML.xml(interfaces: standard + served.map(\.description), children: children(of: path)))])
         case StandardInterfaces.peerName.rawValue:
             return member == "Ping" ? .values([]) : .values([.string(machineID())])
         case StandardInterfaces.propertiesName.rawValue:
             return .values(try properties(member, call.arguments, served))
         default:
-            return try served.first { $0.description.name == description.name }!.call(member, call)
+            throw DBusError(name: DBusError.unknownInterface, message: "\(path) has no interface \(description.name)")
         }
     }
 

@@ -3,13 +3,14 @@
 /// `InterfaceTable` row set with its handler and object).
 public struct ServedInterface {
     public let description: InterfaceDescription
-    /// Runs a call to `member`, whose signature was already checked against the description.
-    public let call: (_ member: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    /// Runs a call to the method at `position` in the description (its row in
+    /// the table), whose signature was already checked against it.
+    public let call: (_ position: Int, _ call: MethodCall) throws(DBusError) -> MethodReply
     /// The properties' current values, in the description's order.
     public let properties: () -> [(String, DBusValue)]
 
     public init(
-        description: InterfaceDescription, call: @escaping (String, MethodCall) throws(DBusError) -> MethodReply,
+        description: InterfaceDescription, call: @escaping (Int, MethodCall) throws(DBusError) -> MethodReply,
         properties: @escaping () -> [(String, DBusValue)]
     ) {
         self.description = description
@@ -23,12 +24,7 @@ extension InterfaceTable {
     public func serving(_ handler: Handler, _ object: Object) -> ServedInterface {
         ServedInterface(
             description: description,
-            call: { member, call throws(DBusError) in
-                guard let m = self.method(member) else {
-                    throw DBusError(name: DBusError.unknownMethod, message: "\(self.name) has no method \(member)")
-                }
-                return try m.handle(handler, object, call)
-            },
+            call: { position, call throws(DBusError) in try self.methods[position].handle(handler, object, call) },
             properties: { self.properties.map { ($0.name, $0.get(handler, object)) } })
     }
 }

@@ -34,4 +34,6 @@ public enum StandardInterfaces {
 
     /// In the order introspection lists them.
     public static let all = [peer, introspectable, properties]
+    /// What an inner node (a path with objects below it) answers.
+    public static let innerNode = [peer, introspectable]
 }

@@ -233,9 +233,9 @@ public struct Router: Sendable {
     }
 
     private mutating func account(_ s: Session, _ delta: Int) {
-        let c = s.code
-        if c.redirect.style != .loopback { _ = Self.count(&callbackKeys[c.redirect.matchByteKey], delta) }
-        if let a = c.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
+        // `s.code.…` read in place: a `let` of the whole flow copied (and retained) every field, twice a Route.
+        if s.code.redirect.style != .loopback { _ = Self.count(&callbackKeys[s.code.redirect.matchByteKey], delta) }
+        if let a = s.code.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
         let unfinished = !s.status.isFinished
         if let owner = s.owner?.name {
             func count(_ entry: inout (sessions: Int, pending: Int)?) {
@@ -247,8 +247,8 @@ public struct Router: Sendable {
         }
         guard unfinished else { return }
         pendingCount += delta
-        if let key = c.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
-        for callback in [c.redirect, c.appCallback] {
+        if let key = s.code.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
+        for callback in [s.code.redirect, s.code.appCallback] {
             guard let callback, callback.style == .claimedHTTPS else { continue }
             let (before, after) = Self.count(&httpsKeys[callback.matchByteKey], delta)
             if (before == 0) != (after == 0) { claimedVersion += 1 }

@@ -9,40 +9,7 @@ extension SessionFlow {
 
     public var stored: String {
         switch self {
-        case .code(let c):
-            // Bytes appended to one buffer, made a string once: `String.append`
-            // per piece cost ~8 k instructions a write (bench: per Route).
-            var out: [UInt8] = []
-            out.reserveCapacity(512)
-            func add(_ key: StaticString, _ value: String?) {
-                guard var value else { return }
-                if !out.isEmpty { out.append(0x0A) }
-                out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-                out.append(0x3D)
-                value.withUTF8 { out.append(contentsOf: $0) }
-            }
-            add("v", Self.storedVersion)
-            add("source", c.source.rawValue)
-            add("state", c.state)
-            add("redirect", c.redirect.string)
-            add("origin", c.authorizationOrigin)
-            add("resume", c.resumeMode.rawValue)
-            add("nonce", c.nonce)
-            add("verifier", c.codeVerifier)
-            add("app_callback", c.appCallback?.string)
-            if !c.resumeHosts.isEmpty { add("resume_hosts", c.resumeHosts.joined(separator: " ")) }
-            add("resume_path_prefix", c.resumePathPrefix)
-            add("browser", c.browser)
-            add("issuer", c.issuer)
-            if c.requireIssuer { add("require_iss", "1") }
-            if c.resumeOpened { add("resume_opened", "1") }
-            if let e = c.exchange {
-                add("exchange_client_id", e.clientID)
-                add("exchange_token_endpoint", e.tokenEndpoint)
-                add("exchange_jwks_uri", e.jwksURI)
-                if e.expectsIDToken { add("exchange_openid", "1") }
-            }
-            return String(decoding: out, as: UTF8.self)
+        case .code(let c): return CodeFlowWriter.write(c)
         }
     }
 
@@ -80,6 +47,74 @@ public struct StoredFlowReuse {
         let fresh = String(decoding: bytes, as: UTF8.self)
         texts[key.rawValue] = fresh
         return fresh
+    }
+}
+
+/// A code flow's lines, written in two passes over one list of fields: the
+/// length, then the bytes straight into the string's storage. Appending to a
+/// byte array and making a string of it was ~2.3 k instructions a write
+/// (bench: per Route); closures over a counter cost as much again in
+/// exclusivity checks, so the passes share a plain value, `Sink`.
+enum CodeFlowWriter {
+    static func write(_ c: CodeFlow) -> String {
+        let hosts = c.resumeHosts.isEmpty ? nil : c.resumeHosts.joined(separator: " ")
+        var count = Sink(nil)
+        fields(c, hosts, &count)
+        return String(unsafeUninitializedCapacity: count.at) { out in
+            var sink = Sink(out)
+            fields(c, hosts, &sink)
+            return sink.at
+        }
+    }
+
+    /// Counts bytes (no buffer) or writes them (a buffer of the counted size).
+    struct Sink {
+        let out: UnsafeMutableBufferPointer<UInt8>?
+        var at = 0
+        init(_ out: UnsafeMutableBufferPointer<UInt8>?) { self.out = out }
+
+        mutating func add(_ key: StaticString, _ value: String?) {
+            guard var value else { return }
+            if at > 0 { put(0x0A) }
+            put(UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+            put(0x3D)
+            value.withUTF8 { put($0) }
+        }
+
+        private mutating func put(_ byte: UInt8) {
+            out?[at] = byte
+            at += 1
+        }
+
+        private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if let to = out?.baseAddress, let from = bytes.baseAddress { (to + at).initialize(from: from, count: bytes.count) }
+            at += bytes.count
+        }
+    }
+
+    /// Every field present, in the order the reader expects them first (`CodeFlowReader.Key`).
+    private static func fields(_ c: CodeFlow, _ hosts: String?, _ sink: inout Sink) {
+        sink.add("v", SessionFlow.storedVersion)
+        sink.add("source", c.source.rawValue)
+        sink.add("state", c.state)
+        sink.add("redirect", c.redirect.string)
+        sink.add("origin", c.authorizationOrigin)
+        sink.add("resume", c.resumeMode.rawValue)
+        sink.add("nonce", c.nonce)
+        sink.add("verifier", c.codeVerifier)
+        sink.add("app_callback", c.appCallback?.string)
+        sink.add("resume_hosts", hosts)
+        sink.add("resume_path_prefix", c.resumePathPrefix)
+        sink.add("browser", c.browser)
+        sink.add("issuer", c.issuer)
+        if c.requireIssuer { sink.add("require_iss", "1") }
+        if c.resumeOpened { sink.add("resume_opened", "1") }
+        if let e = c.exchange {
+            sink.add("exchange_client_id", e.clientID)
+            sink.add("exchange_token_endpoint", e.tokenEndpoint)
+            sink.add("exchange_jwks_uri", e.jwksURI)
+            if e.expectsIDToken { sink.add("exchange_openid", "1") }
+        }
     }
 }
 
@@ -162,13 +197,12 @@ enum CodeFlowReader {
         var next = 0
         var lineStart = 0
         while lineStart < bytes.count {
-            // One pass: the key up to `=`, then the value up to the line's end
-            // (a line with no `=` is damage).
+            // The line's end, a word at a time; then the key up to `=` (a line
+            // with no `=` is damage).
+            let lineEnd = ByteScan.index(of: 0x0A, in: bytes, from: lineStart)
             var eq = lineStart
-            while eq < bytes.count && bytes[eq] != 0x3D && bytes[eq] != 0x0A { eq += 1 }
-            guard eq < bytes.count, bytes[eq] == 0x3D else { return nil }
-            var lineEnd = eq + 1
-            while lineEnd < bytes.count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            while eq < lineEnd && bytes[eq] != 0x3D { eq += 1 }
+            guard eq < lineEnd else { return nil }
             let keyBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<eq])
             let valueBytes = UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<lineEnd])
             lineStart = lineEnd + 1

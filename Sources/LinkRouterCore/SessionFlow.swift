@@ -2,7 +2,7 @@
 /// header (`Session`) is the same for all; a new flow (the device grant of
 /// RFC 8628: its device code, user code, verification URI and next poll) is
 /// one more case here, and one more case in the store's flow value.
-public enum SessionFlow: Sendable, Equatable {
+public indirect enum SessionFlow: Sendable, Equatable {
     /// The authorization code flow: a browser, a callback, a state.
     case code(CodeFlow)
 

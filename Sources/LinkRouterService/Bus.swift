@@ -3,17 +3,18 @@ import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
 
-/// The bus component: the daemon's one connection and everything that
-/// travels on it. Incoming calls go to the object server's rows; calls the
-/// daemon makes go through one pending table with a deadline each; signals
-/// go to the handlers of the rules they match; calls answered later are held
-/// here, keyed by the core's operation.
+/// The bus component: the daemon's one connection and everything it sends
+/// on it. Incoming messages are DBusKit's `MessageDispatcher`'s: calls go to
+/// the object server's rows, replies to the one pending table (a deadline
+/// each), signals to the handlers of the rules they match. Calls answered
+/// later are held here, keyed by the core's operation.
 final class Bus {
     let connection: DBusConnection
     let loop: EventLoop
     let objects = ObjectServer()
     let calls: PendingCalls
     let signals = SignalSubscriptions()
+    private let incoming: MessageDispatcher
     /// Calls held for an operation's outcome (`Transition.Reply.held`).
     private var held: [OperationID: DBusMessage] = [:]
     /// Prepared `PropertiesChanged` signals, one per status.
@@ -27,65 +28,19 @@ final class Bus {
         self.connection = connection
         self.loop = loop
         calls = PendingCalls(connection: connection, loop: loop)
+        incoming = MessageDispatcher(connection: connection, objects: objects, calls: calls, signals: signals)
         objects.machineID = { ((try? FileSystem.readText("/etc/machine-id", maxBytes: 64)) ?? "").filter { $0.isHexDigit } }
     }
 
     func attach() {
-        connection.setHandler { [unowned self] message in self.handle(message) }
-        connection.attach(to: loop)
-    }
-
-    func handle(_ message: DBusMessage) -> DBusConnection.Handling {
-        switch message.kind {
-        case .methodCall:
-            do {
-                switch try objects.dispatch(message) {
-                case .values(let values): reply(to: message, values: values)
-                case .deferred: break
-                }
-            } catch {
-                reply(to: message, error: error)
-            }
-            return .handled
-        case .methodReturn, .error:
-            calls.handle(reply: message)
-            return .notHandled
-        case .signal:
-            if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") {
-                failed = true
-                onDisconnect()
-            } else {
-                signals.dispatch(message)
-            }
-            return .notHandled
-        default:
-            return .notHandled
+        incoming.onDisconnect = { [unowned self] in
+            failed = true
+            onDisconnect()
         }
+        incoming.attach(to: loop)
     }
 
     // MARK: Replies
-
-    func send(_ message: DBusMessage) {
-        do { try connection.send(message) } catch { Log.error("Failed to send a message: \(error.message)") }
-    }
-
-    func reply(to call: DBusMessage, values: [DBusValue]) {
-        guard !call.noReplyExpected else { return }
-        do {
-            let r = try call.makeReturn()
-            try r.append(contentsOf: values)
-            send(r)
-        } catch {
-            reply(to: call, error: error)
-        }
-    }
-
-    func reply(to call: DBusMessage, error: DBusError) {
-        guard !call.noReplyExpected else { return }
-        do { send(try call.makeError(name: error.name, message: error.message)) } catch {
-            Log.error("Failed to build an error reply: \(error.message)")
-        }
-    }
 
     /// Keeps `call` to answer when operation `op` completes.
     func hold(_ call: DBusMessage, for op: OperationID) { held[op] = call }
@@ -94,8 +49,8 @@ final class Bus {
     func answer(_ op: OperationID, _ reply: Transition.Reply) {
         guard let call = held.removeValue(forKey: op) else { return }
         switch ReplyValues.make(reply) {
-        case .success(let values): self.reply(to: call, values: values)
-        case .failure(let error): self.reply(to: call, error: error)
+        case .success(let values): connection.reply(to: call, values: values)
+        case .failure(let error): connection.reply(to: call, error: error)
         }
     }
 
@@ -120,7 +75,7 @@ final class Bus {
             }
             let signal = try template.copy()
             try signal.setPath(API.path(of: id))
-            send(signal)
+            connection.sendLogged(signal)
         } catch {
             Log.error("Failed to emit PropertiesChanged for \(id.logTag): \(error.message)")
         }
@@ -133,7 +88,7 @@ final class Bus {
             let signal = try DBusMessage.signal(path: API.path(of: id), interface: API.sessionInterface, member: "ResumeRequested")
             try signal.setDestination(destination)
             try signal.append(.string(url))
-            send(signal)
+            connection.sendLogged(signal)
         } catch {
             throw RouterError(.internalError, "could not send ResumeRequested: \(error.message)")
         }

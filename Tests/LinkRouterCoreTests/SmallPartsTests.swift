@@ -1,6 +1,7 @@
 import LinkRouterAPI
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 @Suite("Small parts")
 struct SmallPartsTests {
@@ -47,5 +48,26 @@ struct SmallPartsTests {
         #expect(!c.contains(uri: "https://example.com/cb/"))
         #expect(!c.contains(uri: "https://example.com.evil/cb"))
         #expect(ClaimedCallbacks(text: c.text) == c)
+    }
+
+    @Test("ByteScan finds the first byte wanted at any offset of a word, from any start, or says none")
+    func byteScan() {
+        for length in 0..<40 {
+            for at in 0...length {
+                // `at == length`: no match anywhere; earlier bytes never match.
+                var bytes = [UInt8](repeating: 0x61, count: length)
+                if at < length { bytes[at] = 0x0A }
+                if at + 3 < length { bytes[at + 3] = 0x0A }
+                bytes.withUnsafeBufferPointer { p in
+                    for from in 0...length {
+                        let expected = bytes[from...].firstIndex(of: 0x0A) ?? length
+                        #expect(ByteScan.index(of: 0x0A, in: p, from: from) == expected, "length \(length), match at \(at), from \(from)")
+                    }
+                }
+            }
+        }
+        // Bytes next to the one wanted, or with the high bit set (where the word test could borrow or misfire), are no match.
+        let near: [UInt8] = [0x09, 0x0B, 0x8A, 0x8B, 0xFA, 0xF5, 0x0B, 0x89, 0x0B, 0x0A]
+        near.withUnsafeBufferPointer { #expect(ByteScan.index(of: 0x0A, in: $0, from: 0) == 9) }
     }
 }

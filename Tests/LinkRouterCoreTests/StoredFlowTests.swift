@@ -31,7 +31,9 @@ struct StoredFlowTests {
     func roundTrip() throws {
         let flow = try Self.full()
         #expect(SessionFlow(kind: "code", stored: flow.stored, callback: Self.parse) == flow)
-        let lines = flow.stored.split(separator: "\n").map(String.init)
+        // Written in two passes (length, then bytes): exactly the lines, none empty, no stray byte.
+        let lines = flow.stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "v=1" && lines.count == 19 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
         #expect(SessionFlow(kind: "code", stored: lines.reversed().joined(separator: "\n"), callback: Self.parse) == flow)
         #expect(SessionFlow(kind: "code", stored: (lines + ["from_a_newer_daemon=x"]).joined(separator: "\n"), callback: Self.parse) == flow)
     }
