@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed (SecretKit/LibSecret.swift).
+        .systemLibrary(name: "CSecret"),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
         .target(name: "LinkRouterCore"),
@@ -42,6 +44,8 @@ let package = Package(
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // The daemon's HTTPS client (discovery, JWKS, token endpoint); its caller names it in User-Agent.
         .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit"]),
+        // The Secret Service through libsecret, on a worker thread with a deadline; the collection's state asked over D-Bus.
+        .target(name: "SecretKit", dependencies: ["CSecret", "DBusKit", "SystemKit"]),
         // Discovery, the token endpoint and ID-token verification (OpenID Connect), over HTTPKit and JOSE.
         .target(name: "OpenIDConnect", dependencies: ["HTTPKit", "JOSE", "JSONKit", "OpenSSLKit", "LinkRouterCore", "SystemKit"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
@@ -77,7 +81,7 @@ let package = Package(
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
-            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit"],
+            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit"],
             exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),

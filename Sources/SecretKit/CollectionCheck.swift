@@ -1,0 +1,51 @@
+import DBusKit
+
+/// Whether the Secret Service's default collection can be used, asked over
+/// D-Bus on the worker before each libsecret call: libsecret reads a locked
+/// item as "nothing there", and a cached proxy of its own can say "unlocked"
+/// after a lock (`../shared/reference/secret-service.md`). `ReadAlias` and the
+/// collection's `Locked` property are asked fresh every time.
+enum CollectionCheck {
+    static let service: BusName = "org.freedesktop.secrets"
+    static let servicePath: ObjectPath = "/org/freedesktop/secrets"
+    static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
+
+    /// Nil when the default collection exists and is unlocked; else why not.
+    static func problem(address: String?, timeoutMilliseconds: Int32) -> SecretError? {
+        guard let address else { return .noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set") }
+        let bus: DBusConnection
+        do { bus = try DBusConnection(address: address) } catch { return .noService(error.message) }
+        let collection: ObjectPath
+        do {
+            let call = DBusMessage.methodCall(service, servicePath, serviceInterface, "ReadAlias")
+            try call.append(.string("default"))
+            guard case .objectPath(let path)? = try bus.callArguments(call, timeoutMilliseconds: timeoutMilliseconds).first else {
+                return .failed("ReadAlias answered no object path")
+            }
+            collection = path
+        } catch {
+            return classify(error, timeoutMilliseconds)
+        }
+        guard collection.rawValue != "/" else { return .noDefaultCollection }
+        do {
+            let get = DBusMessage.methodCall(service, collection, "org.freedesktop.DBus.Properties", "Get")
+            try get.append(.string("org.freedesktop.Secret.Collection"), .string("Locked"))
+            let answer = try bus.callArguments(get, timeoutMilliseconds: timeoutMilliseconds).first
+            guard case .variant(.boolean(let locked))? = answer else { return .failed("the default collection's Locked property is not a boolean") }
+            return locked ? .locked : nil
+        } catch {
+            // KeePassXC answers ReadAlias with a path it has no object at.
+            if error.name == DBusError.unknownObject || error.name == DBusError.unknownMethod { return .noDefaultCollection }
+            return classify(error, timeoutMilliseconds)
+        }
+    }
+
+    private static func classify(_ error: DBusError, _ timeout: Int32) -> SecretError {
+        switch error.name {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.Spawn.ServiceNotFound":
+            .noService(error.message)
+        case DBusError.noReply, "org.freedesktop.DBus.Error.Timeout": .timedOut(milliseconds: Int64(timeout))
+        default: .failed(error.message)
+        }
+    }
+}
