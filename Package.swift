@@ -56,7 +56,7 @@ let package = Package(
             name: "LinkRouterService",
             dependencies: [
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store", "Loopback",
-                "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit",
+                "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit", "SecretKit", "JSONKit",
             ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
         .executableTarget(

@@ -12,6 +12,8 @@ public protocol ManagerHandlers: AnyObject {
     func listSessions(_ call: MethodCall) -> [Session]
     func listAllSessions(_ call: MethodCall) -> [Session]
     func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)
+    func getToken(_ account: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func listAccounts(_ call: MethodCall) -> [AccountListing]
     /// What the `Store` and `Counters` properties read.
     var state: ManagerState { get }
 }

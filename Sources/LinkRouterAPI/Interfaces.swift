@@ -34,6 +34,12 @@ public enum Interfaces {
                 let (outcome, reason) = h.explain(call.string(0), call)
                 return .values([.string(outcome), .string(reason)])
             },
+            .init("GetToken", in: [A("account", "s"), A("options", "a{sv}")], out: [A("token", "a{sv}")]) { h, _, call throws(DBusError) in
+                try h.getToken(call.string(0), call.arguments[1], call)
+            },
+            .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call in
+                .values([.array(element: "a{sv}", h.listAccounts(call).map(\.dictionary))])
+            },
         ],
         properties: [
             .init("Version", "s", .const) { _, _ in .string(API.version) },

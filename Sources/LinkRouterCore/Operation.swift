@@ -31,6 +31,12 @@ public enum Operation: Sendable, Equatable {
     case identify(name: String)
     /// The bus's id and the names on it now (at start: which stored owners are still here).
     case busNames
+    /// An account's tokens from the keyring (nil: none kept).
+    case keyringRead(AccountKey)
+    /// An account's tokens to the keyring (skipped by the keyring when unchanged).
+    case keyringWrite(AccountKey, TokenSet)
+    /// An account's tokens forgotten by the keyring.
+    case keyringDelete(AccountKey)
 }
 
 /// What an operation came to.
@@ -46,6 +52,7 @@ public enum OperationResult: Sendable, Equatable {
     case identified(CallerApp)
     /// The bus's id and the names it has now.
     case busNames(Result<BusSnapshot, RouterError>)
+    case keyring(Result<KeyringAnswer, RouterError>)
 }
 
 /// The bus at one moment: its id (unique names repeat across buses) and every name on it.

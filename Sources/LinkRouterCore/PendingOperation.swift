@@ -22,13 +22,22 @@ public enum PendingOperation: Sendable, Equatable {
     case identify(name: String)
     /// Start-up: the stored sessions are in; which of their owners are still on the bus.
     case restore(previousBusID: String?)
+    /// An account's read, refresh or write (`AccountTokens.flight`).
+    case tokenFlight(TokenFlight)
+    /// A `BeginSession` with `account`, held until its caller's app is known.
+    case beginCaller(PendingBegin)
+    /// A `GetToken` held until its caller's app is known (accounts are the host user's).
+    case tokenCaller(Account, TokenRequest, caller: String)
+    /// A held `GetToken`, answered when its account's flight lands.
+    case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64)
 
     /// The bus name whose call this operation answers, or whose request it serves.
     var caller: String? {
         switch self {
         case .wait(_, let c, _, _): return c
-        case .begin(let b): return b.caller
+        case .begin(let b), .beginCaller(let b): return b.caller
         case .refresh(let r): return r.caller
+        case .tokenWait(_, let c, _, _), .tokenCaller(_, _, let c): return c
         default: return nil
         }
     }
@@ -36,7 +45,7 @@ public enum PendingOperation: Sendable, Equatable {
     /// Whether a method call is held under this operation.
     var holdsCall: Bool {
         switch self {
-        case .wait, .begin, .refresh: return true
+        case .wait, .begin, .refresh, .tokenWait, .tokenCaller, .beginCaller: return true
         case .deliver(_, _, let answers): return answers
         default: return false
         }
@@ -79,4 +88,6 @@ public enum CoreChange: Sendable, Equatable {
     case finish(OperationID)
     /// The app behind a bus name, kept until the name leaves the bus.
     case caller(String, CallerApp?)
+    /// What the daemon now knows of an account's tokens.
+    case account(AccountKey, AccountTokens)
 }

@@ -237,6 +237,11 @@ extension Router {
         t.changes = [.update(done)]
         t.ifWriteFails = .keepInMemory
         t.effects += [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "Code exchange for \(s.logTag): \(what)"))]
+        // An account's login: its tokens are kept for every later GetToken.
+        if case .success(let tokens) = outcome, let e = s.code.exchange, let name = e.account, let issuer = s.code.issuer {
+            var ids = newOperationIDs
+            t = t.then(keepTokens(tokens, for: AccountKey(name: name, issuer: issuer), inMemoryOnly: e.accountInMemory, ids: &ids))
+        }
         return t
     }
 

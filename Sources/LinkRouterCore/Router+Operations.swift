@@ -93,9 +93,22 @@ extension Router {
             return done.then(listenerFailed(id, reason: e.message, now: now))
 
         case (.identify(let name), .identified(let app)):
-            // Recorded, and shown; nothing is decided on it yet.
+            // Recorded and shown on sessions; accounts are the host user's only.
             guard callers[name] != nil else { return done }
             var t = Transition(core: [.finish(op), .caller(name, app)], ifWriteFails: .keepInMemory)
+            var states = accountTokens
+            for (held, p) in operations.sorted(by: { $0.key < $1.key }) {
+                switch p {
+                case .tokenCaller(let account, let request, let caller) where caller == name:
+                    t = t.then(getToken(identified: app, account, request, caller: caller, held: held, ids: &ids, states: &states, now: now))
+                case .beginCaller(let b) where b.caller == name:
+                    t = t.then(
+                        app == .host
+                            ? beginKnown(b, held: held, ids: &ids, now: now)
+                            : Transition(core: [.finish(held)], effects: [.answer(held, .refused(Self.accountsAreTheHosts))]))
+                default: continue
+                }
+            }
             for s in all where s.ownerName == name && s.owner?.app != app {
                 var updated = s
                 updated.owner = Caller(name: name, app: app)
@@ -111,6 +124,10 @@ extension Router {
             }
             let bus: BusSnapshot? = if case .success(let b) = r { b } else { nil }
             return t.then(restored(previousBusID: previous, bus: bus, now: now))
+
+        case (.tokenFlight(let f), _):
+            if case .forgetting = f.stage { return done }
+            return tokenFlight(op, f, result, now: now)
 
         default:
             return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(pending)) ended with an unexpected result; ignored"))])

@@ -10,11 +10,33 @@ extension Router {
     public func beginSession(_ request: SessionRequest, inputs: BeginInputs, caller: String, login: Bool, now: Int64) -> Transition {
         let pending = PendingBegin(request: request, inputs: inputs, caller: caller, login: login)
         var ids = newOperationIDs
+        // An account's login writes the account's tokens: only the host user's
+        // programs may (a sandboxed app could otherwise put its own login there).
+        if request.account != nil {
+            switch callers[caller] {
+            case .host?: break
+            case .flatpak?, .snap?: return .refused(Self.accountsAreTheHosts)
+            case nil, .unknown?:
+                let op = ids.take()
+                var t = Transition(core: [.track(op, .beginCaller(pending))], reply: .held(op))
+                if callers[caller] == nil { t = t.then(identifying(caller, &ids)) }
+                return t
+            }
+        }
+        return beginKnown(pending, held: nil, ids: &ids, now: now)
+    }
+
+    static let accountsAreTheHosts = RouterError(.unknownAccount, "accounts are the host user's; a sandboxed app cannot sign in to one (it can begin a login of its own without account)")
+
+    /// `BeginSession` once its caller may go on: the metadata first, if needed.
+    func beginKnown(_ pending: PendingBegin, held: OperationID?, ids: inout OperationIDs, now: Int64) -> Transition {
+        let request = pending.request
         if SessionPlan.needsDiscovery(request), let issuer = request.issuer {
+            if let held { return Transition(core: [.track(held, .begin(pending))], effects: [.start(held, .discover(issuer: issuer))]) }
             let op = ids.take()
             return Transition(core: [.track(op, .begin(pending))], effects: [.start(op, .discover(issuer: issuer))], reply: .held(op))
         }
-        return begin(pending, held: nil, ids: &ids, now: now)
+        return begin(pending, held: held, ids: &ids, now: now)
     }
 
     /// The rest of a `BeginSession`, with what it waited for in `pending`;

@@ -37,6 +37,8 @@ public struct Router: Sendable {
     private var nextOperation: UInt64 = 1
     /// The app behind each bus name found out so far (until the name leaves).
     public private(set) var callers: [String: CallerApp] = [:]
+    /// What is known of each account's tokens (memory: a cache of the keyring).
+    public private(set) var accountTokens: [AccountKey: AccountTokens] = [:]
     /// The held `Wait`s of each session, in the order they came.
     private var waitsBySession: [SessionID: [OperationID]] = [:]
 
@@ -193,6 +195,8 @@ public struct Router: Sendable {
                 }
             case .caller(let name, let app):
                 callers[name] = app
+            case .account(let key, let state):
+                accountTokens[key] = state
             }
         }
     }

@@ -33,6 +33,18 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The ID token failed a check (signature, iss, aud, exp, iat, nonce): no token was handed out.
         case idTokenRejected = "IDTokenRejected"
         case storageFailed = "StorageFailed"
+        /// No account of that name the caller may use.
+        case unknownAccount = "UnknownAccount"
+        /// The account has no tokens: `linkctl login NAME` signs in.
+        case notSignedIn = "NotSignedIn"
+        /// The keyring's default collection is locked.
+        case keyringLocked = "KeyringLocked"
+        /// No Secret Service (or no default collection) to keep tokens in.
+        case noKeyring = "NoKeyring"
+        /// The keyring failed otherwise (a timeout, a refusal).
+        case keyringFailed = "KeyringFailed"
+        /// The provider could not be reached or failed; the tokens are kept.
+        case refreshFailed = "RefreshFailed"
         case internalError = "Internal"
     }
 

@@ -114,6 +114,8 @@ enum CodeFlowWriter {
             sink.add("exchange_token_endpoint", e.tokenEndpoint)
             sink.add("exchange_jwks_uri", e.jwksURI)
             if e.expectsIDToken { sink.add("exchange_openid", "1") }
+            sink.add("exchange_account", e.account)
+            if e.accountInMemory { sink.add("exchange_account_memory", "1") }
         }
     }
 }
@@ -126,6 +128,7 @@ enum CodeFlowReader {
     enum Key: Int, CaseIterable {
         case v, source, state, redirect, origin, resume, nonce, verifier, appCallback, resumeHosts, resumePathPrefix
         case browser, issuer, requireIssuer, resumeOpened, exchangeClientID, exchangeTokenEndpoint, exchangeJWKSURI, exchangeOpenID
+        case exchangeAccount, exchangeAccountMemory
 
         var name: StaticString {
             switch self {
@@ -148,6 +151,8 @@ enum CodeFlowReader {
             case .exchangeTokenEndpoint: "exchange_token_endpoint"
             case .exchangeJWKSURI: "exchange_jwks_uri"
             case .exchangeOpenID: "exchange_openid"
+            case .exchangeAccount: "exchange_account"
+            case .exchangeAccountMemory: "exchange_account_memory"
             }
         }
 
@@ -187,6 +192,8 @@ enum CodeFlowReader {
         var tokenEndpoint: String?
         var jwks: String?
         var openid = false
+        var account: String?
+        var accountMemory = false
         // A callback the row before had is not parsed again.
         func sharedCallback(_ text: String, _ cache: inout (text: String, uri: CallbackURI)?, _ role: String) -> CallbackURI? {
             if let c = cache, c.text == text { return c.uri }
@@ -236,12 +243,15 @@ enum CodeFlowReader {
             case .exchangeTokenEndpoint: tokenEndpoint = shared()
             case .exchangeJWKSURI: jwks = shared()
             case .exchangeOpenID: openid = isOne
+            case .exchangeAccount: account = shared()
+            case .exchangeAccountMemory: accountMemory = isOne
             }
         }
         guard version, let source, let state, let redirect, let origin, let resume else { return nil }
         var exchange: TokenExchange?
         if let client, let tokenEndpoint, let jwks {
-            exchange = TokenExchange(clientID: client, tokenEndpoint: tokenEndpoint, jwksURI: jwks, expectsIDToken: openid)
+            exchange = TokenExchange(
+                clientID: client, tokenEndpoint: tokenEndpoint, jwksURI: jwks, expectsIDToken: openid, account: account, accountInMemory: accountMemory)
         }
         return CodeFlow(
             source: source, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,

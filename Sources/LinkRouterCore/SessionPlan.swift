@@ -225,7 +225,8 @@ extension SessionPlan {
             ? request.discovered.map {
                 TokenExchange(
                     clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
-                    expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false)
+                    expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false, account: request.account,
+                    accountInMemory: request.accountStore == .memory)
             } : nil
         return SessionPlan(
             source: .builder(endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),

@@ -22,6 +22,11 @@ public struct SessionRequest: Sendable, Equatable {
     public var requireIssuer: Bool = false
     /// Exchange the code for tokens and verify the ID token (needs `issuer`).
     public var exchange: Bool = false
+    /// An account's login (`linkctl login NAME`): the daemon fills the
+    /// provider options from the account (`use(_:)`) and keeps the tokens.
+    public var account: String?
+    /// Set with the account: where it keeps its tokens; not an option.
+    public var accountStore: Account.Storage?
     /// The issuer's metadata, once the daemon fetched it (`SessionPlan.needsDiscovery`); not an option.
     public var discovered: ProviderMetadata?
 

@@ -8,12 +8,18 @@ public struct TokenExchange: Sendable, Equatable {
     public let jwksURI: String
     /// The scope asked for `openid`: the response must then carry an ID token (OpenID Connect Core §3.1.3.3).
     public let expectsIDToken: Bool
+    /// The account whose login this is: its tokens are kept (`Router.keepTokens`).
+    public let account: String?
+    /// The account keeps its tokens in memory only (`store=memory`).
+    public let accountInMemory: Bool
 
-    public init(clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool) {
+    public init(clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool, account: String? = nil, accountInMemory: Bool = false) {
         self.clientID = clientID
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
         self.expectsIDToken = expectsIDToken
+        self.account = account
+        self.accountInMemory = accountInMemory
     }
 
     /// One line per field, for the store (no field can hold a line break: each was checked as a URI or printable ASCII).

@@ -16,6 +16,9 @@ public struct TokenSet: Sendable, Equatable {
     public var subject: String?
     public var name: String?
     public var email: String?
+    /// The verified ID token's `exp`: a consumer of the ID token (an OIDC
+    /// Kubernetes cluster) needs it fresh, whatever the access token's life.
+    public var idTokenExpiresAt: Int64?
 
     public init(
         accessToken: String, tokenType: String, expiresAt: Int64?, refreshToken: String?, idToken: String?,

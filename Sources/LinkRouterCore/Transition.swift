@@ -48,6 +48,8 @@ public struct Transition: Sendable, Equatable {
         case loggedIn(SessionID, Result<AuthorizationResult, RouterError>)
         /// `RefreshTokens`' answer.
         case tokens(TokenSet)
+        /// `GetToken`'s answer.
+        case token(TokenAnswer)
         /// Refused; nothing changed.
         case refused(RouterError)
         /// The call is held under this operation and answered when it completes.

@@ -9,14 +9,27 @@ public struct LinkRouterPaths: Sendable, Equatable {
     public var runtimeDirectory: String?
     /// `$XDG_STATE_HOME/linkrouter`: the install record.
     public var stateDirectory: String
+    /// `$XDG_CONFIG_HOME/linkrouter/accounts`: the user's accounts, a key file each (`AccountFiles`).
+    public var accountsDirectory: String?
+    /// An administrator's accounts for every user, read-only to them.
+    public var systemAccountsDirectory: String
 
-    public init(runtimeDirectory: String?, stateDirectory: String) {
+    public static let defaultSystemAccountsDirectory = "/etc/linkrouter/accounts.d"
+
+    public init(
+        runtimeDirectory: String?, stateDirectory: String, accountsDirectory: String? = nil,
+        systemAccountsDirectory: String = LinkRouterPaths.defaultSystemAccountsDirectory
+    ) {
         self.runtimeDirectory = runtimeDirectory
         self.stateDirectory = stateDirectory
+        self.accountsDirectory = accountsDirectory
+        self.systemAccountsDirectory = systemAccountsDirectory
     }
 
     public init(_ directories: XDGDirectories = .fromEnvironment()) {
-        self.init(runtimeDirectory: directories.runtimeDir.map { $0 + "/linkrouter" }, stateDirectory: directories.stateHome + "/linkrouter")
+        self.init(
+            runtimeDirectory: directories.runtimeDir.map { $0 + "/linkrouter" }, stateDirectory: directories.stateHome + "/linkrouter",
+            accountsDirectory: directories.configHome + "/linkrouter/accounts")
     }
 
     /// The session store's directory (`sessions.sqlite` and its WAL).

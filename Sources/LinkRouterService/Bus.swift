@@ -180,6 +180,7 @@ enum ReplyValues {
         case .waited(.success(let r)): return .success([ResultDictionary.make(r)])
         case .loggedIn(let id, .success(let r)): return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])
+        case .token(let a): return .success([ResultDictionary.make(a)])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))
         }
     }

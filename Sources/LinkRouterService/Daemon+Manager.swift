@@ -11,7 +11,7 @@ extension Daemon: ManagerHandlers {
     /// `BeginSession`: the session and its authorize URL, once the issuer's
     /// metadata and its loopback listener are there when it needs them.
     public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try OptionsDecoder.session(options)
+        let request = try withAccount(OptionsDecoder.session(options))
         return try answer(call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), caller: call.sender, login: false, now: now)))
     }
 
@@ -20,8 +20,17 @@ extension Daemon: ManagerHandlers {
     /// `busctl call`). The answer is `(session, result)`; the session's ttl
     /// bounds it, so the caller's own call timeout must be longer than that.
     public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try OptionsDecoder.session(options)
+        let request = try withAccount(OptionsDecoder.session(options))
         return try answer(call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), caller: call.sender, login: true, now: now)))
+    }
+
+    /// An account's login: the account's provider options in the request (its file is read here, outside the core).
+    func withAccount(_ request: SessionRequest) throws(DBusError) -> SessionRequest {
+        guard let name = request.account else { return request }
+        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
+        var r = request
+        do { try r.use(account) } catch { throw DBusError(error) }
+        return r
     }
 
     /// What a `BeginSession` needs from outside the core. Reading it opens nothing.
@@ -40,6 +49,20 @@ extension Daemon: ManagerHandlers {
     public func refreshTokens(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         let request = try OptionsDecoder.refresh(options)
         return try answer(call, execute(sessions.router.refreshTokens(request, caller: call.sender)))
+    }
+
+    /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
+    public func getToken(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        let request = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
+        do { try Account.checkName(name) } catch { throw DBusError(error) }
+        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
+        return try answer(call, execute(sessions.router.getToken(account, request, caller: call.sender, now: now)))
+    }
+
+    /// `ListAccounts`: the accounts and what the daemon knows of their tokens (memory only: no keyring is read for it).
+    public func listAccounts(_ call: MethodCall) -> [AccountListing] {
+        guard sessions.router.callers[call.sender].map({ $0 == .host || $0 == .unknown }) ?? true else { return [] }
+        return accounts.all().map { AccountListing(account: $0, tokens: sessions.router.accountTokens[$0.key]) }
     }
 
     /// `Route`: a link click, from `linkctl open` (which uses `RouteLink` to pass the click's activation token).

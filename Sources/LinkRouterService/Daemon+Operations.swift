@@ -50,6 +50,12 @@ extension Daemon {
             bus.processID(of: name) { pid in done(.identified(pid.map { CallerApps.app(ofProcess: $0) } ?? .unknown)) }
         case .busNames:
             bus.snapshot { done(.busNames($0)) }
+        case .keyringRead(let key):
+            accounts.read(key, done)
+        case .keyringWrite(let key, let tokens):
+            accounts.write(key, tokens, done)
+        case .keyringDelete(let key):
+            accounts.delete(key, done)
         }
     }
 

@@ -12,7 +12,6 @@ import SystemKit
 /// No component calls another: what crosses between them goes through here.
 /// docs/architecture.md walks a callback, a `BeginSession` and a deep link.
 public final class Daemon {
-    let config: DaemonConfiguration
     let loop: EventLoop
     /// The connection, the objects it serves, the calls it makes and holds.
     let bus: Bus
@@ -24,17 +23,19 @@ public final class Daemon {
     let providers: Providers
     /// Links that come in: the flood limit, the inbox, their counts.
     let links: Links
+    /// Declared accounts, and the keyring their tokens live in.
+    let accounts: Accounts
     /// Log lines, at most so many a second (threat model X1, X3).
     let log = LogLimiter()
 
     init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop) {
-        self.config = config
         self.loop = loop
         bus = Bus(connection: connection, loop: loop)
-        sessions = Sessions(limits: config.limits, storeDirectory: config.storeDirectory, loop: loop)
+        sessions = Sessions(limits: config.limits, storeDirectory: config.storeDirectory, claimedCallbacksFile: config.paths.claimedCallbacksFile, loop: loop)
         launcher = Launcher(paths: config.paths)
         providers = Providers(loop: loop)
         links = Links(maxPerSecond: config.maxRoutesPerSecond, inboxDirectory: config.paths.inboxDirectory)
+        accounts = Accounts(paths: config.paths, loop: loop, busAddress: config.busAddress ?? BusAddress.session())
     }
 
     /// The whole program: parse, connect, serve until SIGTERM.
@@ -103,7 +104,7 @@ public final class Daemon {
         sessions.openStore()
         let (stored, previousBus) = sessions.load()
         execute(sessions.router.restore(stored, previousBusID: previousBus, now: now))
-        loop.afterEachTurn { [unowned self] in sessions.publishClaimedCallbacks(to: config.paths.claimedCallbacksFile) }
+        loop.afterEachTurn { [unowned self] in sessions.publishClaimedCallbacks() }
         loop.run()
         shutdown()
         return bus.failed ? 1 : 0

@@ -34,6 +34,8 @@ public struct DaemonConfiguration: Sendable {
           --address ADDRESS          serve on this bus instead of the session bus
           --runtime-dir DIR          store and inbox directory (default $XDG_RUNTIME_DIR/linkrouter)
           --state-dir DIR            install record directory (default $XDG_STATE_HOME/linkrouter)
+          --accounts-dir DIR         the user's accounts (default $XDG_CONFIG_HOME/linkrouter/accounts)
+          --system-accounts-dir DIR  an administrator's accounts (default /etc/linkrouter/accounts.d)
           --no-store                 keep sessions in memory only (they die with the daemon)
           --max-pending N            unfinished sessions in all (default 1024)
           --max-pending-per-client N unfinished sessions per bus connection (default 32)
@@ -77,6 +79,9 @@ public struct DaemonConfiguration: Sendable {
             case "--state-dir":
                 guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n") }
                 config.paths.stateDirectory = v
+            case "--accounts-dir", "--system-accounts-dir":
+                guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: \(arg) needs an absolute directory\n") }
+                if arg == "--accounts-dir" { config.paths.accountsDirectory = v } else { config.paths.systemAccountsDirectory = v }
             case "--max-routes-per-second":
                 guard let v = value(arg), let n = Int(v), n > 0, n <= 10_000_000 else {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 10000000\n")

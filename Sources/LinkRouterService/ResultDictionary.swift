@@ -23,6 +23,25 @@ enum ResultDictionary {
     /// `RefreshTokens`' answer.
     static func make(_ tokens: TokenSet) -> DBusValue { .vardict(tokenEntries(tokens)) }
 
+    /// `GetToken`'s answer: the one token asked for and its life; the refresh
+    /// token never leaves the daemon.
+    static func make(_ a: TokenAnswer) -> DBusValue {
+        let t = a.tokens
+        var entries: [(String, DBusValue)] = [("kind", .string(a.kind.rawValue))]
+        switch a.kind {
+        case .access:
+            entries += [("token", .string(t.accessToken)), ("token_type", .string(t.tokenType))]
+            if let v = t.expiresAt { entries.append(("expires_at", .int64(v))) }
+        case .id:
+            entries += [("token", .string(t.idToken ?? "")), ("token_type", .string("id_token"))]
+            if let v = t.idTokenExpiresAt ?? t.expiresAt { entries.append(("expires_at", .int64(v))) }
+        }
+        if let v = t.scope { entries.append(("scope", .string(v))) }
+        if let v = t.subject { entries.append(("sub", .string(v))) }
+        if let v = a.warning { entries.append(("warning", .string(v))) }
+        return .vardict(entries)
+    }
+
     /// The tokens as `a{sv}`: `expires_at` is `x` (unix seconds), `claims` the verified ID token's JSON.
     static func tokenEntries(_ t: TokenSet) -> [(String, DBusValue)] {
         var entries: [(String, DBusValue)] = [("access_token", .string(t.accessToken)), ("token_type", .string(t.tokenType))]

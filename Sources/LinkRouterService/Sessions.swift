@@ -31,9 +31,13 @@ final class Sessions {
     /// A deadline came due: the daemon asks the core about the session.
     var onDeadline: (SessionID) -> Void = { _ in }
 
-    init(limits: Limits, storeDirectory: String?, loop: EventLoop) {
+    /// Where the https callbacks pending sessions wait on are published (`ClaimedCallbacksFile`).
+    private let claimedCallbacksFile: String?
+
+    init(limits: Limits, storeDirectory: String?, claimedCallbacksFile: String? = nil, loop: EventLoop) {
         router = Router(limits: limits)
         self.storeDirectory = storeDirectory
+        self.claimedCallbacksFile = claimedCallbacksFile
         self.loop = loop
     }
 
@@ -225,8 +229,8 @@ final class Sessions {
     /// Rewrites the claimed-callbacks list when the set of pending https
     /// callbacks changed, so `linkctl open` can queue, not browse, such a
     /// link while the daemon is down.
-    func publishClaimedCallbacks(to path: String?) {
-        guard router.claimedVersion != publishedClaimedVersion, let path else { return }
+    func publishClaimedCallbacks() {
+        guard router.claimedVersion != publishedClaimedVersion, let path = claimedCallbacksFile else { return }
         do { try ClaimedCallbacksFile.write(router.claimedCallbacks, to: path) } catch {
             Log.warning("Failed to publish the claimed callbacks to \(path): \(error)")
         }

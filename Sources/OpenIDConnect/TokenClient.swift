@@ -94,6 +94,7 @@ public final class TokenClient {
                     verified.claims = String(decoding: payload, as: UTF8.self)
                     verified.name = claims["name"]?.stringValue
                     verified.email = claims["email"]?.stringValue
+                    verified.idTokenExpiresAt = claims["exp"]?.int64Value
                     completion(.success(verified))
                 } catch {
                     completion(.failure(SessionFailure(code: error.code, message: error.message)))

@@ -36,6 +36,8 @@ final class DaemonClient {
                 case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?, .tokenExchangeFailed?, .idTokenRejected?:
                     return ExitCode.loginFailed
                 case .timeout?: return ExitCode.timeout
+                case .notSignedIn?: return ExitCode.notSignedIn
+                case .keyringLocked?, .noKeyring?, .keyringFailed?: return ExitCode.keyring
                 default: return ExitCode.refused
                 }
             }

@@ -8,6 +8,10 @@ enum ExitCode {
     static let loginFailed: Int32 = 2
     /// `wait`/`login` gave up after `--timeout`; the session goes on.
     static let timeout: Int32 = 3
+    /// `token NAME`: the account is not signed in (`linkctl login NAME`).
+    static let notSignedIn: Int32 = 4
+    /// `token NAME`: the keyring is locked, absent or failed; the account may still be signed in.
+    static let keyring: Int32 = 5
     /// Bad command line (sysexits EX_USAGE).
     static let usage: Int32 = 64
     /// No daemon could be reached (EX_UNAVAILABLE).

@@ -11,7 +11,8 @@ enum LinkCtl {
     /// every click and should not build `login`'s forty options first.
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
-        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("sessions", { SessionsCommand.spec }), ("cancel", { CancelCommand.spec }),
+        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }), ("accounts", { AccountsCommand.spec }), ("sessions", { SessionsCommand.spec }),
+        ("cancel", { CancelCommand.spec }),
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
         ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),
     ]
@@ -37,8 +38,8 @@ enum LinkCtl {
               --version   print the version
 
             Exit status: 0 success; 1 refused by the daemon or a failed check; 2 the login ended
-            without a code; 3 timeout; 64 usage error; 69 no daemon reachable; 73 a file could
-            not be written.
+            without a code; 3 timeout; 4 the account is not signed in; 5 the keyring is locked or
+            missing; 64 usage error; 69 no daemon reachable; 73 a file could not be written.
 
             """
         return out

@@ -8,7 +8,7 @@ import SystemKit
 enum LoginCommand {
     static let spec = CommandSpec(
         name: "login", summary: "Begin a session, open the browser, wait for the callback and print the result.",
-        operands: "", operandCount: 0...0,
+        operands: "[NAME]", operandCount: 0...1,
         options: OptionFlags.options(SessionRequest.options) + [
             .value("timeout", "MS", "give up after this many milliseconds (default: the session's ttl)"),
             .flag("json", "print JSON (with tokens: the token response and the verified ID-token claims)"),
@@ -16,7 +16,8 @@ enum LoginCommand {
             .flag("show-tokens", "print the tokens too (plain output shows only who signed in and the expiry)"),
         ],
         details: """
-            With --issuer and no --authorization-endpoint, the daemon fetches the issuer's metadata, and after the \
+            With an account's NAME (linkctl account add), the account gives the provider options and its tokens \
+            are kept for linkctl token NAME. With --issuer and no --authorization-endpoint, the daemon fetches the issuer's metadata, and after the \
             callback exchanges the code and verifies the ID token (--code-only stops at the code). The result goes \
             to stdout; what is happening goes to stderr. Exit status 2 when the login ended without a code or tokens \
             (the provider refused, an ID token failed a check, expiry), 3 on --timeout.
@@ -30,6 +31,10 @@ enum LoginCommand {
         var entries: [(String, DBusValue)]
         do { entries = try OptionFlags.entries(SessionRequest.options, args) } catch {
             return LinkCtl.usageFailure(spec, error.message)
+        }
+        if let name = args.operands.first {
+            guard args.value("account") == nil else { return LinkCtl.usageFailure(spec, "give the account once: login NAME, or --account NAME") }
+            entries.append(("account", .string(name)))
         }
         // The whole login by default when the issuer says where everything is (the core's rule).
         if let request = try? OptionsDecoder.session(.vardict(entries)), SessionPlan.exchangesByDefault(request),

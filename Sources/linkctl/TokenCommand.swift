@@ -3,21 +3,27 @@ import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
 
-/// `linkctl token refresh`: new tokens for a refresh token, through the
-/// daemon (`RefreshTokens`), with the same checks on a new ID token as a login.
+/// `linkctl token NAME`: a fresh token of an account's (`GetToken`), from
+/// the daemon's memory or refreshed once for every caller. `linkctl token
+/// refresh`: new tokens for a refresh token the caller holds (`RefreshTokens`),
+/// with the same checks on a new ID token as a login.
 enum TokenCommand {
     static let spec = CommandSpec(
-        name: "token", summary: "Get new tokens for a refresh token (`token refresh`), with the checks of a login.",
-        operands: "refresh", operandCount: 1...1,
-        options: OptionFlags.options(RefreshRequest.options) + [
-            .flag("json", "print JSON (the token response and the verified ID-token claims)"),
-            .flag("show-tokens", "print the tokens too"),
+        name: "token", summary: "Print a fresh token of an account's (`token NAME`), or refresh tokens you hold (`token refresh`).",
+        operands: "NAME|refresh", operandCount: 1...1,
+        options: OptionFlags.options(TokenRequest.options) + OptionFlags.options(RefreshRequest.options) + [
+            .flag("json", "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
+            .flag("show-tokens", "with refresh: print the tokens too"),
         ],
-        details: "Exit status 2 when the provider refused the refresh token or the new ID token failed a check.",
+        details: """
+            token NAME prints the token alone on stdout, for `Authorization: Bearer $(linkctl token NAME)`. \
+            Exit status 4 when the account is not signed in (linkctl login NAME), 5 when the keyring is locked \
+            or missing, 2 when the provider refused a refresh token or a new ID token failed a check.
+            """,
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
-        guard args.operands[0] == "refresh" else { return LinkCtl.usageFailure(spec, "the only token command is refresh") }
+        guard args.operands[0] == "refresh", args.value("refresh-token") != nil || args.value("issuer") != nil else { return account(args) }
         guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token") else {
             return LinkCtl.usageFailure(spec, "give --issuer, --client-id and --refresh-token")
         }
@@ -33,6 +39,38 @@ enum TokenCommand {
             let client = try DaemonClient.connect()
             let reply = try client.call("RefreshTokens", [options], timeoutMilliseconds: 60_000)
             ResultOutput.print(reply.first, json: args.json, showTokens: args.has("show-tokens"))
+            return ExitCode.ok
+        } catch {
+            Output.error(error.text)
+            return error.exitCode
+        }
+    }
+
+    /// `token NAME`.
+    static func account(_ args: ParsedArguments) -> Int32 {
+        let name = args.operands[0]
+        let options: DBusValue
+        do { options = .vardict(try OptionFlags.entries(TokenRequest.options, args)) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        do {
+            let client = try DaemonClient.connect()
+            // A refresh, or an unlock prompt the keyring shows, can take a while.
+            let reply = try client.call("GetToken", [.string(name), options], timeoutMilliseconds: 120_000)
+            let entries = reply.first?.stringKeyedEntries ?? []
+            func value(_ key: String) -> DBusValue? { entries.first { $0.0 == key }?.1.variantValue }
+            if let warning = value("warning")?.stringValue { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            if args.json {
+                Output.json(
+                    .object(
+                        entries.compactMap { k, v in
+                            switch v.variantValue {
+                            case .string(let s)?: return (k, .string(s))
+                            case .int64(let n)?: return (k, .number(n))
+                            default: return nil
+                            }
+                        }))
+            } else {
+                StandardStreams.out((value("token")?.stringValue ?? "") + "\n")
+            }
             return ExitCode.ok
         } catch {
             Output.error(error.text)

@@ -8,8 +8,13 @@ import Testing
 struct APIDocTests {
     /// The rows of the first option table under the method's heading.
     static func documentedRows(of method: String) throws -> [String] {
-        let docs = try FileSystem.readText(Paths.root + "/docs/dbus-api.md")
-        let heading = try #require(docs.firstRange(of: "### `\(method)("), "no heading for \(method)")
+        try documentedRows(file: "docs/dbus-api.md", heading: "### `\(method)(")
+    }
+
+    /// The rows of the first option table after `heading` in `file`.
+    static func documentedRows(file: String, heading text: String) throws -> [String] {
+        let docs = try FileSystem.readText(Paths.root + "/" + file)
+        let heading = try #require(docs.firstRange(of: text), "no heading \(text) in \(file)")
         let start = try #require(docs[heading.upperBound...].firstRange(of: "| option | type | meaning |"))
         return docs[start.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| `") }.map(String.init)
     }
@@ -26,5 +31,15 @@ struct APIDocTests {
     @Test("the RefreshTokens option table is RefreshRequest.options, row for row")
     func refreshOptions() throws {
         #expect(try Self.documentedRows(of: "RefreshTokens") == Self.expected(RefreshRequest.options))
+    }
+
+    @Test("the GetToken option table is TokenRequest.options, row for row")
+    func tokenOptions() throws {
+        #expect(try Self.documentedRows(of: "GetToken") == Self.expected(TokenRequest.options))
+    }
+
+    @Test("docs/accounts.md's key table is AccountRequest.options, row for row (the key files' keys)")
+    func accountKeys() throws {
+        #expect(try Self.documentedRows(file: "docs/accounts.md", heading: "## Keys") == Self.expected(AccountRequest.options))
     }
 }

@@ -23,7 +23,9 @@ struct StoredFlowTests {
                 source: c.source, state: c.state, nonce: c.nonce, codeVerifier: c.codeVerifier, redirect: c.redirect, appCallback: c.appCallback,
                 authorizationOrigin: c.authorizationOrigin, resumeHosts: c.resumeHosts, resumePathPrefix: c.resumePathPrefix, resumeMode: .client,
                 browser: "firefox.desktop", issuer: c.issuer, requireIssuer: c.requireIssuer,
-                exchange: TokenExchange(clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true),
+                exchange: TokenExchange(
+                    clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true, account: "work",
+                    accountInMemory: true),
                 resumeOpened: true))
     }
 
@@ -33,7 +35,7 @@ struct StoredFlowTests {
         #expect(SessionFlow(kind: "code", stored: flow.stored, callback: Self.parse) == flow)
         // Written in two passes (length, then bytes): exactly the lines, none empty, no stray byte.
         let lines = flow.stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first == "v=1" && lines.count == 19 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
+        #expect(lines.first == "v=1" && lines.count == 21 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
         #expect(SessionFlow(kind: "code", stored: lines.reversed().joined(separator: "\n"), callback: Self.parse) == flow)
         #expect(SessionFlow(kind: "code", stored: (lines + ["from_a_newer_daemon=x"]).joined(separator: "\n"), callback: Self.parse) == flow)
     }

@@ -166,7 +166,7 @@ def wait_until_answering(proc, base, deadline):
         delay = min(delay * 2, 0.2)
 
 
-def bootstrap(api, issuer, client_id, redirect_uris, key, cert):
+def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -175,7 +175,7 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert):
         "iss": issuer,
         "oauth-as-iss-id": True,
         "jwt-type": "rsa", "jwt-key-size": "256", "key": key, "cert": cert,
-        "access-token-duration": 3600, "refresh-token-duration": 1209600, "code-duration": 600,
+        "access-token-duration": access_token_duration, "refresh-token-duration": 1209600, "code-duration": 600,
         "refresh-token-rolling": True, "allow-non-oidc": False,
         "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,
         "auth-type-token-enabled": False, "auth-type-id-token-enabled": False, "auth-type-none-enabled": False,
@@ -214,6 +214,7 @@ def main():
     p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto",
                    help="auto: stdin EOF stops it when stdin is a pipe/socket/tty; signals always do")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds allowed for start and bootstrap")
+    p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
     a = p.parse_args()
@@ -244,7 +245,7 @@ def main():
         api = Api(base)
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
-        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert)
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

@@ -1,0 +1,30 @@
+public import DBusKit
+public import LinkRouterCore
+
+/// One account as `ListAccounts` shows it: its declaration and what the
+/// daemon knows of its tokens. Nothing secret: no token, no claim but `sub`.
+public struct AccountListing: Sendable {
+    public let account: Account
+    public let tokens: AccountTokens?
+
+    public init(account: Account, tokens: AccountTokens?) {
+        self.account = account
+        self.tokens = tokens
+    }
+
+    /// `signed_in` is `yes`, `no`, or `unknown` while the keyring has not been read in this daemon's life.
+    public var dictionary: DBusValue {
+        let a = account
+        var entries: [(String, DBusValue)] = [
+            ("name", .string(a.name)), ("issuer", .string(a.issuer)), ("client_id", .string(a.clientID)), ("owner", .string(a.owner.rawValue)),
+            ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)),
+        ]
+        let signedIn: String
+        if let t = tokens, t.loaded || t.tokens != nil { signedIn = t.tokens == nil ? "no" : "yes" } else { signedIn = a.store == .memory ? "no" : "unknown" }
+        entries.append(("signed_in", .string(signedIn)))
+        if let s = tokens?.tokens?.subject { entries.append(("sub", .string(s))) }
+        if let e = tokens?.tokens?.expiresAt { entries.append(("expires_at", .int64(e))) }
+        if let u = tokens?.unsaved { entries.append(("unsaved", .string(u))) }
+        return .vardict(entries)
+    }
+}

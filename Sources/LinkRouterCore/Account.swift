@@ -1,0 +1,139 @@
+/// A login linkrouter keeps: a provider, a client, what to ask for, and
+/// where its tokens live. Declared by the user (a key file under
+/// `$XDG_CONFIG_HOME/linkrouter/accounts/`, written by `linkctl account add`)
+/// or by an administrator (`/etc/linkrouter/accounts.d/`), checked here
+/// whichever way it came, so a file edited by hand meets the same rules.
+public struct Account: Sendable, Equatable {
+    public enum TokenKind: String, Sendable { case access, id }
+    public enum Storage: String, Sendable { case keyring, memory }
+    /// Who declared it, and so who may use it.
+    public enum Owner: String, Sendable { case user, system }
+
+    public let name: String
+    public let issuer: String
+    public let clientID: String
+    public let scope: String
+    public let redirectURI: String
+    public let audience: String?
+    public let resource: String?
+    public let extraParams: [String: String]
+    public let token: TokenKind
+    public let store: Storage
+    public let minValidSeconds: Int64
+    public let owner: Owner
+
+    public static let defaultScope = "openid"
+    public static let defaultRedirectURI = "http://127.0.0.1/callback"
+    public static let defaultMinValid: UInt32 = 60
+
+    /// What the keyring item and the daemon's memory are keyed by.
+    public var key: AccountKey { AccountKey(name: name, issuer: issuer) }
+
+    /// The request checked: a clear refusal for the first thing wrong.
+    public static func make(name: String, _ r: AccountRequest, owner: Owner, limits: Limits = Limits()) throws(RouterError) -> Account {
+        try checkName(name)
+        guard let issuer = r.issuer else { throw .invalid("issuer is missing: the OpenID provider's issuer URL (its discovery gives the endpoints)") }
+        guard let clientID = r.clientID else { throw .invalid("client_id is missing: the public client registered for this account at the provider") }
+        try AccountRequest.options.checkLengths(r, limits: limits)
+        _ = try SessionPlan.checkIssuer(issuer, maxLength: limits.maxOptionBytes)
+        guard OAuthText.isVisibleText(clientID) else { throw .invalid("client_id must be printable ASCII (RFC 6749 Appendix A)") }
+        let scope = r.scope ?? defaultScope
+        guard OAuthText.isScope(scope) else { throw .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)") }
+        let redirect = r.redirectURI ?? defaultRedirectURI
+        _ = try CallbackURI.parse(redirect, role: "redirect_uri", maxLength: limits.maxOptionBytes)
+        for (k, v) in r.extraParams {
+            guard !AuthorizeURL.reservedParameters.contains(k) else { throw .invalid("extra_params may not set \(k): linkrouter sets it") }
+            guard OAuthText.isVisibleText(k), OAuthText.isVisibleText(v) || v.isEmpty else { throw .invalid("extra_params \(k) must be printable ASCII") }
+        }
+        for v in [r.audience, r.resource].compactMap({ $0 }) where !OAuthText.isVisibleText(v) {
+            throw .invalid("audience and resource must be printable ASCII")
+        }
+        guard let token = TokenKind(rawValue: r.token ?? "access") else { throw .invalid("token must be access or id, not \(r.token ?? "")") }
+        guard let store = Storage(rawValue: r.store ?? "keyring") else { throw .invalid("store must be keyring or memory, not \(r.store ?? "")") }
+        let minValid = r.minValid ?? defaultMinValid
+        guard minValid <= 3600 else { throw .invalid("min_valid is at most 3600 seconds, not \(minValid)") }
+        return Account(
+            name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
+            extraParams: r.extraParams, token: token, store: store, minValidSeconds: Int64(minValid), owner: owner)
+    }
+
+    /// `[A-Za-z0-9][A-Za-z0-9._-]*`, at most 64: a file name, a keyring attribute, a word on a command line.
+    public static func checkName(_ name: String) throws(RouterError) {
+        let bytes = Array(name.utf8)
+        func word(_ b: UInt8) -> Bool { (ASCII.isAlpha(b) || ASCII.isDigit(b)) || b == 0x2E || b == 0x5F || b == 0x2D }
+        guard (1...64).contains(bytes.count), ASCII.isAlpha(bytes[0]) || ASCII.isDigit(bytes[0]), bytes.allSatisfy(word) else {
+            throw .invalid("an account name is 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit")
+        }
+    }
+
+    /// The key file's lines, in the option table's order: what `linkctl
+    /// account add` writes and `AccountRequest` reads back (a test keeps them equal).
+    public var fileEntries: [(key: String, value: String)] {
+        var out: [(String, String)] = [("issuer", issuer), ("client_id", clientID), ("scope", scope), ("redirect_uri", redirectURI)]
+        if let audience { out.append(("audience", audience)) }
+        if let resource { out.append(("resource", resource)) }
+        if !extraParams.isEmpty { out.append(("extra_params", extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";"))) }
+        out.append(("token", token.rawValue))
+        out.append(("store", store.rawValue))
+        out.append(("min_valid", String(minValidSeconds)))
+        return out
+    }
+
+    private init(
+        name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
+        extraParams: [String: String], token: TokenKind, store: Storage, minValidSeconds: Int64, owner: Owner
+    ) {
+        self.name = name
+        self.issuer = issuer
+        self.clientID = clientID
+        self.scope = scope
+        self.redirectURI = redirectURI
+        self.audience = audience
+        self.resource = resource
+        self.extraParams = extraParams
+        self.token = token
+        self.store = store
+        self.minValidSeconds = minValidSeconds
+        self.owner = owner
+    }
+}
+
+/// An account as the keyring and the daemon's memory know it: its name at its issuer.
+public struct AccountKey: Sendable, Hashable, CustomStringConvertible {
+    public let name: String
+    public let issuer: String
+    public init(name: String, issuer: String) {
+        self.name = name
+        self.issuer = issuer
+    }
+    public var description: String { name }
+}
+
+extension OptionTable {
+    /// Sets the option `key` from its text in a key file: strings as they
+    /// are, booleans `true`/`false`, numbers in decimal, lists and maps
+    /// `;`-separated (maps as `NAME=VALUE`).
+    public func set(_ request: inout Request, key: String, text: String) throws(RouterError) {
+        guard let row = named(key) else { throw .invalid("unknown key \(key); the keys are \(keys.joined(separator: ", "))") }
+        func items() -> [String] { text.split(separator: ";", omittingEmptySubsequences: true).map(String.init) }
+        switch row.field {
+        case .string(let set, _): set(&request, text)
+        case .bool(let set):
+            guard text == "true" || text == "false" else { throw .invalid("\(key) is true or false, not \(text)") }
+            set(&request, text == "true")
+        case .uint32(let set):
+            guard let n = UInt32(text) else { throw .invalid("\(key) is a number, not \(text)") }
+            set(&request, n)
+        case .strings(let set): set(&request, items())
+        case .stringMap(let set):
+            var map: [String: String] = [:]
+            for item in items() {
+                guard let eq = item.firstIndex(of: "="), eq != item.startIndex else { throw .invalid("\(key) takes NAME=VALUE;…, not \(item)") }
+                let name = String(item[..<eq])
+                guard map[name] == nil else { throw .invalid("\(key) names \(name) twice") }
+                map[name] = String(item[item.index(after: eq)...])
+            }
+            set(&request, map)
+        }
+    }
+}

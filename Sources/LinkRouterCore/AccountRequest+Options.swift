@@ -1,0 +1,47 @@
+/// `AddAccount`'s options (linkctl `account add`), which are also the keys
+/// of an account's key file.
+extension AccountRequest {
+    public static let options = OptionTable<AccountRequest>(
+        method: "AddAccount",
+        [
+            OptionRow(
+                "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
+                flag: .value("issuer", placeholder: "URL"), help: "the OpenID provider (its discovery gives the endpoints and keys)",
+                doc: "required: the issuer (https, or http on a loopback host)"),
+            OptionRow(
+                "client_id", .string({ $0.clientID = $1 }, get: { $0.clientID }), limit: .option,
+                flag: .value("client-id", placeholder: "ID"), help: "the public client registered at the provider",
+                doc: "required: the public client registered at the provider"),
+            OptionRow(
+                "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
+                flag: .value("scope", placeholder: "SCOPE"), help: "scopes to ask for (default: openid; add offline_access where the provider needs it for refresh tokens)",
+                doc: "space-separated scopes; default `openid` (add `offline_access` where the provider gives refresh tokens only for it)"),
+            OptionRow(
+                "redirect_uri", .string({ $0.redirectURI = $1 }, get: { $0.redirectURI }), limit: .option,
+                flag: .value("redirect-uri", placeholder: "URI"), help: "the callback registered for the client (default: http://127.0.0.1/callback, any port)",
+                doc: "the registered callback; default `http://127.0.0.1/callback` (a loopback listener on any port, RFC 8252 §7.3)"),
+            OptionRow(
+                "audience", .string({ $0.audience = $1 }, get: { $0.audience }), limit: .option,
+                flag: .value("audience", placeholder: "AUD"), help: "an audience parameter for the authorize request",
+                doc: "sent as `audience` on the authorize request"),
+            OptionRow(
+                "resource", .string({ $0.resource = $1 }, get: { $0.resource }), limit: .option,
+                flag: .value("resource", placeholder: "URI"), help: "a resource indicator (RFC 8707)",
+                doc: "sent as `resource` (RFC 8707) on the authorize request"),
+            OptionRow(
+                "extra_params", .stringMap({ $0.extraParams = $1 }), flag: .pairs("param"), help: "NAME=VALUE added to the authorize request",
+                doc: "more authorize parameters (not the ones linkrouter sets)"),
+            OptionRow(
+                "token", .string({ $0.token = $1 }, get: { $0.token }), limit: .bytes(16),
+                flag: .value("token", placeholder: "access|id"), help: "the token handed out by default (id for OIDC Kubernetes clusters)",
+                doc: "`access` (default) or `id`: what `GetToken` hands out unless asked otherwise"),
+            OptionRow(
+                "store", .string({ $0.store = $1 }, get: { $0.store }), limit: .bytes(16),
+                flag: .value("store", placeholder: "keyring|memory"), help: "where tokens live (memory: for the daemon's life only)",
+                doc: "`keyring` (default: the Secret Service's default collection) or `memory` (the daemon's life only)"),
+            OptionRow(
+                "min_valid", .uint32({ $0.minValid = $1 }), flag: .value("min-valid", placeholder: "SECONDS"),
+                help: "seconds a token handed out must still be valid (default 60)",
+                doc: "seconds of life a handed-out token must have left; default 60"),
+        ])
+}

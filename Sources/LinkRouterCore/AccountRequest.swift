@@ -1,0 +1,21 @@
+/// An account's options as declared (`AddAccount`, `linkctl account add`, a
+/// key file under `accounts/` or `/etc/linkrouter/accounts.d/`), before
+/// `Account.make` checks them. One table (`AccountRequest.options`) names
+/// them for D-Bus, linkctl's flags, the key files and the docs.
+public struct AccountRequest: Sendable, Equatable {
+    public var issuer: String?
+    public var clientID: String?
+    public var scope: String?
+    public var redirectURI: String?
+    public var audience: String?
+    public var resource: String?
+    public var extraParams: [String: String] = [:]
+    /// Which token a consumer gets by default: `access` or `id`.
+    public var token: String?
+    /// Where the tokens live: `keyring` (the Secret Service) or `memory` (the daemon's life).
+    public var store: String?
+    /// Seconds of life a token handed out must have left.
+    public var minValid: UInt32?
+
+    public init() {}
+}

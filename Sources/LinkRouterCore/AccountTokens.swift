@@ -1,0 +1,83 @@
+/// What the daemon knows of one account's tokens (`Router.accountTokens`).
+/// Memory is a cache of the keyring for the daemon's life (or, with
+/// `store=memory`, the only copy); `flight` is the one read, refresh or write
+/// under way, which every caller for the account waits on: a rotating
+/// refresh token is spent once, never by two callers at the same time.
+public struct AccountTokens: Sendable, Equatable {
+    public var tokens: TokenSet?
+    /// Whether the keyring has been read (for `store=memory`, always).
+    public var loaded: Bool
+    public var flight: OperationID?
+    /// Why the last keyring write failed: the tokens are in memory only until a write works.
+    public var unsaved: String?
+
+    public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
+        self.tokens = tokens
+        self.loaded = loaded
+        self.flight = flight
+        self.unsaved = unsaved
+    }
+
+    /// The token of `kind` when it has `minValid` seconds left at `now`.
+    func usable(_ kind: Account.TokenKind, minValid: Int64, now: Int64) -> Bool {
+        guard let t = tokens else { return false }
+        switch kind {
+        case .access:
+            return t.expiresAt.map { $0 - now >= minValid } ?? true
+        case .id:
+            guard t.idToken != nil else { return false }
+            return (t.idTokenExpiresAt ?? t.expiresAt).map { $0 - now >= minValid } ?? true
+        }
+    }
+}
+
+/// `GetToken`'s answer: the account's token set, which token the caller
+/// asked for, and a warning when the set is not yet in the keyring.
+public struct TokenAnswer: Sendable, Equatable {
+    public var tokens: TokenSet
+    public var kind: Account.TokenKind
+    public var warning: String?
+    public init(tokens: TokenSet, kind: Account.TokenKind, warning: String? = nil) {
+        self.tokens = tokens
+        self.kind = kind
+        self.warning = warning
+    }
+}
+
+/// One account's read, refresh or write in progress, and how far it got.
+public struct TokenFlight: Sendable, Equatable {
+    public enum Stage: Sendable, Equatable {
+        /// Reading the keyring (nothing in memory yet).
+        case reading
+        /// The issuer's metadata, for its token endpoint and keys.
+        case discovering
+        /// At the token endpoint with this refresh token.
+        case refreshing(used: String)
+        /// The new set going to the keyring before anyone gets it.
+        case writing(TokenSet)
+        /// The provider refused `used`: the keyring is read again in case
+        /// another process refreshed meanwhile, before anything is forgotten.
+        case rereading(used: String, refusal: RouterError)
+        /// A sign-in that ended: the keyring forgets the spent tokens.
+        case forgetting
+    }
+    public var key: AccountKey
+    /// The account's declaration (nil for a login's write: it only writes).
+    public var account: Account?
+    public var stage: Stage
+    public var metadata: ProviderMetadata?
+
+    public init(key: AccountKey, account: Account?, stage: Stage, metadata: ProviderMetadata? = nil) {
+        self.key = key
+        self.account = account
+        self.stage = stage
+        self.metadata = metadata
+    }
+}
+
+/// What the keyring answered (`Operation.keyringRead/Write/Delete`).
+public enum KeyringAnswer: Sendable, Equatable {
+    case tokens(TokenSet?)
+    case written
+    case deleted
+}

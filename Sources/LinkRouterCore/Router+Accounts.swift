@@ -1,0 +1,275 @@
+/// Accounts' tokens: `GetToken`, and the one flight per account (a keyring
+/// read, a refresh, a keyring write) that every caller waits on. The rules
+/// are the ones `../shared/reference/secret-service.md` ends with: the new
+/// refresh token is written before anyone gets the new access token; a write
+/// that fails keeps the set in memory and says so; only `invalid_grant` and
+/// `unauthorized_client` end a sign-in, and only after the keyring was read
+/// again (another process may have refreshed); a provider that cannot be
+/// reached is an error to retry, never a sign-out.
+extension Router {
+    /// `GetToken(account, options)`: from memory when the token has the life
+    /// asked for; else the caller waits on the account's flight (one is started
+    /// if none is under way). Accounts are the host user's: a caller not yet
+    /// known to be on the host waits until it is (`.identify`), and a
+    /// sandboxed app is told there is no such account.
+    public func getToken(_ account: Account, _ request: TokenRequest, caller: String, now: Int64) -> Transition {
+        var ids = newOperationIDs
+        var states = accountTokens
+        switch callers[caller] {
+        case .host?:
+            return getToken(account, request, caller: caller, held: nil, ids: &ids, states: &states, now: now)
+        case nil, .unknown?:
+            let op = ids.take()
+            var t = Transition(core: [.track(op, .tokenCaller(account, request, caller: caller))], reply: .held(op))
+            if callers[caller] == nil { t = t.then(identifying(caller, &ids)) }
+            return t
+        case .flatpak?, .snap?:
+            return .refused(Self.unknownAccount(account.name))
+        }
+    }
+
+    /// The caller's app is known now: on with its `GetToken`, held under `op`.
+    /// `states` carries what earlier calls in the same transition changed.
+    func getToken(
+        identified app: CallerApp, _ account: Account, _ request: TokenRequest, caller: String, held op: OperationID, ids: inout OperationIDs,
+        states: inout [AccountKey: AccountTokens], now: Int64
+    ) -> Transition {
+        guard app == .host else { return Transition(core: [.finish(op)], effects: [.answer(op, .refused(Self.unknownAccount(account.name)))]) }
+        return getToken(account, request, caller: caller, held: op, ids: &ids, states: &states, now: now)
+    }
+
+    private func getToken(
+        _ account: Account, _ request: TokenRequest, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens],
+        now: Int64
+    ) -> Transition {
+        func refuse(_ e: RouterError) -> Transition {
+            guard let held else { return .refused(e) }
+            return Transition(core: [.finish(held)], effects: [.answer(held, .refused(e))])
+        }
+        let kind: Account.TokenKind = request.idToken.map { $0 ? .id : .access } ?? account.token
+        let minValid = Int64(request.minValid ?? UInt32(account.minValidSeconds))
+        guard minValid <= 3600 else { return refuse(.invalid("min_valid is at most 3600 seconds, not \(minValid)")) }
+        var state = states[account.key] ?? AccountTokens(loaded: account.store == .memory)
+        if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
+            let answer = Transition.Reply.token(TokenAnswer(tokens: tokens, kind: kind, warning: state.unsaved.map(Self.unsavedWarning)))
+            guard let held else { return Transition(reply: answer) }
+            return Transition(core: [.finish(held)], effects: [.answer(held, answer)])
+        }
+        let wait = held ?? ids.take()
+        var t = Transition(core: [.track(wait, .tokenWait(account.key, caller: caller, kind: kind, minValid: minValid))])
+        if held == nil { t.reply = .held(wait) }
+        guard state.flight == nil else { return t }
+        let flight = ids.take()
+        if !state.loaded {
+            t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .reading))))
+            t.effects.append(.start(flight, .keyringRead(account.key)))
+        } else if state.tokens?.refreshToken != nil {
+            t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .discovering))))
+            t.effects.append(.start(flight, .discover(issuer: account.issuer)))
+        } else {
+            return refuse(Self.notSignedIn(account.key, state.tokens == nil ? nil : "its token expired and it has no refresh token"))
+        }
+        state.flight = flight
+        states[account.key] = state
+        t.core.append(.account(account.key, state))
+        return t
+    }
+
+    /// The tokens a login with `account` brought: kept in memory, and written
+    /// to the keyring (a flight, which `GetToken` callers wait on).
+    func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs) -> Transition {
+        var state = accountTokens[key] ?? AccountTokens()
+        state.loaded = true
+        var t = Transition()
+        if inMemoryOnly || state.flight != nil {
+            // A flight under way lands on its own set; memory takes this one now.
+            state.tokens = tokens
+            state.unsaved = nil
+        } else {
+            let op = ids.take()
+            state.flight = op
+            t.core.append(.track(op, .tokenFlight(TokenFlight(key: key, account: nil, stage: .writing(tokens)))))
+            t.effects.append(.start(op, .keyringWrite(key, tokens)))
+        }
+        t.core.append(.account(key, state))
+        return t
+    }
+
+    /// A flight's next step, from what its operation answered.
+    func tokenFlight(_ op: OperationID, _ f: TokenFlight, _ result: OperationResult, now: Int64) -> Transition {
+        var state = accountTokens[f.key] ?? AccountTokens()
+        var f = f
+        switch (f.stage, result) {
+        case (.reading, .keyring(.success(.tokens(let kept)))):
+            state.loaded = true
+            state.tokens = kept
+            return land(op, f, state, refreshed: false, now: now)
+
+        case (.discovering, .metadata(.success(let metadata))):
+            guard let account = f.account, let used = state.tokens?.refreshToken else { return land(op, f, state, refreshed: true, now: now) }
+            f.metadata = metadata
+            f.stage = .refreshing(used: used)
+            return refresh(op, f, account, used)
+
+        case (.refreshing(let used), .tokens(.success(var fresh))):
+            // A provider that does not rotate sends no new refresh token; one
+            // that sends no new ID token leaves the last one (OIDC Core §12.2).
+            if fresh.refreshToken == nil { fresh.refreshToken = used }
+            if fresh.idToken == nil, let old = state.tokens {
+                fresh.idToken = old.idToken
+                fresh.idTokenExpiresAt = old.idTokenExpiresAt
+                fresh.claims = old.claims
+                fresh.subject = old.subject
+                fresh.name = old.name
+                fresh.email = old.email
+            }
+            guard f.account?.store != .memory else {
+                state.tokens = fresh
+                return land(op, f, state, refreshed: true, now: now)
+            }
+            f.stage = .writing(fresh)
+            return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .keyringWrite(f.key, fresh))])
+
+        case (.refreshing(let used), .tokens(.failure(let failure))):
+            let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(failure.providerError ?? failure.code.rawValue))")
+            guard failure.providerError == "invalid_grant" || failure.providerError == "unauthorized_client" else {
+                let e = RouterError(.refreshFailed, "could not refresh \(f.key.name)'s tokens: \(failure.message); they are kept, so try again")
+                state.flight = nil
+                return answerWaiters(of: f.key, state: state, now: now, refusal: e).finishing(op, f.key, state)
+            }
+            guard f.account?.store != .memory else { return signedOut(op, f, state, because: refusal.message, now: now) }
+            f.stage = .rereading(used: used, refusal: refusal)
+            return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .keyringRead(f.key))])
+
+        case (.rereading(let used, let refusal), .keyring(.success(.tokens(let kept)))):
+            // Another process refreshed meanwhile: its refresh token is the live one.
+            if let kept, let live = kept.refreshToken, live != used, let account = f.account {
+                state.tokens = kept
+                if waitersAllServed(f.key, state, now: now) { return land(op, f, state, refreshed: true, now: now) }
+                f.stage = .refreshing(used: live)
+                var t = refresh(op, f, account, live)
+                t.core.append(.account(f.key, state))
+                return t
+            }
+            return signedOut(op, f, state, because: refusal.message, now: now)
+
+        case (.writing(let fresh), .keyring(let r)):
+            state.tokens = fresh
+            state.loaded = true
+            if case .failure(let e) = r {
+                state.unsaved = e.message
+                let name = f.key.name
+                var t = land(op, f, state, refreshed: true, now: now)
+                t.effects.append(.log(LogLine(.warning, "\(name)'s new tokens could not be written to the keyring (\(e.message)); they are kept in memory until a write works")))
+                return t
+            }
+            state.unsaved = nil
+            return land(op, f, state, refreshed: true, now: now)
+
+        case (_, .keyring(.failure(let e))), (_, .metadata(.failure(let e))):
+            // The keyring or the provider could not be asked: nothing is forgotten.
+            state.flight = nil
+            let refusal = e.code == .discoveryFailed ? RouterError(.refreshFailed, "could not refresh \(f.key.name)'s tokens: \(e.message); they are kept, so try again") : e
+            return answerWaiters(of: f.key, state: state, now: now, refusal: refusal).finishing(op, f.key, state)
+
+        default:
+            state.flight = nil
+            let what = "\(op) (\(f.key.name), \(f.stage))"
+            return Transition(core: [.finish(op), .account(f.key, state)], effects: [.log(LogLine(.error, "\(what) ended with an unexpected result; ignored"))])
+        }
+    }
+
+    private func refresh(_ op: OperationID, _ f: TokenFlight, _ account: Account, _ refreshToken: String) -> Transition {
+        guard let m = f.metadata else { return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .discover(issuer: account.issuer))]) }
+        let grant = TokenGrant(
+            tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI, expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
+            requiresIDToken: false)
+        return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .refresh(grant, refreshToken: refreshToken, scope: nil))])
+    }
+
+    /// The flight ended with `state`: the waiters it can serve are answered.
+    /// Those that need more life than a kept token has get a refresh (the
+    /// flight goes on), unless this flight just refreshed.
+    private func land(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, refreshed: Bool, now: Int64) -> Transition {
+        var state = state
+        if !refreshed, let account = f.account, state.tokens?.refreshToken != nil, !waitersAllServed(f.key, state, now: now) {
+            var t = answerWaiters(of: f.key, state: state, now: now, refusal: nil)
+            var next = f
+            next.stage = .discovering
+            t.core.append(.track(op, .tokenFlight(next)))
+            t.effects.append(.start(op, .discover(issuer: account.issuer)))
+            state.flight = op
+            t.core.append(.account(f.key, state))
+            return t
+        }
+        state.flight = nil
+        let refusal =
+            state.tokens == nil
+            ? Self.notSignedIn(f.key, nil)
+            : RouterError(.refreshFailed, "\(f.key.name)'s token does not have the life asked for, and refreshing it gave no longer-lived one")
+        return answerWaiters(of: f.key, state: state, now: now, refusal: refusal).finishing(op, f.key, state)
+    }
+
+    private func signedOut(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, because reason: String, now: Int64) -> Transition {
+        var state = state
+        state.tokens = nil
+        state.unsaved = nil
+        state.flight = nil
+        var t = answerWaiters(of: f.key, state: state, now: now, refusal: Self.notSignedIn(f.key, reason)).finishing(op, f.key, state)
+        t.effects.append(.log(LogLine(.notice, "\(f.key.name) is signed out: \(reason)")))
+        if f.account?.store != .memory {
+            // Forgotten in the keyring too, so the spent token is not tried again.
+            var ids = newOperationIDs
+            let forget = ids.take()
+            t.core.append(.track(forget, .tokenFlight(TokenFlight(key: f.key, account: nil, stage: .forgetting))))
+            t.effects.append(.start(forget, .keyringDelete(f.key)))
+        }
+        return t
+    }
+
+    private func waitersAllServed(_ key: AccountKey, _ state: AccountTokens, now: Int64) -> Bool {
+        waiters(of: key).allSatisfy { state.usable($0.kind, minValid: $0.minValid, now: now) }
+    }
+
+    private func waiters(of key: AccountKey) -> [(op: OperationID, kind: Account.TokenKind, minValid: Int64)] {
+        operations.compactMap { op, pending in
+            if case .tokenWait(let k, _, let kind, let minValid) = pending, k == key { return (op, kind, minValid) }
+            return nil
+        }.sorted { $0.op < $1.op }
+    }
+
+    /// Each waiter gets a token it can use; the others `refusal`, or stay (nil).
+    private func answerWaiters(of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?) -> Transition {
+        var t = Transition()
+        for w in waiters(of: key) {
+            if state.usable(w.kind, minValid: w.minValid, now: now), let tokens = state.tokens {
+                t.effects.append(.answer(w.op, .token(TokenAnswer(tokens: tokens, kind: w.kind, warning: state.unsaved.map(Self.unsavedWarning)))))
+                t.core.append(.finish(w.op))
+            } else if let refusal {
+                t.effects.append(.answer(w.op, .refused(refusal)))
+                t.core.append(.finish(w.op))
+            }
+        }
+        return t
+    }
+
+    static func notSignedIn(_ key: AccountKey, _ why: String?) -> RouterError {
+        RouterError(.notSignedIn, "\(key.name) is not signed in\(why.map { " (\($0))" } ?? ""); sign in with: linkctl login \(key.name)")
+    }
+
+    public static func unknownAccount(_ name: String) -> RouterError {
+        RouterError(.unknownAccount, "there is no account \(name) for this caller; linkctl accounts lists them, linkctl account add declares one")
+    }
+
+    static func unsavedWarning(_ why: String) -> String { "the tokens are not in the keyring (\(why)); they last until linkrouterd stops" }
+}
+
+extension Transition {
+    /// The flight's operation done, and the account's state taken in.
+    fileprivate func finishing(_ op: OperationID, _ key: AccountKey, _ state: AccountTokens) -> Transition {
+        var t = self
+        t.core.append(.finish(op))
+        t.core.append(.account(key, state))
+        return t
+    }
+}

@@ -1,0 +1,90 @@
+import LinkRouterCore
+import LinkRouterFiles
+import SecretKit
+import SystemKit
+
+/// The accounts component: the declared accounts (the user's and the
+/// administrator's key files, read again when a file changes) and the
+/// keyring their tokens live in. The keyring, and with it libsecret and
+/// GLib, is opened on the first keyring operation: a daemon that keeps no
+/// token never maps them.
+final class Accounts {
+    private let userDirectory: String?
+    private let systemDirectory: String
+    private let loop: EventLoop
+    private let busAddress: String?
+    private var cache: (stamp: [String: Int64], accounts: [Account])?
+    private var store: SecretStore?
+
+    init(paths: LinkRouterPaths, loop: EventLoop, busAddress: String?) {
+        userDirectory = paths.accountsDirectory
+        systemDirectory = paths.systemAccountsDirectory
+        self.loop = loop
+        self.busAddress = busAddress
+    }
+
+    /// Every account that reads; an administrator's wins over a user's of the same name.
+    func all() -> [Account] {
+        let stamp = Self.stamp([systemDirectory] + (userDirectory.map { [$0] } ?? []))
+        if let cache, cache.stamp == stamp { return cache.accounts }
+        let system = AccountFiles.read(directory: systemDirectory, owner: .system)
+        let user = userDirectory.map { AccountFiles.read(directory: $0, owner: .user) } ?? (accounts: [], problems: [])
+        for p in system.problems + user.problems { Log.warning("Account file \(p); it is ignored") }
+        let taken = Set(system.accounts.map(\.name))
+        for a in user.accounts where taken.contains(a.name) {
+            Log.warning("Account \(a.name) is declared by the administrator too; the administrator's is used")
+        }
+        let accounts = system.accounts + user.accounts.filter { !taken.contains($0.name) }
+        cache = (stamp, accounts)
+        return accounts
+    }
+
+    func named(_ name: String) -> Account? { all().first { $0.name == name } }
+
+    /// Each `.conf` file's modification time, by path: an edit, an add or a removal changes it.
+    private static func stamp(_ directories: [String]) -> [String: Int64] {
+        var out: [String: Int64] = [:]
+        for d in directories {
+            for f in FileSystem.list(d) where f.hasSuffix(".conf") {
+                out[d + "/" + f] = FileSystem.status(d + "/" + f, followSymlinks: true)?.modifiedNanoseconds ?? -1
+            }
+        }
+        return out
+    }
+
+    // MARK: The keyring (operations .keyringRead, .keyringWrite, .keyringDelete)
+
+    private var keyring: SecretStore {
+        if let store { return store }
+        let s = SecretStore(loop: loop, busAddress: busAddress)
+        store = s
+        return s
+    }
+
+    func read(_ key: AccountKey, _ done: @escaping (OperationResult) -> Void) {
+        keyring.read(Self.secretKey(key)) { r in
+            done(.keyring(r.map { text in .tokens(text.flatMap(StoredTokens.decode)) }.mapError(Self.error)))
+        }
+    }
+
+    func write(_ key: AccountKey, _ tokens: TokenSet, _ done: @escaping (OperationResult) -> Void) {
+        keyring.write(Self.secretKey(key), label: "linkrouter: \(key.name)", secret: StoredTokens.encode(tokens)) { r in
+            done(.keyring(r.map { _ in .written }.mapError(Self.error)))
+        }
+    }
+
+    func delete(_ key: AccountKey, _ done: @escaping (OperationResult) -> Void) {
+        keyring.delete(Self.secretKey(key)) { r in done(.keyring(r.map { _ in .deleted }.mapError(Self.error))) }
+    }
+
+    private static func secretKey(_ key: AccountKey) -> SecretStore.Key { SecretStore.Key(account: key.name, issuer: key.issuer) }
+
+    /// The keyring's errors as the core's: each keeps its own name on the bus.
+    static func error(_ e: SecretError) -> RouterError {
+        switch e {
+        case .locked: RouterError(.keyringLocked, e.description)
+        case .noService, .noDefaultCollection, .unavailable: RouterError(.noKeyring, e.description)
+        case .timedOut, .failed: RouterError(.keyringFailed, e.description)
+        }
+    }
+}

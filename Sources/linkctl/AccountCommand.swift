@@ -1,0 +1,68 @@
+import DBusKit
+import LinkRouterAPI
+import LinkRouterCore
+import LinkRouterFiles
+import SystemKit
+
+/// `linkctl account add NAME …` and `linkctl account remove NAME`: the
+/// user's accounts, one key file each under `$XDG_CONFIG_HOME/linkrouter/accounts/`
+/// (`AccountFiles`), checked by the same rules the daemon reads them with.
+enum AccountCommand {
+    static let spec = CommandSpec(
+        name: "account", summary: "Declare an account (`account add NAME --issuer … --client-id …`) or remove one (`account remove NAME`).",
+        operands: "add|remove NAME", operandCount: 2...2,
+        options: OptionFlags.options(AccountRequest.options) + [.flag("replace", "with add: replace an account of that name")],
+        details: """
+            An account is a provider and a client whose tokens linkrouter keeps: `linkctl login NAME` signs in once, \
+            `linkctl token NAME` prints a fresh access token from then on. Removing an account removes its declaration; \
+            the tokens kept for it stay in the keyring until `linkctl login` replaces them or you delete them there.
+            """,
+        run: run)
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let name = args.operands[1]
+        do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        guard let directory = LinkRouterPaths().accountsDirectory else { return LinkCtl.usageFailure(spec, "no configuration directory") }
+        let path = AccountFiles.path(of: name, in: directory)
+        switch args.operands[0] {
+        case "add":
+            let request: AccountRequest
+            do {
+                let entries = try OptionFlags.entries(AccountRequest.options, args)
+                request = try OptionsDecoder.decode(.vardict(entries), AccountRequest.options, into: AccountRequest())
+            } catch let e as UsageError {
+                return LinkCtl.usageFailure(spec, e.message)
+            } catch {
+                return LinkCtl.usageFailure(spec, "\(error)")
+            }
+            let account: Account
+            do throws(RouterError) { account = try Account.make(name: name, request, owner: .user) } catch {
+                Output.error(error.message)
+                return ExitCode.refused
+            }
+            if FileSystem.status(path) != nil && !args.has("replace") {
+                Output.error("account \(name) exists (\(path)); give --replace to change it")
+                return ExitCode.refused
+            }
+            do { try AccountFiles.write(account, directory: directory) } catch {
+                Output.error("could not write \(path): \(error)")
+                return ExitCode.cantCreate
+            }
+            StandardStreams.err("Added account \(name) (\(path)); sign in with: linkctl login \(name)\n")
+            return ExitCode.ok
+        case "remove":
+            guard FileSystem.status(path) != nil else {
+                Output.error("there is no account \(name) of yours (\(path)); an administrator's accounts are in \(LinkRouterPaths.defaultSystemAccountsDirectory)")
+                return ExitCode.refused
+            }
+            do { try FileSystem.remove(path) } catch {
+                Output.error("could not remove \(path): \(error)")
+                return ExitCode.cantCreate
+            }
+            StandardStreams.err("Removed account \(name)\n")
+            return ExitCode.ok
+        default:
+            return LinkCtl.usageFailure(spec, "account takes add or remove, not \(args.operands[0])")
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import DBusKit
+import Foundation
+import Glibc
+import SystemKit
+import Testing
+
+/// Accounts (issue 22): declared once, signed in once against a real
+/// provider (Glewlwyd), tokens kept in a real gnome-keyring on the test's
+/// bus, handed out fresh by `linkctl token NAME`, refreshed when they run
+/// out, read back after a restart; locked, absent and unknown are errors of
+/// their own, with their own exit status, and the daemon stays up.
+@Suite("Accounts: a login kept in the Secret Service")
+struct AccountTests {
+    static let redirect = "com.example.app:/callback"
+
+    /// Everything one test needs: the desktop, its bus, a keyring, a provider and the daemon.
+    final class World {
+        let desktop: TestDesktop
+        let bus: PrivateBus
+        let keyring: TestKeyring
+        let provider: Glewlwyd
+        var daemon: DaemonProcess
+        let systemAccounts: String
+
+        init(accessTokenSeconds: Int = 3600) throws {
+            desktop = try TestDesktop()
+            bus = try PrivateBus(desktop: desktop)
+            keyring = try TestKeyring(desktop: desktop)
+            provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds)
+            systemAccounts = desktop.root + "/etc-accounts"
+            try FileSystem.makeDirectories(systemAccounts, permissions: 0o755)
+            daemon = try DaemonProcess(desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts])
+        }
+
+        func restart() throws {
+            _ = daemon.stop()
+            daemon = try DaemonProcess(desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts])
+        }
+
+        func add(_ name: String, _ extra: [String] = []) throws -> Subprocess.Outcome {
+            try desktop.linkctl(["account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", AccountTests.redirect] + extra)
+        }
+
+        /// `linkctl login NAME --no-browser`, signed in at the provider as a person would, the callback clicked.
+        func login(_ name: String) throws -> (status: Int32, errorText: String) {
+            let out = desktop.root + "/login-\(name).out"
+            let err = desktop.root + "/login-\(name).err"
+            let pid = try Subprocess.spawn(
+                [Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"], environment: desktop.environment, stdout: .file(out), stderr: .file(err))
+            var url = ""
+            _ = eventually(timeoutMilliseconds: 20_000) {
+                let text = (try? FileSystem.readText(err)) ?? ""
+                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }) else { return false }
+                url = line.trimmingCharacters(in: .whitespaces)
+                return true
+            }
+            guard !url.isEmpty else {
+                kill(pid, SIGKILL)
+                Subprocess.wait(pid)
+                throw SystemError("linkctl login printed no URL: \((try? FileSystem.readText(err)) ?? "")", code: EPROTO)
+            }
+            let signin = try desktop.run([
+                "/usr/bin/python3", Paths.fixtures + "/glewlwyd_signin.py", "--provider", provider.infoPath, "--url", url,
+            ])
+            guard signin.status == 0 else { throw SystemError("sign-in failed: \(signin.errorText)", code: EPROTO) }
+            let callback = signin.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            _ = try desktop.linkctl("open", callback)
+            let status = waitForExit(pid, timeoutMilliseconds: 60_000)
+            return (status, ((try? FileSystem.readText(err)) ?? "") + ((try? FileSystem.readText(out)) ?? ""))
+        }
+
+        func accounts() throws -> [[String: Any]] {
+            let r = try desktop.linkctl("accounts", "--json")
+            return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [[String: Any]]) ?? []
+        }
+    }
+
+    @Test("account add, login, token: kept in the keyring, handed out from memory, refreshed when it runs out, read back after a restart")
+    func keptAndRefreshed() throws {
+        let w = try World(accessTokenSeconds: 4)
+        let added = try w.add("work", ["--min-valid", "0"])
+        #expect(added.status == 0, "\(added.errorText)")
+        let file = w.desktop.configHome + "/linkrouter/accounts/work.conf"
+        #expect(FileSystem.status(file)?.permissions == 0o600)
+        #expect(try w.accounts().first?["signed_in"] as? String == "unknown")
+        // Not signed in yet: its own exit status, and the line that signs in.
+        let before = try w.desktop.linkctl("token", "work")
+        #expect(before.status == 4 && before.errorText.contains("linkctl login work"), "\(before.status) \(before.errorText)")
+
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+
+        let first = try w.desktop.linkctl("token", "work")
+        #expect(first.status == 0, "\(first.errorText)")
+        let token1 = first.text.trimmingCharacters(in: .newlines)
+        #expect(!token1.isEmpty && !token1.contains(" "))
+        let json = try w.desktop.linkctl("token", "work", "--json")
+        let fields = (try? JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any]) ?? [:]
+        #expect(fields["kind"] as? String == "access" && fields["token_type"] as? String != nil && fields["expires_at"] as? Int != nil)
+        #expect(fields["refresh_token"] == nil, "the refresh token never leaves the daemon")
+        #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+
+        // The access token lives 4 s: a later call gets a new one, refreshed once and written back.
+        var token2 = token1
+        #expect(
+            eventually(timeoutMilliseconds: 20_000) {
+                token2 = ((try? w.desktop.linkctl("token", "work"))?.text ?? "").trimmingCharacters(in: .newlines)
+                return !token2.isEmpty && token2 != token1
+            })
+
+        // A new daemon has nothing in memory: the keyring gives the account back.
+        try w.restart()
+        #expect(try w.accounts().first?["signed_in"] as? String == "unknown")
+        let after = try w.desktop.linkctl("token", "work")
+        #expect(after.status == 0 && !after.text.isEmpty, "\(after.errorText)")
+        #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+    }
+
+    @Test("a locked keyring is KeyringLocked (exit 5), an unknown account UnknownAccount, bad declarations refused; nothing is lost and the daemon stays up")
+    func faults() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+
+        try w.keyring.lockDefault()
+        try w.restart()
+        let locked = try w.desktop.linkctl("token", "work")
+        #expect(locked.status == 5 && locked.errorText.contains("locked"), "\(locked.status) \(locked.errorText)")
+        // Locked is not "signed out": the item is still there, and nothing was rewritten.
+        #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
+
+        let unknown = try w.desktop.linkctl("token", "nobody")
+        #expect(unknown.status == 1 && unknown.errorText.contains("no account nobody"), "\(unknown.errorText)")
+        let badName = try w.desktop.linkctl("account", "add", "no/slash", "--issuer", "https://a.example", "--client-id", "c")
+        #expect(badName.status == 64 && badName.errorText.contains("account name"))
+        let badIssuer = try w.desktop.linkctl("account", "add", "x", "--issuer", "ftp://a.example", "--client-id", "c")
+        #expect(badIssuer.status == 1 && badIssuer.errorText.contains("issuer must be an https URL"))
+        let again = try w.add("work")
+        #expect(again.status == 1 && again.errorText.contains("--replace"))
+        // A file edited by hand into nonsense is skipped with a warning; the others still list.
+        try FileSystem.writeAtomically(w.desktop.configHome + "/linkrouter/accounts/broken.conf", text: "[Account]\nissuer=nope\n", permissions: 0o600)
+        #expect(try w.accounts().map { $0["name"] as? String } == ["work"])
+        let probe = try DBusConnection(address: w.bus.address)
+        #expect(w.daemon.isRunning && DaemonProcess.nameHasOwner(probe))
+        #expect(try w.desktop.linkctl("account", "remove", "work").status == 0)
+        #expect(try w.accounts().isEmpty)
+    }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Signs alice in at a private Glewlwyd (glewlwyd_provider.py) with no browser,
+as its login page would, and prints where the provider then redirects.
+
+glewlwyd_signin.py --provider INFO.json --url AUTHORIZE_URL [--scope openid]
+
+The login page's own REST calls, with a cookie jar (test-provider-glewlwyd.md,
+"Signing in without a person"): GET the authorize URL (302 to login.html with
+callback_url) -> POST /api/auth/ (alice's password) -> PUT /api/auth/grant/<client>
+(consent) -> GET callback_url&g_continue -> 302 to redirect_uri?code=...&state=...
+That Location goes to stdout, as a browser would hand it to the callback's handler.
+"""
+import argparse, http.cookiejar, json, sys, urllib.error, urllib.parse, urllib.request
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--provider", required=True)
+    p.add_argument("--url", required=True)
+    p.add_argument("--scope", default="openid")
+    a = p.parse_args()
+    info = json.loads(open(a.provider).readline())
+    origin = info.get("direct_origin") or info["issuer"].rsplit("/api/", 1)[0]
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+
+    def go(method, url, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with opener.open(req, timeout=10) as r:
+                return r.status, r.headers, r.read().decode(errors="replace")
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode(errors="replace")
+
+    status, headers, _ = go("GET", a.url)
+    location = headers.get("Location", "")
+    if status != 302:
+        sys.exit(f"glewlwyd_signin: the authorize URL answered {status}, not 302 to the login page")
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)
+    callback = query.get("callback_url", [None])[0]
+    if not callback:
+        print(location)  # already signed in: straight to the redirect URI
+        return 0
+    status, _, text = go("POST", origin + "/api/auth/", {"username": info["username"], "password": info["password"]})
+    if status != 200:
+        sys.exit(f"glewlwyd_signin: POST /api/auth/ answered {status}: {text[:200]}")
+    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(info["client_id"], safe=""), {"scope": a.scope})
+    if status != 200:
+        sys.exit(f"glewlwyd_signin: the consent answered {status}: {text[:200]}")
+    status, headers, text = go("GET", callback + "&g_continue")
+    if status != 302:
+        sys.exit(f"glewlwyd_signin: the authorize step answered {status}: {text[:200]}")
+    print(headers["Location"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

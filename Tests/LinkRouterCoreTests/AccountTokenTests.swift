@@ -1,0 +1,243 @@
+import Testing
+
+@testable import LinkRouterCore
+
+/// Accounts in the core: declarations checked, and the one flight per
+/// account that every `GetToken` waits on (a keyring read, a refresh, the
+/// write before anyone gets the new token), with the broker's rules for
+/// what ends a sign-in and what does not.
+@Suite("Accounts: declarations and token flights")
+struct AccountTokenTests {
+    static let issuer = "https://id.example.com"
+    static let now: Int64 = 1_000_000
+
+    static func account(_ name: String = "work", store: String? = nil) throws -> Account {
+        var r = AccountRequest()
+        r.issuer = issuer
+        r.clientID = "cli"
+        r.store = store
+        return try Account.make(name: name, r, owner: .user)
+    }
+
+    static func tokens(_ access: String, expiresIn: Int64, refresh: String? = "r1") -> TokenSet {
+        TokenSet(accessToken: access, tokenType: "Bearer", expiresAt: now + expiresIn, refreshToken: refresh, idToken: nil, scope: "openid")
+    }
+
+    static let metadata = ProviderMetadata(
+        issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks", issParameterSupported: false)
+
+    /// A router whose callers are on the host.
+    static func router(_ callers: String...) -> Router {
+        var r = Router()
+        r.apply(core: callers.map { .caller($0, .host) })
+        return r
+    }
+
+    /// The operation the transition starts, and what for.
+    static func started(_ t: Transition) -> [(OperationID, Operation)] {
+        t.effects.compactMap { if case .start(let op, let o) = $0 { (op, o) } else { nil } }
+    }
+
+    static func answers(_ t: Transition) -> [OperationID: Transition.Reply] {
+        var out: [OperationID: Transition.Reply] = [:]
+        for case .answer(let op, let reply) in t.effects { out[op] = reply }
+        return out
+    }
+
+    @Test("declarations: a bad name, issuer, scope, token kind, store or min_valid is refused with its rule; a file reads back as written")
+    func declarations() throws {
+        for bad in ["", "-x", "a/b", "a b", String(repeating: "a", count: 65), "é"] {
+            #expect(throws: RouterError.self) { try Account.checkName(bad) }
+        }
+        func refused(_ edit: (inout AccountRequest) -> Void, _ words: String) {
+            var r = AccountRequest()
+            r.issuer = Self.issuer
+            r.clientID = "cli"
+            edit(&r)
+            do {
+                _ = try Account.make(name: "x", r, owner: .user)
+                Issue.record("accepted: \(words)")
+            } catch {
+                #expect(error.message.contains(words), "\(error.message)")
+            }
+        }
+        refused({ $0.issuer = nil }, "issuer is missing")
+        refused({ $0.issuer = "http://id.example.com" }, "issuer must be an https URL")
+        refused({ $0.clientID = nil }, "client_id is missing")
+        refused({ $0.scope = "openid\n" }, "scope must be")
+        refused({ $0.token = "refresh" }, "token must be access or id")
+        refused({ $0.store = "file" }, "store must be keyring or memory")
+        refused({ $0.minValid = 3601 }, "min_valid is at most 3600")
+        refused({ $0.extraParams = ["state": "x"] }, "may not set state")
+        refused({ $0.redirectURI = "myapp://cb" }, "reverse-domain")
+
+        var r = AccountRequest()
+        r.issuer = Self.issuer
+        r.clientID = "cli"
+        r.audience = "api"
+        r.extraParams = ["prompt": "login", "acr_values": "mfa"]
+        r.token = "id"
+        r.store = "memory"
+        r.minValid = 0
+        let a = try Account.make(name: "kube.prod", r, owner: .system)
+        var back = AccountRequest()
+        for (k, v) in a.fileEntries { try AccountRequest.options.set(&back, key: k, text: v) }
+        #expect(try Account.make(name: "kube.prod", back, owner: .system) == a)
+        var unknown = AccountRequest()
+        #expect(throws: RouterError.self) { try AccountRequest.options.set(&unknown, key: "password", text: "x") }
+    }
+
+    @Test("three callers, one keyring read and one refresh; the new set is written before anyone gets it")
+    func oneFlight() throws {
+        var router = Self.router(":1.1", ":1.2", ":1.3")
+        let account = try Self.account()
+        // The first caller starts the flight: a keyring read (nothing in memory yet).
+        let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .held(let w1) = t1.reply else { throw Failure("not held") }
+        let read = try #require(Self.started(t1).first)
+        #expect(read.1 == .keyringRead(account.key))
+        router.apply(core: t1.core)
+        // The others wait on it: nothing more is started.
+        for caller in [":1.2", ":1.3"] {
+            let t = router.getToken(account, TokenRequest(), caller: caller, now: Self.now)
+            #expect(Self.started(t).isEmpty)
+            router.apply(core: t.core)
+        }
+        // The keyring holds a token with 10 s left: short of the 60 asked for, so one refresh.
+        let t2 = router.completed(read.0, .keyring(.success(.tokens(Self.tokens("old", expiresIn: 10)))), now: Self.now)
+        #expect(Self.answers(t2).isEmpty)
+        #expect(Self.started(t2).map(\.1) == [.discover(issuer: Self.issuer)])
+        router.apply(core: t2.core)
+        let t3 = router.completed(read.0, .metadata(.success(Self.metadata)), now: Self.now)
+        guard case .refresh(_, let used, _)? = Self.started(t3).first?.1 else { throw Failure("no refresh") }
+        #expect(used == "r1")
+        router.apply(core: t3.core)
+        // The provider rotates the refresh token: it goes to the keyring first, and no caller hears yet.
+        let fresh = Self.tokens("new", expiresIn: 3600, refresh: "r2")
+        let t4 = router.completed(read.0, .tokens(.success(fresh)), now: Self.now)
+        #expect(Self.answers(t4).isEmpty)
+        #expect(Self.started(t4).map(\.1) == [.keyringWrite(account.key, fresh)])
+        router.apply(core: t4.core)
+        // Written: all three get the new token, the same one.
+        let t5 = router.completed(read.0, .keyring(.success(.written)), now: Self.now)
+        let answered = Self.answers(t5)
+        #expect(answered.count == 3)
+        #expect(answered.values.allSatisfy { if case .token(let a) = $0 { a.tokens.accessToken == "new" && a.warning == nil } else { false } })
+        #expect(answered[w1] != nil)
+        router.apply(core: t5.core)
+        #expect(router.accountTokens[account.key]?.flight == nil)
+        // And the next caller is answered from memory, with nothing started.
+        let t6 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 1)
+        guard case .token(let a) = t6.reply else { throw Failure("not from memory: \(t6.reply)") }
+        #expect(a.tokens.accessToken == "new" && Self.started(t6).isEmpty)
+    }
+
+    @Test("invalid_grant: the keyring is read again first; a newer refresh token there is used, else the sign-in ends and the item is deleted")
+    func refusedRefresh() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0), loaded: true))])
+        let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else { throw Failure("no flight") }
+        router.apply(core: t1.core)
+        router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now).core)
+        let refusal = SessionFailure(code: .tokenExchangeFailed, providerError: "invalid_grant", message: "refused")
+        let t2 = router.completed(flight, .tokens(.failure(refusal)), now: Self.now)
+        #expect(Self.started(t2).map(\.1) == [.keyringRead(account.key)])
+        #expect(Self.answers(t2).isEmpty)
+        router.apply(core: t2.core)
+        // Another process refreshed meanwhile: its refresh token is tried.
+        let t3 = router.completed(flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
+        guard case .refresh(_, let live, _)? = Self.started(t3).first?.1 else { throw Failure("no second refresh: \(t3.effects)") }
+        #expect(live == "r9")
+        router.apply(core: t3.core)
+        // Refused too, and the keyring has nothing newer: signed out, the item deleted.
+        router.apply(core: router.completed(flight, .tokens(.failure(refusal)), now: Self.now).core)
+        let t4 = router.completed(flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
+        guard case .refused(let e)? = Self.answers(t4)[wait] else { throw Failure("not refused") }
+        #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
+        #expect(Self.started(t4).map(\.1) == [.keyringDelete(account.key)])
+        router.apply(core: t4.core)
+        #expect(router.accountTokens[account.key]?.tokens == nil)
+    }
+
+    @Test("a provider that cannot be reached, or a locked keyring: an error to retry, the tokens kept, never a sign-out")
+    func notASignOut() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        let kept = Self.tokens("old", expiresIn: 0)
+        router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
+        let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else { throw Failure("no flight") }
+        router.apply(core: t1.core)
+        router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now).core)
+        let down = SessionFailure(code: .tokenExchangeFailed, message: "the request to the token endpoint at id.example.com failed: connection refused")
+        let t2 = router.completed(flight, .tokens(.failure(down)), now: Self.now)
+        guard case .refused(let e)? = Self.answers(t2)[wait] else { throw Failure("not answered") }
+        #expect(e.code == .refreshFailed && e.message.contains("they are kept"))
+        #expect(Self.started(t2).isEmpty)
+        router.apply(core: t2.core)
+        #expect(router.accountTokens[account.key]?.tokens == kept && router.accountTokens[account.key]?.flight == nil)
+
+        // A fresh daemon, a locked keyring: KeyringLocked, nothing deleted or written.
+        var fresh = Self.router(":1.1")
+        let t3 = fresh.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .held(let w3) = t3.reply, let (read, _) = Self.started(t3).first else { throw Failure("no read") }
+        fresh.apply(core: t3.core)
+        let t4 = fresh.completed(read, .keyring(.failure(RouterError(.keyringLocked, "locked"))), now: Self.now)
+        guard case .refused(let locked)? = Self.answers(t4)[w3] else { throw Failure("not answered") }
+        #expect(locked.code == .keyringLocked && Self.started(t4).isEmpty)
+    }
+
+    @Test("a write that fails keeps the set in memory and says so; store=memory never touches the keyring")
+    func unsavedAndMemory() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        var ids = router.newOperationIDs
+        let keep = router.keepTokens(Self.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids)
+        guard let (write, op) = Self.started(keep).first, case .keyringWrite = op else { throw Failure("no write") }
+        router.apply(core: keep.core)
+        router.apply(core: router.completed(write, .keyring(.failure(RouterError(.keyringFailed, "no answer in 30 s"))), now: Self.now).core)
+        guard case .token(let a) = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now).reply else { throw Failure("no token") }
+        #expect(a.tokens.accessToken == "a" && a.warning?.contains("not in the keyring") == true)
+
+        let memory = Self.router(":1.1")
+        let m = try Self.account("scratch", store: "memory")
+        let none = memory.getToken(m, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .refused(let e) = none.reply else { throw Failure("not refused") }
+        #expect(e.code == .notSignedIn && Self.started(none).isEmpty)
+        var ids2 = memory.newOperationIDs
+        let kept = memory.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, ids: &ids2)
+        #expect(Self.started(kept).isEmpty)
+    }
+
+    @Test("a caller not yet known waits for its identity; a sandboxed app has no accounts, and may not sign in to one")
+    func sandboxed() throws {
+        var router = Router()
+        let account = try Self.account()
+        let t1 = router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now)
+        guard case .held(let held) = t1.reply, let (identify, op) = Self.started(t1).first, case .identify = op else { throw Failure("not held for identity") }
+        router.apply(core: t1.core)
+        let t2 = router.completed(identify, .identified(.flatpak("org.example.App")), now: Self.now)
+        guard case .refused(let e)? = Self.answers(t2)[held] else { throw Failure("not refused") }
+        #expect(e.code == .unknownAccount && !Self.started(t2).contains { if case .keyringRead = $0.1 { true } else { false } })
+        router.apply(core: t2.core)
+        #expect(router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+
+        var request = SessionRequest()
+        try request.use(account)
+        let begin = router.beginSession(
+            request, inputs: BeginInputs(secrets: .failure(RouterError(.internalError, "unused")), browser: nil, claimTokenDigest: nil), caller: ":1.7", login: false, now: Self.now)
+        guard case .refused(let b) = begin.reply else { throw Failure("begun") }
+        #expect(b.code == .unknownAccount)
+        // And an account's options are the account's: given again, refused.
+        var twice = SessionRequest()
+        twice.issuer = Self.issuer
+        #expect(throws: RouterError.self) { try twice.use(account) }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+}
