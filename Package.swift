@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "linkctl",
             dependencies: [
-                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles",
+                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles", "JSONKit",
             ]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.

@@ -37,6 +37,10 @@ public enum Interfaces {
             .init("GetToken", in: [A("account", "s"), A("options", "a{sv}")], out: [A("token", "a{sv}")]) { h, _, call throws(DBusError) in
                 try h.getToken(call.string(0), call.arguments[1], call)
             },
+            .init("RejectToken", in: [A("account", "s"), A("token", "s")], out: []) { h, _, call throws(DBusError) in
+                try h.rejectToken(call.string(0), call.string(1), call)
+                return .values([])
+            },
             .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call in
                 .values([.array(element: "a{sv}", h.listAccounts(call).map(\.dictionary))])
             },

@@ -75,6 +75,28 @@ extension Router {
         return t
     }
 
+    /// `RejectToken(account, token)`: a server refused this token (git's
+    /// `erase` after a 401). If it is the account's current access or ID
+    /// token, it is not handed out again: the next `GetToken` refreshes. The
+    /// refresh token is kept; any other token is ignored.
+    public func rejectToken(_ account: Account, _ token: String, caller: String) -> Transition {
+        if case .flatpak? = callers[caller] { return .refused(Self.unknownAccount(account.name)) }
+        if case .snap? = callers[caller] { return .refused(Self.unknownAccount(account.name)) }
+        guard var state = accountTokens[account.key], var t = state.tokens else { return Transition() }
+        var dropped = false
+        if ConstantTime.equals(t.accessToken, token) {
+            t.expiresAt = 0
+            dropped = true
+        }
+        if let id = t.idToken, ConstantTime.equals(id, token) {
+            t.idTokenExpiresAt = 0
+            dropped = true
+        }
+        guard dropped else { return Transition() }
+        state.tokens = t
+        return Transition(core: [.account(account.key, state)], effects: [.log(LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))])
+    }
+
     /// The tokens a login with `account` brought: kept in memory, and written
     /// to the keyring (a flight, which `GetToken` callers wait on).
     func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs) -> Transition {
@@ -206,8 +228,9 @@ extension Router {
         let refusal =
             state.tokens == nil
             ? Self.notSignedIn(f.key, nil)
-            : RouterError(.refreshFailed, "\(f.key.name)'s token does not have the life asked for, and refreshing it gave no longer-lived one")
-        return answerWaiters(of: f.key, state: state, now: now, refusal: refusal).finishing(op, f.key, state)
+            : RouterError(.refreshFailed, "\(f.key.name)'s token has expired, and refreshing it gave no live one")
+        // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there is.
+        return answerWaiters(of: f.key, state: state, now: now, refusal: refusal, anyLive: refreshed).finishing(op, f.key, state)
     }
 
     private func signedOut(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, because reason: String, now: Int64) -> Transition {
@@ -238,11 +261,12 @@ extension Router {
         }.sorted { $0.op < $1.op }
     }
 
-    /// Each waiter gets a token it can use; the others `refusal`, or stay (nil).
-    private func answerWaiters(of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?) -> Transition {
+    /// Each waiter gets a token it can use (with `anyLive`, one not yet
+    /// expired will do); the others `refusal`, or stay (nil).
+    private func answerWaiters(of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?, anyLive: Bool = false) -> Transition {
         var t = Transition()
         for w in waiters(of: key) {
-            if state.usable(w.kind, minValid: w.minValid, now: now), let tokens = state.tokens {
+            if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: now), let tokens = state.tokens {
                 t.effects.append(.answer(w.op, .token(TokenAnswer(tokens: tokens, kind: w.kind, warning: state.unsaved.map(Self.unsavedWarning)))))
                 t.core.append(.finish(w.op))
             } else if let refusal {

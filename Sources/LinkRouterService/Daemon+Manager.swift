@@ -59,6 +59,13 @@ extension Daemon: ManagerHandlers {
         return try answer(call, execute(sessions.router.getToken(account, request, caller: call.sender, now: now)))
     }
 
+    /// `RejectToken(account, token)`: a server refused the token; it is not handed out again.
+    public func rejectToken(_ name: String, _ token: String, _ call: MethodCall) throws(DBusError) {
+        do { try Account.checkName(name) } catch { throw DBusError(error) }
+        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
+        _ = try answer(call, execute(sessions.router.rejectToken(account, token, caller: call.sender)))
+    }
+
     /// `ListAccounts`: the accounts and what the daemon knows of their tokens (memory only: no keyring is read for it).
     public func listAccounts(_ call: MethodCall) -> [AccountListing] {
         guard sessions.router.callers[call.sender].map({ $0 == .host || $0 == .unknown }) ?? true else { return [] }

@@ -11,7 +11,8 @@ enum LinkCtl {
     /// every click and should not build `login`'s forty options first.
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
-        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }), ("accounts", { AccountsCommand.spec }), ("sessions", { SessionsCommand.spec }),
+        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }), ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
+        ("sessions", { SessionsCommand.spec }),
         ("cancel", { CancelCommand.spec }),
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
         ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),

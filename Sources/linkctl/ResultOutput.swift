@@ -64,13 +64,13 @@ enum ResultOutput {
         }
     }
 
-    /// `2026-12-03 16:00:00 UTC`.
-    static func utc(_ seconds: Int64) -> String {
+    /// `2026-12-03 16:00:00 UTC`, or with `format` another strftime form.
+    static func utc(_ seconds: Int64, format: String = "%Y-%m-%d %H:%M:%S UTC") -> String {
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)
         var buffer = [CChar](repeating: 0, count: 32)
-        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S UTC", &parts)
+        let n = strftime(&buffer, buffer.count, format, &parts)
         return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -148,4 +148,69 @@ struct AccountTests {
         #expect(try w.desktop.linkctl("account", "remove", "work").status == 0)
         #expect(try w.accounts().isEmpty)
     }
+
+    @Test("git (Debian's 2.39) clones through linkctl credential git; after the token expired, the next clone refreshes it, no browser; store and erase change nothing kept")
+    func git() throws {
+        let w = try World(accessTokenSeconds: 4)
+        #expect(try w.add("work", ["--min-valid", "0"]).status == 0)
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        // A repository with one commit, served by git http-backend behind the provider's token check.
+        let root = w.desktop.root + "/git"
+        let git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+        for step in [
+            git + ["init", "-q", root + "/src"], ["sh", "-c", "echo hello > \(root)/src/README"], git + ["-C", root + "/src", "add", "README"],
+            git + ["-C", root + "/src", "commit", "-q", "-m", "one"], git + ["clone", "-q", "--bare", root + "/src", root + "/served/repo.git"],
+        ] {
+            let r = try w.desktop.run(step)
+            #expect(r.status == 0, "\(step): \(r.errorText)")
+        }
+        let portFile = w.desktop.root + "/git.port"
+        let server = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/git_server.py", "--provider", w.provider.infoPath, "--root", root + "/served", "--port-file", portFile],
+            environment: w.desktop.environment, stdout: .null, stderr: .file(w.desktop.root + "/git-server.err"))
+        defer {
+            kill(server, SIGTERM)
+            Subprocess.wait(server)
+        }
+        #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(portFile) != nil })
+        let url = "http://127.0.0.1:" + ((try? FileSystem.readText(portFile)) ?? "") + "/repo.git"
+        let helper = "!'" + Paths.linkctl + "' credential git --account work"
+        func clone(_ dest: String) throws -> Subprocess.Outcome {
+            try w.desktop.run(["env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c", "credential.helper=" + helper, "clone", "-q", url, root + "/" + dest])
+        }
+        // Without the helper the forge refuses: the check is real.
+        let bare = try w.desktop.run(["env", "GIT_TERMINAL_PROMPT=0", "git", "clone", "-q", url, root + "/none"])
+        #expect(bare.status != 0)
+        let first = try clone("one")
+        #expect(first.status == 0, "\(first.errorText)")
+        #expect((try? FileSystem.readText(root + "/one/README")) == "hello\n")
+        // The token lives 4 s; once it has expired the next clone gets a new one from the daemon.
+        let used = (try w.desktop.linkctl("token", "work", "--json")).text
+        let expires = Int64((used.split(separator: "\"expires_at\":").last ?? "").prefix { $0.isNumber }) ?? 0
+        #expect(eventually(timeoutMilliseconds: 15_000) { Clock.unixSeconds() > expires })
+        let second = try clone("two")
+        #expect(second.status == 0, "\(second.errorText)")
+        let log = ((try? FileSystem.readText(root + "/git-requests.log")) ?? "").split(separator: "\n")
+        let tokens = Set(log.filter { $0.hasPrefix("200 ") })
+        #expect(tokens.count >= 2, "\(log)")
+        // git's store after a success writes nothing; its erase after a 401 drops that token
+        // only: the next one is refreshed, the sign-in (the keyring item) stays.
+        let keyringFile = w.desktop.dataHome + "/keyrings/login.keyring"
+        let current = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+        let written = FileSystem.status(keyringFile)?.modifiedNanoseconds
+        func credential(_ op: String, _ input: String) throws -> Subprocess.Outcome {
+            try FileSystem.writeAtomically(w.desktop.root + "/git-input", text: input, permissions: 0o600)
+            return try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work \(op) < '\(w.desktop.root)/git-input'"])
+        }
+        #expect(try credential("store", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0)
+        #expect(FileSystem.status(keyringFile)?.modifiedNanoseconds == written)
+        #expect(try credential("erase", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0)
+        let next = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+        #expect(!next.isEmpty && next != current)
+        #expect(try w.keyring.items(account: "work") == (unlocked: 1, locked: 0))
+        // A bad request to the helper is refused with the rule, not guessed at.
+        let bad = try w.desktop.run(["sh", "-c", "printf 'protocol=https\\r\\nhost=x\\n' | '\(Paths.linkctl)' credential git --account work get"])
+        #expect(bad.status == 1 && bad.errorText.contains("NUL or CR"), "\(bad.errorText)")
+    }
 }

@@ -7,7 +7,9 @@ import Testing
 /// usage errors, exit codes, and `open` refusing anything but one URL.
 @Suite("linkctl")
 struct LinkctlTests {
-    static let commands = ["open", "begin", "wait", "login", "token", "account", "accounts", "sessions", "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor"]
+    static let commands = [
+        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "sessions", "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
+    ]
 
     @Test("help texts are exactly the golden ones; --version; exit 0")
     func help() throws {

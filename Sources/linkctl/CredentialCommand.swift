@@ -1,0 +1,127 @@
+import DBusKit
+import JSONKit
+import LinkRouterCore
+import SystemKit
+
+/// `linkctl credential git|kube --account NAME`: an account's token in the
+/// protocols git and kubectl already speak (`../shared/reference/credential-helper-protocols.md`):
+///
+///     git config --global credential.https://git.example.com.helper '!linkctl credential git --account work'
+///     kubeconfig user: exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: linkctl,
+///                             args: [credential, kube, --account, work]}
+///
+/// The token comes from the daemon (`GetToken`), fresh; nothing is stored by
+/// the helper, so git's `store` is a no-op and its `erase` (after a 401) only
+/// tells the daemon not to hand that token out again (`RejectToken`).
+enum CredentialCommand {
+    static let spec = CommandSpec(
+        name: "credential", summary: "Be git's credential helper or kubectl's exec plugin for an account (`credential git|kube --account NAME`).",
+        operands: "git get|store|erase | kube", operandCount: 1...2,
+        options: [
+            .value("account", "NAME", "the account whose token to give"),
+            .value("username", "NAME", "git: the user name given with the token (default oauth2; GitHub wants x-access-token)"),
+        ],
+        details: """
+            git: reads git's request on stdin and answers it (Bearer where git offers it, user name and password \
+            always, with the token's expiry). kube: reads KUBERNETES_EXEC_INFO and prints an ExecCredential of the \
+            same apiVersion with the account's default token (the ID token for an account with token=id). Neither \
+            prompts: an account not signed in fails at once with the linkctl login line on stderr.
+            """,
+        run: run)
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        guard let name = args.value("account") else { return LinkCtl.usageFailure(spec, "give --account NAME") }
+        do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        switch args.operands[0] {
+        case "git":
+            guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
+            return git(args.operands[1], account: name, username: args.value("username") ?? "oauth2")
+        case "kube":
+            guard args.operands.count == 1 else { return LinkCtl.usageFailure(spec, "kube takes no more operands") }
+            return kube(account: name)
+        default:
+            return LinkCtl.usageFailure(spec, "credential speaks git or kube, not \(args.operands[0])")
+        }
+    }
+
+    // MARK: git
+
+    static func git(_ operation: String, account: String, username: String) -> Int32 {
+        let request: GitCredentialMessage
+        do throws(RouterError) { request = try GitCredentialMessage.parse(StandardStreams.readAll(maxBytes: 1 << 20)) } catch {
+            Output.error("git's credential request: \(error.message)")
+            return ExitCode.refused
+        }
+        switch operation {
+        case "get":
+            do {
+                let (token, expiresAt, warning) = try fetch(account, idToken: false)
+                if let warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+                StandardStreams.out(GitCredentialMessage.answer(to: request, token: token, username: username, expiresAt: expiresAt).text)
+                return ExitCode.ok
+            } catch {
+                // git then asks no other helper and no terminal: the reason is on stderr.
+                Output.error(error.text)
+                StandardStreams.out("quit=1\n")
+                return error.exitCode
+            }
+        case "store":
+            // The daemon keeps the tokens; git's store after every success has nothing to add.
+            return ExitCode.ok
+        case "erase":
+            guard let refused = request.value("credential") ?? request.value("password") else { return ExitCode.ok }
+            do {
+                let client = try DaemonClient.connect()
+                _ = try client.call("RejectToken", [.string(account), .string(refused)])
+            } catch {
+                Output.error(error.text)
+            }
+            return ExitCode.ok
+        default:
+            // Newer git sends other operations (`capability`); an unknown one is ignored, as the protocol asks.
+            return ExitCode.ok
+        }
+    }
+
+    // MARK: kube
+
+    static func kube(account: String) -> Int32 {
+        // KUBERNETES_EXEC_INFO: the apiVersion to answer with (kubectl 1.20 sends no `interactive`).
+        var apiVersion = "client.authentication.k8s.io/v1beta1"
+        if let info = Environment.get("KUBERNETES_EXEC_INFO"), !info.isEmpty {
+            guard let parsed = try? JSONParser.parse(Array(info.utf8)), let v = parsed["apiVersion"]?.stringValue,
+                v.hasPrefix("client.authentication.k8s.io/")
+            else {
+                Output.error("KUBERNETES_EXEC_INFO is not an ExecCredential request")
+                return ExitCode.refused
+            }
+            apiVersion = v
+        }
+        do {
+            let (token, expiresAt, warning) = try fetch(account, idToken: nil)
+            if let warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            var status: [(String, JSON)] = [("token", .string(token))]
+            if let expiresAt { status.append(("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ")))) }
+            StandardStreams.out(JSON.object([("apiVersion", .string(apiVersion)), ("kind", .string("ExecCredential")), ("status", .object(status))]).text + "\n")
+            return ExitCode.ok
+        } catch {
+            Output.error(error.text)
+            return error.exitCode
+        }
+    }
+
+    /// The account's token from the daemon: the access token (`idToken: false`), the ID token (`true`), or the account's default (nil).
+    static func fetch(_ account: String, idToken: Bool?) throws(DaemonClient.Failure) -> (token: String, expiresAt: Int64?, warning: String?) {
+        let client = try DaemonClient.connect()
+        let options: [(String, DBusValue)] = idToken.map { [("id_token", .boolean($0))] } ?? []
+        let reply = try client.call("GetToken", [.string(account), .vardict(options)], timeoutMilliseconds: 120_000)
+        let entries = reply.first?.stringKeyedEntries ?? []
+        func value(_ key: String) -> DBusValue? { entries.first { $0.0 == key }?.1.variantValue }
+        guard let token = value("token")?.stringValue, !token.isEmpty else {
+            throw .refused(name: DBusError.failed, message: "the daemon answered GetToken without a token")
+        }
+        var expiresAt: Int64?
+        if case .int64(let e)? = value("expires_at") { expiresAt = e }
+        return (token, expiresAt, value("warning")?.stringValue)
+    }
+}
