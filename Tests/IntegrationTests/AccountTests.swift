@@ -213,4 +213,69 @@ struct AccountTests {
         let bad = try w.desktop.run(["sh", "-c", "printf 'protocol=https\\r\\nhost=x\\n' | '\(Paths.linkctl)' credential git --account work get"])
         #expect(bad.status == 1 && bad.errorText.contains("NUL or CR"), "\(bad.errorText)")
     }
+
+    @Test("kubectl (Debian's 1.20) authenticates through linkctl credential kube: the ExecCredential of its apiVersion; not signed in fails at once with the login line")
+    func kubectl() throws {
+        let kubectl = Paths.root + "/.build/test-tools/kubernetes-client/usr/bin/kubectl"
+        try #require(FileSystem.status(kubectl) != nil, "scripts/setup --test unpacks Debian's kubectl there")
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        let dir = w.desktop.root + "/kube"
+        let portFile = w.desktop.root + "/kube.port"
+        let server = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/kube_server.py", "--provider", w.provider.infoPath, "--dir", dir, "--port-file", portFile],
+            environment: w.desktop.environment, stdout: .null, stderr: .file(w.desktop.root + "/kube-server.err"))
+        defer {
+            kill(server, SIGTERM)
+            Subprocess.wait(server)
+        }
+        #expect(eventually(timeoutMilliseconds: 15_000) { FileSystem.status(portFile) != nil })
+        let port = (try? FileSystem.readText(portFile)) ?? ""
+        let config = w.desktop.root + "/kubeconfig"
+        try FileSystem.writeAtomically(
+            config,
+            text: """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: test
+                  cluster:
+                    server: https://127.0.0.1:\(port)
+                    insecure-skip-tls-verify: true
+                users:
+                - name: work
+                  user:
+                    exec:
+                      apiVersion: client.authentication.k8s.io/v1beta1
+                      command: \(Paths.linkctl)
+                      args: ["credential", "kube", "--account", "work"]
+                contexts:
+                - name: test
+                  context: {cluster: test, user: work}
+                current-context: test
+
+                """, permissions: 0o600)
+        func get() throws -> Subprocess.Outcome { try w.desktop.run([kubectl, "--kubeconfig", config, "get", "--raw", "/api"]) }
+        // Not signed in: the plugin fails at once, and says how to sign in.
+        let before = try get()
+        #expect(before.status != 0 && before.errorText.contains("linkctl login work"), "\(before.errorText)")
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        let after = try get()
+        #expect(after.status == 0 && after.text.contains("APIVersions"), "\(after.errorText)")
+        let log = ((try? FileSystem.readText(dir + "/requests.log")) ?? "").split(separator: "\n")
+        #expect(log.contains { $0.hasPrefix("200 ") }, "\(log)")
+        // The plugin's answer, as kubectl reads it: the version it was asked in, the token, its expiry in RFC 3339.
+        let direct = try w.desktop.run([
+            "env", "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false}}",
+            Paths.linkctl, "credential", "kube", "--account", "work",
+        ])
+        let reply = (try? JSONSerialization.jsonObject(with: Data(direct.text.utf8)) as? [String: Any]) ?? [:]
+        let status = reply["status"] as? [String: Any] ?? [:]
+        #expect(reply["apiVersion"] as? String == "client.authentication.k8s.io/v1" && reply["kind"] as? String == "ExecCredential")
+        #expect((status["token"] as? String)?.isEmpty == false)
+        #expect((status["expirationTimestamp"] as? String)?.hasSuffix("Z") == true)
+        let garbage = try w.desktop.run(["env", "KUBERNETES_EXEC_INFO=not json", Paths.linkctl, "credential", "kube", "--account", "work"])
+        #expect(garbage.status == 1 && garbage.errorText.contains("KUBERNETES_EXEC_INFO"))
+    }
 }
