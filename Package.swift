@@ -17,10 +17,11 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
-        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift).
+
+        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift, JSONKit/LibJansson.swift).
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CJansson", providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "CLinux"),
         // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed (SecretKit/LibSecret.swift).
         .systemLibrary(name: "CSecret"),

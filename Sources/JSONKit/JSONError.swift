@@ -25,6 +25,8 @@ public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
         case tooDeep
         /// More object members and array elements than `Limits.maxMembers`.
         case tooManyMembers
+        /// Jansson could not be loaded.
+        case unavailable
     }
 
     public var code: Code

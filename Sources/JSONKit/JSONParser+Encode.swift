@@ -1,6 +1,9 @@
 internal import CJansson
 public import LinkRouterCore
 
+/// Jansson's functions, for writing: it is a dependency of the package, so not having it is a broken install.
+private var j: lr_json { LibJansson.loaded }
+
 extension JSONParser {
     /// Writes `value` as compact JSON text through Jansson's `json_dumpb`.
     ///
@@ -19,11 +22,11 @@ extension JSONParser {
     public static func encode(_ value: JSONValue) -> String {
         let root = JanssonValue(owning: build(value))
         let flags = Int(JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
-        let size = json_dumpb(root.raw, nil, 0, flags)
+        let size = lr_json_dumpb(j, root.raw, nil, 0, flags)
         precondition(size > 0, "json_dumpb could not size a value (out of memory)")
         var bytes = [UInt8](repeating: 0, count: size)
         let written = bytes.withUnsafeMutableBytes {
-            json_dumpb(root.raw, $0.baseAddress!.assumingMemoryBound(to: CChar.self), size, flags)
+            lr_json_dumpb(j, root.raw, $0.baseAddress!.assumingMemoryBound(to: CChar.self), size, flags)
         }
         precondition(written == size, "json_dumpb wrote \(written) bytes of \(size)")
         return String(decoding: bytes, as: UTF8.self)
@@ -35,21 +38,21 @@ extension JSONParser {
     private static func build(_ value: JSONValue) -> UnsafeMutablePointer<json_t> {
         let made: UnsafeMutablePointer<json_t>?
         switch value {
-        case .null: made = json_null()
-        case .bool(let b): made = b ? json_true() : json_false()
-        case .integer(let i): made = json_integer(json_int_t(i))
-        case .number(let d): made = d.isFinite ? json_real(d) : json_null()
-        case .string(let s): made = withBytes(s) { json_stringn($0, $1) }
+        case .null: made = lr_json_null(j)
+        case .bool(let b): made = b ? lr_json_true(j) : lr_json_false(j)
+        case .integer(let i): made = lr_json_integer(j, json_int_t(i))
+        case .number(let d): made = d.isFinite ? lr_json_real(j, d) : lr_json_null(j)
+        case .string(let s): made = withBytes(s) { lr_json_stringn(j, $0, $1) }
         case .array(let elements):
-            let array = JanssonValue(owning: allocated(json_array()))
+            let array = JanssonValue(owning: allocated(lr_json_array(j)))
             for element in elements {
-                precondition(json_array_append_new(array.raw, build(element)) == 0, "json_array_append_new failed (out of memory)")
+                precondition(lr_json_array_append_new(j, array.raw, build(element)) == 0, "json_array_append_new failed (out of memory)")
             }
             made = array.release()
         case .object(let members):
-            let object = JanssonValue(owning: allocated(json_object()))
+            let object = JanssonValue(owning: allocated(lr_json_object(j)))
             for (name, member) in members {
-                let status = withBytes(name) { json_object_setn_new(object.raw, $0, $1, build(member)) }
+                let status = withBytes(name) { lr_json_object_setn_new(j, object.raw, $0, $1, build(member)) }
                 precondition(status == 0, "json_object_setn_new failed (out of memory)")
             }
             made = object.release()

@@ -42,8 +42,9 @@ public enum JSONParser {
     /// Loads and copies out; a `Result` because the buffer closures rethrow untyped.
     private static func read(_ buffer: UnsafeBufferPointer<UInt8>, _ limits: Limits) -> Result<JSONValue, JSONError> {
         do throws(JSONError) {
-            let root = try load(buffer)
-            var reader = TreeReader(limits: limits)
+            let j = try LibJansson.shared.get().fn
+            let root = try load(buffer, j)
+            var reader = TreeReader(j: j, limits: limits)
             return .success(try reader.value(root.raw, depth: 0))
         } catch {
             return .failure(error)
@@ -53,11 +54,11 @@ public enum JSONParser {
     /// `json_loadb` with the strict flags. Not set, on purpose:
     /// `JSON_DISABLE_EOF_CHECK` (trailing text is an error) and
     /// `JSON_ALLOW_NUL` (U+0000 in a string is an error).
-    private static func load(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JanssonValue {
+    private static func load(_ buffer: UnsafeBufferPointer<UInt8>, _ j: lr_json) throws(JSONError) -> JanssonValue {
         var error = json_error_t()
         let flags = Int(JSON_REJECT_DUPLICATES | JSON_DECODE_ANY)
         let loaded = UnsafeRawPointer(buffer.baseAddress!).withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-            json_loadb($0, buffer.count, flags, &error)
+            lr_json_loadb(j, $0, buffer.count, flags, &error)
         }
         guard let loaded else { throw translate(error) }
         return JanssonValue(owning: loaded)
@@ -87,6 +88,7 @@ public enum JSONParser {
 /// Copies Jansson's tree into `JSONValue`s, counting members and depth. The
 /// `json_t` pointers it visits are borrowed from the root it was given.
 private struct TreeReader {
+    let j: lr_json
     let limits: JSONParser.Limits
     var members = 0
     /// Where the reader is, for limit errors: `$`, `.name`, `[3]`.
@@ -97,33 +99,33 @@ private struct TreeReader {
         case JSON_NULL: return .null
         case JSON_TRUE: return .bool(true)
         case JSON_FALSE: return .bool(false)
-        case JSON_INTEGER: return .integer(Int64(json_integer_value(json)))
-        case JSON_REAL: return .number(json_real_value(json))
+        case JSON_INTEGER: return .integer(Int64(lr_json_integer_value(j, json)))
+        case JSON_REAL: return .number(lr_json_real_value(j, json))
         case JSON_STRING:
-            let bytes = UnsafeRawBufferPointer(start: json_string_value(json), count: json_string_length(json))
+            let bytes = UnsafeRawBufferPointer(start: lr_json_string_value(j, json), count: lr_json_string_length(j, json))
             return .string(try string(bytes))
         case JSON_ARRAY:
-            let count = json_array_size(json)
+            let count = lr_json_array_size(j, json)
             try enter(depth: depth + 1, adding: count)
             var elements: [JSONValue] = []
             elements.reserveCapacity(count)
             for index in 0..<count {
                 path.append("[\(index)]")
-                elements.append(try value(json_array_get(json, index), depth: depth + 1))
+                elements.append(try value(lr_json_array_get(j, json, index), depth: depth + 1))
                 path.removeLast()
             }
             return .array(elements)
         case JSON_OBJECT:
-            try enter(depth: depth + 1, adding: json_object_size(json))
+            try enter(depth: depth + 1, adding: lr_json_object_size(j, json))
             var result: [(String, JSONValue)] = []
-            result.reserveCapacity(json_object_size(json))
-            var iterator = json_object_iter(json)
+            result.reserveCapacity(lr_json_object_size(j, json))
+            var iterator = lr_json_object_iter(j, json)
             while let current = iterator {
-                let name = try string(UnsafeRawBufferPointer(start: json_object_iter_key(current), count: json_object_iter_key_len(current)))
+                let name = try string(UnsafeRawBufferPointer(start: lr_json_object_iter_key(j, current), count: lr_json_object_iter_key_len(j, current)))
                 path.append(".\(name)")
-                result.append((name, try value(json_object_iter_value(current), depth: depth + 1)))
+                result.append((name, try value(lr_json_object_iter_value(j, current), depth: depth + 1)))
                 path.removeLast()
-                iterator = json_object_iter_next(json, current)
+                iterator = lr_json_object_iter_next(j, json, current)
             }
             return .object(result)
         default:

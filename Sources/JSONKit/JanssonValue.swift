@@ -17,5 +17,5 @@ struct JanssonValue: ~Copyable {
         return raw
     }
 
-    deinit { json_decref(raw) }
+    deinit { lr_json_decref(LibJansson.loaded, raw) }
 }
