@@ -13,7 +13,7 @@ public protocol ManagerHandlers: AnyObject {
     func listAllSessions(_ call: MethodCall) -> [Session]
     func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)
     func getToken(_ account: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
-    func listAccounts(_ call: MethodCall) -> [AccountListing]
+    func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply
     func rejectToken(_ account: String, _ token: String, _ call: MethodCall) throws(DBusError)
     /// What the `Store` and `Counters` properties read.
     var state: ManagerState { get }

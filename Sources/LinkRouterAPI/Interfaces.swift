@@ -41,8 +41,8 @@ public enum Interfaces {
                 try h.rejectToken(call.string(0), call.string(1), call)
                 return .values([])
             },
-            .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call in
-                .values([.array(element: "a{sv}", h.listAccounts(call).map(\.dictionary))])
+            .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call throws(DBusError) in
+                try h.listAccounts(call)
             },
         ],
         properties: [

@@ -75,6 +75,23 @@ extension Router {
         return t
     }
 
+    /// `ListAccounts`: the accounts, for the host user's programs only; a caller
+    /// not yet known to be one waits until it is, a sandboxed app sees none.
+    public func listAccounts(_ accounts: [Account], caller: String) -> Transition {
+        switch callers[caller] {
+        case .host?: return Transition(reply: .accounts(summaries(accounts)))
+        case .flatpak?, .snap?: return Transition(reply: .accounts([]))
+        case nil, .unknown?:
+            var ids = newOperationIDs
+            let op = ids.take()
+            var t = Transition(core: [.track(op, .listCaller(accounts, caller: caller))], reply: .held(op))
+            if callers[caller] == nil { t = t.then(identifying(caller, &ids)) }
+            return t
+        }
+    }
+
+    func summaries(_ accounts: [Account]) -> [AccountSummary] { accounts.map { AccountSummary(account: $0, tokens: accountTokens[$0.key]) } }
+
     /// `RejectToken(account, token)`: a server refused this token (git's
     /// `erase` after a 401). If it is the account's current access or ID
     /// token, it is not handed out again: the next `GetToken` refreshes. The

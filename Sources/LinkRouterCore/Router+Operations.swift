@@ -101,6 +101,8 @@ extension Router {
                 switch p {
                 case .tokenCaller(let account, let request, let caller) where caller == name:
                     t = t.then(getToken(identified: app, account, request, caller: caller, held: held, ids: &ids, states: &states, now: now))
+                case .listCaller(let accounts, let caller) where caller == name:
+                    t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, .accounts(app == .host ? summaries(accounts) : []))]))
                 case .beginCaller(let b) where b.caller == name:
                     t = t.then(
                         app == .host

@@ -50,6 +50,8 @@ public struct Transition: Sendable, Equatable {
         case tokens(TokenSet)
         /// `GetToken`'s answer.
         case token(TokenAnswer)
+        /// `ListAccounts`' answer.
+        case accounts([AccountSummary])
         /// Refused; nothing changed.
         case refused(RouterError)
         /// The call is held under this operation and answered when it completes.

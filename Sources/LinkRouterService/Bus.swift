@@ -181,6 +181,7 @@ enum ReplyValues {
         case .loggedIn(let id, .success(let r)): return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])
         case .token(let a): return .success([ResultDictionary.make(a)])
+        case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))
         }
     }

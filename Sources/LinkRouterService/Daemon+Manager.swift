@@ -67,9 +67,8 @@ extension Daemon: ManagerHandlers {
     }
 
     /// `ListAccounts`: the accounts and what the daemon knows of their tokens (memory only: no keyring is read for it).
-    public func listAccounts(_ call: MethodCall) -> [AccountListing] {
-        guard sessions.router.callers[call.sender].map({ $0 == .host || $0 == .unknown }) ?? true else { return [] }
-        return accounts.all().map { AccountListing(account: $0, tokens: sessions.router.accountTokens[$0.key]) }
+    public func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply {
+        try answer(call, execute(sessions.router.listAccounts(accounts.all(), caller: call.sender)))
     }
 
     /// `Route`: a link click, from `linkctl open` (which uses `RouteLink` to pass the click's activation token).

@@ -19,14 +19,24 @@ struct AccountTests {
         let bus: PrivateBus
         let keyring: TestKeyring
         let provider: Glewlwyd
+        /// With `counted`: a proxy in front of the provider that logs every request it passes.
+        let proxy: TamperProxy?
         var daemon: DaemonProcess
         let systemAccounts: String
 
-        init(accessTokenSeconds: Int = 3600) throws {
+        init(accessTokenSeconds: Int = 3600, counted: Bool = false) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop)
             keyring = try TestKeyring(desktop: desktop)
-            provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds)
+            if counted {
+                let port = try RawSocket.freePort()
+                provider = try Glewlwyd(
+                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: "http://127.0.0.1:\(port)", accessTokenSeconds: accessTokenSeconds)
+                proxy = try TamperProxy(desktop: desktop, upstream: try #require(provider.directOrigin), port: port)
+            } else {
+                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds)
+                proxy = nil
+            }
             systemAccounts = desktop.root + "/etc-accounts"
             try FileSystem.makeDirectories(systemAccounts, permissions: 0o755)
             daemon = try DaemonProcess(desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts])
@@ -277,5 +287,61 @@ struct AccountTests {
         #expect((status["expirationTimestamp"] as? String)?.hasSuffix("Z") == true)
         let garbage = try w.desktop.run(["env", "KUBERNETES_EXEC_INFO=not json", Paths.linkctl, "credential", "kube", "--account", "work"])
         #expect(garbage.status == 1 && garbage.errorText.contains("KUBERNETES_EXEC_INFO"))
+    }
+
+    @Test("100 concurrent linkctl token while the token must be refreshed: one request at the token endpoint, every caller the same new token")
+    func oneRefreshForAll() throws {
+        let w = try World(accessTokenSeconds: 600, counted: true)
+        #expect(try w.add("work").status == 0)
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        let proxy = try #require(w.proxy)
+        func tokenPosts() -> Int { proxy.requests().filter { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count }
+        let exchanged = tokenPosts()
+        #expect(exchanged == 1)
+        let old = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+        #expect(tokenPosts() == exchanged, "served from memory")
+        // A server refused it: the next caller must get a refreshed one.
+        try FileSystem.writeAtomically(w.desktop.root + "/refused", text: "password=\(old)\n", permissions: 0o600)
+        #expect(try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'"]).status == 0)
+        var pids: [Int32] = []
+        for i in 0..<100 {
+            pids.append(
+                try Subprocess.spawn(
+                    [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .file(w.desktop.root + "/t\(i).out"),
+                    stderr: .file(w.desktop.root + "/t\(i).err")))
+        }
+        let statuses = pids.map { waitForExit($0, timeoutMilliseconds: 120_000) }
+        #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses.filter { $0 != 0 }.count) failed")
+        let tokens = Set((0..<100).map { ((try? FileSystem.readText(w.desktop.root + "/t\($0).out")) ?? "").trimmingCharacters(in: .newlines) })
+        #expect(tokens.count == 1 && !tokens.contains(old) && !tokens.contains(""), "\(tokens.count) distinct")
+        #expect(tokenPosts() == exchanged + 1, "\(tokenPosts() - exchanged) refreshes")
+    }
+
+    @Test(
+        "a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) sees no host account, gets no token, cannot sign in to one; the host still can",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func sandboxed() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Curious")
+        let bus = try sandbox.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        func call(_ method: String, _ args: [String]) throws -> Subprocess.Outcome {
+            try w.desktop.run(
+                sandbox.command(
+                    [
+                        "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1",
+                        "--object-path", "/org/linkrouter/LinkRouter1", "--method", "org.linkrouter.LinkRouter1." + method,
+                    ] + args))
+        }
+        let token = try call("GetToken", ["work", "{}"])
+        #expect(token.status != 0 && token.errorText.contains("UnknownAccount"), "\(token.text) \(token.errorText)")
+        let list = try call("ListAccounts", [])
+        #expect(list.status == 0 && !list.text.contains("work"), "\(list.text) \(list.errorText)")
+        let begin = try call("BeginSession", ["{'account': <'work'>, 'open_browser': <false>}"])
+        #expect(begin.status != 0 && begin.errorText.contains("UnknownAccount"), "\(begin.errorText)")
+        // The host's own programs still get the account's token.
+        #expect(try w.desktop.linkctl("token", "work").status == 0)
     }
 }

@@ -223,6 +223,10 @@ struct AccountTokenTests {
         #expect(e.code == .unknownAccount && !Self.started(t2).contains { if case .keyringRead = $0.1 { true } else { false } })
         router.apply(core: t2.core)
         #expect(router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        // Nor does it see any; a caller not yet known waits to be known before the list is shown.
+        #expect(router.listAccounts([account], caller: ":1.7").reply == .accounts([]))
+        guard case .held = router.listAccounts([account], caller: ":1.8").reply else { throw Failure("listed to an unknown caller") }
+        #expect(Self.router(":1.9").listAccounts([account], caller: ":1.9").reply == .accounts([AccountSummary(account: account, tokens: nil)]))
 
         var request = SessionRequest()
         try request.use(account)

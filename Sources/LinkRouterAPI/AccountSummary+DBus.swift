@@ -1,18 +1,10 @@
 public import DBusKit
 public import LinkRouterCore
 
-/// One account as `ListAccounts` shows it: its declaration and what the
-/// daemon knows of its tokens. Nothing secret: no token, no claim but `sub`.
-public struct AccountListing: Sendable {
-    public let account: Account
-    public let tokens: AccountTokens?
-
-    public init(account: Account, tokens: AccountTokens?) {
-        self.account = account
-        self.tokens = tokens
-    }
-
-    /// `signed_in` is `yes`, `no`, or `unknown` while the keyring has not been read in this daemon's life.
+extension AccountSummary {
+    /// `ListAccounts`' entry: `signed_in` is `yes`, `no`, or `unknown` while
+    /// the keyring has not been read in this daemon's life. Nothing secret:
+    /// no token, no claim but `sub`.
     public var dictionary: DBusValue {
         let a = account
         var entries: [(String, DBusValue)] = [
