@@ -41,6 +41,9 @@ public enum Interfaces {
                 try h.rejectToken(call.string(0), call.string(1), call)
                 return .values([])
             },
+            .init("Logout", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
+                try h.logout(call.string(0), call)
+            },
             .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call throws(DBusError) in
                 try h.listAccounts(call)
             },

@@ -92,6 +92,28 @@ extension Router {
 
     func summaries(_ accounts: [Account]) -> [AccountSummary] { accounts.map { AccountSummary(account: $0, tokens: accountTokens[$0.key]) } }
 
+    /// `Logout(account)`: the account's tokens forgotten, in memory at once
+    /// and in the keyring before the call is answered. A flight under way
+    /// lands on nothing: its waiters hear `NotSignedIn`.
+    public func logout(_ account: Account, caller: String) -> Transition {
+        switch callers[caller] {
+        case .flatpak?, .snap?: return .refused(Self.unknownAccount(account.name))
+        default: break
+        }
+        var ids = newOperationIDs
+        let op = ids.take()
+        let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
+        var t = answerWaiters(of: account.key, state: state, now: 0, refusal: Self.notSignedIn(account.key, "signed out"))
+        if let flight = accountTokens[account.key]?.flight { t.core.append(.finish(flight)) }
+        t.core.append(.account(account.key, state))
+        t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
+        guard account.store == .keyring else { return t }
+        t.core.append(.track(op, .logout(account.key, caller: caller)))
+        t.effects.append(.start(op, .keyringDelete(account.key)))
+        t.reply = .held(op)
+        return t
+    }
+
     /// `RejectToken(account, token)`: a server refused this token (git's
     /// `erase` after a 401). If it is the account's current access or ID
     /// token, it is not handed out again: the next `GetToken` refreshes. The

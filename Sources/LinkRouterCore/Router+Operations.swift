@@ -127,6 +127,14 @@ extension Router {
             let bus: BusSnapshot? = if case .success(let b) = r { b } else { nil }
             return t.then(restored(previousBusID: previous, bus: bus, now: now))
 
+        case (.logout(let key, _), .keyring(let r)):
+            switch r {
+            case .success: return Transition(core: [.finish(op)], effects: [.answer(op, .none)])
+            case .failure(let e):
+                let refusal = RouterError(e.code, "\(key.name) is signed out in this daemon, but the keyring still holds its tokens: \(e.message)")
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(refusal))])
+            }
+
         case (.tokenFlight(let f), _):
             if case .forgetting = f.stage { return done }
             return tokenFlight(op, f, result, now: now)

@@ -59,6 +59,13 @@ extension Daemon: ManagerHandlers {
         return try answer(call, execute(sessions.router.getToken(account, request, caller: call.sender, now: now)))
     }
 
+    /// `Logout(account)`: the account's tokens forgotten, in memory and in the keyring.
+    public func logout(_ name: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        do { try Account.checkName(name) } catch { throw DBusError(error) }
+        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
+        return try answer(call, execute(sessions.router.logout(account, caller: call.sender)))
+    }
+
     /// `RejectToken(account, token)`: a server refused the token; it is not handed out again.
     public func rejectToken(_ name: String, _ token: String, _ call: MethodCall) throws(DBusError) {
         do { try Account.checkName(name) } catch { throw DBusError(error) }

@@ -12,6 +12,7 @@ enum LinkCtl {
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
         ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }), ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
+        ("logout", { LogoutCommand.spec }),
         ("sessions", { SessionsCommand.spec }),
         ("cancel", { CancelCommand.spec }),
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),

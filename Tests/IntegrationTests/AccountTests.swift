@@ -125,6 +125,13 @@ struct AccountTests {
         let after = try w.desktop.linkctl("token", "work")
         #expect(after.status == 0 && !after.text.isEmpty, "\(after.errorText)")
         #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+
+        // Signed out: gone from the keyring too, the declaration kept.
+        let out = try w.desktop.linkctl("logout", "work")
+        #expect(out.status == 0, "\(out.errorText)")
+        #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 0))
+        #expect(try w.desktop.linkctl("token", "work").status == 4)
+        #expect(try w.accounts().first?["signed_in"] as? String == "no")
     }
 
     @Test("a locked keyring is KeyringLocked (exit 5), an unknown account UnknownAccount, bad declarations refused; nothing is lost and the daemon stays up")

@@ -8,7 +8,7 @@ import Testing
 @Suite("linkctl")
 struct LinkctlTests {
     static let commands = [
-        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "sessions", "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
+        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "sessions", "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
     ]
 
     @Test("help texts are exactly the golden ones; --version; exit 0")
