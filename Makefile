@@ -33,6 +33,7 @@ endif
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
 	install -m 0755 $(BIN)/linkrouterd $(BIN)/linkctl $(DESTDIR)$(BINDIR)/
+	ln -sf linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
 	sed 's|@bindir@|$(BINDIR)|g' packaging/dbus/org.linkrouter.LinkRouter1.service.in > $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service
 	sed 's|@bindir@|$(BINDIR)|g' packaging/systemd/linkrouterd.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-https.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-https.desktop
@@ -41,7 +42,7 @@ install: build
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl
+	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
 	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
 

@@ -9,8 +9,9 @@ extension AccountSummary {
         let a = account
         var entries: [(String, DBusValue)] = [
             ("name", .string(a.name)), ("issuer", .string(a.issuer)), ("client_id", .string(a.clientID)), ("owner", .string(a.owner.rawValue)),
-            ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)),
+            ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)), ("username", .string(a.username)),
         ]
+        if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
         let signedIn: String
         if let t = tokens, t.loaded || t.tokens != nil { signedIn = t.tokens == nil ? "no" : "yes" } else { signedIn = a.store == .memory ? "no" : "unknown" }
         entries.append(("signed_in", .string(signedIn)))

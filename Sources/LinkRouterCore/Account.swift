@@ -20,6 +20,8 @@ public struct Account: Sendable, Equatable {
     public let token: TokenKind
     public let store: Storage
     public let minValidSeconds: Int64
+    public let username: String
+    public let registries: [String]
     public let owner: Owner
 
     public static let defaultScope = "openid"
@@ -52,9 +54,18 @@ public struct Account: Sendable, Equatable {
         guard let store = Storage(rawValue: r.store ?? "keyring") else { throw .invalid("store must be keyring or memory, not \(r.store ?? "")") }
         let minValid = r.minValid ?? defaultMinValid
         guard minValid <= 3600 else { throw .invalid("min_valid is at most 3600 seconds, not \(minValid)") }
+        let username = r.username ?? "oauth2"
+        guard OAuthText.isVisibleText(username), !username.contains(":") else { throw .invalid("username must be printable ASCII with no ':'") }
+        for entry in r.registries {
+            // `host` or `host:port`, as docker names a registry.
+            let parts = ASCII.lowercased(entry).split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let portOK = parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.count <= 5 && parts[1].utf8.allSatisfy(ASCII.isDigit))
+            guard OAuthText.isHostName(parts[0]), portOK else { throw .invalid("registries takes host names (with a port, if any), not \(entry)") }
+        }
         return Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
-            extraParams: r.extraParams, token: token, store: store, minValidSeconds: Int64(minValid), owner: owner)
+            extraParams: r.extraParams, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
+            registries: r.registries.map { ASCII.lowercased($0) }, owner: owner)
     }
 
     /// `[A-Za-z0-9][A-Za-z0-9._-]*`, at most 64: a file name, a keyring attribute, a word on a command line.
@@ -76,12 +87,14 @@ public struct Account: Sendable, Equatable {
         out.append(("token", token.rawValue))
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
+        out.append(("username", username))
+        if !registries.isEmpty { out.append(("registries", registries.joined(separator: ";"))) }
         return out
     }
 
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], token: TokenKind, store: Storage, minValidSeconds: Int64, owner: Owner
+        extraParams: [String: String], token: TokenKind, store: Storage, minValidSeconds: Int64, username: String, registries: [String], owner: Owner
     ) {
         self.name = name
         self.issuer = issuer
@@ -94,6 +107,8 @@ public struct Account: Sendable, Equatable {
         self.token = token
         self.store = store
         self.minValidSeconds = minValidSeconds
+        self.username = username
+        self.registries = registries
         self.owner = owner
     }
 }

@@ -43,5 +43,13 @@ extension AccountRequest {
                 "min_valid", .uint32({ $0.minValid = $1 }), flag: .value("min-valid", placeholder: "SECONDS"),
                 help: "seconds a token handed out must still be valid (default 60)",
                 doc: "seconds of life a handed-out token must have left; default 60"),
+            OptionRow(
+                "username", .string({ $0.username = $1 }, get: { $0.username }), limit: .option,
+                flag: .value("username", placeholder: "NAME"), help: "the user name a registry gets with the token (default oauth2; git's is credential git --username)",
+                doc: "the user name `docker-credential-linkrouter` gives with the token; default `oauth2` (git's comes from `linkctl credential git --username`)"),
+            OptionRow(
+                "registries", .strings({ $0.registries = $1 }), flag: .repeated("registry", placeholder: "HOST"),
+                help: "a container registry whose docker credentials this account answers (docker-credential-linkrouter)",
+                doc: "registry hosts (`registry.example.com`, `registry.example.com:5000`) whose docker credentials `docker-credential-linkrouter` answers with this account's token"),
         ])
 }

@@ -49,6 +49,10 @@ enum LinkCtl {
 
     static func main(_ argv: [String]) -> Int32 {
         let args = Array(argv.dropFirst())
+        // Run by another name: docker's credential helper (a symlink to linkctl).
+        if let program = argv.first, program == DockerCredential.name || program.hasSuffix("/" + DockerCredential.name) {
+            return DockerCredential.main(args)
+        }
         guard let verb = args.first else {
             StandardStreams.err(help)
             return ExitCode.usage

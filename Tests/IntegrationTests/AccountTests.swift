@@ -351,4 +351,30 @@ struct AccountTests {
         // The host's own programs still get the account's token.
         #expect(try w.desktop.linkctl("token", "work").status == 0)
     }
+
+    @Test("docker-credential-linkrouter (linkctl by that name): get answers a listed registry with the account's token, an unlisted one docker's not-found line; list, version; store refused")
+    func docker() throws {
+        let w = try World()
+        #expect(try w.add("work", ["--registry", "registry.example.com", "--username", "oauth2accesstoken"]).status == 0)
+        #expect(try w.login("work").status == 0)
+        let helper = w.desktop.root + "/bin/docker-credential-linkrouter"
+        #expect(symlink(Paths.linkctl, helper) == 0)
+        func run(_ op: String, _ input: String) throws -> Subprocess.Outcome {
+            try FileSystem.writeAtomically(w.desktop.root + "/docker-input", text: input, permissions: 0o600)
+            return try w.desktop.run(["sh", "-c", "'\(helper)' \(op) < '\(w.desktop.root)/docker-input'"])
+        }
+        let got = try run("get", "https://registry.example.com/v1/\n")
+        let json = (try? JSONSerialization.jsonObject(with: Data(got.text.utf8)) as? [String: Any]) ?? [:]
+        let token = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+        #expect(got.status == 0 && json["ServerURL"] as? String == "https://registry.example.com/v1/", "\(got.text) \(got.errorText)")
+        #expect(json["Username"] as? String == "oauth2accesstoken" && json["Secret"] as? String == token)
+        let other = try run("get", "https://index.docker.io/v1/\n")
+        #expect(other.status == 1 && other.text == "credentials not found in native keychain\n")
+        let list = try run("list", "")
+        #expect(list.status == 0 && list.text == "{\"registry.example.com\":\"oauth2accesstoken\"}\n", "\(list.text)")
+        #expect(try run("version", "").text.hasPrefix("docker-credential-linkrouter (linkrouter) "))
+        let store = try run("store", "{\"ServerURL\":\"x\",\"Username\":\"u\",\"Secret\":\"s\"}")
+        #expect(store.status == 1 && store.errorText.contains("linkctl login"))
+        #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token, "nothing changed")
+    }
 }

@@ -70,6 +70,8 @@ struct AccountTokenTests {
         refused({ $0.minValid = 3601 }, "min_valid is at most 3600")
         refused({ $0.extraParams = ["state": "x"] }, "may not set state")
         refused({ $0.redirectURI = "myapp://cb" }, "reverse-domain")
+        refused({ $0.registries = ["https://r.example"] }, "registries takes host names")
+        refused({ $0.username = "a:b" }, "username must be")
 
         var r = AccountRequest()
         r.issuer = Self.issuer
@@ -79,7 +81,10 @@ struct AccountTokenTests {
         r.token = "id"
         r.store = "memory"
         r.minValid = 0
+        r.username = "oauth2accesstoken"
+        r.registries = ["Registry.example.com:5000", "ghcr.io"]
         let a = try Account.make(name: "kube.prod", r, owner: .system)
+        #expect(a.registries == ["registry.example.com:5000", "ghcr.io"])
         var back = AccountRequest()
         for (k, v) in a.fileEntries { try AccountRequest.options.set(&back, key: k, text: v) }
         #expect(try Account.make(name: "kube.prod", back, owner: .system) == a)
