@@ -377,4 +377,63 @@ struct AccountTests {
         #expect(store.status == 1 && store.errorText.contains("linkctl login"))
         #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token, "nothing changed")
     }
+
+    @Test(
+        "faults around a refresh: the daemon SIGKILLed while the keyring write of the new set hangs, then after it; the keyring daemon killed mid-write. The next linkctl token works or says why, never a silent sign-out"
+    )
+    func refreshFaults() throws {
+        let w = try World(counted: true)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let proxy = try #require(w.proxy)
+        func tokenPosts() -> Int { proxy.requests().filter { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count }
+        func reject(_ token: String) throws {
+            try FileSystem.writeAtomically(w.desktop.root + "/refused", text: "password=\(token)\n", permissions: 0o600)
+            _ = try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'"])
+        }
+        let first = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+
+        // 1. The refresh has happened at the provider, its keyring write hangs (the keyring
+        // is stopped), and the daemon is killed: the keyring still has the old set.
+        try reject(first)
+        let before = tokenPosts()
+        kill(w.keyring.pid, SIGSTOP)
+        let waiting = try Subprocess.spawn([Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .null, stderr: .null)
+        #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == before + 1 })
+        _ = w.daemon.stop(signal: SIGKILL)
+        kill(w.keyring.pid, SIGCONT)
+        _ = waitForExit(waiting, timeoutMilliseconds: 10_000)
+        try w.restart()
+        let afterKill = try w.desktop.linkctl("token", "work")
+        #expect(afterKill.status == 0 && !afterKill.text.isEmpty, "\(afterKill.status) \(afterKill.errorText)")
+        #expect(try w.keyring.items(account: "work") == (unlocked: 1, locked: 0))
+
+        // 2. Killed just after a refresh was written: the new set is what the next daemon reads.
+        let current = afterKill.text.trimmingCharacters(in: .newlines)
+        try reject(current)
+        let refreshed = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+        #expect(!refreshed.isEmpty && refreshed != current)
+        _ = w.daemon.stop(signal: SIGKILL)
+        try w.restart()
+        let afterWrite = try w.desktop.linkctl("token", "work")
+        #expect(afterWrite.status == 0 && afterWrite.text.trimmingCharacters(in: .newlines) == refreshed, "\(afterWrite.errorText)")
+
+        // 3. The keyring daemon dies mid-write: the new token is handed out with a warning, kept
+        // in memory, and the account is not signed out; the daemon stays up.
+        try reject(refreshed)
+        let posts = tokenPosts()
+        kill(w.keyring.pid, SIGSTOP)
+        let pending = try Subprocess.spawn(
+            [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .file(w.desktop.root + "/mid.out"),
+            stderr: .file(w.desktop.root + "/mid.err"))
+        // The provider has answered: the new set is on its way to the stopped keyring.
+        #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == posts + 1 })
+        kill(w.keyring.pid, SIGKILL)
+        #expect(waitForExit(pending, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? "")")
+        let warned = (try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? ""
+        #expect(warned.contains("warning") && warned.contains("not in the keyring"), "\(warned)")
+        let listed = try w.accounts().first
+        #expect(listed?["signed_in"] as? String == "yes" && listed?["unsaved"] != nil)
+        #expect(w.daemon.isRunning)
+    }
 }
