@@ -2,8 +2,8 @@ public import DBusKit
 public import LinkRouterCore
 
 extension AccountSummary {
-    /// `ListAccounts`' entry: `signed_in` is `yes`, `no`, or `unknown` while
-    /// the keyring has not been read in this daemon's life. Nothing secret:
+    /// `ListAccounts`' entry: `signed_in` is `yes`, `no`, or `unknown` when
+    /// the keyring could not be read (locked, say). Nothing secret:
     /// no token, no claim but `sub`.
     public var dictionary: DBusValue {
         let a = account

@@ -28,6 +28,8 @@ public enum PendingOperation: Sendable, Equatable {
     case beginCaller(PendingBegin)
     /// A `Logout`, answered once the keyring has forgotten the tokens.
     case logout(AccountKey, caller: String)
+    /// A `ListAccounts` held until its accounts' keyring items are read.
+    case listWait([Account], caller: String)
     /// A `ListAccounts` held until its caller's app is known.
     case listCaller([Account], caller: String)
     /// A `GetToken` held until its caller's app is known (accounts are the host user's).
@@ -41,7 +43,7 @@ public enum PendingOperation: Sendable, Equatable {
         case .wait(_, let c, _, _): return c
         case .begin(let b), .beginCaller(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _), .tokenCaller(_, _, let c), .listCaller(_, let c), .logout(_, let c): return c
+        case .tokenWait(_, let c, _, _), .tokenCaller(_, _, let c), .listCaller(_, let c), .listWait(_, let c), .logout(_, let c): return c
         default: return nil
         }
     }
@@ -49,7 +51,7 @@ public enum PendingOperation: Sendable, Equatable {
     /// Whether a method call is held under this operation.
     var holdsCall: Bool {
         switch self {
-        case .wait, .begin, .refresh, .tokenWait, .tokenCaller, .beginCaller, .listCaller, .logout: return true
+        case .wait, .begin, .refresh, .tokenWait, .tokenCaller, .beginCaller, .listCaller, .listWait, .logout: return true
         case .deliver(_, _, let answers): return answers
         default: return false
         }

@@ -79,7 +79,9 @@ extension Router {
     /// not yet known to be one waits until it is, a sandboxed app sees none.
     public func listAccounts(_ accounts: [Account], caller: String) -> Transition {
         switch callers[caller] {
-        case .host?: return Transition(reply: .accounts(summaries(accounts)))
+        case .host?:
+            var ids = newOperationIDs
+            return listing(accounts, caller: caller, held: nil, ids: &ids)
         case .flatpak?, .snap?: return Transition(reply: .accounts([]))
         case nil, .unknown?:
             var ids = newOperationIDs
@@ -90,7 +92,50 @@ extension Router {
         }
     }
 
-    func summaries(_ accounts: [Account]) -> [AccountSummary] { accounts.map { AccountSummary(account: $0, tokens: accountTokens[$0.key]) } }
+    func summaries(_ accounts: [Account], _ states: [AccountKey: AccountTokens]? = nil) -> [AccountSummary] {
+        accounts.map { AccountSummary(account: $0, tokens: (states ?? accountTokens)[$0.key]) }
+    }
+
+    /// The list, once every keyring account has been read in this daemon's
+    /// life: those not yet read are read now (a flight each, which `GetToken`
+    /// callers share), and the call waits for them (`.listWait`).
+    func listing(_ accounts: [Account], caller: String, held: OperationID?, ids: inout OperationIDs) -> Transition {
+        var t = Transition()
+        var waiting = false
+        for a in accounts where a.store == .keyring {
+            var state = accountTokens[a.key] ?? AccountTokens()
+            if state.flight != nil {
+                waiting = true
+            } else if !state.loaded {
+                let flight = ids.take()
+                state.flight = flight
+                t.core += [.track(flight, .tokenFlight(TokenFlight(key: a.key, account: a, stage: .reading))), .account(a.key, state)]
+                t.effects.append(.start(flight, .keyringRead(a.key)))
+                waiting = true
+            }
+        }
+        guard waiting else {
+            guard let held else { return Transition(reply: .accounts(summaries(accounts))) }
+            return Transition(core: [.finish(held)], effects: [.answer(held, .accounts(summaries(accounts)))])
+        }
+        let op = held ?? ids.take()
+        t.core.append(.track(op, .listWait(accounts, caller: caller)))
+        if held == nil { t.reply = .held(op) }
+        return t
+    }
+
+    /// After a flight's step `t`: every held list whose accounts are no longer in flight is answered.
+    func settlingLists(after t: Transition) -> Transition {
+        var states = accountTokens
+        for case .account(let key, let state) in t.core { states[key] = state }
+        var out = Transition()
+        for (op, pending) in operations.sorted(by: { $0.key < $1.key }) {
+            guard case .listWait(let accounts, _) = pending, accounts.allSatisfy({ states[$0.key]?.flight == nil }) else { continue }
+            out.core.append(.finish(op))
+            out.effects.append(.answer(op, .accounts(summaries(accounts, states))))
+        }
+        return out
+    }
 
     /// `Logout(account)`: the account's tokens forgotten, in memory at once
     /// and in the keyring before the call is answered. A flight under way
@@ -107,11 +152,11 @@ extension Router {
         if let flight = accountTokens[account.key]?.flight { t.core.append(.finish(flight)) }
         t.core.append(.account(account.key, state))
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
-        guard account.store == .keyring else { return t }
+        guard account.store == .keyring else { return t.then(settlingLists(after: t)) }
         t.core.append(.track(op, .logout(account.key, caller: caller)))
         t.effects.append(.start(op, .keyringDelete(account.key)))
         t.reply = .held(op)
-        return t
+        return t.then(settlingLists(after: t))
     }
 
     /// `RejectToken(account, token)`: a server refused this token (git's

@@ -102,7 +102,10 @@ extension Router {
                 case .tokenCaller(let account, let request, let caller) where caller == name:
                     t = t.then(getToken(identified: app, account, request, caller: caller, held: held, ids: &ids, states: &states, now: now))
                 case .listCaller(let accounts, let caller) where caller == name:
-                    t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, .accounts(app == .host ? summaries(accounts) : []))]))
+                    t = t.then(
+                        app == .host
+                            ? listing(accounts, caller: caller, held: held, ids: &ids)
+                            : Transition(core: [.finish(held)], effects: [.answer(held, .accounts([]))]))
                 case .beginCaller(let b) where b.caller == name:
                     t = t.then(
                         app == .host
@@ -137,7 +140,8 @@ extension Router {
 
         case (.tokenFlight(let f), _):
             if case .forgetting = f.stage { return done }
-            return tokenFlight(op, f, result, now: now)
+            let t = tokenFlight(op, f, result, now: now)
+            return t.then(settlingLists(after: t))
 
         default:
             return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(pending)) ended with an unexpected result; ignored"))])

@@ -7,7 +7,7 @@ enum AccountsCommand {
     static let spec = CommandSpec(
         name: "accounts", summary: "List the accounts: name, issuer, owner, signed in or not, subject, expiry, where tokens live.",
         operands: "", operandCount: 0...0, options: [.flag("json", "print JSON")],
-        details: "Signed in is `unknown` until the daemon has read the account's keyring item in its life (`linkctl token NAME` reads it).",
+        details: "Signed in is `unknown` when the keyring could not be read (locked, or no Secret Service).",
         run: run)
 
     static let columns = ["name", "issuer", "owner", "signed_in", "sub", "expires_at", "store"]

@@ -92,7 +92,7 @@ struct AccountTests {
         #expect(added.status == 0, "\(added.errorText)")
         let file = w.desktop.configHome + "/linkrouter/accounts/work.conf"
         #expect(FileSystem.status(file)?.permissions == 0o600)
-        #expect(try w.accounts().first?["signed_in"] as? String == "unknown")
+        #expect(try w.accounts().first?["signed_in"] as? String == "no")
         // Not signed in yet: its own exit status, and the line that signs in.
         let before = try w.desktop.linkctl("token", "work")
         #expect(before.status == 4 && before.errorText.contains("linkctl login work"), "\(before.status) \(before.errorText)")
@@ -121,7 +121,7 @@ struct AccountTests {
 
         // A new daemon has nothing in memory: the keyring gives the account back.
         try w.restart()
-        #expect(try w.accounts().first?["signed_in"] as? String == "unknown")
+        #expect(try w.accounts().first?["signed_in"] as? String == "yes", "read from the keyring for the list")
         let after = try w.desktop.linkctl("token", "work")
         #expect(after.status == 0 && !after.text.isEmpty, "\(after.errorText)")
         #expect(try w.accounts().first?["signed_in"] as? String == "yes")
