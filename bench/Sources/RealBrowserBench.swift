@@ -11,7 +11,6 @@ import SystemKit
 /// `http.server`, as google-auth-oauthlib does), in the same run, interleaved.
 extension Bench {
     func realBrowserLogin() throws {
-        let fixtures = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath))) + "/Tests/IntegrationTests/Fixtures"
         guard ["/usr/lib/chromium/chromium", "/usr/bin/chromedriver", "/usr/bin/glewlwyd"].allSatisfy(FileSystem.isExecutable) else {
             say("real-browser login skipped: chromium, chromium-driver or glewlwyd not installed (scripts/setup --test installs them)")
             return

@@ -1,0 +1,108 @@
+import DBusKit
+import Glibc
+import JSONKit
+import LinkRouterAPI
+import SystemKit
+
+/// Issue 22's figures: an account's token handed out by a whole `linkctl
+/// token` process beside reading the same keyring with `secret-tool`, and
+/// beside a `dbus-send` ping; git's `credential fill` through linkrouter
+/// beside git's own `credential-cache`. A real gnome-keyring on the bench's
+/// bus, a real Glewlwyd, one real (scripted) sign-in.
+extension Bench {
+    var fixtures: String { FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath))) + "/Tests/IntegrationTests/Fixtures" }
+
+    func accounts() throws {
+        say("accounts: linkctl token, git credential fill")
+        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd", "/usr/bin/secret-tool", "/usr/bin/git"] where !FileSystem.isExecutable(tool) {
+            notes.append("accounts not measured: \(tool) is missing (scripts/setup --test installs it)")
+            return
+        }
+        let w = try world("accounts")
+        // The keyring first: the daemon finds it on the bus it serves.
+        try FileSystem.writeAtomically(w.root + "/keyring-password", text: "bench", permissions: 0o600)
+        let keyring = try Subprocess.spawn(
+            ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", w.root + "/keyring-password"],
+            environment: w.environment, stdout: .null, stderr: .file(w.root + "/keyring.log"))
+        defer {
+            kill(keyring, SIGTERM)
+            Subprocess.wait(keyring)
+        }
+        let probe = try DBusConnection(address: w.address)
+        guard w.wait({ BenchWorld.hasOwner(probe, "org.freedesktop.secrets") }) else { throw BenchError("gnome-keyring did not start") }
+        let redirect = "com.example.bench:/callback"
+        let providerInfo = w.root + "/glewlwyd.json"
+        let provider = try Subprocess.spawn(
+            ["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd", "--redirect-uri", redirect],
+            environment: w.environment, stdout: .file(providerInfo), stderr: .file(w.root + "/glewlwyd.err"))
+        defer {
+            kill(provider, SIGTERM)
+            Subprocess.wait(provider)
+        }
+        guard w.wait({ ((try? FileSystem.readText(providerInfo)) ?? "").hasSuffix("\n") }, milliseconds: 30_000),
+            let info = try? JSONParser.parse(Array(FileSystem.readText(providerInfo).utf8)),
+            let issuer = info["issuer"]?.stringValue, let client = info["client_id"]?.stringValue
+        else { throw BenchError("glewlwyd did not start: \((try? FileSystem.readText(w.root + "/glewlwyd.err")) ?? "")") }
+        try FileSystem.makeDirectories(w.root + "/etc-accounts", permissions: 0o700)
+        try w.startDaemon(["--system-accounts-dir", w.root + "/etc-accounts"])
+        guard try w.run([bin + "/linkctl", "account", "add", "work", "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect]).status == 0 else {
+            throw BenchError("account add failed")
+        }
+        try signIn(w, providerInfo: providerInfo)
+        let env = w.environment
+        let runs = n(40, 3)
+        func must(_ argv: [String], input: String? = nil) throws {
+            let r: Subprocess.Outcome
+            if let input {
+                try FileSystem.writeAtomically(w.root + "/stdin", text: input, permissions: 0o600)
+                r = try Subprocess.run(["/bin/sh", "-c", "exec \"$@\" < \"$0\"", w.root + "/stdin"] + argv, environment: env)
+            } else {
+                r = try Subprocess.run(argv, environment: env)
+            }
+            guard r.status == 0 else { throw BenchError("\(argv.joined(separator: " ")) failed: \(r.errorText)") }
+        }
+        // Warm: the first token reads the keyring; after it, memory answers.
+        try must([bin + "/linkctl", "token", "work"])
+        let (token, lookup) = try Measure.interleaved(
+            runs, { try must([bin + "/linkctl", "token", "work"]) }, { try must(["secret-tool", "lookup", "account", "work", "issuer", issuer]) })
+        row(
+            "`linkctl token NAME` with a token in memory, whole process, beside `secret-tool lookup` of its item (median of \(runs))", value: token, unit: "ms",
+            floor: lookup, goal: "≤ 1.0×", met: token / lookup <= 1.0)
+        let (token2, ping) = try Measure.interleaved(
+            runs, { try must([bin + "/linkctl", "token", "work"]) },
+            { try must(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"]) })
+        row("`linkctl token NAME` beside a `dbus-send` ping (median of \(runs))", value: token2, unit: "ms", floor: ping, goal: "≤ 1.5×", met: token2 / ping <= 1.5)
+        // git: the same fill through linkrouter, and through git's own cache (primed first).
+        let request = "protocol=https\nhost=git.example.com\n\n"
+        let cache = ["git", "-c", "credential.helper=", "-c", "credential.helper=cache --socket " + w.root + "/git-cache/socket"]
+        try must(cache + ["credential", "approve"], input: "protocol=https\nhost=git.example.com\nusername=oauth2\npassword=cached-token\n\n")
+        let helper = ["git", "-c", "credential.helper=", "-c", "credential.helper=!'" + bin + "/linkctl' credential git --account work"]
+        let (viaLinkrouter, viaCache) = try Measure.interleaved(
+            runs, { try must(helper + ["credential", "fill"], input: request) }, { try must(cache + ["credential", "fill"], input: request) })
+        row(
+            "`git credential fill` through `linkctl credential git`, beside through git's own `credential-cache` (median of \(runs))", value: viaLinkrouter,
+            unit: "ms", floor: viaCache, goal: "≤ 1.2×", met: viaLinkrouter / viaCache <= 1.2)
+        _ = try? Subprocess.run(cache + ["credential-cache", "--socket", w.root + "/git-cache/socket", "exit"], environment: env)
+    }
+
+    /// `linkctl login work --no-browser`, signed in at Glewlwyd as its login page would, the callback clicked.
+    private func signIn(_ w: BenchWorld, providerInfo: String) throws {
+        let err = w.root + "/login.err"
+        let pid = try Subprocess.spawn([bin + "/linkctl", "login", "work", "--no-browser"], environment: w.environment, stdout: .null, stderr: .file(err))
+        var url = ""
+        _ = w.wait(
+            {
+                let text = (try? FileSystem.readText(err)) ?? ""
+                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }) else { return false }
+                url = String(line.dropFirst(2))
+                return true
+            }, milliseconds: 20_000)
+        guard !url.isEmpty else { throw BenchError("linkctl login printed no URL") }
+        let signin = try w.run(["/usr/bin/python3", fixtures + "/glewlwyd_signin.py", "--provider", providerInfo, "--url", url])
+        guard signin.status == 0 else { throw BenchError("sign-in failed: \(signin.errorText)") }
+        var callback = signin.text
+        while callback.hasSuffix("\n") { callback.removeLast() }
+        _ = try w.run([bin + "/linkctl", "open", callback])
+        guard Subprocess.wait(pid) == 0 else { throw BenchError("linkctl login failed: \((try? FileSystem.readText(err)) ?? "")") }
+    }
+}
