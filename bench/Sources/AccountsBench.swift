@@ -31,18 +31,12 @@ extension Bench {
         let probe = try DBusConnection(address: w.address)
         guard w.wait({ BenchWorld.hasOwner(probe, "org.freedesktop.secrets") }) else { throw BenchError("gnome-keyring did not start") }
         let redirect = "com.example.bench:/callback"
-        let providerInfo = w.root + "/glewlwyd.json"
-        let provider = try Subprocess.spawn(
-            ["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd", "--redirect-uri", redirect],
-            environment: w.environment, stdout: .file(providerInfo), stderr: .file(w.root + "/glewlwyd.err"))
-        defer {
-            kill(provider, SIGTERM)
-            Subprocess.wait(provider)
-        }
-        guard w.wait({ ((try? FileSystem.readText(providerInfo)) ?? "").hasSuffix("\n") }, milliseconds: 30_000),
-            let info = try? JSONParser.parse(Array(FileSystem.readText(providerInfo).utf8)),
-            let issuer = info["issuer"]?.stringValue, let client = info["client_id"]?.stringValue
-        else { throw BenchError("glewlwyd did not start: \((try? FileSystem.readText(w.root + "/glewlwyd.err")) ?? "")") }
+        let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [redirect])
+        // Glewlwyd lives until the section ends, not until the value's last use.
+        defer { withExtendedLifetime(provider) {} }
+        let issuer = try provider.string("issuer")
+        let client = try provider.string("client_id")
+        let providerInfo = provider.infoPath
         try FileSystem.makeDirectories(w.root + "/etc-accounts", permissions: 0o700)
         try w.startDaemon(["--system-accounts-dir", w.root + "/etc-accounts"])
         guard try w.run([bin + "/linkctl", "account", "add", "work", "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect]).status == 0 else {

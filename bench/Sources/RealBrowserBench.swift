@@ -25,25 +25,13 @@ extension Bench {
         let viaLoopback = "http://127.0.0.1:\(viaPort)/callback"
         let floorRedirect = "http://127.0.0.1:\(floorPort)/callback"
         let customFloorRedirect = "com.example.floor:/callback"
-        let providerInfo = w.root + "/glewlwyd.json"
-        let provider = try Subprocess.spawn(
-            [
-                "/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd",
-                "--redirect-uri", custom, "--redirect-uri", viaLoopback, "--redirect-uri", floorRedirect,
-                "--redirect-uri", customFloorRedirect,
-            ],
-            environment: w.environment, stdout: .file(providerInfo), stderr: .file(w.root + "/glewlwyd.err"))
-        defer {
-            kill(provider, SIGTERM)
-            Subprocess.wait(provider)
-        }
-        guard w.wait({ ((try? FileSystem.readText(providerInfo)) ?? "").hasSuffix("\n") }, milliseconds: 30_000),
-            let info = try? JSONParser.parse(Array(FileSystem.readText(providerInfo).utf8)),
-            let endpoint = info["authorization_endpoint"]?.stringValue, let user = info["username"]?.stringValue,
-            let password = info["password"]?.stringValue
-        else {
-            throw BenchError("glewlwyd did not start: \((try? FileSystem.readText(w.root + "/glewlwyd.err")) ?? "")")
-        }
+        let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [custom, viaLoopback, floorRedirect, customFloorRedirect])
+        // Glewlwyd lives until the section ends, not until the value's last use.
+        defer { withExtendedLifetime(provider) {} }
+        let endpoint = try provider.string("authorization_endpoint")
+        let user = try provider.string("username")
+        let password = try provider.string("password")
+        let providerInfo = provider.infoPath
         let steps = w.root + "/browser.jsonl"
         let printed = w.root + "/login.out"
         var run = 0

@@ -13,7 +13,9 @@ cache: an expired token is refused at once). Without a valid one: 401 with
 `WWW-Authenticate: Basic realm="git"`. Each request's outcome is appended to
 DIR/../git-requests.log (`200 ` and the token's last 12 characters, or `401 reason`). Stops on SIGTERM.
 """
-import argparse, base64, http.server, json, os, socketserver, subprocess, sys, urllib.error, urllib.request
+import argparse, base64, http.server, json, os, socketserver, subprocess, sys
+
+from bearer_gate import BearerGate
 
 
 def main():
@@ -23,26 +25,13 @@ def main():
     p.add_argument("--port-file", required=True)
     a = p.parse_args()
     info = json.loads(open(a.provider).readline())
-    userinfo = info["userinfo_endpoint"]
-    log_path = os.path.join(os.path.dirname(os.path.abspath(a.root)), "git-requests.log")
-
-    def valid(token):
-        req = urllib.request.Request(userinfo, headers={"Authorization": "Bearer " + token})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status == 200
-        except urllib.error.HTTPError:
-            return False
+    gate = BearerGate(info["userinfo_endpoint"], os.path.join(os.path.dirname(os.path.abspath(a.root)), "git-requests.log"))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def log_message(self, *args):
             pass
-
-        def record(self, line):
-            with open(log_path, "a") as f:
-                f.write(line + "\n")
 
         def token(self):
             h = self.headers.get("Authorization", "")
@@ -59,15 +48,12 @@ def main():
         def handle_any(self):
             length = int(self.headers.get("Content-Length", "0") or 0)
             body = self.rfile.read(length) if length else b""
-            token = self.token()
-            if not token or not valid(token):
-                self.record("401 " + ("no token" if not token else "refused by userinfo"))
+            if not gate.admit(self.token()):
                 self.send_response(401)
                 self.send_header("WWW-Authenticate", 'Basic realm="git"')
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            self.record("200 " + token[-12:])
             path, _, query = self.path.partition("?")
             env = dict(os.environ, GIT_PROJECT_ROOT=os.path.abspath(a.root), GIT_HTTP_EXPORT_ALL="1", PATH_INFO=path,
                        QUERY_STRING=query, REQUEST_METHOD=self.command, CONTENT_TYPE=self.headers.get("Content-Type", ""),

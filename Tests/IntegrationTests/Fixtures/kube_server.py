@@ -12,7 +12,9 @@ APIVersions object; anything else 401 with a Status. Each request's outcome is
 appended to DIR/requests.log (`200 ` and the token's last 12 characters, or
 `401 reason`). Stops on SIGTERM.
 """
-import argparse, http.server, json, os, socketserver, ssl, subprocess, sys, urllib.error, urllib.request
+import argparse, http.server, json, os, socketserver, ssl, subprocess, sys
+
+from bearer_gate import BearerGate
 
 
 def main():
@@ -26,15 +28,7 @@ def main():
     key, cert = os.path.join(a.dir, "key.pem"), os.path.join(a.dir, "cert.pem")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-    log = os.path.join(a.dir, "requests.log")
-
-    def valid(token):
-        req = urllib.request.Request(info["userinfo_endpoint"], headers={"Authorization": "Bearer " + token})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status == 200
-        except urllib.error.HTTPError:
-            return False
+    gate = BearerGate(info["userinfo_endpoint"], os.path.join(a.dir, "requests.log"))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -52,12 +46,7 @@ def main():
 
         def do_GET(self):
             h = self.headers.get("Authorization", "")
-            token = h[7:] if h.startswith("Bearer ") else None
-            ok = token is not None and valid(token)
-            with open(log, "a") as f:
-                f.write(("200 " + token[-12:]) if ok else ("401 " + ("no token" if token is None else "refused by userinfo")))
-                f.write("\n")
-            if not ok:
+            if not gate.admit(h[7:] if h.startswith("Bearer ") else None):
                 self.answer(401, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
             elif self.path.split("?")[0] == "/api":
                 self.answer(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})
