@@ -39,7 +39,6 @@ public enum Interfaces {
             },
             .init("RejectToken", in: [A("account", "s"), A("token", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.rejectToken(call.string(0), call.string(1), call)
-                return .values([])
             },
             .init("Logout", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.logout(call.string(0), call)

@@ -24,16 +24,12 @@ public enum PendingOperation: Sendable, Equatable {
     case restore(previousBusID: String?)
     /// An account's read, refresh or write (`AccountTokens.flight`).
     case tokenFlight(TokenFlight)
-    /// A `BeginSession` with `account`, held until its caller's app is known.
-    case beginCaller(PendingBegin)
     /// A `Logout`, answered once the keyring has forgotten the tokens.
     case logout(AccountKey, caller: String)
     /// A `ListAccounts` held until its accounts' keyring items are read.
     case listWait([Account], caller: String)
-    /// A `ListAccounts` held until its caller's app is known.
-    case listCaller([Account], caller: String)
-    /// A `GetToken` held until its caller's app is known (accounts are the host user's).
-    case tokenCaller(Account, TokenRequest, caller: String)
+    /// A call about accounts held until its caller's app is known (accounts are the host user's).
+    case accountCall(AccountCall, caller: String)
     /// A held `GetToken`, answered when its account's flight lands.
     case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64)
 
@@ -41,9 +37,9 @@ public enum PendingOperation: Sendable, Equatable {
     var caller: String? {
         switch self {
         case .wait(_, let c, _, _): return c
-        case .begin(let b), .beginCaller(let b): return b.caller
+        case .begin(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _), .tokenCaller(_, _, let c), .listCaller(_, let c), .listWait(_, let c), .logout(_, let c): return c
+        case .tokenWait(_, let c, _, _), .accountCall(_, let c), .listWait(_, let c), .logout(_, let c): return c
         default: return nil
         }
     }
@@ -51,7 +47,7 @@ public enum PendingOperation: Sendable, Equatable {
     /// Whether a method call is held under this operation.
     var holdsCall: Bool {
         switch self {
-        case .wait, .begin, .refresh, .tokenWait, .tokenCaller, .beginCaller, .listCaller, .listWait, .logout: return true
+        case .wait, .begin, .refresh, .tokenWait, .accountCall, .listWait, .logout: return true
         case .deliver(_, _, let answers): return answers
         default: return false
         }

@@ -9,36 +9,12 @@
 extension Router {
     /// `GetToken(account, options)`: from memory when the token has the life
     /// asked for; else the caller waits on the account's flight (one is started
-    /// if none is under way). Accounts are the host user's: a caller not yet
-    /// known to be on the host waits until it is (`.identify`), and a
-    /// sandboxed app is told there is no such account.
+    /// if none is under way). Accounts are the host user's (`accountCall`).
     public func getToken(_ account: Account, _ request: TokenRequest, caller: String, now: Int64) -> Transition {
-        var ids = newOperationIDs
-        var states = accountTokens
-        switch callers[caller] {
-        case .host?:
-            return getToken(account, request, caller: caller, held: nil, ids: &ids, states: &states, now: now)
-        case nil, .unknown?:
-            let op = ids.take()
-            var t = Transition(core: [.track(op, .tokenCaller(account, request, caller: caller))], reply: .held(op))
-            if callers[caller] == nil { t = t.then(identifying(caller, &ids)) }
-            return t
-        case .flatpak?, .snap?:
-            return .refused(Self.unknownAccount(account.name))
-        }
+        accountCall(.getToken(account, request), caller: caller, now: now)
     }
 
-    /// The caller's app is known now: on with its `GetToken`, held under `op`.
-    /// `states` carries what earlier calls in the same transition changed.
     func getToken(
-        identified app: CallerApp, _ account: Account, _ request: TokenRequest, caller: String, held op: OperationID, ids: inout OperationIDs,
-        states: inout [AccountKey: AccountTokens], now: Int64
-    ) -> Transition {
-        guard app == .host else { return Transition(core: [.finish(op)], effects: [.answer(op, .refused(Self.unknownAccount(account.name)))]) }
-        return getToken(account, request, caller: caller, held: op, ids: &ids, states: &states, now: now)
-    }
-
-    private func getToken(
         _ account: Account, _ request: TokenRequest, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens],
         now: Int64
     ) -> Transition {
@@ -52,8 +28,16 @@ extension Router {
         var state = states[account.key] ?? AccountTokens(loaded: account.store == .memory)
         if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
             let answer = Transition.Reply.token(TokenAnswer(tokens: tokens, kind: kind, warning: state.unsaved.map(Self.unsavedWarning)))
-            guard let held else { return Transition(reply: answer) }
-            return Transition(core: [.finish(held)], effects: [.answer(held, answer)])
+            var t = held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
+            // Served from memory, but not yet in the keyring: the write is tried again now.
+            if state.unsaved != nil, account.store == .keyring {
+                let flight = ids.take()
+                state.flight = flight
+                states[account.key] = state
+                t.core += [.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .writing(tokens)))), .account(account.key, state)]
+                t.effects.append(.start(flight, .keyringWrite(account.key, tokens)))
+            }
+            return t
         }
         let wait = held ?? ids.take()
         var t = Transition(core: [.track(wait, .tokenWait(account.key, caller: caller, kind: kind, minValid: minValid))])
@@ -76,20 +60,10 @@ extension Router {
     }
 
     /// `ListAccounts`: the accounts, for the host user's programs only; a caller
-    /// not yet known to be one waits until it is, a sandboxed app sees none.
+    /// not yet known to be one waits until it is, any other sees none.
     public func listAccounts(_ accounts: [Account], caller: String) -> Transition {
-        switch callers[caller] {
-        case .host?:
-            var ids = newOperationIDs
-            return listing(accounts, caller: caller, held: nil, ids: &ids)
-        case .flatpak?, .snap?: return Transition(reply: .accounts([]))
-        case nil, .unknown?:
-            var ids = newOperationIDs
-            let op = ids.take()
-            var t = Transition(core: [.track(op, .listCaller(accounts, caller: caller))], reply: .held(op))
-            if callers[caller] == nil { t = t.then(identifying(caller, &ids)) }
-            return t
-        }
+        if case .refuse = gate(caller) { return Transition(reply: .accounts([])) }
+        return accountCall(.list(accounts), caller: caller, now: 0)
     }
 
     func summaries(_ accounts: [Account], _ states: [AccountKey: AccountTokens]? = nil) -> [AccountSummary] {
@@ -99,24 +73,27 @@ extension Router {
     /// The list, once every keyring account has been read in this daemon's
     /// life: those not yet read are read now (a flight each, which `GetToken`
     /// callers share), and the call waits for them (`.listWait`).
-    func listing(_ accounts: [Account], caller: String, held: OperationID?, ids: inout OperationIDs) -> Transition {
+    func listing(
+        _ accounts: [Account], caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]
+    ) -> Transition {
         var t = Transition()
         var waiting = false
         for a in accounts where a.store == .keyring {
-            var state = accountTokens[a.key] ?? AccountTokens()
+            var state = states[a.key] ?? AccountTokens()
             if state.flight != nil {
                 waiting = true
             } else if !state.loaded {
                 let flight = ids.take()
                 state.flight = flight
+                states[a.key] = state
                 t.core += [.track(flight, .tokenFlight(TokenFlight(key: a.key, account: a, stage: .reading))), .account(a.key, state)]
                 t.effects.append(.start(flight, .keyringRead(a.key)))
                 waiting = true
             }
         }
         guard waiting else {
-            guard let held else { return Transition(reply: .accounts(summaries(accounts))) }
-            return Transition(core: [.finish(held)], effects: [.answer(held, .accounts(summaries(accounts)))])
+            guard let held else { return Transition(reply: .accounts(summaries(accounts, states))) }
+            return Transition(core: [.finish(held)], effects: [.answer(held, .accounts(summaries(accounts, states)))])
         }
         let op = held ?? ids.take()
         t.core.append(.track(op, .listWait(accounts, caller: caller)))
@@ -141,21 +118,27 @@ extension Router {
     /// and in the keyring before the call is answered. A flight under way
     /// lands on nothing: its waiters hear `NotSignedIn`.
     public func logout(_ account: Account, caller: String) -> Transition {
-        switch callers[caller] {
-        case .flatpak?, .snap?: return .refused(Self.unknownAccount(account.name))
-        default: break
-        }
-        var ids = newOperationIDs
-        let op = ids.take()
+        accountCall(.logout(account), caller: caller, now: 0)
+    }
+
+    func logout(_ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]) -> Transition {
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
         var t = answerWaiters(of: account.key, state: state, now: 0, refusal: Self.notSignedIn(account.key, "signed out"))
-        if let flight = accountTokens[account.key]?.flight { t.core.append(.finish(flight)) }
+        if let flight = states[account.key]?.flight { t.core.append(.finish(flight)) }
+        states[account.key] = state
         t.core.append(.account(account.key, state))
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
-        guard account.store == .keyring else { return t.then(settlingLists(after: t)) }
+        guard account.store == .keyring else {
+            if let held {
+                t.core.append(.finish(held))
+                t.effects.append(.answer(held, .none))
+            }
+            return t.then(settlingLists(after: t))
+        }
+        let op = held ?? ids.take()
         t.core.append(.track(op, .logout(account.key, caller: caller)))
         t.effects.append(.start(op, .keyringDelete(account.key)))
-        t.reply = .held(op)
+        if held == nil { t.reply = .held(op) }
         return t.then(settlingLists(after: t))
     }
 
@@ -164,9 +147,11 @@ extension Router {
     /// token, it is not handed out again: the next `GetToken` refreshes. The
     /// refresh token is kept; any other token is ignored.
     public func rejectToken(_ account: Account, _ token: String, caller: String) -> Transition {
-        if case .flatpak? = callers[caller] { return .refused(Self.unknownAccount(account.name)) }
-        if case .snap? = callers[caller] { return .refused(Self.unknownAccount(account.name)) }
-        guard var state = accountTokens[account.key], var t = state.tokens else { return Transition() }
+        accountCall(.reject(account, token: token), caller: caller, now: 0)
+    }
+
+    func rejecting(_ account: Account, _ token: String, states: inout [AccountKey: AccountTokens]) -> Transition {
+        guard var state = states[account.key], var t = state.tokens else { return Transition() }
         var dropped = false
         if ConstantTime.equals(t.accessToken, token) {
             t.expiresAt = 0
@@ -178,19 +163,28 @@ extension Router {
         }
         guard dropped else { return Transition() }
         state.tokens = t
-        return Transition(core: [.account(account.key, state)], effects: [.log(LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))])
+        states[account.key] = state
+        return Transition(
+            core: [.account(account.key, state)], effects: [.log(LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))])
     }
 
     /// The tokens a login with `account` brought: kept in memory, and written
     /// to the keyring (a flight, which `GetToken` callers wait on).
-    func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs) -> Transition {
+    func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs, now: Int64) -> Transition {
         var state = accountTokens[key] ?? AccountTokens()
         state.loaded = true
         var t = Transition()
-        if inMemoryOnly || state.flight != nil {
-            // A flight under way lands on its own set; memory takes this one now.
+        // A new sign-in supersedes whatever a flight under way would land on
+        // (an older set, a read, a refresh of the old refresh token): that
+        // flight is dropped, and its waiters wait on this one instead.
+        if let old = state.flight {
+            t.core.append(.finish(old))
+            state.flight = nil
+        }
+        if inMemoryOnly {
             state.tokens = tokens
             state.unsaved = nil
+            t = t.then(answerWaiters(of: key, state: state, now: now, refusal: nil, anyLive: true))
         } else {
             let op = ids.take()
             state.flight = op
@@ -281,7 +275,10 @@ extension Router {
         default:
             state.flight = nil
             let what = "\(op) (\(f.key.name), \(f.stage))"
-            return Transition(core: [.finish(op), .account(f.key, state)], effects: [.log(LogLine(.error, "\(what) ended with an unexpected result; ignored"))])
+            var t = answerWaiters(of: f.key, state: state, now: now, refusal: RouterError(.internalError, "\(what) ended with an unexpected result; try again"))
+            t.core += [.finish(op), .account(f.key, state)]
+            t.effects.append(.log(LogLine(.error, "\(what) ended with an unexpected result; ignored")))
+            return t
         }
     }
 

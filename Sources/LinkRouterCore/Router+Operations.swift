@@ -98,20 +98,12 @@ extension Router {
             var t = Transition(core: [.finish(op), .caller(name, app)], ifWriteFails: .keepInMemory)
             var states = accountTokens
             for (held, p) in operations.sorted(by: { $0.key < $1.key }) {
-                switch p {
-                case .tokenCaller(let account, let request, let caller) where caller == name:
-                    t = t.then(getToken(identified: app, account, request, caller: caller, held: held, ids: &ids, states: &states, now: now))
-                case .listCaller(let accounts, let caller) where caller == name:
-                    t = t.then(
-                        app == .host
-                            ? listing(accounts, caller: caller, held: held, ids: &ids)
-                            : Transition(core: [.finish(held)], effects: [.answer(held, .accounts([]))]))
-                case .beginCaller(let b) where b.caller == name:
-                    t = t.then(
-                        app == .host
-                            ? beginKnown(b, held: held, ids: &ids, now: now)
-                            : Transition(core: [.finish(held)], effects: [.answer(held, .refused(Self.accountsAreTheHosts))]))
-                default: continue
+                guard case .accountCall(let call, let caller) = p, caller == name else { continue }
+                if app == .host {
+                    t = t.then(carryOn(call, caller: caller, held: held, ids: &ids, states: &states, now: now))
+                } else {
+                    let answer: Transition.Reply = if case .list = call { .accounts([]) } else { .refused(refusal(for: call)) }
+                    t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, answer)]))
                 }
             }
             for s in all where s.ownerName == name && s.owner?.app != app {

@@ -12,17 +12,7 @@ extension Router {
         var ids = newOperationIDs
         // An account's login writes the account's tokens: only the host user's
         // programs may (a sandboxed app could otherwise put its own login there).
-        if request.account != nil {
-            switch callers[caller] {
-            case .host?: break
-            case .flatpak?, .snap?: return .refused(Self.accountsAreTheHosts)
-            case nil, .unknown?:
-                let op = ids.take()
-                var t = Transition(core: [.track(op, .beginCaller(pending))], reply: .held(op))
-                if callers[caller] == nil { t = t.then(identifying(caller, &ids)) }
-                return t
-            }
-        }
+        if request.account != nil { return accountCall(.begin(pending), caller: caller, now: now) }
         return beginKnown(pending, held: nil, ids: &ids, now: now)
     }
 

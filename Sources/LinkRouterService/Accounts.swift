@@ -63,7 +63,17 @@ final class Accounts {
 
     func read(_ key: AccountKey, _ done: @escaping (OperationResult) -> Void) {
         keyring.read(Self.secretKey(key)) { r in
-            done(.keyring(r.map { text in .tokens(text.flatMap(StoredTokens.decode)) }.mapError(Self.error)))
+            switch r {
+            case .success(nil): done(.keyring(.success(.tokens(nil))))
+            case .success(let text?):
+                // Not "not signed in": an item of another version, or damaged, is left as it is.
+                guard let tokens = StoredTokens.decode(text) else {
+                    done(.keyring(.failure(RouterError(.keyringFailed, "the keyring's item for \(key.name) is not one this linkrouter can read (another version, or damaged); it is left as it is"))))
+                    return
+                }
+                done(.keyring(.success(.tokens(tokens))))
+            case .failure(let e): done(.keyring(.failure(Self.error(e))))
+            }
         }
     }
 

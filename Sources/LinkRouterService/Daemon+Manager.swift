@@ -67,10 +67,10 @@ extension Daemon: ManagerHandlers {
     }
 
     /// `RejectToken(account, token)`: a server refused the token; it is not handed out again.
-    public func rejectToken(_ name: String, _ token: String, _ call: MethodCall) throws(DBusError) {
+    public func rejectToken(_ name: String, _ token: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
         do { try Account.checkName(name) } catch { throw DBusError(error) }
         guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
-        _ = try answer(call, execute(sessions.router.rejectToken(account, token, caller: call.sender)))
+        return try answer(call, execute(sessions.router.rejectToken(account, token, caller: call.sender)))
     }
 
     /// `ListAccounts`: the accounts and what the daemon knows of their tokens (memory only: no keyring is read for it).

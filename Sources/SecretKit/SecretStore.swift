@@ -77,7 +77,9 @@ public final class SecretStore {
         let slot = CancelSlot()
         let address = busAddress
         let deadline = deadlineMilliseconds
-        let job: @Sendable () -> Result<Answer, SecretError> = { Self.perform(request, address: address, deadline: deadline, slot: slot) }
+        // Counted from now: a job queued behind a slow one gets only what is left.
+        let deadlineAt = Clock.monotonicMilliseconds() + deadline
+        let job: @Sendable () -> Result<Answer, SecretError> = { Self.perform(request, address: address, deadline: deadline, until: deadlineAt, slot: slot) }
         let cancel: @Sendable () -> Void = { slot.cancel() }
         worker.run(deadlineMilliseconds: deadline, cancel: cancel, job) { (result: Result<Answer, SecretError>?) in
             completion(result ?? .failure(.timedOut(milliseconds: deadline)))
@@ -86,13 +88,16 @@ public final class SecretStore {
 
     // MARK: On the worker
 
-    private static func perform(_ request: Request, address: String?, deadline: Int64, slot: CancelSlot) -> Result<Answer, SecretError> {
+    private static func perform(_ request: Request, address: String?, deadline: Int64, until deadlineAt: Int64, slot: CancelSlot) -> Result<Answer, SecretError> {
         let lib: LibSecret
         switch LibSecret.shared {
         case .success(let l): lib = l
         case .failure(let e): return .failure(e)
         }
-        if let problem = CollectionCheck.problem(address: address, timeoutMilliseconds: Int32(clamping: deadline)) { return .failure(problem) }
+        // Already answered on the loop (its deadline passed while it was queued): nothing to do.
+        let left = deadlineAt - Clock.monotonicMilliseconds()
+        guard left > 0, !slot.isCancelled else { return .failure(.timedOut(milliseconds: deadline)) }
+        if let problem = CollectionCheck.problem(address: address, timeoutMilliseconds: Int32(clamping: left)) { return .failure(problem) }
         guard let cancellable = slot.begin(lib) else { return .failure(.timedOut(milliseconds: deadline)) }
         let schema = lib.schema(schemaName, attributes: ["account", "issuer"])
         defer { lr_call1(lib.schemaUnref, schema) }
@@ -151,6 +156,8 @@ final class CancelSlot: Sendable {
             return c
         }
     }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     func cancel() {
         let c = state.withLock { s in

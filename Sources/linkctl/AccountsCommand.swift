@@ -15,7 +15,8 @@ enum AccountsCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         do {
             let client = try DaemonClient.connect()
-            let reply = try client.call("ListAccounts")
+            // Accounts not read yet are read from the keyring first (its deadline is 30 s).
+            let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
             guard case .array(_, let items)? = reply.first else { return ExitCode.ok }
             let rows: [[(String, DBusValue)]] = items.compactMap { $0.stringKeyedEntries }
             func text(_ v: DBusValue?) -> String? {

@@ -75,7 +75,7 @@ enum DockerCredential {
     /// The accounts and the registries each answers (`ListAccounts`).
     static func accounts() throws(DaemonClient.Failure) -> [Listed] {
         let client = try DaemonClient.connect()
-        let reply = try client.call("ListAccounts")
+        let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
         guard case .array(_, let items)? = reply.first else { return [] }
         return items.compactMap { item in
             guard let entries = item.stringKeyedEntries else { return nil }

@@ -199,7 +199,7 @@ struct AccountTokenTests {
         var router = Self.router(":1.1")
         let account = try Self.account()
         var ids = router.newOperationIDs
-        let keep = router.keepTokens(Self.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids)
+        let keep = router.keepTokens(Self.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
         guard let (write, op) = Self.started(keep).first, case .keyringWrite = op else { throw Failure("no write") }
         router.apply(core: keep.core)
         router.apply(core: router.completed(write, .keyring(.failure(RouterError(.keyringFailed, "no answer in 30 s"))), now: Self.now).core)
@@ -212,7 +212,7 @@ struct AccountTokenTests {
         guard case .refused(let e) = none.reply else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && Self.started(none).isEmpty)
         var ids2 = memory.newOperationIDs
-        let kept = memory.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, ids: &ids2)
+        let kept = memory.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, ids: &ids2, now: Self.now)
         #expect(Self.started(kept).isEmpty)
     }
 
@@ -250,6 +250,63 @@ struct AccountTokenTests {
         var twice = SessionRequest()
         twice.issuer = Self.issuer
         #expect(throws: RouterError.self) { try twice.use(account) }
+    }
+
+    @Test("a caller whose app could not be found out is never taken for the host: its held calls and later ones are refused, not held forever; Logout and RejectToken wait for the identity too")
+    func unknownIsNotHost() throws {
+        var router = Router()
+        let account = try Self.account()
+        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("t", expiresIn: 3600), loaded: true))])
+        // Logout from a caller not yet known: held, nothing forgotten yet.
+        let out = router.logout(account, caller: ":1.5")
+        guard case .held(let held) = out.reply, let (identify, _) = Self.started(out).first else { throw Failure("logout not held") }
+        #expect(!out.core.contains { if case .account = $0 { true } else { false } })
+        router.apply(core: out.core)
+        // While it is being found out, a second call waits without a second identification.
+        let reject = router.rejectToken(account, "t", caller: ":1.5")
+        guard case .held(let rejectHeld) = reject.reply else { throw Failure("reject not held") }
+        #expect(Self.started(reject).isEmpty)
+        router.apply(core: reject.core)
+        // Found out: unknown. Both are refused, the tokens untouched.
+        let t = router.completed(identify, .identified(.unknown), now: Self.now)
+        #expect(Self.answers(t)[held] == .refused(Router.unknownAccount("work")))
+        #expect(Self.answers(t)[rejectHeld] == .refused(Router.unknownAccount("work")))
+        router.apply(core: t.core)
+        #expect(router.accountTokens[account.key]?.tokens?.accessToken == "t")
+        // And from now on it is refused at once, never held.
+        #expect(router.getToken(account, TokenRequest(), caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(router.listAccounts([account], caller: ":1.5").reply == .accounts([]))
+    }
+
+    @Test("a sign-in that lands during a flight supersedes it: the flight is dropped, the new set is written and handed to its waiters")
+    func loginDuringFlight() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .held(let wait) = t1.reply, let (read, _) = Self.started(t1).first else { throw Failure("no flight") }
+        router.apply(core: t1.core)
+        var ids = router.newOperationIDs
+        let login = router.keepTokens(Self.tokens("new-login", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
+        #expect(login.core.contains(.finish(read)))
+        guard let (write, _) = Self.started(login).first else { throw Failure("no write") }
+        router.apply(core: login.core)
+        // The old read's answer finds nothing; the write's hands the waiter the new set.
+        #expect(router.completed(read, .keyring(.success(.tokens(nil))), now: Self.now).effects.isEmpty)
+        let landed = router.completed(write, .keyring(.success(.written)), now: Self.now)
+        guard case .token(let a)? = Self.answers(landed)[wait] else { throw Failure("waiter not answered") }
+        #expect(a.tokens.accessToken == "new-login")
+    }
+
+    @Test("tokens kept only in memory after a failed write are written again at the next GetToken, which is answered at once")
+    func unsavedRetried() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("m", expiresIn: 3600), loaded: true, unsaved: "locked"))])
+        let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .token(let a) = t.reply else { throw Failure("not answered at once") }
+        #expect(a.warning != nil)
+        guard case .keyringWrite(_, let written)? = Self.started(t).first?.1 else { throw Failure("no write retried") }
+        #expect(written.accessToken == "m")
     }
 
     struct Failure: Error, CustomStringConvertible {
