@@ -35,7 +35,12 @@ enum CredentialCommand {
         switch args.operands[0] {
         case "git":
             guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
-            return git(args.operands[1], account: name, username: args.value("username") ?? "oauth2")
+            let username = args.value("username") ?? "oauth2"
+            // A line break would add lines of its own to git's answer.
+            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), !username.contains(":") else {
+                return LinkCtl.usageFailure(spec, "--username takes printable ASCII with no space or ':'")
+            }
+            return git(args.operands[1], account: name, username: username)
         case "kube":
             guard args.operands.count == 1 else { return LinkCtl.usageFailure(spec, "kube takes no more operands") }
             return kube(account: name)

@@ -45,7 +45,9 @@ enum DockerCredential {
             }
         case "list":
             do {
-                let pairs = try accounts().flatMap { a in a.registries.map { ($0, JSON.string(a.username)) } }
+                // One entry per registry: the first account that lists it answers it, as `get` does.
+                var seen: Set<String> = []
+                let pairs = try accounts().flatMap { a in a.registries.map { ($0, JSON.string(a.username)) } }.filter { seen.insert($0.0).inserted }
                 StandardStreams.out(JSON.object(pairs).text + "\n")
                 return ExitCode.ok
             } catch {
