@@ -29,10 +29,10 @@ struct AccountTests {
             bus = try PrivateBus(desktop: desktop)
             keyring = try TestKeyring(desktop: desktop)
             if counted {
-                let port = try RawSocket.freePort()
-                provider = try Glewlwyd(
-                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: "http://127.0.0.1:\(port)", accessTokenSeconds: accessTokenSeconds)
-                proxy = try TamperProxy(desktop: desktop, upstream: try #require(provider.directOrigin), port: port)
+                let counting = try TamperProxy(desktop: desktop)
+                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds)
+                try counting.connect(upstream: try #require(provider.directOrigin))
+                proxy = counting
             } else {
                 provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds)
                 proxy = nil

@@ -21,9 +21,9 @@ struct TamperedProviderTests {
 
         init() throws {
             h = try Harness(browser: false)
-            let port = try RawSocket.freePort()
-            provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: "http://127.0.0.1:\(port)")
-            proxy = try TamperProxy(desktop: h.desktop, upstream: try #require(provider.directOrigin), port: port)
+            proxy = try TamperProxy(desktop: h.desktop)
+            provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin)
+            try proxy.connect(upstream: try #require(provider.directOrigin))
         }
 
         var options: [(String, DBusValue)] {

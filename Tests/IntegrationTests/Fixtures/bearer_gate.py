@@ -4,7 +4,7 @@ cache: an expired token is refused at once), and each request's outcome is
 one line in a log (`200 ` and the token's last 12 characters, or `401 reason`:
 JWTs share their first characters, so the last ones tell tokens apart).
 """
-import urllib.error, urllib.request
+import http.server, os, socketserver, urllib.error, urllib.request
 
 
 class BearerGate:
@@ -27,3 +27,18 @@ class BearerGate:
             f.write(("200 " + token[-12:]) if ok else ("401 " + ("no token" if token is None else "refused by userinfo")))
             f.write("\n")
         return ok
+
+
+def serve(handler, port_file, wrap=None):
+    """Serves `handler` on 127.0.0.1 and a free port, threaded; the port goes
+    to `port_file` (written whole) once listening; `wrap` may wrap the socket (TLS)."""
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), handler)
+    if wrap:
+        server.socket = wrap(server.socket)
+    with open(port_file + ".tmp", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.rename(port_file + ".tmp", port_file)
+    server.serve_forever()

@@ -13,9 +13,9 @@ cache: an expired token is refused at once). Without a valid one: 401 with
 `WWW-Authenticate: Basic realm="git"`. Each request's outcome is appended to
 DIR/../git-requests.log (`200 ` and the token's last 12 characters, or `401 reason`). Stops on SIGTERM.
 """
-import argparse, base64, http.server, json, os, socketserver, subprocess, sys
+import argparse, base64, http.server, json, os, subprocess, sys
 
-from bearer_gate import BearerGate
+from bearer_gate import BearerGate, serve
 
 
 def main():
@@ -79,14 +79,7 @@ def main():
         do_GET = handle_any
         do_POST = handle_any
 
-    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-
-    server = Server(("127.0.0.1", 0), Handler)
-    with open(a.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(a.port_file + ".tmp", a.port_file)
-    server.serve_forever()
+    serve(Handler, a.port_file)
 
 
 if __name__ == "__main__":

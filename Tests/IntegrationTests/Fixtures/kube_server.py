@@ -12,9 +12,9 @@ APIVersions object; anything else 401 with a Status. Each request's outcome is
 appended to DIR/requests.log (`200 ` and the token's last 12 characters, or
 `401 reason`). Stops on SIGTERM.
 """
-import argparse, http.server, json, os, socketserver, ssl, subprocess, sys
+import argparse, http.server, json, os, ssl, subprocess, sys
 
-from bearer_gate import BearerGate
+from bearer_gate import BearerGate, serve
 
 
 def main():
@@ -53,17 +53,9 @@ def main():
             else:
                 self.answer(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404})
 
-    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-
-    server = Server(("127.0.0.1", 0), Handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    with open(a.port_file + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(a.port_file + ".tmp", a.port_file)
-    server.serve_forever()
+    serve(Handler, a.port_file, wrap=lambda sock: context.wrap_socket(sock, server_side=True))
 
 
 if __name__ == "__main__":

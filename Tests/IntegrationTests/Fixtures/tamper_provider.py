@@ -2,6 +2,7 @@
 """A tampering reverse proxy in front of Glewlwyd, for testing an OIDC client's refusals.
 
 tamper_provider.py --upstream http://127.0.0.1:GPORT --dir FRESH_DIR [--port 0]
+tamper_provider.py --upstream-file FILE --dir FRESH_DIR   (the upstream written to FILE later)
                    [--stall-seconds 60] [--until auto|stdin|signal]
 
 Listens on 127.0.0.1:PORT (plain http, loopback only) and passes every request
@@ -120,7 +121,8 @@ class Key:
 
 class State:
     def __init__(self, args, key, d, stop):
-        self.upstream = urllib.parse.urlsplit(args.upstream)
+        self.upstream_text = args.upstream
+        self.upstream_file = args.upstream_file
         self.key, self.dir = key, d
         self.mode_file, self.log_path = os.path.join(d, "mode"), os.path.join(d, "requests.jsonl")
         self.stall = args.stall_seconds
@@ -130,6 +132,15 @@ class State:
         self.jwks_since_mode = 0
         self.jwks_total = 0
         self.log = open(self.log_path, "a", buffering=1)
+
+    def upstream(self):
+        """--upstream, or what --upstream-file says (written once the proxy's own port was known:
+        the proxy binds port 0 first, so no port is picked free and lost before it is bound)."""
+        text = self.upstream_text
+        if text is None:
+            with open(self.upstream_file) as f:
+                text = f.read().strip()
+        return urllib.parse.urlsplit(text)
 
     def mode(self):
         """(mode, generation): generation changes whenever the test (re)writes the file."""
@@ -321,7 +332,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def forward(self, body, plain):
         st = self.state
-        conn = http.client.HTTPConnection(st.upstream.hostname, st.upstream.port, timeout=30)
+        upstream = st.upstream()
+        conn = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=30)
         try:
             headers = {}
             conn.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
@@ -420,13 +432,17 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--upstream", required=True, help="Glewlwyd's own origin, http://127.0.0.1:GPORT")
+    p.add_argument("--upstream", help="Glewlwyd's own origin, http://127.0.0.1:GPORT")
+    p.add_argument("--upstream-file", help="a file the upstream origin is written to later (instead of --upstream)")
     p.add_argument("--dir", required=True, help="fresh private work directory (created 0700)")
     p.add_argument("--port", type=int, default=0, help="0 picks a free port")
     p.add_argument("--stall-seconds", type=float, default=60.0, help="how long stall-token sends nothing")
     p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto")
     a = p.parse_args()
-    up = urllib.parse.urlsplit(a.upstream)
+    if (a.upstream is None) == (a.upstream_file is None):
+        print("tamper_provider: give --upstream or --upstream-file", file=sys.stderr)
+        return 2
+    up = urllib.parse.urlsplit(a.upstream or "http://127.0.0.1:1")
     if up.scheme != "http" or not up.hostname or not up.port or up.path not in ("", "/"):
         print(f"tamper_provider: --upstream must be http://HOST:PORT, not {a.upstream!r}", file=sys.stderr)
         return 2
@@ -450,7 +466,7 @@ def main():
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
         info = {"origin": f"http://127.0.0.1:{port}", "port": port, "pid": os.getpid(),
                 "mode_file": state.mode_file, "requests_log": state.log_path, "key_id": state.key.kid,
-                "upstream": f"http://{up.hostname}:{up.port}", "key": state.key.path, "public_key": state.key.public,
+                "upstream": a.upstream or ("file:" + a.upstream_file), "key": state.key.path, "public_key": state.key.public,
                 "startup_seconds": round(time.monotonic() - t0, 3)}
         sys.stdout.write(json.dumps(info) + "\n")
         sys.stdout.flush()

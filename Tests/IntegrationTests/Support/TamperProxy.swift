@@ -9,13 +9,27 @@ import SystemKit
 final class TamperProxy {
     let pid: Int32
     let info: [String: Any]
+    private let upstreamFile: String
 
-    init(desktop: TestDesktop, upstream: String, port: Int) throws {
+    /// `http://127.0.0.1:PORT`: what the provider behind it must name as its own origin.
+    var origin: String { info["origin"] as! String }
+
+    /// Where requests go from now on: the provider's own origin.
+    func connect(upstream: String) throws {
+        try FileSystem.writeAtomically(upstreamFile, text: upstream + "\n", permissions: 0o644)
+    }
+
+    /// The proxy listens on a port of its own choosing first (`origin`); the
+    /// upstream is given later (`connect`), once a provider that names that
+    /// origin as its own runs. A port picked free and bound later could be
+    /// taken meanwhile by another test's server (seen in CI).
+    init(desktop: TestDesktop) throws {
         let out = desktop.root + "/tamper.json"
         let err = desktop.root + "/tamper.err"
+        upstreamFile = desktop.root + "/tamper-upstream"
         pid = try Subprocess.spawn(
             [
-                "/usr/bin/python3", Paths.fixtures + "/tamper_provider.py", "--upstream", upstream, "--port", "\(port)",
+                "/usr/bin/python3", Paths.fixtures + "/tamper_provider.py", "--upstream-file", upstreamFile, "--port", "0",
                 "--dir", desktop.root + "/tamper",
             ],
             environment: desktop.environment, stdout: .file(out), stderr: .file(err))
