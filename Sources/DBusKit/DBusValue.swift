@@ -88,6 +88,15 @@ public indirect enum DBusValue: Sendable, Equatable {
         return nil
     }
 
+    /// The value of `key` in an `a{sv}` dictionary, its variant unwrapped; nil when absent.
+    public func entry(_ key: String) -> DBusValue? {
+        guard case .dictionary(_, _, let entries) = self else { return nil }
+        for e in entries {
+            if case .string(key) = e.key { return e.value.variantValue ?? e.value }
+        }
+        return nil
+    }
+
     /// Entries of an `a{s…}` dictionary keyed by string, in order.
     public var stringKeyedEntries: [(String, DBusValue)]? {
         guard case .dictionary(_, _, let entries) = self else { return nil }

@@ -42,7 +42,7 @@ extension Router {
             var states = accountTokens
             return carryOn(call, caller: caller, held: nil, ids: &ids, states: &states, now: now)
         case .refuse:
-            return .refused(refusal(for: call))
+            return Transition(reply: refusal(for: call))
         case .wait(let identify):
             let op = ids.take()
             var t = Transition(core: [.track(op, .accountCall(call, caller: caller))], reply: .held(op))
@@ -75,12 +75,12 @@ extension Router {
         }
     }
 
-    /// The answer a refused caller gets: no account exists for it.
-    func refusal(for call: AccountCall) -> RouterError {
+    /// The answer a refused caller gets: no account exists for it (an empty list, for `ListAccounts`).
+    func refusal(for call: AccountCall) -> Transition.Reply {
         switch call {
-        case .getToken(let a, _), .logout(let a), .reject(let a, _): return Self.unknownAccount(a.name)
-        case .list: return Self.unknownAccount("")
-        case .begin: return Self.accountsAreTheHosts
+        case .getToken(let a, _), .logout(let a), .reject(let a, _): return .refused(Self.unknownAccount(a.name))
+        case .list: return .accounts([])
+        case .begin: return .refused(Self.accountsAreTheHosts)
         }
     }
 }

@@ -102,8 +102,7 @@ extension Router {
                 if app == .host {
                     t = t.then(carryOn(call, caller: caller, held: held, ids: &ids, states: &states, now: now))
                 } else {
-                    let answer: Transition.Reply = if case .list = call { .accounts([]) } else { .refused(refusal(for: call)) }
-                    t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, answer)]))
+                    t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, refusal(for: call))]))
                 }
             }
             for s in all where s.ownerName == name && s.owner?.app != app {

@@ -118,9 +118,7 @@ final class Bus {
     /// The pid behind a connection (`GetConnectionCredentials`), or nil when the bus does not say.
     func processID(of name: String, _ completion: @escaping (UInt32?) -> Void) {
         BusProxy.bus.call("GetConnectionCredentials", [.string(name)], timeoutMilliseconds: 5000, via: calls) { result in
-            guard case .success(let values) = result, let entries = values.first?.stringKeyedEntries,
-                case .uint32(let pid)? = entries.first(where: { $0.0 == "ProcessID" })?.1.variantValue
-            else { return completion(nil) }
+            guard case .success(let values) = result, case .uint32(let pid)? = values.first?.entry("ProcessID") else { return completion(nil) }
             completion(pid)
         }
     }

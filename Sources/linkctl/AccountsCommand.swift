@@ -18,28 +18,12 @@ enum AccountsCommand {
             // Accounts not read yet are read from the keyring first (its deadline is 30 s).
             let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
             guard case .array(_, let items)? = reply.first else { return ExitCode.ok }
-            let rows: [[(String, DBusValue)]] = items.compactMap { $0.stringKeyedEntries }
-            func text(_ v: DBusValue?) -> String? {
-                switch v?.variantValue ?? v {
-                case .string(let s)?: return s
-                case .int64(let n)?: return String(n)
-                default: return nil
-                }
-            }
             if args.json {
-                Output.json(
-                    .array(
-                        rows.map { r in
-                            .object(
-                                r.compactMap { k, v in
-                                    if case .int64(let n)? = v.variantValue { return (k, .number(n)) }
-                                    return text(v).map { (k, .string($0)) }
-                                })
-                        }))
-            } else if rows.isEmpty {
+                Output.json(.array(items.map { JSON(vardict: $0) }))
+            } else if items.isEmpty {
                 StandardStreams.err("No accounts; declare one with: linkctl account add NAME --issuer URL --client-id ID\n")
             } else {
-                Output.table(columns.map { $0.uppercased() }, rows.map { r in columns.map { c in text(r.first { $0.0 == c }?.1) ?? "-" } })
+                Output.table(columns.map { $0.uppercased() }, items.map { item in columns.map { item.entry($0)?.plainText ?? "-" } })
             }
             return ExitCode.ok
         } catch {

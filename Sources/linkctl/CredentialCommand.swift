@@ -60,9 +60,9 @@ enum CredentialCommand {
         switch operation {
         case "get":
             do {
-                let (token, expiresAt, warning) = try fetch(account, idToken: false)
-                if let warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-                StandardStreams.out(GitCredentialMessage.answer(to: request, token: token, username: username, expiresAt: expiresAt).text)
+                let reply = try AccountToken.get(account, [("id_token", .boolean(false))])
+                if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+                StandardStreams.out(GitCredentialMessage.answer(to: request, token: reply.token, username: username, expiresAt: reply.expiresAt).text)
                 return ExitCode.ok
             } catch {
                 // git then asks no other helper and no terminal: the reason is on stderr.
@@ -103,30 +103,16 @@ enum CredentialCommand {
             apiVersion = v
         }
         do {
-            let (token, expiresAt, warning) = try fetch(account, idToken: nil)
-            if let warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            var status: [(String, JSON)] = [("token", .string(token))]
-            if let expiresAt { status.append(("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ")))) }
+            // The account's default token: the ID token for an account with token=id.
+            let reply = try AccountToken.get(account)
+            if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            var status: [(String, JSON)] = [("token", .string(reply.token))]
+            if let expiresAt = reply.expiresAt { status.append(("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ")))) }
             StandardStreams.out(JSON.object([("apiVersion", .string(apiVersion)), ("kind", .string("ExecCredential")), ("status", .object(status))]).text + "\n")
             return ExitCode.ok
         } catch {
             Output.error(error.text)
             return error.exitCode
         }
-    }
-
-    /// The account's token from the daemon: the access token (`idToken: false`), the ID token (`true`), or the account's default (nil).
-    static func fetch(_ account: String, idToken: Bool?) throws(DaemonClient.Failure) -> (token: String, expiresAt: Int64?, warning: String?) {
-        let client = try DaemonClient.connect()
-        let options: [(String, DBusValue)] = idToken.map { [("id_token", .boolean($0))] } ?? []
-        let reply = try client.call("GetToken", [.string(account), .vardict(options)], timeoutMilliseconds: 120_000)
-        let entries = reply.first?.stringKeyedEntries ?? []
-        func value(_ key: String) -> DBusValue? { entries.first { $0.0 == key }?.1.variantValue }
-        guard let token = value("token")?.stringValue, !token.isEmpty else {
-            throw .refused(name: DBusError.failed, message: "the daemon answered GetToken without a token")
-        }
-        var expiresAt: Int64?
-        if case .int64(let e)? = value("expires_at") { expiresAt = e }
-        return (token, expiresAt, value("warning")?.stringValue)
     }
 }

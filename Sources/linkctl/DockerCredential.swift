@@ -33,10 +33,10 @@ enum DockerCredential {
                     StandardStreams.out(notFound + "\n")
                     return ExitCode.refused
                 }
-                let (token, _, warning) = try CredentialCommand.fetch(account.name, idToken: false)
-                if let warning { StandardStreams.err("\(name): warning: \(warning)\n") }
+                let reply = try AccountToken.get(account.name, [("id_token", .boolean(false))])
+                if let warning = reply.warning { StandardStreams.err("\(name): warning: \(warning)\n") }
                 StandardStreams.out(
-                    JSON.object([("ServerURL", .string(input)), ("Username", .string(account.username)), ("Secret", .string(token))]).text + "\n")
+                    JSON.object([("ServerURL", .string(input)), ("Username", .string(account.username)), ("Secret", .string(reply.token))]).text + "\n")
                 return ExitCode.ok
             } catch {
                 StandardStreams.err("\(name): \(error.text)\n")
@@ -80,12 +80,10 @@ enum DockerCredential {
         let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
         guard case .array(_, let items)? = reply.first else { return [] }
         return items.compactMap { item in
-            guard let entries = item.stringKeyedEntries else { return nil }
-            func value(_ key: String) -> DBusValue? { entries.first { $0.0 == key }?.1.variantValue }
-            guard let name = value("name")?.stringValue else { return nil }
+            guard let name = item.entry("name")?.stringValue else { return nil }
             var registries: [String] = []
-            if case .array(_, let list)? = value("registries") { registries = list.compactMap(\.stringValue) }
-            return Listed(name: name, username: value("username")?.stringValue ?? "oauth2", registries: registries)
+            if case .array(_, let list)? = item.entry("registries") { registries = list.compactMap(\.stringValue) }
+            return Listed(name: name, username: item.entry("username")?.stringValue ?? "oauth2", registries: registries)
         }
     }
 

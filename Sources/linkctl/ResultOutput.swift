@@ -11,27 +11,15 @@ enum ResultOutput {
     static let secrets: Set<String> = ["access_token", "refresh_token", "id_token"]
 
     static func print(_ reply: DBusValue?, json: Bool, showTokens: Bool) {
-        let entries = reply?.stringKeyedEntries ?? []
         if json {
-            Output.json(
-                .object(
-                    entries.compactMap { key, wrapped in
-                        switch wrapped.variantValue {
-                        case .string(let s)?: return (key, key == "claims" ? .raw(s) : .string(s))
-                        case .int64(let n)?: return (key, .number(n))
-                        default: return nil
-                        }
-                    }))
+            Output.json(JSON(vardict: reply, raw: ["claims"]))
             return
         }
         var text: [String: String] = [:]
         var order: [String] = []
-        for (key, wrapped) in entries {
-            switch wrapped.variantValue {
-            case .string(let s)?: text[key] = s
-            case .int64(let n)?: text[key] = String(n)
-            default: continue
-            }
+        for (key, wrapped) in reply?.stringKeyedEntries ?? [] {
+            guard let t = wrapped.plainText else { continue }
+            text[key] = t
             order.append(key)
         }
         guard text["access_token"] != nil else {

@@ -49,28 +49,12 @@ enum TokenCommand {
     /// `token NAME`.
     static func account(_ args: ParsedArguments) -> Int32 {
         let name = args.operands[0]
-        let options: DBusValue
-        do { options = .vardict(try OptionFlags.entries(TokenRequest.options, args)) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        let options: [(String, DBusValue)]
+        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch { return LinkCtl.usageFailure(spec, error.message) }
         do {
-            let client = try DaemonClient.connect()
-            // A refresh, or an unlock prompt the keyring shows, can take a while.
-            let reply = try client.call("GetToken", [.string(name), options], timeoutMilliseconds: 120_000)
-            let entries = reply.first?.stringKeyedEntries ?? []
-            func value(_ key: String) -> DBusValue? { entries.first { $0.0 == key }?.1.variantValue }
-            if let warning = value("warning")?.stringValue { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            if args.json {
-                Output.json(
-                    .object(
-                        entries.compactMap { k, v in
-                            switch v.variantValue {
-                            case .string(let s)?: return (k, .string(s))
-                            case .int64(let n)?: return (k, .number(n))
-                            default: return nil
-                            }
-                        }))
-            } else {
-                StandardStreams.out((value("token")?.stringValue ?? "") + "\n")
-            }
+            let reply = try AccountToken.get(name, options)
+            if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            if args.json { Output.json(JSON(vardict: reply.fields)) } else { StandardStreams.out(reply.token + "\n") }
             return ExitCode.ok
         } catch {
             Output.error(error.text)

@@ -1,0 +1,27 @@
+import DBusKit
+
+extension DBusValue {
+    /// A reply field as a person reads it: a string as it is, a number in decimal; nil for other types.
+    var plainText: String? {
+        switch variantValue ?? self {
+        case .string(let s): return s
+        case .int64(let n): return String(n)
+        default: return nil
+        }
+    }
+}
+
+extension JSON {
+    /// An `a{sv}` reply as a JSON object: its string and `x` entries, in order, the
+    /// others left out; the values of `raw` keys are JSON text already (the verified claims).
+    init(vardict: DBusValue?, raw: Set<String> = []) {
+        self = .object(
+            (vardict?.stringKeyedEntries ?? []).compactMap { key, wrapped in
+                switch wrapped.variantValue {
+                case .string(let s)?: return (key, raw.contains(key) ? .raw(s) : .string(s))
+                case .int64(let n)?: return (key, .number(n))
+                default: return nil
+                }
+            })
+    }
+}
