@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CLinux"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit"]),
         .target(name: "OpenSSLKit", dependencies: ["COpenSSL", "LinkRouterCore"]),
-        .target(name: "JSONKit", dependencies: ["CJansson", "LinkRouterCore"]),
+        .target(name: "JSONKit", dependencies: ["CJansson", "LinkRouterCore", "SystemKit"]),
         // JWS rules (alg policy, key choice, compact form) over OpenSSLKit's keys and JSONKit's parser; no C.
         .target(name: "JOSE", dependencies: ["OpenSSLKit", "JSONKit", "LinkRouterCore"]),
         .target(name: "Store", dependencies: ["CSQLite", "LinkRouterCore", "SystemKit"]),

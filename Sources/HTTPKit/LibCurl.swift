@@ -1,5 +1,6 @@
 internal import CCurl
 import Glibc
+import SystemKit
 
 /// libcurl, opened by the first `HTTPClient`: its functions, looked up once, for
 /// the shims in CCurl/shim.h (`lr_curl_…(curl.fn, …)`). Linked, it would load
@@ -23,8 +24,10 @@ final class LibCurl: @unchecked Sendable {
         func unavailable(_ why: String) -> HTTPError {
             HTTPError(.unavailable, host: "", "HTTPS requests (token exchange) need \(soname) (Debian: libcurl4), which \(why)")
         }
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            return .failure(unavailable("cannot be loaded: " + (dlerror().map { String(cString: $0) } ?? "unknown error")))
+        let library: SharedLibrary
+        switch SharedLibrary.open(soname) {
+        case .success(let l): library = l
+        case .failure(let e): return .failure(unavailable("cannot be loaded: " + e.reason))
         }
         let symbols: [(String, WritableKeyPath<lr_curl_functions, UnsafeMutableRawPointer?>)] = [
             ("curl_global_init", \.global_init), ("curl_version", \.version), ("curl_free", \.free),
@@ -38,18 +41,10 @@ final class LibCurl: @unchecked Sendable {
             ("curl_slist_append", \.slist_append), ("curl_slist_free_all", \.slist_free_all),
             ("curl_url", \.url), ("curl_url_cleanup", \.url_cleanup), ("curl_url_set", \.url_set), ("curl_url_get", \.url_get),
         ]
-        // Every field of the table is a pointer and must be set: one this list forgot would be called as NULL.
-        precondition(
-            symbols.count * MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<lr_curl_functions>.size,
-            "LibCurl.load does not fill every field of lr_curl_functions")
         var functions = lr_curl_functions()
-        var missing: [String] = []
-        for (name, field) in symbols {
-            functions[keyPath: field] = dlsym(handle, name)
-            if functions[keyPath: field] == nil { missing.append(name) }
-        }
+        let missing = library.fill(&functions, symbols)
         guard missing.isEmpty else {
-            dlclose(handle)
+            library.close()
             return .failure(unavailable("lacks \(missing.joined(separator: ", ")): it is not libcurl, or too old"))
         }
         let table = UnsafeMutablePointer<lr_curl_functions>.allocate(capacity: 1)

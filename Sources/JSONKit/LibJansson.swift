@@ -1,5 +1,5 @@
 internal import CJansson
-import Glibc
+import SystemKit
 
 /// Jansson, opened on the first JSON read or written: its functions, looked
 /// up once, for the shims in CJansson/shim.h (`lr_json_…(jansson, …)`).
@@ -15,9 +15,10 @@ final class LibJansson: @unchecked Sendable {
 
     /// The library, or why Jansson cannot be used.
     static let shared: Result<LibJansson, JSONError> = {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let why = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(JSONError(.unavailable, "JSON needs \(soname) (Debian: libjansson4), which cannot be loaded: \(why)"))
+        let library: SharedLibrary
+        switch SharedLibrary.open(soname) {
+        case .success(let l): library = l
+        case .failure(let e): return .failure(JSONError(.unavailable, "JSON needs \(soname) (Debian: libjansson4), which cannot be loaded: \(e.reason)"))
         }
         let symbols: [(String, WritableKeyPath<lr_json_functions, UnsafeMutableRawPointer?>)] = [
             ("json_loadb", \.loadb), ("json_dumpb", \.dumpb), ("json_delete", \.delete_),
@@ -30,16 +31,8 @@ final class LibJansson: @unchecked Sendable {
             ("json_object_iter_key_len", \.object_iter_key_len), ("json_object_iter_value", \.object_iter_value),
             ("json_object_setn_new", \.object_setn_new),
         ]
-        // Every field is a pointer and must be set: one this list forgot would be called as NULL.
-        precondition(
-            symbols.count * MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<lr_json_functions>.size,
-            "LibJansson does not fill every field of lr_json_functions")
         var functions = lr_json_functions()
-        var missing: [String] = []
-        for (name, field) in symbols {
-            functions[keyPath: field] = dlsym(handle, name)
-            if functions[keyPath: field] == nil { missing.append(name) }
-        }
+        let missing = library.fill(&functions, symbols)
         guard missing.isEmpty else {
             return .failure(JSONError(.unavailable, "\(soname) lacks \(missing.joined(separator: ", ")); Jansson 2.14 or later is needed"))
         }

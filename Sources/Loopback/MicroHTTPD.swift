@@ -1,5 +1,5 @@
 internal import CMicroHTTPD
-import Glibc
+import SystemKit
 
 /// libmicrohttpd, opened on first use: its symbols, looked up once.
 final class MicroHTTPD: @unchecked Sendable {
@@ -9,21 +9,16 @@ final class MicroHTTPD: @unchecked Sendable {
     /// The library, or why it cannot be used (then loopback sessions are refused, nothing else is affected).
     static let shared: Result<MicroHTTPD, ListenerError> = {
         let soname = "libmicrohttpd.so.12"
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let why = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(ListenerError("loopback redirects need \(soname) (Debian: libmicrohttpd12), which cannot be loaded: \(why)"))
-        }
-        var missing: [String] = []
-        func sym(_ name: String) -> UnsafeMutableRawPointer {
-            if let p = dlsym(handle, name) { return p }
-            missing.append(name)
-            return UnsafeMutableRawPointer(bitPattern: 1)!
+        let sym: SharedLibrary.Resolver
+        switch SharedLibrary.open(soname) {
+        case .success(let l): sym = l.resolver
+        case .failure(let e): return .failure(ListenerError("loopback redirects need \(soname) (Debian: libmicrohttpd12), which cannot be loaded: \(e.reason)"))
         }
         let lib = MicroHTTPD(
             start: sym("MHD_start_daemon"), info: sym("MHD_get_daemon_info"), run: sym("MHD_run"), timeout: sym("MHD_get_timeout"),
             stop: sym("MHD_stop_daemon"), header: sym("MHD_lookup_connection_value"), response: sym("MHD_create_response_from_buffer"),
             addHeader: sym("MHD_add_response_header"), queue: sym("MHD_queue_response"), destroyResponse: sym("MHD_destroy_response"))
-        guard missing.isEmpty else { return .failure(ListenerError("\(soname) lacks \(missing.joined(separator: ", ")); it is too old")) }
+        guard sym.missing.isEmpty else { return .failure(ListenerError("\(soname) lacks \(sym.missing.joined(separator: ", ")); it is too old")) }
         return .success(lib)
     }()
 

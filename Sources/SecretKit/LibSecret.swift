@@ -1,5 +1,5 @@
 internal import CSecret
-import Glibc
+import SystemKit
 
 /// libsecret, opened on the first keyring call, with the GLib functions its
 /// calls need (found through its handle: GLib is among its dependencies).
@@ -14,22 +14,19 @@ final class LibSecret: @unchecked Sendable {
 
     /// The library, or why it cannot be used (then every keyring call fails with that reason).
     static let shared: Result<LibSecret, SecretError> = {
-        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let why = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(.unavailable("tokens are kept in the Secret Service through \(soname) (Debian: libsecret-1-0), which cannot be loaded: \(why)"))
-        }
-        var missing: [String] = []
-        func sym(_ name: String) -> UnsafeMutableRawPointer {
-            if let p = dlsym(handle, name) { return p }
-            missing.append(name)
-            return UnsafeMutableRawPointer(bitPattern: 1)!
+        let sym: SharedLibrary.Resolver
+        switch SharedLibrary.open(soname) {
+        case .success(let l): sym = l.resolver
+        case .failure(let e):
+            return .failure(.unavailable("tokens are kept in the Secret Service through \(soname) (Debian: libsecret-1-0), which cannot be loaded: \(e.reason)"))
         }
         let lib = LibSecret(sym)
+        let missing = sym.missing
         guard missing.isEmpty else { return .failure(.unavailable("\(soname) lacks \(missing.joined(separator: ", ")); it is too old (libsecret 0.18 or later is needed)")) }
         return .success(lib)
     }()
 
-    private init(_ sym: (String) -> UnsafeMutableRawPointer) {
+    private init(_ sym: SharedLibrary.Resolver) {
         hashNew = sym("g_hash_table_new_full")
         hashInsert = sym("g_hash_table_insert")
         hashUnref = sym("g_hash_table_unref")
