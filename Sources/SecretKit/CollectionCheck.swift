@@ -11,7 +11,9 @@ enum CollectionCheck {
     static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
 
     /// Nil when the default collection exists and is unlocked; else why not.
-    static func problem(address: String?, timeoutMilliseconds: Int32) -> SecretError? {
+    /// Each call waits `timeoutMilliseconds` (what is left of the job's time);
+    /// a timeout is reported as the job's whole `deadline`, as its other ends are.
+    static func problem(address: String?, timeoutMilliseconds: Int32, deadline: Int64) -> SecretError? {
         guard let address else { return .noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set") }
         let bus: DBusConnection
         do { bus = try DBusConnection(address: address) } catch { return .noService(error.message) }
@@ -24,7 +26,7 @@ enum CollectionCheck {
             }
             collection = path
         } catch {
-            return classify(error, timeoutMilliseconds)
+            return classify(error, deadline)
         }
         guard collection.rawValue != "/" else { return .noDefaultCollection }
         do {
@@ -36,15 +38,15 @@ enum CollectionCheck {
         } catch {
             // KeePassXC answers ReadAlias with a path it has no object at.
             if error.name == DBusError.unknownObject || error.name == DBusError.unknownMethod { return .noDefaultCollection }
-            return classify(error, timeoutMilliseconds)
+            return classify(error, deadline)
         }
     }
 
-    private static func classify(_ error: DBusError, _ timeout: Int32) -> SecretError {
+    private static func classify(_ error: DBusError, _ deadline: Int64) -> SecretError {
         switch error.name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.Spawn.ServiceNotFound":
             .noService(error.message)
-        case DBusError.noReply, "org.freedesktop.DBus.Error.Timeout": .timedOut(milliseconds: Int64(timeout))
+        case DBusError.noReply, "org.freedesktop.DBus.Error.Timeout": .timedOut(milliseconds: deadline)
         default: .failed(error.message)
         }
     }

@@ -97,7 +97,7 @@ public final class SecretStore {
         // Already answered on the loop (its deadline passed while it was queued): nothing to do.
         let left = deadlineAt - Clock.monotonicMilliseconds()
         guard left > 0, !slot.isCancelled else { return .failure(.timedOut(milliseconds: deadline)) }
-        if let problem = CollectionCheck.problem(address: address, timeoutMilliseconds: Int32(clamping: left)) { return .failure(problem) }
+        if let problem = CollectionCheck.problem(address: address, timeoutMilliseconds: Int32(clamping: left), deadline: deadline) { return .failure(problem) }
         guard let cancellable = slot.begin(lib) else { return .failure(.timedOut(milliseconds: deadline)) }
         let schema = lib.schema(schemaName, attributes: ["account", "issuer"])
         defer { lr_call1(lib.schemaUnref, schema) }
