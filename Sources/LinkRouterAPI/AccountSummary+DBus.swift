@@ -8,7 +8,7 @@ extension AccountSummary {
     public var dictionary: DBusValue {
         let a = account
         var entries: [(String, DBusValue)] = [
-            ("name", .string(a.name)), ("issuer", .string(a.issuer)), ("client_id", .string(a.clientID)), ("owner", .string(a.owner.rawValue)),
+            ("name", .string(a.name)), ("issuer", .string(a.issuer)), ("client_id", .string(a.clientID)), ("owner", .string(a.owner.label)),
             ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)), ("username", .string(a.username)),
         ]
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }

@@ -16,6 +16,8 @@ public protocol ManagerHandlers: AnyObject {
     func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply
     func rejectToken(_ account: String, _ token: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     func logout(_ account: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func addAccount(_ account: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func removeAccount(_ account: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     /// What the `Store` and `Counters` properties read.
     var state: ManagerState { get }
 }

@@ -46,6 +46,12 @@ public enum Interfaces {
             .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call throws(DBusError) in
                 try h.listAccounts(call)
             },
+            .init("AddAccount", in: [A("account", "s"), A("options", "a{sv}")], out: []) { h, _, call throws(DBusError) in
+                try h.addAccount(call.string(0), call.arguments[1], call)
+            },
+            .init("RemoveAccount", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
+                try h.removeAccount(call.string(0), call)
+            },
         ],
         properties: [
             .init("Version", "s", .const) { _, _ in .string(API.version) },

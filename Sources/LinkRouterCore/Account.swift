@@ -1,13 +1,55 @@
 /// A login linkrouter keeps: a provider, a client, what to ask for, and
 /// where its tokens live. Declared by the user (a key file under
-/// `$XDG_CONFIG_HOME/linkrouter/accounts/`, written by `linkctl account add`)
-/// or by an administrator (`/etc/linkrouter/accounts.d/`), checked here
-/// whichever way it came, so a file edited by hand meets the same rules.
+/// `$XDG_CONFIG_HOME/linkrouter/accounts/`, written by `linkctl account add`),
+/// by an administrator (`/etc/linkrouter/accounts.d/`) or by a sandboxed app
+/// over D-Bus (`AddAccount`), checked here whichever way it came, so a file
+/// edited by hand meets the same rules.
 public struct Account: Sendable, Equatable {
     public enum TokenKind: String, Sendable { case access, id }
     public enum Storage: String, Sendable { case keyring, memory }
-    /// Who declared it, and so who may use it.
-    public enum Owner: String, Sendable { case user, system }
+    /// Who declared it, and so who may use it: the host user's programs use
+    /// the user's and the administrator's; an app only its own.
+    public enum Owner: Sendable, Equatable, Hashable {
+        case user, system
+        /// A sandboxed app, by its `CallerApp.label` (`flatpak:ID`, `snap:NAME`).
+        case app(String)
+
+        /// The owner of what a caller declares (`AddAccount`); nil: a caller that could not be identified declares nothing.
+        public init?(declaring caller: CallerApp) {
+            switch caller {
+            case .host: self = .user
+            case .flatpak(let id), .snap(let id):
+                // The id names the app's directory of accounts: a word, never a path.
+                guard Self.isAppID(id) else { return nil }
+                self = .app(caller.label)
+            case .unknown: return nil
+            }
+        }
+
+        /// Whether a caller may use an account of this owner.
+        public func serves(_ caller: CallerApp) -> Bool {
+            switch self {
+            case .user, .system: return caller == .host
+            case .app(let label): return caller != .host && caller != .unknown && caller.label == label
+            }
+        }
+
+        /// A Flatpak id or Snap name: letters, digits, `.`, `_`, `-`, beginning with a letter or digit, at most 255.
+        static func isAppID(_ id: String) -> Bool {
+            let bytes = Array(id.utf8)
+            guard (1...255).contains(bytes.count), ASCII.isAlpha(bytes[0]) || ASCII.isDigit(bytes[0]) else { return false }
+            return bytes.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
+        }
+
+        /// `user`, `system`, or the app's label.
+        public var label: String {
+            switch self {
+            case .user: return "user"
+            case .system: return "system"
+            case .app(let label): return label
+            }
+        }
+    }
 
     public let name: String
     public let issuer: String
@@ -29,7 +71,10 @@ public struct Account: Sendable, Equatable {
     public static let defaultMinValid: UInt32 = 60
 
     /// What the keyring item and the daemon's memory are keyed by.
-    public var key: AccountKey { AccountKey(name: name, issuer: issuer) }
+    public var key: AccountKey {
+        if case .app(let label) = owner { return AccountKey(name: name, issuer: issuer, app: label) }
+        return AccountKey(name: name, issuer: issuer)
+    }
 
     /// The request checked: a clear refusal for the first thing wrong.
     public static func make(name: String, _ r: AccountRequest, owner: Owner, limits: Limits = Limits()) throws(RouterError) -> Account {
@@ -113,14 +158,33 @@ public struct Account: Sendable, Equatable {
     }
 }
 
-/// An account as the keyring and the daemon's memory know it: its name at its issuer.
+/// An account as the keyring and the daemon's memory know it: its name at
+/// its issuer, and for an app's account the app, so an app's `work` and the
+/// user's `work` never share tokens.
 public struct AccountKey: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     public let issuer: String
-    public init(name: String, issuer: String) {
+    /// The owning app's label; nil for the host user's accounts.
+    public let app: String?
+    public init(name: String, issuer: String, app: String? = nil) {
         self.name = name
         self.issuer = issuer
+        self.app = app
     }
+
+    /// The keyring item's `account` attribute and a login's stored account:
+    /// the name, or `APP/NAME` for an app's (a name has no `/` or `:`, so the two never meet).
+    public var qualifiedName: String { app.map { $0 + "/" + name } ?? name }
+
+    /// The key of a `qualifiedName` at `issuer`.
+    public init(qualifiedName: String, issuer: String) {
+        if let slash = qualifiedName.lastIndex(of: "/") {
+            self.init(name: String(qualifiedName[qualifiedName.index(after: slash)...]), issuer: issuer, app: String(qualifiedName[..<slash]))
+        } else {
+            self.init(name: qualifiedName, issuer: issuer)
+        }
+    }
+
     public var description: String { name }
 }
 

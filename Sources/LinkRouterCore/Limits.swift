@@ -15,6 +15,8 @@ public struct Limits: Sendable, Equatable {
     public var maxListEntries: Int
     /// Longest `ttl` a session may ask for, in seconds.
     public var maxTTL: UInt32
+    /// Accounts one app may declare (`AddAccount`): each is a file and a keyring item.
+    public var maxAccountsPerApp: Int
     /// How long a finished session keeps its result for its owner's `Wait`
     /// (until `Acknowledge`), and its record to tell a replay from a forgery, in seconds.
     public var gracePeriod: Int64
@@ -23,7 +25,7 @@ public struct Limits: Sendable, Equatable {
         maxPendingPerOwner: Int = 32, maxPendingTotal: Int = 1024, maxURIBytes: Int = 8192,
         query: QueryParameters.Limits = QueryParameters.Limits(), maxOptionBytes: Int = 2048,
         maxAuthorizeURLBytes: Int = 8192, maxListEntries: Int = 32, maxTTL: UInt32 = 3600,
-        gracePeriod: Int64 = 120
+        maxAccountsPerApp: Int = 32, gracePeriod: Int64 = 120
     ) {
         self.maxPendingPerOwner = maxPendingPerOwner
         self.maxPendingTotal = maxPendingTotal
@@ -33,6 +35,7 @@ public struct Limits: Sendable, Equatable {
         self.maxAuthorizeURLBytes = maxAuthorizeURLBytes
         self.maxListEntries = maxListEntries
         self.maxTTL = maxTTL
+        self.maxAccountsPerApp = maxAccountsPerApp
         self.gracePeriod = gracePeriod
     }
 }

@@ -37,6 +37,10 @@ public enum Operation: Sendable, Equatable {
     case keyringWrite(AccountKey, TokenSet)
     /// An account's tokens forgotten by the keyring.
     case keyringDelete(AccountKey)
+    /// An account's declaration written (`AddAccount`), over the one it replaces.
+    case writeAccount(Account)
+    /// An account's declaration removed (`RemoveAccount`).
+    case removeAccount(Account)
 }
 
 /// What an operation came to.
@@ -53,6 +57,8 @@ public enum OperationResult: Sendable, Equatable {
     /// The bus's id and the names it has now.
     case busNames(Result<BusSnapshot, RouterError>)
     case keyring(Result<KeyringAnswer, RouterError>)
+    /// An account's file written or removed (nil), or why not.
+    case accountFile(RouterError?)
 }
 
 /// The bus at one moment: its id (unique names repeat across buses) and every name on it.

@@ -28,8 +28,10 @@ public enum PendingOperation: Sendable, Equatable {
     case logout(AccountKey, caller: String)
     /// A `ListAccounts` held until its accounts' keyring items are read.
     case listWait([Account], caller: String)
-    /// A call about accounts held until its caller's app is known (accounts are the host user's).
-    case accountCall(AccountCall, caller: String)
+    /// A call about accounts held until its caller's app is known (which accounts it sees depends on it).
+    case accountCall(AccountCall, accounts: [Account], caller: String)
+    /// An `AddAccount` or `RemoveAccount`, answered once the account's file is written or gone.
+    case accountFile(AccountFileChange, caller: String)
     /// A held `GetToken`, answered when its account's flight lands.
     case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64)
 
@@ -39,7 +41,7 @@ public enum PendingOperation: Sendable, Equatable {
         case .wait(_, let c, _, _): return c
         case .begin(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _), .accountCall(_, let c), .listWait(_, let c), .logout(_, let c): return c
+        case .tokenWait(_, let c, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c), .accountFile(_, let c): return c
         default: return nil
         }
     }
@@ -47,7 +49,7 @@ public enum PendingOperation: Sendable, Equatable {
     /// Whether a method call is held under this operation.
     var holdsCall: Bool {
         switch self {
-        case .wait, .begin, .refresh, .tokenWait, .accountCall, .listWait, .logout: return true
+        case .wait, .begin, .refresh, .tokenWait, .accountCall, .listWait, .logout, .accountFile: return true
         case .deliver(_, _, let answers): return answers
         default: return false
         }

@@ -9,11 +9,7 @@
 extension Router {
     /// `GetToken(account, options)`: from memory when the token has the life
     /// asked for; else the caller waits on the account's flight (one is started
-    /// if none is under way). Accounts are the host user's (`accountCall`).
-    public func getToken(_ account: Account, _ request: TokenRequest, caller: String, now: Int64) -> Transition {
-        accountCall(.getToken(account, request), caller: caller, now: now)
-    }
-
+    /// if none is under way). Reached through `accountCall`.
     func getToken(
         _ account: Account, _ request: TokenRequest, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens],
         now: Int64
@@ -57,12 +53,6 @@ extension Router {
         states[account.key] = state
         t.core.append(.account(account.key, state))
         return t
-    }
-
-    /// `ListAccounts`: the accounts, for the host user's programs only; a caller
-    /// not yet known to be one waits until it is, any other sees none.
-    public func listAccounts(_ accounts: [Account], caller: String) -> Transition {
-        accountCall(.list(accounts), caller: caller, now: 0)
     }
 
     func summaries(_ accounts: [Account], _ states: [AccountKey: AccountTokens]? = nil) -> [AccountSummary] {
@@ -116,10 +106,6 @@ extension Router {
     /// `Logout(account)`: the account's tokens forgotten, in memory at once
     /// and in the keyring before the call is answered. A flight under way
     /// lands on nothing: its waiters hear `NotSignedIn`.
-    public func logout(_ account: Account, caller: String) -> Transition {
-        accountCall(.logout(account), caller: caller, now: 0)
-    }
-
     func logout(_ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]) -> Transition {
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
         var t = answerWaiters(of: account.key, state: state, now: 0, refusal: Self.notSignedIn(account.key, "signed out"))
@@ -145,10 +131,6 @@ extension Router {
     /// `erase` after a 401). If it is the account's current access or ID
     /// token, it is not handed out again: the next `GetToken` refreshes. The
     /// refresh token is kept; any other token is ignored.
-    public func rejectToken(_ account: Account, _ token: String, caller: String) -> Transition {
-        accountCall(.reject(account, token: token), caller: caller, now: 0)
-    }
-
     func rejecting(_ account: Account, _ token: String, states: inout [AccountKey: AccountTokens]) -> Transition {
         guard var state = states[account.key], var t = state.tokens else { return Transition() }
         var dropped = false
@@ -311,6 +293,21 @@ extension Router {
             : RouterError(.refreshFailed, "\(f.key.name)'s token has expired, and refreshing it gave no live one")
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there is.
         return answerWaiters(of: f.key, state: state, now: now, refusal: refusal, anyLive: refreshed).finishing(op, f.key, state)
+    }
+
+    /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its own.
+    func forgetting(_ account: Account, why: String, ids: inout OperationIDs) -> Transition {
+        let key = account.key
+        let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
+        var t = answerWaiters(of: key, state: state, now: 0, refusal: Self.notSignedIn(key, why))
+        if let flight = accountTokens[key]?.flight { t.core.append(.finish(flight)) }
+        t.core.append(.account(key, state))
+        if account.store == .keyring {
+            let forget = ids.take()
+            t.core.append(.track(forget, .tokenFlight(TokenFlight(key: key, account: nil, stage: .forgetting))))
+            t.effects.append(.start(forget, .keyringDelete(key)))
+        }
+        return t
     }
 
     private func signedOut(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, because reason: String, now: Int64) -> Transition {

@@ -240,7 +240,7 @@ extension Router {
         // An account's login: its tokens are kept for every later GetToken.
         if case .success(let tokens) = outcome, let e = s.code.exchange, let name = e.account, let issuer = s.code.issuer {
             var ids = newOperationIDs
-            t = t.then(keepTokens(tokens, for: AccountKey(name: name, issuer: issuer), inMemoryOnly: e.accountInMemory, ids: &ids, now: now))
+            t = t.then(keepTokens(tokens, for: AccountKey(qualifiedName: name, issuer: issuer), inMemoryOnly: e.accountInMemory, ids: &ids, now: now))
         }
         return t
     }

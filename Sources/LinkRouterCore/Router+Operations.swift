@@ -93,16 +93,16 @@ extension Router {
             return done.then(listenerFailed(id, reason: e.message, now: now))
 
         case (.identify(let name), .identified(let app)):
-            // Recorded and shown on sessions; accounts are the host user's only.
+            // Recorded and shown on sessions; account calls held for it go on, each seeing the accounts its app may.
             guard callers[name] != nil else { return done }
             var t = Transition(core: [.finish(op), .caller(name, app)], ifWriteFails: .keepInMemory)
             var states = accountTokens
             for (held, p) in operations.sorted(by: { $0.key < $1.key }) {
-                guard case .accountCall(let call, let caller) = p, caller == name else { continue }
-                if app == .host {
-                    t = t.then(carryOn(call, caller: caller, held: held, ids: &ids, states: &states, now: now))
-                } else {
+                guard case .accountCall(let call, let accounts, let caller) = p, caller == name else { continue }
+                if app == .unknown {
                     t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, refusal(for: call))]))
+                } else {
+                    t = t.then(carryOn(call, accounts: accounts, app: app, caller: caller, held: held, ids: &ids, states: &states, now: now))
                 }
             }
             for s in all where s.ownerName == name && s.owner?.app != app {
@@ -128,6 +128,9 @@ extension Router {
                 let refusal = RouterError(e.code, "\(key.name) is signed out in this daemon, but the keyring still holds its tokens: \(e.message)")
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(refusal))])
             }
+
+        case (.accountFile(let change, let caller), .accountFile(let error)):
+            return accountFileDone(op, change, caller: caller, error, ids: &ids)
 
         case (.tokenFlight(let f), _):
             if case .forgetting = f.stage { return done }

@@ -7,16 +7,15 @@ extension Router {
     /// event, or in a few when it must wait for the issuer's metadata or for
     /// its loopback listener (`completed` picks it up again). Nothing is bound,
     /// written or opened that the transition does not name.
-    public func beginSession(_ request: SessionRequest, inputs: BeginInputs, caller: String, login: Bool, now: Int64) -> Transition {
+    /// With `account`, the login of an account the caller may use (of
+    /// `accounts`, every declared one): its provider options are the
+    /// account's, and its tokens go to that account only.
+    public func beginSession(_ request: SessionRequest, inputs: BeginInputs, accounts: [Account] = [], caller: String, login: Bool, now: Int64) -> Transition {
         let pending = PendingBegin(request: request, inputs: inputs, caller: caller, login: login)
         var ids = newOperationIDs
-        // An account's login writes the account's tokens: only the host user's
-        // programs may (a sandboxed app could otherwise put its own login there).
-        if request.account != nil { return accountCall(.begin(pending), caller: caller, now: now) }
+        if request.account != nil { return accountCall(.begin(pending), accounts: accounts, caller: caller, now: now) }
         return beginKnown(pending, held: nil, ids: &ids, now: now)
     }
-
-    static let accountsAreTheHosts = RouterError(.unknownAccount, "accounts are the host user's; a sandboxed app cannot sign in to one (it can begin a login of its own without account)")
 
     /// `BeginSession` once its caller may go on: the metadata first, if needed.
     func beginKnown(_ pending: PendingBegin, held: OperationID?, ids: inout OperationIDs, now: Int64) -> Transition {

@@ -20,7 +20,8 @@ extension SessionRequest {
         if let r = account.resource { params["resource"] = r }
         extraParams = params
         exchange = true
-        self.account = account.name
+        // The key's name, so the tokens land on this owner's account.
+        self.account = account.key.qualifiedName
         accountStore = account.store
     }
 }

@@ -48,6 +48,22 @@ public enum AccountFiles {
 
     public static func path(of name: String, in directory: String) -> String { directory + "/" + name + ".conf" }
 
+    /// Where an app's accounts (`AddAccount` from a sandbox) are kept: `apps/KIND/ID/` under the user's accounts,
+    /// `KIND:ID` being the app's label (`flatpak:org.example.App`).
+    public static func appDirectory(_ label: String, in accountsDirectory: String) -> String {
+        accountsDirectory + "/" + appsSubdirectory + "/" + String(label.map { $0 == ":" ? "/" : $0 })
+    }
+
+    public static let appsSubdirectory = "apps"
+
+    /// Every app's directory of accounts under the user's, with its app's label.
+    public static func appDirectories(in accountsDirectory: String) -> [(label: String, directory: String)] {
+        let apps = accountsDirectory + "/" + appsSubdirectory
+        return ["flatpak", "snap"].flatMap { kind in
+            FileSystem.list(apps + "/" + kind).sorted().filter { !$0.hasPrefix(".") }.map { (kind + ":" + $0, apps + "/" + kind + "/" + $0) }
+        }
+    }
+
     /// Writes the account's file (0600 in a 0700 directory): its tokens are not in it, but who signs in where is the user's.
     public static func write(_ account: Account, directory: String) throws(SystemError) {
         try FileSystem.makeDirectories(directory, permissions: 0o700)

@@ -23,23 +23,54 @@ final class Accounts {
         self.busAddress = busAddress
     }
 
-    /// Every account that reads; an administrator's wins over a user's of the same name.
+    /// Every account that reads, every owner's: an administrator's wins over
+    /// a user's of the same name; apps' accounts are apart (the core shows
+    /// each caller the ones it may use).
     func all() -> [Account] {
-        let stamp = Self.stamp([systemDirectory] + (userDirectory.map { [$0] } ?? []))
+        let apps = userDirectory.map { AccountFiles.appDirectories(in: $0) } ?? []
+        let stamp = Self.stamp([systemDirectory] + (userDirectory.map { [$0] } ?? []) + apps.map(\.directory))
         if let cache, cache.stamp == stamp { return cache.accounts }
         let system = AccountFiles.read(directory: systemDirectory, owner: .system)
         let user = userDirectory.map { AccountFiles.read(directory: $0, owner: .user) } ?? (accounts: [], problems: [])
-        for p in system.problems + user.problems { Log.warning("Account file \(p); it is ignored") }
+        let appAccounts = apps.map { AccountFiles.read(directory: $0.directory, owner: .app($0.label)) }
+        for p in system.problems + user.problems + appAccounts.flatMap(\.problems) { Log.warning("Account file \(p); it is ignored") }
         let taken = Set(system.accounts.map(\.name))
         for a in user.accounts where taken.contains(a.name) {
             Log.warning("Account \(a.name) is declared by the administrator too; the administrator's is used")
         }
-        let accounts = system.accounts + user.accounts.filter { !taken.contains($0.name) }
+        let accounts = system.accounts + user.accounts.filter { !taken.contains($0.name) } + appAccounts.flatMap(\.accounts)
         cache = (stamp, accounts)
         return accounts
     }
 
-    func named(_ name: String) -> Account? { all().first { $0.name == name } }
+    /// The directory an owner's accounts are written to (never the administrator's).
+    private func directory(of owner: Account.Owner) -> String? {
+        guard let userDirectory else { return nil }
+        switch owner {
+        case .user: return userDirectory
+        case .app(let label): return AccountFiles.appDirectory(label, in: userDirectory)
+        case .system: return nil
+        }
+    }
+
+    /// `AddAccount`'s file (operation `.writeAccount`).
+    func save(_ account: Account) -> RouterError? {
+        guard let d = directory(of: account.owner) else { return RouterError(.storageFailed, "there is no configuration directory to keep \(account.name) in") }
+        do { try AccountFiles.write(account, directory: d) } catch {
+            return RouterError(.storageFailed, "could not write \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
+        }
+        return nil
+    }
+
+    /// `RemoveAccount`'s file gone (operation `.removeAccount`); an app's directory too once it is empty.
+    func remove(_ account: Account) -> RouterError? {
+        guard let d = directory(of: account.owner) else { return RouterError(.accessDenied, "\(account.name) is the administrator's") }
+        do { try FileSystem.remove(AccountFiles.path(of: account.name, in: d)) } catch {
+            return RouterError(.storageFailed, "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
+        }
+        if case .app = account.owner, FileSystem.list(d).isEmpty { try? FileSystem.removeDirectory(d) }
+        return nil
+    }
 
     /// Each `.conf` file's modification time, by path: an edit, an add or a removal changes it.
     private static func stamp(_ directories: [String]) -> [String: Int64] {
@@ -87,7 +118,7 @@ final class Accounts {
         keyring.delete(Self.secretKey(key)) { r in done(.keyring(r.map { _ in .deleted }.mapError(Self.error))) }
     }
 
-    private static func secretKey(_ key: AccountKey) -> SecretStore.Key { SecretStore.Key(account: key.name, issuer: key.issuer) }
+    private static func secretKey(_ key: AccountKey) -> SecretStore.Key { SecretStore.Key(account: key.qualifiedName, issuer: key.issuer) }
 
     /// The keyring's errors as the core's: each keeps its own name on the bus.
     static func error(_ e: SecretError) -> RouterError {

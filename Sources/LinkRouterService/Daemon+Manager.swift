@@ -11,8 +11,7 @@ extension Daemon: ManagerHandlers {
     /// `BeginSession`: the session and its authorize URL, once the issuer's
     /// metadata and its loopback listener are there when it needs them.
     public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try withAccount(OptionsDecoder.session(options))
-        return try answer(call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), caller: call.sender, login: false, now: now)))
+        try begin(OptionsDecoder.session(options), call, login: false)
     }
 
     /// `Login`: `BeginSession` and a `Wait` with no timeout in one call, for
@@ -20,17 +19,17 @@ extension Daemon: ManagerHandlers {
     /// `busctl call`). The answer is `(session, result)`; the session's ttl
     /// bounds it, so the caller's own call timeout must be longer than that.
     public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try withAccount(OptionsDecoder.session(options))
-        return try answer(call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), caller: call.sender, login: true, now: now)))
+        try begin(OptionsDecoder.session(options), call, login: true)
     }
 
-    /// An account's login: the account's provider options in the request (its file is read here, outside the core).
-    func withAccount(_ request: SessionRequest) throws(DBusError) -> SessionRequest {
-        guard let name = request.account else { return request }
-        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
-        var r = request
-        do { try r.use(account) } catch { throw DBusError(error) }
-        return r
+    /// With `account`, the core is given every declared account (the files are read here): which one the caller may use is its to decide.
+    private func begin(_ request: SessionRequest, _ call: MethodCall, login: Bool) throws(DBusError) -> MethodReply {
+        if let name = request.account {
+            do { try Account.checkName(name) } catch { throw DBusError(error) }
+        }
+        let declared = request.account == nil ? [] : accounts.all()
+        return try answer(
+            call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), accounts: declared, caller: call.sender, login: login, now: now)))
     }
 
     /// What a `BeginSession` needs from outside the core. Reading it opens nothing.
@@ -54,28 +53,39 @@ extension Daemon: ManagerHandlers {
     /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
     public func getToken(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         let request = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
-        do { try Account.checkName(name) } catch { throw DBusError(error) }
-        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
-        return try answer(call, execute(sessions.router.getToken(account, request, caller: call.sender, now: now)))
+        return try accountCall(.getToken(name, request), named: name, call)
     }
 
     /// `Logout(account)`: the account's tokens forgotten, in memory and in the keyring.
     public func logout(_ name: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        do { try Account.checkName(name) } catch { throw DBusError(error) }
-        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
-        return try answer(call, execute(sessions.router.logout(account, caller: call.sender)))
+        try accountCall(.logout(name), named: name, call)
     }
 
     /// `RejectToken(account, token)`: a server refused the token; it is not handed out again.
     public func rejectToken(_ name: String, _ token: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        do { try Account.checkName(name) } catch { throw DBusError(error) }
-        guard let account = accounts.named(name) else { throw DBusError(Router.unknownAccount(name)) }
-        return try answer(call, execute(sessions.router.rejectToken(account, token, caller: call.sender)))
+        try accountCall(.reject(name, token: token), named: name, call)
     }
 
-    /// `ListAccounts`: the accounts and what the daemon knows of their tokens (memory only: no keyring is read for it).
+    /// `ListAccounts`: the accounts the caller may see and what the daemon knows of their tokens.
     public func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply {
-        try answer(call, execute(sessions.router.listAccounts(accounts.all(), caller: call.sender)))
+        try answer(call, execute(sessions.router.accountCall(.list, accounts: accounts.all(), caller: call.sender, now: now)))
+    }
+
+    /// `AddAccount(account, options)`: an account declared for the caller (a sandboxed app's is its own).
+    public func addAccount(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        let request = try OptionsDecoder.decode(options, AccountRequest.options, into: AccountRequest())
+        return try accountCall(.add(name, request), named: name, call)
+    }
+
+    /// `RemoveAccount(account)`: the caller's account and its tokens gone.
+    public func removeAccount(_ name: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        try accountCall(.remove(name), named: name, call)
+    }
+
+    /// An account call by name: the name checked, then decided by the core with every declared account.
+    private func accountCall(_ c: AccountCall, named name: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        do { try Account.checkName(name) } catch { throw DBusError(error) }
+        return try answer(call, execute(sessions.router.accountCall(c, accounts: accounts.all(), caller: call.sender, now: now)))
     }
 
     /// `Route`: a link click, from `linkctl open` (which uses `RouteLink` to pass the click's activation token).

@@ -56,6 +56,10 @@ extension Daemon {
             accounts.write(key, tokens, done)
         case .keyringDelete(let key):
             accounts.delete(key, done)
+        case .writeAccount(let account):
+            done(.accountFile(accounts.save(account)))
+        case .removeAccount(let account):
+            done(.accountFile(accounts.remove(account)))
         }
     }
 

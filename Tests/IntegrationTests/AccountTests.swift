@@ -52,11 +52,14 @@ struct AccountTests {
         }
 
         /// `linkctl login NAME --no-browser`, signed in at the provider as a person would, the callback clicked.
-        func login(_ name: String) throws -> (status: Int32, errorText: String) {
+        /// `inside`: how the command is run (in a sandbox, say).
+        func login(_ name: String, inside wrap: ([String]) -> [String] = { $0 }) throws -> (status: Int32, errorText: String) {
             let out = desktop.root + "/login-\(name).out"
             let err = desktop.root + "/login-\(name).err"
+            // A second login of the same name reads its own URL, not the first one's.
+            for f in [out, err] { try? FileSystem.remove(f) }
             let pid = try Subprocess.spawn(
-                [Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"], environment: desktop.environment, stdout: .file(out), stderr: .file(err))
+                wrap([Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"]), environment: desktop.environment, stdout: .file(out), stderr: .file(err))
             var url = ""
             _ = eventually(timeoutMilliseconds: 20_000) {
                 let text = (try? FileSystem.readText(err)) ?? ""
@@ -326,19 +329,21 @@ struct AccountTests {
     }
 
     @Test(
-        "a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) sees no host account, gets no token, cannot sign in to one; the host still can",
+        "a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) sees no host account and gets no host token; it declares its own (AddAccount), signs in to it with its own CLI, gets its own token; another app sees none of it; RemoveAccount forgets it; the host's is untouched",
         .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
     func sandboxed() throws {
         let w = try World()
         #expect(try w.add("work").status == 0)
         #expect(try w.login("work").status == 0)
+        let hostToken = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
         let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Curious")
         let bus = try sandbox.startProxy(talk: ["org.linkrouter.LinkRouter1"])
-        func call(_ method: String, _ args: [String]) throws -> Subprocess.Outcome {
+        func inside(_ argv: [String]) -> [String] { sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus] + argv) }
+        func call(_ method: String, _ args: [String], in box: FlatpakSandbox? = nil, bus busAddress: String? = nil) throws -> Subprocess.Outcome {
             try w.desktop.run(
-                sandbox.command(
+                (box ?? sandbox).command(
                     [
-                        "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1",
+                        "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + (busAddress ?? bus), "/usr/bin/gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1",
                         "--object-path", "/org/linkrouter/LinkRouter1", "--method", "org.linkrouter.LinkRouter1." + method,
                     ] + args))
         }
@@ -348,8 +353,46 @@ struct AccountTests {
         #expect(list.status == 0 && !list.text.contains("work"), "\(list.text) \(list.errorText)")
         let begin = try call("BeginSession", ["{'account': <'work'>, 'open_browser': <false>}"])
         #expect(begin.status != 0 && begin.errorText.contains("UnknownAccount"), "\(begin.errorText)")
-        // The host's own programs still get the account's token.
-        #expect(try w.desktop.linkctl("token", "work").status == 0)
+
+        // Its own account, of the same name: declared over D-Bus, kept apart, signed in by its own CLI.
+        let options = "{'issuer': <'\(w.provider.issuer)'>, 'client_id': <'\(w.provider.clientID)'>, 'redirect_uri': <'\(AccountTests.redirect)'>}"
+        let badAdd = try call("AddAccount", ["work", "{'issuer': <'http://plain.example'>}"])
+        #expect(badAdd.status != 0 && badAdd.errorText.contains("InvalidArgument"), "\(badAdd.errorText)")
+        let add = try call("AddAccount", ["work", options])
+        #expect(add.status == 0, "\(add.errorText)")
+        let file = w.desktop.configHome + "/linkrouter/accounts/apps/flatpak/org.example.Curious/work.conf"
+        #expect(FileSystem.status(file)?.permissions == 0o600)
+        let notYet = try w.desktop.run(inside([Paths.linkctl, "token", "work"]))
+        #expect(notYet.status == 4 && notYet.errorText.contains("linkctl login work"), "\(notYet.status) \(notYet.errorText)")
+        let login = try w.login("work", inside: inside)
+        #expect(login.status == 0, "\(login.errorText)")
+        let own = try w.desktop.run(inside([Paths.linkctl, "token", "work"]))
+        let appToken = own.text.trimmingCharacters(in: .newlines)
+        #expect(own.status == 0 && !appToken.isEmpty && appToken != hostToken, "\(own.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "flatpak:org.example.Curious/work")) ?? (0, 0) == (1, 0) })
+        let ownList = try w.desktop.run(inside([Paths.linkctl, "accounts", "--json"]))
+        let rows = (try? JSONSerialization.jsonObject(with: Data(ownList.text.utf8)) as? [[String: Any]]) ?? []
+        #expect(rows.count == 1 && rows.first?["owner"] as? String == "flatpak:org.example.Curious" && rows.first?["signed_in"] as? String == "yes", "\(ownList.text)")
+        // The host sees both listed, and still gets its own token.
+        let owners = try w.accounts().compactMap { $0["owner"] as? String }.sorted()
+        #expect(owners == ["flatpak:org.example.Curious", "user"], "\(owners)")
+        #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == hostToken)
+
+        // Another app sees none of it, and cannot remove it.
+        let other = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Other")
+        let otherBus = try other.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        let stolen = try call("GetToken", ["work", "{}"], in: other, bus: otherBus)
+        #expect(stolen.status != 0 && stolen.errorText.contains("UnknownAccount") && !stolen.text.contains(appToken))
+        #expect(try call("RemoveAccount", ["work"], in: other, bus: otherBus).errorText.contains("UnknownAccount"))
+
+        // Removed by its app: the file and the keyring item gone; the host's account untouched.
+        let removed = try call("RemoveAccount", ["work"])
+        #expect(removed.status == 0, "\(removed.errorText)")
+        #expect(FileSystem.status(file) == nil)
+        #expect((try? w.keyring.items(account: "flatpak:org.example.Curious/work")) ?? (1, 1) == (0, 0))
+        #expect((try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0))
+        #expect(try call("GetToken", ["work", "{}"]).errorText.contains("UnknownAccount"))
+        #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == hostToken)
     }
 
     @Test("docker-credential-linkrouter (linkctl by that name): get answers a listed registry with the account's token, an unlisted one docker's not-found line; list, version; store refused")

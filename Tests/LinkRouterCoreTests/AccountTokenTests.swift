@@ -33,6 +33,8 @@ struct AccountTokenTests {
         return r
     }
 
+    static let noInputs = BeginInputs(secrets: .failure(RouterError(.internalError, "unused")), browser: nil, claimTokenDigest: nil)
+
     /// The operation the transition starts, and what for.
     static func started(_ t: Transition) -> [(OperationID, Operation)] {
         t.effects.compactMap { if case .start(let op, let o) = $0 { (op, o) } else { nil } }
@@ -216,7 +218,7 @@ struct AccountTokenTests {
         #expect(Self.started(kept).isEmpty)
     }
 
-    @Test("a caller not yet known waits for its identity; a sandboxed app has no accounts, and may not sign in to one")
+    @Test("a caller not yet known waits for its identity; a sandboxed app sees none of the user's accounts, and may not sign in to one")
     func sandboxed() throws {
         var router = Router()
         let account = try Self.account()
@@ -241,15 +243,119 @@ struct AccountTokenTests {
         #expect(shown.map(\.account) == [account] && shown.first?.tokens?.loaded == true && shown.first?.tokens?.tokens == nil)
 
         var request = SessionRequest()
-        try request.use(account)
-        let begin = router.beginSession(
-            request, inputs: BeginInputs(secrets: .failure(RouterError(.internalError, "unused")), browser: nil, claimTokenDigest: nil), caller: ":1.7", login: false, now: Self.now)
+        request.account = "work"
+        let begin = router.beginSession(request, inputs: Self.noInputs, accounts: [account], caller: ":1.7", login: false, now: Self.now)
         guard case .refused(let b) = begin.reply else { throw Failure("begun") }
         #expect(b.code == .unknownAccount)
         // And an account's options are the account's: given again, refused.
         var twice = SessionRequest()
         twice.issuer = Self.issuer
         #expect(throws: RouterError.self) { try twice.use(account) }
+    }
+
+    @Test(
+        "an app's own accounts: AddAccount from a Flatpak declares it for that app, apart from the user's of the same name (its own keyring key); it gets and signs in to its own only, another app sees none, the host sees it listed; the administrator's name, a bad declaration and an unidentified caller are refused; replacing it with another provider forgets its tokens; RemoveAccount forgets them before it answers"
+    )
+    func appAccounts() throws {
+        var router = Router()
+        router.apply(core: [.caller(":1.2", .flatpak("org.example.App")), .caller(":1.3", .flatpak("org.example.Other")), .caller(":1.4", .host), .caller(":1.5", .unknown)])
+        let user = try Self.account()
+        var r = AccountRequest()
+        r.issuer = Self.issuer
+        r.clientID = "app"
+        let add = router.accountCall(.add("work", r), accounts: [user], caller: ":1.2", now: Self.now)
+        guard case .held(let addOp) = add.reply, let (writeOp, write) = Self.started(add).first, case .writeAccount(let mine) = write else { throw Failure("no write") }
+        #expect(addOp == writeOp && mine.owner == .app("flatpak:org.example.App") && mine.clientID == "app")
+        #expect(mine.key != user.key && mine.key.qualifiedName == "flatpak:org.example.App/work" && user.key.qualifiedName == "work")
+        #expect(AccountKey(qualifiedName: mine.key.qualifiedName, issuer: Self.issuer) == mine.key)
+        router.apply(core: add.core)
+        let added = router.completed(writeOp, .accountFile(nil), now: Self.now)
+        #expect(Self.answers(added)[addOp] == Transition.Reply.none)
+        router.apply(core: added.core)
+        let declared = [user, mine]
+        // The same declaration again: answered at once, nothing written.
+        let again = router.accountCall(.add("work", r), accounts: declared, caller: ":1.2", now: Self.now)
+        #expect(again.reply == Transition.Reply.none && Self.started(again).isEmpty)
+
+        // Each caller's `work` is its own: the user's tokens never reach the app.
+        router.apply(core: [.account(user.key, AccountTokens(tokens: Self.tokens("users", expiresIn: 3600), loaded: true))])
+        guard case .token(let hosts) = router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.4", now: Self.now).reply else {
+            throw Failure("host got none")
+        }
+        #expect(hosts.tokens.accessToken == "users")
+        let apps = router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.2", now: Self.now)
+        guard case .held = apps.reply, let (_, read) = Self.started(apps).first else { throw Failure("the app's not read") }
+        #expect(read == .keyringRead(mine.key))
+        #expect(router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(router.accountCall(.list, accounts: declared, caller: ":1.3", now: Self.now).reply == .accounts([]))
+        #expect(router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        let listed = router.accountCall(.list, accounts: declared, caller: ":1.2", now: Self.now)
+        guard listed.core.contains(where: { if case .track(_, .listWait([mine], _)) = $0 { true } else { false } }) else { throw Failure("the app's list is not its own") }
+        let hostList = router.accountCall(.list, accounts: declared, caller: ":1.4", now: Self.now)
+        guard hostList.core.contains(where: { if case .track(_, .listWait(declared, _)) = $0 { true } else { false } }) else { throw Failure("the host does not see the app's") }
+
+        // Its login is its own account's: the request gets the app's client, and the tokens land on its key.
+        var login = SessionRequest()
+        login.account = "work"
+        let begin = router.beginSession(login, inputs: Self.noInputs, accounts: declared, caller: ":1.2", login: false, now: Self.now)
+        guard case .held(let beginOp) = begin.reply, case .track(_, .begin(let pending))? = begin.core.first else { throw Failure("not begun: \(begin.reply)") }
+        #expect(pending.request.clientID == "app" && pending.request.account == "flatpak:org.example.App/work")
+        #expect(router.beginSession(login, inputs: Self.noInputs, accounts: declared, caller: ":1.3", login: false, now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        _ = beginOp
+
+        // Refused: the administrator's name; a declaration that breaks a rule; an unidentified caller; a host program's removing the administrator's.
+        let admin = try Account.make(
+            name: "fleet",
+            {
+                var a = AccountRequest()
+                a.issuer = Self.issuer
+                a.clientID = "c"
+                return a
+            }(), owner: .system)
+        guard case .refused(let taken) = router.accountCall(.add("fleet", r), accounts: [admin], caller: ":1.4", now: Self.now).reply else { throw Failure("took the administrator's") }
+        #expect(taken.code == .accessDenied)
+        guard case .refused(let bad) = router.accountCall(.add("x", AccountRequest()), accounts: [], caller: ":1.2", now: Self.now).reply else { throw Failure("bad one taken") }
+        #expect(bad.code == .invalidArgument && bad.message.contains("issuer is missing"))
+        #expect(router.accountCall(.add("x", r), accounts: [], caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("x")))
+        guard case .refused(let adminRemove) = router.accountCall(.remove("fleet"), accounts: [admin], caller: ":1.4", now: Self.now).reply else { throw Failure("removed") }
+        #expect(adminRemove.code == .accessDenied)
+        // Bounded: an app declares at most maxAccountsPerApp.
+        var small = Router(limits: Limits(maxAccountsPerApp: 1))
+        small.apply(core: [.caller(":1.2", .flatpak("org.example.App"))])
+        guard case .refused(let many) = small.accountCall(.add("two", r), accounts: [mine], caller: ":1.2", now: Self.now).reply else { throw Failure("no bound") }
+        #expect(many.code == .limitsExceeded)
+
+        // Replaced with another client: once written, the old tokens are forgotten, in memory and the keyring.
+        router.apply(core: [.account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))])
+        var other = r
+        other.clientID = "app2"
+        let replace = router.accountCall(.add("work", other), accounts: declared, caller: ":1.2", now: Self.now)
+        guard case .held(let replaceOp) = replace.reply else { throw Failure("not written") }
+        #expect(router.accountTokens[mine.key]?.tokens != nil)
+        router.apply(core: replace.core)
+        let replaced = router.completed(replaceOp, .accountFile(nil), now: Self.now)
+        #expect(Self.answers(replaced)[replaceOp] == Transition.Reply.none && Self.started(replaced).contains { $0.1 == .keyringDelete(mine.key) })
+        router.apply(core: replaced.core)
+        #expect(router.accountTokens[mine.key]?.tokens == nil)
+
+        // Removed: the file first; a failure changes nothing; then the tokens, then the answer.
+        router.apply(core: [.account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))])
+        let remove = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
+        guard case .held(let removeOp) = remove.reply, Self.started(remove).first?.1 == .removeAccount(mine) else { throw Failure("not removed") }
+        router.apply(core: remove.core)
+        let failed = router.completed(removeOp, .accountFile(RouterError(.storageFailed, "disk")), now: Self.now)
+        #expect(Self.answers(failed)[removeOp] == .refused(RouterError(.storageFailed, "disk")))
+        router.apply(core: failed.core)
+        #expect(router.accountTokens[mine.key]?.tokens != nil)
+        let remove2 = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
+        guard case .held(let removeOp2) = remove2.reply else { throw Failure("not removed") }
+        router.apply(core: remove2.core)
+        let gone = router.completed(removeOp2, .accountFile(nil), now: Self.now)
+        #expect(Self.answers(gone)[removeOp2] == nil && Self.started(gone).first?.1 == .keyringDelete(mine.key))
+        router.apply(core: gone.core)
+        #expect(router.accountTokens[mine.key]?.tokens == nil && router.accountTokens[user.key]?.tokens?.accessToken == "users")
+        let forgotten = router.completed(removeOp2, .keyring(.success(.deleted)), now: Self.now)
+        #expect(Self.answers(forgotten)[removeOp2] == Transition.Reply.none)
     }
 
     @Test("a caller whose app could not be found out is never taken for the host: its held calls and later ones are refused, not held forever; Logout and RejectToken wait for the identity too")
@@ -312,5 +418,17 @@ struct AccountTokenTests {
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ d: String) { description = d }
+    }
+}
+
+/// The calls as the daemon makes them, with one declared account each.
+extension Router {
+    fileprivate func getToken(_ a: Account, _ r: TokenRequest, caller: String, now: Int64) -> Transition {
+        accountCall(.getToken(a.name, r), accounts: [a], caller: caller, now: now)
+    }
+    fileprivate func listAccounts(_ accounts: [Account], caller: String) -> Transition { accountCall(.list, accounts: accounts, caller: caller, now: 0) }
+    fileprivate func logout(_ a: Account, caller: String) -> Transition { accountCall(.logout(a.name), accounts: [a], caller: caller, now: 0) }
+    fileprivate func rejectToken(_ a: Account, _ token: String, caller: String) -> Transition {
+        accountCall(.reject(a.name, token: token), accounts: [a], caller: caller, now: 0)
     }
 }

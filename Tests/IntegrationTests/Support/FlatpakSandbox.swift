@@ -19,6 +19,18 @@ final class FlatpakSandbox {
         return nil
     }()
 
+    /// The directory of the Swift runtime this process loaded (a debug build's binaries load it too), unless it is under /usr already.
+    static let swiftRuntime: String? = {
+        guard let maps = try? FileSystem.readText("/proc/self/maps", maxBytes: 1 << 22) else { return nil }
+        for line in maps.split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/"), line.hasSuffix("/libswiftCore.so") else { continue }
+            let path = String(line[slash...])
+            let dir = String(path[..<path.lastIndex(of: "/")!])
+            return dir.hasPrefix("/usr/") ? nil : dir
+        }
+        return nil
+    }()
+
     init(desktop: TestDesktop, appID: String) throws {
         self.desktop = desktop
         self.appID = appID
@@ -42,8 +54,9 @@ final class FlatpakSandbox {
             "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
             "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
-            "--",
-        ] + argv
+            // linkctl as the app's own CLI: the build's binaries and the Swift runtime they load.
+            "--ro-bind", Paths.bin, Paths.bin,
+        ] + (Self.swiftRuntime.map { ["--ro-bind", $0, $0] } ?? []) + ["--"] + argv
     }
 
     /// Starts the app's filtered bus (`xdg-dbus-proxy --filter --talk=NAME…`, in
