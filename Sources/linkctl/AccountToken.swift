@@ -1,4 +1,6 @@
 import DBusKit
+import LinkRouterAPI
+import SystemKit
 
 /// `GetToken` as linkctl's verbs ask it (`token NAME`, `credential git|kube`,
 /// the docker helper): the token, its expiry, the daemon's warning if any,
@@ -21,5 +23,20 @@ enum AccountToken {
         var expiresAt: Int64?
         if case .int64(let e)? = reply?.entry("expires_at") { expiresAt = e }
         return Reply(token: token, expiresAt: expiresAt, warning: reply?.entry("warning")?.stringValue, fields: reply)
+    }
+
+    /// The account's login, as `linkctl login NAME` runs it, for a caller
+    /// that asked for a token and may wait for a person (`--interactive`):
+    /// everything it says goes to stderr, so stdout keeps only the token.
+    static func signIn(_ account: String, openBrowser: Bool) throws(DaemonClient.Failure) {
+        let client = try DaemonClient.connect()
+        let options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
+        let reply = try client.call("BeginSession", [.vardict(options)])
+        guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session") }
+        let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
+        let how = openBrowser ? "The browser was opened to sign in to \(account); if it did not appear, open:" : "Open this URL in your browser to sign in to \(account):"
+        StandardStreams.err("\(how)\n  \(url)\nWaiting for the callback…\n")
+        _ = try WaitCommand.result(client, path: path, timeout: 0)
+        _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
     }
 }

@@ -93,6 +93,8 @@ enum CredentialCommand {
     static func kube(account: String) -> Int32 {
         // KUBERNETES_EXEC_INFO: the apiVersion to answer with (kubectl 1.20 sends no `interactive`).
         var apiVersion = "client.authentication.k8s.io/v1beta1"
+        // `spec.interactive`: kubectl's stdin is a terminal a person may answer at (kubectl ≥ 1.22 sends it).
+        var interactive = false
         if let info = Environment.get("KUBERNETES_EXEC_INFO"), !info.isEmpty {
             guard let parsed = try? JSONParser.parse(Array(info.utf8)), let v = parsed["apiVersion"]?.stringValue,
                 v.hasPrefix("client.authentication.k8s.io/")
@@ -101,10 +103,18 @@ enum CredentialCommand {
                 return ExitCode.refused
             }
             apiVersion = v
+            if case .bool(true)? = parsed["spec"]?["interactive"] { interactive = true }
         }
         do {
             // The account's default token: the ID token for an account with token=id.
-            let reply = try AccountToken.get(account)
+            let reply: AccountToken.Reply
+            do {
+                reply = try AccountToken.get(account)
+            } catch  where interactive && error.code == .notSignedIn {
+                // As kubelogin does: a person is there, so the login runs now (the browser; what it says goes to stderr).
+                try AccountToken.signIn(account, openBrowser: true)
+                reply = try AccountToken.get(account)
+            }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             var status: [(String, JSON)] = [("token", .string(reply.token))]
             if let expiresAt = reply.expiresAt { status.append(("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ")))) }

@@ -14,11 +14,13 @@ enum TokenCommand {
         options: OptionFlags.options(TokenRequest.options) + OptionFlags.options(RefreshRequest.options) + [
             .flag("json", "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
             .flag("show-tokens", "with refresh: print the tokens too"),
+            .flag("interactive", "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token"),
+            .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
         ],
         details: """
             token NAME prints the token alone on stdout, for `Authorization: Bearer $(linkctl token NAME)`. \
-            Exit status 4 when the account is not signed in (linkctl login NAME), 5 when the keyring is locked \
-            or missing, 2 when the provider refused a refresh token or a new ID token failed a check.
+            Exit status 4 when the account is not signed in (linkctl login NAME; --interactive signs in instead), \
+            5 when the keyring is locked or missing, 2 when the provider refused a refresh token or a new ID token failed a check.
             """,
         run: run)
 
@@ -52,7 +54,13 @@ enum TokenCommand {
         let options: [(String, DBusValue)]
         do { options = try OptionFlags.entries(TokenRequest.options, args) } catch { return LinkCtl.usageFailure(spec, error.message) }
         do {
-            let reply = try AccountToken.get(name, options)
+            let reply: AccountToken.Reply
+            do {
+                reply = try AccountToken.get(name, options)
+            } catch  where args.has("interactive") && error.code == .notSignedIn {
+                try AccountToken.signIn(name, openBrowser: !args.has("no-browser"))
+                reply = try AccountToken.get(name, options)
+            }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             if args.json { Output.json(JSON(vardict: reply.fields)) } else { StandardStreams.out(reply.token + "\n") }
             return ExitCode.ok

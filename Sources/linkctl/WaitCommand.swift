@@ -52,6 +52,15 @@ enum WaitCommand {
     /// `Acknowledge`, so the daemon wipes the code at once. A call that was
     /// lost on the way loses nothing: the result stays until it is acknowledged.
     static func waitAndPrint(_ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool, showTokens: Bool = false) throws(DaemonClient.Failure) -> Int32 {
+        let reply = try result(client, path: path, timeout: timeout)
+        ResultOutput.print(reply.first, json: json, showTokens: showTokens)
+        // Printed: the daemon may let go of it now (it would after its grace period anyway).
+        _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
+        return ExitCode.ok
+    }
+
+    /// The session's result, waited for in slices (a `Wait` longer than the bus's own call timeout would be cut), up to `timeout` (0: no limit).
+    static func result(_ client: DaemonClient, path: ObjectPath, timeout: UInt32) throws(DaemonClient.Failure) -> [DBusValue] {
         let deadline = timeout == 0 ? nil : Clock.monotonicMilliseconds() + Int64(timeout)
         var reply: [DBusValue]
         while true {
@@ -69,9 +78,6 @@ enum WaitCommand {
                 guard timedOut, deadline.map({ Clock.monotonicMilliseconds() < $0 }) ?? true else { throw error }
             }
         }
-        ResultOutput.print(reply.first, json: json, showTokens: showTokens)
-        // Printed: the daemon may let go of it now (it would after its grace period anyway).
-        _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
-        return ExitCode.ok
+        return reply
     }
 }

@@ -52,14 +52,17 @@ struct AccountTests {
         }
 
         /// `linkctl login NAME --no-browser`, signed in at the provider as a person would, the callback clicked.
-        /// `inside`: how the command is run (in a sandbox, say).
-        func login(_ name: String, inside wrap: ([String]) -> [String] = { $0 }) throws -> (status: Int32, errorText: String) {
+        /// `inside`: how the command is run (in a sandbox, say); `command`: what signs in (it prints the URL on stderr).
+        func login(
+            _ name: String, command: [String]? = nil, environment: [String]? = nil, inside wrap: ([String]) -> [String] = { $0 }
+        ) throws -> (status: Int32, errorText: String, output: String) {
             let out = desktop.root + "/login-\(name).out"
             let err = desktop.root + "/login-\(name).err"
             // A second login of the same name reads its own URL, not the first one's.
             for f in [out, err] { try? FileSystem.remove(f) }
             let pid = try Subprocess.spawn(
-                wrap([Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"]), environment: desktop.environment, stdout: .file(out), stderr: .file(err))
+                wrap(command ?? [Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"]), environment: environment ?? desktop.environment,
+                stdout: .file(out), stderr: .file(err))
             var url = ""
             _ = eventually(timeoutMilliseconds: 20_000) {
                 let text = (try? FileSystem.readText(err)) ?? ""
@@ -79,7 +82,8 @@ struct AccountTests {
             let callback = signin.text.trimmingCharacters(in: .whitespacesAndNewlines)
             _ = try desktop.linkctl("open", callback)
             let status = waitForExit(pid, timeoutMilliseconds: 60_000)
-            return (status, ((try? FileSystem.readText(err)) ?? "") + ((try? FileSystem.readText(out)) ?? ""))
+            let output = (try? FileSystem.readText(out)) ?? ""
+            return (status, ((try? FileSystem.readText(err)) ?? "") + output, output)
         }
 
         func accounts() throws -> [[String: Any]] {
@@ -393,6 +397,37 @@ struct AccountTests {
         #expect((try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0))
         #expect(try call("GetToken", ["work", "{}"]).errorText.contains("UnknownAccount"))
         #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == hostToken)
+    }
+
+    @Test(
+        "linkctl token --interactive signs in when the account is not (the URL on stderr, the token alone on stdout), and kubectl's exec with spec.interactive does too; without either, exit 4 and nothing begun"
+    )
+    func interactive() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        let plain = try w.desktop.linkctl("token", "work")
+        #expect(plain.status == 4 && plain.text.isEmpty)
+        #expect(try w.desktop.linkctl("sessions", "--all").text.isEmpty)
+        let signed = try w.login("work", command: [Paths.linkctl, "token", "work", "--interactive", "--no-browser"])
+        let token = signed.output.trimmingCharacters(in: .newlines)
+        #expect(signed.status == 0 && !token.isEmpty && !token.contains("\n") && !token.contains(" "), "\(signed.errorText)")
+        #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token)
+
+        // kubectl ≥ 1.22 says whether a person is at its terminal; then the login runs (the browser opened by the daemon).
+        #expect(try w.add("kube").status == 0)
+        func exec(interactive: Bool) -> [String] {
+            w.desktop.environment.filter { !$0.hasPrefix("KUBERNETES_EXEC_INFO=") }
+                + [#"KUBERNETES_EXEC_INFO={"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":"# + "\(interactive)}}"]
+        }
+        let env = exec(interactive: false)
+        let notAsked = try Subprocess.run([Paths.linkctl, "credential", "kube", "--account", "kube"], environment: env, timeoutMilliseconds: 30_000)
+        #expect(notAsked.status == 4 && notAsked.text.isEmpty, "\(notAsked.errorText)")
+        _ = try w.desktop.addBrowser(Harness.browser)
+        let kube = try w.login("kube", command: [Paths.linkctl, "credential", "kube", "--account", "kube"], environment: exec(interactive: true))
+        let credential = (try? JSONSerialization.jsonObject(with: Data(kube.output.utf8)) as? [String: Any]) ?? [:]
+        #expect(kube.status == 0 && credential["apiVersion"] as? String == "client.authentication.k8s.io/v1", "\(kube.errorText)")
+        #expect((credential["status"] as? [String: Any])?["token"] as? String == (try w.desktop.linkctl("token", "kube")).text.trimmingCharacters(in: .newlines))
+        #expect(w.desktop.invocations(Harness.browser).count == 1, "the daemon opened the browser once")
     }
 
     @Test("docker-credential-linkrouter (linkctl by that name): get answers a listed registry with the account's token, an unlisted one docker's not-found line; list, version; store refused")
