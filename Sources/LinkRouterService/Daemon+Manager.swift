@@ -122,7 +122,7 @@ extension Daemon: ManagerHandlers {
             counters: [
                 ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount), ("links_routed", links.routed),
                 ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued), ("browsers_started", launcher.browsersStarted),
-                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
+                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched), ("token_refreshes", providers.refreshes),
                 ("store_write_failures", sessions.writeFailures), ("log_lines_suppressed", log.suppressedTotal),
             ], store: sessions.storeDescription)
     }

@@ -11,6 +11,8 @@ import SystemKit
 final class Providers {
     let loop: EventLoop
     private var client: TokenClient?
+    /// Refresh requests sent to token endpoints (`Counters`: `token_refreshes`), so one refresh for many callers can be seen.
+    private(set) var refreshes: UInt64 = 0
 
     /// Requests in flight beyond which new discoveries and refreshes are
     /// refused: a flood of `BeginSession` with unreachable issuers, or of
@@ -67,6 +69,7 @@ final class Providers {
         do throws(RouterError) {
             let c = try tokenClient()
             try room(c)
+            refreshes += 1
             c.refresh(refreshToken, scope: scope, grant: grant, completion: completion)
         } catch {
             completion(.failure(SessionFailure(code: error.code, message: error.message)))

@@ -66,6 +66,13 @@ extension Bench {
             runs, { try must([bin + "/linkctl", "token", "work"]) },
             { try must(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"]) })
         row("`linkctl token NAME` beside a `dbus-send` ping (median of \(runs))", value: token2, unit: "ms", floor: ping, goal: "≤ 1.5×", met: token2 / ping <= 1.5)
+        // Where the difference is: the daemon's GetToken against its Ping, both from one `gdbus call`.
+        func gdbus(_ method: String, _ args: [String]) -> [String] {
+            ["gdbus", "call", "--session", "--dest", API.busName.rawValue, "--object-path", API.managerPath.rawValue, "--method", method] + args
+        }
+        let (viaGdbus, ping2) = try Measure.interleaved(
+            runs, { try must(gdbus(API.managerInterface.rawValue + ".GetToken", ["work", "{}"])) }, { try must(gdbus("org.freedesktop.DBus.Peer.Ping", [])) })
+        row("`GetToken` from `gdbus call`, beside its ping: the daemon's part (median of \(runs))", value: viaGdbus, unit: "ms", floor: ping2, goal: "—", met: nil)
         // git: the same fill through linkrouter, and through git's own cache (primed first).
         let request = "protocol=https\nhost=git.example.com\n\n"
         let cache = ["git", "-c", "credential.helper=", "-c", "credential.helper=cache --socket " + w.root + "/git-cache/socket"]
@@ -77,6 +84,82 @@ extension Bench {
             "`git credential fill` through `linkctl credential git`, beside through git's own `credential-cache` (median of \(runs))", value: viaLinkrouter,
             unit: "ms", floor: viaCache, goal: "≤ 1.2×", met: viaLinkrouter / viaCache <= 1.2)
         _ = try? Subprocess.run(cache + ["credential-cache", "--socket", w.root + "/git-cache/socket", "exit"], environment: env)
+
+        try concurrentRefresh(w, probe: probe, runs: n(100, 20))
+        try memoryWithAccounts(w, issuer: issuer, client: client, redirect: redirect, count: n(100, 10))
+    }
+
+    /// 100 `linkctl token` at once while the account's token must be
+    /// refreshed (the daemon was told a server refused it): the time until
+    /// all have their token, beside 100 `dbus-send` pings at once, and how
+    /// many refresh requests the daemon sent (its `token_refreshes` counter).
+    private func concurrentRefresh(_ w: BenchWorld, probe: DBusConnection, runs: Int) throws {
+        let env = w.environment
+        let current = try Subprocess.run([bin + "/linkctl", "token", "work"], environment: env).text.split(separator: "\n").first.map(String.init) ?? ""
+        try FileSystem.writeAtomically(w.root + "/refused", text: "password=\(current)\n", permissions: 0o600)
+        _ = try Subprocess.run(["/bin/sh", "-c", "exec \"$0\" credential git --account work erase < \"$1\"", bin + "/linkctl", w.root + "/refused"], environment: env)
+        func refreshes() throws -> UInt64 {
+            let m = DBusMessage.methodCall(API.busName, API.managerPath, "org.freedesktop.DBus.Properties", "Get")
+            try m.append(.string(API.managerInterface.rawValue))
+            try m.append(.string("Counters"))
+            guard case .dictionary(_, _, let entries)? = try probe.callArguments(m).first?.variantValue else { throw BenchError("no Counters") }
+            for e in entries where e.key.stringValue == "token_refreshes" { if case .uint64(let n) = e.value { return n } }
+            throw BenchError("no token_refreshes counter")
+        }
+        func all(_ argv: [String]) throws -> Double {
+            try Measure.ms {
+                let pids = try (0..<runs).map { i in
+                    try Subprocess.spawn(argv, environment: env, stdout: .file(w.root + "/c\(i).out"), stderr: .null)
+                }
+                for pid in pids where Subprocess.wait(pid) != 0 { throw BenchError("\(argv[0]) failed in the concurrent run") }
+            }
+        }
+        let before = try refreshes()
+        let tokens = try all([bin + "/linkctl", "token", "work"])
+        let sent = try refreshes() - before
+        let distinct = Set((0..<runs).map { ((try? FileSystem.readText(w.root + "/c\($0).out")) ?? "") })
+        guard distinct.count == 1, !distinct.contains(current + "\n") else { throw BenchError("the concurrent callers got \(distinct.count) tokens") }
+        let pings = try all(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"])
+        row(
+            "\(runs) `linkctl token NAME` at once while its token must be refreshed, until all have it, beside \(runs) `dbus-send` pings at once; refresh requests sent: \(sent)",
+            value: tokens, unit: "ms", floor: pings, goal: "1 refresh request", met: sent == 1)
+    }
+
+    /// The daemon's resident memory with `count` accounts whose token sets
+    /// it holds, beside with one (the keyring's libraries, opened on the
+    /// first keyring call, are in both). The other accounts' sets are the
+    /// first one's, stored in the keyring under their names, as a sign-in would.
+    private func memoryWithAccounts(_ w: BenchWorld, issuer: String, client: String, redirect: String, count: Int) throws {
+        let env = w.environment
+        func rss() throws -> Double {
+            let status = try FileSystem.readText("/proc/\(w.daemonPID)/status")
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+                let kb = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            else { throw BenchError("no VmRSS") }
+            return kb / 1024
+        }
+        let one = try rss()
+        let set = try Subprocess.run(["secret-tool", "lookup", "account", "work", "issuer", issuer], environment: env).text
+        guard set.hasPrefix("{") else { throw BenchError("the keyring gave no token set for work") }
+        try FileSystem.writeAtomically(w.root + "/set.json", text: set, permissions: 0o600)
+        for i in 2...count {
+            let name = "work\(i)"
+            guard
+                try Subprocess.run([bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect], environment: env)
+                    .status == 0,
+                try Subprocess.run(
+                    [
+                        "/bin/sh", "-c", "exec secret-tool store --label=\"linkrouter: $0\" xdg:schema org.linkrouter.Tokens account \"$0\" issuer \"$1\" < \"$2\"", name, issuer,
+                        w.root + "/set.json",
+                    ], environment: env
+                ).status == 0,
+                try Subprocess.run([bin + "/linkctl", "token", name], environment: env).status == 0
+            else { throw BenchError("account \(name) could not be set up") }
+        }
+        let many = try rss()
+        row(
+            "linkrouterd's resident memory with \(count) accounts' tokens held, beside with one", value: many, unit: "MiB", floor: one, goal: "≤ +1 MiB",
+            met: many - one <= 1)
     }
 
     /// `linkctl login work --no-browser`, signed in at Glewlwyd as its login page would, the callback clicked.
