@@ -41,6 +41,8 @@ public enum Operation: Sendable, Equatable {
     case writeAccount(Account)
     /// An account's declaration removed (`RemoveAccount`).
     case removeAccount(Account)
+    /// A token revoked at the provider (RFC 7009 §2.1: `token`, `token_type_hint`, `client_id`).
+    case revoke(Revocation, endpoint: String)
 }
 
 /// What an operation came to.
@@ -59,6 +61,8 @@ public enum OperationResult: Sendable, Equatable {
     case keyring(Result<KeyringAnswer, RouterError>)
     /// An account's file written or removed (nil), or why not.
     case accountFile(RouterError?)
+    /// The provider revoked the token (nil), or why not.
+    case revoked(RouterError?)
 }
 
 /// The bus at one moment: its id (unique names repeat across buses) and every name on it.

@@ -24,8 +24,11 @@ public enum PendingOperation: Sendable, Equatable {
     case restore(previousBusID: String?)
     /// An account's read, refresh or write (`AccountTokens.flight`).
     case tokenFlight(TokenFlight)
-    /// A `Logout`, answered once the keyring has forgotten the tokens.
-    case logout(AccountKey, caller: String)
+    /// A `Logout`, answered once the keyring has forgotten the tokens; with
+    /// `reading`, the tokens are read first, to be revoked (the daemon had not read them yet).
+    case logout(AccountKey, caller: String, reading: Account?)
+    /// A signed-out account's token revoked at its provider: its metadata first, then the request. Nothing waits on it.
+    case revocation(Revocation)
     /// A `ListAccounts` held until its accounts' keyring items are read.
     case listWait([Account], caller: String)
     /// A call about accounts held until its caller's app is known (which accounts it sees depends on it).
@@ -41,7 +44,7 @@ public enum PendingOperation: Sendable, Equatable {
         case .wait(_, let c, _, _): return c
         case .begin(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c), .accountFile(_, let c): return c
+        case .tokenWait(_, let c, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _), .accountFile(_, let c): return c
         default: return nil
         }
     }

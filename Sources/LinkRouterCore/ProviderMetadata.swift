@@ -7,13 +7,18 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let jwksURI: String
     /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): every callback must then carry `iss`.
     public let issParameterSupported: Bool
+    /// `revocation_endpoint` (RFC 7009, RFC 8414 §2): where a sign-out revokes the tokens. Nil: none offered, or one that breaks the endpoint rules.
+    public let revocationEndpoint: String?
 
-    public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool) {
+    public init(
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
         self.issParameterSupported = issParameterSupported
+        self.revocationEndpoint = revocationEndpoint
     }
 
     /// Where to look, in order: OpenID Connect Discovery §4 (`/.well-known/openid-configuration`
@@ -66,8 +71,10 @@ public struct ProviderMetadata: Sendable, Equatable {
         if let types = document["response_types_supported"]?.arrayValue, !types.contains(.string("code")) {
             throw fail("does not support response_type code, the only flow a public client may use (RFC 9700 §2.1.2)")
         }
+        // Optional: a bad one is not used (a sign-out then forgets the tokens here only), and fails no login.
+        let revocation = document["revocation_endpoint"] == nil ? nil : try? endpoint("revocation_endpoint")
         self.init(
             issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
-            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true))
+            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation)
     }
 }

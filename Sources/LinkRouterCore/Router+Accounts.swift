@@ -105,14 +105,19 @@ extension Router {
 
     /// `Logout(account)`: the account's tokens forgotten, in memory at once
     /// and in the keyring before the call is answered. A flight under way
-    /// lands on nothing: its waiters hear `NotSignedIn`.
+    /// lands on nothing: its waiters hear `NotSignedIn`. The tokens are
+    /// revoked at the provider too where it offers revocation (RFC 7009),
+    /// after the answer and whatever the provider says: signing out here
+    /// never waits on a provider. Tokens the daemon has not read yet are read first, to be revoked.
     func logout(_ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]) -> Transition {
+        let before = states[account.key]
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
         var t = answerWaiters(of: account.key, state: state, now: 0, refusal: Self.notSignedIn(account.key, "signed out"))
         if let flight = states[account.key]?.flight { t.core.append(.finish(flight)) }
         states[account.key] = state
         t.core.append(.account(account.key, state))
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
+        if let kept = before?.tokens { t = t.then(revoking(account, kept, ids: &ids)) }
         guard account.store == .keyring else {
             if let held {
                 t.core.append(.finish(held))
@@ -121,8 +126,9 @@ extension Router {
             return t.then(settlingLists(after: t))
         }
         let op = held ?? ids.take()
-        t.core.append(.track(op, .logout(account.key, caller: caller)))
-        t.effects.append(.start(op, .keyringDelete(account.key)))
+        let unread = before?.loaded != true
+        t.core.append(.track(op, .logout(account.key, caller: caller, reading: unread ? account : nil)))
+        t.effects.append(.start(op, unread ? .keyringRead(account.key) : .keyringDelete(account.key)))
         if held == nil { t.reply = .held(op) }
         return t.then(settlingLists(after: t))
     }
@@ -293,6 +299,35 @@ extension Router {
             : RouterError(.refreshFailed, "\(f.key.name)'s token has expired, and refreshing it gave no live one")
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there is.
         return answerWaiters(of: f.key, state: state, now: now, refusal: refusal, anyLive: refreshed).finishing(op, f.key, state)
+    }
+
+    /// The account's token revoked at its provider: the metadata (cached, as a rule), then the request.
+    func revoking(_ account: Account, _ tokens: TokenSet, ids: inout OperationIDs) -> Transition {
+        guard let r = Revocation(account, tokens) else { return Transition() }
+        let op = ids.take()
+        return Transition(core: [.track(op, .revocation(r))], effects: [.start(op, .discover(issuer: account.issuer))])
+    }
+
+    /// A revocation's next step.
+    func revocationStep(_ op: OperationID, _ r: Revocation, _ result: OperationResult) -> Transition {
+        let name = r.account.name
+        switch result {
+        case .metadata(.success(let m)):
+            guard let endpoint = m.revocationEndpoint else {
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [.log(LogLine(.info, "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"))])
+            }
+            return Transition(core: [.track(op, .revocation(r))], effects: [.start(op, .revoke(r, endpoint: endpoint))])
+        case .metadata(.failure(let e)):
+            return Transition(core: [.finish(op)], effects: [.log(LogLine(.warning, "\(name)'s tokens were not revoked at the provider: \(e.message)"))])
+        case .revoked(nil):
+            return Transition(core: [.finish(op)], effects: [.log(LogLine(.info, "\(name)'s \(r.hint) revoked at the provider"))])
+        case .revoked(let e?):
+            return Transition(core: [.finish(op)], effects: [.log(LogLine(.warning, "\(name)'s \(r.hint) was not revoked at the provider: \(e.message)"))])
+        default:
+            return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(r)) ended with an unexpected result; ignored"))])
+        }
     }
 
     /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its own.

@@ -121,7 +121,16 @@ extension Router {
             let bus: BusSnapshot? = if case .success(let b) = r { b } else { nil }
             return t.then(restored(previousBusID: previous, bus: bus, now: now))
 
-        case (.logout(let key, _), .keyring(let r)):
+        case (.logout(let key, let caller, let account?), .keyring(let r)):
+            // Read to be revoked; deleted whatever the read said (a failed read is not kept from the delete).
+            var t = Transition(core: [.track(op, .logout(key, caller: caller, reading: nil))], effects: [.start(op, .keyringDelete(key))])
+            if case .success(.tokens(let kept?)) = r { t = t.then(revoking(account, kept, ids: &ids)) }
+            return t
+
+        case (.revocation(let r), _):
+            return revocationStep(op, r, result)
+
+        case (.logout(let key, _, nil), .keyring(let r)):
             switch r {
             case .success: return Transition(core: [.finish(op)], effects: [.answer(op, .none)])
             case .failure(let e):

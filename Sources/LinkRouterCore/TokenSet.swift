@@ -33,3 +33,12 @@ public struct TokenSet: Sendable, Equatable {
         self.claims = claims
     }
 }
+
+/// Never the tokens themselves: a token set reaches log lines inside the
+/// operations that carry it (a keyring write, say), and a log is no place for a secret.
+extension TokenSet: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "tokens (\(tokenType), expires_at \(expiresAt.map(String.init) ?? "unknown"), refresh token \(refreshToken == nil ? "no" : "yes"), ID token \(idToken == nil ? "no" : "yes"))"
+    }
+    public var debugDescription: String { description }
+}

@@ -60,6 +60,8 @@ extension Daemon {
             done(.accountFile(accounts.save(account)))
         case .removeAccount(let account):
             done(.accountFile(accounts.remove(account)))
+        case .revoke(let r, let endpoint):
+            providers.revoke(r, endpoint: endpoint) { done(.revoked($0)) }
         }
     }
 

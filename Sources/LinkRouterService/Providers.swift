@@ -64,6 +64,17 @@ final class Providers {
         }
     }
 
+    /// `Operation.revoke`.
+    func revoke(_ r: Revocation, endpoint: String, _ completion: @escaping (RouterError?) -> Void) {
+        do throws(RouterError) {
+            let c = try tokenClient()
+            try room(c)
+            c.revoke(r, endpoint: endpoint, completion: completion)
+        } catch {
+            completion(error)
+        }
+    }
+
     /// `Operation.refresh`.
     func refresh(_ grant: TokenGrant, refreshToken: String, scope: String?, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         do throws(RouterError) {

@@ -39,6 +39,26 @@ public final class TokenClient {
         post(form, grant: grant, completion: completion)
     }
 
+    /// RFC 7009 §2.1: the token, its hint, and `client_id` (a public client
+    /// authenticates with nothing else). 200 is success, whatever the body
+    /// (§2.2: an unknown token is 200 too); anything else says why not.
+    public func revoke(_ r: Revocation, endpoint: String, completion: @escaping (RouterError?) -> Void) {
+        var request = HTTPRequest.postForm(endpoint, [("token", r.token), ("token_type_hint", r.hint), ("client_id", r.clientID)])
+        request.maxResponseBytes = Self.maxResponseBytes
+        _ = directory.http.send(request) { result in
+            switch result {
+            case .failure(let error):
+                completion(RouterError(.tokenExchangeFailed, "the request to the revocation endpoint at \(error.host) failed: \(error.description)"))
+            case .success(let response) where response.status == 200:
+                completion(nil)
+            case .success(let response):
+                let raw = (try? JSONParser.parse(response.body))?["error"]?.stringValue
+                let said = raw.map { OAuthText.isErrorText($0) ? ": " + $0 : ": invalid_response" } ?? ", no reason given"
+                completion(RouterError(.tokenExchangeFailed, "the revocation endpoint answered HTTP \(response.status)\(said)"))
+            }
+        }
+    }
+
     private func post(_ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
         request.maxResponseBytes = Self.maxResponseBytes

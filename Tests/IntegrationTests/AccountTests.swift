@@ -24,13 +24,14 @@ struct AccountTests {
         var daemon: DaemonProcess
         let systemAccounts: String
 
-        init(accessTokenSeconds: Int = 3600, counted: Bool = false) throws {
+        init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop)
             keyring = try TestKeyring(desktop: desktop)
             if counted {
                 let counting = try TamperProxy(desktop: desktop)
-                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds)
+                provider = try Glewlwyd(
+                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
@@ -428,6 +429,31 @@ struct AccountTests {
         #expect(kube.status == 0 && credential["apiVersion"] as? String == "client.authentication.k8s.io/v1", "\(kube.errorText)")
         #expect((credential["status"] as? [String: Any])?["token"] as? String == (try w.desktop.linkctl("token", "kube")).text.trimmingCharacters(in: .newlines))
         #expect(w.desktop.invocations(Harness.browser).count == 1, "the daemon opened the browser once")
+    }
+
+    @Test(
+        "linkctl logout revokes at the provider when its metadata offers revocation (RFC 7009): the refresh token, with its hint, after the tokens are forgotten here; Glewlwyd refuses a public client (401), and the sign-out stands"
+    )
+    func logoutRevokes() throws {
+        let w = try World(counted: true, revocation: true)
+        let proxy = try #require(w.proxy)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(try w.desktop.linkctl("token", "work").status == 0)
+        let out = try w.desktop.linkctl("logout", "work")
+        #expect(out.status == 0, "\(out.errorText)")
+        var revoke: [String: Any] = [:]
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                guard let r = proxy.requests().first(where: { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/revoke") == true }) else { return false }
+                revoke = r
+                return r["status"] != nil
+            })
+        #expect(revoke["token_type_hint"] as? String == "refresh_token" && revoke["status"] as? Int == 401, "\(revoke)")
+        let after = try w.desktop.linkctl("token", "work")
+        #expect(after.status == 4, "signed out here whatever the provider said: \(after.errorText)")
+        #expect((try? w.keyring.items(account: "work")) ?? (1, 1) == (0, 0))
+        #expect(try w.desktop.linkctl("status").status == 0, "the daemon is still up")
     }
 
     @Test("docker-credential-linkrouter (linkctl by that name): get answers a listed registry with the account's token, an unlisted one docker's not-found line; list, version; store refused")

@@ -351,11 +351,74 @@ struct AccountTokenTests {
         guard case .held(let removeOp2) = remove2.reply else { throw Failure("not removed") }
         router.apply(core: remove2.core)
         let gone = router.completed(removeOp2, .accountFile(nil), now: Self.now)
-        #expect(Self.answers(gone)[removeOp2] == nil && Self.started(gone).first?.1 == .keyringDelete(mine.key))
+        #expect(Self.answers(gone)[removeOp2] == nil && Self.started(gone).contains { $0.1 == .keyringDelete(mine.key) })
         router.apply(core: gone.core)
         #expect(router.accountTokens[mine.key]?.tokens == nil && router.accountTokens[user.key]?.tokens?.accessToken == "users")
         let forgotten = router.completed(removeOp2, .keyring(.success(.deleted)), now: Self.now)
         #expect(Self.answers(forgotten)[removeOp2] == Transition.Reply.none)
+    }
+
+    @Test(
+        "Logout revokes at the provider (RFC 7009) after forgetting: the refresh token (else the access token) with its hint, once the metadata names a revocation endpoint; none named, or a refusal, is logged and changes nothing; tokens not read yet are read first"
+    )
+    func revocation() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: "rt"), loaded: true))])
+        let out = router.logout(account, caller: ":1.1")
+        guard case .held(let held) = out.reply else { throw Failure("not held") }
+        let started = Self.started(out)
+        guard let (revokeOp, discover) = started.first(where: { $0.0 != held }), discover == .discover(issuer: Self.issuer) else { throw Failure("no revocation: \(started)") }
+        #expect(started.contains { $0 == (held, .keyringDelete(account.key)) })
+        router.apply(core: out.core)
+        // The answer does not wait on the provider.
+        let deleted = router.completed(held, .keyring(.success(.deleted)), now: Self.now)
+        #expect(Self.answers(deleted)[held] == Transition.Reply.none)
+        router.apply(core: deleted.core)
+        let revocationEndpoint = Self.issuer + "/revoke"
+        let withEndpoint = ProviderMetadata(
+            issuer: Self.issuer, authorizationEndpoint: Self.issuer + "/authorize", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
+            issParameterSupported: false, revocationEndpoint: revocationEndpoint)
+        let asked = router.completed(revokeOp, .metadata(.success(withEndpoint)), now: Self.now)
+        guard case .revoke(let r, let endpoint)? = Self.started(asked).first?.1 else { throw Failure("not revoked") }
+        #expect(endpoint == revocationEndpoint && r.token == "rt" && r.hint == "refresh_token" && r.clientID == "cli")
+        #expect("\(r)" == "revocation of work's refresh_token", "a revocation never prints its token")
+        router.apply(core: asked.core)
+        let refused = router.completed(revokeOp, .revoked(RouterError(.tokenExchangeFailed, "HTTP 401")), now: Self.now)
+        #expect(refused.core == [.finish(revokeOp)] && refused.effects.allSatisfy { if case .log = $0 { true } else { false } })
+        router.apply(core: refused.core)
+        #expect(router.operations.isEmpty)
+
+        // No endpoint: logged, nothing sent. An access token alone is revoked as one.
+        var bare = Self.router(":1.1")
+        bare.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: nil), loaded: true))])
+        let out2 = bare.logout(account, caller: ":1.1")
+        guard case .held(let held2) = out2.reply, let (op2, _) = Self.started(out2).first(where: { $0.0 != held2 }) else { throw Failure("no revocation") }
+        bare.apply(core: out2.core)
+        let none = bare.completed(op2, .metadata(.success(Self.metadata)), now: Self.now)
+        #expect(none.core == [.finish(op2)] && Self.started(none).isEmpty)
+        let at = bare.completed(op2, .metadata(.success(withEndpoint)), now: Self.now)
+        guard case .revoke(let r2, _)? = Self.started(at).first?.1 else { throw Failure("access token not revoked") }
+        #expect(r2.token == "at" && r2.hint == "access_token")
+
+        // Not read yet (a daemon just started): read, then deleted and revoked.
+        var fresh = Self.router(":1.1")
+        let out3 = fresh.logout(account, caller: ":1.1")
+        guard case .held(let held3) = out3.reply, Self.started(out3).map(\.1) == [.keyringRead(account.key)] else { throw Failure("not read first") }
+        fresh.apply(core: out3.core)
+        let read = fresh.completed(held3, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
+        #expect(Self.started(read).contains { $0 == (held3, .keyringDelete(account.key)) })
+        #expect(Self.started(read).contains { $0.1 == .discover(issuer: Self.issuer) })
+        #expect(Self.answers(read).isEmpty)
+        fresh.apply(core: read.core)
+        #expect(Self.answers(fresh.completed(held3, .keyring(.success(.deleted)), now: Self.now))[held3] == Transition.Reply.none)
+        // The metadata names a revocation endpoint only when it keeps the endpoint rules.
+        func endpointRead(_ value: String) throws -> String? {
+            let document = OpenIDTests.document(OpenIDTests.set("revocation_endpoint", .string(value)))
+            return try ProviderMetadata(document: document, expectedIssuer: OpenIDTests.issuer, from: "x").revocationEndpoint
+        }
+        #expect(try endpointRead("http://evil.example/r") == nil)
+        #expect(try endpointRead(OpenIDTests.issuer + "/revoke") == OpenIDTests.issuer + "/revoke")
     }
 
     @Test("a caller whose app could not be found out is never taken for the host: its held calls and later ones are refused, not held forever; Logout and RejectToken wait for the identity too")

@@ -292,6 +292,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             is_disc = self.command == "GET" and path.endswith("/.well-known/openid-configuration")
             if is_token:
                 entry["grant_type"] = urllib.parse.parse_qs(body.decode(errors="replace")).get("grant_type", [None])[0]
+            if self.command == "POST" and path.endswith("/revoke"):
+                entry["token_type_hint"] = urllib.parse.parse_qs(body.decode(errors="replace")).get("token_type_hint", [None])[0]
             if mode not in MODES:
                 entry["upstream"] = False
                 entry["status"] = 500
