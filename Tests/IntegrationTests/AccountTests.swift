@@ -168,6 +168,30 @@ struct AccountTests {
         // A file edited by hand into nonsense is skipped with a warning; the others still list.
         try FileSystem.writeAtomically(w.desktop.configHome + "/linkrouter/accounts/broken.conf", text: "[Account]\nissuer=nope\n", permissions: 0o600)
         #expect(try w.accounts().map { $0["name"] as? String } == ["work"])
+        // Over D-Bus: a malformed name, an unknown option, an option of the wrong type: each its own clear error.
+        func call(_ method: String, _ args: [String]) throws -> Subprocess.Outcome {
+            try w.desktop.run(
+                [
+                    "gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1", "--method",
+                    "org.linkrouter.LinkRouter1." + method,
+                ] + args)
+        }
+        for (method, args, words) in [
+            ("GetToken", ["../work", "{}"], "account name"), ("GetToken", ["", "{}"], "account name"),
+            ("GetToken", [String(repeating: "a", count: 65), "{}"], "account name"), ("GetToken", ["work", "{'password': <'x'>}"], "password"),
+            ("GetToken", ["work", "{'min_valid': <'soon'>}"], "min_valid"), ("Logout", ["a b"], "account name"),
+            ("AddAccount", ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'secret': <'s'>}"], "secret"),
+            ("AddAccount", ["x", "{'issuer': <'https://a.example'>}"], "client_id is missing"), ("RemoveAccount", ["nobody"], "no account nobody"),
+        ] {
+            let r = try call(method, args)
+            #expect(r.status != 0 && r.errorText.contains(words), "\(method) \(args): \(r.errorText)")
+        }
+        // git's credential protocol: NUL, an oversized line, a line that is not key=value; refused with the rule, nothing changed.
+        for (input, words) in [("protocol=https\\0\\nhost=x\\n", "NUL or CR"), ("host=" + String(repeating: "h", count: 70_000) + "\\n", "git's limit"), ("protocol\\n", "key=value")] {
+            let r = try w.desktop.run(["sh", "-c", "printf '\(input)' | '\(Paths.linkctl)' credential git --account work get"])
+            #expect(r.status == 1 && r.errorText.contains(words) && r.text.isEmpty, "\(words): \(r.errorText)")
+        }
+        #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
         let probe = try DBusConnection(address: w.bus.address)
         #expect(w.daemon.isRunning && DaemonProcess.nameHasOwner(probe))
         #expect(try w.desktop.linkctl("account", "remove", "work").status == 0)
