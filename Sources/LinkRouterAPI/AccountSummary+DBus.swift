@@ -18,6 +18,11 @@ extension AccountSummary {
         if let s = tokens?.tokens?.subject { entries.append(("sub", .string(s))) }
         if let e = tokens?.tokens?.expiresAt { entries.append(("expires_at", .int64(e))) }
         if let u = tokens?.unsaved { entries.append(("unsaved", .string(u))) }
+        if let t = tokens, let retry = t.retryAt {
+            entries.append(("refresh_failures", .int64(Int64(t.failures))))
+            entries.append(("retry_at", .int64(retry)))
+            if let why = t.lastFailure { entries.append(("refresh_failure", .string(why))) }
+        }
         return .vardict(entries)
     }
 }

@@ -10,12 +10,37 @@ public struct AccountTokens: Sendable, Equatable {
     public var flight: OperationID?
     /// Why the last keyring write failed: the tokens are in memory only until a write works.
     public var unsaved: String?
+    /// Refreshes in a row the provider failed (unreachable, 5xx; never a
+    /// refusal of the token), and when the next may be tried: a provider that
+    /// is down is not asked again at every call (`backoff`).
+    public var failures: Int
+    public var retryAt: Int64?
+    /// Why the last refresh failed, for callers answered while it backs off.
+    public var lastFailure: String?
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
         self.tokens = tokens
         self.loaded = loaded
         self.flight = flight
         self.unsaved = unsaved
+        failures = 0
+    }
+
+    /// Seconds before the next refresh after `failures` failed in a row: 5, 10, 20, … at most 300.
+    public static func backoff(after failures: Int) -> Int64 { min(300, 5 << Int64(min(max(failures, 1) - 1, 6))) }
+
+    /// A refresh failed at `now`: the next waits.
+    mutating func refreshFailed(_ why: String, now: Int64) {
+        failures += 1
+        retryAt = now + Self.backoff(after: failures)
+        lastFailure = why
+    }
+
+    /// A refresh worked (or a sign-in replaced the set): the next is tried when needed.
+    mutating func refreshWorked() {
+        failures = 0
+        retryAt = nil
+        lastFailure = nil
     }
 
     /// The token of `kind` when it has `minValid` seconds left at `now`.
@@ -61,6 +86,7 @@ public struct TokenFlight: Sendable, Equatable {
         /// A sign-in that ended: the keyring forgets the spent tokens.
         case forgetting
     }
+
     public var key: AccountKey
     /// The account's declaration (nil for a login's write: it only writes).
     public var account: Account?
@@ -107,5 +133,20 @@ public struct Revocation: Sendable, Equatable, CustomStringConvertible, CustomDe
 
     /// Never the token: a revocation reaches log lines.
     public var description: String { "revocation of \(account.name)'s \(hint)" }
+    public var debugDescription: String { description }
+}
+
+/// A stage names what it waits for, never the token it carries: stages reach log lines.
+extension TokenFlight.Stage: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        switch self {
+        case .reading: "reading"
+        case .discovering: "discovering"
+        case .refreshing: "refreshing"
+        case .writing: "writing"
+        case .rereading: "rereading"
+        case .forgetting: "forgetting"
+        }
+    }
     public var debugDescription: String { description }
 }

@@ -49,6 +49,28 @@ public enum PendingOperation: Sendable, Equatable {
         }
     }
 
+    /// Its case's name, for a log line (never what it carries).
+    var kind: String {
+        switch self {
+        case .wait: "wait"
+        case .waitTimeout: "waitTimeout"
+        case .begin: "begin"
+        case .deliver: "deliver"
+        case .redeem: "redeem"
+        case .refresh: "refresh"
+        case .relisten: "relisten"
+        case .identify: "identify"
+        case .restore: "restore"
+        case .tokenFlight(let f): "tokenFlight \(f.key.name) \(f.stage)"
+        case .logout: "logout"
+        case .revocation: "revocation"
+        case .listWait: "listWait"
+        case .accountCall: "accountCall"
+        case .accountFile: "accountFile"
+        case .tokenWait: "tokenWait"
+        }
+    }
+
     /// Whether a method call is held under this operation.
     var holdsCall: Bool {
         switch self {

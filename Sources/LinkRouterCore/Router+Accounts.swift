@@ -44,6 +44,13 @@ extension Router {
             t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .reading))))
             t.effects.append(.start(flight, .keyringRead(account.key)))
         } else if state.tokens?.refreshToken != nil {
+            // The provider failed lately: not asked again before its time. A token still live is handed out, with why it was not refreshed.
+            if let retryAt = state.retryAt, now < retryAt {
+                let why = "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
+                guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else { return refuse(RouterError(.refreshFailed, why)) }
+                let answer = Transition.Reply.token(TokenAnswer(tokens: tokens, kind: kind, warning: why))
+                return held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
+            }
             t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .discovering))))
             t.effects.append(.start(flight, .discover(issuer: account.issuer)))
         } else {
@@ -160,6 +167,7 @@ extension Router {
     func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs, now: Int64) -> Transition {
         var state = accountTokens[key] ?? AccountTokens()
         state.loaded = true
+        state.refreshWorked()
         var t = Transition()
         // A new sign-in supersedes whatever a flight under way would land on
         // (an older set, a read, a refresh of the old refresh token): that
@@ -199,6 +207,7 @@ extension Router {
             return refresh(op, f, account, used)
 
         case (.refreshing(let used), .tokens(.success(var fresh))):
+            state.refreshWorked()
             // A provider that does not rotate sends no new refresh token; one
             // that sends no new ID token leaves the last one (OIDC Core §12.2).
             if fresh.refreshToken == nil { fresh.refreshToken = used }
@@ -220,9 +229,7 @@ extension Router {
         case (.refreshing(let used), .tokens(.failure(let failure))):
             let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(failure.providerError ?? failure.code.rawValue))")
             guard failure.providerError == "invalid_grant" || failure.providerError == "unauthorized_client" else {
-                let e = RouterError(.refreshFailed, "could not refresh \(f.key.name)'s tokens: \(failure.message); they are kept, so try again")
-                state.flight = nil
-                return answerWaiters(of: f.key, state: state, now: now, refusal: e).finishing(op, f.key, state)
+                return refreshFailed(op, f, state, failure.message, now: now)
             }
             guard f.account?.store != .memory else { return signedOut(op, f, state, because: refusal.message, now: now) }
             f.stage = .rereading(used: used, refusal: refusal)
@@ -243,6 +250,7 @@ extension Router {
         case (.writing(let fresh), .keyring(let r)):
             state.tokens = fresh
             state.loaded = true
+            state.refreshWorked()
             if case .failure(let e) = r {
                 state.unsaved = e.message
                 let name = f.key.name
@@ -253,11 +261,13 @@ extension Router {
             state.unsaved = nil
             return land(op, f, state, refreshed: true, now: now)
 
-        case (_, .keyring(.failure(let e))), (_, .metadata(.failure(let e))):
-            // The keyring or the provider could not be asked: nothing is forgotten.
+        case (_, .metadata(.failure(let e))):
+            return refreshFailed(op, f, state, e.message, now: now)
+
+        case (_, .keyring(.failure(let e))):
+            // The keyring could not be asked: nothing is forgotten.
             state.flight = nil
-            let refusal = e.code == .discoveryFailed ? RouterError(.refreshFailed, "could not refresh \(f.key.name)'s tokens: \(e.message); they are kept, so try again") : e
-            return answerWaiters(of: f.key, state: state, now: now, refusal: refusal).finishing(op, f.key, state)
+            return answerWaiters(of: f.key, state: state, now: now, refusal: e).finishing(op, f.key, state)
 
         default:
             state.flight = nil
@@ -267,6 +277,20 @@ extension Router {
             t.effects.append(.log(LogLine(.error, "\(what) ended with an unexpected result; ignored")))
             return t
         }
+    }
+
+    /// The provider could not be reached or failed (never a refusal of the
+    /// token): nothing is forgotten, the next refresh waits (`backoff`), and
+    /// each waiter whose token is still live gets it with why it was not refreshed.
+    private func refreshFailed(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, _ why: String, now: Int64) -> Transition {
+        var state = state
+        state.flight = nil
+        state.refreshFailed(why, now: now)
+        let wait = AccountTokens.backoff(after: state.failures)
+        let message = "could not refresh \(f.key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
+        var t = answerWaiters(of: f.key, state: state, now: now, refusal: RouterError(.refreshFailed, message), anyLive: true, warning: message)
+        t.effects.append(.log(LogLine(.warning, message)))
+        return t.finishing(op, f.key, state)
     }
 
     private func refresh(_ op: OperationID, _ f: TokenFlight, _ account: Account, _ refreshToken: String) -> Transition {
@@ -375,11 +399,13 @@ extension Router {
 
     /// Each waiter gets a token it can use (with `anyLive`, one not yet
     /// expired will do); the others `refusal`, or stay (nil).
-    private func answerWaiters(of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?, anyLive: Bool = false) -> Transition {
+    private func answerWaiters(
+        of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?, anyLive: Bool = false, warning: String? = nil
+    ) -> Transition {
         var t = Transition()
         for w in waiters(of: key) {
             if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: now), let tokens = state.tokens {
-                t.effects.append(.answer(w.op, .token(TokenAnswer(tokens: tokens, kind: w.kind, warning: state.unsaved.map(Self.unsavedWarning)))))
+                t.effects.append(.answer(w.op, .token(TokenAnswer(tokens: tokens, kind: w.kind, warning: warning ?? state.unsaved.map(Self.unsavedWarning)))))
                 t.core.append(.finish(w.op))
             } else if let refusal {
                 t.effects.append(.answer(w.op, .refused(refusal)))

@@ -147,7 +147,8 @@ extension Router {
             return t.then(settlingLists(after: t))
 
         default:
-            return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(pending)) ended with an unexpected result; ignored"))])
+            // The kind only: what a pending operation carries (a verifier, a refresh token) never reaches a log.
+            return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(pending.kind)) ended with an unexpected result; ignored"))])
         }
     }
 

@@ -564,4 +564,39 @@ struct AccountTests {
         #expect(listed?["signed_in"] as? String == "yes" && listed?["unsaved"] != nil)
         #expect(w.daemon.isRunning)
     }
+
+    @Test(
+        "a provider that is down (503 at its token endpoint): RefreshFailed (exit 1), the account still signed in; while it backs off no caller reaches the provider; once it is back the next call refreshes"
+    )
+    func providerDown() throws {
+        let w = try World(counted: true)
+        let proxy = try #require(w.proxy)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        func tokenPosts() -> Int { proxy.requests().filter { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count }
+        let first = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
+        try FileSystem.writeAtomically(w.desktop.root + "/refused", text: "password=\(first)\n", permissions: 0o600)
+        _ = try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'"])
+        try proxy.set("token-unavailable")
+        let before = tokenPosts()
+        let down = try w.desktop.linkctl("token", "work")
+        #expect(down.status == 1 && down.errorText.contains("RefreshFailed") && down.errorText.contains("503"), "\(down.status) \(down.errorText)")
+        #expect(tokenPosts() == before + 1)
+        // Backing off: answered at once, the provider not asked again.
+        let again = try w.desktop.linkctl("token", "work")
+        #expect(again.status == 1 && again.errorText.contains("tried again after"), "\(again.errorText)")
+        #expect(tokenPosts() == before + 1)
+        #expect(try w.accounts().first?["refresh_failures"] as? Int == 1)
+        #expect(try w.keyring.items(account: "work") == (unlocked: 1, locked: 0), "not signed out")
+        // Back: the first call after the wait refreshes; every call before it was answered without a request.
+        try proxy.set("honest")
+        var back = ""
+        #expect(
+            eventually(timeoutMilliseconds: 20_000) {
+                back = ((try? w.desktop.linkctl("token", "work"))?.text ?? "").trimmingCharacters(in: .newlines)
+                return !back.isEmpty
+            })
+        #expect(back != first && tokenPosts() == before + 2, "\(tokenPosts() - before) requests")
+        #expect(try w.accounts().first?["refresh_failures"] == nil)
+    }
 }

@@ -196,6 +196,65 @@ struct AccountTokenTests {
         #expect(locked.code == .keyringLocked && Self.started(t4).isEmpty)
     }
 
+    @Test(
+        "a provider that keeps failing is not asked at every call: the next refresh waits 5 s, then 10, 20 … (at most 300); meanwhile callers are answered at once (a token still live, with why it was not refreshed; else RefreshFailed); a refresh that works resets it; no log line carries a token"
+    )
+    func backoff() throws {
+        #expect((1...8).map(AccountTokens.backoff(after:)) == [5, 10, 20, 40, 80, 160, 300, 300])
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        // 10 s left, less than min_valid (60): refreshed, but still usable.
+        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 10, refresh: "secret-rt"), loaded: true))])
+        let down = SessionFailure(code: .tokenExchangeFailed, message: "the request to the token endpoint at id.example.com failed: HTTP 503")
+        func fail(at now: Int64) throws -> Transition {
+            let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: now)
+            guard case .held = t.reply, let (flight, _) = Self.started(t).first else { throw Failure("no flight at \(now)") }
+            router.apply(core: t.core)
+            router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: now).core)
+            let failed = router.completed(flight, .tokens(.failure(down)), now: now)
+            router.apply(core: failed.core)
+            return failed
+        }
+        let first = try fail(at: Self.now)
+        guard case .token(let live)? = Self.answers(first).values.first else { throw Failure("the live token was not handed out") }
+        #expect(live.tokens.accessToken == "old" && live.warning?.contains("tried again after 5 s") == true)
+        #expect(router.accountTokens[account.key]?.retryAt == Self.now + 5)
+        // Within the wait: answered at once, no request.
+        let soon = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 2)
+        guard case .token(let again) = soon.reply else { throw Failure("not answered at once: \(soon.reply)") }
+        #expect(again.tokens.accessToken == "old" && again.warning?.contains("503") == true && Self.started(soon).isEmpty)
+        // After it: tried again; a second failure waits 10 s.
+        _ = try fail(at: Self.now + 6)
+        #expect(router.accountTokens[account.key]?.retryAt == Self.now + 16 && router.accountTokens[account.key]?.failures == 2)
+        // The token has run out meanwhile: RefreshFailed at once, not a sign-out.
+        let late = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 12)
+        guard case .refused(let e) = late.reply else { throw Failure("\(late.reply)") }
+        #expect(e.code == .refreshFailed && e.message.contains("tried again after") && Self.started(late).isEmpty)
+        #expect(router.accountTokens[account.key]?.tokens != nil)
+        // After the wait a refresh that works resets the count.
+        let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 20)
+        guard let (flight, _) = Self.started(t).first else { throw Failure("no flight after the wait") }
+        router.apply(core: t.core)
+        router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now + 20).core)
+        let worked = router.completed(flight, .tokens(.success(Self.tokens("new", expiresIn: 3600))), now: Self.now + 20)
+        router.apply(core: worked.core)
+        router.apply(core: router.completed(flight, .keyring(.success(.written)), now: Self.now + 20).core)
+        #expect(router.accountTokens[account.key]?.tokens?.accessToken == "new")
+        #expect(router.accountTokens[account.key]?.failures == 0 && router.accountTokens[account.key]?.retryAt == nil)
+
+        // What a flight carries (a refresh token) never reaches a log line, even for an unexpected result.
+        var odd = Self.router(":1.1")
+        odd.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0, refresh: "secret-rt"), loaded: true))])
+        let t5 = odd.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard let (f5, _) = Self.started(t5).first else { throw Failure("no flight") }
+        odd.apply(core: t5.core)
+        odd.apply(core: odd.completed(f5, .metadata(.success(Self.metadata)), now: Self.now).core)
+        let weird = odd.completed(f5, .fired, now: Self.now)
+        let lines = weird.effects.compactMap { if case .log(let l) = $0 { "\(l)" } else { nil } }
+        #expect(!lines.isEmpty && lines.allSatisfy { !$0.contains("secret-rt") }, "\(lines)")
+        #expect(!"\(TokenFlight.Stage.refreshing(used: "secret-rt"))".contains("secret") && !"\(Self.tokens("at-secret", expiresIn: 1))".contains("at-secret"))
+    }
+
     @Test("a write that fails keeps the set in memory and says so; store=memory never touches the keyring")
     func unsavedAndMemory() throws {
         var router = Self.router(":1.1")

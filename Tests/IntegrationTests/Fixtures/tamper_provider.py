@@ -36,6 +36,7 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
   stall-token          token: read the request, then send nothing for --stall-seconds
                        (then close the connection without an answer); Glewlwyd not asked
   token-error          token: 400 {"error":"invalid_grant",...}; Glewlwyd not asked
+  token-unavailable    token: 503 text/plain, as a provider that is down; Glewlwyd not asked
   huge-token-response  token: 200 with a 3 MiB JSON body; Glewlwyd not asked
   html-token-response  token: 200 text/html; Glewlwyd not asked
 
@@ -64,7 +65,7 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
               "trailers", "transfer-encoding", "upgrade", "proxy-connection", "expect"}
 TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-iss", "future-iat",
                "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
-CANNED_MODES = {"stall-token", "token-error", "huge-token-response", "html-token-response"}
+CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response"}
 DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
 MODES = {"honest"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
@@ -414,6 +415,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "token-error":
             status, ctype = 400, "application/json"
             body = compact({"error": "invalid_grant", "error_description": "tampered: code rejected"})
+        elif mode == "token-unavailable":
+            status, ctype = 503, "text/plain"
+            body = b"Service Unavailable\n"
         elif mode == "huge-token-response":
             status, ctype = 200, "application/json"
             head, tail = b'{"token_type":"bearer","expires_in":3600,"access_token":"', b'"}'
