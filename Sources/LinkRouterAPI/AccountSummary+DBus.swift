@@ -18,6 +18,11 @@ extension AccountSummary {
         if let s = tokens?.tokens?.subject { entries.append(("sub", .string(s))) }
         if let e = tokens?.tokens?.expiresAt { entries.append(("expires_at", .int64(e))) }
         if let u = tokens?.unsaved { entries.append(("unsaved", .string(u))) }
+        // The collection behind the Secret Service's `default` alias (the one linkrouter writes to), and its state when last asked.
+        if a.store == .keyring {
+            let locked = tokens?.keyringLocked.map { $0 ? ", locked" : ", unlocked" } ?? ""
+            entries.append(("keyring", .string("default collection" + locked)))
+        }
         if let t = tokens, let retry = t.retryAt {
             entries.append(("refresh_failures", .int64(Int64(t.failures))))
             entries.append(("retry_at", .int64(retry)))

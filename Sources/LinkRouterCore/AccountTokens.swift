@@ -17,6 +17,8 @@ public struct AccountTokens: Sendable, Equatable {
     public var retryAt: Int64?
     /// Why the last refresh failed, for callers answered while it backs off.
     public var lastFailure: String?
+    /// Whether the keyring's default collection was locked at the last keyring call (nil: not asked yet).
+    public var keyringLocked: Bool?
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
         self.tokens = tokens

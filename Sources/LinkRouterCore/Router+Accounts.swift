@@ -193,6 +193,12 @@ extension Router {
     /// A flight's next step, from what its operation answered.
     func tokenFlight(_ op: OperationID, _ f: TokenFlight, _ result: OperationResult, now: Int64) -> Transition {
         var state = accountTokens[f.key] ?? AccountTokens()
+        // What the keyring said shows where the tokens live (`ListAccounts`: locked or not).
+        switch result {
+        case .keyring(.success): state.keyringLocked = false
+        case .keyring(.failure(let e)) where e.code == .keyringLocked: state.keyringLocked = true
+        default: break
+        }
         var f = f
         switch (f.stage, result) {
         case (.reading, .keyring(.success(.tokens(let kept)))):

@@ -10,7 +10,7 @@ enum AccountsCommand {
         details: "Signed in is `unknown` when the keyring could not be read (locked, or no Secret Service).",
         run: run)
 
-    static let columns = ["name", "issuer", "owner", "signed_in", "sub", "expires_at", "store"]
+    static let columns = ["name", "issuer", "owner", "signed_in", "sub", "expires_at", "store", "keyring"]
 
     static func run(_ args: ParsedArguments) -> Int32 {
         do {

@@ -118,6 +118,7 @@ struct AccountTests {
         #expect(fields["kind"] as? String == "access" && fields["token_type"] as? String != nil && fields["expires_at"] as? Int != nil)
         #expect(fields["refresh_token"] == nil, "the refresh token never leaves the daemon")
         #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+        #expect(try w.accounts().first?["keyring"] as? String == "default collection, unlocked")
 
         // The access token lives 4 s: a later call gets a new one, refreshed once and written back.
         var token2 = token1
@@ -156,6 +157,8 @@ struct AccountTests {
         #expect(locked.status == 5 && locked.errorText.contains("locked"), "\(locked.status) \(locked.errorText)")
         // Locked is not "signed out": the item is still there, and nothing was rewritten.
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
+        let shown = try w.accounts().first
+        #expect(shown?["keyring"] as? String == "default collection, locked" && shown?["signed_in"] as? String == "unknown", "\(String(describing: shown))")
 
         let unknown = try w.desktop.linkctl("token", "nobody")
         #expect(unknown.status == 1 && unknown.errorText.contains("no account nobody"), "\(unknown.errorText)")
