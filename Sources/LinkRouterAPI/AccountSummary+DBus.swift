@@ -12,6 +12,7 @@ extension AccountSummary {
             ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)), ("username", .string(a.username)),
         ]
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
+        if !a.gitURLs.isEmpty { entries.append(("git_urls", .stringArray(a.gitURLs))) }
         let signedIn: String
         if let t = tokens, t.loaded || t.tokens != nil { signedIn = t.tokens == nil ? "no" : "yes" } else { signedIn = a.store == .memory ? "no" : "unknown" }
         entries.append(("signed_in", .string(signedIn)))

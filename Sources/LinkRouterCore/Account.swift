@@ -64,6 +64,8 @@ public struct Account: Sendable, Equatable {
     public let minValidSeconds: Int64
     public let username: String
     public let registries: [String]
+    /// URL prefixes (`https://host[:port]/path/`), scheme and host lowercased, ending in `/`.
+    public let gitURLs: [String]
     public let owner: Owner
 
     public static let defaultScope = "openid"
@@ -107,10 +109,31 @@ public struct Account: Sendable, Equatable {
             let portOK = parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.count <= 5 && parts[1].utf8.allSatisfy(ASCII.isDigit))
             guard OAuthText.isHostName(parts[0]), portOK else { throw .invalid("registries takes host names (with a port, if any), not \(entry)") }
         }
+        let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
         return Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
             extraParams: r.extraParams, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
-            registries: r.registries.map { ASCII.lowercased($0) }, owner: owner)
+            registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
+    }
+
+    /// A `git_urls` entry in its one form: https (http only on a loopback
+    /// host, as git's own servers in tests), no query, fragment or userinfo,
+    /// scheme and host lowercased, the path ending in `/`.
+    static func gitURL(_ entry: String) throws(RouterError) -> String {
+        guard let uri = try? URIReference.strict(entry, maxLength: 2048), let authority = uri.authority, SessionPlan.isIssuerScheme(uri),
+            uri.query == nil, uri.fragment == nil, !uri.hasUserinfo
+        else { throw .invalid("git_urls takes https URLs (a host, or a path under it) with no query or fragment, not \(entry)") }
+        var path = uri.path.isEmpty ? "/" : uri.path
+        if !path.hasSuffix("/") { path += "/" }
+        return uri.normalizedScheme + "://" + ASCII.lowercased(authority) + path
+    }
+
+    /// How well an account with `git_urls` `prefixes` answers git's request for `url`
+    /// (`protocol://host/path`, the path only when git sends it): the length of
+    /// the longest prefix of it, or nil. Scheme and host compare lowercased.
+    public static func gitMatch(_ prefixes: [String], _ url: String) -> Int? {
+        guard let target = try? gitURL(url) else { return nil }
+        return prefixes.filter { target.hasPrefix($0) }.map(\.utf8.count).max()
     }
 
     /// `[A-Za-z0-9][A-Za-z0-9._-]*`, at most 64: a file name, a keyring attribute, a word on a command line.
@@ -134,12 +157,14 @@ public struct Account: Sendable, Equatable {
         out.append(("min_valid", String(minValidSeconds)))
         out.append(("username", username))
         if !registries.isEmpty { out.append(("registries", registries.joined(separator: ";"))) }
+        if !gitURLs.isEmpty { out.append(("git_urls", gitURLs.joined(separator: ";"))) }
         return out
     }
 
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], token: TokenKind, store: Storage, minValidSeconds: Int64, username: String, registries: [String], owner: Owner
+        extraParams: [String: String], token: TokenKind, store: Storage, minValidSeconds: Int64, username: String, registries: [String], gitURLs: [String],
+        owner: Owner
     ) {
         self.name = name
         self.issuer = issuer
@@ -154,6 +179,7 @@ public struct Account: Sendable, Equatable {
         self.minValidSeconds = minValidSeconds
         self.username = username
         self.registries = registries
+        self.gitURLs = gitURLs
         self.owner = owner
     }
 }

@@ -51,5 +51,11 @@ extension AccountRequest {
                 "registries", .strings({ $0.registries = $1 }), flag: .repeated("registry", placeholder: "HOST"),
                 help: "a container registry whose docker credentials this account answers (docker-credential-linkrouter)",
                 doc: "registry hosts (`registry.example.com`, `registry.example.com:5000`) whose docker credentials `docker-credential-linkrouter` answers with this account's token"),
+            OptionRow(
+                "git_urls", .strings({ $0.gitURLs = $1 }), flag: .repeated("git-url", placeholder: "URL"),
+                help: "a forge URL (https://git.example.com/, or a path under it) whose git credentials this account answers (credential git with no --account)",
+                doc:
+                    "https URL prefixes (`https://git.example.com/`, `https://git.example.com/team/`) whose git credentials `linkctl credential git` without `--account` answers with this account's token (the longest match wins; a prefix with a path needs git's `credential.useHttpPath`)"
+            ),
         ])
 }

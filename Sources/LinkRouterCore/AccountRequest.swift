@@ -20,6 +20,8 @@ public struct AccountRequest: Sendable, Equatable {
     public var username: String?
     /// Registry hosts whose docker credentials this account answers.
     public var registries: [String] = []
+    /// URL prefixes whose git credentials this account answers (`linkctl credential git` with no `--account`).
+    public var gitURLs: [String] = []
 
     public init() {}
 }

@@ -39,6 +39,12 @@ public struct GitCredentialMessage: Sendable, Equatable {
         return GitCredentialMessage(out)
     }
 
+    /// The URL the request is for, `protocol://host[/path]` (the path only when git sends it, `credential.useHttpPath`).
+    public var url: String? {
+        guard let scheme = value("protocol"), let host = value("host"), !scheme.isEmpty, !host.isEmpty else { return nil }
+        return scheme + "://" + host + "/" + (value("path") ?? "")
+    }
+
     /// The message as git reads it, each line ended by a newline.
     public var text: String { entries.map { $0.key + "=" + $0.value + "\n" }.joined() }
 

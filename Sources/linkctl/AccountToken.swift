@@ -25,6 +25,26 @@ enum AccountToken {
         return Reply(token: token, expiresAt: expiresAt, warning: reply?.entry("warning")?.stringValue, fields: reply)
     }
 
+    /// An account as `ListAccounts` shows it, with what picks it for a registry or a forge.
+    struct Listed {
+        let name: String
+        let username: String
+        let registries: [String]
+        let gitURLs: [String]
+    }
+
+    /// The accounts this caller can get tokens of (`ListAccounts` lists apps' too, for the host user to see: those are left out).
+    static func accounts() throws(DaemonClient.Failure) -> [Listed] {
+        let client = try DaemonClient.connect()
+        let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
+        guard case .array(_, let items)? = reply.first else { return [] }
+        func strings(_ v: DBusValue?) -> [String] { if case .array(_, let list)? = v { list.compactMap(\.stringValue) } else { [] } }
+        return items.compactMap { item in
+            guard let name = item.entry("name")?.stringValue, ["user", "system"].contains(item.entry("owner")?.stringValue ?? "user") else { return nil }
+            return Listed(name: name, username: item.entry("username")?.stringValue ?? "oauth2", registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")))
+        }
+    }
+
     /// The account's login, as `linkctl login NAME` runs it, for a caller
     /// that asked for a token and may wait for a person (`--interactive`):
     /// everything it says goes to stderr, so stdout keeps only the token.

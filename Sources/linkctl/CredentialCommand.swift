@@ -18,20 +18,23 @@ enum CredentialCommand {
         name: "credential", summary: "Be git's credential helper or kubectl's exec plugin for an account (`credential git|kube --account NAME`).",
         operands: "git get|store|erase | kube", operandCount: 1...2,
         options: [
-            .value("account", "NAME", "the account whose token to give"),
+            .value("account", "NAME", "the account whose token to give (git: without it, the account whose git_urls match the request)"),
             .value("username", "NAME", "git: the user name given with the token (default oauth2; GitHub wants x-access-token)"),
         ],
         details: """
             git: reads git's request on stdin and answers it (Bearer where git offers it, user name and password \
-            always, with the token's expiry). kube: reads KUBERNETES_EXEC_INFO and prints an ExecCredential of the \
+            always, with the token's expiry); without --account, the account whose git_urls best match the request's \
+            URL answers, and with none git goes on to its next helper. kube: reads KUBERNETES_EXEC_INFO and prints an ExecCredential of the \
             same apiVersion with the account's default token (the ID token for an account with token=id). Neither \
             prompts: an account not signed in fails at once with the linkctl login line on stderr.
             """,
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
-        guard let name = args.value("account") else { return LinkCtl.usageFailure(spec, "give --account NAME") }
-        do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        let name = args.value("account")
+        if let name {
+            do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        }
         switch args.operands[0] {
         case "git":
             guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
@@ -43,6 +46,7 @@ enum CredentialCommand {
             return git(args.operands[1], account: name, username: username)
         case "kube":
             guard args.operands.count == 1 else { return LinkCtl.usageFailure(spec, "kube takes no more operands") }
+            guard let name else { return LinkCtl.usageFailure(spec, "give --account NAME") }
             return kube(account: name)
         default:
             return LinkCtl.usageFailure(spec, "credential speaks git or kube, not \(args.operands[0])")
@@ -51,11 +55,28 @@ enum CredentialCommand {
 
     // MARK: git
 
-    static func git(_ operation: String, account: String, username: String) -> Int32 {
+    static func git(_ operation: String, account given: String?, username: String) -> Int32 {
         let request: GitCredentialMessage
         do throws(RouterError) { request = try GitCredentialMessage.parse(StandardStreams.readAll(maxBytes: 1 << 20)) } catch {
             Output.error("git's credential request: \(error.message)")
             return ExitCode.refused
+        }
+        guard operation == "get" || operation == "erase" else { return ExitCode.ok }
+        let account: String
+        if let given {
+            account = given
+        } else {
+            // The account whose git_urls best match: none is not an error, git asks its next helper.
+            guard let url = request.url else { return ExitCode.ok }
+            do {
+                let matches = try AccountToken.accounts().compactMap { a in Account.gitMatch(a.gitURLs, url).map { (a.name, $0) } }
+                guard let best = matches.max(by: { $0.1 < $1.1 }) else { return ExitCode.ok }
+                account = best.0
+            } catch {
+                Output.error(error.text)
+                if operation == "get" { StandardStreams.out("quit=1\n") }
+                return error.exitCode
+            }
         }
         switch operation {
         case "get":

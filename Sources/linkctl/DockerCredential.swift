@@ -29,7 +29,7 @@ enum DockerCredential {
                 return ExitCode.refused
             }
             do {
-                guard let account = try accounts().first(where: { $0.registries.contains(host(of: input)) }) else {
+                guard let account = try AccountToken.accounts().first(where: { $0.registries.contains(host(of: input)) }) else {
                     StandardStreams.out(notFound + "\n")
                     return ExitCode.refused
                 }
@@ -47,7 +47,7 @@ enum DockerCredential {
             do {
                 // One entry per registry: the first account that lists it answers it, as `get` does.
                 var seen: Set<String> = []
-                let pairs = try accounts().flatMap { a in a.registries.map { ($0, JSON.string(a.username)) } }.filter { seen.insert($0.0).inserted }
+                let pairs = try AccountToken.accounts().flatMap { a in a.registries.map { ($0, JSON.string(a.username)) } }.filter { seen.insert($0.0).inserted }
                 StandardStreams.out(JSON.object(pairs).text + "\n")
                 return ExitCode.ok
             } catch {
@@ -65,25 +65,6 @@ enum DockerCredential {
         default:
             StandardStreams.err("Usage: \(name) get|store|erase|list|version\n")
             return ExitCode.usage
-        }
-    }
-
-    struct Listed {
-        let name: String
-        let username: String
-        let registries: [String]
-    }
-
-    /// The accounts and the registries each answers (`ListAccounts`).
-    static func accounts() throws(DaemonClient.Failure) -> [Listed] {
-        let client = try DaemonClient.connect()
-        let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
-        guard case .array(_, let items)? = reply.first else { return [] }
-        return items.compactMap { item in
-            guard let name = item.entry("name")?.stringValue else { return nil }
-            var registries: [String] = []
-            if case .array(_, let list)? = item.entry("registries") { registries = list.compactMap(\.stringValue) }
-            return Listed(name: name, username: item.entry("username")?.stringValue ?? "oauth2", registries: registries)
         }
     }
 

@@ -251,9 +251,10 @@ struct AccountTests {
         let keyringFile = w.desktop.dataHome + "/keyrings/login.keyring"
         let current = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
         let written = FileSystem.status(keyringFile)?.modifiedNanoseconds
-        func credential(_ op: String, _ input: String) throws -> Subprocess.Outcome {
+        func credential(_ op: String, _ input: String, account: String? = "work") throws -> Subprocess.Outcome {
             try FileSystem.writeAtomically(w.desktop.root + "/git-input", text: input, permissions: 0o600)
-            return try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work \(op) < '\(w.desktop.root)/git-input'"])
+            let flag = account.map { "--account " + $0 } ?? ""
+            return try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git \(flag) \(op) < '\(w.desktop.root)/git-input'"])
         }
         #expect(try credential("store", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0)
         #expect(FileSystem.status(keyringFile)?.modifiedNanoseconds == written)
@@ -261,6 +262,15 @@ struct AccountTests {
         let next = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
         #expect(!next.isEmpty && next != current)
         #expect(try w.keyring.items(account: "work") == (unlocked: 1, locked: 0))
+        // Without --account: the account whose git_urls match the request's URL answers; no match, and git asks its next helper.
+        let origin = String(url.dropLast("/repo.git".count))
+        #expect(try w.add("work", ["--replace", "--min-valid", "0", "--git-url", origin + "/"]).status == 0)
+        let byURL = try w.desktop.run([
+            "env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c", "credential.helper=!'" + Paths.linkctl + "' credential git", "clone", "-q", url, root + "/three",
+        ])
+        #expect(byURL.status == 0, "\(byURL.errorText)")
+        let elsewhere = try credential("get", "protocol=https\nhost=elsewhere.example\n", account: nil)
+        #expect(elsewhere.status == 0 && elsewhere.text.isEmpty, "\(elsewhere.text)")
         // A bad request to the helper is refused with the rule, not guessed at.
         let bad = try w.desktop.run(["sh", "-c", "printf 'protocol=https\\r\\nhost=x\\n' | '\(Paths.linkctl)' credential git --account work get"])
         #expect(bad.status == 1 && bad.errorText.contains("NUL or CR"), "\(bad.errorText)")

@@ -74,6 +74,23 @@ struct AccountTokenTests {
         refused({ $0.redirectURI = "myapp://cb" }, "reverse-domain")
         refused({ $0.registries = ["https://r.example"] }, "registries takes host names")
         refused({ $0.username = "a:b" }, "username must be")
+        refused({ $0.gitURLs = ["http://git.example.com/"] }, "git_urls takes https URLs")
+        refused({ $0.gitURLs = ["https://u@git.example.com/"] }, "git_urls takes https URLs")
+        refused({ $0.gitURLs = ["https://git.example.com/?q"] }, "git_urls takes https URLs")
+        // git_urls: one form, the longest prefix wins, scheme and host compare lowercased.
+        var forge = AccountRequest()
+        forge.issuer = Self.issuer
+        forge.clientID = "cli"
+        forge.gitURLs = ["HTTPS://Git.Example.com", "https://git.example.com/team"]
+        let f = try Account.make(name: "forge", forge, owner: .user)
+        #expect(f.gitURLs == ["https://git.example.com/", "https://git.example.com/team/"])
+        #expect(Account.gitMatch(f.gitURLs, "https://GIT.example.com/") == 24)
+        #expect(Account.gitMatch(f.gitURLs, "https://git.example.com/team/repo.git") == 29)
+        #expect(Account.gitMatch(f.gitURLs, "https://git.example.com/teams/repo.git") == 24)
+        #expect(Account.gitMatch(f.gitURLs, "https://git.example.org/") == nil)
+        #expect(Account.gitMatch(f.gitURLs, "http://git.example.com/") == nil)
+        #expect(GitCredentialMessage([("protocol", "https"), ("host", "git.example.com"), ("path", "team/repo.git")]).url == "https://git.example.com/team/repo.git")
+        #expect(GitCredentialMessage([("protocol", "https")]).url == nil)
 
         var r = AccountRequest()
         r.issuer = Self.issuer
