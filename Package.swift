@@ -15,7 +15,7 @@ let package = Package(
     targets: [
         // C system libraries: module.modulemap + shim.h, nothing else.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift, JSONKit/LibJansson.swift).
@@ -37,7 +37,7 @@ let package = Package(
         // Wrappers: each owns its C handles and speaks Swift types and errors.
         .target(name: "SystemKit", dependencies: ["CLinux"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit"]),
-        .target(name: "OpenSSLKit", dependencies: ["COpenSSL", "LinkRouterCore"]),
+        .target(name: "OpenSSLKit", dependencies: ["COpenSSL", "LinkRouterCore", "SystemKit"]),
         .target(name: "JSONKit", dependencies: ["CJansson", "LinkRouterCore", "SystemKit"]),
         // JWS rules (alg policy, key choice, compact form) over OpenSSLKit's keys and JSONKit's parser; no C.
         .target(name: "JOSE", dependencies: ["OpenSSLKit", "JSONKit", "LinkRouterCore"]),
