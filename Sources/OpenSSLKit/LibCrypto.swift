@@ -75,7 +75,7 @@ final class LibCrypto: @unchecked Sendable {
 /// dependency of the package; without it no login could be checked, so the
 /// daemon stops with the reason rather than go on without it.
 @_cdecl("lr_crypto")
-func lr_crypto() -> UnsafePointer<lr_crypto_functions> {
+func loadedCryptoTable() -> UnsafePointer<lr_crypto_functions> {
     switch LibCrypto.shared {
     case .success(let lib): return lib.fn
     case .failure(let e): preconditionFailure("\(e)")
