@@ -205,36 +205,24 @@ struct DurabilityTests {
         // Start with room for the store, and little more: the next writes fill the disk.
         let disk = try FullDisk(desktop: desktop, kilobytes: 200, log: desktop.root + "/d.log")
         #expect(eventually { DaemonProcess.nameHasOwner(app.connection) })
-        var refused: DBusError?
         var begun: [(path: String, url: String)] = []
         let padded =
             BeginSessionRefusalTests.good + [
                 ("open_browser", .boolean(false)),
                 ("extra_params", .stringDict([("pad", String(repeating: "p", count: 1500))])),
             ]
-        for _ in 0..<400 {
-            do {
-                begun.append(try app.begin(padded))
-            } catch {
-                refused = error
-                break
+        /// Sessions as large as the one refused (a smaller one might fit in what is left), until one is refused.
+        func fill() -> DBusError? {
+            for _ in 0..<400 {
+                do { begun.append(try app.begin(padded)) } catch { return error }
             }
+            return nil
         }
-        #expect(refused?.name == errorPrefix + "StorageFailed")
-        // As large as the one refused: a smaller session might fit in what is left.
+        #expect(fill()?.name == errorPrefix + "StorageFailed")
         // Refused again while the disk stays full. A checkpoint may give a little
         // back between two calls (seen under load): then the next begins fill it
         // again, and the refusal that follows is StorageFailed too, never another error.
-        var again: DBusError?
-        for _ in 0..<400 {
-            do {
-                begun.append(try app.begin(padded))
-            } catch {
-                again = error
-                break
-            }
-        }
-        #expect(again?.name == errorPrefix + "StorageFailed")
+        #expect(fill()?.name == errorPrefix + "StorageFailed")
         // A callback is acknowledged only if it was recorded (a small update may still fit).
         let first = try #require(begun.first)
         let routed = dbusError { _ = try app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: first.url))") }
