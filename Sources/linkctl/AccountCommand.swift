@@ -14,8 +14,9 @@ enum AccountCommand {
         options: OptionFlags.options(AccountRequest.options) + [.flag("replace", "with add: replace an account of that name")],
         details: """
             An account is a provider and a client whose tokens linkrouter keeps: `linkctl login NAME` signs in once, \
-            `linkctl token NAME` prints a fresh access token from then on. Removing an account removes its declaration; \
-            the tokens kept for it stay in the keyring until `linkctl login` replaces them or you delete them there.
+            `linkctl token NAME` prints a fresh access token from then on. Removing an account removes its declaration \
+            and forgets its tokens (revoked at the provider where it offers that); with no daemon to ask, only the \
+            declaration goes.
             """,
         run: run)
 
@@ -51,6 +52,27 @@ enum AccountCommand {
             StandardStreams.err("Added account \(name) (\(path)); sign in with: linkctl login \(name)\n")
             return ExitCode.ok
         case "remove":
+            // The daemon removes it (`RemoveAccount`): the file, then the tokens, kept and at the provider.
+            do {
+                let client = try DaemonClient.connect()
+                _ = try client.call("RemoveAccount", [.string(name)], timeoutMilliseconds: 120_000)
+                StandardStreams.err("Removed account \(name); its tokens are forgotten\n")
+                return ExitCode.ok
+            } catch {
+                switch error.code {
+                case .keyringLocked?, .noKeyring?, .keyringFailed?:
+                    // The declaration is gone; the keyring could not forget the tokens.
+                    StandardStreams.err("Removed account \(name)\n")
+                    Output.error("warning: \(error.text)")
+                    return ExitCode.ok
+                case nil, .accessDenied?:
+                    // No daemon, or an administrator's account of that name hides the user's: the user's file goes.
+                    break
+                default:
+                    Output.error(error.text)
+                    return error.exitCode
+                }
+            }
             guard FileSystem.status(path) != nil else {
                 Output.error("there is no account \(name) of yours (\(path)); an administrator's accounts are in \(LinkRouterPaths.defaultSystemAccountsDirectory)")
                 return ExitCode.refused
@@ -59,7 +81,7 @@ enum AccountCommand {
                 Output.error("could not remove \(path): \(error)")
                 return ExitCode.cantCreate
             }
-            StandardStreams.err("Removed account \(name)\n")
+            StandardStreams.err("Removed account \(name) (\(path)); tokens kept for it stay in the keyring until linkctl login replaces them\n")
             return ExitCode.ok
         default:
             return LinkCtl.usageFailure(spec, "account takes add or remove, not \(args.operands[0])")

@@ -197,8 +197,11 @@ struct AccountTests {
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
         let probe = try DBusConnection(address: w.bus.address)
         #expect(w.daemon.isRunning && DaemonProcess.nameHasOwner(probe))
-        #expect(try w.desktop.linkctl("account", "remove", "work").status == 0)
+        // Removed while the keyring is locked: the declaration goes, the tokens cannot be forgotten, and it says so.
+        let removed = try w.desktop.linkctl("account", "remove", "work")
+        #expect(removed.status == 0 && removed.errorText.contains("warning") && removed.errorText.contains("locked"), "\(removed.errorText)")
         #expect(try w.accounts().isEmpty)
+        #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
     }
 
     @Test("git (Debian's 2.39) clones through linkctl credential git; after the token expired, the next clone refreshes it, no browser; store and erase change nothing kept")
@@ -466,6 +469,13 @@ struct AccountTests {
         #expect(kube.status == 0 && credential["apiVersion"] as? String == "client.authentication.k8s.io/v1", "\(kube.errorText)")
         #expect((credential["status"] as? [String: Any])?["token"] as? String == (try w.desktop.linkctl("token", "kube")).text.trimmingCharacters(in: .newlines))
         #expect(w.desktop.invocations(Harness.browser).count == 1, "the daemon opened the browser once")
+        // Removing a signed-in account forgets its tokens too: nothing of it is left.
+        #expect(try w.keyring.items(account: "kube") == (unlocked: 1, locked: 0))
+        let removed = try w.desktop.linkctl("account", "remove", "kube")
+        #expect(removed.status == 0 && removed.errorText.contains("tokens are forgotten"), "\(removed.errorText)")
+        #expect(try w.keyring.items(account: "kube") == (unlocked: 0, locked: 0))
+        #expect(FileSystem.status(w.desktop.configHome + "/linkrouter/accounts/kube.conf") == nil)
+        #expect(try w.desktop.linkctl("token", "kube").status == 1)
     }
 
     @Test(
