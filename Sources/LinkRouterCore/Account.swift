@@ -120,9 +120,14 @@ public struct Account: Sendable, Equatable {
     /// host, as git's own servers in tests), no query, fragment or userinfo,
     /// scheme and host lowercased, the path ending in `/`.
     static func gitURL(_ entry: String) throws(RouterError) -> String {
+        // No `;` (the key file's list separator) and no `.`/`..` segment (a path that climbs out of a prefix must not match it).
         guard let uri = try? URIReference.strict(entry, maxLength: 2048), let authority = uri.authority, SessionPlan.isIssuerScheme(uri),
-            uri.query == nil, uri.fragment == nil, !uri.hasUserinfo
-        else { throw .invalid("git_urls takes https URLs (a host, or a path under it) with no query or fragment, not \(entry)") }
+            uri.query == nil, uri.fragment == nil, !uri.hasUserinfo, !entry.contains(";"),
+            !uri.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { segment in
+                let dots = ASCII.lowercased(String(segment)).replacingPercentDots()
+                return dots == "." || dots == ".."
+            })
+        else { throw .invalid("git_urls takes https URLs (a host, or a path under it) with no query, fragment, ';' or dot segment, not \(entry)") }
         var path = uri.path.isEmpty ? "/" : uri.path
         if !path.hasSuffix("/") { path += "/" }
         return uri.normalizedScheme + "://" + ASCII.lowercased(authority) + path
@@ -240,5 +245,18 @@ extension OptionTable {
             }
             set(&request, map)
         }
+    }
+}
+
+extension String {
+    /// `%2e` read as the `.` it stands for (RFC 3986 §2.3: the same segment either way); the text is lowercased already.
+    fileprivate func replacingPercentDots() -> String {
+        var out = ""
+        var rest = Substring(self)
+        while let r = rest.firstRange(of: "%2e") {
+            out += rest[..<r.lowerBound] + "."
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
     }
 }

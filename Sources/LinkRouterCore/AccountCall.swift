@@ -115,7 +115,9 @@ extension Router {
             throw RouterError(.accessDenied, "\(name) is declared by the administrator; choose another name")
         }
         if existing == account { return Transition().answering(held, .none) }
-        if existing == nil, case .app = owner, accounts.count(where: { $0.owner == owner }) >= limits.maxAccountsPerApp {
+        // Those being written count too: calls held while the caller was identified each saw the same list.
+        let writing = operations.values.count { if case .accountFile(.add(let a, nil), _) = $0 { a.owner == owner } else { false } }
+        if existing == nil, case .app = owner, accounts.count(where: { $0.owner == owner }) + writing >= limits.maxAccountsPerApp {
             throw RouterError(.limitsExceeded, "\(app.label) has \(limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
         }
         return changing(.add(account, replacing: existing), caller: caller, held: held, ids: &ids)

@@ -62,7 +62,8 @@ extension SessionRequest {
                     "the provider's issuer identifier (https; http only on a loopback host, for a provider run locally). Without `authorization_endpoint`, the daemon fetches its metadata (OpenID Connect Discovery, then RFC 8414) and takes the endpoints from it; a callback's `iss` must equal it (RFC 9207), and must be present when the metadata says `authorization_response_iss_parameter_supported`"
             ),
             OptionRow(
-                "account", .string({ $0.account = $1 }, get: { $0.account }), limit: .bytes(64),
+                // 64 as a caller gives it (`Account.checkName`); an app's account is then `KIND:ID/NAME` (`AccountKey.qualifiedName`).
+                "account", .string({ $0.account = $1 }, get: { $0.account }), limit: .bytes(330),
                 flag: .value("account", placeholder: "NAME"), help: "sign in to this account: its provider options, and its tokens kept",
                 doc:
                     "an account's name (`linkctl accounts`): the daemon takes `issuer`, `client_id`, `scope`, `redirect_uri` and the authorize parameters from the account (not given with them), exchanges the code, and keeps the tokens (`GetToken`)"

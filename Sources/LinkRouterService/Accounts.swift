@@ -56,6 +56,8 @@ final class Accounts {
     /// `AddAccount`'s file (operation `.writeAccount`).
     func save(_ account: Account) -> RouterError? {
         guard let d = directory(of: account.owner) else { return RouterError(.storageFailed, "there is no configuration directory to keep \(account.name) in") }
+        // Read again at the next call: a rewrite within one tick of the file's time would not change the stamp.
+        cache = nil
         do { try AccountFiles.write(account, directory: d) } catch {
             return RouterError(.storageFailed, "could not write \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }
@@ -65,6 +67,7 @@ final class Accounts {
     /// `RemoveAccount`'s file gone (operation `.removeAccount`); an app's directory too once it is empty.
     func remove(_ account: Account) -> RouterError? {
         guard let d = directory(of: account.owner) else { return RouterError(.accessDenied, "\(account.name) is the administrator's") }
+        cache = nil
         do { try FileSystem.remove(AccountFiles.path(of: account.name, in: d)) } catch {
             return RouterError(.storageFailed, "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }

@@ -91,6 +91,10 @@ struct AccountTokenTests {
         #expect(Account.gitMatch(f.gitURLs, "http://git.example.com/") == nil)
         #expect(GitCredentialMessage([("protocol", "https"), ("host", "git.example.com"), ("path", "team/repo.git")]).url == "https://git.example.com/team/repo.git")
         #expect(GitCredentialMessage([("protocol", "https")]).url == nil)
+        refused({ $0.gitURLs = ["https://git.example.com/a;b/"] }, "git_urls takes https URLs")
+        refused({ $0.gitURLs = ["https://git.example.com/team/../other/"] }, "dot segment")
+        refused({ $0.gitURLs = ["https://git.example.com/team/%2E%2e/"] }, "dot segment")
+        #expect(Account.gitMatch(f.gitURLs, "https://git.example.com/team/../other/x.git") == nil, "a path that climbs out matches nothing")
 
         var r = AccountRequest()
         r.issuer = Self.issuer
@@ -395,11 +399,32 @@ struct AccountTokenTests {
         #expect(router.accountCall(.add("x", r), accounts: [], caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("x")))
         guard case .refused(let adminRemove) = router.accountCall(.remove("fleet"), accounts: [admin], caller: ":1.4", now: Self.now).reply else { throw Failure("removed") }
         #expect(adminRemove.code == .accessDenied)
-        // Bounded: an app declares at most maxAccountsPerApp.
+        // Bounded: an app declares at most maxAccountsPerApp, counting those still being written.
         var small = Router(limits: Limits(maxAccountsPerApp: 1))
         small.apply(core: [.caller(":1.2", .flatpak("org.example.App"))])
         guard case .refused(let many) = small.accountCall(.add("two", r), accounts: [mine], caller: ":1.2", now: Self.now).reply else { throw Failure("no bound") }
         #expect(many.code == .limitsExceeded)
+        let firstAdd = small.accountCall(.add("one", r), accounts: [], caller: ":1.2", now: Self.now)
+        guard case .held = firstAdd.reply else { throw Failure("first not written") }
+        small.apply(core: firstAdd.core)
+        guard case .refused(let racing) = small.accountCall(.add("two", r), accounts: [], caller: ":1.2", now: Self.now).reply else { throw Failure("a second slipped past") }
+        #expect(racing.code == .limitsExceeded)
+        // An app with a long id signs in to its own account: the qualified name fits the option's bound.
+        var long = Router()
+        long.apply(core: [.caller(":1.9", .flatpak("io.github.someone.SomeApplicationWithALongName"))])
+        let longOwned = try Account.make(name: "work-account-of-some-length", r, owner: .app("flatpak:io.github.someone.SomeApplicationWithALongName"))
+        var longLogin = SessionRequest()
+        longLogin.account = "work-account-of-some-length"
+        longLogin.openBrowser = false
+        let longBegin = long.beginSession(
+            longLogin, inputs: Fixtures.inputs(), accounts: [longOwned], caller: ":1.9", login: false, now: Self.now)
+        guard case .held(let longOp) = longBegin.reply else { throw Failure("not begun: \(longBegin.reply)") }
+        long.apply(core: longBegin.core)
+        let planned = long.completed(longOp, .metadata(.success(Self.metadata)), now: Self.now)
+        if case .refused(let e)? = Self.answers(planned)[longOp] { Issue.record("refused: \(e.message)") }
+        // Its loopback redirect needs a listener first: the begin goes on to it, with the app's account.
+        #expect(planned.core.contains { if case .track(_, .begin(let b)) = $0 { b.request.account == longOwned.key.qualifiedName } else { false } })
+        #expect(Self.started(planned).contains { if case .listen = $0.1 { true } else { false } })
 
         // Replaced with another client: once written, the old tokens are forgotten, in memory and the keyring.
         router.apply(core: [.account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))])
@@ -476,6 +501,18 @@ struct AccountTokenTests {
         let at = bare.completed(op2, .metadata(.success(withEndpoint)), now: Self.now)
         guard case .revoke(let r2, _)? = Self.started(at).first?.1 else { throw Failure("access token not revoked") }
         #expect(r2.token == "at" && r2.hint == "access_token")
+
+        // The caller leaves while the tokens are read for its sign-out: the sign-out goes on for nobody.
+        var leaving = Self.router(":1.1")
+        let gone = leaving.logout(account, caller: ":1.1")
+        guard case .held(let goneOp) = gone.reply else { throw Failure("not held") }
+        leaving.apply(core: gone.core)
+        let left = leaving.ownerGone(":1.1", now: Self.now)
+        #expect(left.effects.contains(.forget(goneOp)) && !left.core.contains(.finish(goneOp)))
+        leaving.apply(core: left.core)
+        let readForNobody = leaving.completed(goneOp, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
+        #expect(Self.started(readForNobody).contains { $0 == (goneOp, .keyringDelete(account.key)) })
+        #expect(Self.started(readForNobody).contains { $0.1 == .discover(issuer: Self.issuer) })
 
         // Not read yet (a daemon just started): read, then deleted and revoked.
         var fresh = Self.router(":1.1")
