@@ -11,6 +11,7 @@ DBUS_SERVICES_DIR ?= $(DATADIR)/dbus-1/services
 SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
 DOCDIR ?= $(DATADIR)/doc/linkrouter
 TEMPLATEDIR ?= $(DATADIR)/linkrouter/desktop-files
+MANDIR ?= $(DATADIR)/man
 DESTDIR ?=
 SWIFT ?= swift
 # -c release --static-swift-stdlib, and libstdc++ linked statically where its archive is installed.
@@ -40,11 +41,16 @@ install: build
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-SCHEME.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-SCHEME.desktop.in
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	@# Manual pages from the programs' own --help (help2man, Debian's help2man): skipped, with a word, where it is missing.
+	if command -v help2man >/dev/null; then \
+	  scripts/man-pages $(BIN) $(DESTDIR)$(MANDIR)/man1 && ln -sf linkctl.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1; \
+	else echo "make: help2man is missing (Debian: help2man): no manual pages installed" >&2; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
 	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/linkctl.1 $(DESTDIR)$(MANDIR)/man1/linkrouterd.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1
 
 test:
 	scripts/test
