@@ -12,6 +12,9 @@ SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
 DOCDIR ?= $(DATADIR)/doc/linkrouter
 TEMPLATEDIR ?= $(DATADIR)/linkrouter/desktop-files
 MANDIR ?= $(DATADIR)/man
+BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
+ZSH_COMPLETION_DIR ?= $(DATADIR)/zsh/vendor-completions
+FISH_COMPLETION_DIR ?= $(DATADIR)/fish/vendor_completions.d
 DESTDIR ?=
 SWIFT ?= swift
 # -c release --static-swift-stdlib, and libstdc++ linked statically where its archive is installed.
@@ -41,6 +44,11 @@ install: build
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-SCHEME.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-SCHEME.desktop.in
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/
+	@# Shell completion from linkctl's verb table.
+	install -d $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR)
+	$(BIN)/linkctl completion bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/linkctl
+	$(BIN)/linkctl completion zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_linkctl
+	$(BIN)/linkctl completion fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/linkctl.fish
 	@# Manual pages from the programs' own --help (help2man, Debian's help2man): skipped, with a word, where it is missing.
 	if command -v help2man >/dev/null; then \
 	  scripts/man-pages $(BIN) $(DESTDIR)$(MANDIR)/man1 && ln -sf linkctl.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1; \
@@ -51,6 +59,7 @@ uninstall:
 	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man1/linkctl.1 $(DESTDIR)$(MANDIR)/man1/linkrouterd.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1
+	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/linkctl $(DESTDIR)$(ZSH_COMPLETION_DIR)/_linkctl $(DESTDIR)$(FISH_COMPLETION_DIR)/linkctl.fish
 
 test:
 	scripts/test

@@ -17,6 +17,7 @@ enum LinkCtl {
         ("cancel", { CancelCommand.spec }),
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
         ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),
+        ("completion", { CompletionCommand.spec }),
     ]
 
     static func command(_ name: String) -> CommandSpec? { verbs.first { $0.name == name }?.spec() }

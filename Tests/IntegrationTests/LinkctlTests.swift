@@ -9,6 +9,7 @@ import Testing
 struct LinkctlTests {
     static let commands = [
         "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "sessions", "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
+        "completion",
     ]
 
     @Test("help texts are exactly the golden ones; --version; exit 0")
@@ -133,5 +134,36 @@ struct LinkctlTests {
         #expect(r.status == 69)
         #expect(r.text.hasPrefix("{\"running\":false,\"reason\":\"linkrouterd is not reachable:"))
         _ = bus
+    }
+
+    @Test("linkctl completion: bash completes verbs, each verb's options and its operand words; zsh and fish read their scripts, and fish completes from the same table")
+    func completion() throws {
+        let d = try TestDesktop()
+        let script = d.root + "/linkctl.bash"
+        try FileSystem.writeAtomically(script, text: try d.linkctl("completion", "bash").text, permissions: 0o644)
+        func bash(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
+            let r = try d.run(["bash", "-c", "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _linkctl; printf '%s\\n' \"${COMPREPLY[@]}\""])
+            #expect(r.status == 0, "\(r.errorText)")
+            return r.text.split(separator: "\n").map(String.init)
+        }
+        #expect(try bash(["linkctl", "tok"]) == ["token"])
+        #expect(try bash(["linkctl", "token", "--int"]) == ["--interactive"])
+        #expect(Set(try bash(["linkctl", "account", ""])).isSuperset(of: ["add", "remove", "--issuer", "--git-url"]))
+        #expect(Set(try bash(["linkctl", "credential", ""])).isSuperset(of: ["git", "kube", "get", "--account"]))
+        // Every verb of the table, and nothing else.
+        #expect(Set(try bash(["linkctl", ""])) == Set(Self.commands + ["--help", "--version"]))
+        for shell in ["zsh", "fish"] {
+            let file = d.root + "/linkctl." + shell
+            try FileSystem.writeAtomically(file, text: try d.linkctl("completion", shell).text, permissions: 0o644)
+            let check = try d.run([shell, "-n", file])
+            #expect(check.status == 0, "\(shell): \(check.errorText)")
+        }
+        let fish = try d.run(["fish", "--no-config", "-c", "source '\(d.root)/linkctl.fish'; complete -C 'linkctl token --int'"])
+        #expect(fish.text.hasPrefix("--interactive\t"), "\(fish.text)")
+        let zsh = try d.run(["zsh", "-f", "-c", "autoload -Uz compinit; compinit -u -d '\(d.root)/zcompdump'; source '\(d.root)/linkctl.zsh' 2>/dev/null; whence -w _linkctl"])
+        #expect(zsh.text.contains("_linkctl: function"), "\(zsh.text) \(zsh.errorText)")
+        let bad = try d.linkctl("completion", "tcsh")
+        #expect(bad.status == 64 && bad.errorText.contains("bash, zsh or fish"))
     }
 }

@@ -77,6 +77,12 @@ struct PackagingTests {
         #expect(service == Installation.serviceFile(bindir: "/usr/bin"))
         #expect(FileSystem.exists(dest + "/usr/share/doc/linkrouter/README.md"))
         #expect(try FileSystem.readText(dest + "/usr/share/linkrouter/desktop-files/linkrouter-https.desktop").contains("Exec=/usr/bin/linkctl open -- %u\n"))
+        // Manual pages and completion, made from the programs' own tables (help2man reads --help).
+        let page = try FileSystem.readText(dest + "/usr/share/man/man1/linkctl.1")
+        #expect(page.contains(".SS token") && page.contains("--interactive") && page.contains("docker-credential-linkrouter"))
+        #expect(try FileSystem.readText(dest + "/usr/share/man/man1/linkrouterd.1").contains(#"\-\-system\-accounts\-dir"#))
+        #expect(try FileSystem.readText(dest + "/usr/share/bash-completion/completions/linkctl").contains("complete -o default -F _linkctl linkctl"))
+        #expect(FileSystem.exists(dest + "/usr/share/zsh/vendor-completions/_linkctl") && FileSystem.exists(dest + "/usr/share/fish/vendor_completions.d/linkctl.fish"))
     }
 
     @Test(
