@@ -64,8 +64,9 @@ enum DoctorCommand {
         }
 
         // Activation and the unit.
-        out.append(fileCheck("activation file", inst.serviceFilePath, key: "Exec", group: "D-BUS Service"))
-        out.append(fileCheck("systemd unit", inst.unitPath, key: "ExecStart", group: "Service"))
+        // A package's (in the system directories) serves as well as the user's own.
+        out.append(fileCheck("activation file", inst.serviceFileSearchPath, key: "Exec", group: "D-BUS Service"))
+        out.append(fileCheck("systemd unit", inst.unitSearchPath, key: "ExecStart", group: "Service"))
 
         // Registered schemes and the https claim: the same check the daemon runs at start.
         let ownFiles = (record?.files ?? []).filter { FileSystem.baseName($0).hasPrefix(OwnEntries.idPrefix) }
@@ -170,9 +171,12 @@ enum DoctorCommand {
         return out
     }
 
-    static func fileCheck(_ name: String, _ path: String, key: String, group: String) -> Check {
-        guard let text = try? FileSystem.readText(path) else {
-            return Check(name: name, ok: false, detail: "\(path) is missing", fix: "linkctl install")
+    /// The first of `paths` that exists is the one in use (the user's before a package's).
+    static func fileCheck(_ name: String, _ paths: [String], key: String, group: String) -> Check {
+        guard let path = paths.first(where: { FileSystem.status($0, followSymlinks: true) != nil }) ?? paths.first,
+            let text = try? FileSystem.readText(path)
+        else {
+            return Check(name: name, ok: false, detail: "\(paths.first ?? name) is missing", fix: "linkctl install")
         }
         guard let exec = KeyFile(parsing: text).value(key, in: group), let program = exec.split(separator: " ").first.map(String.init) else {
             return Check(name: name, ok: false, detail: "\(path) has no \(key)=", fix: "linkctl install")

@@ -54,6 +54,9 @@ final class KeyringBus {
 
     var keyringFile: String { dir.path + "/home/.local/share/keyrings/login.keyring" }
 
+    /// The bus and keyring daemons, in the order they started.
+    var processes: [Int32] { pids }
+
     func hasOwner(_ name: String) -> Bool {
         let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
         try? m.append(.string(name))
@@ -132,8 +135,18 @@ struct SecretStoreTests {
     nonisolated(unsafe) static let shared: KeyringBus? = {
         guard let bus = try? KeyringBus(keyring: true) else { return nil }
         setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
+        // A static is never deinitialized: its bus and keyring stop when the test process exits, not after it.
+        leftAtExit = (bus.processes, bus.dir.path)
+        atexit {
+            for pid in SecretStoreTests.leftAtExit.pids.reversed() {
+                kill(pid, SIGTERM)
+                Subprocess.wait(pid)
+            }
+            _ = try? Subprocess.run(["/bin/rm", "-rf", SecretStoreTests.leftAtExit.directory])
+        }
         return bus
     }()
+    nonisolated(unsafe) static var leftAtExit: (pids: [Int32], directory: String) = ([], "")
 
     static let key = SecretStore.Key(account: "work", issuer: "https://id.example.com")
 
