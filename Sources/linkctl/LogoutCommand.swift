@@ -7,7 +7,10 @@ enum LogoutCommand {
     static let spec = CommandSpec(
         name: "logout", summary: "Forget an account's tokens, in the daemon and in the keyring (the account stays declared).",
         operands: "NAME", operandCount: 1...1, options: [],
-        details: "Sign in again with linkctl login NAME; remove the account with linkctl account remove NAME. Tokens are not revoked at the provider.",
+        details: """
+            Sign in again with linkctl login NAME; remove the account with linkctl account remove NAME. The tokens are revoked \
+            at the provider too where its discovery offers revocation (RFC 7009); what it answers is in the daemon's log.
+            """,
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
