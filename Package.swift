@@ -79,10 +79,12 @@ let package = Package(
             name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterService", "SystemKit"],
             path: "fuzz/Sources/MessageFuzz"),
 
+        // A real gnome-keyring for the tests that need one (the wrapper and the integration tests alike).
+        .target(name: "SecretServiceTesting", dependencies: ["DBusKit", "SystemKit"], path: "Tests/SecretServiceTesting"),
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
-            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit"],
+            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit", "SecretServiceTesting"],
             exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),
@@ -90,6 +92,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "LinkRouterFiles",
+                "SecretServiceTesting",
             ], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -49,3 +49,13 @@ public struct BusProxy: Sendable {
         try connection.send(m)
     }
 }
+
+extension DBusConnection {
+    /// Whether `name` has an owner on this bus now (`NameHasOwner`, a blocking
+    /// call); false when the bus cannot answer. For tools and tests that wait
+    /// for a service to come up; the daemon itself asks the bus asynchronously.
+    public func nameHasOwner(_ name: String) -> Bool {
+        guard let m = try? BusProxy.bus.message("NameHasOwner", [.string(name)]), case .boolean(let owned)? = try? callArguments(m).first else { return false }
+        return owned
+    }
+}

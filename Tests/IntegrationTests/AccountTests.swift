@@ -1,6 +1,7 @@
 import DBusKit
 import Foundation
 import Glibc
+import SecretServiceTesting
 import SystemKit
 import Testing
 
@@ -17,7 +18,7 @@ struct AccountTests {
     final class World {
         let desktop: TestDesktop
         let bus: PrivateBus
-        let keyring: TestKeyring
+        let keyring: GnomeKeyring
         let provider: Glewlwyd
         /// With `counted`: a proxy in front of the provider that logs every request it passes.
         let proxy: TamperProxy?
@@ -27,7 +28,7 @@ struct AccountTests {
         init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop)
-            keyring = try TestKeyring(desktop: desktop)
+            keyring = try GnomeKeyring(desktop: desktop)
             if counted {
                 let counting = try TamperProxy(desktop: desktop)
                 provider = try Glewlwyd(

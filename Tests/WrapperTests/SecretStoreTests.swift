@@ -1,6 +1,7 @@
 import DBusKit
 import Glibc
 import SecretKit
+import SecretServiceTesting
 import SystemKit
 import Testing
 
@@ -12,10 +13,12 @@ import Testing
 final class KeyringBus {
     let dir = TemporaryDirectory("lr-keyring")
     let address: String
-    private var pids: [Int32] = []
+    private let busPID: Int32
     let client: DBusConnection
+    /// The keyring on it, when asked for.
+    let keyring: GnomeKeyring?
 
-    init(keyring: Bool) throws {
+    init(keyring withKeyring: Bool) throws {
         let root = dir.path
         address = "unix:path=" + root + "/bus"
         try FileSystem.writeAtomically(
@@ -29,7 +32,7 @@ final class KeyringBus {
                 </busconfig>
                 """, permissions: 0o600)
         try FileSystem.makeDirectories(root + "/services", permissions: 0o700)
-        pids.append(try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus.conf"], stdout: .null, stderr: .null))
+        busPID = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus.conf"], stdout: .null, stderr: .null)
         var connected: DBusConnection?
         let deadline = Clock.monotonicMilliseconds() + 5000
         while connected == nil && Clock.monotonicMilliseconds() < deadline {
@@ -37,42 +40,23 @@ final class KeyringBus {
             if connected == nil { Clock.sleep(milliseconds: 5) }
         }
         client = try #require(connected)
-        guard keyring else { return }
+        guard withKeyring else {
+            keyring = nil
+            return
+        }
         for d in ["/home", "/home/.local/share", "/run"] { try FileSystem.makeDirectories(root + d, permissions: 0o700) }
-        try FileSystem.writeAtomically(root + "/password", text: "ci-pass", permissions: 0o600)
-        pids.append(
-            try Subprocess.spawn(
-                ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", root + "/password"],
-                environment: [
-                    "DBUS_SESSION_BUS_ADDRESS=" + address, "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share",
-                    "XDG_RUNTIME_DIR=" + root + "/run", "PATH=/usr/bin:/bin",
-                ], stdout: .file(root + "/keyring.log"), stderr: .file(root + "/keyring.log")))
-        let owned = Clock.monotonicMilliseconds() + 10_000
-        while !hasOwner("org.freedesktop.secrets") && Clock.monotonicMilliseconds() < owned { Clock.sleep(milliseconds: 10) }
-        guard hasOwner("org.freedesktop.secrets") else { throw SystemError("gnome-keyring-daemon did not take org.freedesktop.secrets", path: root + "/keyring.log", code: ETIMEDOUT) }
+        keyring = try GnomeKeyring(
+            busAddress: address,
+            environment: [
+                "DBUS_SESSION_BUS_ADDRESS=" + address, "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share",
+                "XDG_RUNTIME_DIR=" + root + "/run", "PATH=/usr/bin:/bin",
+            ], directory: root)
     }
 
     var keyringFile: String { dir.path + "/home/.local/share/keyrings/login.keyring" }
 
     /// The bus and keyring daemons, in the order they started.
-    var processes: [Int32] { pids }
-
-    func hasOwner(_ name: String) -> Bool {
-        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
-        try? m.append(.string(name))
-        if case .boolean(true)? = try? client.callArguments(m).first { return true }
-        return false
-    }
-
-    /// `Lock` on the default collection, as a screen locker would.
-    func lockDefault() throws {
-        let alias = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
-        try alias.append(.string("default"))
-        guard case .objectPath(let collection)? = try client.callArguments(alias).first else { throw SystemError("no default collection", code: ENOENT) }
-        let lock = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Lock")
-        try lock.append(.array(element: "o", [.objectPath(collection)]))
-        _ = try client.callArguments(lock)
-    }
+    var processes: [Int32] { [busPID] + (keyring.map { [$0.pid] } ?? []) }
 
     /// Keeps an item of linkrouter's schema through the D-Bus API itself
     /// (a `plain` session), for a keyring that libsecret in this process is not on.
@@ -98,20 +82,9 @@ final class KeyringBus {
         _ = try client.callArguments(create)
     }
 
-    /// Items of linkrouter's schema whose secrets are locked and unlocked (`SearchItems`).
-    func items(account: String) throws -> (unlocked: Int, locked: Int) {
-        let search = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems")
-        try search.append(.dictionary(key: "s", value: "s", [.init(.string("account"), .string(account))]))
-        let answer = try client.callArguments(search)
-        func count(_ v: DBusValue?) -> Int { if case .array(_, let a)? = v { a.count } else { -1 } }
-        return (count(answer.first), count(answer.dropFirst().first))
-    }
-
     deinit {
-        for pid in pids.reversed() {
-            kill(pid, SIGTERM)
-            Subprocess.wait(pid)
-        }
+        kill(busPID, SIGTERM)
+        Subprocess.wait(busPID)
     }
 }
 
@@ -178,7 +151,7 @@ struct SecretStoreTests {
         // Another issuer is another item.
         let other = SecretStore.Key(account: "work", issuer: "https://other.example.com")
         #expect(call(a) { s, done in s.read(other, done) } == .success(nil))
-        #expect(try bus.items(account: "work") == (unlocked: 1, locked: 0))
+        #expect(try #require(bus.keyring).items(account: "work") == (unlocked: 1, locked: 0))
         #expect(call(a) { s, done in s.delete(Self.key, done) } == .success(true))
         #expect(call(a) { s, done in s.read(Self.key, done) } == .success(nil))
         #expect(call(a) { s, done in s.delete(Self.key, done) } == .success(false))
@@ -189,13 +162,13 @@ struct SecretStoreTests {
         let bus = try KeyringBus(keyring: true)
         // Kept through the D-Bus API directly: libsecret in this process is on the shared bus.
         try bus.createItem(account: Self.key.account, issuer: Self.key.issuer, secret: "kept")
-        #expect(try bus.items(account: "work") == (unlocked: 1, locked: 0))
-        try bus.lockDefault()
-        #expect(try bus.items(account: "work") == (unlocked: 0, locked: 1))
+        #expect(try #require(bus.keyring).items(account: "work") == (unlocked: 1, locked: 0))
+        try #require(bus.keyring).lockDefault()
+        #expect(try #require(bus.keyring).items(account: "work") == (unlocked: 0, locked: 1))
         #expect(call(bus.address) { s, done in s.read(Self.key, done) } == .failure(.locked))
         #expect(call(bus.address) { s, done in s.write(Self.key, label: "x", secret: "y", done) } == .failure(.locked))
         #expect(call(bus.address) { s, done in s.delete(Self.key, done) } == .failure(.locked))
-        #expect(try bus.items(account: "work") == (unlocked: 0, locked: 1))
+        #expect(try #require(bus.keyring).items(account: "work") == (unlocked: 0, locked: 1))
     }
 
     @Test("no Secret Service on the bus, or no bus at all: NoService, saying what to install")

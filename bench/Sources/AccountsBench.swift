@@ -29,7 +29,7 @@ extension Bench {
             Subprocess.wait(keyring)
         }
         let probe = try DBusConnection(address: w.address)
-        guard w.wait({ BenchWorld.hasOwner(probe, "org.freedesktop.secrets") }) else { throw BenchError("gnome-keyring did not start") }
+        guard w.wait({ probe.nameHasOwner("org.freedesktop.secrets") }) else { throw BenchError("gnome-keyring did not start") }
         let redirect = "com.example.bench:/callback"
         let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [redirect])
         // Glewlwyd lives until the section ends, not until the value's last use.

@@ -239,7 +239,7 @@ final class Bench {
             kill(echo, SIGTERM)
             Subprocess.wait(echo)
         }
-        guard w.wait({ BenchWorld.hasOwner(client.c, "org.linkrouter.BenchEcho") }) else { throw BenchError("echo service did not start") }
+        guard w.wait({ client.c.nameHasOwner("org.linkrouter.BenchEcho") }) else { throw BenchError("echo service did not start") }
         let pings = try parallel { _ in [me, "echo-worker", w.address, String(per)] }
         row(
             "calls per second to a do-nothing service on the same bus, 8 clients × \(per)", value: pings, unit: "/s", floor: getid,
@@ -286,7 +286,7 @@ final class Bench {
                 try pidCall.append(.string(name))
                 if case .uint32(let pid)? = try probe.c.callArguments(pidCall).first {
                     kill(Int32(pid), SIGTERM)
-                    _ = w.wait({ !BenchWorld.hasOwner(probe.c, name) })
+                    _ = w.wait({ !probe.c.nameHasOwner(name) })
                 }
             }
         }
@@ -354,7 +354,7 @@ final class Bench {
             }
         }
         let c = try BenchClient(w.address)
-        guard w.wait({ BenchWorld.hasOwner(c.c, API.busName.rawValue) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
+        guard w.wait({ c.c.nameHasOwner(API.busName.rawValue) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
         let routes = n(500, 20)
         let states = try (0..<routes).map { _ in try c.begin().1 }
         _ = try Subprocess.run(["callgrind_control", "-z", String(pid)])
@@ -394,7 +394,7 @@ final class Bench {
             Subprocess.wait(pid)
         }
         let probe = try BenchClient(w.address)
-        guard w.wait({ BenchWorld.hasOwner(probe.c, API.busName.rawValue) }, milliseconds: 120_000) else { throw BenchError("daemon under callgrind did not start") }
+        guard w.wait({ probe.c.nameHasOwner(API.busName.rawValue) }, milliseconds: 120_000) else { throw BenchError("daemon under callgrind did not start") }
         // Answered after the restore's transition, which runs on the turn after the bus's answer.
         func ping() throws { _ = try probe.c.callArguments(DBusMessage.methodCall(API.busName, API.managerPath, API.peerInterface, "Ping"), timeoutMilliseconds: 120_000) }
         try ping()
@@ -414,7 +414,7 @@ final class Bench {
             goal: "a count to watch", met: nil)
         // The owner leaves: the bus tells the daemon before it answers a Ping sent after the name is gone.
         filler = nil
-        guard w.wait({ !BenchWorld.hasOwner(probe.c, fillerName) }, milliseconds: 30_000) else { throw BenchError("the filler did not leave") }
+        guard w.wait({ !probe.c.nameHasOwner(fillerName) }, milliseconds: 30_000) else { throw BenchError("the filler did not leave") }
         try ping()
         let gone = try dump("owner-gone")
         row(

@@ -60,7 +60,7 @@ final class BenchWorld {
             [bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"] + extra,
             environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
         let c = try DBusConnection(address: address)
-        guard wait({ Self.hasOwner(c, API.busName.rawValue) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
+        guard wait({ c.nameHasOwner(API.busName.rawValue) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
     }
 
     func stopDaemon() {
@@ -68,13 +68,6 @@ final class BenchWorld {
         kill(daemonPID, SIGTERM)
         Subprocess.wait(daemonPID)
         daemonPID = 0
-    }
-
-    static func hasOwner(_ c: DBusConnection, _ name: String) -> Bool {
-        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
-        try? m.append(.string(name))
-        guard case .boolean(let b)? = try? c.callArguments(m).first else { return false }
-        return b
     }
 
     func wait(_ condition: () -> Bool, milliseconds: Int = 10_000) -> Bool {

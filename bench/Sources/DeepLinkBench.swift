@@ -117,6 +117,6 @@ struct BenchAppProcess {
         let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
         guard (try? m.append(.string("org.example.BenchApp"))) != nil, case .uint32(let pid)? = try? c.callArguments(m).first else { return }
         kill(Int32(pid), SIGTERM)
-        _ = world.wait({ !BenchWorld.hasOwner(c, "org.example.BenchApp") })
+        _ = world.wait({ !c.nameHasOwner("org.example.BenchApp") })
     }
 }

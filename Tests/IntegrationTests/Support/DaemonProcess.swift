@@ -24,12 +24,7 @@ final class DaemonProcess {
         }
     }
 
-    static func nameHasOwner(_ c: DBusConnection) -> Bool {
-        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
-        try? m.append(.string("org.linkrouter.LinkRouter1"))
-        guard case .boolean(let b)? = try? c.callArguments(m).first else { return false }
-        return b
-    }
+    static func nameHasOwner(_ c: DBusConnection) -> Bool { c.nameHasOwner("org.linkrouter.LinkRouter1") }
 
     var log: String { (try? FileSystem.readText(logPath)) ?? "" }
 

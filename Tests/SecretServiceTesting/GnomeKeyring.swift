@@ -1,39 +1,39 @@
-import DBusKit
+public import DBusKit
 import Glibc
 import SystemKit
 
-/// A real `gnome-keyring-daemon` on the test's own bus, with the desktop's
-/// HOME and XDG directories (its `login` keyring under the test's data
-/// home), unlocked as `../shared/reference/secret-service.md` measured:
-/// `--unlock` with the password on stdin, every byte of it.
-final class TestKeyring {
-    let pid: Int32
-    let client: DBusConnection
+/// A real `gnome-keyring-daemon` on a test's own bus, unlocked as
+/// `../shared/reference/secret-service.md` measured (`--unlock` with the
+/// password on stdin, every byte of it), and what tests ask of it through
+/// the Secret Service's own D-Bus API: never libsecret, which a test
+/// process binds to the first bus it uses. The wrapper tests and the
+/// integration tests both start theirs through this one.
+public final class GnomeKeyring {
+    public let pid: Int32
+    public let client: DBusConnection
 
-    init(desktop: TestDesktop) throws {
-        let password = desktop.root + "/keyring-password"
+    /// `environment` gives it the bus, HOME and the XDG directories (its
+    /// `login` keyring goes under their data home); its password file and
+    /// log go in `directory`.
+    public init(busAddress: String, environment: [String], directory: String) throws {
+        let password = directory + "/keyring-password"
         try FileSystem.writeAtomically(password, text: "test-pass", permissions: 0o600)
-        let log = desktop.root + "/gnome-keyring.log"
+        let log = directory + "/gnome-keyring.log"
         pid = try Subprocess.spawn(
             ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", password],
-            environment: desktop.environment, stdout: .file(log), stderr: .file(log))
-        client = try DBusConnection(address: desktop.busAddress!)
-        let c = client
-        guard eventually(timeoutMilliseconds: 10_000, { Self.hasOwner(c, "org.freedesktop.secrets") }) else {
+            environment: environment, stdout: .file(log), stderr: .file(log))
+        client = try DBusConnection(address: busAddress)
+        let deadline = Clock.monotonicMilliseconds() + 10_000
+        while !client.nameHasOwner("org.freedesktop.secrets") && Clock.monotonicMilliseconds() < deadline { Clock.sleep(milliseconds: 10) }
+        guard client.nameHasOwner("org.freedesktop.secrets") else {
             kill(pid, SIGKILL)
+            Subprocess.wait(pid)
             throw SystemError("gnome-keyring-daemon did not take org.freedesktop.secrets", path: log, code: ETIMEDOUT)
         }
     }
 
-    static func hasOwner(_ c: DBusConnection, _ name: String) -> Bool {
-        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner")
-        try? m.append(.string(name))
-        if case .boolean(true)? = try? c.callArguments(m).first { return true }
-        return false
-    }
-
     /// `Lock` on the default collection, as a screen locker would.
-    func lockDefault() throws {
+    public func lockDefault() throws {
         let alias = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
         try alias.append(.string("default"))
         guard case .objectPath(let collection)? = try client.callArguments(alias).first else { throw SystemError("no default collection", code: ENOENT) }
@@ -43,7 +43,7 @@ final class TestKeyring {
     }
 
     /// Items whose attribute `account` is `name`: (unlocked, locked). Attributes only: no secret is read.
-    func items(account name: String) throws -> (unlocked: Int, locked: Int) {
+    public func items(account name: String) throws -> (unlocked: Int, locked: Int) {
         let search = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems")
         try search.append(.dictionary(key: "s", value: "s", [.init(.string("account"), .string(name))]))
         let answer = try client.callArguments(search)
