@@ -124,7 +124,8 @@ public struct Account: Sendable, Equatable {
         guard let uri = try? URIReference.strict(entry, maxLength: 2048), let authority = uri.authority, SessionPlan.isIssuerScheme(uri),
             uri.query == nil, uri.fragment == nil, !uri.hasUserinfo, !entry.contains(";"),
             !uri.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { segment in
-                let dots = ASCII.lowercased(String(segment)).replacingPercentDots()
+                // `%2e` is the `.` it stands for (RFC 3986 §2.3: the same segment either way).
+                let dots = ASCII.lowercased(String(segment)).replacing("%2e", with: ".")
                 return dots == "." || dots == ".."
             })
         else { throw .invalid("git_urls takes https URLs (a host, or a path under it) with no query, fragment, ';' or dot segment, not \(entry)") }
@@ -245,18 +246,5 @@ extension OptionTable {
             }
             set(&request, map)
         }
-    }
-}
-
-extension String {
-    /// `%2e` read as the `.` it stands for (RFC 3986 §2.3: the same segment either way); the text is lowercased already.
-    fileprivate func replacingPercentDots() -> String {
-        var out = ""
-        var rest = Substring(self)
-        while let r = rest.firstRange(of: "%2e") {
-            out += rest[..<r.lowerBound] + "."
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
     }
 }

@@ -148,7 +148,7 @@ extension Router {
         case .add(let account, let old):
             var t = Transition(effects: [.log(LogLine(.info, "Account \(account.name) of \(account.owner.label) declared by \(caller)"))])
             if let old, old.issuer != account.issuer || old.clientID != account.clientID {
-                t = t.then(forgetting(old, why: "its account now names another provider or client", ids: &ids))
+                t = t.then(forgetting(old, why: "its account now names another provider or client", states: &states, ids: &ids))
             }
             return t.answering(op, .none)
         }

@@ -49,6 +49,19 @@ public enum PendingOperation: Sendable, Equatable {
         }
     }
 
+    /// The same work for nobody, when it must finish after its caller left
+    /// (`Router.ownerGone`): a sign-out or an account's file change stopped
+    /// halfway would leave tokens in the keyring that memory says are gone.
+    /// Nil: the work is for its caller only, and is dropped with it.
+    func forNobody(_ left: String) -> PendingOperation? {
+        let nobody = left + " (gone)"
+        switch self {
+        case .logout(let key, _, let reading): return .logout(key, caller: nobody, reading: reading)
+        case .accountFile(let change, _): return .accountFile(change, caller: nobody)
+        default: return nil
+        }
+    }
+
     /// Its case's name, for a log line (never what it carries).
     var kind: String {
         switch self {

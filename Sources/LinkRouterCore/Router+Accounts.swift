@@ -118,11 +118,7 @@ extension Router {
     /// never waits on a provider. Tokens the daemon has not read yet are read first, to be revoked.
     func logout(_ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]) -> Transition {
         let before = states[account.key]
-        let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
-        var t = answerWaiters(of: account.key, state: state, now: 0, refusal: Self.notSignedIn(account.key, "signed out"))
-        if let flight = states[account.key]?.flight { t.core.append(.finish(flight)) }
-        states[account.key] = state
-        t.core.append(.account(account.key, state))
+        var t = clearing(account.key, why: "signed out", states: &states)
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
         if let kept = before?.tokens { t = t.then(revoking(account, kept, ids: &ids)) }
         guard account.store == .keyring else {
@@ -361,18 +357,25 @@ extension Router {
     }
 
     /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its own.
-    func forgetting(_ account: Account, why: String, ids: inout OperationIDs) -> Transition {
-        let key = account.key
+    func forgetting(_ account: Account, why: String, states: inout [AccountKey: AccountTokens], ids: inout OperationIDs) -> Transition {
+        let t = clearing(account.key, why: why, states: &states)
+        return account.store == .keyring ? t.then(deletingFromKeyring(account.key, ids: &ids)) : t
+    }
+
+    /// The account's tokens gone from memory: a flight under way lands on nothing, its waiters hear `NotSignedIn` (`why`).
+    private func clearing(_ key: AccountKey, why: String, states: inout [AccountKey: AccountTokens]) -> Transition {
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
         var t = answerWaiters(of: key, state: state, now: 0, refusal: Self.notSignedIn(key, why))
-        if let flight = accountTokens[key]?.flight { t.core.append(.finish(flight)) }
+        if let flight = states[key]?.flight { t.core.append(.finish(flight)) }
+        states[key] = state
         t.core.append(.account(key, state))
-        if account.store == .keyring {
-            let forget = ids.take()
-            t.core.append(.track(forget, .tokenFlight(TokenFlight(key: key, account: nil, stage: .forgetting))))
-            t.effects.append(.start(forget, .keyringDelete(key)))
-        }
         return t
+    }
+
+    /// The keyring's item deleted by a flight nobody waits on (`.forgetting`).
+    private func deletingFromKeyring(_ key: AccountKey, ids: inout OperationIDs) -> Transition {
+        let forget = ids.take()
+        return Transition(core: [.track(forget, .tokenFlight(TokenFlight(key: key, account: nil, stage: .forgetting)))], effects: [.start(forget, .keyringDelete(key))])
     }
 
     private func signedOut(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, because reason: String, now: Int64) -> Transition {
@@ -385,9 +388,7 @@ extension Router {
         if f.account?.store != .memory {
             // Forgotten in the keyring too, so the spent token is not tried again.
             var ids = newOperationIDs
-            let forget = ids.take()
-            t.core.append(.track(forget, .tokenFlight(TokenFlight(key: f.key, account: nil, stage: .forgetting))))
-            t.effects.append(.start(forget, .keyringDelete(f.key)))
+            t = t.then(deletingFromKeyring(f.key, ids: &ids))
         }
         return t
     }

@@ -41,20 +41,10 @@ extension Router {
         var t = Transition(ifWriteFails: .keepInMemory)
         var dropped: Set<OperationID> = []
         for (op, pending) in operations.sorted(by: { $0.key < $1.key }) where pending.caller == name {
-            // A sign-out or an account's file change already under way is finished for nobody:
-            // stopped halfway, it would leave tokens in the keyring that memory says are gone.
-            let nobody = name + " (gone)"
-            switch pending {
-            case .logout(let key, _, let reading):
+            if let goesOn = pending.forNobody(name) {
                 t.effects.append(.forget(op))
-                t.core.append(.track(op, .logout(key, caller: nobody, reading: reading)))
+                t.core.append(.track(op, goesOn))
                 continue
-            case .accountFile(let change, _):
-                t.effects.append(.forget(op))
-                t.core.append(.track(op, .accountFile(change, caller: nobody)))
-                continue
-            default:
-                break
             }
             if pending.holdsCall { t.effects.append(.forget(op)) }
             t.core.append(.finish(op))
