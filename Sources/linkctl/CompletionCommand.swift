@@ -73,8 +73,8 @@ enum CompletionCommand {
     }
 
     static func zsh(_ verbs: [Verb]) -> String {
-        func quoted(_ s: String) -> String { "'" + s.replacingAll("'", "'\\''") + "'" }
-        func described(_ word: String, _ help: String) -> String { quoted(word.replacingAll(":", "\\:") + ":" + help) }
+        func quoted(_ s: String) -> String { "'" + s.replacing("'", with: "'\\''") + "'" }
+        func described(_ word: String, _ help: String) -> String { quoted(word.replacing(":", with: "\\:") + ":" + help) }
         var out = """
             #compdef linkctl
             # zsh completion for linkctl (made by `linkctl completion zsh`)
@@ -104,7 +104,7 @@ enum CompletionCommand {
     }
 
     static func fish(_ verbs: [Verb]) -> String {
-        func quoted(_ s: String) -> String { "'" + s.replacingAll("\\", "\\\\").replacingAll("'", "\\'") + "'" }
+        func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
         var out = "# fish completion for linkctl (made by `linkctl completion fish`)\ncomplete -c linkctl -f\n"
         for v in verbs {
             out += "complete -c linkctl -n __fish_use_subcommand -a \(v.name) -d \(quoted(v.summary))\n"
@@ -117,18 +117,5 @@ enum CompletionCommand {
             if !v.words.isEmpty { out += "complete -c linkctl -n \(when) -a \(quoted(v.words.joined(separator: " ")))\n" }
         }
         return out
-    }
-}
-
-extension String {
-    /// Every `target` replaced (without Foundation).
-    fileprivate func replacingAll(_ target: String, _ replacement: String) -> String {
-        var out = ""
-        var rest = Substring(self)
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound] + replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
     }
 }

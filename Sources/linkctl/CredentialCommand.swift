@@ -61,7 +61,12 @@ enum CredentialCommand {
             Output.error("git's credential request: \(error.message)")
             return ExitCode.refused
         }
+        // git's `store` after every success has nothing to add (the daemon keeps the tokens), and newer
+        // git sends other operations (`capability`): anything but get and erase is ignored, as the protocol asks.
         guard operation == "get" || operation == "erase" else { return ExitCode.ok }
+        // An erase names the token a server refused; without one there is nothing to tell the daemon.
+        let refused = operation == "erase" ? request.value("credential") ?? request.value("password") : nil
+        if operation == "erase", refused == nil { return ExitCode.ok }
         let account: String
         if let given {
             account = given
@@ -78,24 +83,8 @@ enum CredentialCommand {
                 return error.exitCode
             }
         }
-        switch operation {
-        case "get":
-            do {
-                let reply = try AccountToken.get(account, [("id_token", .boolean(false))])
-                if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-                StandardStreams.out(GitCredentialMessage.answer(to: request, token: reply.token, username: username, expiresAt: reply.expiresAt).text)
-                return ExitCode.ok
-            } catch {
-                // git then asks no other helper and no terminal: the reason is on stderr.
-                Output.error(error.text)
-                StandardStreams.out("quit=1\n")
-                return error.exitCode
-            }
-        case "store":
-            // The daemon keeps the tokens; git's store after every success has nothing to add.
-            return ExitCode.ok
-        case "erase":
-            guard let refused = request.value("credential") ?? request.value("password") else { return ExitCode.ok }
+        if let refused {
+            // erase: a server refused this token (401); the daemon stops handing it out.
             do {
                 let client = try DaemonClient.connect()
                 _ = try client.call("RejectToken", [.string(account), .string(refused)])
@@ -103,9 +92,17 @@ enum CredentialCommand {
                 Output.error(error.text)
             }
             return ExitCode.ok
-        default:
-            // Newer git sends other operations (`capability`); an unknown one is ignored, as the protocol asks.
+        }
+        do {
+            let reply = try AccountToken.get(account, [("id_token", .boolean(false))])
+            if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            StandardStreams.out(GitCredentialMessage.answer(to: request, token: reply.token, username: username, expiresAt: reply.expiresAt).text)
             return ExitCode.ok
+        } catch {
+            // git then asks no other helper and no terminal: the reason is on stderr.
+            Output.error(error.text)
+            StandardStreams.out("quit=1\n")
+            return error.exitCode
         }
     }
 
