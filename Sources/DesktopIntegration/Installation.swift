@@ -70,6 +70,9 @@ public struct Installation: Sendable {
         ExecStart=\(bindir)/linkrouterd
         Restart=on-failure
         RestartSec=1
+        # 75: the executable was replaced by an upgrade; start the new one (not a failure).
+        SuccessExitStatus=75
+        RestartForceExitStatus=75
         LimitCORE=0
         NoNewPrivileges=yes
         UMask=0077

@@ -32,6 +32,13 @@ public enum Effect: Sendable, Equatable {
     case log(LogLine)
     /// Start-up is over: own the bus names, take the inbox, check the handlers.
     case serve
+    /// Stop as on SIGTERM, and exit with `Effect.restartExitStatus` so the
+    /// daemon starts again on its replaced executable (systemd's
+    /// `RestartForceExitStatus=`, or D-Bus activation at the next call).
+    case restart
+
+    /// EX_TEMPFAIL: "stopped to be started again" (the unit restarts on it).
+    public static let restartExitStatus: Int32 = 75
 
     /// The executor's order within step 5. Fallible steps come first (step 3),
     /// so when one fails nothing else has been said to anyone; logging and
@@ -46,7 +53,7 @@ public enum Effect: Sendable, Equatable {
         case .scheduleDeadline: return 5
         case .checkpoint, .recordBusID: return 6
         case .notify, .log: return 7
-        case .serve: return 8
+        case .serve, .restart: return 8
         }
     }
 

@@ -85,6 +85,17 @@ public enum PendingOperation: Sendable, Equatable {
     }
 
     /// Whether a method call is held under this operation.
+    /// Whether stopping now loses nothing of it: a held `Wait` is answered
+    /// "the session is kept" and asked again of the next daemon; any other
+    /// operation (an exchange, a refresh, a keyring write, a link handed to
+    /// an app) is work whose result would be lost with the process.
+    var survivesStop: Bool {
+        switch self {
+        case .wait, .waitTimeout: return true
+        default: return false
+        }
+    }
+
     var holdsCall: Bool {
         switch self {
         case .wait, .begin, .refresh, .tokenWait, .accountCall, .listWait, .logout, .accountFile: return true
@@ -132,4 +143,6 @@ public enum CoreChange: Sendable, Equatable {
     case caller(String, CallerApp?)
     /// What the daemon now knows of an account's tokens.
     case account(AccountKey, AccountTokens)
+    /// Stop to be started again on a replaced executable, once nothing is cut short (`Router.restartIfIdle`).
+    case restartWhenIdle
 }

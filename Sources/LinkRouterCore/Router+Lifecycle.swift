@@ -266,4 +266,29 @@ extension Router {
         }
         return t
     }
+
+    /// The daemon's executable was replaced on disk (a package upgraded it):
+    /// restart on the new one now if nothing would be cut short, else as
+    /// soon as that is so (`restartIfIdle`, asked after every turn).
+    public func executableReplaced(_ path: String) -> Transition {
+        guard !restartWanted else { return Transition() }
+        var t = Transition(ifWriteFails: .keepInMemory)
+        t.core = [.restartWhenIdle]
+        let busy = operations.values.filter { !$0.survivesStop }.count
+        if busy == 0 {
+            t.effects = [.log(LogLine(.notice, "\(path) was replaced; restarting on the new executable")), .restart]
+        } else {
+            t.effects = [.log(LogLine(.notice, "\(path) was replaced; restarting on the new executable once \(busy) operations under way have finished"))]
+        }
+        return t
+    }
+
+    /// After an event, while a restart waits: restart once every operation
+    /// under way is one that stopping loses nothing of (held `Wait`s).
+    public func restartIfIdle() -> Transition {
+        guard restartWanted, operations.values.allSatisfy(\.survivesStop) else { return Transition() }
+        var t = Transition(ifWriteFails: .keepInMemory)
+        t.effects = [.restart]
+        return t
+    }
 }

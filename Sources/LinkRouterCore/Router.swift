@@ -33,6 +33,9 @@ public struct Router: Sendable {
     private var strings: [ByteKey: (shared: String, uses: Int)] = [:]
     /// The operations under way, and what each is for.
     public private(set) var operations: [OperationID: PendingOperation] = [:]
+    /// The daemon's executable was replaced (an upgrade): it stops, to be
+    /// started again on the new one, once stopping cuts no work short.
+    public private(set) var restartWanted = false
     /// The next operation's number (operation ids are never reused in a daemon's life).
     private var nextOperation: UInt64 = 1
     /// The app behind each bus name found out so far (until the name leaves).
@@ -197,6 +200,8 @@ public struct Router: Sendable {
                 callers[name] = app
             case .account(let key, let state):
                 accountTokens[key] = state
+            case .restartWhenIdle:
+                restartWanted = true
             }
         }
     }

@@ -143,6 +143,18 @@ final class Bus {
         }
     }
 
+    /// Gives `names` back at a stop (a blocking call: the loop has ended), so
+    /// a call made from now on starts the next daemon by D-Bus activation
+    /// instead of reaching this one, which no longer answers.
+    func release(_ names: [BusName]) {
+        for name in names {
+            guard let m = try? BusProxy.bus.message("ReleaseName", [.string(name.rawValue)]) else { continue }
+            do { _ = try connection.callArguments(m, timeoutMilliseconds: 2000) } catch {
+                if !failed { Log.warning("Failed to release \(name): \(error.message)") }
+            }
+        }
+    }
+
     /// Asks for each of `names` (none queued); `completion` hears the first
     /// refused with who holds it, or nil once all are the daemon's.
     func own(_ names: [BusName], _ completion: @escaping (String?) -> Void) {

@@ -105,6 +105,9 @@ extension Daemon {
         case .notify(let summary, let body): bus.notify(summary: summary, body: body)
         case .log(let line): write(line)
         case .serve: serve()
+        case .restart:
+            restarting = true
+            loop.stop()
         }
     }
 

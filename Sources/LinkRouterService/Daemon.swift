@@ -27,6 +27,10 @@ public final class Daemon {
     let accounts: Accounts
     /// Log lines, at most so many a second (threat model X1, X3).
     let log = LogLimiter()
+    /// The executable this process runs, watched for an upgrade replacing it.
+    private var executable: ExecutableWatcher?
+    /// `Effect.restart` was carried out: the loop stopped to start again on a new executable.
+    var restarting = false
 
     init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop) {
         self.loop = loop
@@ -104,10 +108,27 @@ public final class Daemon {
         sessions.openStore()
         let (stored, previousBus) = sessions.load()
         execute(sessions.router.restore(stored, previousBusID: previousBus, now: now))
-        loop.afterEachTurn { [unowned self] in sessions.publishClaimedCallbacks() }
+        loop.afterEachTurn { [unowned self] in
+            sessions.publishClaimedCallbacks()
+            if sessions.router.restartWanted { execute(sessions.router.restartIfIdle()) }
+        }
+        watchExecutable()
         loop.run()
         shutdown()
+        if restarting { return Effect.restartExitStatus }
         return bus.failed ? 1 : 0
+    }
+
+    /// An upgrade that replaces the executable is an event of the core, which
+    /// restarts the daemon once nothing is cut short (docs/packaging.md).
+    private func watchExecutable() {
+        do {
+            let w = try ExecutableWatcher()
+            w.attach(to: loop) { [unowned self, path = w.path] in execute(sessions.router.executableReplaced(path)) }
+            executable = w
+        } catch {
+            Log.warning("Cannot watch the executable for upgrades (\(error)); after one, stop linkrouterd to start the new version")
+        }
     }
 
     /// `Effect.serve`: start-up is over. The bus name is asked for only now,
@@ -152,13 +173,16 @@ public final class Daemon {
         }
     }
 
-    /// Stops cleanly: held calls hear why, listeners close, the store is checkpointed.
+    /// Stops cleanly: listeners close, the store is checkpointed, the name is
+    /// given back, and only then do held calls hear why, so a `Wait` asked
+    /// again starts the next daemon instead of reaching this one.
     func shutdown() {
-        execute(sessions.router.stopping())
         sessions.closeAllListeners()
         sessions.checkpointNow()
+        if !bus.failed { bus.release([API.busName]) }
+        execute(sessions.router.stopping())
         bus.connection.flush()
-        Log.notice("linkrouterd stopped")
+        Log.notice(restarting ? "linkrouterd stopped, to be started again on its new executable" : "linkrouterd stopped")
     }
 
     /// Wall-clock seconds, as sessions count time.

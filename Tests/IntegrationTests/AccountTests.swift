@@ -24,10 +24,13 @@ struct AccountTests {
         let proxy: TamperProxy?
         var daemon: DaemonProcess
         let systemAccounts: String
+        /// With `installed`: the daemon runs from a copy an upgrade can replace, and the bus activates it (`UpgradeTests`).
+        let installed: InstalledDaemon?
 
-        init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false) throws {
+        init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false) throws {
             desktop = try TestDesktop()
-            bus = try PrivateBus(desktop: desktop)
+            bus = try PrivateBus(desktop: desktop, activation: installed)
+            self.installed = installed ? try InstalledDaemon(desktop: desktop, bus: bus) : nil
             keyring = try GnomeKeyring(desktop: desktop)
             if counted {
                 let counting = try TamperProxy(desktop: desktop)
@@ -41,7 +44,8 @@ struct AccountTests {
             }
             systemAccounts = desktop.root + "/etc-accounts"
             try FileSystem.makeDirectories(systemAccounts, permissions: 0o755)
-            daemon = try DaemonProcess(desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts])
+            daemon = try DaemonProcess(
+                desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts], executable: self.installed?.executable ?? Paths.linkrouterd)
         }
 
         func restart() throws {

@@ -682,4 +682,38 @@ struct OperationTests {
                 .answer(try #require(begin.held), .refused(RouterError(.internalError, "linkrouterd is stopping; try again once it is back"))),
             ])
     }
+
+    @Test("a replaced executable restarts the daemon at once when only Waits are held, else once the last other operation has finished")
+    func restartWhenIdle() throws {
+        var (router, s) = try Fixtures.router()
+        _ = try router.holdWait(s.id, timeout: 30_000)
+        let quiet = router.executableReplaced("/usr/bin/linkrouterd")
+        #expect(quiet.core == [.restartWhenIdle])
+        #expect(quiet.effects.last == .restart)
+        #expect(quiet.changes.isEmpty && quiet.answers.isEmpty)
+
+        // A BeginSession waiting for discovery: stopping would lose it.
+        var request = OpenIDTests.exchangeRequest()
+        request.discovered = nil
+        let begin = router.beginSession(request, inputs: Fixtures.inputs(2), caller: ":1.5", login: false, now: now)
+        router.take(begin)
+        let op = try #require(begin.held)
+        let busy = router.executableReplaced("/usr/bin/linkrouterd")
+        #expect(!busy.effects.contains(.restart))
+        #expect(busy.effects == [.log(LogLine(.notice, "/usr/bin/linkrouterd was replaced; restarting on the new executable once 1 operations under way have finished"))])
+        router.take(busy)
+        #expect(router.restartWanted)
+        #expect(router.restartIfIdle().effects.isEmpty)
+        // Asked again (a second rename): nothing new.
+        #expect(router.executableReplaced("/usr/bin/linkrouterd").effects.isEmpty)
+        router.apply(core: [.finish(op)])
+        #expect(router.restartIfIdle().effects == [.restart])
+    }
+
+    @Test("without a replaced executable, restartIfIdle never restarts")
+    func noRestartUnasked() throws {
+        let (router, _) = try Fixtures.router()
+        #expect(!router.restartWanted)
+        #expect(router.restartIfIdle().effects.isEmpty)
+    }
 }

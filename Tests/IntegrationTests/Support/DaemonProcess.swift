@@ -10,10 +10,12 @@ final class DaemonProcess {
     private var reaped = false
     private(set) var exitStatus: Int32?
 
-    init(desktop: TestDesktop, arguments: [String] = [], waitForName: Bool = true, logName: String = "linkrouterd.log") throws {
+    init(
+        desktop: TestDesktop, arguments: [String] = [], waitForName: Bool = true, logName: String = "linkrouterd.log", executable: String = Paths.linkrouterd
+    ) throws {
         logPath = desktop.root + "/" + logName
         pid = try Subprocess.spawn(
-            [Paths.linkrouterd] + arguments, environment: desktop.environment,
+            [executable] + arguments, environment: desktop.environment,
             stdout: .file(logPath), stderr: .file(logPath))
         if waitForName {
             let probe = try DBusConnection(address: desktop.busAddress!)
