@@ -14,15 +14,18 @@ import SystemKit
 /// another (docs/security.md says what that leaves open).
 public enum CallerApps {
     /// The app behind `pid`, read from `/proc` (`procRoot` for tests).
-    public static func app(ofProcess pid: UInt32, procRoot: String = "/proc") -> CallerApp {
+    /// `rootsVisible`: whether other processes' roots can be entered at all
+    /// (not from a user namespace of the daemon's own, `UserNamespace`).
+    public static func app(ofProcess pid: UInt32, procRoot: String = "/proc", rootsVisible: Bool = UserNamespace.isInitial) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
         guard FileSystem.exists(dir) else { return .unknown }
         // As the portal does: no file (ENOENT) or a root we may not enter
         // (EACCES: a FUSE root, toolbox) is not Flatpak; any other failure is
-        // not knowing, never "host".
+        // not knowing, never "host". From a user namespace of the daemon's
+        // own, every root is EACCES, a sandboxed app's too: not knowing.
         do {
             return flatpak(try FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024)) ?? .unknown
-        } catch  where error.code == ENOENT || error.code == EACCES {
+        } catch  where error.code == ENOENT || (error.code == EACCES && rootsVisible) {
         } catch {
             return .unknown
         }

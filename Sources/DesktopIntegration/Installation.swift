@@ -76,12 +76,6 @@ public struct Installation: Sendable {
         LimitCORE=0
         NoNewPrivileges=yes
         UMask=0077
-        ProtectSystem=strict
-        ReadWritePaths=%t
-        ProtectHome=read-only
-        PrivateTmp=yes
-        PrivateDevices=yes
-        ProcSubset=pid
         MemoryDenyWriteExecute=yes
         LockPersonality=yes
         RestrictRealtime=yes
@@ -92,15 +86,6 @@ public struct Installation: Sendable {
         SystemCallFilter=@system-service
         SystemCallFilter=~@privileged @resources @mount @reboot @swap @obsolete @cpu-emulation @debug @module @raw-io @clock
         SystemCallErrorNumber=EPERM
-        CapabilityBoundingSet=
-        AmbientCapabilities=
-        ProtectClock=yes
-        ProtectKernelLogs=yes
-        ProtectKernelModules=yes
-        ProtectKernelTunables=yes
-        ProtectControlGroups=yes
-        ProtectHostname=yes
-        ProtectProc=invisible
         KeyringMode=private
 
         [Install]

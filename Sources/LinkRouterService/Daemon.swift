@@ -78,6 +78,11 @@ public final class Daemon {
         } else {
             Log.warning("Could not disable core dumps or make the process non-dumpable; a crash dump could hold login secrets")
         }
+        if !UserNamespace.isInitial {
+            Log.warning(
+                "linkrouterd runs in a user namespace of its own (PrivateUsers= or a container): it cannot see which app a caller is, so calls that depend on it (accounts, tokens) are refused and sessions record their owner's app as unknown"
+            )
+        }
         signals.attach(to: daemon.loop) { [unowned daemon] signal in daemon.handleSignal(signal) }
         return daemon.run()
     }

@@ -53,6 +53,32 @@ struct CallerIdentityTests {
         #expect(h.app.ping())
     }
 
+    @Test(
+        "a daemon in a user namespace of its own (systemd's PrivateUsers=, a container) cannot enter its callers' roots: a sandboxed app and the host alike are unknown, never the host, and get none of the user's accounts",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func ownUserNamespace() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        try desktop.addBrowser(Harness.browser)
+        // What PrivateUsers=yes does to a unit: a user namespace whose only member is the daemon.
+        let daemon = try DaemonProcess(desktop: desktop, arguments: ["--user", "--map-root-user", "--", Paths.linkrouterd], executable: "/usr/bin/unshare")
+        #expect(daemon.log.contains("runs in a user namespace of its own"))
+        #expect(try desktop.linkctl("register", "com.example.app").status == 0)
+        #expect(try desktop.linkctl("account", "add", "work", "--issuer", "https://id.example.com", "--client-id", "app").status == 0)
+        let app = try BusClient(bus.address)
+        let (mine, _) = try app.beginQuiet()
+        #expect(try eventually { try app.sessionProperty("OwnerApp", of: mine) == "unknown" }, "the host is not known for the host either")
+
+        let sandbox = try FlatpakSandbox(desktop: desktop, appID: "org.example.Curious")
+        let proxied = try sandbox.startProxy(talk: [API.busName.rawValue])
+        let inside = try desktop.run(sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + proxied, Paths.linkctl, "accounts", "--json"]))
+        #expect(inside.status == 0 && !inside.text.contains("\"work\""), "a sandboxed app sees the user's account: \(inside.text) \(inside.errorText)")
+        let token = try desktop.run(sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + proxied, Paths.linkctl, "token", "work"]))
+        #expect(token.status != 0 && token.text.isEmpty, "\(token.text)")
+        #expect(app.ping())
+        withExtendedLifetime(daemon) {}
+    }
+
     @Test("what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process or an unreadable file is unknown")
     func fromProc() throws {
         let dir = TestDirectory()

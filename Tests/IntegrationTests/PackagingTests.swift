@@ -47,7 +47,7 @@ struct PackagingTests {
         }
     }
 
-    @Test("the user unit is clean under systemd-analyze verify, with exposure 2.5 or lower")
+    @Test("the user unit is clean under systemd-analyze verify (its exposure is checked on the installed unit by scripts/package-check)")
     func unit() throws {
         let d = try TestDesktop()
         let dir = d.root + "/units"
@@ -55,10 +55,6 @@ struct PackagingTests {
         let unit = try substituted(d, "packaging/systemd/linkrouterd.service.in", as: "units/linkrouterd.service")
         let verify = try d.run(["systemd-analyze", "verify", "--user", unit])
         #expect(verify.status == 0 && verify.errorText.isEmpty, "\(verify.errorText)")
-        let security = try d.run(["systemd-analyze", "security", "--offline=true", "--user", unit])
-        let marker = "Overall exposure level for linkrouterd.service: "
-        let level = security.text.firstRange(of: marker).flatMap { Double(security.text[$0.upperBound...].prefix { $0 != " " }) }
-        #expect(level != nil && level! <= 2.5, "\(security.text)")
     }
 
     @Test("make install PREFIX DESTDIR puts every file in place with the real paths")
@@ -103,9 +99,10 @@ struct PackagingTests {
             """
         try FileSystem.writeAtomically(desktop.root + "/harden.py", text: wrapper, permissions: 0o644)
         let log = desktop.root + "/hardened.log"
-        // ProtectSystem=strict + ProtectHome=read-only + ReadWritePaths=%t, approximated: a private
-        // mount namespace whose root is read-only but for the runtime directory (and the test's
-        // own record directory, where the stand-in browser, a child here, writes).
+        // What a ProtectSystem=strict + ReadWritePaths=%t drop-in would amount to where it can be
+        // had (the shipped unit cannot: docs/packaging.md): a private mount namespace whose root is
+        // read-only but for the runtime directory (and the test's own record directory, where the
+        // stand-in browser, a child here, writes).
         let namespace =
             "mount --bind '\(desktop.runtimeDir)' '\(desktop.runtimeDir)' && mount --bind '\(desktop.records)' '\(desktop.records)' && mount -o remount,bind,ro / && exec python3 '\(desktop.root)/harden.py' '\(Paths.linkrouterd)'"
         let pid = try Subprocess.spawn(
