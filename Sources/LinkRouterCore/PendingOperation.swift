@@ -84,18 +84,20 @@ public enum PendingOperation: Sendable, Equatable {
         }
     }
 
-    /// Whether a method call is held under this operation.
     /// Whether stopping now loses nothing of it: a held `Wait` is answered
-    /// "the session is kept" and asked again of the next daemon; any other
-    /// operation (an exchange, a refresh, a keyring write, a link handed to
-    /// an app) is work whose result would be lost with the process.
+    /// "the session is kept" and asked again of the next daemon; a held
+    /// `Login` is not (its caller never got the session's path to wait on),
+    /// and any other operation (an exchange, a refresh, a keyring write, a
+    /// link handed to an app) is work whose result would go with the process.
     var survivesStop: Bool {
         switch self {
-        case .wait, .waitTimeout: return true
+        case .wait(_, _, let login, _): return !login
+        case .waitTimeout: return true
         default: return false
         }
     }
 
+    /// Whether a method call is held under this operation.
     var holdsCall: Bool {
         switch self {
         case .wait, .begin, .refresh, .tokenWait, .accountCall, .listWait, .logout, .accountFile: return true

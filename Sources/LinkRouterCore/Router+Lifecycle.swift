@@ -268,27 +268,40 @@ extension Router {
     }
 
     /// The daemon's executable was replaced on disk (a package upgraded it):
-    /// restart on the new one now if nothing would be cut short, else as
-    /// soon as that is so (`restartIfIdle`, asked after every turn).
+    /// restart on the new one as soon as stopping loses nothing
+    /// (`restartIfIdle`, asked at the end of every loop turn, so nothing the
+    /// rest of this turn starts is cut short).
     public func executableReplaced(_ path: String) -> Transition {
         guard !restartWanted else { return Transition() }
         var t = Transition(ifWriteFails: .keepInMemory)
         t.core = [.restartWhenIdle]
-        let busy = operations.values.filter { !$0.survivesStop }.count
-        if busy == 0 {
-            t.effects = [.log(LogLine(.notice, "\(path) was replaced; restarting on the new executable")), .restart]
-        } else {
-            t.effects = [.log(LogLine(.notice, "\(path) was replaced; restarting on the new executable once \(busy) operations under way have finished"))]
-        }
+        let lost = whatStoppingLoses()
+        let when = lost.isEmpty ? "" : " once nothing is lost by it (now: \(lost.joined(separator: ", ")))"
+        t.effects = [.log(LogLine(.notice, "\(path) was replaced; restarting on the new executable\(when)"))]
         return t
     }
 
-    /// After an event, while a restart waits: restart once every operation
-    /// under way is one that stopping loses nothing of (held `Wait`s).
+    /// At the end of a loop turn, while a restart waits: restart once stopping loses nothing.
     public func restartIfIdle() -> Transition {
-        guard restartWanted, operations.values.allSatisfy(\.survivesStop) else { return Transition() }
+        guard restartWanted, whatStoppingLoses().isEmpty else { return Transition() }
         var t = Transition(ifWriteFails: .keepInMemory)
         t.effects = [.restart]
         return t
+    }
+
+    /// What a stop now would lose, one phrase each: operations under way but
+    /// held `Wait`s (`PendingOperation.survivesStop`), logins whose tokens
+    /// their owner has not collected (the store never has tokens), and
+    /// account tokens the keyring has not taken yet. `store=memory` accounts
+    /// are not counted: their tokens last the daemon's life, whatever ends it.
+    func whatStoppingLoses() -> [String] {
+        var lost: [String] = []
+        let busy = operations.values.count { !$0.survivesStop }
+        if busy > 0 { lost.append("\(busy) operations under way") }
+        let uncollected = table.count { $0.code.exchange != nil && $0.holdsResult }
+        if uncollected > 0 { lost.append("\(uncollected) logins' tokens not yet collected") }
+        let unsaved = accountTokens.values.count { $0.unsaved != nil }
+        if unsaved > 0 { lost.append("\(unsaved) accounts' tokens not yet in the keyring") }
+        return lost
     }
 }

@@ -80,7 +80,7 @@ public final class Daemon {
         }
         if !UserNamespace.isInitial {
             Log.warning(
-                "linkrouterd runs in a user namespace of its own (PrivateUsers= or a container): it cannot see which app a caller is, so calls that depend on it (accounts, tokens) are refused and sessions record their owner's app as unknown"
+                "linkrouterd runs in a user namespace other than the initial one (PrivateUsers=, a container): a caller whose root it may not enter is taken as an unknown app, never the host, so its calls about accounts and tokens are refused"
             )
         }
         signals.attach(to: daemon.loop) { [unowned daemon] signal in daemon.handleSignal(signal) }

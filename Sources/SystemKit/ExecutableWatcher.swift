@@ -1,9 +1,9 @@
 import Glibc
 
 /// Tells when the running program's executable is replaced on disk: a
-/// package upgrade renames the new file over the old path (`dpkg`, `install`,
-/// a linker do the same), so the path then names another inode than the one
-/// this process runs. Watches the executable's directory (`DirectoryWatcher`).
+/// package upgrade renames the new file over the old path (dpkg does; `install`
+/// and linkers unlink it and write a new one), so the path then names another
+/// inode than the one this process runs. Watches the executable's directory (`DirectoryWatcher`).
 public final class ExecutableWatcher {
     /// The path the program was started from.
     public let path: String
@@ -26,13 +26,16 @@ public final class ExecutableWatcher {
         watcher = try DirectoryWatcher(slash == exe.startIndex ? "/" : String(exe[..<slash]))
     }
 
-    /// Calls `handler` once, when `path` has become another executable file.
+    /// Calls `handler` once, when `path` has become another executable file
+    /// (looked at once more right away: a replacement between the exec and the watch has no event).
     public func attach(to loop: EventLoop, _ handler: @escaping () -> Void) {
-        watcher.attach(to: loop) { [weak self] in
+        let check: () -> Void = { [weak self] in
             guard let self, !reported, replaced else { return }
             reported = true
             handler()
         }
+        watcher.attach(to: loop, check)
+        _ = loop.schedule(afterMilliseconds: 0, check)
     }
 
     /// Whether `path` is now a complete executable that is not the one running.

@@ -63,6 +63,9 @@ enum WaitCommand {
     static func result(_ client: DaemonClient, path: ObjectPath, timeout: UInt32) throws(DaemonClient.Failure) -> [DBusValue] {
         let deadline = timeout == 0 ? nil : Clock.monotonicMilliseconds() + Int64(timeout)
         var reply: [DBusValue]
+        // A daemon that stops while it holds the call (an upgrade restarting
+        // it, say) may leave it unanswered: asking again starts the next one.
+        var vanished = 0
         while true {
             let left = deadline.map { max(0, $0 - Clock.monotonicMilliseconds()) } ?? Int64(slice)
             let ask = UInt32(min(Int64(slice), left))
@@ -70,12 +73,14 @@ enum WaitCommand {
                 reply = try client.call(path: path, interface: API.sessionInterface, "Wait", [.uint32(ask)], timeoutMilliseconds: Int32(ask) + 5000)
                 break
             } catch {
-                let timedOut: Bool
+                let again: Bool
                 switch error {
-                case .refused: timedOut = error.code == .timeout
-                case .unavailable: timedOut = false
+                case .refused: again = error.code == .timeout
+                case .unavailable:
+                    vanished += 1
+                    again = vanished <= 3
                 }
-                guard timedOut, deadline.map({ Clock.monotonicMilliseconds() < $0 }) ?? true else { throw error }
+                guard again, deadline.map({ Clock.monotonicMilliseconds() < $0 }) ?? true else { throw error }
             }
         }
         return reply

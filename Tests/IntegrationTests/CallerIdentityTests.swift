@@ -62,7 +62,7 @@ struct CallerIdentityTests {
         try desktop.addBrowser(Harness.browser)
         // What PrivateUsers=yes does to a unit: a user namespace whose only member is the daemon.
         let daemon = try DaemonProcess(desktop: desktop, arguments: ["--user", "--map-root-user", "--", Paths.linkrouterd], executable: "/usr/bin/unshare")
-        #expect(daemon.log.contains("runs in a user namespace of its own"))
+        #expect(daemon.log.contains("runs in a user namespace other than the initial one"))
         #expect(try desktop.linkctl("register", "com.example.app").status == 0)
         #expect(try desktop.linkctl("account", "add", "work", "--issuer", "https://id.example.com", "--client-id", "app").status == 0)
         let app = try BusClient(bus.address)

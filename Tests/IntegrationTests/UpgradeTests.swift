@@ -90,7 +90,7 @@ struct UpgradeTests {
         let call = try #require(open, "the daemon called the app's Open")
 
         try w.upgrade()
-        #expect(eventually { w.daemon.log.contains("restarting on the new executable once 1 operations under way have finished") })
+        #expect(eventually { w.daemon.log.contains("restarting on the new executable once nothing is lost by it (now: 1 operations under way)") })
         let probe = try BusClient(w.bus.address)
         #expect(probe.ping() && w.daemon.isRunning, "still serving while the link is with the app")
 
@@ -98,6 +98,10 @@ struct UpgradeTests {
         #expect(w.daemon.waitForExit(timeoutMilliseconds: 10_000) == 75)
         #expect(Subprocess.wait(opener) == 0)
         #expect(try FileSystem.readText(out) == "delivered\n")
+        // Once: no daemon, the old or the new, hands the app the link again.
+        var again = 0
+        while let m = app.nextMessage(timeoutMilliseconds: 300) { if m.member == "Open" { again += 1 } }
+        #expect(again == 0)
     }
 
     @Test("an account signed in before the upgrade: the new daemon hands out the same token, read back from the keyring")

@@ -683,30 +683,54 @@ struct OperationTests {
             ])
     }
 
-    @Test("a replaced executable restarts the daemon at once when only Waits are held, else once the last other operation has finished")
+    @Test("a replaced executable restarts the daemon at the end of a turn when only Waits are held, else once the last other operation has finished")
     func restartWhenIdle() throws {
         var (router, s) = try Fixtures.router()
         _ = try router.holdWait(s.id, timeout: 30_000)
         let quiet = router.executableReplaced("/usr/bin/linkrouterd")
         #expect(quiet.core == [.restartWhenIdle])
-        #expect(quiet.effects.last == .restart)
+        #expect(!quiet.effects.contains(.restart), "never in the middle of a turn: the rest of it could start work a stop would cut")
         #expect(quiet.changes.isEmpty && quiet.answers.isEmpty)
+        router.take(quiet)
+        #expect(router.restartIfIdle().effects == [.restart])
 
         // A BeginSession waiting for discovery: stopping would lose it.
+        (router, _) = try Fixtures.router()
         var request = OpenIDTests.exchangeRequest()
         request.discovered = nil
         let begin = router.beginSession(request, inputs: Fixtures.inputs(2), caller: ":1.5", login: false, now: now)
         router.take(begin)
         let op = try #require(begin.held)
         let busy = router.executableReplaced("/usr/bin/linkrouterd")
-        #expect(!busy.effects.contains(.restart))
-        #expect(busy.effects == [.log(LogLine(.notice, "/usr/bin/linkrouterd was replaced; restarting on the new executable once 1 operations under way have finished"))])
+        #expect(busy.effects == [.log(LogLine(.notice, "/usr/bin/linkrouterd was replaced; restarting on the new executable once nothing is lost by it (now: 1 operations under way)"))])
         router.take(busy)
         #expect(router.restartWanted)
         #expect(router.restartIfIdle().effects.isEmpty)
         // Asked again (a second rename): nothing new.
         #expect(router.executableReplaced("/usr/bin/linkrouterd").effects.isEmpty)
         router.apply(core: [.finish(op)])
+        #expect(router.restartIfIdle().effects == [.restart])
+    }
+
+    @Test("a held Login (its caller has no path to wait on again) and account tokens not yet in the keyring hold a restart back")
+    func restartHeldBack() throws {
+        var (router, _) = try Fixtures.router()
+        let login = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(3), caller: ":1.9", login: true, now: now)
+        router.take(login)
+        let held = try #require(login.held)
+        router.take(router.executableReplaced("/usr/bin/linkrouterd"))
+        // Finding out the caller's app is over; the Login alone is held.
+        router.apply(core: router.operations.keys.filter { $0 != held }.map { .finish($0) })
+        #expect(router.operations.count == 1)
+        #expect(router.restartIfIdle().effects.isEmpty, "a Login answered \"wait again\" would lose its session")
+        router.apply(core: [.finish(held)])
+        #expect(router.restartIfIdle().effects == [.restart])
+
+        let key = AccountKey(name: "work", issuer: "https://id.example.com")
+        let tokens = TokenSet(accessToken: "a", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "r", idToken: nil, scope: nil)
+        router.apply(core: [.account(key, AccountTokens(tokens: tokens, loaded: true, unsaved: "the keyring is locked"))])
+        #expect(router.restartIfIdle().effects.isEmpty, "the only copy of the tokens is in memory")
+        router.apply(core: [.account(key, AccountTokens(tokens: tokens, loaded: true))])
         #expect(router.restartIfIdle().effects == [.restart])
     }
 
