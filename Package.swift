@@ -81,10 +81,11 @@ let package = Package(
 
         // A real gnome-keyring for the tests that need one (the wrapper and the integration tests alike).
         .target(name: "SecretServiceTesting", dependencies: ["DBusKit", "SystemKit"], path: "Tests/SecretServiceTesting"),
+        .target(name: "StoreTesting", dependencies: ["SystemKit"], path: "Tests/StoreTesting"),
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
-            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit", "SecretServiceTesting"],
+            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit", "SecretServiceTesting", "StoreTesting"],
             exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),
@@ -92,7 +93,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "LinkRouterFiles",
-                "SecretServiceTesting",
+                "SecretServiceTesting", "StoreTesting",
             ], exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

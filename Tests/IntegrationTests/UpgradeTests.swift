@@ -2,6 +2,7 @@ import DBusKit
 import Glibc
 import LinkRouterAPI
 import LinkRouterCore
+import StoreTesting
 import SystemKit
 import Testing
 
@@ -143,27 +144,15 @@ struct UpgradeTests {
         // As the package of 93dea89 (schema 2: one column a field, and the exchange plan) left it, its owner still on the bus.
         let now = Clock.unixSeconds()
         let state = "state_from_schema_two_" + String(repeating: "s", count: 21)
-        let directory = desktop.runtimeDir + "/linkrouter"
-        try FileSystem.ensurePrivateDirectory(directory)
-        let path = directory + "/sessions.sqlite3"
-        let sql = """
-            CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, owner TEXT, claim_digest BLOB,
-              state TEXT NOT NULL UNIQUE, nonce TEXT, code_verifier TEXT, redirect_uri TEXT NOT NULL, app_callback_uri TEXT,
-              authorization_origin TEXT NOT NULL, resume_hosts TEXT NOT NULL, resume_path_prefix TEXT, resume_mode TEXT NOT NULL,
-              browser TEXT, issuer TEXT, require_iss INTEGER NOT NULL, status TEXT NOT NULL, result_code TEXT,
-              result_callback_uri TEXT, result_iss TEXT, failure_code TEXT, failure_error TEXT, failure_description TEXT,
-              failure_message TEXT, resume_opened INTEGER NOT NULL, delivered INTEGER NOT NULL, created_at INTEGER NOT NULL,
-              expires_at INTEGER NOT NULL, finished_at INTEGER, exchange TEXT) STRICT, WITHOUT ROWID;
-            CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
-            INSERT INTO meta VALUES ('bus_id', '\(busID)');
-            INSERT INTO sessions VALUES ('from_schema_two', 'builder', '\(app.name)', NULL, '\(state)', NULL, '\(String(repeating: "v", count: 43))',
-              'com.example.app:/callback', NULL, 'https://id.example.com', '', NULL, 'browser', NULL, NULL, 0, 'pending', NULL, NULL, NULL,
-              NULL, NULL, NULL, NULL, 0, 0, \(now), \(now + 600), NULL, NULL);
-            PRAGMA user_version = 2;
-            """
-        let made = try desktop.run(["sqlite3", path, sql])
-        #expect(made.status == 0, "\(made.errorText)")
-        #expect(chmod(path, 0o600) == 0)
+        let path = desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
+        try OldStore.write(
+            path, schema: 2,
+            statements: """
+                INSERT INTO meta VALUES ('bus_id', '\(busID)');
+                INSERT INTO sessions VALUES ('from_schema_two', 'builder', '\(app.name)', NULL, '\(state)', NULL, '\(String(repeating: "v", count: 43))',
+                  'com.example.app:/callback', NULL, 'https://id.example.com', '', NULL, 'browser', NULL, NULL, 0, 'pending', NULL, NULL, NULL,
+                  NULL, NULL, NULL, NULL, 0, 0, \(now), \(now + 600), NULL, NULL);
+                """)
 
         // The upgraded executable starts (by D-Bus activation, at the first call) on the old store.
         try installed.upgrade(desktop)

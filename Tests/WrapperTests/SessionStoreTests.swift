@@ -1,6 +1,7 @@
 import Glibc
 import LinkRouterCore
 import Store
+import StoreTesting
 import SystemKit
 import Testing
 
@@ -102,37 +103,24 @@ struct SessionStoreTests {
 
     }
 
-    /// A store as an older daemon left it: schema 1 (a column a field), or 2 (plus `exchange`), with one row.
+    /// A store as an older daemon left it: schema 1 (a column a field), or 2 (plus `exchange`), with three rows.
     static func oldStore(_ path: String, schema: Int, exchange: String?) throws {
-        try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(path))
-        let columns = schema == 1 ? "" : ", exchange TEXT"
         let value = schema == 1 ? "" : ", " + (exchange.map { "'\($0)'" } ?? "NULL")
-        let sql = """
-            CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, owner TEXT, claim_digest BLOB,
-              state TEXT NOT NULL UNIQUE, nonce TEXT, code_verifier TEXT, redirect_uri TEXT NOT NULL, app_callback_uri TEXT,
-              authorization_origin TEXT NOT NULL, resume_hosts TEXT NOT NULL, resume_path_prefix TEXT, resume_mode TEXT NOT NULL,
-              browser TEXT, issuer TEXT, require_iss INTEGER NOT NULL, status TEXT NOT NULL, result_code TEXT,
-              result_callback_uri TEXT, result_iss TEXT, failure_code TEXT, failure_error TEXT, failure_description TEXT,
-              failure_message TEXT, resume_opened INTEGER NOT NULL, delivered INTEGER NOT NULL, created_at INTEGER NOT NULL,
-              expires_at INTEGER NOT NULL, finished_at INTEGER\(columns)) STRICT, WITHOUT ROWID;
-            CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) STRICT;
-            INSERT INTO meta VALUES ('bus_id', 'b0');
-            INSERT INTO sessions VALUES ('m1', 'builder', ':1.5', NULL, 'state_old_\(String(repeating: "o", count: 30))', 'n1',
-              '\(String(repeating: "v", count: 43))', 'com.example.app:/cb', 'https://example.com/app', 'https://as.example',
-              'api.vipps.no apitest.vipps.no', '/p/', 'client', 'firefox.desktop', 'https://as.example', 1, 'resumed', NULL, NULL, NULL,
-              NULL, NULL, NULL, NULL, 1, 0, 1800000000, 1800000600, NULL\(value));
-            INSERT INTO sessions VALUES ('m2', 'adopted', NULL, x'0909', 'state_two_\(String(repeating: "t", count: 30))', NULL, NULL,
-              'http://127.0.0.1:40001/cb', NULL, 'https://as.example', '', NULL, 'browser', NULL, NULL, 0, 'failed', NULL, NULL, NULL,
-              'AuthorizationFailed', 'access_denied', 'no', 'the provider refused', 0, 1, 1800000000, 1800000600, 1800000005\(value));
-            INSERT INTO sessions VALUES ('m3', 'spaceship', NULL, NULL, 'state_bad_\(String(repeating: "b", count: 30))', NULL, NULL,
-              'http://127.0.0.1:40001/cb', NULL, 'https://as.example', '', NULL, 'browser', NULL, NULL, 0, 'pending', NULL, NULL, NULL,
-              NULL, NULL, NULL, NULL, 0, 0, 1800000000, 1800000600, NULL\(value));
-            PRAGMA user_version = \(schema);
-            """
-        let r = try Subprocess.run(["sqlite3", path, sql])
-        #expect(r.status == 0, "\(r.errorText)")
-        // sqlite3 makes it 0644, which the store refuses as shared (P3).
-        #expect(chmod(path, 0o600) == 0)
+        try OldStore.write(
+            path, schema: schema,
+            statements: """
+                INSERT INTO meta VALUES ('bus_id', 'b0');
+                INSERT INTO sessions VALUES ('m1', 'builder', ':1.5', NULL, 'state_old_\(String(repeating: "o", count: 30))', 'n1',
+                  '\(String(repeating: "v", count: 43))', 'com.example.app:/cb', 'https://example.com/app', 'https://as.example',
+                  'api.vipps.no apitest.vipps.no', '/p/', 'client', 'firefox.desktop', 'https://as.example', 1, 'resumed', NULL, NULL, NULL,
+                  NULL, NULL, NULL, NULL, 1, 0, 1800000000, 1800000600, NULL\(value));
+                INSERT INTO sessions VALUES ('m2', 'adopted', NULL, x'0909', 'state_two_\(String(repeating: "t", count: 30))', NULL, NULL,
+                  'http://127.0.0.1:40001/cb', NULL, 'https://as.example', '', NULL, 'browser', NULL, NULL, 0, 'failed', NULL, NULL, NULL,
+                  'AuthorizationFailed', 'access_denied', 'no', 'the provider refused', 0, 1, 1800000000, 1800000600, 1800000005\(value));
+                INSERT INTO sessions VALUES ('m3', 'spaceship', NULL, NULL, 'state_bad_\(String(repeating: "b", count: 30))', NULL, NULL,
+                  'http://127.0.0.1:40001/cb', NULL, 'https://as.example', '', NULL, 'browser', NULL, NULL, 0, 'pending', NULL, NULL, NULL,
+                  NULL, NULL, NULL, NULL, 0, 0, 1800000000, 1800000600, NULL\(value));
+                """)
     }
 
     @Test("schema 1 and 2 stores move to schema 3 (a header and one flow value) in one transaction, keeping every session as it was")
