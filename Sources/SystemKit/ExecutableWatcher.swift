@@ -19,8 +19,13 @@ public final class ExecutableWatcher {
         guard !exe.hasSuffix(" (deleted)"), let slash = exe.lastIndex(of: "/") else {
             throw SystemError("the executable \(exe) is already gone", code: ENOENT)
         }
+        // Opened, not stat'ed: under valgrind only an open of /proc/self/exe
+        // is the program's file (a stat would be valgrind's own, taken for a replacement).
+        let exeFD = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+        guard exeFD >= 0 else { throw SystemError("open", path: "/proc/self/exe") }
+        defer { close(exeFD) }
         var st = stat()
-        guard stat("/proc/self/exe", &st) == 0 else { throw SystemError("stat", path: "/proc/self/exe") }
+        guard fstat(exeFD, &st) == 0 else { throw SystemError("fstat", path: "/proc/self/exe") }
         path = exe
         running = (UInt64(st.st_dev), UInt64(st.st_ino))
         watcher = try DirectoryWatcher(slash == exe.startIndex ? "/" : String(exe[..<slash]))
