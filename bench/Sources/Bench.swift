@@ -40,7 +40,8 @@ final class Bench {
     var sections: [(String, () throws -> Void)] {
         [
             ("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
-            ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks), ("realbrowser", realBrowserLogin), ("accounts", accounts),
+            ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks),
+            ("giodelivery", gioDelivery), ("realbrowser", realBrowserLogin), ("accounts", accounts),
             ("soak", soak),
         ]
     }
