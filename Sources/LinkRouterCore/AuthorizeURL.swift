@@ -29,12 +29,11 @@ public enum AuthorizeURL {
         uri.normalizedScheme + "://" + ASCII.lowercased(uri.authority ?? "")
     }
 
-    /// The authorize URL for a session the daemon builds.
-    static func build(
-        endpoint: URIReference, clientID: String, redirectURI: String, scope: String?,
-        state: String, nonce: String, codeChallenge: String?, appCallbackURI: String?,
+    /// The authorization request's parameters for a session the daemon builds, in order.
+    static func parameters(
+        clientID: String, redirectURI: String, scope: String?, state: String, nonce: String, codeChallenge: String?, appCallbackURI: String?,
         extra: [String: String]
-    ) -> String {
+    ) -> [(String, String)] {
         var pairs: [(String, String)] = [("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI)]
         if let scope { pairs.append(("scope", scope)) }
         pairs.append(("state", state))
@@ -48,6 +47,11 @@ public enum AuthorizeURL {
             pairs.append(("app_callback_uri", appCallbackURI))
         }
         for key in extra.keys.sorted() { pairs.append((key, extra[key]!)) }
+        return pairs
+    }
+
+    /// `endpoint` with `pairs` added to its query (after any it has of its own).
+    static func withQuery(_ endpoint: URIReference, _ pairs: [(String, String)]) -> String {
         let query = pairs.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(separator: "&")
         var base = endpoint.original
         if let q = endpoint.query {

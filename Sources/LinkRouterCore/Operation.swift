@@ -43,6 +43,8 @@ public enum Operation: Sendable, Equatable {
     case removeAccount(Account)
     /// A token revoked at the provider (RFC 7009 §2.1: `token`, `token_type_hint`, `client_id`).
     case revoke(Revocation, endpoint: String)
+    /// An authorization request pushed to the provider (RFC 9126 §2): the `request_uri` comes back.
+    case push(PushRequest)
 }
 
 /// What an operation came to.
@@ -63,6 +65,8 @@ public enum OperationResult: Sendable, Equatable {
     case accountFile(RouterError?)
     /// The provider revoked the token (nil), or why not.
     case revoked(RouterError?)
+    /// A pushed request's `request_uri`, or why there is none.
+    case pushed(Result<String, RouterError>)
 }
 
 /// The bus at one moment: its id (unique names repeat across buses) and every name on it.

@@ -116,6 +116,8 @@ public struct PendingBegin: Sendable, Equatable {
     public var login: Bool
     /// The loopback port bound for it, once its listener is up.
     public var port: Int?
+    /// The provider's `request_uri` for its pushed request (RFC 9126), once pushed.
+    public var requestURI: String?
     public init(request: SessionRequest, inputs: BeginInputs, caller: String, login: Bool, port: Int? = nil) {
         self.request = request
         self.inputs = inputs

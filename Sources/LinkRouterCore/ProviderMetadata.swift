@@ -9,10 +9,17 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let issParameterSupported: Bool
     /// `revocation_endpoint` (RFC 7009, RFC 8414 §2): where a sign-out revokes the tokens. Nil: none offered, or one that breaks the endpoint rules.
     public let revocationEndpoint: String?
+    /// `pushed_authorization_request_endpoint` (RFC 9126 §5). Nil: none offered, or one that breaks the endpoint rules.
+    public let pushedAuthorizationRequestEndpoint: String?
+    /// `require_pushed_authorization_requests` (RFC 9126 §5): a plain authorize URL is refused there.
+    public let requirePushedAuthorizationRequests: Bool
 
     public init(
-        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil,
+        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false
     ) {
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -73,8 +80,11 @@ public struct ProviderMetadata: Sendable, Equatable {
         }
         // Optional: a bad one is not used (a sign-out then forgets the tokens here only), and fails no login.
         let revocation = document["revocation_endpoint"] == nil ? nil : try? endpoint("revocation_endpoint")
+        // The same for PAR: a bad endpoint is none (with `par=require`, a clear refusal at BeginSession).
+        let pushed = document["pushed_authorization_request_endpoint"] == nil ? nil : try? endpoint("pushed_authorization_request_endpoint")
         self.init(
             issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
-            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation)
+            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation,
+            pushedAuthorizationRequestEndpoint: pushed, requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true))
     }
 }

@@ -46,6 +46,21 @@ extension Router {
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.info, "Refused BeginSession from \(caller): \(e.message)"))])
             }
 
+        case (.begin(var b), .pushed(let r)):
+            guard case .success(let secrets) = b.inputs.secrets else { return done }
+            // A loopback listener was bound for the request: it goes with it when the request does.
+            let listener: [Effect] = b.port == nil ? [] : [.closeListener(secrets.id)]
+            switch r {
+            case .success(let requestURI):
+                b.requestURI = requestURI
+                var t = begin(b, held: op, ids: &ids, now: now)
+                if t.session == nil { t.effects += listener }
+                return t
+            case .failure(let e):
+                let caller = b.caller
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e))] + listener + [.log(LogLine(.notice, "Refused BeginSession from \(caller): \(e.message)"))])
+            }
+
         case (.deliver(let url, let app, let answers), .delivered(let r)):
             var t = done
             switch r {

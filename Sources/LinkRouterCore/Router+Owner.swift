@@ -77,11 +77,18 @@ extension Router {
             }
             plan.bind(port: port)
         }
+        // A pushed request (RFC 9126) goes to the provider before anything is opened or kept.
+        if pending.requestURI == nil, let push = plan.pushRequest(secrets: secrets) {
+            let op = held ?? ids.take()
+            return Transition(core: [.track(op, .begin(pending))], effects: [.start(op, .push(push))], reply: held == nil ? .held(op) : .none)
+        }
         let opened = browser
         let session = plan.makeSession(secrets: secrets, claimTokenDigest: pending.inputs.claimTokenDigest, browser: opened, now: now)
-        let url = plan.authorizeURL(secrets: secrets)
+        let url = plan.authorizeURL(secrets: secrets, requestURI: pending.requestURI)
         let c = session.code
-        let note = plan.restsOnStateAlone ? "; the adopted URL carries no PKCE, so the session rests on state alone (threat model S9)" : ""
+        let note =
+            (plan.restsOnStateAlone ? "; the adopted URL carries no PKCE, so the session rests on state alone (threat model S9)" : "")
+            + (pending.requestURI != nil ? "; its request pushed to the provider first (RFC 9126)" : "")
         var t = Transition(changes: [.insert(session)], effects: [.scheduleDeadline(session.id, at: deadline(of: session))])
         if let opened { t.effects.append(.openBrowser(url, in: .entry(opened))) }
         if c.redirect.style == .loopback { t.compensation = [.closeListener(session.id)] }

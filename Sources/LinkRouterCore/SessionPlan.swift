@@ -29,6 +29,8 @@ public struct SessionPlan: Sendable {
     /// The client keeps its own PKCE verifier and sent only this challenge
     /// (in adopt mode, the adopted URL's; nil there means no PKCE at all).
     public let clientChallenge: String?
+    /// Where the authorization request is pushed before the browser opens (RFC 9126; the `par` option).
+    public var pushEndpoint: String? = nil
 
     public var mode: CodeFlow.Source {
         switch source {
@@ -88,16 +90,29 @@ public struct SessionPlan: Sendable {
 
 extension SessionPlan {
     /// The URL the browser opens: built from the endpoint and the secrets, or the adopted one as it is.
-    public func authorizeURL(secrets: SessionSecrets) -> String {
+    /// After a push (RFC 9126), `requestURI` is what the provider gave back, and the URL carries only it and `client_id`.
+    public func authorizeURL(secrets: SessionSecrets, requestURI: String? = nil) -> String {
         switch source {
-        case .builder(let endpoint, let clientID, let scope, let extraParams):
-            return AuthorizeURL.build(
-                endpoint: endpoint, clientID: clientID, redirectURI: redirect.string, scope: scope,
-                state: secrets.state, nonce: secrets.nonce, codeChallenge: clientChallenge ?? secrets.codeChallenge,
-                appCallbackURI: appCallback?.string, extra: extraParams)
+        case .builder(let endpoint, let clientID, _, _):
+            if let requestURI { return PushedAuthorization.browserURL(endpoint: endpoint, clientID: clientID, requestURI: requestURI) }
+            return AuthorizeURL.withQuery(endpoint, authorizationParameters(secrets: secrets))
         case .adopted(let url, _, _):
             return url
         }
+    }
+
+    /// The authorization request's parameters (builder mode; empty for an adopted URL).
+    func authorizationParameters(secrets: SessionSecrets) -> [(String, String)] {
+        guard case .builder(_, let clientID, let scope, let extraParams) = source else { return [] }
+        return AuthorizeURL.parameters(
+            clientID: clientID, redirectURI: redirect.string, scope: scope, state: secrets.state, nonce: secrets.nonce,
+            codeChallenge: clientChallenge ?? secrets.codeChallenge, appCallbackURI: appCallback?.string, extra: extraParams)
+    }
+
+    /// The push a builder-mode login makes before its browser opens (RFC 9126), when it makes one.
+    public func pushRequest(secrets: SessionSecrets) -> PushRequest? {
+        guard let pushEndpoint else { return nil }
+        return PushRequest(endpoint: pushEndpoint, parameters: authorizationParameters(secrets: secrets).map { PushRequest.Field(name: $0.0, value: $0.1) })
     }
 
     /// `linkctl login`'s default: the whole login (the code exchanged, the ID
@@ -188,6 +203,7 @@ extension SessionPlan {
             guard request.extraParams.isEmpty else {
                 throw .invalid("extra_params cannot be combined with authorize_url: the adopted URL is used as it is")
             }
+            guard request.par == nil else { throw .invalid("par cannot be combined with authorize_url: the adopted URL is opened as it is") }
             return try adopt(adopted, request: request, owner: owner, ttl: ttl, resumeMode: resumeMode, issuer: issuer, limits: limits)
         }
 
@@ -234,7 +250,8 @@ extension SessionPlan {
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true, exchange: exchange,
-            authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge)
+            authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge,
+            pushEndpoint: try PushedAuthorization.endpoint(PushedAuthorization.Mode(option: request.par), metadata: request.discovered))
     }
 
     /// An issuer identifier as OpenID Connect Discovery §2 and RFC 9207 §2 define it.

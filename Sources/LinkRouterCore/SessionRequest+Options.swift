@@ -75,6 +75,12 @@ extension SessionRequest {
                     "default false. With `issuer`: after the callback the daemon posts the code and its verifier to the token endpoint and `Wait` returns the tokens and the verified ID-token claims instead of the code (see \"Tokens\" below). Not with `authorize_url` or `code_challenge`, where the daemon holds no verifier"
             ),
             OptionRow(
+                "par", .string({ $0.par = $1 }, get: { $0.par }), limit: .option,
+                flag: .value("par", placeholder: "MODE"), help: "push the authorization request first (RFC 9126): auto (default), require or off",
+                doc:
+                    "`auto` (default): when the issuer's metadata lists `pushed_authorization_request_endpoint`, the daemon posts the authorization request there and opens the browser with only `client_id` and the `request_uri` it got back (RFC 9126); `require`: always, and a provider without the endpoint is an error; `off`: never (an error where the metadata says `require_pushed_authorization_requests`). Builder mode only"
+            ),
+            OptionRow(
                 "require_iss", .bool { $0.requireIssuer = $1 },
                 flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
                 doc: "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"),

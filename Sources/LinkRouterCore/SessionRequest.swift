@@ -20,6 +20,8 @@ public struct SessionRequest: Sendable, Equatable {
     public var codeChallenge: String?
     public var issuer: String?
     public var requireIssuer: Bool = false
+    /// `auto` (default), `require` or `off`: whether the authorization request is pushed first (RFC 9126).
+    public var par: String?
     /// Exchange the code for tokens and verify the ID token (needs `issuer`).
     public var exchange: Bool = false
     /// An account's login (`linkctl login NAME`): the daemon fills the

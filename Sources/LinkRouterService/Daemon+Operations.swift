@@ -62,6 +62,8 @@ extension Daemon {
             done(.accountFile(accounts.remove(account)))
         case .revoke(let r, let endpoint):
             providers.revoke(r, endpoint: endpoint) { done(.revoked($0)) }
+        case .push(let request):
+            providers.push(request) { done(.pushed($0)) }
         }
     }
 

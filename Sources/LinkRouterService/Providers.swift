@@ -75,6 +75,17 @@ final class Providers {
         }
     }
 
+    /// `Operation.push`.
+    func push(_ request: PushRequest, _ completion: @escaping (Result<String, RouterError>) -> Void) {
+        do throws(RouterError) {
+            let c = try tokenClient()
+            try room(c)
+            c.push(request, completion: completion)
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
     /// `Operation.refresh`.
     func refresh(_ grant: TokenGrant, refreshToken: String, scope: String?, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         do throws(RouterError) {

@@ -59,6 +59,33 @@ public final class TokenClient {
         }
     }
 
+    /// RFC 9126 §2: the authorization request, form-encoded, to the PAR
+    /// endpoint; 201 (or 200) with `request_uri` is success. A refusal says
+    /// which request failed and what the provider said, if anything (Glewlwyd
+    /// answers 403 with an empty body).
+    public func push(_ push: PushRequest, completion: @escaping (Result<String, RouterError>) -> Void) {
+        var request = HTTPRequest.postForm(push.endpoint, push.parameters.map { ($0.name, $0.value) })
+        request.maxResponseBytes = Self.maxResponseBytes
+        _ = directory.http.send(request) { result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) failed: \(error.description); nothing was opened")))
+            case .success(let response) where response.status == 201 || response.status == 200:
+                let body = try? JSONParser.parse(response.body)
+                guard let uri = body?["request_uri"]?.stringValue, !uri.isEmpty, uri.utf8.count <= 2048, OAuthText.isVisibleText(uri) else {
+                    completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was answered with no usable request_uri (RFC 9126 §2.2); nothing was opened")))
+                    return
+                }
+                completion(.success(uri))
+            case .success(let response):
+                let body = try? JSONParser.parse(response.body)
+                let code = body?["error"]?.stringValue.flatMap { OAuthText.isErrorText($0) ? $0 : nil }
+                let said = code.map { ": " + $0 } ?? (response.body.isEmpty ? ", with an empty body" : ", no reason given")
+                completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was refused: HTTP \(response.status)\(said); nothing was opened")))
+            }
+        }
+    }
+
     private func post(_ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
         request.maxResponseBytes = Self.maxResponseBytes
