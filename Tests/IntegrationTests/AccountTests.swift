@@ -27,7 +27,7 @@ struct AccountTests {
         /// With `installed`: the daemon runs from a copy an upgrade can replace, and the bus activates it (`UpgradeTests`).
         let installed: InstalledDaemon?
 
-        init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false) throws {
+        init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off") throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop, activation: installed)
             self.installed = installed ? try InstalledDaemon(desktop: desktop, bus: bus) : nil
@@ -35,11 +35,12 @@ struct AccountTests {
             if counted {
                 let counting = try TamperProxy(desktop: desktop)
                 provider = try Glewlwyd(
-                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation)
+                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation,
+                    par: par)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
-                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds)
+                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par)
                 proxy = nil
             }
             systemAccounts = desktop.root + "/etc-accounts"

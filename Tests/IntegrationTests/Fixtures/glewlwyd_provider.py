@@ -166,7 +166,7 @@ def wait_until_answering(proc, base, deadline):
         delay = min(delay * 2, 0.2)
 
 
-def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False):
+def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off"):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -194,6 +194,9 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         "pkce-method-plain-allowed": False, "pkce-scopes": [],
         # Revocation (RFC 7009) for a client as itself; Glewlwyd answers public clients 401.
         "introspection-revocation-allowed": revocation, "introspection-revocation-allow-target-client": revocation,
+        # PAR (RFC 9126): allowed, or required (a plain GET /auth is then refused).
+        "oauth-par-allowed": par != "off", "oauth-par-required": par == "required",
+        "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:", "oauth-par-duration": 90,
         "register-client-allowed": False,
         "session-management-allowed": False,
     }
@@ -217,6 +220,7 @@ def main():
                    help="auto: stdin EOF stops it when stdin is a pipe/socket/tty; signals always do")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds allowed for start and bootstrap")
     p.add_argument("--revocation", action="store_true", help="offer the revocation endpoint (RFC 7009)")
+    p.add_argument("--par", choices=("off", "allowed", "required"), default="off", help="pushed authorization requests (RFC 9126)")
     p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
@@ -248,7 +252,7 @@ def main():
         api = Api(base)
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
-        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation)
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

@@ -39,6 +39,7 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
   token-unavailable    token: 503 text/plain, as a provider that is down; Glewlwyd not asked
   huge-token-response  token: 200 with a 3 MiB JSON body; Glewlwyd not asked
   html-token-response  token: 200 text/html; Glewlwyd not asked
+  par-no-request-uri   PAR (POST .../par): 201 {"expires_in":90} with no request_uri; Glewlwyd not asked
 
 Re-signing uses the proxy's own RSA-2048 key (openssl CLI, made at start), RS256,
 header {"alg":"RS256","kid":KEY_ID,"typ":"JWT"}; KEY_ID is the RFC 7638
@@ -67,7 +68,7 @@ TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-i
                "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
 CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response"}
 DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
-MODES = {"honest"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
+MODES = {"honest", "par-no-request-uri"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
 OTHER_AUD = "someone-else"
 HUGE_BYTES = 3 * 1024 * 1024
@@ -304,6 +305,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 entry["jwks_fetch"], entry["jwks_fetch_total"] = st.count_jwks(generation)
             else:
                 st.note_mode(generation)
+            if self.command == "POST" and path.endswith("/par") and mode == "par-no-request-uri":
+                entry["upstream"] = False
+                entry["tampered"], entry["status"] = "canned 201 without request_uri", 201
+                self.send(201, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], compact({"expires_in": 90}))
+                return
             if is_token and mode in CANNED_MODES:
                 entry["upstream"] = False
                 self.canned(mode, entry)

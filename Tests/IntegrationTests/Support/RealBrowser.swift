@@ -67,13 +67,18 @@ final class Glewlwyd {
 
     /// `publicOrigin`: Glewlwyd names that origin as its own (issuer, endpoints), for a proxy in front of it.
     /// `revocation`: the revocation endpoint on (RFC 7009; Glewlwyd answers public clients 401).
-    init(desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false) throws {
+    /// `par`: pushed authorization requests `off`, `allowed` or `required` (RFC 9126).
+    init(
+        desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false, par: String = "off"
+    ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
         infoPath = path
         pid = try Subprocess.spawn(
             ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
-                + (publicOrigin.map { ["--public-origin", $0] } ?? []) + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? []) + (revocation ? ["--revocation"] : []),
+                + (publicOrigin.map { ["--public-origin", $0] } ?? []) + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? []) + (revocation ? ["--revocation"] : []) + [
+                    "--par", par,
+                ],
             environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
             let line = try? FileSystem.readText(path),
