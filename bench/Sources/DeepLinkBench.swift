@@ -13,31 +13,11 @@ extension Bench {
         say("deep link click to the app's Open handler")
         let w = try world("deeplink")
         try w.startDaemon()
-        // The tests' GApplication, from this file's place in the repository.
-        let root = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath)))
-        let gapp = root + "/Tests/IntegrationTests/Fixtures/gapp.py"
-        let record = w.root + "/app.jsonl"
-        let command = "/usr/bin/python3 \(gapp) org.example.BenchApp \(record)"
-        try FileSystem.writeAtomically(
-            w.applications + "/org.example.BenchApp.desktop",
-            text: """
-                [Desktop Entry]
-                Type=Application
-                Name=Bench app
-                Exec=\(command) %U
-                DBusActivatable=true
-                MimeType=x-scheme-handler/com.example.bench;
-
-                """, permissions: 0o644)
-        try FileSystem.writeAtomically(
-            w.root + "/bus/services/org.example.BenchApp.service",
-            text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
-        guard try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"]).status == 0 else {
-            throw BenchError("register failed")
-        }
+        let bench = try BenchApp(in: w, bin: bin)
+        let record = bench.record
         let list = w.root + "/home/.config/mimeapps.list"
-        let viaLinkrouter = MimeApps.settingDefault("linkrouter-com.example.bench.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
-        let straight = MimeApps.settingDefault("org.example.BenchApp.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        let viaLinkrouter = bench.viaLinkrouter
+        let straight = bench.straight
         var opened = 0
         var written: String?
         /// From the launcher's start until the app's `open` handler has written the link.
@@ -118,5 +98,35 @@ struct BenchAppProcess {
         guard (try? m.append(.string("org.example.BenchApp"))) != nil, case .uint32(let pid)? = try? c.callArguments(m).first else { return }
         kill(Int32(pid), SIGTERM)
         _ = world.wait({ !c.nameHasOwner("org.example.BenchApp") })
+    }
+}
+
+/// The tests' GApplication installed in a bench world as `org.example.BenchApp`
+/// (D-Bus activatable, a service file on the world's bus), handling
+/// `com.example.bench`, which linkrouter is registered for with it as the app.
+struct BenchApp {
+    /// Where it writes a JSON line per link it opens.
+    let record: String
+    /// `mimeapps.list` texts: the scheme to linkrouter's entry, or straight to the app.
+    let viaLinkrouter: String
+    let straight: String
+
+    init(in w: BenchWorld, bin: String) throws {
+        // The tests' GApplication, from this file's place in the repository.
+        let root = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath)))
+        record = w.root + "/app.jsonl"
+        let command = "/usr/bin/python3 \(root)/Tests/IntegrationTests/Fixtures/gapp.py org.example.BenchApp \(record)"
+        try FileSystem.writeAtomically(
+            w.applications + "/org.example.BenchApp.desktop",
+            text: "[Desktop Entry]\nType=Application\nName=Bench app\nExec=\(command) %U\nDBusActivatable=true\nMimeType=x-scheme-handler/com.example.bench;\n",
+            permissions: 0o644)
+        try FileSystem.writeAtomically(
+            w.root + "/bus/services/org.example.BenchApp.service",
+            text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
+        guard try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"]).status == 0 else {
+            throw BenchError("register failed")
+        }
+        viaLinkrouter = MimeApps.settingDefault("linkrouter-com.example.bench.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        straight = MimeApps.settingDefault("org.example.BenchApp.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
     }
 }

@@ -13,22 +13,11 @@ extension Bench {
         say("GIO delivery to a D-Bus-activatable app")
         let w = try world("giodelivery")
         try w.startDaemon()
-        let root = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath)))
-        let record = w.root + "/app.jsonl"
-        let command = "/usr/bin/python3 \(root)/Tests/IntegrationTests/Fixtures/gapp.py org.example.BenchApp \(record)"
-        try FileSystem.writeAtomically(
-            w.applications + "/org.example.BenchApp.desktop",
-            text: "[Desktop Entry]\nType=Application\nName=Bench app\nExec=\(command) %U\nDBusActivatable=true\nMimeType=x-scheme-handler/com.example.bench;\n",
-            permissions: 0o644)
-        try FileSystem.writeAtomically(
-            w.root + "/bus/services/org.example.BenchApp.service",
-            text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
-        guard try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"]).status == 0 else {
-            throw BenchError("register failed")
-        }
+        let bench = try BenchApp(in: w, bin: bin)
+        let record = bench.record
         let list = w.root + "/home/.config/mimeapps.list"
-        let straight = MimeApps.settingDefault("org.example.BenchApp.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
-        let viaLinkrouter = MimeApps.settingDefault("linkrouter-com.example.bench.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        let straight = bench.straight
+        let viaLinkrouter = bench.viaLinkrouter
         // A program that launches with GIO's synchronous API and exits at once; and one that stays
         // (as Firefox does) and launches each link with the asynchronous API, waiting for its callback.
         let syncExit = [
