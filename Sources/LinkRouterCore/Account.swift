@@ -59,6 +59,8 @@ public struct Account: Sendable, Equatable {
     public let audience: String?
     public let resource: String?
     public let extraParams: [String: String]
+    /// Whether its logins push their authorization request first (RFC 9126).
+    public let par: PushedAuthorization.Mode
     public let token: TokenKind
     public let store: Storage
     public let minValidSeconds: Int64
@@ -97,6 +99,7 @@ public struct Account: Sendable, Equatable {
         for v in [r.audience, r.resource].compactMap({ $0 }) where !OAuthText.isVisibleText(v) {
             throw .invalid("audience and resource must be printable ASCII")
         }
+        let par = try PushedAuthorization.Mode(option: r.par)
         guard let token = TokenKind(rawValue: r.token ?? "access") else { throw .invalid("token must be access or id, not \(r.token ?? "")") }
         guard let store = Storage(rawValue: r.store ?? "keyring") else { throw .invalid("store must be keyring or memory, not \(r.store ?? "")") }
         let minValid = r.minValid ?? defaultMinValid
@@ -112,7 +115,7 @@ public struct Account: Sendable, Equatable {
         let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
         return Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
-            extraParams: r.extraParams, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
+            extraParams: r.extraParams, par: par, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
     }
 
@@ -158,6 +161,7 @@ public struct Account: Sendable, Equatable {
         if let audience { out.append(("audience", audience)) }
         if let resource { out.append(("resource", resource)) }
         if !extraParams.isEmpty { out.append(("extra_params", extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";"))) }
+        if par != .auto { out.append(("par", par.rawValue)) }
         out.append(("token", token.rawValue))
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
@@ -169,9 +173,10 @@ public struct Account: Sendable, Equatable {
 
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], token: TokenKind, store: Storage, minValidSeconds: Int64, username: String, registries: [String], gitURLs: [String],
-        owner: Owner
+        extraParams: [String: String], par: PushedAuthorization.Mode, token: TokenKind, store: Storage, minValidSeconds: Int64, username: String,
+        registries: [String], gitURLs: [String], owner: Owner
     ) {
+        self.par = par
         self.name = name
         self.issuer = issuer
         self.clientID = clientID

@@ -32,6 +32,10 @@ extension AccountRequest {
                 "extra_params", .stringMap({ $0.extraParams = $1 }), flag: .pairs("param"), help: "NAME=VALUE added to the authorize request",
                 doc: "more authorize parameters (not the ones linkrouter sets)"),
             OptionRow(
+                "par", .string({ $0.par = $1 }, get: { $0.par }), limit: .bytes(16),
+                flag: .value("par", placeholder: "auto|require|off"), help: "push the authorization request first (RFC 9126; default auto: when the provider offers it)",
+                doc: "`auto` (default: when the provider's metadata lists a PAR endpoint), `require` or `off`: whether the login pushes its authorization request first (RFC 9126)"),
+            OptionRow(
                 "token", .string({ $0.token = $1 }, get: { $0.token }), limit: .bytes(16),
                 flag: .value("token", placeholder: "access|id"), help: "the token handed out by default (id for OIDC Kubernetes clusters)",
                 doc: "`access` (default) or `id`: what `GetToken` hands out unless asked otherwise"),

@@ -16,6 +16,7 @@ public struct AccountRequest: Sendable, Equatable {
     public var store: String?
     /// Seconds of life a token handed out must have left.
     public var minValid: UInt32?
+    public var par: String?
     /// The user name a registry or a forge gets with the token.
     public var username: String?
     /// Registry hosts whose docker credentials this account answers.

@@ -43,4 +43,19 @@ struct PARTests {
         #expect(off.status != 0 && off.errorText.contains("requires pushed authorization requests"), "\(off.status) \(off.errorText)")
         #expect(w.daemon.isRunning)
     }
+
+    @Test("an account's par: require at a provider without PAR fails its login at once, and the file keeps it; a login may not set it again")
+    func accountOption() throws {
+        let w = try AccountTests.World()
+        #expect(try w.add("strict", ["--par", "require"]).status == 0)
+        let file = try FileSystem.readText(w.desktop.configHome + "/linkrouter/accounts/strict.conf")
+        #expect(file.contains("par=require"), "\(file)")
+        let r = try w.desktop.linkctl(["login", "strict", "--no-browser", "--timeout", "20000"])
+        #expect(r.status != 0 && r.errorText.contains("lists no usable pushed_authorization_request_endpoint"), "\(r.status) \(r.errorText)")
+        let again = try w.desktop.linkctl(["login", "strict", "--par", "off", "--no-browser", "--timeout", "20000"])
+        #expect(again.status != 0 && again.errorText.contains("par is the account's"), "\(again.status) \(again.errorText)")
+        let bad = try w.add("odd", ["--par", "sometimes"])
+        #expect(bad.status != 0 && bad.errorText.contains("not one of auto, require, off"), "\(bad.errorText)")
+        #expect(w.daemon.isRunning)
+    }
 }
