@@ -27,7 +27,9 @@ struct AccountTests {
         /// With `installed`: the daemon runs from a copy an upgrade can replace, and the bus activates it (`UpgradeTests`).
         let installed: InstalledDaemon?
 
-        init(accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off") throws {
+        init(
+            accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off", signing: String = "rsa"
+        ) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop, activation: installed)
             self.installed = installed ? try InstalledDaemon(desktop: desktop, bus: bus) : nil
@@ -36,11 +38,11 @@ struct AccountTests {
                 let counting = try TamperProxy(desktop: desktop)
                 provider = try Glewlwyd(
                     desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation,
-                    par: par)
+                    par: par, signing: signing)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
-                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par)
+                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par, signing: signing)
                 proxy = nil
             }
             systemAccounts = desktop.root + "/etc-accounts"

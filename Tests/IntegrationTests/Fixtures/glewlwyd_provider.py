@@ -75,13 +75,21 @@ def run(argv):
     return r.stdout
 
 
-def prepare(d, port, external=None):
+# The ID-token signing key: Glewlwyd's jwt-type, and how openssl makes the key.
+SIGNING = {
+    "rsa": ["openssl", "genrsa", "-out", None, "2048"],
+    "ecdsa": ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", None],
+    "eddsa": ["openssl", "genpkey", "-algorithm", "ed25519", "-out", None],
+}
+
+
+def prepare(d, port, external=None, signing="rsa"):
     if os.path.exists(d) and os.listdir(d):
         raise Failure(f"--dir {d} is not empty: give a fresh directory")
     os.makedirs(d, mode=0o700, exist_ok=True)
     os.chmod(d, 0o700)
     key, cert = os.path.join(d, "oidc-key.pem"), os.path.join(d, "oidc-cert.pem")
-    run(["openssl", "genrsa", "-out", key, "2048"])
+    run([key if a is None else a for a in SIGNING[signing]])
     run(["openssl", "req", "-x509", "-new", "-key", key, "-out", cert, "-days", "2", "-subj", "/CN=glewlwyd-test"])
     db = os.path.join(d, "glewlwyd.db")
     with gzip.open(INIT_SQL, "rt") as f:
@@ -166,7 +174,7 @@ def wait_until_answering(proc, base, deadline):
         delay = min(delay * 2, 0.2)
 
 
-def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off"):
+def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa"):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -174,7 +182,8 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
     params = {
         "iss": issuer,
         "oauth-as-iss-id": True,
-        "jwt-type": "rsa", "jwt-key-size": "256", "key": key, "cert": cert,
+        # 256 for every type: with ecdsa, 384 would sign ES512 (Glewlwyd bug 9).
+        "jwt-type": signing, "jwt-key-size": "256", "key": key, "cert": cert,
         "access-token-duration": access_token_duration, "refresh-token-duration": 1209600, "code-duration": 600,
         "refresh-token-rolling": True, "allow-non-oidc": False,
         "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,
@@ -221,6 +230,7 @@ def main():
     p.add_argument("--timeout", type=float, default=20.0, help="seconds allowed for start and bootstrap")
     p.add_argument("--revocation", action="store_true", help="offer the revocation endpoint (RFC 7009)")
     p.add_argument("--par", choices=("off", "allowed", "required"), default="off", help="pushed authorization requests (RFC 9126)")
+    p.add_argument("--signing", choices=tuple(SIGNING), default="rsa", help="the ID tokens' key: rsa (RS256), ecdsa (ES256), eddsa (EdDSA)")
     p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
@@ -243,7 +253,7 @@ def main():
     try:
         d = os.path.abspath(a.dir)
         port = a.port or free_port()
-        conf, key, cert = prepare(d, port, public)
+        conf, key, cert = prepare(d, port, public, a.signing)
         log = open(os.path.join(d, "glewlwyd.log"), "ab")
         proc = subprocess.Popen(["glewlwyd", "-c", conf], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 preexec_fn=die_with_parent, cwd=d)
@@ -252,7 +262,7 @@ def main():
         api = Api(base)
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
-        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par)
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

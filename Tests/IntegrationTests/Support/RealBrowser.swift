@@ -68,8 +68,10 @@ final class Glewlwyd {
     /// `publicOrigin`: Glewlwyd names that origin as its own (issuer, endpoints), for a proxy in front of it.
     /// `revocation`: the revocation endpoint on (RFC 7009; Glewlwyd answers public clients 401).
     /// `par`: pushed authorization requests `off`, `allowed` or `required` (RFC 9126).
+    /// `signing`: the ID tokens' key, `rsa` (RS256), `ecdsa` (ES256) or `eddsa` (EdDSA).
     init(
-        desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false, par: String = "off"
+        desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false, par: String = "off",
+        signing: String = "rsa"
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
@@ -77,7 +79,7 @@ final class Glewlwyd {
         pid = try Subprocess.spawn(
             ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
                 + (publicOrigin.map { ["--public-origin", $0] } ?? []) + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? []) + (revocation ? ["--revocation"] : []) + [
-                    "--par", par,
+                    "--par", par, "--signing", signing,
                 ],
             environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),

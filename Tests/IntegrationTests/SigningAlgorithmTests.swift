@@ -1,0 +1,25 @@
+import Foundation
+import SystemKit
+import Testing
+
+/// ID tokens signed as real providers sign them: Glewlwyd with an RSA, a
+/// P-256 and an Ed25519 key. Each login verifies the ID token against the
+/// provider's JWKS before anyone gets a token, and the token handed out
+/// carries the provider's algorithm.
+@Suite("ID-token signatures from a real provider")
+struct SigningAlgorithmTests {
+    @Test("Glewlwyd signing RS256, ES256 and EdDSA: the login verifies its ID token and the account hands it out", arguments: [("rsa", "RS256"), ("ecdsa", "ES256"), ("eddsa", "EdDSA")])
+    func signed(_ signing: String, _ alg: String) throws {
+        let w = try AccountTests.World(signing: signing)
+        #expect(try w.add("work", ["--token", "id"]).status == 0)
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        let token = try w.desktop.linkctl("token", "work")
+        #expect(token.status == 0, "\(token.errorText)")
+        let header = try #require(token.text.split(separator: ".").first.map(String.init))
+        var b64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        let json = try #require(Data(base64Encoded: b64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] })
+        #expect(json["alg"] as? String == alg, "\(json)")
+    }
+}
