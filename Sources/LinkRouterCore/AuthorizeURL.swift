@@ -5,6 +5,8 @@ public enum AuthorizeURL {
     public static let reservedParameters: Set<String> = [
         "response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
         "code_challenge", "code_challenge_method", "requested_flow", "app_callback_uri",
+        // RFC 9126 §2.1: never in a pushed request; the daemon alone puts it in the URL after a push.
+        "request_uri",
     ]
 
     /// Checks an authorization endpoint: https, or http on loopback for local providers.

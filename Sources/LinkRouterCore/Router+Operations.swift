@@ -39,7 +39,8 @@ extension Router {
                 b.port = port
                 var t = begin(b, held: op, ids: &ids, now: now)
                 // Refused after all (a limit reached meanwhile): the listener goes with the request.
-                if t.session == nil { t.effects.append(.closeListener(secrets.id)) }
+                // Not while its request is being pushed (RFC 9126): the session comes after that.
+                if t.session == nil && !t.startsPush { t.effects.append(.closeListener(secrets.id)) }
                 return t
             case .failure(let e):
                 let caller = b.caller

@@ -124,9 +124,9 @@ extension SessionPlan {
 
     /// Whether the daemon must fetch the issuer's metadata before `make`: an
     /// issuer without an authorization endpoint, or any exchange (which needs the
-    /// token endpoint and the keys). An adopted URL never needs it.
+    /// token endpoint and the keys), or `par=require` (the PAR endpoint). An adopted URL never needs it.
     public static func needsDiscovery(_ request: SessionRequest) -> Bool {
-        request.authorizeURL == nil && request.issuer != nil && (request.authorizationEndpoint == nil || request.exchange)
+        request.authorizeURL == nil && request.issuer != nil && (request.authorizationEndpoint == nil || request.exchange || request.par == "require")
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.

@@ -8,7 +8,7 @@ extension SessionRequest {
             ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil), ("scope", scope != nil),
             ("redirect_uri", redirectURI != nil), ("extra_params", !extraParams.isEmpty),
         ]
-        if par != nil && account.par != .auto {
+        if par != nil {
             throw .invalid("par is the account's (\(account.name): \(account.par.rawValue)) to set; leave it out, or change the account (linkctl account add \(account.name) --par … --replace)")
         }
         if let (key, _) = given.first(where: { $0.1 }) {
@@ -22,7 +22,7 @@ extension SessionRequest {
         if let a = account.audience { params["audience"] = a }
         if let r = account.resource { params["resource"] = r }
         extraParams = params
-        if par == nil && account.par != .auto { par = account.par.rawValue }
+        par = account.par.rawValue
         exchange = true
         // The key's name, so the tokens land on this owner's account.
         self.account = account.key.qualifiedName

@@ -86,6 +86,11 @@ public struct Transition: Sendable, Equatable {
     }
 
     /// The one changed session, when there is exactly one.
+    /// Whether it pushes an authorization request (RFC 9126): a `BeginSession` still on its way to a session.
+    var startsPush: Bool {
+        effects.contains { if case .start(_, .push) = $0 { true } else { false } }
+    }
+
     public var session: Session? {
         guard changes.count == 1 else { return nil }
         switch changes[0] {

@@ -80,7 +80,8 @@ public final class TokenClient {
             case .success(let response):
                 let body = try? JSONParser.parse(response.body)
                 let code = body?["error"]?.stringValue.flatMap { OAuthText.isErrorText($0) ? $0 : nil }
-                let said = code.map { ": " + $0 } ?? (response.body.isEmpty ? ", with an empty body" : ", no reason given")
+                let description = OAuthText.sanitizedDescription(body?["error_description"]?.stringValue)
+                let said = code.map { ": " + $0 + (description.map { ", " + $0 } ?? "") } ?? (response.body.isEmpty ? ", with an empty body" : ", no reason given")
                 completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was refused: HTTP \(response.status)\(said); nothing was opened")))
             }
         }

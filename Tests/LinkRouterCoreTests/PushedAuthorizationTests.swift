@@ -71,6 +71,7 @@ struct PushedAuthorizationTests {
             return
         }
         #expect(push.parameters.contains(PushRequest.Field(name: "redirect_uri", value: "http://127.0.0.1:40123/callback")))
+        #expect(!listening.effects.contains(.closeListener(Fixtures.secrets(5).id)), "the listener stays while the request is pushed")
         router.take(listening)
         let e = RouterError(.authorizationFailed, "the pushed authorization request to \(Self.issuer)/par was refused: HTTP 403, with an empty body; nothing was opened")
         let failed = router.completed(op, .pushed(.failure(e)), now: now)
@@ -109,5 +110,45 @@ struct PushedAuthorizationTests {
                     $0.authorizeURL = "https://auth.example.com/a?state=" + String(repeating: "s", count: 32)
                 }
             ).contains("cannot be combined with authorize_url"))
+    }
+
+    @Test("a loopback login pushed: its listener stays up through the push, and the session listens on the port it pushed")
+    func loopbackPushed() throws {
+        var router = Router()
+        var r = Self.request()
+        r.redirectURI = "http://127.0.0.1/callback"
+        let asked = router.beginSession(r, inputs: Fixtures.inputs(6), caller: ":1.5", login: false, now: now)
+        let op = try #require(asked.held)
+        router.take(asked)
+        router.take(router.completed(op, .metadata(.success(try #require(r.discovered))), now: now))
+        let listening = router.completed(op, .listening(.success(40124)), now: now)
+        #expect(!listening.effects.contains(.closeListener(Fixtures.secrets(6).id)))
+        router.take(listening)
+        let pushed = router.completed(op, .pushed(.success("urn:ietf:params:oauth:request_uri:loop")), now: now)
+        let session = try #require(pushed.session)
+        #expect(session.code.redirect.string == "http://127.0.0.1:40124/callback")
+        #expect(!pushed.effects.contains(.closeListener(session.id)))
+        #expect(pushed.compensation == [.closeListener(session.id)], "closed only if the session is undone")
+    }
+
+    @Test("request_uri is the daemon's: extra_params may not set it")
+    func requestURIReserved() throws {
+        do {
+            _ = try SessionPlan.make(Fixtures.request { $0.extraParams = ["request_uri": "urn:x"] }, owner: Fixtures.caller, limits: Limits())
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message.contains("may not set \"request_uri\""), "\(error.message)")
+        }
+    }
+
+    @Test("par=require with an issuer and an explicit endpoint fetches the metadata for the PAR endpoint")
+    func requireDiscovers() {
+        #expect(
+            SessionPlan.needsDiscovery(
+                Fixtures.request {
+                    $0.issuer = Self.issuer
+                    $0.par = "require"
+                }))
+        #expect(!SessionPlan.needsDiscovery(Fixtures.request { $0.issuer = Self.issuer }))
     }
 }
