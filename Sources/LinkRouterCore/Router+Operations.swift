@@ -39,8 +39,7 @@ extension Router {
                 b.port = port
                 var t = begin(b, held: op, ids: &ids, now: now)
                 // Refused after all (a limit reached meanwhile): the listener goes with the request.
-                // Not while its request is being pushed (RFC 9126): the session comes after that.
-                if t.session == nil && !t.startsPush { t.effects.append(.closeListener(secrets.id)) }
+                if t.endsWithoutSession(op) { t.effects.append(.closeListener(secrets.id)) }
                 return t
             case .failure(let e):
                 let caller = b.caller
@@ -55,7 +54,7 @@ extension Router {
             case .success(let requestURI):
                 b.requestURI = requestURI
                 var t = begin(b, held: op, ids: &ids, now: now)
-                if t.session == nil { t.effects += listener }
+                if t.endsWithoutSession(op) { t.effects += listener }
                 return t
             case .failure(let e):
                 let caller = b.caller

@@ -6,11 +6,8 @@ extension SessionRequest {
         let given: [(String, Bool)] = [
             ("issuer", issuer != nil), ("client_id", clientID != nil), ("authorization_endpoint", authorizationEndpoint != nil),
             ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil), ("scope", scope != nil),
-            ("redirect_uri", redirectURI != nil), ("extra_params", !extraParams.isEmpty),
+            ("redirect_uri", redirectURI != nil), ("extra_params", !extraParams.isEmpty), ("par", par != nil),
         ]
-        if par != nil {
-            throw .invalid("par is the account's (\(account.name): \(account.par.rawValue)) to set; leave it out, or change the account (linkctl account add \(account.name) --par … --replace)")
-        }
         if let (key, _) = given.first(where: { $0.1 }) {
             throw .invalid("\(key) is the account's (\(account.name)) to set; leave it out, or change the account (linkctl account add \(account.name) …)")
         }

@@ -86,9 +86,11 @@ public struct Transition: Sendable, Equatable {
     }
 
     /// The one changed session, when there is exactly one.
-    /// Whether it pushes an authorization request (RFC 9126): a `BeginSession` still on its way to a session.
-    var startsPush: Bool {
-        effects.contains { if case .start(_, .push) = $0 { true } else { false } }
+    /// Whether the `BeginSession` held under `op` ends here with no session:
+    /// not when it makes one, nor when it goes on to a next step (a push,
+    /// RFC 9126) under the same operation. What was bound for it goes then.
+    func endsWithoutSession(_ op: OperationID) -> Bool {
+        session == nil && !core.contains { if case .track(op, .begin) = $0 { true } else { false } }
     }
 
     public var session: Session? {

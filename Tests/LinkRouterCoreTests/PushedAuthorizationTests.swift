@@ -54,18 +54,23 @@ struct PushedAuthorizationTests {
         #expect(pushed.answers == [.answer(op, .begun(session.id, authorizeURL: Self.issuer + "/auth?client_id=client&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc"))])
     }
 
-    @Test("a refused push: the caller hears why, no session is kept, a loopback listener is closed")
-    func refused() throws {
+    /// A loopback login at a provider with PAR, up to its listener's port: the router, the
+    /// operation its call is held under, and the transition that bound the port (it starts the push).
+    func loopbackListening(_ n: Int, port: Int) throws -> (router: Router, op: OperationID, listening: Transition) {
         var router = Router()
         var r = Self.request()
         r.redirectURI = "http://127.0.0.1/callback"
-        let asked = router.beginSession(r, inputs: Fixtures.inputs(5), caller: ":1.5", login: false, now: now)
+        let asked = router.beginSession(r, inputs: Fixtures.inputs(n), caller: ":1.5", login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
-        let begin = router.completed(op, .metadata(.success(try #require(r.discovered))), now: now)
-        router.take(begin)
+        router.take(router.completed(op, .metadata(.success(try #require(r.discovered))), now: now))
         // The listener first (it names the port), then the push.
-        let listening = router.completed(op, .listening(.success(40123)), now: now)
+        return (router, op, router.completed(op, .listening(.success(port)), now: now))
+    }
+
+    @Test("a refused push: the caller hears why, no session is kept, a loopback listener is closed")
+    func refused() throws {
+        var (router, op, listening) = try loopbackListening(5, port: 40123)
         guard case .push(let push)? = listening.operation(op) else {
             Issue.record("no push after the listener: \(listening.effects)")
             return
@@ -114,14 +119,7 @@ struct PushedAuthorizationTests {
 
     @Test("a loopback login pushed: its listener stays up through the push, and the session listens on the port it pushed")
     func loopbackPushed() throws {
-        var router = Router()
-        var r = Self.request()
-        r.redirectURI = "http://127.0.0.1/callback"
-        let asked = router.beginSession(r, inputs: Fixtures.inputs(6), caller: ":1.5", login: false, now: now)
-        let op = try #require(asked.held)
-        router.take(asked)
-        router.take(router.completed(op, .metadata(.success(try #require(r.discovered))), now: now))
-        let listening = router.completed(op, .listening(.success(40124)), now: now)
+        var (router, op, listening) = try loopbackListening(6, port: 40124)
         #expect(!listening.effects.contains(.closeListener(Fixtures.secrets(6).id)))
         router.take(listening)
         let pushed = router.completed(op, .pushed(.success("urn:ietf:params:oauth:request_uri:loop")), now: now)
