@@ -93,6 +93,41 @@ public enum Subprocess {
         return decode(status)
     }
 
+    /// Waits up to `timeoutMilliseconds` for `pid` to exit by itself, then
+    /// kills it: a wait that can end, so a child that never exits cannot
+    /// hold its parent (a test run, say) forever. Its exit status (137 when
+    /// it was killed; -1 when it is not this process's child).
+    @discardableResult
+    public static func wait(_ pid: Int32, timeoutMilliseconds: Int) -> Int32 {
+        waitOrKill(pid, timeoutMilliseconds: timeoutMilliseconds).status
+    }
+
+    /// SIGTERM, `graceMilliseconds` to exit, then SIGKILL: a child stopped
+    /// without ever waiting on one that ignores or never gets to its SIGTERM.
+    /// `name` says on standard error which one had to be killed, and so why
+    /// a run was slow.
+    @discardableResult
+    public static func stop(_ pid: Int32, name: String, graceMilliseconds: Int = 5000) -> Int32 {
+        kill(pid, SIGTERM)
+        let (status, killed) = waitOrKill(pid, timeoutMilliseconds: graceMilliseconds)
+        if killed { StandardStreams.err("\(name) (pid \(pid)) did not exit within \(graceMilliseconds) ms of SIGTERM; killed\n") }
+        return status
+    }
+
+    private static func waitOrKill(_ pid: Int32, timeoutMilliseconds: Int) -> (status: Int32, killed: Bool) {
+        let deadline = Clock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { return (decode(status), false) }
+            if r < 0 && errno != EINTR { return (-1, false) }
+            if Clock.monotonicMilliseconds() >= deadline { break }
+            Clock.sleep(milliseconds: 10)
+        }
+        kill(pid, SIGKILL)
+        return (wait(pid), true)
+    }
+
     /// Reaps every finished child without blocking (the daemon's SIGCHLD handler).
     public static func reapFinished() -> [(pid: Int32, status: Int32)] {
         var out: [(Int32, Int32)] = []

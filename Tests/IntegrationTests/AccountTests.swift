@@ -90,7 +90,7 @@ struct AccountTests {
             guard signin.status == 0 else { throw SystemError("sign-in failed: \(signin.errorText)", code: EPROTO) }
             let callback = signin.text.trimmingCharacters(in: .whitespacesAndNewlines)
             _ = try desktop.linkctl("open", callback)
-            let status = waitForExit(pid, timeoutMilliseconds: 60_000)
+            let status = Subprocess.wait(pid, timeoutMilliseconds: 60_000)
             let output = (try? FileSystem.readText(out)) ?? ""
             return (status, ((try? FileSystem.readText(err)) ?? "") + output, output)
         }
@@ -233,8 +233,7 @@ struct AccountTests {
             ["/usr/bin/python3", Paths.fixtures + "/git_server.py", "--provider", w.provider.infoPath, "--root", root + "/served", "--port-file", portFile],
             environment: w.desktop.environment, stdout: .null, stderr: .file(w.desktop.root + "/git-server.err"))
         defer {
-            kill(server, SIGTERM)
-            Subprocess.wait(server)
+            Subprocess.stop(server, name: "git_server.py")
         }
         #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(portFile) != nil })
         let url = "http://127.0.0.1:" + ((try? FileSystem.readText(portFile)) ?? "") + "/repo.git"
@@ -299,8 +298,7 @@ struct AccountTests {
             ["/usr/bin/python3", Paths.fixtures + "/kube_server.py", "--provider", w.provider.infoPath, "--dir", dir, "--port-file", portFile],
             environment: w.desktop.environment, stdout: .null, stderr: .file(w.desktop.root + "/kube-server.err"))
         defer {
-            kill(server, SIGTERM)
-            Subprocess.wait(server)
+            Subprocess.stop(server, name: "kube_server.py")
         }
         #expect(eventually(timeoutMilliseconds: 15_000) { FileSystem.status(portFile) != nil })
         let port = (try? FileSystem.readText(portFile)) ?? ""
@@ -374,7 +372,7 @@ struct AccountTests {
                     [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .file(w.desktop.root + "/t\(i).out"),
                     stderr: .file(w.desktop.root + "/t\(i).err")))
         }
-        let statuses = pids.map { waitForExit($0, timeoutMilliseconds: 120_000) }
+        let statuses = pids.map { Subprocess.wait($0, timeoutMilliseconds: 120_000) }
         #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses.filter { $0 != 0 }.count) failed")
         let tokens = Set((0..<100).map { ((try? FileSystem.readText(w.desktop.root + "/t\($0).out")) ?? "").trimmingCharacters(in: .newlines) })
         #expect(tokens.count == 1 && !tokens.contains(old) && !tokens.contains(""), "\(tokens.count) distinct")
@@ -561,7 +559,7 @@ struct AccountTests {
         #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == before + 1 })
         _ = w.daemon.stop(signal: SIGKILL)
         kill(w.keyring.pid, SIGCONT)
-        _ = waitForExit(waiting, timeoutMilliseconds: 10_000)
+        _ = Subprocess.wait(waiting, timeoutMilliseconds: 10_000)
         try w.restart()
         let afterKill = try w.desktop.linkctl("token", "work")
         #expect(afterKill.status == 0 && !afterKill.text.isEmpty, "\(afterKill.status) \(afterKill.errorText)")
@@ -588,7 +586,7 @@ struct AccountTests {
         // The provider has answered: the new set is on its way to the stopped keyring.
         #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == posts + 1 })
         kill(w.keyring.pid, SIGKILL)
-        #expect(waitForExit(pending, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? "")")
+        #expect(Subprocess.wait(pending, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? "")")
         let warned = (try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? ""
         #expect(warned.contains("warning") && warned.contains("not in the keyring"), "\(warned)")
         let listed = try w.accounts().first

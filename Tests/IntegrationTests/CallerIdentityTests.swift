@@ -31,8 +31,7 @@ struct CallerIdentityTests {
             sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/python3", Paths.fixtures + "/sandbox_begin.py"]),
             environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         defer {
-            kill(pid, SIGTERM)
-            Subprocess.wait(pid)
+            Subprocess.stop(pid, name: "the sandboxed caller")
         }
         try #require(eventually(timeoutMilliseconds: 15_000) { !Self.lines(out).isEmpty }, "\((try? FileSystem.readText(out + ".err")) ?? "")")
         let begun = Self.lines(out)[0]

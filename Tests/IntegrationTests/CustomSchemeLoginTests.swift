@@ -29,7 +29,7 @@ struct CustomSchemeLoginTests {
 
         let r = try h.desktop.xdgOpen("com.example.app:/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=\(state)")
         #expect(r.status == 0, "\(r.errorText)")
-        #expect(Subprocess.wait(pid) == 0)
+        #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0)
         let json = try FileSystem.readText(outPath)
         let verifier = try #require(json.jsonField("code_verifier"))
         #expect(json.jsonField("code") == "SplxlOBeZQQYbYS6WxSbIA")

@@ -173,7 +173,7 @@ struct DurabilityTests {
                 [Paths.linkctl, "open", "--", "com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))"],
                 environment: h.desktop.environment, stdout: .file(h.desktop.root + "/burst.\(i).out"), stderr: .file(h.desktop.root + "/burst.err"))
         }
-        let statuses = pids.map { Subprocess.wait($0) }
+        let statuses = pids.map { Subprocess.wait($0, timeoutMilliseconds: 60_000) }
         #expect(statuses.allSatisfy { $0 == 0 }, "\((try? FileSystem.readText(h.desktop.root + "/burst.err")) ?? "")")
         // Each click was answered "completed" (a second delivery would have been refused as a replay).
         for i in 0..<100 { #expect(try FileSystem.readText(h.desktop.root + "/burst.\(i).out") == "completed\n") }

@@ -155,7 +155,7 @@ final class StartupWatch {
             ["/usr/bin/python3", Paths.fixtures + "/startup_watch.py", "--out", out], environment: desktop.environment,
             stdout: .file(ready), stderr: .file(ready + ".err"))
         guard eventually(timeoutMilliseconds: 10_000, { ((try? FileSystem.readText(ready)) ?? "").contains("ready") }) else {
-            kill(pid, SIGTERM)
+            Subprocess.stop(pid, name: "startup_watch.py")
             throw SystemError("startup_watch did not start: \((try? FileSystem.readText(ready + ".err")) ?? "")", code: ETIMEDOUT)
         }
     }
@@ -173,8 +173,7 @@ final class StartupWatch {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "startup_watch.py")
     }
 }
 

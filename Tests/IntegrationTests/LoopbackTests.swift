@@ -49,7 +49,7 @@ struct LoopbackTests {
         let done = try curl(h.desktop, [redirect + "?code=loop-code&state=\(Harness.state(of: url))"])
         #expect(done.code == 200)
         #expect(done.body.contains("Signed in") && !done.body.contains("loop-code"))
-        #expect(Subprocess.wait(pid) == 0)
+        #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0)
         let json = try FileSystem.readText(out)
         #expect(json.jsonField("code") == "loop-code")
         #expect(json.jsonField("redirect_uri") == redirect)

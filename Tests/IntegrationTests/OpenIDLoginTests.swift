@@ -188,7 +188,7 @@ struct OpenIDWorld {
         let location = try signIn(url)
         let opened = try h.desktop.xdgOpen(location)
         guard opened.status == 0 else { throw SystemError("xdg-open failed: \(opened.errorText)", code: EINVAL) }
-        let status = waitForExit(pid, timeoutMilliseconds: 30_000)
+        let status = Subprocess.wait(pid, timeoutMilliseconds: 30_000)
         return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(err)) ?? "")
     }
 }

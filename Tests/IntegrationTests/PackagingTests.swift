@@ -109,8 +109,7 @@ struct PackagingTests {
             ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", namespace], environment: desktop.environment,
             stdout: .file(log), stderr: .file(log))
         defer {
-            kill(pid, SIGTERM)
-            Subprocess.wait(pid)
+            Subprocess.stop(pid, name: "the mount namespace")
         }
         let app = try BusClient(bus.address)
         #expect(eventually { DaemonProcess.nameHasOwner(app.connection) }, "\((try? FileSystem.readText(log)) ?? "")")

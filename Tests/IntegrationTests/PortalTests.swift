@@ -44,7 +44,7 @@ struct PortalTests {
                 if let chooser, !cancelled() { try? portal.press(["Escape"], in: chooser) }
                 return eventually(timeoutMilliseconds: 2_000, cancelled)
             }, "cancelled")
-        Subprocess.wait(caller)
+        Subprocess.wait(caller, timeoutMilliseconds: 60_000)
         #expect(try h.app.status(path) == "pending")
         #expect(app.opened().isEmpty)
         // register again: one handler, and doctor is content.

@@ -27,7 +27,7 @@ struct RealBrowserTests {
         let pid = try Subprocess.spawn(
             [Paths.linkctl, "login", "--json"] + args, environment: h.desktop.environment,
             stdout: .file(out), stderr: .file(out + ".err"))
-        let status = waitForExit(pid, timeoutMilliseconds: timeoutMilliseconds)
+        let status = Subprocess.wait(pid, timeoutMilliseconds: timeoutMilliseconds)
         #expect(eventually(timeoutMilliseconds: 60_000) { RealBrowser.results(steps).count > before }, "the browser never finished")
         let json = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").dropFirst(lines).first.map(String.init) ?? ""
         return (status, json, (try? FileSystem.readText(out + ".err")) ?? "")

@@ -105,7 +105,7 @@ struct ResultDeliveryTests {
         let opened = h.desktop.waitForBrowser(Harness.browser)
         let authorize = try #require(opened.first)
         #expect(try h.desktop.xdgOpen("com.example.app:/callback?code=from-gdbus&state=\(Harness.state(of: authorize))").status == 0)
-        #expect(Subprocess.wait(pid) == 0, "\((try? FileSystem.readText(out + ".err")) ?? "")")
+        #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(out + ".err")) ?? "")")
         let text = try FileSystem.readText(out)
         #expect(text.hasPrefix("(objectpath '/org/linkrouter/LinkRouter1/sessions/"))
         #expect(text.contains("'code': <'from-gdbus'>") && text.contains("'code_verifier': <'"))

@@ -40,7 +40,7 @@ struct RunDaemonTests {
         #expect(alive(bus))
         // Ctrl-C reaches the whole foreground process group; SIGTERM (systemd, kill) the script.
         kill(signal == SIGINT ? -script : script, signal)
-        #expect(Subprocess.wait(script) == 0, "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
+        #expect(Subprocess.wait(script, timeoutMilliseconds: 15_000) == 0, "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
         #expect(eventually { !alive(bus) }, "the private bus outlived the daemon")
         #expect(!FileSystem.exists(socket) && !FileSystem.exists(socket + ".pid"))
     }
@@ -57,8 +57,7 @@ struct RunDaemonTests {
         let script = try start(desktop)
         #expect(eventually(timeoutMilliseconds: 30_000) { daemonAnswers(on: "unix:path=" + socket) })
         #expect(try FileSystem.readText(desktop.root + "/run-daemon.log").contains("reusing the private bus"))
-        kill(script, SIGTERM)
-        #expect(Subprocess.wait(script) == 0)
+        #expect(Subprocess.stop(script, name: "scripts/run-daemon", graceMilliseconds: 15_000) == 0)
         #expect(alive(bus), "a bus the script did not start is not its to stop")
         #expect(!daemonAnswers(on: "unix:path=" + socket), "the daemon stopped")
     }

@@ -61,7 +61,7 @@ struct UpgradeTests {
 
         let r = try w.desktop.linkctl("open", "--", "com.example.app:/callback?code=after-upgrade&state=\(Harness.state(of: url))")
         #expect(r.status == 0 && r.text == "completed\n", "\(r.text) \(r.errorText)")
-        #expect(Subprocess.wait(login) == 0)
+        #expect(Subprocess.wait(login, timeoutMilliseconds: 60_000) == 0)
         #expect(((try? FileSystem.readText(out)) ?? "").contains("after-upgrade"))
         kill(Int32(pid), SIGTERM)
         #expect(eventually { !DaemonProcess.nameHasOwner(probe) })
@@ -97,7 +97,7 @@ struct UpgradeTests {
 
         app.reply(to: call, values: [])
         #expect(w.daemon.waitForExit(timeoutMilliseconds: 10_000) == 75)
-        #expect(Subprocess.wait(opener) == 0)
+        #expect(Subprocess.wait(opener, timeoutMilliseconds: 60_000) == 0)
         #expect(try FileSystem.readText(out) == "delivered\n")
         // Once: no daemon, the old or the new, hands the app the link again.
         var again = 0

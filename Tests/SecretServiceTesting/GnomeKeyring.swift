@@ -52,7 +52,6 @@ public final class GnomeKeyring {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "gnome-keyring-daemon")
     }
 }

@@ -127,8 +127,7 @@ final class InProcessDaemon {
     }
 
     deinit {
-        kill(busPID, SIGTERM)
-        Subprocess.wait(busPID)
+        Subprocess.stop(busPID, name: "dbus-daemon")
         _ = try? Subprocess.run(["rm", "-rf", root])
     }
 }

@@ -83,8 +83,7 @@ final class KeyringBus {
     }
 
     deinit {
-        kill(busPID, SIGTERM)
-        Subprocess.wait(busPID)
+        Subprocess.stop(busPID, name: "dbus-daemon")
     }
 }
 
@@ -112,8 +111,7 @@ struct SecretStoreTests {
         leftAtExit = (bus.processes, bus.dir.path)
         atexit {
             for pid in SecretStoreTests.leftAtExit.pids.reversed() {
-                kill(pid, SIGTERM)
-                Subprocess.wait(pid)
+                Subprocess.stop(pid, name: "a keyring process")
             }
             _ = try? Subprocess.run(["/bin/rm", "-rf", SecretStoreTests.leftAtExit.directory])
         }

@@ -42,8 +42,7 @@ final class TestHTTPServer {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "the test HTTP server")
     }
 
     var https: String { "https://127.0.0.1:\(httpsPort)" }

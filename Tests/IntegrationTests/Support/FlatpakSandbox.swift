@@ -49,9 +49,10 @@ final class FlatpakSandbox {
     }
 
     /// `argv` run in bubblewrap with the app's `/.flatpak-info`; the test's directories are bound in.
+    /// It dies with bubblewrap, as under Flatpak, so stopping bwrap leaves nothing running.
     func command(_ argv: [String]) -> [String] {
         [
-            "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
+            "bwrap", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
             "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
             // linkctl as the app's own CLI: the build's binaries and the Swift runtime they load.
@@ -75,8 +76,7 @@ final class FlatpakSandbox {
 
     deinit {
         if let proxy {
-            kill(proxy, SIGTERM)
-            Subprocess.wait(proxy)
+            Subprocess.stop(proxy, name: "xdg-dbus-proxy")
         }
     }
 }

@@ -33,11 +33,7 @@ final class FullDisk {
 
     /// A clean exit first, so a sanitized build's report is read, as for every daemon the tests start.
     deinit {
-        kill(pid, SIGTERM)
-        if !eventually(timeoutMilliseconds: 5000, { waitpid(pid, nil, WNOHANG) == pid }) {
-            kill(pid, SIGKILL)
-            Subprocess.wait(pid)
-        }
+        Subprocess.stop(pid, name: "linkrouterd")
         SanitizerReport.check((try? FileSystem.readText(log)) ?? "", from: "linkrouterd")
         if let mountPoint { _ = try? Subprocess.run(["umount", "-l", mountPoint]) }
     }

@@ -36,7 +36,7 @@ final class Portal {
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
             let display = json["display"] as? String
         else {
-            kill(pid, SIGTERM)
+            Subprocess.stop(pid, name: "the portal")
             throw SystemError("the portal did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
         self.display = display
@@ -104,7 +104,6 @@ final class Portal {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "the portal")
     }
 }

@@ -55,7 +55,6 @@ final class PrivateBus {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "dbus-daemon")
     }
 }

@@ -56,8 +56,7 @@ final class Provider {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "provider.py")
     }
 }
 

@@ -86,7 +86,7 @@ final class Glewlwyd {
             let line = try? FileSystem.readText(path),
             let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else {
-            kill(pid, SIGTERM)
+            Subprocess.stop(pid, name: "glewlwyd_provider.py")
             throw SystemError("glewlwyd did not start: \((try? FileSystem.readText(desktop.root + "/glewlwyd.err")) ?? "")", code: ETIMEDOUT)
         }
         info = json
@@ -111,8 +111,7 @@ final class Glewlwyd {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "glewlwyd_provider.py")
     }
 }
 
@@ -123,15 +122,4 @@ enum TestLogs {
         try? FileSystem.makeDirectories(dir, permissions: 0o755)
         return dir
     }
-}
-
-/// Waits for a child to exit, killing it after `timeoutMilliseconds`; its exit status.
-func waitForExit(_ pid: Int32, timeoutMilliseconds: Int) -> Int32 {
-    var status: Int32 = 0
-    let done = eventually(timeoutMilliseconds: timeoutMilliseconds) { waitpid(pid, &status, WNOHANG) == pid }
-    guard done else {
-        kill(pid, SIGKILL)
-        return Subprocess.wait(pid)
-    }
-    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }

@@ -19,7 +19,7 @@ final class TLSStandIn {
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any]
         else {
-            kill(pid, SIGTERM)
+            Subprocess.stop(pid, name: "tls_provider.py")
             throw SystemError("tls_provider did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
         info = json
@@ -35,8 +35,7 @@ final class TLSStandIn {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "tls_provider.py")
     }
 }
 

@@ -36,7 +36,7 @@ final class TamperProxy {
         guard eventually(timeoutMilliseconds: 20_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any]
         else {
-            kill(pid, SIGTERM)
+            Subprocess.stop(pid, name: "tamper_provider.py")
             throw SystemError("tamper_provider did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
         info = json
@@ -55,7 +55,6 @@ final class TamperProxy {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "tamper_provider.py")
     }
 }

@@ -16,14 +16,13 @@ final class XvfbDisplay {
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
             let display = json["display"] as? String
         else {
-            kill(pid, SIGTERM)
+            Subprocess.stop(pid, name: "Xvfb")
             throw SystemError("Xvfb did not start: \((try? FileSystem.readText(out + ".err")) ?? "")", code: ETIMEDOUT)
         }
         self.display = display
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "Xvfb")
     }
 }

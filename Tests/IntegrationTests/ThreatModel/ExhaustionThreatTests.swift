@@ -67,7 +67,7 @@ struct ExhaustionThreatTests {
             eventually(timeoutMilliseconds: 3000) {
                 (try? h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "\(redirect)?code=under-flood&state=\(Harness.state(of: url))"]).text) == "200"
             })
-        Subprocess.wait(wrk)
+        Subprocess.wait(wrk, timeoutMilliseconds: 60_000)
         #expect(try h.app.wait(path)["code"] == "under-flood")
         let requests = (try FileSystem.readText(h.desktop.root + "/wrk.out")).split(separator: "\n").first { $0.contains("requests in") } ?? ""
         #expect(!requests.isEmpty, "wrk did not run")

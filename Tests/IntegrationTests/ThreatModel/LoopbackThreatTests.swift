@@ -87,8 +87,7 @@ struct LoopbackThreatTests {
         // Control: the host address is reachable from the namespace (a server bound to it answers).
         let server = try Subprocess.spawn(["python3", "-m", "http.server", "--bind", net + ".1", "18123"], stdout: .null, stderr: .null)
         defer {
-            kill(server, SIGTERM)
-            Subprocess.wait(server)
+            Subprocess.stop(server, name: "http.server")
         }
         #expect(eventually(timeoutMilliseconds: 5000) { (try? Subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "1", "http://\(net).1:18123/"]).status) == 0 })
         let r = try Subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "http://\(net).1:\(l.port)/cb?code=c&state=\(l.state)"])
