@@ -25,8 +25,11 @@ final class BenchWorld {
         try FileSystem.ensurePrivateDirectory(runtime)
     }
 
+    /// Added to `environment` (a launcher's desktop, say KDE's).
+    var extraEnvironment: [String] = []
+
     var environment: [String] {
-        [
+        extraEnvironment + [
             "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share", "XDG_CONFIG_HOME=" + root + "/home/.config",
             "XDG_STATE_HOME=" + root + "/home/.local/state", "XDG_RUNTIME_DIR=" + runtime,
             "XDG_DATA_DIRS=" + root + "/home/.local/share:/usr/share", "DISPLAY=:99", "PATH=" + root + "/bin:/usr/bin:/bin",
