@@ -61,38 +61,10 @@ struct AccountTests {
         }
 
         /// `linkctl login NAME --no-browser`, signed in at the provider as a person would, the callback clicked.
-        /// `inside`: how the command is run (in a sandbox, say); `command`: what signs in (it prints the URL on stderr).
         func login(
             _ name: String, command: [String]? = nil, environment: [String]? = nil, inside wrap: ([String]) -> [String] = { $0 }
         ) throws -> (status: Int32, errorText: String, output: String) {
-            let out = desktop.root + "/login-\(name).out"
-            let err = desktop.root + "/login-\(name).err"
-            // A second login of the same name reads its own URL, not the first one's.
-            for f in [out, err] { try? FileSystem.remove(f) }
-            let pid = try Subprocess.spawn(
-                wrap(command ?? [Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"]), environment: environment ?? desktop.environment,
-                stdout: .file(out), stderr: .file(err))
-            var url = ""
-            _ = eventually(timeoutMilliseconds: 20_000) {
-                let text = (try? FileSystem.readText(err)) ?? ""
-                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }) else { return false }
-                url = line.trimmingCharacters(in: .whitespaces)
-                return true
-            }
-            guard !url.isEmpty else {
-                kill(pid, SIGKILL)
-                Subprocess.wait(pid)
-                throw SystemError("linkctl login printed no URL: \((try? FileSystem.readText(err)) ?? "")", code: EPROTO)
-            }
-            let signin = try desktop.run([
-                "/usr/bin/python3", Paths.fixtures + "/glewlwyd_signin.py", "--provider", provider.infoPath, "--url", url,
-            ])
-            guard signin.status == 0 else { throw SystemError("sign-in failed: \(signin.errorText)", code: EPROTO) }
-            let callback = signin.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            _ = try desktop.linkctl("open", callback)
-            let status = Subprocess.wait(pid, timeoutMilliseconds: 60_000)
-            let output = (try? FileSystem.readText(out)) ?? ""
-            return (status, ((try? FileSystem.readText(err)) ?? "") + output, output)
+            try desktop.signIn(name, at: provider, command: command, environment: environment, inside: wrap)
         }
 
         func accounts() throws -> [[String: Any]] {

@@ -60,7 +60,7 @@ enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 /// A private Glewlwyd OpenID provider for one test (Fixtures/glewlwyd_provider.py).
-final class Glewlwyd {
+final class Glewlwyd: OpenIDTestProvider {
     let pid: Int32
     let info: [String: Any]
     let infoPath: String
@@ -100,6 +100,7 @@ final class Glewlwyd {
     var username: String { info["username"] as! String }
     var password: String { info["password"] as! String }
     var clientID: String { info["client_id"] as! String }
+    var signinScript: String { Paths.fixtures + "/glewlwyd_signin.py" }
 
     /// Exchanges a code at the real token endpoint (Fixtures/oidc_client.py); the ID token's claims.
     func exchange(_ desktop: TestDesktop, code: String, verifier: String, redirectURI: String) throws -> [String: Any] {

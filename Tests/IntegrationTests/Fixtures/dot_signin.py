@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Signs alice in at a private django-oauth-toolkit (dot_provider.py) with no
+browser, as its login form would, and prints where the provider then redirects.
+
+dot_signin.py --provider INFO.json --url AUTHORIZE_URL
+
+GET /accounts/login/ (the csrftoken cookie) -> POST it back with alice's
+password and a Referer -> GET the authorize URL with the session cookie ->
+302 to redirect_uri?code=...&state=...&iss=... (skip_authorization: no consent
+page). That Location goes to stdout, as a browser would hand it to the
+callback's handler (test-provider-django-oauth-toolkit.md, "Signing in without
+a person").
+"""
+import argparse, http.cookiejar, json, sys, urllib.error, urllib.parse, urllib.request
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--provider", required=True)
+    p.add_argument("--url", required=True)
+    a = p.parse_args()
+    info = json.loads(open(a.provider).readline())
+    login = info["origin"] + "/accounts/login/"
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+    opener.open(login).read()
+    csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
+    if not csrf:
+        print("dot_signin: the login page set no csrftoken cookie", file=sys.stderr)
+        return 1
+    form = urllib.parse.urlencode({"csrfmiddlewaretoken": csrf, "username": info["username"], "password": info["password"]}).encode()
+    try:
+        opener.open(urllib.request.Request(login, data=form, headers={"Referer": login}))
+        print("dot_signin: the login form did not redirect (wrong password?)", file=sys.stderr)
+        return 1
+    except urllib.error.HTTPError as e:
+        if e.code != 302:
+            print(f"dot_signin: signing in answered {e.code}", file=sys.stderr)
+            return 1
+    try:
+        opener.open(a.url)
+        print("dot_signin: the authorize URL did not redirect", file=sys.stderr)
+        return 1
+    except urllib.error.HTTPError as e:
+        location = e.headers.get("Location", "")
+        if e.code != 302 or location.startswith("/accounts/login"):
+            print(f"dot_signin: authorize answered {e.code} {location} {e.read()[:300]!r}", file=sys.stderr)
+            return 1
+        print(location)
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+import Foundation
+import Glibc
+import SecretServiceTesting
+import SystemKit
+import Testing
+
+/// The whole login against a second real provider from another code base
+/// (issue 23): django-oauth-toolkit 3.4.1 from PyPI, on oauthlib, where
+/// Glewlwyd is C. Code flow with PKCE S256 and RFC 9207's `iss`, through a
+/// custom scheme and a loopback listener; an RS256 ID token with `kid`
+/// verified; refresh tokens rotated with reuse detection, kept in a real
+/// gnome-keyring and read back after a restart.
+@Suite(
+    "django-oauth-toolkit 3.4.1: the second provider", .enabled(if: DjangoOAuthToolkit.unavailable == nil, "\(DjangoOAuthToolkit.unavailable ?? "")"))
+struct SecondProviderTests {
+    static let scheme = "com.example.app:/callback"
+    static let loopback = "http://127.0.0.1/callback"
+
+    final class World {
+        let desktop: TestDesktop
+        let bus: PrivateBus
+        let keyring: GnomeKeyring
+        let provider: DjangoOAuthToolkit
+        var daemon: DaemonProcess
+
+        init(accessTokenSeconds: Int = 36000) throws {
+            desktop = try TestDesktop()
+            bus = try PrivateBus(desktop: desktop)
+            keyring = try GnomeKeyring(desktop: desktop)
+            provider = try DjangoOAuthToolkit(desktop: desktop, redirectURIs: [SecondProviderTests.scheme, SecondProviderTests.loopback], accessTokenSeconds: accessTokenSeconds)
+            daemon = try DaemonProcess(desktop: desktop)
+        }
+
+        func add(_ name: String, redirect: String) throws -> Subprocess.Outcome {
+            try desktop.linkctl(["account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", redirect, "--min-valid", "0"])
+        }
+
+        func token(_ name: String) throws -> String {
+            try desktop.linkctl("token", name).text.trimmingCharacters(in: .newlines)
+        }
+    }
+
+    @Test(
+        "a custom-scheme login: the code exchanged with PKCE, the ID token verified, the tokens in the keyring; rotated refresh tokens kept, twice; read back after a restart"
+    )
+    func customScheme() throws {
+        let w = try World(accessTokenSeconds: 3)
+        #expect(try w.add("dot", redirect: Self.scheme).status == 0)
+        let login = try w.desktop.signIn("dot", at: w.provider)
+        #expect(login.status == 0, "\(login.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "dot")) ?? (0, 0) == (1, 0) })
+        // The ID token the daemon verified at the exchange (RS256, the key by `kid` from the provider's JWKS).
+        let idToken = try w.desktop.linkctl("token", "dot", "--id-token")
+        #expect(idToken.status == 0, "\(idToken.errorText)")
+        let claims = Self.payload(of: idToken.text.trimmingCharacters(in: .newlines))
+        #expect(claims["iss"] as? String == w.provider.issuer && claims["aud"] as? String == w.provider.clientID, "\(claims)")
+
+        // Each refresh rotates the refresh token and the provider revokes the whole family when an old
+        // one comes back: two refreshes in a row succeed only if the daemon kept each new one.
+        var seen = [try w.token("dot")]
+        for _ in 0..<2 {
+            #expect(
+                eventually(timeoutMilliseconds: 20_000) {
+                    let t = (try? w.token("dot")) ?? ""
+                    guard !t.isEmpty, !seen.contains(t) else { return false }
+                    seen.append(t)
+                    return true
+                }, "a refreshed access token after \(seen.count - 1) refresh(es): \(w.daemon.log.suffix(800))")
+        }
+        #expect(Set(seen).count == 3)
+
+        // A new daemon has nothing in memory: the keyring gives back the latest refresh token.
+        _ = w.daemon.stop()
+        w.daemon = try DaemonProcess(desktop: w.desktop)
+        #expect(
+            eventually(timeoutMilliseconds: 20_000) {
+                let t = (try? w.token("dot")) ?? ""
+                return !t.isEmpty && !seen.contains(t)
+            }, "the token after a restart: \(w.daemon.log.suffix(800))")
+    }
+
+    /// A JWT's payload, decoded without a check (the daemon checked it).
+    static func payload(of jwt: String) -> [String: Any] {
+        let parts = jwt.split(separator: ".")
+        guard parts.count == 3 else { return [:] }
+        var b64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
+        guard let data = Data(base64Encoded: b64) else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    @Test("a loopback login: any port on the registered http://127.0.0.1/callback (RFC 8252 §7.3), iss checked, the account signed in")
+    func loopback() throws {
+        let w = try World()
+        #expect(try w.add("dot", redirect: Self.loopback).status == 0)
+        let login = try w.desktop.signIn("dot", at: w.provider)
+        #expect(login.status == 0, "\(login.errorText)")
+        #expect(!(try w.token("dot")).isEmpty)
+    }
+
+    @Test("a callback whose iss names another issuer fails the login without an exchange (RFC 9207: this provider sends iss), and nothing is stored")
+    func mixUp() throws {
+        let w = try World()
+        #expect(try w.add("dot", redirect: Self.scheme).status == 0)
+        let login = try w.desktop.signIn(
+            "dot", at: w.provider, alter: { $0.replacingOccurrences(of: "iss=http%3A%2F%2F127.0.0.1%3A", with: "iss=http%3A%2F%2F127.0.0.2%3A") })
+        #expect(login.status != 0 && login.errorText.contains("iss"), "\(login.status) \(login.errorText)")
+        #expect(try w.keyring.items(account: "dot") == (unlocked: 0, locked: 0))
+        #expect(try w.desktop.linkctl("token", "dot").status == 4)
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test("refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried")
+    func refusals() throws {
+        let w = try World()
+        #expect(try w.add("elsewhere", redirect: "com.example.app:/other").status == 0)
+        let r = try w.desktop.linkctl(["login", "elsewhere", "--no-browser", "--timeout", "5000"], timeoutMilliseconds: 30_000)
+        // The provider refuses the authorize request itself (400 to the browser, no redirect): nothing can
+        // reach linkrouter, so the login can only time out, and says so.
+        #expect(r.status == 3 && r.errorText.contains("(Timeout)"), "\(r.status) \(r.errorText)")
+        let wrong = try w.desktop.linkctl(["account", "add", "wrong", "--issuer", w.provider.issuer + "x", "--client-id", w.provider.clientID])
+        #expect(wrong.status == 0)
+        let refused = try w.desktop.linkctl(["login", "wrong", "--no-browser", "--timeout", "5000"], timeoutMilliseconds: 30_000)
+        #expect(
+            refused.status == 1 && refused.errorText.contains("(DiscoveryFailed)") && refused.errorText.contains("answered HTTP 404") && !refused.errorText.contains("/authorize"),
+            "\(refused.status) \(refused.errorText)")
+        #expect(w.daemon.isRunning)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+import SystemKit
+
+/// A private django-oauth-toolkit 3.4.1 for one test (Fixtures/dot_provider.py), run by the
+/// virtual environment `scripts/setup --test` makes from PyPI: the second provider, from
+/// another code base than Glewlwyd, on `http://127.0.0.1:PORT/o`.
+final class DjangoOAuthToolkit: OpenIDTestProvider {
+    static let python = Paths.root + "/.build/test-tools/dot-venv/bin/python"
+    static let unavailable: String? =
+        FileSystem.isExecutable(python) ? nil : "django-oauth-toolkit is not installed: scripts/setup --test makes \(python) from PyPI, and could not"
+
+    let pid: Int32
+    let info: [String: Any]
+    let infoPath: String
+
+    /// `accessTokenSeconds`: how long its access tokens live.
+    init(desktop: TestDesktop, redirectURIs: [String], accessTokenSeconds: Int = 36000) throws {
+        infoPath = desktop.root + "/dot.json"
+        let err = desktop.root + "/dot.err"
+        pid = try Subprocess.spawn(
+            [Self.python, Paths.fixtures + "/dot_provider.py", "--dir", desktop.root + "/dot", "--access-token-seconds", String(accessTokenSeconds)]
+                + redirectURIs.flatMap { ["--redirect-uri", $0] },
+            environment: desktop.environment, stdout: .file(infoPath), stderr: .file(err))
+        let path = infoPath
+        guard eventually(timeoutMilliseconds: 60_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
+            let line = try? FileSystem.readText(infoPath),
+            let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else {
+            Subprocess.stop(pid, name: "dot_provider.py")
+            throw SystemError("django-oauth-toolkit did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
+        }
+        info = json
+    }
+
+    var issuer: String { info["issuer"] as! String }
+    var clientID: String { info["client_id"] as! String }
+    var tokenEndpoint: String { info["token_endpoint"] as! String }
+    var signinScript: String { Paths.fixtures + "/dot_signin.py" }
+
+    deinit {
+        Subprocess.stop(pid, name: "dot_provider.py")
+    }
+}
