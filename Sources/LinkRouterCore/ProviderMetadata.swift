@@ -13,11 +13,14 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let pushedAuthorizationRequestEndpoint: String?
     /// `require_pushed_authorization_requests` (RFC 9126 §5): a plain authorize URL is refused there.
     public let requirePushedAuthorizationRequests: Bool
+    /// `device_authorization_endpoint` (RFC 8628 §4): where a login with no browser here begins. Nil: none offered, or one that breaks the endpoint rules.
+    public let deviceAuthorizationEndpoint: String?
 
     public init(
         issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil,
-        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false
+        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false, deviceAuthorizationEndpoint: String? = nil
     ) {
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.issuer = issuer
@@ -82,9 +85,11 @@ public struct ProviderMetadata: Sendable, Equatable {
         let revocation = document["revocation_endpoint"] == nil ? nil : try? endpoint("revocation_endpoint")
         // The same for PAR: a bad endpoint is none (with `par=require`, a clear refusal at BeginSession).
         let pushed = document["pushed_authorization_request_endpoint"] == nil ? nil : try? endpoint("pushed_authorization_request_endpoint")
+        let device = document["device_authorization_endpoint"] == nil ? nil : try? endpoint("device_authorization_endpoint")
         self.init(
             issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
             issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation,
-            pushedAuthorizationRequestEndpoint: pushed, requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true))
+            pushedAuthorizationRequestEndpoint: pushed, requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true),
+            deviceAuthorizationEndpoint: device)
     }
 }
