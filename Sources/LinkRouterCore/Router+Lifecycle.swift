@@ -281,6 +281,11 @@ extension Router {
         return t
     }
 
+    /// While the executable was replaced: how many kinds of work a stop now would cut short
+    /// (0 when it was not replaced). The `restart_held_back` counter, so a person or a
+    /// test sees an upgrade waiting, and on what, without reading the log.
+    public var restartHeldBack: Int { restartWanted ? whatStoppingLoses().count : 0 }
+
     /// At the end of a loop turn, while a restart waits: restart once stopping loses nothing.
     public func restartIfIdle() -> Transition {
         guard restartWanted, whatStoppingLoses().isEmpty else { return Transition() }
@@ -294,7 +299,7 @@ extension Router {
     /// their owner has not collected (the store never has tokens), and
     /// account tokens the keyring has not taken yet. `store=memory` accounts
     /// are not counted: their tokens last the daemon's life, whatever ends it.
-    func whatStoppingLoses() -> [String] {
+    public func whatStoppingLoses() -> [String] {
         var lost: [String] = []
         let busy = operations.values.count { !$0.survivesStop }
         if busy > 0 { lost.append("\(busy) operations under way") }

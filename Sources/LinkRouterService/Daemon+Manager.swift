@@ -124,6 +124,7 @@ extension Daemon: ManagerHandlers {
                 ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued), ("browsers_started", launcher.browsersStarted),
                 ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched), ("token_refreshes", providers.refreshes),
                 ("store_write_failures", sessions.writeFailures), ("log_lines_suppressed", log.suppressedTotal),
+                ("restart_held_back", UInt64(sessions.router.restartHeldBack)),
             ], store: sessions.storeDescription)
     }
 

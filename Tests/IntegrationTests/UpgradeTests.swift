@@ -90,9 +90,11 @@ struct UpgradeTests {
         }
         let call = try #require(open, "the daemon called the app's Open")
 
-        try w.upgrade()
-        #expect(eventually { w.daemon.log.contains("restarting on the new executable once nothing is lost by it (now: 1 operations under way)") })
         let probe = try BusClient(w.bus.address)
+        #expect(try probe.counters()["restart_held_back"] == 0)
+        try w.upgrade()
+        // The daemon saw the new executable, and holds its restart back for the link with the app.
+        #expect(eventually { (try? probe.counters()["restart_held_back"]) == 1 })
         #expect(probe.ping() && w.daemon.isRunning, "still serving while the link is with the app")
 
         app.reply(to: call, values: [])
