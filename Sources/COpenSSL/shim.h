@@ -47,6 +47,17 @@
 #define OSSL_PARAM_BLD_to_param lr_sym_OSSL_PARAM_BLD_to_param
 #define OSSL_PARAM_free lr_sym_OSSL_PARAM_free
 #define RAND_bytes lr_sym_RAND_bytes
+#define BN_bn2binpad lr_sym_BN_bn2binpad
+#define BN_clear_free lr_sym_BN_clear_free
+#define d2i_ECDSA_SIG lr_sym_d2i_ECDSA_SIG
+#define ECDSA_SIG_get0 lr_sym_ECDSA_SIG_get0
+#define EVP_DigestSign lr_sym_EVP_DigestSign
+#define EVP_DigestSignInit lr_sym_EVP_DigestSignInit
+#define EVP_PKEY_CTX_set_group_name lr_sym_EVP_PKEY_CTX_set_group_name
+#define EVP_PKEY_generate lr_sym_EVP_PKEY_generate
+#define EVP_PKEY_get_bn_param lr_sym_EVP_PKEY_get_bn_param
+#define EVP_PKEY_get_octet_string_param lr_sym_EVP_PKEY_get_octet_string_param
+#define EVP_PKEY_keygen_init lr_sym_EVP_PKEY_keygen_init
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -93,9 +104,22 @@
 #undef OSSL_PARAM_BLD_to_param
 #undef OSSL_PARAM_free
 #undef RAND_bytes
+#undef BN_bn2binpad
+#undef BN_clear_free
+#undef d2i_ECDSA_SIG
+#undef ECDSA_SIG_get0
+#undef EVP_DigestSign
+#undef EVP_DigestSignInit
+#undef EVP_PKEY_CTX_set_group_name
+#undef EVP_PKEY_generate
+#undef EVP_PKEY_get_bn_param
+#undef EVP_PKEY_get_octet_string_param
+#undef EVP_PKEY_keygen_init
 
 struct lr_crypto_functions {
     void *BN_bin2bn, *BN_free, *ECDSA_SIG_free, *ECDSA_SIG_new, *ECDSA_SIG_set0, *i2d_ECDSA_SIG, *ERR_clear_error, *ERR_error_string_n, *ERR_get_error, *EVP_DigestFinal_ex, *EVP_DigestInit_ex, *EVP_DigestUpdate, *EVP_DigestVerify, *EVP_DigestVerifyInit, *EVP_MD_CTX_free, *EVP_MD_CTX_new, *EVP_PKEY_CTX_free, *EVP_PKEY_CTX_new_from_name, *EVP_PKEY_CTX_new_from_pkey, *EVP_PKEY_CTX_set_rsa_mgf1_md, *EVP_PKEY_CTX_set_rsa_padding, *EVP_PKEY_CTX_set_rsa_pss_saltlen, *EVP_PKEY_free, *EVP_PKEY_fromdata, *EVP_PKEY_fromdata_init, *EVP_PKEY_get_bits, *EVP_PKEY_new_raw_public_key, *EVP_PKEY_public_check, *EVP_sha256, *OSSL_PARAM_BLD_free, *OSSL_PARAM_BLD_new, *OSSL_PARAM_BLD_push_BN, *OSSL_PARAM_BLD_push_octet_string, *OSSL_PARAM_BLD_push_utf8_string, *OSSL_PARAM_BLD_to_param, *OSSL_PARAM_free, *RAND_bytes;
+    /* Signing (DPoP proofs with a key the daemon makes and keeps). */
+    void *BN_bn2binpad, *BN_clear_free, *d2i_ECDSA_SIG, *ECDSA_SIG_get0, *EVP_DigestSign, *EVP_DigestSignInit, *EVP_PKEY_CTX_set_group_name, *EVP_PKEY_generate, *EVP_PKEY_get_bn_param, *EVP_PKEY_get_octet_string_param, *EVP_PKEY_keygen_init;
 };
 
 /* The table, filled on first use; defined in Swift (LibCrypto.swift, @_cdecl). */
@@ -140,4 +164,15 @@ static inline int OSSL_PARAM_BLD_push_utf8_string(OSSL_PARAM_BLD *bld, const cha
 static inline OSSL_PARAM *OSSL_PARAM_BLD_to_param(OSSL_PARAM_BLD *bld) { return LR_CRYPTO(OSSL_PARAM_BLD_to_param)(bld); }
 static inline void OSSL_PARAM_free(OSSL_PARAM *p) { LR_CRYPTO(OSSL_PARAM_free)(p); }
 static inline int RAND_bytes(unsigned char *buf, int num) { return LR_CRYPTO(RAND_bytes)(buf, num); }
+static inline int BN_bn2binpad(const BIGNUM *a, unsigned char *to, int tolen) { return LR_CRYPTO(BN_bn2binpad)(a, to, tolen); }
+static inline void BN_clear_free(BIGNUM *a) { LR_CRYPTO(BN_clear_free)(a); }
+static inline ECDSA_SIG *d2i_ECDSA_SIG(ECDSA_SIG **sig, const unsigned char **pp, long len) { return LR_CRYPTO(d2i_ECDSA_SIG)(sig, pp, len); }
+static inline void ECDSA_SIG_get0(const ECDSA_SIG *sig, const BIGNUM **pr, const BIGNUM **ps) { LR_CRYPTO(ECDSA_SIG_get0)(sig, pr, ps); }
+static inline int EVP_DigestSign(EVP_MD_CTX *ctx, unsigned char *sigret, size_t *siglen, const unsigned char *tbs, size_t tbslen) { return LR_CRYPTO(EVP_DigestSign)(ctx, sigret, siglen, tbs, tbslen); }
+static inline int EVP_DigestSignInit(EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey) { return LR_CRYPTO(EVP_DigestSignInit)(ctx, pctx, type, e, pkey); }
+static inline int EVP_PKEY_CTX_set_group_name(EVP_PKEY_CTX *ctx, const char *name) { return LR_CRYPTO(EVP_PKEY_CTX_set_group_name)(ctx, name); }
+static inline int EVP_PKEY_generate(EVP_PKEY_CTX *ctx, EVP_PKEY **ppkey) { return LR_CRYPTO(EVP_PKEY_generate)(ctx, ppkey); }
+static inline int EVP_PKEY_get_bn_param(const EVP_PKEY *pkey, const char *key_name, BIGNUM **bn) { return LR_CRYPTO(EVP_PKEY_get_bn_param)(pkey, key_name, bn); }
+static inline int EVP_PKEY_get_octet_string_param(const EVP_PKEY *pkey, const char *key_name, unsigned char *buf, size_t max_buf_sz, size_t *out_len) { return LR_CRYPTO(EVP_PKEY_get_octet_string_param)(pkey, key_name, buf, max_buf_sz, out_len); }
+static inline int EVP_PKEY_keygen_init(EVP_PKEY_CTX *ctx) { return LR_CRYPTO(EVP_PKEY_keygen_init)(ctx); }
 #endif

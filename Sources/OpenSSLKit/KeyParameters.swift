@@ -11,6 +11,8 @@ internal import COpenSSL
 struct KeyParameters: ~Copyable {
     private let builder: OpaquePointer
     private var bignums: [OpaquePointer] = []
+    /// Private scalars: wiped when freed.
+    private var secrets: [OpaquePointer] = []
     private var buffers: [UnsafeMutableRawBufferPointer] = []
 
     init() throws(JOSEError) {
@@ -20,6 +22,7 @@ struct KeyParameters: ~Copyable {
 
     deinit {
         for bignum in bignums { BN_free(bignum) }
+        for secret in secrets { BN_clear_free(secret) }
         for buffer in buffers { buffer.deallocate() }
         OSSL_PARAM_BLD_free(builder)
     }
@@ -28,6 +31,13 @@ struct KeyParameters: ~Copyable {
     mutating func push(_ name: String, bigEndian bytes: [UInt8]) throws(JOSEError) {
         guard let bignum = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw .openSSL("BN_bin2bn") }
         bignums.append(bignum)
+        guard OSSL_PARAM_BLD_push_BN(builder, keep(name), bignum) == 1 else { throw .openSSL("OSSL_PARAM_BLD_push_BN") }
+    }
+
+    /// A private scalar (an EC key's `d`), wiped from memory with this value.
+    mutating func push(_ name: String, secret bytes: [UInt8]) throws(JOSEError) {
+        guard let bignum = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw .openSSL("BN_bin2bn") }
+        secrets.append(bignum)
         guard OSSL_PARAM_BLD_push_BN(builder, keep(name), bignum) == 1 else { throw .openSSL("OSSL_PARAM_BLD_push_BN") }
     }
 
@@ -49,6 +59,15 @@ struct KeyParameters: ~Copyable {
     /// A public key of `keyType` ("RSA", "EC") from the pushed parameters.
     /// Fails (with OpenSSL's reason) when the parameters are not a valid key.
     mutating func makePublicKey(_ keyType: String) throws(JOSEError) -> OwnedKey {
+        try make(keyType, selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY))  // EVP_PKEY_PUBLIC_KEY
+    }
+
+    /// A key pair of `keyType` from the pushed parameters (the private part and the public).
+    mutating func makeKeyPair(_ keyType: String) throws(JOSEError) -> OwnedKey {
+        try make(keyType, selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_KEYPAIR))  // EVP_PKEY_KEYPAIR
+    }
+
+    private mutating func make(_ keyType: String, selection: Int32) throws(JOSEError) -> OwnedKey {
         let typeName = keep(keyType)
         guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw .openSSL("OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(params) }
@@ -56,7 +75,6 @@ struct KeyParameters: ~Copyable {
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_fromdata_init(context) == 1 else { throw .openSSL("EVP_PKEY_fromdata_init") }
         var key: OpaquePointer?
-        let selection = Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY)  // EVP_PKEY_PUBLIC_KEY
         guard EVP_PKEY_fromdata(context, &key, selection, params) == 1, let key else {
             throw JOSEError(.invalidKey, "OpenSSL refused the \(keyType) key: \(OpenSSLError.drain())")
         }

@@ -59,6 +59,17 @@ final class LibCrypto: @unchecked Sendable {
             ("OSSL_PARAM_BLD_to_param", \.OSSL_PARAM_BLD_to_param),
             ("OSSL_PARAM_free", \.OSSL_PARAM_free),
             ("RAND_bytes", \.RAND_bytes),
+            ("BN_bn2binpad", \.BN_bn2binpad),
+            ("BN_clear_free", \.BN_clear_free),
+            ("d2i_ECDSA_SIG", \.d2i_ECDSA_SIG),
+            ("ECDSA_SIG_get0", \.ECDSA_SIG_get0),
+            ("EVP_DigestSign", \.EVP_DigestSign),
+            ("EVP_DigestSignInit", \.EVP_DigestSignInit),
+            ("EVP_PKEY_CTX_set_group_name", \.EVP_PKEY_CTX_set_group_name),
+            ("EVP_PKEY_generate", \.EVP_PKEY_generate),
+            ("EVP_PKEY_get_bn_param", \.EVP_PKEY_get_bn_param),
+            ("EVP_PKEY_get_octet_string_param", \.EVP_PKEY_get_octet_string_param),
+            ("EVP_PKEY_keygen_init", \.EVP_PKEY_keygen_init),
         ]
         var functions = lr_crypto_functions()
         let missing = library.fill(&functions, symbols)
