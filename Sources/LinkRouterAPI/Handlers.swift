@@ -6,6 +6,7 @@ public import LinkRouterCore
 public protocol ManagerHandlers: AnyObject {
     func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func beginDeviceLogin(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func route(_ uri: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     func routeLink(_ uri: String, context: ActivationContext, _ call: MethodCall) throws(DBusError) -> MethodReply
     func refreshTokens(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply

@@ -15,6 +15,9 @@ public enum Interfaces {
             .init("Login", in: [A("options", "a{sv}")], out: [A("session", "o"), A("result", "a{sv}")]) { h, _, call throws(DBusError) in
                 try h.login(call.arguments[0], call)
             },
+            .init("BeginDeviceLogin", in: [A("options", "a{sv}")], out: [A("session", "o"), A("prompt", "a{sv}")]) { h, _, call throws(DBusError) in
+                try h.beginDeviceLogin(call.arguments[0], call)
+            },
             .init("RefreshTokens", in: [A("options", "a{sv}")], out: [A("tokens", "a{sv}")]) { h, _, call throws(DBusError) in
                 try h.refreshTokens(call.arguments[0], call)
             },
@@ -85,10 +88,11 @@ public enum Interfaces {
         ],
         properties: [
             .init("Status", "s", .emits) { .string($1.status.rawValue) },
-            .init("RedirectUri", "s", .const) { .string($1.code.redirect.string) },
-            .init("AppCallbackUri", "s", .const) { .string($1.code.appCallback?.string ?? "") },
+            .init("RedirectUri", "s", .const) { .string($1.flow.codeFlow?.redirect.string ?? "") },
+            .init("AppCallbackUri", "s", .const) { .string($1.flow.codeFlow?.appCallback?.string ?? "") },
             .init("ExpiresAt", "t", .const) { .uint64(UInt64(max(0, $1.expiresAt))) },
-            .init("Browser", "s", .const) { .string($1.code.browser ?? "") },
+            .init("Browser", "s", .const) { .string($1.flow.codeFlow?.browser ?? "") },
+            .init("Flow", "s", .const) { .string($1.flow.kind) },
             .init("OwnerApp", "s", .unsignalled) { .string($1.owner?.app.label ?? "") },
         ])
 
@@ -118,7 +122,7 @@ public enum Interfaces {
         return .array(
             element: type,
             sessions.map { s in
-                var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.code.redirect.string)]
+                var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.flow.codeFlow?.redirect.string ?? "")]
                 if withOwner { fields.append(.string(s.ownerName ?? "")) }
                 return .structure(fields)
             })

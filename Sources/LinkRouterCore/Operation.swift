@@ -45,6 +45,10 @@ public enum Operation: Sendable, Equatable {
     case revoke(Revocation, endpoint: String)
     /// An authorization request pushed to the provider (RFC 9126 §2): the `request_uri` comes back.
     case push(PushRequest)
+    /// A device authorization request (RFC 8628 §3.1): the codes come back.
+    case authorizeDevice(DeviceGrant.Request)
+    /// One poll of a device grant at the token endpoint (§3.4), and the answer verified.
+    case pollDevice(TokenGrant, deviceCode: String)
 }
 
 /// What an operation came to.
@@ -67,6 +71,8 @@ public enum OperationResult: Sendable, Equatable {
     case revoked(RouterError?)
     /// A pushed request's `request_uri`, or why there is none.
     case pushed(Result<String, RouterError>)
+    /// A device authorization's codes, checked, or why there are none.
+    case deviceAuthorized(Result<DeviceAuthorization, RouterError>)
 }
 
 /// The bus at one moment: its id (unique names repeat across buses) and every name on it.

@@ -37,6 +37,8 @@ public enum PendingOperation: Sendable, Equatable {
     case accountFile(AccountFileChange, caller: String)
     /// A held `GetToken`, answered when its account's flight lands.
     case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64)
+    /// A device-grant session between polls (its timer) and during one (the request).
+    case devicePoll(SessionID)
 
     /// The bus name whose call this operation answers, or whose request it serves.
     var caller: String? {
@@ -81,6 +83,7 @@ public enum PendingOperation: Sendable, Equatable {
         case .accountCall: "accountCall"
         case .accountFile: "accountFile"
         case .tokenWait: "tokenWait"
+        case .devicePoll: "devicePoll"
         }
     }
 
@@ -118,6 +121,8 @@ public struct PendingBegin: Sendable, Equatable {
     public var port: Int?
     /// The provider's `request_uri` for its pushed request (RFC 9126), once pushed.
     public var requestURI: String?
+    /// A device login's codes (RFC 8628), once the provider gave them.
+    public var deviceAuthorization: DeviceAuthorization?
     public init(request: SessionRequest, inputs: BeginInputs, caller: String, login: Bool, port: Int? = nil) {
         self.request = request
         self.inputs = inputs

@@ -159,7 +159,7 @@ extension Router {
     private func restart(_ s: borrowing Session, _ t: inout Transition, _ ids: inout OperationIDs, now: Int64) -> Bool {
         var failed: Session?
         // Tokens are never stored: a result that held them is gone with the old process.
-        if s.code.exchange != nil && s.holdsResult {
+        if s.flow.exchange != nil && s.holdsResult {
             let f = (copy s).finished(
                 .failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"),
                 now: now
@@ -173,7 +173,13 @@ extension Router {
             t.core.append(.track(op, .redeem(s.id)))
             t.effects.append(.start(op, redeem(copy s)))
         }
-        if !status.isFinished, s.code.redirect.style == .loopback, let binding = s.code.redirect.loopbackBinding {
+        if !status.isFinished, case .device(let d) = s.flow {
+            // A device grant polls again, after its interval, as if the last poll had said pending.
+            let op = ids.take()
+            t.core.append(.track(op, .devicePoll(s.id)))
+            t.effects.append(.start(op, .timer(milliseconds: d.interval * 1000)))
+        }
+        if !status.isFinished, s.isCodeFlow, s.code.redirect.style == .loopback, let binding = s.code.redirect.loopbackBinding {
             let op = ids.take()
             t.core.append(.track(op, .relisten(s.id)))
             t.effects.append(.start(op, .listen(s.id, binding, path: s.code.redirect.uri.path)))
@@ -222,18 +228,18 @@ extension Router {
     /// Nothing happens when the session is no longer exchanging (it expired, or
     /// its owner cancelled it meanwhile).
     public func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
-        guard let s = session(id), s.status == .exchanging else { return Transition() }
+        // A code flow's exchange, or a device grant's poll that brought tokens (its session is pending until then).
+        guard let s = session(id), s.status == .exchanging || (!s.isCodeFlow && s.status == .pending) else { return Transition() }
         var done: Session
         switch outcome {
         case .success(let tokens):
             done = s.finished(.completed, failure: nil, now: now)
-            done.code.codeVerifier = nil
-            if var r = done.result {
-                r.code = ""
-                r.codeVerifier = nil
-                r.tokens = tokens
-                done.result = r
-            }
+            done.flow = done.flow.withoutSecrets()
+            var r = done.result ?? AuthorizationResult(code: "", state: "", redirectURI: "", callbackURI: "", issuer: s.flow.issuer, codeVerifier: nil, nonce: nil)
+            r.code = ""
+            r.codeVerifier = nil
+            r.tokens = tokens
+            done.result = r
         case .failure(let failure):
             done = s.finished(.failed, failure: failure, now: now).wiped()
         }
@@ -241,9 +247,10 @@ extension Router {
         var t = finishing(done)
         t.changes = [.update(done)]
         t.ifWriteFails = .keepInMemory
-        t.effects += [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "Code exchange for \(s.logTag): \(what)"))]
+        let grant = s.isCodeFlow ? "Code exchange" : "Device grant"
+        t.effects += [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "\(grant) for \(s.logTag): \(what)"))]
         // An account's login: its tokens are kept for every later GetToken.
-        if case .success(let tokens) = outcome, let e = s.code.exchange, let name = e.account, let issuer = s.code.issuer {
+        if case .success(let tokens) = outcome, let e = s.flow.exchange, let name = e.account, let issuer = s.flow.issuer {
             var ids = newOperationIDs
             t = t.then(keepTokens(tokens, for: AccountKey(qualifiedName: name, issuer: issuer), inMemoryOnly: e.accountInMemory, ids: &ids, now: now))
         }
@@ -303,7 +310,7 @@ extension Router {
         var lost: [String] = []
         let busy = operations.values.count { !$0.survivesStop }
         if busy > 0 { lost.append("\(busy) operations under way") }
-        let uncollected = table.count { $0.code.exchange != nil && $0.holdsResult }
+        let uncollected = table.count { $0.flow.exchange != nil && $0.holdsResult }
         if uncollected > 0 { lost.append("\(uncollected) logins' tokens not yet collected") }
         let unsaved = accountTokens.values.count { $0.unsaved != nil }
         if unsaved > 0 { lost.append("\(unsaved) accounts' tokens not yet in the keyring") }

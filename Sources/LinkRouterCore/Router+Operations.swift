@@ -61,6 +61,22 @@ extension Router {
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e))] + listener + [.log(LogLine(.notice, "Refused BeginSession from \(caller): \(e.message)"))])
             }
 
+        case (.begin(var b), .deviceAuthorized(let r)):
+            switch r {
+            case .success(let authorization):
+                b.deviceAuthorization = authorization
+                return begin(b, held: op, ids: &ids, now: now)
+            case .failure(let e):
+                let caller = b.caller
+                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Refused BeginDeviceLogin from \(caller): \(e.message)"))])
+            }
+
+        case (.devicePoll(let id), .fired):
+            return pollDevice(id, op: op)
+
+        case (.devicePoll(let id), .tokens(let outcome)):
+            return polledDevice(id, op: op, outcome, now: now)
+
         case (.deliver(let url, let app, let answers), .delivered(let r)):
             var t = done
             switch r {

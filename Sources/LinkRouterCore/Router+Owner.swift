@@ -20,6 +20,7 @@ extension Router {
     /// `BeginSession` once its caller may go on: the metadata first, if needed.
     func beginKnown(_ pending: PendingBegin, held: OperationID?, ids: inout OperationIDs, now: Int64) -> Transition {
         let request = pending.request
+        if request.device, let e = Self.deviceRefusal(request) { return refuseDevice(pending, held: held, e) }
         if SessionPlan.needsDiscovery(request), let issuer = request.issuer {
             if let held { return Transition(core: [.track(held, .begin(pending))], effects: [.start(held, .discover(issuer: issuer))]) }
             let op = ids.take()
@@ -41,6 +42,7 @@ extension Router {
             }
             return t
         }
+        if pending.request.device { return beginDevice(pending, held: held, ids: &ids, now: now) }
         let owner = Caller(name: pending.caller, app: callers[pending.caller] ?? .unknown)
         var plan: SessionPlan
         do {

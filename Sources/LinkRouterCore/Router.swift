@@ -82,14 +82,19 @@ public struct Router: Sendable {
     /// Checks that `plan` may become a session now: limits, and that an
     /// adopted state is not already in use (no session fixation, threat model D5).
     public func admit(_ plan: SessionPlan) throws(RouterError) {
+        try admit(owner: plan.owner.name)
+        if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
+            throw .invalid("the adopted state is already in use by another session; a backend must make a fresh state for every login")
+        }
+    }
+
+    /// The limits on unfinished sessions, for one more of `owner`'s.
+    func admit(owner: String) throws(RouterError) {
         if pendingCount >= limits.maxPendingTotal {
             throw RouterError(.limitsExceeded, "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
         }
-        if (owners[ByteKey(plan.owner.name)]?.pending ?? 0) >= limits.maxPendingPerOwner {
+        if (owners[ByteKey(owner)]?.pending ?? 0) >= limits.maxPendingPerOwner {
             throw RouterError(.limitsExceeded, "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first")
-        }
-        if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
-            throw .invalid("the adopted state is already in use by another session; a backend must make a fresh state for every login")
         }
     }
 
@@ -112,8 +117,10 @@ public struct Router: Sendable {
             if !c.resumeHosts.isEmpty { c.resumeHosts = c.resumeHosts.map { intern($0) } }
             if let i = c.issuer { c.issuer = intern(i) }
         }
-        let clash = byState.updateValue(session.id, forKey: ByteKey(session.code.state))
-        precondition(clash == nil, "insert of a state already in the table")
+        if session.isCodeFlow {
+            let clash = byState.updateValue(session.id, forKey: ByteKey(session.code.state))
+            precondition(clash == nil, "insert of a state already in the table")
+        }
         let previous = index.updateValue(table.count, forKey: session.id)
         precondition(previous == nil, "insert of a session already in the table")
         account(session, +1)
@@ -238,13 +245,16 @@ public struct Router: Sendable {
             release(c.authorizationOrigin)
             for h in c.resumeHosts { release(h) }
             if let i = c.issuer { release(i) }
+        case .device:
+            break
         }
     }
 
     private mutating func account(_ s: Session, _ delta: Int) {
+        let code = s.isCodeFlow
         // `s.code.…` read in place: a `let` of the whole flow copied (and retained) every field, twice a Route.
-        if s.code.redirect.style != .loopback { _ = Self.count(&callbackKeys[s.code.redirect.matchByteKey], delta) }
-        if let a = s.code.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
+        if code && s.code.redirect.style != .loopback { _ = Self.count(&callbackKeys[s.code.redirect.matchByteKey], delta) }
+        if code, let a = s.code.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
         let unfinished = !s.status.isFinished
         if let owner = s.owner?.name {
             func count(_ entry: inout (sessions: Int, pending: Int)?) {
@@ -256,6 +266,7 @@ public struct Router: Sendable {
         }
         guard unfinished else { return }
         pendingCount += delta
+        guard code else { return }
         if let key = s.code.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
         for callback in [s.code.redirect, s.code.appCallback] {
             guard let callback, callback.style == .claimedHTTPS else { continue }

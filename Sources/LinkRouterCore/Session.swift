@@ -51,17 +51,23 @@ public struct Session: Sendable, Equatable {
         self.finishedAt = finishedAt
     }
 
-    /// The code flow's part (every session is one today; a device-grant session will not be).
+    /// The code flow's part. Only code-flow sessions are indexed by state and
+    /// callback, so only they reach the paths that read it; a device-grant
+    /// session there is a bug, and stops the daemon rather than guess.
     public var code: CodeFlow {
         // Read in place: `s.code.state` borrows the flow instead of copying
         // (and retaining) every field of it.
         _read {
             switch flow {
             case .code(let c): yield c
+            case .device: preconditionFailure("\(logTag) is a device-grant session, read as a code flow")
             }
         }
         set { flow = .code(newValue) }
     }
+
+    /// Whether the session is an authorization-code login (indexed by state and callback).
+    public var isCodeFlow: Bool { if case .code = flow { true } else { false } }
 
     /// The owner's unique bus name, if it has one.
     public var ownerName: String? { owner?.name }
@@ -75,7 +81,7 @@ public struct Session: Sendable, Equatable {
         s.status = status
         s.failure = failure
         s.finishedAt = now
-        if status != .completed { s.code.codeVerifier = nil }
+        if status != .completed || !s.isCodeFlow { s.flow = s.flow.withoutSecrets() }
         return s
     }
 
@@ -92,7 +98,7 @@ public struct Session: Sendable, Equatable {
     /// Code and verifier gone; the record stays so a replay is still known as one.
     func wiped() -> Session {
         var s = self
-        s.code.codeVerifier = nil
+        s.flow = s.flow.withoutSecrets()
         if var r = s.result {
             r.code = ""
             r.codeVerifier = nil

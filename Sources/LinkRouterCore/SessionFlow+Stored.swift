@@ -10,6 +10,7 @@ extension SessionFlow {
     public var stored: String {
         switch self {
         case .code(let c): return CodeFlowWriter.write(c)
+        case .device(let d): return d.stored
         }
     }
 
@@ -29,6 +30,11 @@ extension SessionFlow {
         kind: String, bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredFlowReuse,
         callback: (String, String) -> CallbackURI?
     ) {
+        if kind == "device" {
+            guard let flow = DeviceFlow(stored: String(decoding: bytes, as: UTF8.self)) else { return nil }
+            self = .device(flow)
+            return
+        }
         guard kind == "code", let flow = CodeFlowReader.read(bytes, reuse: &reuse, callback: callback) else { return nil }
         self = .code(flow)
     }

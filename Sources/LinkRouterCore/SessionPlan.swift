@@ -126,7 +126,7 @@ extension SessionPlan {
     /// issuer without an authorization endpoint, or any exchange (which needs the
     /// token endpoint and the keys), or `par=require` (the PAR endpoint). An adopted URL never needs it.
     public static func needsDiscovery(_ request: SessionRequest) -> Bool {
-        request.authorizeURL == nil && request.issuer != nil && (request.authorizationEndpoint == nil || request.exchange || request.par == "require")
+        request.authorizeURL == nil && request.issuer != nil && (request.authorizationEndpoint == nil || request.exchange || request.par == "require" || request.device)
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.

@@ -31,6 +31,8 @@ public struct SessionRequest: Sendable, Equatable {
     public var accountStore: Account.Storage?
     /// The issuer's metadata, once the daemon fetched it (`SessionPlan.needsDiscovery`); not an option.
     public var discovered: ProviderMetadata?
+    /// A device login (`BeginDeviceLogin`, RFC 8628): no browser here, no callback; not an option.
+    public var device = false
 
     public init() {}
 }

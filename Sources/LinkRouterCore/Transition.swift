@@ -42,6 +42,8 @@ public struct Transition: Sendable, Equatable {
         case routed(RouteOutcome)
         /// `BeginSession`'s answer.
         case begun(SessionID, authorizeURL: String)
+        /// `BeginDeviceLogin`'s answer: the session, and what the person is shown (its codes and deadline).
+        case deviceBegun(SessionID, DeviceFlow, expiresAt: Int64)
         /// `Wait`'s answer: the result, or why there is none.
         case waited(Result<AuthorizationResult, RouterError>)
         /// `Login`'s answer: the session and its result, or why there is none.

@@ -187,6 +187,13 @@ enum ReplyValues {
         case .none, .held: return .success([])
         case .routed(let outcome): return .success([.string(outcome.word)])
         case .begun(let id, let url): return .success([.objectPath(API.path(of: id)), .string(url)])
+        case .deviceBegun(let id, let flow, let expiresAt):
+            var prompt: [(String, DBusValue)] = [
+                ("user_code", .string(flow.userCode)), ("verification_uri", .string(flow.verificationURI)), ("expires_at", .int64(expiresAt)),
+                ("interval", .uint32(flow.interval)),
+            ]
+            if let complete = flow.verificationURIComplete { prompt.append(("verification_uri_complete", .string(complete))) }
+            return .success([.objectPath(API.path(of: id)), .vardict(prompt)])
         case .waited(.success(let r)): return .success([ResultDictionary.make(r)])
         case .loggedIn(let id, .success(let r)): return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])

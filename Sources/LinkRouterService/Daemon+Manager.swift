@@ -22,6 +22,15 @@ extension Daemon: ManagerHandlers {
         try begin(OptionsDecoder.session(options), call, login: true)
     }
 
+    /// `BeginDeviceLogin(options)`: `BeginSession`'s provider options (or an
+    /// account) for a login with no browser here (RFC 8628). Nothing is opened.
+    public func beginDeviceLogin(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        var request = try OptionsDecoder.session(options)
+        request.device = true
+        request.openBrowser = false
+        return try begin(request, call, login: false)
+    }
+
     /// With `account`, the core is given every declared account (the files are read here): which one the caller may use is its to decide.
     private func begin(_ request: SessionRequest, _ call: MethodCall, login: Bool) throws(DBusError) -> MethodReply {
         if let name = request.account {

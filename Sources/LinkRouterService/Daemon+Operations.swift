@@ -64,6 +64,10 @@ extension Daemon {
             providers.revoke(r, endpoint: endpoint) { done(.revoked($0)) }
         case .push(let request):
             providers.push(request) { done(.pushed($0)) }
+        case .authorizeDevice(let request):
+            providers.authorizeDevice(request) { done(.deviceAuthorized($0)) }
+        case .pollDevice(let grant, let code):
+            providers.pollDevice(grant, deviceCode: code) { done(.tokens($0)) }
         }
     }
 

@@ -86,6 +86,29 @@ final class Providers {
         }
     }
 
+    /// `Operation.authorizeDevice`.
+    func authorizeDevice(_ request: DeviceGrant.Request, _ completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void) {
+        do throws(RouterError) {
+            let c = try tokenClient()
+            try room(c)
+            c.authorizeDevice(request, completion: completion)
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// `Operation.pollDevice`.
+    func pollDevice(_ grant: TokenGrant, deviceCode: String, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        do throws(RouterError) {
+            let c = try tokenClient()
+            try room(c)
+            c.pollDevice(deviceCode, grant: grant, completion: completion)
+        } catch {
+            // No room now is not the end of the grant: the provider never saw this poll.
+            completion(.failure(SessionFailure(code: error.code, providerError: "authorization_pending", message: error.message)))
+        }
+    }
+
     /// `Operation.refresh`.
     func refresh(_ grant: TokenGrant, refreshToken: String, scope: String?, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         do throws(RouterError) {

@@ -87,6 +87,32 @@ public final class TokenClient {
         }
     }
 
+    /// RFC 8628 §3.1: `client_id` and `scope` to the device authorization
+    /// endpoint; the answer checked (`DeviceAuthorization`) before any of it is used.
+    public func authorizeDevice(_ r: DeviceGrant.Request, completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void) {
+        var request = HTTPRequest.postForm(r.endpoint, r.form)
+        request.maxResponseBytes = Self.maxResponseBytes
+        _ = directory.http.send(request) { result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(RouterError(.authorizationFailed, "\(r.logTag) failed: \(error.description); nothing was shown")))
+            case .success(let response):
+                do throws(RouterError) {
+                    completion(.success(try DeviceAuthorization(status: response.status, body: try? JSONParser.parse(response.body), request: r)))
+                } catch {
+                    completion(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// RFC 8628 §3.4: one poll with the device code. Pending and `slow_down` come back as
+    /// failures carrying the provider's error, for `DeviceGrant.step` to weigh; tokens are
+    /// verified as after any grant.
+    public func pollDevice(_ deviceCode: String, grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+        post([("grant_type", DeviceGrant.grantType), ("device_code", deviceCode), ("client_id", grant.expected.clientID)], grant: grant, completion: completion)
+    }
+
     private func post(_ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
         request.maxResponseBytes = Self.maxResponseBytes
