@@ -56,7 +56,7 @@ public enum DeviceGrant {
         case "slow_down":
             next = min(interval + slowDownStep, maxInterval)
         case "access_denied":
-            return .end(RouterError(.accessDenied, "the sign-in was refused on the other device (access_denied, RFC 8628 §3.5); nothing was stored"))
+            return .end(RouterError(.authorizationFailed, "the sign-in was refused on the other device (access_denied, RFC 8628 §3.5); nothing was stored"))
         case "expired_token":
             return .end(RouterError(.expired, "the device code expired before the sign-in was finished on the other device (expired_token); begin a new login"))
         default:

@@ -5,7 +5,9 @@ import LinkRouterCore
 enum ResultDictionary {
     static func make(_ r: AuthorizationResult) -> DBusValue {
         if let tokens = r.tokens {
-            var entries = tokenEntries(tokens) + [("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI))]
+            var entries = tokenEntries(tokens)
+            // A device login has neither (no callback).
+            if !r.state.isEmpty { entries += [("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI))] }
             if let v = r.issuer { entries.append(("iss", .string(v))) }
             if let v = r.nonce { entries.append(("nonce", .string(v))) }
             return .vardict(entries)

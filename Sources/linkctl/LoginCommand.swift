@@ -14,13 +14,17 @@ enum LoginCommand {
             .flag("json", "print JSON (with tokens: the token response and the verified ID-token claims)"),
             .flag("code-only", "with --issuer: stop at the code and verifier; do not exchange them"),
             .flag("show-tokens", "print the tokens too (plain output shows only who signed in and the expiry)"),
+            .flag("device", "sign in on another device (RFC 8628): print a code and a page to enter it at, then wait; no browser here"),
         ],
         details: """
             With an account's NAME (linkctl account add), the account gives the provider options and its tokens \
             are kept for linkctl token NAME. With --issuer and no --authorization-endpoint, the daemon fetches the issuer's metadata, and after the \
             callback exchanges the code and verifies the ID token (--code-only stops at the code). The result goes \
             to stdout; what is happening goes to stderr. Exit status 2 when the login ended without a code or tokens \
-            (the provider refused, an ID token failed a check, expiry), 3 on --timeout.
+            (the provider refused, an ID token failed a check, expiry), 3 on --timeout. \
+            --device (or, with neither --no-browser nor --browser, a machine with no display or an SSH session, where \
+            the provider offers it) signs in with the device grant: a code to enter at the provider's page on a phone \
+            or another computer; elsewhere, or where the provider offers no device grant, the authorize URL is printed to open elsewhere.
             """,
         run: run)
 
@@ -42,16 +46,34 @@ enum LoginCommand {
         {
             entries.append(("exchange", .boolean(true)))
         }
-        let options = DBusValue.vardict(entries)
         guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
             return LinkCtl.usageFailure(spec, "--timeout takes milliseconds (0 to 4294967295)")
         }
+        // No browser here: the device grant when asked for, or (where the provider offers it) when nothing could open one.
+        let asked = args.has("device")
+        if asked && (args.has("no-browser") || args.value("browser") != nil) {
+            return LinkCtl.usageFailure(spec, "--device opens nothing here; leave out --no-browser and --browser")
+        }
+        var handOff = false
+        if asked || (!args.has("no-browser") && args.value("browser") == nil && SystemEnvironment.noBrowserHere) {
+            switch deviceLogin(entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens")) {
+            case .done(let status): return status
+            case .notOffered(let message):
+                if asked {
+                    Output.error(message)
+                    return ExitCode.refused
+                }
+                handOff = true
+            }
+        }
+        if handOff { entries.append(("open_browser", .boolean(false))) }
+        let noBrowser = handOff || args.has("no-browser")
         do throws(DaemonClient.Failure) {
             let client = try DaemonClient.connect()
-            let reply = try client.call("BeginSession", [options])
+            let reply = try client.call("BeginSession", [.vardict(entries)])
             guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session") }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
-            if args.has("no-browser") {
+            if noBrowser {
                 StandardStreams.err("Open this URL in your browser to sign in:\n  \(url)\nWaiting for the callback…\n")
             } else {
                 StandardStreams.err("Opened the browser to sign in; waiting for the callback (\(path))…\n")
@@ -60,6 +82,41 @@ enum LoginCommand {
         } catch {
             Output.error(error.text)
             return error.exitCode
+        }
+    }
+
+    enum DeviceOutcome {
+        case done(Int32)
+        /// The provider offers no device grant (the daemon's words).
+        case notOffered(String)
+    }
+
+    /// `BeginDeviceLogin`, the code and page shown on stderr, then `Wait`.
+    static func deviceLogin(_ entries: [(String, DBusValue)], timeout: UInt32, json: Bool, showTokens: Bool) -> DeviceOutcome {
+        // The options of a login that opens a browser mean nothing here.
+        let options = DBusValue.vardict(entries.filter { !["exchange", "open_browser"].contains($0.0) })
+        do throws(DaemonClient.Failure) {
+            let client = try DaemonClient.connect()
+            let reply: [DBusValue]
+            do { reply = try client.call("BeginDeviceLogin", [options]) } catch {
+                if case .refused(_, let message) = error, message.contains("offers no device login") { return .notOffered(error.text) }
+                throw error
+            }
+            guard let path = reply.first?.objectPathValue, reply.count > 1 else { throw .refused(name: DBusError.invalidArgs, message: "BeginDeviceLogin answered without a session") }
+            var prompt: [String: DBusValue] = [:]
+            for (key, value) in reply[1].stringKeyedEntries ?? [] { prompt[key] = value.variantValue }
+            let page = prompt["verification_uri"]?.stringValue ?? ""
+            let code = prompt["user_code"]?.stringValue ?? ""
+            var text = "To sign in, open this page on a phone or another computer:\n  \(page)\nand enter the code:\n  \(code)\n"
+            if let complete = prompt["verification_uri_complete"]?.stringValue { text += "(or open \(complete), which has the code in it)\n" }
+            if case .int64(let expiresAt)? = prompt["expires_at"] {
+                text += "The code works for \(max(0, expiresAt - Clock.unixSeconds()) / 60) minutes. Waiting for the sign-in…\n"
+            }
+            StandardStreams.err(text)
+            return .done(try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: json, showTokens: showTokens))
+        } catch {
+            Output.error(error.text)
+            return .done(error.exitCode)
         }
     }
 }

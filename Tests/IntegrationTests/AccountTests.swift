@@ -28,7 +28,8 @@ struct AccountTests {
         let installed: InstalledDaemon?
 
         init(
-            accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off", signing: String = "rsa"
+            accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off", signing: String = "rsa",
+            deviceSeconds: Int = 0
         ) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop, activation: installed)
@@ -38,11 +39,13 @@ struct AccountTests {
                 let counting = try TamperProxy(desktop: desktop)
                 provider = try Glewlwyd(
                     desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation,
-                    par: par, signing: signing)
+                    par: par, signing: signing, deviceSeconds: deviceSeconds)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
-                provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par, signing: signing)
+                provider = try Glewlwyd(
+                    desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par, signing: signing,
+                    deviceSeconds: deviceSeconds)
                 proxy = nil
             }
             systemAccounts = desktop.root + "/etc-accounts"

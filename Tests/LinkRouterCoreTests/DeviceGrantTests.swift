@@ -96,7 +96,7 @@ struct DeviceGrantTests {
             Issue.record("a final answer did not end the grant")
             return
         }
-        #expect(denied.code == .accessDenied && expired.code == .expired && other.code == .tokenExchangeFailed && none.code == .tokenExchangeFailed)
+        #expect(denied.code == .authorizationFailed && expired.code == .expired && other.code == .tokenExchangeFailed && none.code == .tokenExchangeFailed)
     }
 
     @Test("no poll is made after the device code's deadline: the grant ends as expired instead")

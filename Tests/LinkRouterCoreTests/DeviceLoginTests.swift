@@ -104,7 +104,7 @@ struct DeviceLoginTests {
 
     @Test("access_denied, expired_token and any other error end the session with their own error; the device code is wiped; nothing polls again")
     func ends() throws {
-        for (error, code) in [("access_denied", RouterError.Code.accessDenied), ("expired_token", .expired), ("invalid_client", .tokenExchangeFailed)] {
+        for (error, code) in [("access_denied", RouterError.Code.authorizationFailed), ("expired_token", .expired), ("invalid_client", .tokenExchangeFailed)] {
             var (router, session, poll, _) = try begun()
             router.take(router.completed(poll, .fired, now: now + 5))
             let ended = router.completed(poll, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: error, message: "refused"))), now: now + 6)
@@ -140,7 +140,7 @@ struct DeviceLoginTests {
             ("app_callback_uri", { (r: inout SessionRequest) in r.appCallbackURI = "com.example.app:/app" }),
             ("code_challenge", { (r: inout SessionRequest) in r.codeChallenge = String(repeating: "a", count: 43) }),
         ] {
-            var r = Router()
+            let r = Router()
             var request = Self.request(configure)
             request.discovered = Self.metadata()
             let t = r.beginSession(request, inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
@@ -150,8 +150,12 @@ struct DeviceLoginTests {
             }
             #expect(e.message.contains(name) && e.message.contains("device login"), "\(e.message)")
         }
-        var r = Router()
-        let noClient = r.beginSession(Self.request { $0.clientID = nil; $0.discovered = Self.metadata() }, inputs: Fixtures.inputs(9), caller: Fixtures.owner, login: false, now: now)
+        let r = Router()
+        let noClient = r.beginSession(
+            Self.request {
+                $0.clientID = nil
+                $0.discovered = Self.metadata()
+            }, inputs: Fixtures.inputs(9), caller: Fixtures.owner, login: false, now: now)
         guard case .refused(let missing) = noClient.reply else {
             Issue.record("no client_id was not refused: \(noClient.reply)")
             return

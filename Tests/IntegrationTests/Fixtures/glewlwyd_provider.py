@@ -174,7 +174,8 @@ def wait_until_answering(proc, base, deadline):
         delay = min(delay * 2, 0.2)
 
 
-def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa"):
+def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa",
+              device_expiration=0):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -188,7 +189,7 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         "refresh-token-rolling": True, "allow-non-oidc": False,
         "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,
         "auth-type-token-enabled": False, "auth-type-id-token-enabled": False, "auth-type-none-enabled": False,
-        "auth-type-password-enabled": False, "auth-type-client-enabled": False, "auth-type-device-enabled": False,
+        "auth-type-password-enabled": False, "auth-type-client-enabled": False, "auth-type-device-enabled": device_expiration > 0,
         "auth-type-refresh-enabled": True,
         "scope": [], "additional-parameters": [], "claims": [],
         "jwks-show": True, "jwks-x5c": [],
@@ -207,6 +208,8 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         "oauth-par-allowed": par != "off", "oauth-par-required": par == "required",
         "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:", "oauth-par-duration": 90,
         "register-client-allowed": False,
+        # The device grant (RFC 8628): codes valid this many seconds, a poll a second at most.
+        "device-authorization-expiration": device_expiration or 600, "device-authorization-interval": 1,
         "session-management-allowed": False,
     }
     api.call("POST", "/api/mod/plugin/", {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect",
@@ -215,7 +218,7 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
                                     "scope": ["openid", "email", "profile"], "enabled": True})
     api.call("POST", "/api/client/", {"client_id": client_id, "name": client_id, "description": "linkrouter test client",
                                       "confidential": False, "redirect_uri": redirect_uris,
-                                      "authorization_type": ["code", "refresh_token"],
+                                      "authorization_type": ["code", "refresh_token"] + (["device_authorization"] if device_expiration > 0 else []),
                                       "scope": ["openid", "email", "profile"], "enabled": True})
 
 
@@ -231,6 +234,8 @@ def main():
     p.add_argument("--revocation", action="store_true", help="offer the revocation endpoint (RFC 7009)")
     p.add_argument("--par", choices=("off", "allowed", "required"), default="off", help="pushed authorization requests (RFC 9126)")
     p.add_argument("--signing", choices=tuple(SIGNING), default="rsa", help="the ID tokens' key: rsa (RS256), ecdsa (ES256), eddsa (EdDSA)")
+    p.add_argument("--device", type=int, default=0, metavar="SECONDS",
+                   help="offer the device grant (RFC 8628), its codes valid this long (0: off)")
     p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
@@ -262,7 +267,7 @@ def main():
         api = Api(base)
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
-        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing)
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

@@ -3,6 +3,12 @@
 as its login page would, and prints where the provider then redirects.
 
 glewlwyd_signin.py --provider INFO.json --url AUTHORIZE_URL [--scope openid]
+glewlwyd_signin.py --provider INFO.json --url VERIFICATION_URI --user-code CODE
+
+The second form is the phone of a device login (RFC 8628): alice signs in and
+consents, then enters the user code at the verification page
+(GET .../device?code=CODE&g_continue -> 302 to login.html?...prompt=deviceComplete);
+it prints that prompt.
 
 The login page's own REST calls, with a cookie jar (test-provider-glewlwyd.md,
 "Signing in without a person"): GET the authorize URL (302 to login.html with
@@ -23,6 +29,7 @@ def main():
     p.add_argument("--provider", required=True)
     p.add_argument("--url", required=True)
     p.add_argument("--scope", default="openid")
+    p.add_argument("--user-code", help="approve a device login with this code at --url, the verification page")
     a = p.parse_args()
     info = json.loads(open(a.provider).readline())
     origin = info.get("direct_origin") or info["issuer"].rsplit("/api/", 1)[0]
@@ -38,6 +45,8 @@ def main():
         except urllib.error.HTTPError as e:
             return e.code, e.headers, e.read().decode(errors="replace")
 
+    if a.user_code:
+        return approve_device(a, info, origin, go)
     status, headers, _ = go("GET", a.url)
     location = headers.get("Location", "")
     if status != 302:
@@ -57,6 +66,24 @@ def main():
     if status != 302:
         sys.exit(f"glewlwyd_signin: the authorize step answered {status}: {text[:200]}")
     print(headers["Location"])
+    return 0
+
+
+def approve_device(a, info, origin, go):
+    """The phone: signed in, consented, the code entered at the verification page."""
+    status, _, text = go("POST", origin + "/api/auth/", {"username": info["username"], "password": info["password"]})
+    if status != 200:
+        sys.exit(f"glewlwyd_signin: POST /api/auth/ answered {status}: {text[:200]}")
+    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(info["client_id"], safe=""), {"scope": a.scope})
+    if status != 200:
+        sys.exit(f"glewlwyd_signin: the consent answered {status}: {text[:200]}")
+    sep = "&" if "?" in a.url else "?"
+    status, headers, text = go("GET", a.url + sep + "code=" + urllib.parse.quote(a.user_code, safe="") + "&g_continue")
+    location = headers.get("Location", "") if headers else ""
+    prompt = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query).get("prompt", [""])[0]
+    if status != 302 or prompt != "deviceComplete":
+        sys.exit(f"glewlwyd_signin: the verification page answered {status} {location[:200]} {text[:200]}")
+    print(prompt)
     return 0
 
 

@@ -39,6 +39,8 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
   token-unavailable    token: 503 text/plain, as a provider that is down; Glewlwyd not asked
   huge-token-response  token: 200 with a 3 MiB JSON body; Glewlwyd not asked
   html-token-response  token: 200 text/html; Glewlwyd not asked
+  device-slow-down     token: 400 {"error":"slow_down"} (RFC 8628 §3.5), to every poll; Glewlwyd not asked
+  device-denied        token: 400 {"error":"access_denied"}, as when the person refuses; Glewlwyd not asked
   par-no-request-uri   PAR (POST .../par): 201 {"expires_in":90} with no request_uri; Glewlwyd not asked
 
 Re-signing uses the proxy's own RSA-2048 key (openssl CLI, made at start), RS256,
@@ -66,7 +68,8 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
               "trailers", "transfer-encoding", "upgrade", "proxy-connection", "expect"}
 TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-iss", "future-iat",
                "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
-CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response"}
+CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response", "device-slow-down",
+                "device-denied"}
 DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
 MODES = {"honest", "par-no-request-uri"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
@@ -421,6 +424,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "token-error":
             status, ctype = 400, "application/json"
             body = compact({"error": "invalid_grant", "error_description": "tampered: code rejected"})
+        elif mode in ("device-slow-down", "device-denied"):
+            status, ctype = 400, "application/json"
+            body = compact({"error": "slow_down" if mode == "device-slow-down" else "access_denied"})
         elif mode == "token-unavailable":
             status, ctype = 503, "text/plain"
             body = b"Service Unavailable\n"

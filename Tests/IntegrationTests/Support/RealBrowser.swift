@@ -69,9 +69,10 @@ final class Glewlwyd: OpenIDTestProvider {
     /// `revocation`: the revocation endpoint on (RFC 7009; Glewlwyd answers public clients 401).
     /// `par`: pushed authorization requests `off`, `allowed` or `required` (RFC 9126).
     /// `signing`: the ID tokens' key, `rsa` (RS256), `ecdsa` (ES256) or `eddsa` (EdDSA).
+    /// `deviceSeconds`: the device grant (RFC 8628) on, its codes valid this long (0: off).
     init(
         desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false, par: String = "off",
-        signing: String = "rsa"
+        signing: String = "rsa", deviceSeconds: Int = 0
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
@@ -79,7 +80,7 @@ final class Glewlwyd: OpenIDTestProvider {
         pid = try Subprocess.spawn(
             ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
                 + (publicOrigin.map { ["--public-origin", $0] } ?? []) + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? []) + (revocation ? ["--revocation"] : []) + [
-                    "--par", par, "--signing", signing,
+                    "--par", par, "--signing", signing, "--device", String(deviceSeconds),
                 ],
             environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
