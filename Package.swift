@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed (SecretKit/LibSecret.swift).
         .systemLibrary(name: "CSecret"),
+        // No header of libqrencode's either: its one type and two calls are in the shim; dlopen()ed (TerminalQR/QRCode.swift).
+        .systemLibrary(name: "CQREncode"),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
         .target(name: "LinkRouterCore"),
@@ -38,6 +40,7 @@ let package = Package(
         .target(name: "SystemKit", dependencies: ["CLinux"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit"]),
         .target(name: "OpenSSLKit", dependencies: ["COpenSSL", "LinkRouterCore", "SystemKit"]),
+        .target(name: "TerminalQR", dependencies: ["CQREncode", "SystemKit"]),
         .target(name: "JSONKit", dependencies: ["CJansson", "LinkRouterCore", "SystemKit"]),
         // JWS rules (alg policy, key choice, compact form) over OpenSSLKit's keys and JSONKit's parser; no C.
         .target(name: "JOSE", dependencies: ["OpenSSLKit", "JSONKit", "LinkRouterCore"]),
@@ -63,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "linkctl",
             dependencies: [
-                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles", "JSONKit",
+                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles", "JSONKit", "TerminalQR",
             ]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
@@ -85,7 +88,7 @@ let package = Package(
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
-            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit", "SecretServiceTesting", "StoreTesting"],
+            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit", "SecretServiceTesting", "StoreTesting", "TerminalQR"],
             exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),

@@ -20,6 +20,9 @@ public enum StandardStreams {
     public static func out(_ text: String) { write(text, to: 1) }
     public static func err(_ text: String) { write(text, to: 2) }
 
+    /// Whether standard error is a terminal (a person is reading it, not a log).
+    public static var errIsTerminal: Bool { isatty(2) == 1 }
+
     /// Standard input to its end, at most `maxBytes` (a secret piped in, not typed on a command line).
     public static func readAll(maxBytes: Int) -> [UInt8] {
         var out: [UInt8] = []

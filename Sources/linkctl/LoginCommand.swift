@@ -2,6 +2,7 @@ import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
+import TerminalQR
 
 /// `linkctl login`: begin and wait in one process, the common case for
 /// scripts and CLIs (like `gh auth login`, for any provider).
@@ -15,6 +16,7 @@ enum LoginCommand {
             .flag("code-only", "with --issuer: stop at the code and verifier; do not exchange them"),
             .flag("show-tokens", "print the tokens too (plain output shows only who signed in and the expiry)"),
             .flag("device", "sign in on another device (RFC 8628): print a code and a page to enter it at, then wait; no browser here"),
+            .flag("qr", "with a device login: draw the page as a QR code even when stderr is not a terminal (it is drawn on one)"),
         ],
         details: """
             With an account's NAME (linkctl account add), the account gives the provider options and its tokens \
@@ -56,7 +58,7 @@ enum LoginCommand {
         }
         var handOff = false
         if asked || (!args.has("no-browser") && args.value("browser") == nil && SystemEnvironment.noBrowserHere) {
-            switch deviceLogin(entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens")) {
+            switch deviceLogin(entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"), qr: args.has("qr") || StandardStreams.errIsTerminal) {
             case .done(let status): return status
             case .notOffered(let message):
                 if asked {
@@ -92,7 +94,7 @@ enum LoginCommand {
     }
 
     /// `BeginDeviceLogin`, the code and page shown on stderr, then `Wait`.
-    static func deviceLogin(_ entries: [(String, DBusValue)], timeout: UInt32, json: Bool, showTokens: Bool) -> DeviceOutcome {
+    static func deviceLogin(_ entries: [(String, DBusValue)], timeout: UInt32, json: Bool, showTokens: Bool, qr: Bool) -> DeviceOutcome {
         // The options of a login that opens a browser mean nothing here.
         let options = DBusValue.vardict(entries.filter { !["exchange", "open_browser"].contains($0.0) })
         do throws(DaemonClient.Failure) {
@@ -108,7 +110,11 @@ enum LoginCommand {
             let page = prompt["verification_uri"]?.stringValue ?? ""
             let code = prompt["user_code"]?.stringValue ?? ""
             var text = "To sign in, open this page on a phone or another computer:\n  \(page)\nand enter the code:\n  \(code)\n"
-            if let complete = prompt["verification_uri_complete"]?.stringValue { text += "(or open \(complete), which has the code in it)\n" }
+            if let complete = prompt["verification_uri_complete"]?.stringValue {
+                text += "(or open \(complete), which has the code in it)\n"
+                // For a phone's camera: the page with the code in it.
+                if qr, let code = try? QRCode(complete) { text += code.terminalText }
+            }
             if case .int64(let expiresAt)? = prompt["expires_at"] {
                 text += "The code works for \(max(0, expiresAt - Clock.unixSeconds()) / 60) minutes. Waiting for the sign-in…\n"
             }

@@ -42,14 +42,21 @@ struct DeviceLoginEndToEndTests {
         try w.desktop.run(["/usr/bin/python3", Paths.fixtures + "/glewlwyd_signin.py", "--provider", w.provider.infoPath, "--url", page, "--user-code", code])
     }
 
-    @Test("linkctl login NAME --device: a code and a page on stderr; approved on the phone, the tokens kept in the keyring and handed out")
+    @Test(
+        "linkctl login NAME --device: a code and a page on stderr, the page with the code as a QR code a phone reads; approved on the phone, the tokens kept in the keyring and handed out"
+    )
     func approved() throws {
         let w = try AccountTests.World(deviceSeconds: 600)
         #expect(try w.add("work").status == 0)
-        let login = try Self.start(w)
+        let login = try Self.start(w, ["login", "work", "--device", "--qr", "--timeout", "60000"])
         let shown = try #require(Self.shown(login), "no code shown: \(login.errorText)")
         #expect(shown.page.hasPrefix(w.provider.issuer + "/device") && !shown.code.isEmpty, "\(shown)")
-        #expect(login.errorText.contains("(or open \(shown.page)"), "Glewlwyd gives verification_uri_complete: \(login.errorText)")
+        let complete = login.errorText.split(separator: "\n").first { $0.hasPrefix("(or open ") }.map { String($0.dropFirst(9).prefix { $0 != "," }) }
+        #expect(complete?.contains(shown.code) == true, "Glewlwyd gives verification_uri_complete: \(login.errorText)")
+        if QRReader.unavailable == nil {
+            #expect(eventually { login.errorText.contains("█") })
+            #expect(try QRReader.read(login.errorText, in: w.desktop.root) == complete, "the QR code is the page with the code in it")
+        }
         let approval = try Self.approve(w, page: shown.page, code: shown.code)
         #expect(approval.status == 0 && approval.text == "deviceComplete\n", "\(approval.errorText)")
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
