@@ -67,6 +67,22 @@ struct DeviceLoginEndToEndTests {
         #expect(try w.accounts().first?["signed_in"] as? String == "yes")
     }
 
+    @Test(
+        "the daemon stops while the person is on the phone: the session and its device code were stored; the login's Wait, asked again, brings a new daemon up by D-Bus activation, which polls again; the login completes"
+    )
+    func restarted() throws {
+        let w = try AccountTests.World(installed: true, deviceSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        let login = try Self.start(w)
+        let shown = try #require(Self.shown(login), "no code shown: \(login.errorText)")
+        #expect(w.daemon.stop() == 0)
+        let approval = try Self.approve(w, page: shown.page, code: shown.code)
+        #expect(approval.status == 0, "\(approval.errorText)")
+        #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)\n\(w.daemon.log.suffix(1500))")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        #expect(try w.desktop.linkctl("token", "work").status == 0)
+    }
+
     @Test("a code nobody enters expires: the login ends with exit 2 saying so, nothing is stored, the daemon stays up")
     func expires() throws {
         let w = try AccountTests.World(deviceSeconds: 3)
