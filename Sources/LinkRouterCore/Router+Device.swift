@@ -83,14 +83,7 @@ extension Router {
 
     /// A `BeginDeviceLogin` refused: its held call hears why, or its reply says it.
     func refuseDevice(_ pending: PendingBegin, held: OperationID?, _ error: RouterError) -> Transition {
-        var t = Transition(effects: [.log(LogLine(.info, "Refused BeginDeviceLogin from \(pending.caller): \(error.message)"))])
-        if let held {
-            t.effects.append(.answer(held, .refused(error)))
-            t.core.append(.finish(held))
-        } else {
-            t.reply = .refused(error)
-        }
-        return t
+        refusingBegin(held: held, error, LogLine(.info, "Refused BeginDeviceLogin from \(pending.caller): \(error.message)"))
     }
 
     /// The interval is up: one poll, under the same operation, while the session waits.

@@ -29,19 +29,22 @@ extension Router {
         return begin(pending, held: held, ids: &ids, now: now)
     }
 
+    /// A begin refused, with nothing kept: its held call hears why, or its reply says it.
+    func refusingBegin(held: OperationID?, _ error: RouterError, _ log: LogLine) -> Transition {
+        var t = Transition(effects: [.log(log)])
+        if let held {
+            t.effects.append(.answer(held, .refused(error)))
+            t.core.append(.finish(held))
+        } else {
+            t.reply = .refused(error)
+        }
+        return t
+    }
+
     /// The rest of a `BeginSession`, with what it waited for in `pending`;
     /// `held` is the operation its call is held under, if it is.
     func begin(_ pending: PendingBegin, held: OperationID?, ids: inout OperationIDs, now: Int64) -> Transition {
-        func refuse(_ error: RouterError, _ log: LogLine) -> Transition {
-            var t = Transition(effects: [.log(log)])
-            if let held {
-                t.effects.append(.answer(held, .refused(error)))
-                t.core.append(.finish(held))
-            } else {
-                t.reply = .refused(error)
-            }
-            return t
-        }
+        func refuse(_ error: RouterError, _ log: LogLine) -> Transition { refusingBegin(held: held, error, log) }
         if pending.request.device { return beginDevice(pending, held: held, ids: &ids, now: now) }
         let owner = Caller(name: pending.caller, app: callers[pending.caller] ?? .unknown)
         var plan: SessionPlan

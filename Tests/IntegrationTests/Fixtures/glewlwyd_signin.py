@@ -56,12 +56,7 @@ def main():
     if not callback:
         print(location)  # already signed in: straight to the redirect URI
         return 0
-    status, _, text = go("POST", origin + "/api/auth/", {"username": info["username"], "password": info["password"]})
-    if status != 200:
-        sys.exit(f"glewlwyd_signin: POST /api/auth/ answered {status}: {text[:200]}")
-    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(info["client_id"], safe=""), {"scope": a.scope})
-    if status != 200:
-        sys.exit(f"glewlwyd_signin: the consent answered {status}: {text[:200]}")
+    sign_in(a, info, origin, go)
     status, headers, text = go("GET", callback + "&g_continue")
     if status != 302:
         sys.exit(f"glewlwyd_signin: the authorize step answered {status}: {text[:200]}")
@@ -69,14 +64,19 @@ def main():
     return 0
 
 
-def approve_device(a, info, origin, go):
-    """The phone: signed in, consented, the code entered at the verification page."""
+def sign_in(a, info, origin, go):
+    """alice's password at the login page's REST call, then her consent for the client."""
     status, _, text = go("POST", origin + "/api/auth/", {"username": info["username"], "password": info["password"]})
     if status != 200:
         sys.exit(f"glewlwyd_signin: POST /api/auth/ answered {status}: {text[:200]}")
     status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(info["client_id"], safe=""), {"scope": a.scope})
     if status != 200:
         sys.exit(f"glewlwyd_signin: the consent answered {status}: {text[:200]}")
+
+
+def approve_device(a, info, origin, go):
+    """The phone: signed in, consented, the code entered at the verification page."""
+    sign_in(a, info, origin, go)
     sep = "&" if "?" in a.url else "?"
     status, headers, text = go("GET", a.url + sep + "code=" + urllib.parse.quote(a.user_code, safe="") + "&g_continue")
     location = headers.get("Location", "") if headers else ""
