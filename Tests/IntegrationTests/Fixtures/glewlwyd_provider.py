@@ -80,6 +80,7 @@ SIGNING = {
     "rsa": ["openssl", "genrsa", "-out", None, "2048"],
     "ecdsa": ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", None],
     "eddsa": ["openssl", "genpkey", "-algorithm", "ed25519", "-out", None],
+    "rsa-pss": ["openssl", "genrsa", "-out", None, "2048"],
 }
 
 
@@ -233,7 +234,7 @@ def main():
     p.add_argument("--timeout", type=float, default=20.0, help="seconds allowed for start and bootstrap")
     p.add_argument("--revocation", action="store_true", help="offer the revocation endpoint (RFC 7009)")
     p.add_argument("--par", choices=("off", "allowed", "required"), default="off", help="pushed authorization requests (RFC 9126)")
-    p.add_argument("--signing", choices=tuple(SIGNING), default="rsa", help="the ID tokens' key: rsa (RS256), ecdsa (ES256), eddsa (EdDSA)")
+    p.add_argument("--signing", choices=tuple(SIGNING), default="rsa", help="the ID tokens' key: rsa (RS256), rsa-pss (PS256), ecdsa (ES256), eddsa (EdDSA)")
     p.add_argument("--device", type=int, default=0, metavar="SECONDS",
                    help="offer the device grant (RFC 8628), its codes valid this long (0: off)")
     p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
