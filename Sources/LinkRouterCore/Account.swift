@@ -61,6 +61,8 @@ public struct Account: Sendable, Equatable {
     public let extraParams: [String: String]
     /// Whether its logins push their authorization request first (RFC 9126).
     public let par: PushedAuthorization.Mode
+    /// The device authorization endpoint, when the provider's metadata does not list it.
+    public let deviceAuthorizationEndpoint: String?
     public let token: TokenKind
     public let store: Storage
     public let minValidSeconds: Int64
@@ -100,6 +102,11 @@ public struct Account: Sendable, Equatable {
             throw .invalid("audience and resource must be printable ASCII")
         }
         let par = try PushedAuthorization.Mode(option: r.par)
+        if let e = r.deviceAuthorizationEndpoint {
+            guard let uri = try? URIReference.strict(e, maxLength: limits.maxOptionBytes), SessionPlan.isIssuerScheme(uri), uri.fragment == nil, !uri.hasUserinfo else {
+                throw .invalid("device_authorization_endpoint must be an https URL (http only on a loopback host) without fragment or userinfo")
+            }
+        }
         guard let token = TokenKind(rawValue: r.token ?? "access") else { throw .invalid("token must be access or id, not \(r.token ?? "")") }
         guard let store = Storage(rawValue: r.store ?? "keyring") else { throw .invalid("store must be keyring or memory, not \(r.store ?? "")") }
         let minValid = r.minValid ?? defaultMinValid
@@ -115,7 +122,7 @@ public struct Account: Sendable, Equatable {
         let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
         return Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
-            extraParams: r.extraParams, par: par, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
+            extraParams: r.extraParams, par: par, deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
     }
 
@@ -162,6 +169,7 @@ public struct Account: Sendable, Equatable {
         if let resource { out.append(("resource", resource)) }
         if !extraParams.isEmpty { out.append(("extra_params", extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";"))) }
         if par != .auto { out.append(("par", par.rawValue)) }
+        if let e = deviceAuthorizationEndpoint { out.append(("device_authorization_endpoint", e)) }
         out.append(("token", token.rawValue))
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
@@ -173,10 +181,11 @@ public struct Account: Sendable, Equatable {
 
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], par: PushedAuthorization.Mode, token: TokenKind, store: Storage, minValidSeconds: Int64, username: String,
+        extraParams: [String: String], par: PushedAuthorization.Mode, deviceAuthorizationEndpoint: String?, token: TokenKind, store: Storage, minValidSeconds: Int64, username: String,
         registries: [String], gitURLs: [String], owner: Owner
     ) {
         self.par = par
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.name = name
         self.issuer = issuer
         self.clientID = clientID

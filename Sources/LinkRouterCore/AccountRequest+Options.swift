@@ -36,6 +36,13 @@ extension AccountRequest {
                 flag: .value("par", placeholder: "auto|require|off"), help: "push the authorization request first (RFC 9126; default auto: when the provider offers it)",
                 doc: "`auto` (default: when the provider's metadata lists a PAR endpoint), `require` or `off`: whether the login pushes its authorization request first (RFC 9126)"),
             OptionRow(
+                "device_authorization_endpoint", .string({ $0.deviceAuthorizationEndpoint = $1 }, get: { $0.deviceAuthorizationEndpoint }), limit: .option,
+                flag: .value("device-authorization-endpoint", placeholder: "URL"),
+                help: "where a device login (linkctl login NAME --device) begins, for a provider whose metadata does not list it",
+                doc:
+                    "where a device login (RFC 8628) begins, for a provider that has the grant but does not list `device_authorization_endpoint` in its metadata (django-oauth-toolkit); https, or http on a loopback host"
+            ),
+            OptionRow(
                 "token", .string({ $0.token = $1 }, get: { $0.token }), limit: .bytes(16),
                 flag: .value("token", placeholder: "access|id"), help: "the token handed out by default (id for OIDC Kubernetes clusters)",
                 doc: "`access` (default) or `id`: what `GetToken` hands out unless asked otherwise"),

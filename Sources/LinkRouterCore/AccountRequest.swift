@@ -17,6 +17,8 @@ public struct AccountRequest: Sendable, Equatable {
     /// Seconds of life a token handed out must have left.
     public var minValid: UInt32?
     public var par: String?
+    /// Where a device login begins when the provider's metadata does not say (RFC 8628 §4).
+    public var deviceAuthorizationEndpoint: String?
     /// The user name a registry or a forge gets with the token.
     public var username: String?
     /// Registry hosts whose docker credentials this account answers.

@@ -14,10 +14,10 @@ extension Router {
         guard let metadata = r.discovered else {
             return refuse(RouterError(.internalError, "a device login began without its provider's metadata"))
         }
-        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
+        guard let endpoint = r.deviceAuthorizationEndpoint ?? metadata.deviceAuthorizationEndpoint else {
             return refuse(
                 .invalid(
-                    "\(issuer) offers no device login: its metadata lists no device_authorization_endpoint (RFC 8628 §4); sign in with a browser instead, here or on another machine (linkctl login NAME --no-browser prints the URL)"
+                    "\(issuer) offers no device login: its metadata lists no device_authorization_endpoint (RFC 8628 §4); sign in with a browser instead, here or on another machine (linkctl login NAME --no-browser prints the URL), or, if the provider has the grant without listing it, give the account its device_authorization_endpoint"
                 ))
         }
         do { try admit(owner: pending.caller) } catch { return refuse(error) }

@@ -20,6 +20,7 @@ extension SessionRequest {
         if let r = account.resource { params["resource"] = r }
         extraParams = params
         par = account.par.rawValue
+        deviceAuthorizationEndpoint = account.deviceAuthorizationEndpoint
         exchange = true
         // The key's name, so the tokens land on this owner's account.
         self.account = account.key.qualifiedName

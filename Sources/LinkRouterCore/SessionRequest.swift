@@ -33,6 +33,8 @@ public struct SessionRequest: Sendable, Equatable {
     public var discovered: ProviderMetadata?
     /// A device login (`BeginDeviceLogin`, RFC 8628): no browser here, no callback; not an option.
     public var device = false
+    /// Set with the account: its device authorization endpoint, where the metadata lists none; not an option.
+    public var deviceAuthorizationEndpoint: String?
 
     public init() {}
 }

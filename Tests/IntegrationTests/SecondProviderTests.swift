@@ -110,6 +110,32 @@ struct SecondProviderTests {
         #expect(w.daemon.isRunning)
     }
 
+    @Test(
+        "a device login (RFC 8628), where the provider has the grant but its metadata does not list it: refused until the account names the endpoint; then approved on the phone, the tokens kept (this provider sends no ID token with it)"
+    )
+    func device() throws {
+        let w = try World()
+        let endpoint = try #require(w.provider.info["device_authorization_endpoint"] as? String)
+        let client = try #require(w.provider.info["device_client_id"] as? String)
+        #expect(try w.desktop.linkctl(["account", "add", "bare", "--issuer", w.provider.issuer, "--client-id", client]).status == 0)
+        let refused = try w.desktop.linkctl("login", "bare", "--device")
+        #expect(refused.status == 1 && refused.errorText.contains("offers no device login") && refused.errorText.contains("device_authorization_endpoint"), "\(refused.errorText)")
+        let added = try w.desktop.linkctl(["account", "add", "cli", "--issuer", w.provider.issuer, "--client-id", client, "--device-authorization-endpoint", endpoint])
+        #expect(added.status == 0, "\(added.errorText)")
+        let out = w.desktop.root + "/device.out"
+        let err = w.desktop.root + "/device.err"
+        let pid = try Subprocess.spawn(
+            [Paths.linkctl, "login", "cli", "--device", "--timeout", "60000"], environment: w.desktop.environment, stdout: .file(out), stderr: .file(err))
+        let login = DeviceLoginEndToEndTests.Started(pid: pid, out: out, err: err)
+        let shown = try #require(DeviceLoginEndToEndTests.shown(login), "no code shown: \(login.errorText)")
+        #expect(shown.page == w.provider.issuer + "/device/" && !login.errorText.contains("(or open"), "no verification_uri_complete here: \(login.errorText)")
+        let approval = try w.desktop.run(["/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url", shown.page, "--user-code", shown.code])
+        #expect(approval.status == 0 && approval.text == "accepted\n", "\(approval.errorText)")
+        #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "cli")) ?? (0, 0) == (1, 0) })
+        #expect(!(try w.token("cli")).isEmpty)
+    }
+
     @Test("refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried")
     func refusals() throws {
         let w = try World()

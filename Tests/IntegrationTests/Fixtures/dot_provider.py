@@ -21,6 +21,8 @@ from fixture_process import run_until_stopped, stop_on_signals
 
 USERNAME, PASSWORD, EMAIL = "alice", "alice-Passw0rd", "alice@example.com"
 CLIENT_ID = "com.example.app"
+# One grant type per application: the device grant's client is another, without dots (its confirm page's URL pattern).
+DEVICE_CLIENT_ID = "example-cli"
 
 
 def free_port():
@@ -62,6 +64,7 @@ def write_site(d, port, access_seconds):
             "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https", "com.example.app"],
             "ROTATE_REFRESH_TOKEN": True, "REFRESH_TOKEN_REUSE_PROTECTION": True,
             "ACCESS_TOKEN_EXPIRE_SECONDS": access_seconds,
+            "OAUTH_DEVICE_VERIFICATION_URI": "http://127.0.0.1:%d/o/device/" % port, "DEVICE_FLOW_INTERVAL": 1,
         },
     }
     with open(os.path.join(d, "dotop_settings.py"), "w") as f:
@@ -106,6 +109,9 @@ def main():
         authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
         redirect_uris=" ".join(a.redirect_uri or ["com.example.app:/callback"]),
         algorithm=Application.RS256_ALGORITHM, skip_authorization=True)
+    Application.objects.create(
+        client_id=DEVICE_CLIENT_ID, user=user, client_type=Application.CLIENT_PUBLIC,
+        authorization_grant_type=Application.GRANT_DEVICE_CODE, algorithm=Application.RS256_ALGORITHM)
     server = make_server("127.0.0.1", port, get_wsgi_application(), server_class=ThreadingServer, handler_class=QuietHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     issuer = "http://127.0.0.1:%d/o" % port
@@ -114,6 +120,7 @@ def main():
         "authorization_endpoint": issuer + "/authorize/", "token_endpoint": issuer + "/token/",
         "discovery": issuer + "/.well-known/openid-configuration",
         "username": USERNAME, "password": PASSWORD, "client_id": CLIENT_ID, "redirect_uris": a.redirect_uri,
+        "device_client_id": DEVICE_CLIENT_ID, "device_authorization_endpoint": issuer + "/device-authorization/",
         "port": port, "pid": os.getpid(), "db": os.path.join(d, "db.sqlite3"),
         "startup_seconds": round(time.monotonic() - t0, 3),
     }

@@ -3,6 +3,11 @@
 browser, as its login form would, and prints where the provider then redirects.
 
 dot_signin.py --provider INFO.json --url AUTHORIZE_URL
+dot_signin.py --provider INFO.json --url VERIFICATION_URI --user-code CODE
+
+The second form is the phone of a device login (RFC 8628): signed in, the code
+posted at the verification page, then accepted on the confirm page it leads
+to (prints "accepted").
 
 GET /accounts/login/ (the csrftoken cookie) -> POST it back with alice's
 password and a Referer -> GET the authorize URL with the session cookie ->
@@ -23,6 +28,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--provider", required=True)
     p.add_argument("--url", required=True)
+    p.add_argument("--user-code")
     a = p.parse_args()
     info = json.loads(open(a.provider).readline())
     login = info["origin"] + "/accounts/login/"
@@ -42,6 +48,8 @@ def main():
         if e.code != 302:
             print(f"dot_signin: signing in answered {e.code}", file=sys.stderr)
             return 1
+    if a.user_code:
+        return approve_device(a, info, opener, jar)
     try:
         opener.open(a.url)
         print("dot_signin: the authorize URL did not redirect", file=sys.stderr)
@@ -53,6 +61,31 @@ def main():
             return 1
         print(location)
         return 0
+
+
+def approve_device(a, info, opener, jar):
+    """The code at the verification page, then "accept" at the confirm page it redirects to."""
+    def csrf():
+        return next((c.value for c in jar if c.name == "csrftoken"), "")
+    opener.open(a.url).read()
+    location = None
+    for action in ("code", "accept"):
+        url = a.url if action == "code" else urllib.parse.urljoin(a.url, location)
+        if action == "accept":
+            opener.open(url).read()
+        fields = {"csrfmiddlewaretoken": csrf()}
+        fields.update({"user_code": a.user_code} if action == "code" else {"action": "accept"})
+        try:
+            opener.open(urllib.request.Request(url, data=urllib.parse.urlencode(fields).encode(), headers={"Referer": url}))
+            print(f"dot_signin: the {action} step did not redirect", file=sys.stderr)
+            return 1
+        except urllib.error.HTTPError as e:
+            location = e.headers.get("Location", "")
+            if e.code != 302:
+                print(f"dot_signin: the {action} step answered {e.code}: {e.read()[:300]!r}", file=sys.stderr)
+                return 1
+    print("accepted")
+    return 0
 
 
 if __name__ == "__main__":
