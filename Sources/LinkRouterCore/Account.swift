@@ -63,6 +63,8 @@ public struct Account: Sendable, Equatable {
     public let par: PushedAuthorization.Mode
     /// The device authorization endpoint, when the provider's metadata does not list it.
     public let deviceAuthorizationEndpoint: String?
+    /// The revocation endpoint, when the provider's metadata does not list it.
+    public let revocationEndpoint: String?
     public let token: TokenKind
     public let store: Storage
     public let minValidSeconds: Int64
@@ -102,9 +104,10 @@ public struct Account: Sendable, Equatable {
             throw .invalid("audience and resource must be printable ASCII")
         }
         let par = try PushedAuthorization.Mode(option: r.par)
-        if let e = r.deviceAuthorizationEndpoint {
-            guard let uri = try? URIReference.strict(e, maxLength: limits.maxOptionBytes), SessionPlan.isIssuerScheme(uri), uri.fragment == nil, !uri.hasUserinfo else {
-                throw .invalid("device_authorization_endpoint must be an https URL (http only on a loopback host) without fragment or userinfo")
+        for (key, value) in [("device_authorization_endpoint", r.deviceAuthorizationEndpoint), ("revocation_endpoint", r.revocationEndpoint)] {
+            guard let value else { continue }
+            guard let uri = try? URIReference.strict(value, maxLength: limits.maxOptionBytes), SessionPlan.isIssuerScheme(uri), uri.fragment == nil, !uri.hasUserinfo else {
+                throw .invalid("\(key) must be an https URL (http only on a loopback host) without fragment or userinfo")
             }
         }
         guard let token = TokenKind(rawValue: r.token ?? "access") else { throw .invalid("token must be access or id, not \(r.token ?? "")") }
@@ -122,7 +125,8 @@ public struct Account: Sendable, Equatable {
         let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
         return Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
-            extraParams: r.extraParams, par: par, deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, token: token, store: store, minValidSeconds: Int64(minValid), username: username,
+            extraParams: r.extraParams, par: par, deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint, token: token, store: store,
+            minValidSeconds: Int64(minValid), username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
     }
 
@@ -170,6 +174,7 @@ public struct Account: Sendable, Equatable {
         if !extraParams.isEmpty { out.append(("extra_params", extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";"))) }
         if par != .auto { out.append(("par", par.rawValue)) }
         if let e = deviceAuthorizationEndpoint { out.append(("device_authorization_endpoint", e)) }
+        if let e = revocationEndpoint { out.append(("revocation_endpoint", e)) }
         out.append(("token", token.rawValue))
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
@@ -181,11 +186,13 @@ public struct Account: Sendable, Equatable {
 
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], par: PushedAuthorization.Mode, deviceAuthorizationEndpoint: String?, token: TokenKind, store: Storage, minValidSeconds: Int64, username: String,
+        extraParams: [String: String], par: PushedAuthorization.Mode, deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage, minValidSeconds: Int64,
+        username: String,
         registries: [String], gitURLs: [String], owner: Owner
     ) {
         self.par = par
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.revocationEndpoint = revocationEndpoint
         self.name = name
         self.issuer = issuer
         self.clientID = clientID

@@ -43,6 +43,13 @@ extension AccountRequest {
                     "where a device login (RFC 8628) begins, for a provider that has the grant but does not list `device_authorization_endpoint` in its metadata (django-oauth-toolkit); https, or http on a loopback host"
             ),
             OptionRow(
+                "revocation_endpoint", .string({ $0.revocationEndpoint = $1 }, get: { $0.revocationEndpoint }), limit: .option,
+                flag: .value("revocation-endpoint", placeholder: "URL"),
+                help: "where linkctl logout revokes the tokens, for a provider whose metadata does not list it",
+                doc:
+                    "where a sign-out revokes the tokens (RFC 7009), for a provider that lets public clients revoke but does not list `revocation_endpoint` in its metadata (django-oauth-toolkit); https, or http on a loopback host"
+            ),
+            OptionRow(
                 "token", .string({ $0.token = $1 }, get: { $0.token }), limit: .bytes(16),
                 flag: .value("token", placeholder: "access|id"), help: "the token handed out by default (id for OIDC Kubernetes clusters)",
                 doc: "`access` (default) or `id`: what `GetToken` hands out unless asked otherwise"),

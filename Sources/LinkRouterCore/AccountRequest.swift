@@ -19,6 +19,8 @@ public struct AccountRequest: Sendable, Equatable {
     public var par: String?
     /// Where a device login begins when the provider's metadata does not say (RFC 8628 §4).
     public var deviceAuthorizationEndpoint: String?
+    /// Where a sign-out revokes the tokens when the provider's metadata does not say (RFC 7009).
+    public var revocationEndpoint: String?
     /// The user name a registry or a forge gets with the token.
     public var username: String?
     /// Registry hosts whose docker credentials this account answers.

@@ -118,10 +118,13 @@ public struct Revocation: Sendable, Equatable, CustomStringConvertible, CustomDe
     public let clientID: String
     public let token: String
     public let hint: String
+    /// The account's revocation endpoint, for a provider whose metadata lists none.
+    public let endpoint: String?
 
     public init?(_ account: Account, _ tokens: TokenSet) {
         self.account = account.key
         clientID = account.clientID
+        endpoint = account.revocationEndpoint
         if let refresh = tokens.refreshToken, !refresh.isEmpty {
             token = refresh
             hint = "refresh_token"

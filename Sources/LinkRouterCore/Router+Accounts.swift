@@ -339,7 +339,7 @@ extension Router {
         let name = r.account.name
         switch result {
         case .metadata(.success(let m)):
-            guard let endpoint = m.revocationEndpoint else {
+            guard let endpoint = r.endpoint ?? m.revocationEndpoint else {
                 return Transition(
                     core: [.finish(op)],
                     effects: [.log(LogLine(.info, "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"))])

@@ -31,8 +31,8 @@ struct SecondProviderTests {
             daemon = try DaemonProcess(desktop: desktop)
         }
 
-        func add(_ name: String, redirect: String) throws -> Subprocess.Outcome {
-            try desktop.linkctl(["account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", redirect, "--min-valid", "0"])
+        func add(_ name: String, redirect: String, _ extra: [String] = []) throws -> Subprocess.Outcome {
+            try desktop.linkctl(["account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", redirect, "--min-valid", "0"] + extra)
         }
 
         func token(_ name: String) throws -> String {
@@ -134,6 +134,27 @@ struct SecondProviderTests {
         #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "cli")) ?? (0, 0) == (1, 0) })
         #expect(!(try w.token("cli")).isEmpty)
+    }
+
+    @Test(
+        "sign-out revokes at the provider through the account's revocation_endpoint (its metadata lists none): the provider's own record shows the refresh token revoked; without it, nothing is revoked"
+    )
+    func revocation() throws {
+        let w = try World()
+        let endpoint = try #require(w.provider.info["revocation_endpoint"] as? String)
+        let db = try #require(w.provider.info["db"] as? String)
+        func revoked() -> Int {
+            Int(((try? w.desktop.run(["sqlite3", db, "SELECT count(*) FROM oauth2_provider_refreshtoken WHERE revoked IS NOT NULL"]))?.text ?? "").filter(\.isNumber)) ?? -1
+        }
+        for (name, extra) in [("plain", [String]()), ("revoking", ["--revocation-endpoint", endpoint])] {
+            #expect(try w.add(name, redirect: Self.scheme, extra).status == 0)
+            let login = try w.desktop.signIn(name, at: w.provider)
+            #expect(login.status == 0, "\(login.errorText)")
+        }
+        #expect(try w.desktop.linkctl("logout", "plain").status == 0)
+        #expect(try w.desktop.linkctl("logout", "revoking").status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { revoked() == 1 }, "revoked refresh tokens: \(revoked()); \(w.daemon.log.suffix(600))")
+        #expect(try w.keyring.items(account: "revoking") == (unlocked: 0, locked: 0))
     }
 
     @Test("refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried")

@@ -121,6 +121,7 @@ def main():
         "discovery": issuer + "/.well-known/openid-configuration",
         "username": USERNAME, "password": PASSWORD, "client_id": CLIENT_ID, "redirect_uris": a.redirect_uri,
         "device_client_id": DEVICE_CLIENT_ID, "device_authorization_endpoint": issuer + "/device-authorization/",
+        "revocation_endpoint": issuer + "/revoke_token/",
         "port": port, "pid": os.getpid(), "db": os.path.join(d, "db.sqlite3"),
         "startup_seconds": round(time.monotonic() - t0, 3),
     }
