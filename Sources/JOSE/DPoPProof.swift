@@ -4,8 +4,8 @@ public import OpenSSLKit
 
 /// A DPoP proof (RFC 9449 §4.2): a JWS the client signs for one HTTP request
 /// with a key it holds, so a token bound to that key is worth nothing to
-/// anyone who copies it without the key. The daemon makes one per request
-/// to a token endpoint, and for an account's owner per call to a resource.
+/// anyone who copies it without the key. Made for one request to a token
+/// endpoint, or to a resource for an account's owner (not wired yet: issue 23).
 public enum DPoPProof {
     /// One request's proof: the header names the public key (`jwk`) and `typ`
     /// `dpop+jwt`; the payload carries a unique `jti`, the method (`htm`), the

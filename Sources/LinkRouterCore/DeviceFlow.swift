@@ -65,6 +65,6 @@ public struct DeviceFlow: Sendable, Equatable {
             accountInMemory: f["account_memory"] == "1")
         self.init(
             issuer: String(issuer), exchange: exchange, deviceCode: f["device_code"].map(String.init), userCode: String(user), verificationURI: String(page),
-            verificationURIComplete: f["verification_uri_complete"].map(String.init), interval: interval)
+            verificationURIComplete: f["verification_uri_complete"].map(String.init), interval: min(max(interval, 1), DeviceGrant.maxInterval))
     }
 }

@@ -23,14 +23,19 @@ public enum DeviceGrant {
         public let endpoint: String
         public let clientID: String
         public let scope: String
+        /// An account's `audience`, `resource` and authorize parameters: a provider may need them here too.
+        public let parameters: [String: String]
 
-        public init(endpoint: String, clientID: String, scope: String) {
+        public init(endpoint: String, clientID: String, scope: String, parameters: [String: String] = [:]) {
             self.endpoint = endpoint
             self.clientID = clientID
             self.scope = scope
+            self.parameters = parameters
         }
 
-        public var form: [(String, String)] { [("client_id", clientID), ("scope", scope)] }
+        public var form: [(String, String)] {
+            [("client_id", clientID), ("scope", scope)] + parameters.sorted { $0.key < $1.key }.filter { !["client_id", "scope"].contains($0.key) }.map { ($0.key, $0.value) }
+        }
         /// For logs and errors: the endpoint, never a code.
         public var logTag: String { "the device authorization request to \(endpoint)" }
     }
@@ -46,8 +51,11 @@ public enum DeviceGrant {
     /// The step after a poll that failed with `failure`, polling every `interval`
     /// seconds, at `now`, for a device code valid until `deadline` (unix seconds).
     /// `authorization_pending` waits the interval again; `slow_down` adds 5 s to it
-    /// for good; `access_denied`, `expired_token` and every other answer end it. A
-    /// next poll that would come after the deadline is not made.
+    /// for good; `access_denied`, `expired_token` and every other error of the
+    /// provider's end it. An answer with no error of the provider's (no connection,
+    /// a 5xx page, a body that is not JSON) is taken as passing trouble: the
+    /// interval doubles (§3.5's backoff), up to `maxInterval`. A next poll that
+    /// would come after the deadline is not made.
     public static func step(after failure: SessionFailure, interval: UInt32, now: Int64, deadline: Int64) -> Step {
         let next: UInt32
         switch failure.providerError {
@@ -59,6 +67,8 @@ public enum DeviceGrant {
             return .end(RouterError(.authorizationFailed, "the sign-in was refused on the other device (access_denied, RFC 8628 §3.5); nothing was stored"))
         case "expired_token":
             return .end(RouterError(.expired, "the device code expired before the sign-in was finished on the other device (expired_token); begin a new login"))
+        case nil:
+            next = min(interval * 2, maxInterval)
         default:
             return .end(failure.error)
         }

@@ -37,8 +37,8 @@ public enum PendingOperation: Sendable, Equatable {
     case accountFile(AccountFileChange, caller: String)
     /// A held `GetToken`, answered when its account's flight lands.
     case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64)
-    /// A device-grant session between polls (its timer) and during one (the request).
-    case devicePoll(SessionID)
+    /// A device-grant session between polls (its timer) or during one (`inFlight`: the request).
+    case devicePoll(SessionID, inFlight: Bool)
 
     /// The bus name whose call this operation answers, or whose request it serves.
     var caller: String? {
@@ -96,6 +96,8 @@ public enum PendingOperation: Sendable, Equatable {
         switch self {
         case .wait(_, _, let login, _): return !login
         case .waitTimeout: return true
+        // Between polls: the stored session polls again after a restart. A poll's answer would be lost.
+        case .devicePoll(_, let inFlight): return !inFlight
         default: return false
         }
     }

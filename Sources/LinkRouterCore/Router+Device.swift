@@ -25,7 +25,8 @@ extension Router {
         guard let authorization = pending.deviceAuthorization else {
             let op = held ?? ids.take()
             return Transition(
-                core: [.track(op, .begin(pending))], effects: [.start(op, .authorizeDevice(DeviceGrant.Request(endpoint: endpoint, clientID: clientID, scope: scope)))],
+                core: [.track(op, .begin(pending))],
+                effects: [.start(op, .authorizeDevice(DeviceGrant.Request(endpoint: endpoint, clientID: clientID, scope: scope, parameters: r.extraParams)))],
                 reply: held == nil ? .held(op) : .none)
         }
         let secrets: SessionSecrets
@@ -42,16 +43,17 @@ extension Router {
         let flow = DeviceFlow(issuer: metadata.issuer, exchange: exchange, authorization: authorization)
         let session = Session(
             id: secrets.id, owner: Caller(name: pending.caller, app: callers[pending.caller] ?? .unknown), claimTokenDigest: pending.inputs.claimTokenDigest,
-            flow: .device(flow), createdAt: now, expiresAt: now + Int64(authorization.expiresIn))
+            // At most the longest any session lives (a restore expires a longer one).
+            flow: .device(flow), createdAt: now, expiresAt: now + min(Int64(authorization.expiresIn), Int64(limits.maxTTL)))
         let poll = ids.take()
         var t = Transition(
-            changes: [.insert(session)], core: [.track(poll, .devicePoll(session.id))],
+            changes: [.insert(session)], core: [.track(poll, .devicePoll(session.id, inFlight: false))],
             effects: [
                 .scheduleDeadline(session.id, at: deadline(of: session)), .start(poll, .timer(milliseconds: flow.interval * 1000)),
                 .log(
                     LogLine(
                         .info,
-                        "Began \(session.logTag) for \(pending.caller): a device login at \(metadata.issuer), polled every \(flow.interval) s for \(authorization.expiresIn) s"
+                        "Began \(session.logTag) for \(pending.caller): a device login at \(metadata.issuer), polled every \(flow.interval) s for \(session.expiresAt - now) s"
                     )),
             ])
         let answer = Transition.Reply.deviceBegun(session.id, flow, expiresAt: session.expiresAt)
@@ -61,7 +63,8 @@ extension Router {
         } else {
             t.reply = answer
         }
-        return t
+        // Who the owner is, as for any session (shown as `OwnerApp`); an account's caller is known already.
+        return t.then(identifying(pending.caller, &ids))
     }
 
     /// What makes `r` no device login, before anything is asked of a provider: the
@@ -77,7 +80,15 @@ extension Router {
         if let (name, _) = unused.first(where: \.1) {
             return .invalid("\(name) has no meaning in a device login (RFC 8628): nothing is opened here and no callback comes back")
         }
-        if r.issuer == nil || r.clientID == nil { return .invalid("a device login needs issuer and client_id, or an account that has them") }
+        guard let issuer = r.issuer, let clientID = r.clientID else { return .invalid("a device login needs issuer and client_id, or an account that has them") }
+        // The same checks as a browser login's: each value goes into the request and the stored session as a line.
+        if issuer.utf8.count > 2048 || clientID.utf8.count > 2048 || !OAuthText.isVisibleText(clientID) {
+            return .invalid("client_id must be printable ASCII (RFC 6749 Appendix A), and issuer and client_id at most 2048 bytes")
+        }
+        if let scope = r.scope, !OAuthText.isScope(scope) { return .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)") }
+        if r.extraParams.contains(where: { !OAuthText.isVisibleText($0.key) || !(OAuthText.isVisibleText($0.value) || $0.value.isEmpty) }) {
+            return .invalid("extra_params must be printable ASCII")
+        }
         return nil
     }
 
@@ -94,7 +105,8 @@ extension Router {
         let grant = TokenGrant(
             tokenEndpoint: d.exchange.tokenEndpoint, jwksURI: d.exchange.jwksURI,
             expected: IDTokenClaims.Expected(issuer: d.issuer, clientID: d.exchange.clientID, nonce: nil), requiresIDToken: false)
-        return Transition(effects: [.start(op, .pollDevice(grant, deviceCode: code))])
+        // Tracked as in flight: a stop now would lose the answer (tokens the provider gives once).
+        return Transition(core: [.track(op, .devicePoll(id, inFlight: true))], effects: [.start(op, .pollDevice(grant, deviceCode: code))])
     }
 
     /// A poll's answer: tokens finish the session; pending waits the interval again,
@@ -109,7 +121,8 @@ extension Router {
         }
         switch DeviceGrant.step(after: failure, interval: d.interval, now: now, deadline: s.expiresAt) {
         case .poll(let interval):
-            var t = Transition(ifWriteFails: .keepInMemory, effects: [.start(op, .timer(milliseconds: interval * 1000))])
+            var t = Transition(
+                core: [.track(op, .devicePoll(id, inFlight: false))], ifWriteFails: .keepInMemory, effects: [.start(op, .timer(milliseconds: interval * 1000))])
             if interval != d.interval {
                 d.interval = interval
                 var slowed = s

@@ -8,7 +8,13 @@ extension Router {
         guard let s = session(id), now >= deadline(of: s) else { return Transition() }
         if !s.status.isFinished {
             let expired = s.finished(
-                .expired, failure: SessionFailure(code: .expired, message: "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"), now: now)
+                .expired,
+                failure: SessionFailure(
+                    code: .expired,
+                    message: s.isCodeFlow
+                        ? "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"
+                        : "the device login was not finished on the other device within \(s.expiresAt - s.createdAt) s; begin a new one"),
+                now: now)
             var t = finishing(expired)
             t.changes = [.update(expired)]
             t.ifWriteFails = .keepInMemory
@@ -176,7 +182,7 @@ extension Router {
         if !status.isFinished, case .device(let d) = s.flow {
             // A device grant polls again, after its interval, as if the last poll had said pending.
             let op = ids.take()
-            t.core.append(.track(op, .devicePoll(s.id)))
+            t.core.append(.track(op, .devicePoll(s.id, inFlight: false)))
             t.effects.append(.start(op, .timer(milliseconds: d.interval * 1000)))
         }
         if !status.isFinished, s.isCodeFlow, s.code.redirect.style == .loopback, let binding = s.code.redirect.loopbackBinding {

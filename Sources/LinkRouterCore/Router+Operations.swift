@@ -71,10 +71,10 @@ extension Router {
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Refused BeginDeviceLogin from \(caller): \(e.message)"))])
             }
 
-        case (.devicePoll(let id), .fired):
+        case (.devicePoll(let id, _), .fired):
             return pollDevice(id, op: op)
 
-        case (.devicePoll(let id), .tokens(let outcome)):
+        case (.devicePoll(let id, _), .tokens(let outcome)):
             return polledDevice(id, op: op, outcome, now: now)
 
         case (.deliver(let url, let app, let answers), .delivered(let r)):

@@ -53,17 +53,23 @@ enum LoginCommand {
         }
         // No browser here: the device grant when asked for, or (where the provider offers it) when nothing could open one.
         let asked = args.has("device")
-        if asked && (args.has("no-browser") || args.value("browser") != nil) {
-            return LinkCtl.usageFailure(spec, "--device opens nothing here; leave out --no-browser and --browser")
+        if asked && (args.has("no-browser") || args.value("browser") != nil || args.has("code-only")) {
+            return LinkCtl.usageFailure(spec, "--device opens nothing here and ends with tokens; leave out --no-browser, --browser and --code-only")
         }
+        // By itself only for a login a device grant can be: the provider's (or an account's) and nothing of a browser's.
+        let browserOnly = [
+            "authorize_url", "authorization_endpoint", "code_challenge", "app_callback_uri", "redirect_uri", "resume", "resume_hosts", "resume_path_prefix", "par", "extra_params", "browser",
+        ]
+        let deviceShaped = entries.contains { $0.0 == "issuer" || $0.0 == "account" } && !entries.contains { browserOnly.contains($0.0) } && !args.has("code-only")
         var handOff = false
-        if asked || (!args.has("no-browser") && args.value("browser") == nil && SystemEnvironment.noBrowserHere) {
+        if asked || (deviceShaped && !args.has("no-browser") && SystemEnvironment.noBrowserHere) {
             switch deviceLogin(entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"), qr: args.has("qr") || StandardStreams.errIsTerminal) {
             case .done(let status): return status
-            case .notOffered(let message):
+            case .refused(let failure):
+                // Asked for: the refusal is the answer. Chosen by itself: any refusal before a session exists means the URL to open elsewhere.
                 if asked {
-                    Output.error(message)
-                    return ExitCode.refused
+                    Output.error(failure.text)
+                    return failure.exitCode
                 }
                 handOff = true
             }
@@ -89,8 +95,8 @@ enum LoginCommand {
 
     enum DeviceOutcome {
         case done(Int32)
-        /// The provider offers no device grant (the daemon's words).
-        case notOffered(String)
+        /// `BeginDeviceLogin` refused it: no session was made.
+        case refused(DaemonClient.Failure)
     }
 
     /// `BeginDeviceLogin`, the code and page shown on stderr, then `Wait`.
@@ -101,7 +107,7 @@ enum LoginCommand {
             let client = try DaemonClient.connect()
             let reply: [DBusValue]
             do { reply = try client.call("BeginDeviceLogin", [options]) } catch {
-                if case .refused(_, let message) = error, message.contains("offers no device login") { return .notOffered(error.text) }
+                if case .refused = error { return .refused(error) }
                 throw error
             }
             guard let path = reply.first?.objectPathValue, reply.count > 1 else { throw .refused(name: DBusError.invalidArgs, message: "BeginDeviceLogin answered without a session") }

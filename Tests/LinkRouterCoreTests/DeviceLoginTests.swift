@@ -64,7 +64,9 @@ struct DeviceLoginTests {
         }
         #expect(id == session.id && shown == flow && expiresAt == now + 600)
         #expect(begun.operation(poll) == .timer(milliseconds: 5000))
-        #expect(begun.started.count == 1, "one timer, no busy polling")
+        let timers = begun.effects.filter { if case .start(_, .timer) = $0 { true } else { false } }
+        #expect(timers.count == 1, "one timer, no busy polling")
+        #expect(begun.effects.contains { if case .start(_, .identify(name: Fixtures.owner)) = $0 { true } else { false } }, "its owner's app is found out, as for any session")
         // No callback ever reaches it, whatever it carries.
         let route = router.route("com.example.app:/callback?code=c&state=WDJB-MJHT", source: .link, via: "test", apps: AppDirectory(), now: now)
         #expect(route.changes.isEmpty)
