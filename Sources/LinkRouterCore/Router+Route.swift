@@ -87,6 +87,14 @@ extension Router {
     func finishing(_ s: Session) -> Transition {
         var t = answeringWaits(of: s.id, with: s.waitAnswer ?? .failure(RouterError(.internalError, "the session ended without a result")))
         t.effects = [.closeListener(s.id)] + t.effects + [.emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s))]
+        // A device login's poll stops with it (its timer cancelled; an answer in flight then finds nothing).
+        if !s.isCodeFlow {
+            for (op, pending) in operations {
+                guard case .devicePoll(s.id, _) = pending else { continue }
+                t.effects.append(.cancel(op))
+                t.core.append(.finish(op))
+            }
+        }
         return t
     }
 

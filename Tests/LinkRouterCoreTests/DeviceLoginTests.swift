@@ -117,12 +117,25 @@ struct DeviceLoginTests {
         }
     }
 
-    @Test("a poll due after the session ended (cancelled, expired) does nothing")
+    @Test("the session ended (cancelled): its poll's timer is cancelled with it, and a late outcome does nothing")
     func afterTheEnd() throws {
         var (router, session, poll, _) = try begun()
-        router.take(router.cancel(session.id, by: Fixtures.owner, now: now + 1))
+        let cancelled = router.cancel(session.id, by: Fixtures.owner, now: now + 1)
+        #expect(cancelled.effects.contains(.cancel(poll)) && cancelled.core.contains(.finish(poll)), "\(cancelled.effects)")
+        router.take(cancelled)
         let late = router.completed(poll, .fired, now: now + 5)
-        #expect(late.effects.isEmpty && late.changes.isEmpty && late.core == [.finish(poll)])
+        #expect(late.effects.isEmpty && late.changes.isEmpty && late.core.isEmpty)
+    }
+
+    @Test("between polls a stop loses nothing (the stored session polls again); a poll in flight holds a restart back")
+    func stopping() throws {
+        var (router, _, poll, begun) = try begun()
+        // The owner's app found out, so only the device poll is left under way.
+        let identify = try #require(begun.effects.compactMap { if case .start(let op, .identify) = $0 { op } else { nil } }.first)
+        router.take(router.completed(identify, .identified(.host), now: now))
+        #expect(router.whatStoppingLoses().isEmpty, "\(router.whatStoppingLoses())")
+        router.take(router.completed(poll, .fired, now: now + 5))
+        #expect(router.whatStoppingLoses() == ["1 operations under way"])
     }
 
     @Test("refused: a provider without a device endpoint (saying what to do instead), the options of a browser login, no client")
