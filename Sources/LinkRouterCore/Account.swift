@@ -106,7 +106,7 @@ public struct Account: Sendable, Equatable {
         let par = try PushedAuthorization.Mode(option: r.par)
         for (key, value) in [("device_authorization_endpoint", r.deviceAuthorizationEndpoint), ("revocation_endpoint", r.revocationEndpoint)] {
             guard let value else { continue }
-            guard let uri = try? URIReference.strict(value, maxLength: limits.maxOptionBytes), SessionPlan.isIssuerScheme(uri), uri.fragment == nil, !uri.hasUserinfo else {
+            guard SessionPlan.isEndpoint(value, maxLength: limits.maxOptionBytes) else {
                 throw .invalid("\(key) must be an https URL (http only on a loopback host) without fragment or userinfo")
             }
         }

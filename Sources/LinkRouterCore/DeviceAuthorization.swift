@@ -44,7 +44,7 @@ public struct DeviceAuthorization: Sendable, Equatable {
         func page(_ key: String) throws(RouterError) -> String {
             let value = try text(key, max: 2048)
             // A person is sent there: only a web page, never javascript: or a file.
-            guard let uri = try? URIReference.strict(value, maxLength: 2048), SessionPlan.isIssuerScheme(uri), uri.fragment == nil, !uri.hasUserinfo else {
+            guard SessionPlan.isEndpoint(value, maxLength: 2048) else {
                 throw fail("was answered with a \(key) that is not an https URL (http only on a loopback host): \"\(PercentEncoding.preview(Substring(value)))\"")
             }
             return value

@@ -32,9 +32,6 @@ public struct DeviceFlow: Sendable, Equatable {
         self.interval = interval
     }
 
-    /// What the person opens: the page with the code in it when the provider gave one.
-    public var pageToOpen: String { verificationURIComplete ?? verificationURI }
-
     /// The store's value: `key=value` lines (every value was checked as a URI or
     /// visible ASCII, so none holds a line break).
     var stored: String {

@@ -60,9 +60,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         }
         func endpoint(_ key: String) throws(RouterError) -> String {
             guard let value = document[key]?.stringValue else { throw fail("has no \(key)") }
-            guard let uri = try? URIReference.strict(value, maxLength: 2048), SessionPlan.isIssuerScheme(uri),
-                uri.fragment == nil, !uri.hasUserinfo
-            else {
+            guard SessionPlan.isEndpoint(value, maxLength: 2048) else {
                 throw fail("gives a \(key) that is not an https URL (http only on a loopback host) without fragment or userinfo: \"\(PercentEncoding.preview(Substring(value)))\"")
             }
             return value

@@ -274,6 +274,14 @@ extension SessionPlan {
         }
     }
 
+    /// A provider's endpoint, or a page a person is sent to: https (http only on
+    /// a loopback host), no fragment, no userinfo. The one rule for metadata
+    /// endpoints, an account's own endpoints and a device login's pages.
+    static func isEndpoint(_ value: String, maxLength: Int) -> Bool {
+        guard let uri = try? URIReference.strict(value, maxLength: maxLength) else { return false }
+        return isIssuerScheme(uri) && uri.fragment == nil && !uri.hasUserinfo
+    }
+
     static func parseAppCallback(_ text: String, maxLength: Int) throws(RouterError) -> CallbackURI {
         let uri = try CallbackURI.parse(text, role: "app_callback_uri", maxLength: maxLength)
         guard uri.style != .loopback else {
