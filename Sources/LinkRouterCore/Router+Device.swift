@@ -70,14 +70,7 @@ extension Router {
     /// What makes `r` no device login, before anything is asked of a provider: the
     /// options of a browser login, or no provider to ask.
     static func deviceRefusal(_ r: SessionRequest) -> RouterError? {
-        let unused: [(String, Bool)] = [
-            ("authorize_url", r.authorizeURL != nil), ("code_challenge", r.codeChallenge != nil), ("app_callback_uri", r.appCallbackURI != nil),
-            ("resume", r.resume != nil), ("resume_hosts", !r.resumeHosts.isEmpty), ("resume_path_prefix", r.resumePathPrefix != nil),
-            ("browser", r.browser != nil), ("authorization_endpoint", r.authorizationEndpoint != nil),
-            // An account brings its own (`SessionRequest.use`); only a caller's are refused.
-            ("par", r.account == nil && r.par != nil), ("extra_params", r.account == nil && !r.extraParams.isEmpty),
-        ]
-        if let (name, _) = unused.first(where: \.1) {
+        if let name = r.browserOnlyOption {
             return .invalid("\(name) has no meaning in a device login (RFC 8628): nothing is opened here and no callback comes back")
         }
         guard let issuer = r.issuer, let clientID = r.clientID else { return .invalid("a device login needs issuer and client_id, or an account that has them") }

@@ -37,4 +37,18 @@ public struct SessionRequest: Sendable, Equatable {
     public var deviceAuthorizationEndpoint: String?
 
     public init() {}
+
+    /// The first option given that only a browser login has (a device login
+    /// refuses it), or nil: the one list for the daemon's refusal and for
+    /// linkctl's choice of the device grant. An account brings its own `par`
+    /// and parameters (`use`); only a caller's count.
+    public var browserOnlyOption: String? {
+        let given: [(String, Bool)] = [
+            ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil), ("app_callback_uri", appCallbackURI != nil),
+            ("resume", resume != nil), ("resume_hosts", !resumeHosts.isEmpty), ("resume_path_prefix", resumePathPrefix != nil),
+            ("browser", browser != nil), ("authorization_endpoint", authorizationEndpoint != nil),
+            ("par", account == nil && par != nil), ("extra_params", account == nil && !extraParams.isEmpty),
+        ]
+        return given.first(where: \.1)?.0
+    }
 }

@@ -42,10 +42,10 @@ enum LoginCommand {
             guard args.value("account") == nil else { return LinkCtl.usageFailure(spec, "give the account once: login NAME, or --account NAME") }
             entries.append(("account", .string(name)))
         }
+        // The options as the daemon reads them, for the core's rules below (the daemon checks them again).
+        let request = try? OptionsDecoder.session(.vardict(entries))
         // The whole login by default when the issuer says where everything is (the core's rule).
-        if let request = try? OptionsDecoder.session(.vardict(entries)), SessionPlan.exchangesByDefault(request),
-            !args.has("code-only"), !args.has("exchange")
-        {
+        if let request, SessionPlan.exchangesByDefault(request), !args.has("code-only"), !args.has("exchange") {
             entries.append(("exchange", .boolean(true)))
         }
         guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
@@ -56,11 +56,10 @@ enum LoginCommand {
         if asked && (args.has("no-browser") || args.value("browser") != nil || args.has("code-only")) {
             return LinkCtl.usageFailure(spec, "--device opens nothing here and ends with tokens; leave out --no-browser, --browser and --code-only")
         }
-        // By itself only for a login a device grant can be: the provider's (or an account's) and nothing of a browser's.
-        let browserOnly = [
-            "authorize_url", "authorization_endpoint", "code_challenge", "app_callback_uri", "redirect_uri", "resume", "resume_hosts", "resume_path_prefix", "par", "extra_params", "browser",
-        ]
-        let deviceShaped = entries.contains { $0.0 == "issuer" || $0.0 == "account" } && !entries.contains { browserOnly.contains($0.0) } && !args.has("code-only")
+        // By itself only for a login a device grant can be: the provider's (or an account's), nothing of a browser's
+        // (the core's list, and a redirect URI of the caller's own), and not stopping at the code.
+        let deviceShaped =
+            request.map { ($0.issuer != nil || $0.account != nil) && $0.browserOnlyOption == nil && $0.redirectURI == nil } ?? false && !args.has("code-only")
         var handOff = false
         if asked || (deviceShaped && !args.has("no-browser") && SystemEnvironment.noBrowserHere) {
             switch deviceLogin(entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"), qr: args.has("qr") || StandardStreams.errIsTerminal) {
