@@ -17,10 +17,10 @@ struct DeviceLoginEndToEndTests {
         var errorText: String { (try? FileSystem.readText(err)) ?? "" }
     }
 
-    static func start(_ w: AccountTests.World, _ arguments: [String] = ["login", "work", "--device", "--timeout", "60000"], environment: [String]? = nil) throws -> Started {
-        let out = w.desktop.root + "/device.out"
-        let err = w.desktop.root + "/device.err"
-        let pid = try Subprocess.spawn([Paths.linkctl] + arguments, environment: environment ?? w.desktop.environment, stdout: .file(out), stderr: .file(err))
+    static func start(_ desktop: TestDesktop, _ arguments: [String] = ["login", "work", "--device", "--timeout", "60000"], environment: [String]? = nil) throws -> Started {
+        let out = desktop.root + "/device.out"
+        let err = desktop.root + "/device.err"
+        let pid = try Subprocess.spawn([Paths.linkctl] + arguments, environment: environment ?? desktop.environment, stdout: .file(out), stderr: .file(err))
         return Started(pid: pid, out: out, err: err)
     }
 
@@ -38,8 +38,9 @@ struct DeviceLoginEndToEndTests {
         return found
     }
 
-    static func approve(_ w: AccountTests.World, page: String, code: String) throws -> Subprocess.Outcome {
-        try w.desktop.run(["/usr/bin/python3", Paths.fixtures + "/glewlwyd_signin.py", "--provider", w.provider.infoPath, "--url", page, "--user-code", code])
+    /// The phone: the provider's sign-in script approves `code` at `page` with the user's cookies.
+    static func approve(_ desktop: TestDesktop, at provider: some OpenIDTestProvider, page: String, code: String) throws -> Subprocess.Outcome {
+        try desktop.run(["/usr/bin/python3", provider.signinScript, "--provider", provider.infoPath, "--url", page, "--user-code", code])
     }
 
     @Test(
@@ -48,7 +49,7 @@ struct DeviceLoginEndToEndTests {
     func approved() throws {
         let w = try AccountTests.World(deviceSeconds: 600)
         #expect(try w.add("work").status == 0)
-        let login = try Self.start(w, ["login", "work", "--device", "--qr", "--timeout", "60000"])
+        let login = try Self.start(w.desktop, ["login", "work", "--device", "--qr", "--timeout", "60000"])
         let shown = try #require(Self.shown(login), "no code shown: \(login.errorText)")
         #expect(shown.page.hasPrefix(w.provider.issuer + "/device") && !shown.code.isEmpty, "\(shown)")
         let complete = login.errorText.split(separator: "\n").first { $0.hasPrefix("(or open ") }.map { String($0.dropFirst(9).prefix { $0 != "," }) }
@@ -57,7 +58,7 @@ struct DeviceLoginEndToEndTests {
             #expect(eventually { login.errorText.contains("█") })
             #expect(try QRReader.read(login.errorText, in: w.desktop.root) == complete, "the QR code is the page with the code in it")
         }
-        let approval = try Self.approve(w, page: shown.page, code: shown.code)
+        let approval = try Self.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code)
         #expect(approval.status == 0 && approval.text == "deviceComplete\n", "\(approval.errorText)")
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
         #expect(((try? FileSystem.readText(login.out)) ?? "").contains("Signed in"), "\(login.errorText)")
@@ -73,10 +74,10 @@ struct DeviceLoginEndToEndTests {
     func restarted() throws {
         let w = try AccountTests.World(installed: true, deviceSeconds: 600)
         #expect(try w.add("work").status == 0)
-        let login = try Self.start(w)
+        let login = try Self.start(w.desktop)
         let shown = try #require(Self.shown(login), "no code shown: \(login.errorText)")
         #expect(w.daemon.stop() == 0)
-        let approval = try Self.approve(w, page: shown.page, code: shown.code)
+        let approval = try Self.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code)
         #expect(approval.status == 0, "\(approval.errorText)")
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)\n\(w.daemon.log.suffix(1500))")
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
@@ -87,7 +88,7 @@ struct DeviceLoginEndToEndTests {
     func expires() throws {
         let w = try AccountTests.World(deviceSeconds: 3)
         #expect(try w.add("work").status == 0)
-        let login = try Self.start(w)
+        let login = try Self.start(w.desktop)
         #expect(Self.shown(login) != nil, "\(login.errorText)")
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 2, "\(login.errorText)")
         #expect(login.errorText.contains("expire"), "\(login.errorText)")
@@ -102,7 +103,7 @@ struct DeviceLoginEndToEndTests {
         let proxy = try #require(w.proxy)
         #expect(try w.add("work").status == 0)
         try proxy.set("device-slow-down")
-        let login = try Self.start(w)
+        let login = try Self.start(w.desktop)
         #expect(Self.shown(login) != nil, "\(login.errorText)")
         func polls() -> [Double] {
             proxy.requests().filter { ($0["grant_type"] as? String)?.hasSuffix("device_code") == true }.compactMap { $0["time"] as? Double }
@@ -129,7 +130,7 @@ struct DeviceLoginEndToEndTests {
         #expect(refused.status == 1 && refused.errorText.contains("offers no device login") && refused.errorText.contains("--no-browser"), "\(refused.errorText)")
         // A terminal with no display: the device grant is tried, and the hand-off follows.
         let headless = w.desktop.environment.filter { !$0.hasPrefix("DISPLAY=") }
-        let login = try Self.start(w, ["login", "work", "--timeout", "1500"], environment: headless)
+        let login = try Self.start(w.desktop, ["login", "work", "--timeout", "1500"], environment: headless)
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 30_000) == 3, "\(login.errorText)")
         #expect(login.errorText.contains("Open this URL in your browser to sign in:\n  " + w.provider.authorizationEndpoint), "\(login.errorText)")
         #expect(w.daemon.isRunning)

@@ -52,7 +52,7 @@ struct SecondProviderTests {
         // The ID token the daemon verified at the exchange (RS256, the key by `kid` from the provider's JWKS).
         let idToken = try w.desktop.linkctl("token", "dot", "--id-token")
         #expect(idToken.status == 0, "\(idToken.errorText)")
-        let claims = Self.payload(of: idToken.text.trimmingCharacters(in: .newlines))
+        let claims = JWTParts.payload(idToken.text.trimmingCharacters(in: .newlines))
         #expect(claims["iss"] as? String == w.provider.issuer && claims["aud"] as? String == w.provider.clientID, "\(claims)")
 
         // Each refresh rotates the refresh token and the provider revokes the whole family when an old
@@ -77,16 +77,6 @@ struct SecondProviderTests {
                 let t = (try? w.token("dot")) ?? ""
                 return !t.isEmpty && !seen.contains(t)
             }, "the token after a restart: \(w.daemon.log.suffix(800))")
-    }
-
-    /// A JWT's payload, decoded without a check (the daemon checked it).
-    static func payload(of jwt: String) -> [String: Any] {
-        let parts = jwt.split(separator: ".")
-        guard parts.count == 3 else { return [:] }
-        var b64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
-        guard let data = Data(base64Encoded: b64) else { return [:] }
-        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
     @Test("a loopback login: any port on the registered http://127.0.0.1/callback (RFC 8252 §7.3), iss checked, the account signed in")
@@ -122,16 +112,12 @@ struct SecondProviderTests {
         #expect(refused.status == 1 && refused.errorText.contains("offers no device login") && refused.errorText.contains("device_authorization_endpoint"), "\(refused.errorText)")
         let added = try w.desktop.linkctl(["account", "add", "cli", "--issuer", w.provider.issuer, "--client-id", client, "--device-authorization-endpoint", endpoint])
         #expect(added.status == 0, "\(added.errorText)")
-        let out = w.desktop.root + "/device.out"
-        let err = w.desktop.root + "/device.err"
-        let pid = try Subprocess.spawn(
-            [Paths.linkctl, "login", "cli", "--device", "--timeout", "60000"], environment: w.desktop.environment, stdout: .file(out), stderr: .file(err))
-        let login = DeviceLoginEndToEndTests.Started(pid: pid, out: out, err: err)
+        let login = try DeviceLoginEndToEndTests.start(w.desktop, ["login", "cli", "--device", "--timeout", "60000"])
         let shown = try #require(DeviceLoginEndToEndTests.shown(login), "no code shown: \(login.errorText)")
         #expect(shown.page == w.provider.issuer + "/device/" && !login.errorText.contains("(or open"), "no verification_uri_complete here: \(login.errorText)")
-        let approval = try w.desktop.run(["/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url", shown.page, "--user-code", shown.code])
+        let approval = try DeviceLoginEndToEndTests.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code)
         #expect(approval.status == 0 && approval.text == "accepted\n", "\(approval.errorText)")
-        #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
+        #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "cli")) ?? (0, 0) == (1, 0) })
         #expect(!(try w.token("cli")).isEmpty)
     }

@@ -97,14 +97,7 @@ final class Bench {
         var clicks: [Double] = []
         var floors: [Double] = []
         for _ in 0..<runs {
-            // Begun (and waited for) before the clock starts; the click ends when Wait returns.
-            let (path, state) = try client.begin()
-            let serial = try client.sendWait(path)
-            let t0 = Measure.now()
-            let pid = try Subprocess.spawn(["xdg-open", "com.example.bench:/cb?code=c&state=" + state], environment: env, stdout: .null, stderr: .null)
-            guard client.awaitReply(serial) else { throw BenchError("Wait did not return") }
-            clicks.append(Double(Measure.now() - t0) / 1e6)
-            Subprocess.wait(pid)
+            clicks.append(try client.clickCallback(["xdg-open"], environment: env))
             floors.append(
                 try Measure.ms {
                     let r = try Subprocess.run(["xdg-open", "com.example.true:/x?code=c&state=s"], environment: env)

@@ -28,6 +28,20 @@ final class BenchClient {
         return (r[0].objectPathValue!.rawValue, String(q.dropFirst(6)))
     }
 
+    /// A login callback clicked through `launcher` (in `environment`), timed from the
+    /// launcher's start until the owner's `Wait` returns; the session is begun and
+    /// waited for before the clock starts.
+    func clickCallback(_ launcher: [String], environment: [String]) throws -> Double {
+        let (path, state) = try begin()
+        let serial = try sendWait(path)
+        let t0 = Measure.now()
+        let pid = try Subprocess.spawn(launcher + ["com.example.bench:/cb?code=c&state=" + state], environment: environment, stdout: .null, stderr: .null)
+        guard awaitReply(serial) else { throw BenchError("Wait did not return after \(launcher[0])") }
+        let ms = Double(Measure.now() - t0) / 1e6
+        Subprocess.wait(pid, timeoutMilliseconds: 30_000)
+        return ms
+    }
+
     /// Sends `Wait(0)` without waiting for the answer; returns its serial.
     func sendWait(_ path: String) throws -> UInt32 {
         let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Wait")

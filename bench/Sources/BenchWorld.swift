@@ -68,8 +68,7 @@ final class BenchWorld {
 
     func stopDaemon() {
         guard daemonPID > 0 else { return }
-        kill(daemonPID, SIGTERM)
-        Subprocess.wait(daemonPID)
+        Subprocess.stop(daemonPID, name: "the bench's linkrouterd")
         daemonPID = 0
     }
 
@@ -93,10 +92,7 @@ final class BenchWorld {
 
     deinit {
         stopDaemon()
-        if busPID > 0 {
-            kill(busPID, SIGTERM)
-            Subprocess.wait(busPID)
-        }
+        if busPID > 0 { Subprocess.stop(busPID, name: "the bench's dbus-daemon") }
     }
 }
 

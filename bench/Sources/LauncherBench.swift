@@ -26,17 +26,8 @@ extension Bench {
             try FileSystem.writeAtomically(list, text: mimeapps, permissions: 0o644)
             written = mimeapps
         }
-        /// From the launcher's start until the owner's `Wait` has the result.
-        func callback(_ launcher: [String]) throws -> Double {
-            let (path, state) = try client.begin()
-            let serial = try client.sendWait(path)
-            let t0 = Measure.now()
-            let pid = try Subprocess.spawn(launcher + ["com.example.bench:/cb?code=c&state=" + state], environment: w.environment, stdout: .null, stderr: .null)
-            guard client.awaitReply(serial) else { throw BenchError("Wait did not return after \(launcher[0])") }
-            let ms = Double(Measure.now() - t0) / 1e6
-            Subprocess.wait(pid, timeoutMilliseconds: 30_000)
-            return ms
-        }
+        /// From the launcher's start until the owner's `Wait` has the result (the environment read per click: KDE's is set later).
+        func callback(_ launcher: [String]) throws -> Double { try client.clickCallback(launcher, environment: w.environment) }
         var opened = 0
         /// From the launcher's start until the running app's `Open` has the link.
         func toApp(_ launcher: [String]) throws -> Double {
