@@ -165,6 +165,20 @@ struct DeviceLoginTests {
             }
             #expect(e.message.contains(name) && e.message.contains("device login"), "\(e.message)")
         }
+        // Values that would go into the request and the stored session as lines: refused before anything is asked.
+        for (configure, words) in [
+            ({ (r: inout SessionRequest) in r.clientID = "client\nopenid=1" }, "client_id must be printable ASCII"),
+            ({ (r: inout SessionRequest) in r.scope = "openid\naccount=x" }, "scope must be space-separated tokens"),
+        ] {
+            let r = Router()
+            let t = r.beginSession(Self.request(configure), inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
+            guard case .refused(let e) = t.reply else {
+                Issue.record("\(words) not refused: \(t.reply)")
+                continue
+            }
+            let onlyLogged = t.effects.allSatisfy { if case .log = $0 { true } else { false } }
+            #expect(e.code == .invalidArgument && e.message.contains(words) && t.changes.isEmpty && t.core.isEmpty && onlyLogged, "\(e.message)")
+        }
         let r = Router()
         let noClient = r.beginSession(
             Self.request {
