@@ -60,7 +60,7 @@ let package = Package(
             name: "LinkRouterService",
             dependencies: [
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store", "Loopback",
-                "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit", "SecretKit", "JSONKit",
+                "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit", "SecretKit", "JSONKit", "JOSE",
             ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
         .executableTarget(
@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "LinkRouterFiles",
+                "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "JOSE", "LinkRouterFiles",
                 "SecretServiceTesting", "StoreTesting",
             ], exclude: ["Golden", "Fixtures"]),
     ],

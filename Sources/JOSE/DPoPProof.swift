@@ -4,8 +4,8 @@ public import OpenSSLKit
 
 /// A DPoP proof (RFC 9449 §4.2): a JWS the client signs for one HTTP request
 /// with a key it holds, so a token bound to that key is worth nothing to
-/// anyone who copies it without the key. Made for one request to a token
-/// endpoint, or to a resource for an account's owner (not wired yet: issue 23).
+/// anyone who copies it without the key. Made for each request to a token
+/// or PAR endpoint (`DPoPRequests`), and for an account's owner's request to a resource (`SignProof`).
 public enum DPoPProof {
     /// One request's proof: the header names the public key (`jwk`) and `typ`
     /// `dpop+jwt`; the payload carries a unique `jti`, the method (`htm`), the
@@ -18,7 +18,7 @@ public enum DPoPProof {
         let jti: [UInt8]
         do { jti = try Random.bytes(16) } catch { throw JOSEError(.cryptoFailure, error.description) }
         var claims: [(String, JSONValue)] = [
-            ("jti", .string(Base64URL.encode(jti))), ("htm", .string(method)), ("htu", .string(targetURI(url))), ("iat", .integer(issuedAt)),
+            ("jti", .string(Base64URL.encode(jti))), ("htm", .string(method)), ("htu", .string(DPoPProofTarget.uri(url))), ("iat", .integer(issuedAt)),
         ]
         if let nonce { claims.append(("nonce", .string(nonce))) }
         if let accessToken {
@@ -27,10 +27,5 @@ public enum DPoPProof {
         let header: JSONValue = .object([("typ", .string("dpop+jwt")), ("alg", .string("ES256")), ("jwk", key.publicJWK)])
         let signingInput = Base64URL.encode(Array(JSONParser.encode(header).utf8)) + "." + Base64URL.encode(Array(JSONParser.encode(.object(claims)).utf8))
         return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
-    }
-
-    /// `htu` (RFC 9449 §4.2): the request's URI without its query and fragment.
-    public static func targetURI(_ url: String) -> String {
-        String(url.prefix { $0 != "?" && $0 != "#" })
     }
 }

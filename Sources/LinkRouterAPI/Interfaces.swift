@@ -40,6 +40,10 @@ public enum Interfaces {
             .init("GetToken", in: [A("account", "s"), A("options", "a{sv}")], out: [A("token", "a{sv}")]) { h, _, call throws(DBusError) in
                 try h.getToken(call.string(0), call.arguments[1], call)
             },
+            .init("SignProof", in: [A("account", "s"), A("method", "s"), A("url", "s"), A("options", "a{sv}")], out: [A("proof", "s")]) {
+                h, _, call throws(DBusError) in
+                try h.signProof(call.string(0), call.string(1), call.string(2), call.arguments[3], call)
+            },
             .init("RejectToken", in: [A("account", "s"), A("token", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.rejectToken(call.string(0), call.string(1), call)
             },

@@ -61,6 +61,8 @@ public struct Account: Sendable, Equatable {
     public let extraParams: [String: String]
     /// Whether its logins push their authorization request first (RFC 9126).
     public let par: PushedAuthorization.Mode
+    /// Whether its tokens are bound to a key the daemon holds (RFC 9449 DPoP).
+    public let dpop: DPoPBinding.Mode
     /// The device authorization endpoint, when the provider's metadata does not list it.
     public let deviceAuthorizationEndpoint: String?
     /// The revocation endpoint, when the provider's metadata does not list it.
@@ -104,6 +106,7 @@ public struct Account: Sendable, Equatable {
             throw .invalid("audience and resource must be printable ASCII")
         }
         let par = try PushedAuthorization.Mode(option: r.par)
+        let dpop = try DPoPBinding.Mode(option: r.dpop)
         for (key, value) in [("device_authorization_endpoint", r.deviceAuthorizationEndpoint), ("revocation_endpoint", r.revocationEndpoint)] {
             guard let value else { continue }
             guard SessionPlan.isEndpoint(value, maxLength: limits.maxOptionBytes) else {
@@ -125,7 +128,7 @@ public struct Account: Sendable, Equatable {
         let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
         return Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
-            extraParams: r.extraParams, par: par, deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint, token: token, store: store,
+            extraParams: r.extraParams, par: par, dpop: dpop, deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint, token: token, store: store,
             minValidSeconds: Int64(minValid), username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
     }
@@ -173,6 +176,7 @@ public struct Account: Sendable, Equatable {
         if let resource { out.append(("resource", resource)) }
         if !extraParams.isEmpty { out.append(("extra_params", extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";"))) }
         if par != .auto { out.append(("par", par.rawValue)) }
+        if dpop != .auto { out.append(("dpop", dpop.rawValue)) }
         if let e = deviceAuthorizationEndpoint { out.append(("device_authorization_endpoint", e)) }
         if let e = revocationEndpoint { out.append(("revocation_endpoint", e)) }
         out.append(("token", token.rawValue))
@@ -186,11 +190,13 @@ public struct Account: Sendable, Equatable {
 
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], par: PushedAuthorization.Mode, deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage, minValidSeconds: Int64,
+        extraParams: [String: String], par: PushedAuthorization.Mode, dpop: DPoPBinding.Mode, deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage,
+        minValidSeconds: Int64,
         username: String,
         registries: [String], gitURLs: [String], owner: Owner
     ) {
         self.par = par
+        self.dpop = dpop
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.name = name

@@ -36,6 +36,13 @@ extension AccountRequest {
                 flag: .value("par", placeholder: "auto|require|off"), help: "push the authorization request first (RFC 9126; default auto: when the provider offers it)",
                 doc: "`auto` (default: when the provider's metadata lists a PAR endpoint), `require` or `off`: whether the login pushes its authorization request first (RFC 9126)"),
             OptionRow(
+                "dpop", .string({ $0.dpop = $1 }, get: { $0.dpop }), limit: .bytes(16),
+                flag: .value("dpop", placeholder: "auto|require|off"),
+                help: "bind the tokens to a key only the daemon holds (RFC 9449 DPoP; default auto: when the provider offers it)",
+                doc:
+                    "`auto` (default: when the provider's metadata lists ES256 in `dpop_signing_alg_values_supported`), `require` (a token answer that is not `token_type: DPoP` is refused) or `off`: whether the tokens are bound to an ES256 key the daemon makes and keeps with them (RFC 9449)"
+            ),
+            OptionRow(
                 "device_authorization_endpoint", .string({ $0.deviceAuthorizationEndpoint = $1 }, get: { $0.deviceAuthorizationEndpoint }), limit: .option,
                 flag: .value("device-authorization-endpoint", placeholder: "URL"),
                 help: "where a device login (linkctl login NAME --device) begins, for a provider whose metadata does not list it",

@@ -17,6 +17,8 @@ public struct AccountRequest: Sendable, Equatable {
     /// Seconds of life a token handed out must have left.
     public var minValid: UInt32?
     public var par: String?
+    /// Whether its tokens are bound to a key the daemon holds (RFC 9449): `auto`, `require` or `off`.
+    public var dpop: String?
     /// Where a device login begins when the provider's metadata does not say (RFC 8628 §4).
     public var deviceAuthorizationEndpoint: String?
     /// Where a sign-out revokes the tokens when the provider's metadata does not say (RFC 7009).

@@ -7,6 +7,8 @@ public enum AuthorizeURL {
         "code_challenge", "code_challenge_method", "requested_flow", "app_callback_uri",
         // RFC 9126 §2.1: never in a pushed request; the daemon alone puts it in the URL after a push.
         "request_uri",
+        // RFC 9449 §10: the daemon's own key's thumbprint, or none.
+        "dpop_jkt",
     ]
 
     /// Checks an authorization endpoint: https, or http on loopback for local providers.

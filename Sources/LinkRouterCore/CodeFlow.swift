@@ -30,7 +30,13 @@ public struct CodeFlow: Sendable, Equatable {
     public let requireIssuer: Bool
     /// Set when the daemon exchanges the code for tokens (boxed: most sessions do not).
     public var exchange: TokenExchange? { exchangeBox?.value }
-    private let exchangeBox: Box<TokenExchange>?
+    private var exchangeBox: Box<TokenExchange>?
+    /// The session ended: its DPoP key is the account's now (or nobody's), not the stored session's.
+    mutating func forgetDPoPKey() {
+        guard let e = exchange, e.dpop != nil else { return }
+        exchangeBox = Box(e.binding(nil))
+    }
+
     /// `resume_uri` is opened at most once (threat model R2).
     public var resumeOpened: Bool
 

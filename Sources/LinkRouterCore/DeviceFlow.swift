@@ -4,7 +4,7 @@
 public struct DeviceFlow: Sendable, Equatable {
     public let issuer: String
     /// Where the polls go and what their tokens must satisfy; the account that keeps them.
-    public let exchange: TokenExchange
+    public internal(set) var exchange: TokenExchange
     /// What the polls carry: a secret, gone once the session ends.
     public var deviceCode: String?
     /// What the person enters at `verificationURI`.
@@ -42,6 +42,7 @@ public struct DeviceFlow: Sendable, Equatable {
         if exchange.expectsIDToken { lines.append("openid=1") }
         if let a = exchange.account { lines.append("account=\(a)") }
         if exchange.accountInMemory { lines.append("account_memory=1") }
+        if let d = exchange.dpop { lines.append("dpop=\(d.stored)") }
         if let c = deviceCode { lines.append("device_code=\(c)") }
         if let c = verificationURIComplete { lines.append("verification_uri_complete=\(c)") }
         return lines.joined(separator: "\n")
@@ -57,9 +58,14 @@ public struct DeviceFlow: Sendable, Equatable {
         guard let issuer = f["issuer"], let client = f["client_id"], let token = f["token_endpoint"], let jwks = f["jwks_uri"],
             let user = f["user_code"], let page = f["verification_uri"], let interval = f["interval"].flatMap({ UInt32($0) })
         else { return nil }
+        var dpop: DPoPBinding?
+        if let line = f["dpop"] {
+            guard let binding = DPoPBinding(stored: String(line)) else { return nil }
+            dpop = binding
+        }
         let exchange = TokenExchange(
             clientID: String(client), tokenEndpoint: String(token), jwksURI: String(jwks), expectsIDToken: f["openid"] == "1", account: f["account"].map(String.init),
-            accountInMemory: f["account_memory"] == "1")
+            accountInMemory: f["account_memory"] == "1", dpop: dpop)
         self.init(
             issuer: String(issuer), exchange: exchange, deviceCode: f["device_code"].map(String.init), userCode: String(user), verificationURI: String(page),
             verificationURIComplete: f["verification_uri_complete"].map(String.init), interval: min(max(interval, 1), DeviceGrant.maxInterval))

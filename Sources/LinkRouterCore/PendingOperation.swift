@@ -35,8 +35,8 @@ public enum PendingOperation: Sendable, Equatable {
     case accountCall(AccountCall, accounts: [Account], caller: String)
     /// An `AddAccount` or `RemoveAccount`, answered once the account's file is written or gone.
     case accountFile(AccountFileChange, caller: String)
-    /// A held `GetToken`, answered when its account's flight lands.
-    case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64)
+    /// A held `GetToken` (or `SignProof`: `proof`), answered when its account's flight lands.
+    case tokenWait(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?)
     /// A device-grant session between polls (its timer) or during one (`inFlight`: the request).
     case devicePoll(SessionID, inFlight: Bool)
 
@@ -46,7 +46,7 @@ public enum PendingOperation: Sendable, Equatable {
         case .wait(_, let c, _, _): return c
         case .begin(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _), .accountFile(_, let c): return c
+        case .tokenWait(_, let c, _, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _), .accountFile(_, let c): return c
         default: return nil
         }
     }

@@ -15,11 +15,15 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let requirePushedAuthorizationRequests: Bool
     /// `device_authorization_endpoint` (RFC 8628 §4): where a login with no browser here begins. Nil: none offered, or one that breaks the endpoint rules.
     public let deviceAuthorizationEndpoint: String?
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): nil when the provider lists none (or not as strings).
+    public let dpopSigningAlgorithms: [String]?
 
     public init(
         issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil,
-        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false, deviceAuthorizationEndpoint: String? = nil
+        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false, deviceAuthorizationEndpoint: String? = nil,
+        dpopSigningAlgorithms: [String]? = nil
     ) {
+        self.dpopSigningAlgorithms = dpopSigningAlgorithms
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
         self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
@@ -84,10 +88,14 @@ public struct ProviderMetadata: Sendable, Equatable {
         // The same for PAR: a bad endpoint is none (with `par=require`, a clear refusal at BeginSession).
         let pushed = document["pushed_authorization_request_endpoint"] == nil ? nil : try? endpoint("pushed_authorization_request_endpoint")
         let device = document["device_authorization_endpoint"] == nil ? nil : try? endpoint("device_authorization_endpoint")
+        let dpop = document["dpop_signing_alg_values_supported"]?.arrayValue.flatMap { list in
+            let names = list.compactMap(\.stringValue)
+            return names.count == list.count ? names : nil
+        }
         self.init(
             issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
             issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation,
             pushedAuthorizationRequestEndpoint: pushed, requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true),
-            deviceAuthorizationEndpoint: device)
+            deviceAuthorizationEndpoint: device, dpopSigningAlgorithms: dpop)
     }
 }

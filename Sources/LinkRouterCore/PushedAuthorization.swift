@@ -71,6 +71,14 @@ public struct PushRequest: Sendable, Equatable {
     }
     public let endpoint: String
     public let parameters: [Field]
+    /// The login's DPoP key: the push carries a proof of it, which binds the code (RFC 9449 §10.1).
+    public let dpop: DPoPKey?
+
+    public init(endpoint: String, parameters: [Field], dpop: DPoPKey? = nil) {
+        self.endpoint = endpoint
+        self.parameters = parameters
+        self.dpop = dpop
+    }
     /// For the log and errors: never the parameters (they hold the state, nonce and challenge).
     public var logTag: String { "the pushed authorization request to \(endpoint)" }
 }

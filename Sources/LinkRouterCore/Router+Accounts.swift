@@ -18,12 +18,13 @@ extension Router {
             guard let held else { return .refused(e) }
             return Transition(core: [.finish(held)], effects: [.answer(held, .refused(e))])
         }
-        let kind: Account.TokenKind = request.idToken.map { $0 ? .id : .access } ?? account.token
+        // A proof goes with the access token, whatever the account hands out by default.
+        let kind: Account.TokenKind = request.proof != nil ? .access : request.idToken.map { $0 ? .id : .access } ?? account.token
         let minValid = Int64(request.minValid ?? UInt32(account.minValidSeconds))
         guard minValid <= 3600 else { return refuse(.invalid("min_valid is at most 3600 seconds, not \(minValid)")) }
         var state = states[account.key] ?? AccountTokens(loaded: account.store == .memory)
         if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
-            let answer = Transition.Reply.token(TokenAnswer(tokens: tokens, kind: kind, warning: state.unsaved.map(Self.unsavedWarning)))
+            let answer = Self.tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(Self.unsavedWarning))
             var t = held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
             // Served from memory, but not yet in the keyring: the write is tried again now.
             if state.unsaved != nil, account.store == .keyring {
@@ -36,7 +37,7 @@ extension Router {
             return t
         }
         let wait = held ?? ids.take()
-        var t = Transition(core: [.track(wait, .tokenWait(account.key, caller: caller, kind: kind, minValid: minValid))])
+        var t = Transition(core: [.track(wait, .tokenWait(account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof))])
         if held == nil { t.reply = .held(wait) }
         guard state.flight == nil else { return t }
         let flight = ids.take()
@@ -48,7 +49,7 @@ extension Router {
             if let retryAt = state.retryAt, now < retryAt {
                 let why = "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
                 guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else { return refuse(RouterError(.refreshFailed, why)) }
-                let answer = Transition.Reply.token(TokenAnswer(tokens: tokens, kind: kind, warning: why))
+                let answer = Self.tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why)
                 return held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
             }
             t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .discovering))))
@@ -206,7 +207,7 @@ extension Router {
             guard let account = f.account, let used = state.tokens?.refreshToken else { return land(op, f, state, refreshed: true, now: now) }
             f.metadata = metadata
             f.stage = .refreshing(used: used)
-            return refresh(op, f, account, used)
+            return refresh(op, f, account, used, key: state.tokens?.dpopKey)
 
         case (.refreshing(let used), .tokens(.success(var fresh))):
             state.refreshWorked()
@@ -243,7 +244,7 @@ extension Router {
                 state.tokens = kept
                 if waitersAllServed(f.key, state, now: now) { return land(op, f, state, refreshed: true, now: now) }
                 f.stage = .refreshing(used: live)
-                var t = refresh(op, f, account, live)
+                var t = refresh(op, f, account, live, key: kept.dpopKey)
                 t.core.append(.account(f.key, state))
                 return t
             }
@@ -295,11 +296,12 @@ extension Router {
         return t.finishing(op, f.key, state)
     }
 
-    private func refresh(_ op: OperationID, _ f: TokenFlight, _ account: Account, _ refreshToken: String) -> Transition {
+    /// A refresh proves the key the tokens were bound to at sign-in (their refresh token is bound to it, RFC 9449 §5).
+    private func refresh(_ op: OperationID, _ f: TokenFlight, _ account: Account, _ refreshToken: String, key: DPoPKey?) -> Transition {
         guard let m = f.metadata else { return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .discover(issuer: account.issuer))]) }
         let grant = TokenGrant(
             tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI, expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
-            requiresIDToken: false)
+            requiresIDToken: false, dpop: key.map { DPoPBinding(key: $0, required: account.dpop == .require) })
         return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .refresh(grant, refreshToken: refreshToken, scope: nil))])
     }
 
@@ -397,9 +399,9 @@ extension Router {
         waiters(of: key).allSatisfy { state.usable($0.kind, minValid: $0.minValid, now: now) }
     }
 
-    private func waiters(of key: AccountKey) -> [(op: OperationID, kind: Account.TokenKind, minValid: Int64)] {
+    private func waiters(of key: AccountKey) -> [(op: OperationID, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?)] {
         operations.compactMap { op, pending in
-            if case .tokenWait(let k, _, let kind, let minValid) = pending, k == key { return (op, kind, minValid) }
+            if case .tokenWait(let k, _, let kind, let minValid, let proof) = pending, k == key { return (op, kind, minValid, proof) }
             return nil
         }.sorted { $0.op < $1.op }
     }
@@ -412,7 +414,7 @@ extension Router {
         var t = Transition()
         for w in waiters(of: key) {
             if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: now), let tokens = state.tokens {
-                t.effects.append(.answer(w.op, .token(TokenAnswer(tokens: tokens, kind: w.kind, warning: warning ?? state.unsaved.map(Self.unsavedWarning)))))
+                t.effects.append(.answer(w.op, Self.tokenReply(key, tokens, kind: w.kind, proof: w.proof, warning: warning ?? state.unsaved.map(Self.unsavedWarning))))
                 t.core.append(.finish(w.op))
             } else if let refusal {
                 t.effects.append(.answer(w.op, .refused(refusal)))
@@ -420,6 +422,23 @@ extension Router {
             }
         }
         return t
+    }
+
+    /// A `GetToken`'s answer, or a `SignProof`'s: the proof of the tokens' key for the
+    /// access token (the one asked about, if it is still the account's).
+    static func tokenReply(_ key: AccountKey, _ tokens: TokenSet, kind: Account.TokenKind, proof: ProofRequest?, warning: String?) -> Transition.Reply {
+        guard let proof else { return .token(TokenAnswer(tokens: tokens, kind: kind, warning: warning)) }
+        guard let dpop = tokens.dpopKey else {
+            return .refused(
+                RouterError(
+                    .noDPoPKey,
+                    "\(key.name)'s tokens are not bound to a DPoP key (its dpop is off, or its provider offered no DPoP when it signed in): send the access token as a bearer token, or sign in again with dpop=require"
+                ))
+        }
+        if let asked = proof.accessToken, !ConstantTime.equals(asked, tokens.accessToken) {
+            return .refused(RouterError(.staleToken, "that access token is no longer \(key.name)'s (it was refreshed or refused since); ask GetToken again, then SignProof"))
+        }
+        return .proof(ProofPlan(key: dpop, method: proof.method, url: proof.url, nonce: proof.nonce, accessToken: tokens.accessToken))
     }
 
     static func notSignedIn(_ key: AccountKey, _ why: String?) -> RouterError {

@@ -22,6 +22,23 @@ extension Router {
         }
         do { try admit(owner: pending.caller) } catch { return refuse(error) }
         let scope = r.scope ?? "openid"
+        let secrets: SessionSecrets
+        switch pending.inputs.secrets {
+        case .success(let s): secrets = s
+        case .failure(let e): return refuse(e)
+        }
+        var dpop: DPoPBinding?
+        do throws(RouterError) {
+            // The polls prove the key; the code the person approves is bound by the proof on the last one (RFC 9449 §5).
+            if let m = r.dpop, let required = try DPoPBinding.decide(m, metadata: metadata) {
+                guard let key = secrets.dpopKey else {
+                    return refuse(RouterError(.internalError, "the daemon drew no DPoP key for a login whose tokens must be bound to one; nothing was started"))
+                }
+                dpop = DPoPBinding(key: key, required: required)
+            }
+        } catch {
+            return refuse(error)
+        }
         guard let authorization = pending.deviceAuthorization else {
             let op = held ?? ids.take()
             return Transition(
@@ -29,17 +46,12 @@ extension Router {
                 effects: [.start(op, .authorizeDevice(DeviceGrant.Request(endpoint: endpoint, clientID: clientID, scope: scope, parameters: r.extraParams)))],
                 reply: held == nil ? .held(op) : .none)
         }
-        let secrets: SessionSecrets
-        switch pending.inputs.secrets {
-        case .success(let s): secrets = s
-        case .failure(let e): return refuse(e)
-        }
         if session(secrets.id) != nil {
             return refuse(RouterError(.internalError, "the daemon drew a session id already in use (a 256-bit coincidence); try again"))
         }
         let exchange = TokenExchange(
             clientID: clientID, tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
-            expectsIDToken: scope.split(separator: " ").contains("openid"), account: r.account, accountInMemory: r.accountStore == .memory)
+            expectsIDToken: scope.split(separator: " ").contains("openid"), account: r.account, accountInMemory: r.accountStore == .memory, dpop: dpop)
         let flow = DeviceFlow(issuer: metadata.issuer, exchange: exchange, authorization: authorization)
         let session = Session(
             id: secrets.id, owner: Caller(name: pending.caller, app: callers[pending.caller] ?? .unknown), claimTokenDigest: pending.inputs.claimTokenDigest,
@@ -97,7 +109,8 @@ extension Router {
         }
         let grant = TokenGrant(
             tokenEndpoint: d.exchange.tokenEndpoint, jwksURI: d.exchange.jwksURI,
-            expected: IDTokenClaims.Expected(issuer: d.issuer, clientID: d.exchange.clientID, nonce: nil), requiresIDToken: false)
+            expected: IDTokenClaims.Expected(issuer: d.issuer, clientID: d.exchange.clientID, nonce: nil), requiresIDToken: false,
+            dpop: d.exchange.dpop)
         // Tracked as in flight: a stop now would lose the answer (tokens the provider gives once).
         return Transition(core: [.track(op, .devicePoll(id, inFlight: true))], effects: [.start(op, .pollDevice(grant, deviceCode: code))])
     }

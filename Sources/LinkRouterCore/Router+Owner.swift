@@ -63,6 +63,7 @@ extension Router {
             let e = RouterError(.internalError, "the daemon drew a state or id already in use (a 256-bit coincidence); try again")
             return refuse(e, LogLine(.error, "Drew a session id or state already in use"))
         }
+        if let e = plan.missingDPoPKey(secrets) { return refuse(e, LogLine(.error, "BeginSession without a DPoP key for a bound login")) }
         var browser: String?
         if plan.openBrowser {
             switch pending.inputs.browser {
@@ -94,6 +95,7 @@ extension Router {
         let note =
             (plan.restsOnStateAlone ? "; the adopted URL carries no PKCE, so the session rests on state alone (threat model S9)" : "")
             + (pending.requestURI != nil ? "; its request pushed to the provider first (RFC 9126)" : "")
+            + (c.exchange?.dpop.map { "; its tokens bound to DPoP key \($0.key.thumbprint) (RFC 9449)" } ?? "")
         var t = Transition(changes: [.insert(session)], effects: [.scheduleDeadline(session.id, at: deadline(of: session))])
         if let opened { t.effects.append(.openBrowser(url, in: .entry(opened))) }
         if c.redirect.style == .loopback { t.compensation = [.closeListener(session.id)] }

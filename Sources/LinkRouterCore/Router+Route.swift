@@ -120,7 +120,7 @@ extension Router {
         let grant = TokenGrant(
             tokenEndpoint: exchange.tokenEndpoint, jwksURI: exchange.jwksURI,
             expected: IDTokenClaims.Expected(issuer: c.issuer ?? "", clientID: exchange.clientID, nonce: c.nonce),
-            requiresIDToken: exchange.expectsIDToken)
+            requiresIDToken: exchange.expectsIDToken, dpop: exchange.dpop)
         return .redeem(
             grant, code: s.result?.code ?? "", redirectURI: s.result?.redirectURI ?? c.redirect.string,
             verifier: c.codeVerifier ?? s.result?.codeVerifier)

@@ -45,6 +45,10 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         case keyringFailed = "KeyringFailed"
         /// The provider could not be reached or failed; the tokens are kept.
         case refreshFailed = "RefreshFailed"
+        /// `SignProof` for an account whose tokens are not bound to a DPoP key.
+        case noDPoPKey = "NoDPoPKey"
+        /// `SignProof` for an access token that is no longer the account's (refreshed, or rejected).
+        case staleToken = "StaleToken"
         case internalError = "Internal"
     }
 

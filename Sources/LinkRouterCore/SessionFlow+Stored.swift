@@ -122,6 +122,7 @@ enum CodeFlowWriter {
             if e.expectsIDToken { sink.add("exchange_openid", "1") }
             sink.add("exchange_account", e.account)
             if e.accountInMemory { sink.add("exchange_account_memory", "1") }
+            sink.add("exchange_dpop", e.dpop?.stored)
         }
     }
 }
@@ -134,7 +135,7 @@ enum CodeFlowReader {
     enum Key: Int, CaseIterable {
         case v, source, state, redirect, origin, resume, nonce, verifier, appCallback, resumeHosts, resumePathPrefix
         case browser, issuer, requireIssuer, resumeOpened, exchangeClientID, exchangeTokenEndpoint, exchangeJWKSURI, exchangeOpenID
-        case exchangeAccount, exchangeAccountMemory
+        case exchangeAccount, exchangeAccountMemory, exchangeDPoP
 
         var name: StaticString {
             switch self {
@@ -159,6 +160,7 @@ enum CodeFlowReader {
             case .exchangeOpenID: "exchange_openid"
             case .exchangeAccount: "exchange_account"
             case .exchangeAccountMemory: "exchange_account_memory"
+            case .exchangeDPoP: "exchange_dpop"
             }
         }
 
@@ -200,6 +202,7 @@ enum CodeFlowReader {
         var openid = false
         var account: String?
         var accountMemory = false
+        var dpop: DPoPBinding?
         // A callback the row before had is not parsed again.
         func sharedCallback(_ text: String, _ cache: inout (text: String, uri: CallbackURI)?, _ role: String) -> CallbackURI? {
             if let c = cache, c.text == text { return c.uri }
@@ -251,13 +254,17 @@ enum CodeFlowReader {
             case .exchangeOpenID: openid = isOne
             case .exchangeAccount: account = shared()
             case .exchangeAccountMemory: accountMemory = isOne
+            case .exchangeDPoP:
+                // A key that does not read back ends the row: its login could only fail at the token endpoint.
+                guard let binding = DPoPBinding(stored: fresh()) else { return nil }
+                dpop = binding
             }
         }
         guard version, let source, let state, let redirect, let origin, let resume else { return nil }
         var exchange: TokenExchange?
         if let client, let tokenEndpoint, let jwks {
             exchange = TokenExchange(
-                clientID: client, tokenEndpoint: tokenEndpoint, jwksURI: jwks, expectsIDToken: openid, account: account, accountInMemory: accountMemory)
+                clientID: client, tokenEndpoint: tokenEndpoint, jwksURI: jwks, expectsIDToken: openid, account: account, accountInMemory: accountMemory, dpop: dpop)
         }
         return CodeFlow(
             source: source, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,

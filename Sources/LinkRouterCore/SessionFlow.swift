@@ -37,14 +37,16 @@ public indirect enum SessionFlow: Sendable, Equatable {
         return nil
     }
 
-    /// The flow with its secrets gone (a code verifier, a device code): the session ended.
+    /// The flow with its secrets gone (a code verifier, a device code, a DPoP key): the session ended.
     func withoutSecrets() -> SessionFlow {
         switch self {
         case .code(var c):
             c.codeVerifier = nil
+            c.forgetDPoPKey()
             return .code(c)
         case .device(var d):
             d.deviceCode = nil
+            d.exchange = d.exchange.binding(nil)
             return .device(d)
         }
     }

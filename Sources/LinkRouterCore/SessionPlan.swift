@@ -31,6 +31,9 @@ public struct SessionPlan: Sendable {
     public let clientChallenge: String?
     /// Where the authorization request is pushed before the browser opens (RFC 9126; the `par` option).
     public var pushEndpoint: String? = nil
+    /// Whether the tokens are bound to the session's DPoP key (RFC 9449): nil for
+    /// no, else whether binding is required (an account's `dpop`, its provider's metadata).
+    public var dpopRequired: Bool? = nil
 
     public var mode: CodeFlow.Source {
         switch source {
@@ -81,7 +84,7 @@ public struct SessionPlan: Sendable {
         let flow = CodeFlow(
             source: mode, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
             authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts, resumePathPrefix: resumePathPrefix,
-            resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer, exchange: exchange)
+            resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer, exchange: exchange?.binding(dpop(secrets)))
         return Session(
             id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, flow: .code(flow),
             createdAt: now, expiresAt: now + Int64(ttl))
@@ -102,8 +105,11 @@ extension SessionPlan {
     }
 
     /// The authorization request's parameters (builder mode; empty for an adopted URL).
-    func authorizationParameters(secrets: SessionSecrets) -> [(String, String)] {
-        guard case .builder(_, let clientID, let scope, let extraParams) = source else { return [] }
+    /// A DPoP-bound login names its key's thumbprint (`dpop_jkt`, RFC 9449 §10) in
+    /// the URL; a pushed one proves the key with a `DPoP` header on the push instead.
+    func authorizationParameters(secrets: SessionSecrets, pushed: Bool = false) -> [(String, String)] {
+        guard case .builder(_, let clientID, let scope, var extraParams) = source else { return [] }
+        if !pushed, let key = dpop(secrets)?.key { extraParams["dpop_jkt"] = key.thumbprint }
         return AuthorizeURL.parameters(
             clientID: clientID, redirectURI: redirect.string, scope: scope, state: secrets.state, nonce: secrets.nonce,
             codeChallenge: clientChallenge ?? secrets.codeChallenge, appCallbackURI: appCallback?.string, extra: extraParams)
@@ -112,7 +118,21 @@ extension SessionPlan {
     /// The push a builder-mode login makes before its browser opens (RFC 9126), when it makes one.
     public func pushRequest(secrets: SessionSecrets) -> PushRequest? {
         guard let pushEndpoint else { return nil }
-        return PushRequest(endpoint: pushEndpoint, parameters: authorizationParameters(secrets: secrets).map { PushRequest.Field(name: $0.0, value: $0.1) })
+        return PushRequest(
+            endpoint: pushEndpoint, parameters: authorizationParameters(secrets: secrets, pushed: true).map { PushRequest.Field(name: $0.0, value: $0.1) },
+            dpop: dpop(secrets)?.key)
+    }
+
+    /// The session's DPoP binding: its key, when the plan binds the tokens and the daemon drew one (`missingDPoPKey` refuses a plan that binds without).
+    func dpop(_ secrets: SessionSecrets) -> DPoPBinding? {
+        guard let required = dpopRequired, let key = secrets.dpopKey else { return nil }
+        return DPoPBinding(key: key, required: required)
+    }
+
+    /// A plan that binds its tokens but was given no key: refused, never signed in unbound.
+    public func missingDPoPKey(_ secrets: SessionSecrets) -> RouterError? {
+        guard dpopRequired != nil, secrets.dpopKey == nil else { return nil }
+        return RouterError(.internalError, "the daemon drew no DPoP key for a login whose tokens must be bound to one; nothing was started")
     }
 
     /// `linkctl login`'s default: the whole login (the code exchanged, the ID
@@ -251,7 +271,8 @@ extension SessionPlan {
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true, exchange: exchange,
             authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge,
-            pushEndpoint: try PushedAuthorization.endpoint(PushedAuthorization.Mode(option: request.par), metadata: request.discovered))
+            pushEndpoint: try PushedAuthorization.endpoint(PushedAuthorization.Mode(option: request.par), metadata: request.discovered),
+            dpopRequired: exchange == nil ? nil : try request.dpop.flatMap { m throws(RouterError) in try DPoPBinding.decide(m, metadata: request.discovered) })
     }
 
     /// An issuer identifier as OpenID Connect Discovery §2 and RFC 9207 §2 define it.

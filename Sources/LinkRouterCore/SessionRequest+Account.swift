@@ -21,6 +21,7 @@ extension SessionRequest {
         extraParams = params
         par = account.par.rawValue
         deviceAuthorizationEndpoint = account.deviceAuthorizationEndpoint
+        dpop = account.dpop
         exchange = true
         // The key's name, so the tokens land on this owner's account.
         self.account = account.key.qualifiedName

@@ -35,6 +35,8 @@ public struct SessionRequest: Sendable, Equatable {
     public var device = false
     /// Set with the account: its device authorization endpoint, where the metadata lists none; not an option.
     public var deviceAuthorizationEndpoint: String?
+    /// Set with the account: whether its tokens are bound to a key the daemon holds (RFC 9449); not an option.
+    public var dpop: DPoPBinding.Mode?
 
     public init() {}
 

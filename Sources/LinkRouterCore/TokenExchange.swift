@@ -12,14 +12,27 @@ public struct TokenExchange: Sendable, Equatable {
     public let account: String?
     /// The account keeps its tokens in memory only (`store=memory`).
     public let accountInMemory: Bool
+    /// The key the tokens are bound to (RFC 9449), until the session ends: a secret, kept like the PKCE verifier.
+    public private(set) var dpop: DPoPBinding?
 
-    public init(clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool, account: String? = nil, accountInMemory: Bool = false) {
+    public init(
+        clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool, account: String? = nil, accountInMemory: Bool = false,
+        dpop: DPoPBinding? = nil
+    ) {
+        self.dpop = dpop
         self.clientID = clientID
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
         self.expectsIDToken = expectsIDToken
         self.account = account
         self.accountInMemory = accountInMemory
+    }
+
+    /// The same exchange bound to `dpop`'s key.
+    func binding(_ dpop: DPoPBinding?) -> TokenExchange {
+        var e = self
+        e.dpop = dpop
+        return e
     }
 
     /// One line per field, for the store (no field can hold a line break: each was checked as a URI or printable ASCII).

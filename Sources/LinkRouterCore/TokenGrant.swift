@@ -8,8 +8,11 @@ public struct TokenGrant: Sendable, Equatable {
     public var expected: IDTokenClaims.Expected
     /// OpenID Connect's code flow must return an ID token; a refresh may omit it (§12.2).
     public var requiresIDToken: Bool
+    /// The key every request of this grant proves (RFC 9449), and whether the answer must be `token_type: DPoP`.
+    public var dpop: DPoPBinding?
 
-    public init(tokenEndpoint: String, jwksURI: String, expected: IDTokenClaims.Expected, requiresIDToken: Bool) {
+    public init(tokenEndpoint: String, jwksURI: String, expected: IDTokenClaims.Expected, requiresIDToken: Bool, dpop: DPoPBinding? = nil) {
+        self.dpop = dpop
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
         self.expected = expected

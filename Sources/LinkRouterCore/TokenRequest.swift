@@ -4,6 +4,8 @@ public struct TokenRequest: Sendable, Equatable {
     public var idToken: Bool?
     /// More life than the account's `min_valid`.
     public var minValid: UInt32?
+    /// `SignProof`: a proof for the access token instead of the token itself; not an option.
+    public var proof: ProofRequest?
 
     public init() {}
 

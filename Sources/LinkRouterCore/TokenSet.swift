@@ -19,6 +19,9 @@ public struct TokenSet: Sendable, Equatable {
     /// The verified ID token's `exp`: a consumer of the ID token (an OIDC
     /// Kubernetes cluster) needs it fresh, whatever the access token's life.
     public var idTokenExpiresAt: Int64?
+    /// The key the tokens are bound to (RFC 9449): kept with them in the keyring, never handed out.
+    /// Set when the grant proved it, whatever `token_type` came back (a public client's refresh token is bound either way, §5).
+    public var dpopKey: DPoPKey?
 
     public init(
         accessToken: String, tokenType: String, expiresAt: Int64?, refreshToken: String?, idToken: String?,
@@ -38,7 +41,7 @@ public struct TokenSet: Sendable, Equatable {
 /// operations that carry it (a keyring write, say), and a log is no place for a secret.
 extension TokenSet: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
-        "tokens (\(tokenType), expires_at \(expiresAt.map(String.init) ?? "unknown"), refresh token \(refreshToken == nil ? "no" : "yes"), ID token \(idToken == nil ? "no" : "yes"))"
+        "tokens (\(tokenType), expires_at \(expiresAt.map(String.init) ?? "unknown"), refresh token \(refreshToken == nil ? "no" : "yes"), ID token \(idToken == nil ? "no" : "yes")\(dpopKey == nil ? "" : ", DPoP-bound"))"
     }
     public var debugDescription: String { description }
 }

@@ -52,6 +52,8 @@ public struct Transition: Sendable, Equatable {
         case tokens(TokenSet)
         /// `GetToken`'s answer.
         case token(TokenAnswer)
+        /// `SignProof`'s answer: the proof the daemon signs as it answers (the core holds no crypto).
+        case proof(ProofPlan)
         /// `ListAccounts`' answer.
         case accounts([AccountSummary])
         /// Refused; nothing changed.

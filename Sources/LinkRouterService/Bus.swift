@@ -1,4 +1,5 @@
 import DBusKit
+import JOSE
 import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
@@ -198,6 +199,15 @@ enum ReplyValues {
         case .loggedIn(let id, .success(let r)): return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])
         case .token(let a): return .success([ResultDictionary.make(a)])
+        case .proof(let plan):
+            // The one place a proof is signed: the key stays here, the proof goes to the caller.
+            do {
+                let proof = try DPoPProof.make(
+                    key: plan.key.signingKey(), method: plan.method, url: plan.url, issuedAt: Clock.unixSeconds(), nonce: plan.nonce, accessToken: plan.accessToken)
+                return .success([.string(proof)])
+            } catch {
+                return .failure(DBusError(RouterError(.internalError, "the daemon could not sign the proof (\(error.message)); try again")))
+            }
         case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))
         }

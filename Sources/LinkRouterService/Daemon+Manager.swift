@@ -1,4 +1,5 @@
 import DBusKit
+import JOSE
 import LinkRouterAPI
 import LinkRouterCore
 import OpenSSLKit
@@ -43,10 +44,19 @@ extension Daemon: ManagerHandlers {
 
     /// What a `BeginSession` needs from outside the core. Reading it opens nothing.
     func inputs(for request: SessionRequest) -> BeginInputs {
-        let secrets: Result<SessionSecrets, RouterError>
+        var secrets: Result<SessionSecrets, RouterError>
         // No fallback randomness (threat model S8).
         do { secrets = .success(try SecretFactory.make(withVerifier: request.authorizeURL == nil && request.codeChallenge == nil)) } catch {
             secrets = .failure(RouterError(.internalError, "the daemon could not draw random secrets (\(error)); nothing was started"))
+        }
+        // An account's login may bind its tokens (its `dpop`, decided by the core): a key is ready for it.
+        if request.account != nil, case .success(var drawn) = secrets {
+            do {
+                drawn.dpopKey = try DPoPKey.generate()
+                secrets = .success(drawn)
+            } catch {
+                secrets = .failure(RouterError(.internalError, "the daemon could not make a DPoP key (\(error.message)); nothing was started"))
+            }
         }
         let digest = request.claimToken.flatMap { try? SHA256.hash($0) }
         return BeginInputs(secrets: secrets, browser: request.openBrowser ? launcher.loginBrowser(request.browser) : nil, claimTokenDigest: digest)
@@ -62,6 +72,16 @@ extension Daemon: ManagerHandlers {
     /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
     public func getToken(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         let request = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
+        return try accountCall(.getToken(name, request), named: name, call)
+    }
+
+    /// `SignProof(account, method, url, options)`: a DPoP proof of the account's
+    /// key for one request to a resource server, with the hash of its access
+    /// token (fresh, as `GetToken` gives it). For the account's owner only, as its tokens are.
+    public func signProof(_ name: String, _ method: String, _ url: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        let decoded = try OptionsDecoder.decode(options, ProofRequest.options, into: ProofRequest(method: method, url: url))
+        var request = TokenRequest()
+        do { request.proof = try decoded.checked(limits: sessions.router.limits) } catch { throw DBusError(error) }
         return try accountCall(.getToken(name, request), named: name, call)
     }
 

@@ -19,6 +19,9 @@ enum StoredTokens {
         add("sub", t.subject)
         add("name", t.name)
         add("email", t.email)
+        // The key the tokens are bound to: a bound refresh token is worth nothing without it (RFC 9449 §5).
+        add("dpop_jwk", t.dpopKey?.privateJWK)
+        add("dpop_jkt", t.dpopKey?.thumbprint)
         return JSONParser.encode(.object(members))
     }
 
@@ -34,6 +37,11 @@ enum StoredTokens {
         t.subject = v["sub"]?.stringValue
         t.name = v["name"]?.stringValue
         t.email = v["email"]?.stringValue
+        if let jwk = v["dpop_jwk"]?.stringValue {
+            // A key that does not read back is damage: the set is not used (its refresh would fail unproved).
+            guard let jkt = v["dpop_jkt"]?.stringValue, let key = DPoPKey(privateJWK: jwk, thumbprint: jkt) else { return nil }
+            t.dpopKey = key
+        }
         return t
     }
 }

@@ -11,12 +11,15 @@ import SystemKit
 /// when every check passed. No client secret exists anywhere (RFC 8252 §8.5).
 public final class TokenClient {
     public let directory: ProviderDirectory
+    /// Requests that prove a DPoP key (a bound login's, an account's refresh, a bound login's push).
+    let proofs: DPoPRequests
 
     /// Token answers are small; a larger one is refused unread.
     static let maxResponseBytes = 256 * 1024
 
     public init(directory: ProviderDirectory) {
         self.directory = directory
+        proofs = DPoPRequests(http: directory.http, clock: directory.clock)
     }
 
     /// What one grant needs besides its own parameters (the core's `TokenGrant`).
@@ -66,18 +69,28 @@ public final class TokenClient {
     public func push(_ push: PushRequest, completion: @escaping (Result<String, RouterError>) -> Void) {
         var request = HTTPRequest.postForm(push.endpoint, push.parameters.map { ($0.name, $0.value) })
         request.maxResponseBytes = Self.maxResponseBytes
-        _ = directory.http.send(request) { result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) failed: \(error.description); nothing was opened")))
-            case .success(let response) where response.status == 201 || response.status == 200:
+        // A bound login's push proves its key: the code is bound to it (RFC 9449 §10.1).
+        proofs.send(request, proving: push.dpop) { outcome in
+            let response: HTTPResponse
+            switch outcome {
+            case .failed(let error):
+                return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) failed: \(error.description); nothing was opened")))
+            case .unsigned(let error):
+                return completion(.failure(RouterError(.internalError, "\(push.logTag) could not prove the login's DPoP key (\(error.message)); nothing was opened")))
+            case .nonceRefused(let tries):
+                return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) \(Self.nonceRefusal(tries)); nothing was opened")))
+            case .response(let r):
+                response = r
+            }
+            switch response.status {
+            case 201, 200:
                 let body = try? JSONParser.parse(response.body)
                 guard let uri = body?["request_uri"]?.stringValue, !uri.isEmpty, uri.utf8.count <= 2048, OAuthText.isVisibleText(uri) else {
                     completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was answered with no usable request_uri (RFC 9126 §2.2); nothing was opened")))
                     return
                 }
                 completion(.success(uri))
-            case .success(let response):
+            default:
                 let body = try? JSONParser.parse(response.body)
                 let code = body?["error"]?.stringValue.flatMap { OAuthText.isErrorText($0) ? $0 : nil }
                 let description = OAuthText.sanitizedDescription(body?["error_description"]?.stringValue)
@@ -85,6 +98,11 @@ public final class TokenClient {
                 completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was refused: HTTP \(response.status)\(said); nothing was opened")))
             }
         }
+    }
+
+    /// Why a request that proves a DPoP key gave up on the server's nonces.
+    static func nonceRefusal(_ tries: Int) -> String {
+        "was answered use_dpop_nonce \(tries) times, each proof carrying the nonce the answer before gave (RFC 9449 §8); the server takes no proof from linkrouter, so it gave up"
     }
 
     /// RFC 8628 §3.1: `client_id` and `scope` to the device authorization
@@ -116,16 +134,32 @@ public final class TokenClient {
     private func post(_ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
         request.maxResponseBytes = Self.maxResponseBytes
-        _ = directory.http.send(request) { [self] result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(SessionFailure(code: .tokenExchangeFailed, message: "the request to the token endpoint at \(error.host) failed: \(error.description); begin a new login")))
-            case .success(let response):
+        proofs.send(request, proving: grant.dpop?.key) { [self] outcome in
+            func fail(_ message: String, code: RouterError.Code = .tokenExchangeFailed) {
+                completion(.failure(SessionFailure(code: code, message: message)))
+            }
+            switch outcome {
+            case .failed(let error):
+                fail("the request to the token endpoint at \(error.host) failed: \(error.description); begin a new login")
+            case .unsigned(let error):
+                fail("the daemon could not prove the account's DPoP key (\(error.message)); nothing was asked of the token endpoint", code: .internalError)
+            case .nonceRefused(let tries):
+                fail("the token endpoint \(Self.nonceRefusal(tries)); no token was handed out")
+            case .response(let response):
                 let body = try? JSONParser.parse(response.body)
                 switch TokenResponse.read(status: response.status, body: body, mediaType: response.mediaType, endpoint: grant.tokenEndpoint, receivedAt: response.receivedAt) {
                 case .failure(let failure):
                     completion(.failure(failure))
-                case .success(let tokens):
+                case .success(var tokens):
+                    if let dpop = grant.dpop {
+                        // RFC 9449 §5: the answer says whether the access token is bound.
+                        if dpop.required && tokens.tokenType.lowercased() != "dpop" {
+                            return fail(
+                                "the token endpoint answered token_type \"\(tokens.tokenType.prefix(40))\", not DPoP, although the account requires DPoP (dpop=require): its tokens would not be bound to the daemon's key, so none was kept"
+                            )
+                        }
+                        tokens.dpopKey = dpop.key
+                    }
                     verify(tokens, grant: grant, completion: completion)
                 }
             }

@@ -10,21 +10,32 @@ import SystemKit
 enum TokenCommand {
     static let spec = CommandSpec(
         name: "token", summary: "Print a fresh token of an account's (`token NAME`), or refresh tokens you hold (`token refresh`).",
-        operands: "NAME|refresh", operandCount: 1...1,
+        operands: "NAME [URL]|refresh", operandCount: 1...2,
         options: OptionFlags.options(TokenRequest.options) + OptionFlags.options(RefreshRequest.options) + [
             .flag("json", "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
             .flag("show-tokens", "with refresh: print the tokens too"),
             .flag("interactive", "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token"),
             .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
+            .value("dpop", "METHOD", "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon"),
+            .value("nonce", "NONCE", "with --dpop: the DPoP-Nonce the resource server answered with"),
         ],
         details: """
             token NAME prints the token alone on stdout, for `Authorization: Bearer $(linkctl token NAME)`. \
             Exit status 4 when the account is not signed in (linkctl login NAME; --interactive signs in instead), \
-            5 when the keyring is locked or missing, 2 when the provider refused a refresh token or a new ID token failed a check.
+            5 when the keyring is locked or missing, 2 when the provider refused a refresh token or a new ID token failed a check. \
+            token NAME --dpop METHOD URL prints two header lines for a request to a resource server with a DPoP-bound token: \
+            `Authorization: DPoP TOKEN` and `DPoP: PROOF` (the proof names the method, the URL and the token's hash; the key never leaves the daemon). \
+            Exit status 1 (NoDPoPKey) when the account's tokens are not bound to a DPoP key.
             """,
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
+        if args.operands.count == 2 || args.value("dpop") != nil || args.value("nonce") != nil {
+            guard args.operands.count == 2, args.operands[0] != "refresh", let method = args.value("dpop") else {
+                return LinkCtl.usageFailure(spec, "a proof needs both --dpop METHOD and the URL: linkctl token NAME --dpop GET https://…")
+            }
+            return proof(args, method: method, url: args.operands[1])
+        }
         guard args.operands[0] == "refresh", args.value("refresh-token") != nil || args.value("issuer") != nil else { return account(args) }
         guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token") else {
             return LinkCtl.usageFailure(spec, "give --issuer, --client-id and --refresh-token")
@@ -42,6 +53,43 @@ enum TokenCommand {
             let reply = try client.call("RefreshTokens", [options], timeoutMilliseconds: 60_000)
             ResultOutput.print(reply.first, json: args.json, showTokens: args.has("show-tokens"))
             return ExitCode.ok
+        } catch {
+            Output.error(error.text)
+            return error.exitCode
+        }
+    }
+
+    /// `token NAME --dpop METHOD URL`: the token (`GetToken`), then the proof for it
+    /// (`SignProof` with that token); a refresh in between is asked again, once.
+    static func proof(_ args: ParsedArguments, method: String, url: String) -> Int32 {
+        let name = args.operands[0]
+        let options: [(String, DBusValue)]
+        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        do {
+            let client = try DaemonClient.connect()
+            var attempt = 0
+            while true {
+                attempt += 1
+                let token = try AccountToken.get(name, options.filter { $0.0 != "id_token" })
+                var proofOptions: [(String, DBusValue)] = [("access_token", .string(token.token))]
+                if let nonce = args.value("nonce") { proofOptions.append(("nonce", .string(nonce))) }
+                let proof: String
+                do {
+                    let reply = try client.call("SignProof", [.string(name), .string(method), .string(url), .vardict(proofOptions)], timeoutMilliseconds: 120_000)
+                    proof = reply.first?.stringValue ?? ""
+                } catch  where error.code == .staleToken && attempt == 1 {
+                    continue
+                }
+                if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+                let scheme = token.fields?.entry("token_type")?.stringValue.map { $0.lowercased() == "dpop" ? "DPoP" : "Bearer" } ?? "DPoP"
+                let authorization = scheme + " " + token.token
+                if args.json {
+                    Output.json(JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]))
+                } else {
+                    StandardStreams.out("Authorization: \(authorization)\nDPoP: \(proof)\n")
+                }
+                return ExitCode.ok
+            }
         } catch {
             Output.error(error.text)
             return error.exitCode

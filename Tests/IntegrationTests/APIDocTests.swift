@@ -38,6 +38,11 @@ struct APIDocTests {
         #expect(try Self.documentedRows(of: "GetToken") == Self.expected(TokenRequest.options))
     }
 
+    @Test("the SignProof option table is ProofRequest.options, row for row")
+    func proofOptions() throws {
+        #expect(try Self.documentedRows(of: "SignProof") == Self.expected(ProofRequest.options))
+    }
+
     @Test("docs/accounts.md's key table is AccountRequest.options, row for row (the key files' keys)")
     func accountKeys() throws {
         #expect(try Self.documentedRows(file: "docs/accounts.md", heading: "## Keys") == Self.expected(AccountRequest.options))

@@ -29,7 +29,7 @@ struct AccountTests {
 
         init(
             accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off", signing: String = "rsa",
-            deviceSeconds: Int = 0
+            deviceSeconds: Int = 0, dpop: String = "off"
         ) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop, activation: installed)
@@ -39,13 +39,13 @@ struct AccountTests {
                 let counting = try TamperProxy(desktop: desktop)
                 provider = try Glewlwyd(
                     desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation,
-                    par: par, signing: signing, deviceSeconds: deviceSeconds)
+                    par: par, signing: signing, deviceSeconds: deviceSeconds, dpop: dpop)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
                 provider = try Glewlwyd(
                     desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par, signing: signing,
-                    deviceSeconds: deviceSeconds)
+                    deviceSeconds: deviceSeconds, dpop: dpop)
                 proxy = nil
             }
             systemAccounts = desktop.root + "/etc-accounts"

@@ -176,7 +176,7 @@ def wait_until_answering(proc, base, deadline):
 
 
 def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa",
-              device_expiration=0):
+              device_expiration=0, dpop="off"):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -208,6 +208,10 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         # PAR (RFC 9126): allowed, or required (a plain GET /auth is then refused).
         "oauth-par-allowed": par != "off", "oauth-par-required": par == "required",
         "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:", "oauth-par-duration": 90,
+        # DPoP (RFC 9449): listed in discovery (and dpop_jkt honoured) only while allowed; with
+        # "nonce", every token request is first answered use_dpop_nonce (§8). Glewlwyd issues
+        # DPoP-bound tokens for any proof even when not allowed (bug 2 in the reference notes).
+        "oauth-dpop-allowed": dpop != "off", "oauth-dpop-iat-duration": 60, "oauth-dpop-nonce-mandatory": dpop == "nonce",
         "register-client-allowed": False,
         # The device grant (RFC 8628): codes valid this many seconds, a poll a second at most.
         "device-authorization-expiration": device_expiration or 600, "device-authorization-interval": 1,
@@ -237,6 +241,8 @@ def main():
     p.add_argument("--signing", choices=tuple(SIGNING), default="rsa", help="the ID tokens' key: rsa (RS256), rsa-pss (PS256), ecdsa (ES256), eddsa (EdDSA)")
     p.add_argument("--device", type=int, default=0, metavar="SECONDS",
                    help="offer the device grant (RFC 8628), its codes valid this long (0: off)")
+    p.add_argument("--dpop", choices=("off", "allowed", "nonce"), default="off",
+                   help="DPoP (RFC 9449): allowed, or allowed with a nonce required at the token endpoint")
     p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
@@ -268,7 +274,7 @@ def main():
         api = Api(base)
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
-        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device)
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device, a.dpop)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

@@ -42,6 +42,9 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
   device-slow-down     token: 400 {"error":"slow_down"} (RFC 8628 §3.5), to every poll; Glewlwyd not asked
   device-denied        token: 400 {"error":"access_denied"}, as when the person refuses; Glewlwyd not asked
   par-no-request-uri   PAR (POST .../par): 201 {"expires_in":90} with no request_uri; Glewlwyd not asked
+  dpop-nonce-forever   token: 400 {"error":"use_dpop_nonce"} with a new DPoP-Nonce header each time
+                       (RFC 9449 §8), however the proof is made; Glewlwyd not asked
+  bearer-token-type    token: Glewlwyd's answer with token_type "Bearer" (a provider that did not bind)
 
 Re-signing uses the proxy's own RSA-2048 key (openssl CLI, made at start), RS256,
 header {"alg":"RS256","kid":KEY_ID,"typ":"JWT"}; KEY_ID is the RFC 7638
@@ -53,7 +56,7 @@ Prints ONE JSON line when listening: {"origin", "port", "pid", "mode_file",
 Each request adds one JSON line to requests_log: time, method, path, status,
 mode, tampered (what was changed, or null), upstream (was Glewlwyd asked),
 ms (until the answer starts; a stalled request is logged when the stall
-begins), for the token endpoint grant_type and id_token_diff ({"header": [names],
+begins), for the token endpoint grant_type, dpop and dpop_jkt (the DPoP proof's payload claims and its key's thumbprint, or null) and id_token_diff ({"header": [names],
 "claims": [names], "signature_changed"}: computed by comparing Glewlwyd's
 id_token with the one sent on), and for the JWKS jwks_fetch (count since the mode file changed) and
 jwks_fetch_total. Stops on SIGTERM/SIGINT/SIGHUP, or stdin EOF when stdin is
@@ -69,9 +72,9 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
 TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-iss", "future-iat",
                "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
 CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response", "device-slow-down",
-                "device-denied"}
+                "device-denied", "dpop-nonce-forever"}
 DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
-MODES = {"honest", "par-no-request-uri"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
+MODES = {"honest", "par-no-request-uri", "bearer-token-type"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
 OTHER_AUD = "someone-else"
 HUGE_BYTES = 3 * 1024 * 1024
@@ -174,6 +177,20 @@ class State:
         line = json.dumps(entry)
         with self.lock:
             self.log.write(line + "\n")
+
+
+def proof_claims(proof):
+    """A DPoP proof header's payload and its key's RFC 7638 thumbprint (not verified: the log
+    says what was sent), or (None, None)."""
+    if not proof:
+        return None, None
+    try:
+        parts = proof.split(".")
+        k = json.loads(unb64u(parts[0]))["jwk"]
+        canonical = compact({"crv": k["crv"], "kty": k["kty"], "x": k["x"], "y": k["y"]})
+        return json.loads(unb64u(parts[1])), b64u(hashlib.sha256(canonical).digest())
+    except (IndexError, KeyError, ValueError):
+        return {"unreadable": proof[:40]}, None
 
 
 def tamper_id_token(state, mode, token):
@@ -297,6 +314,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             is_disc = self.command == "GET" and path.endswith("/.well-known/openid-configuration")
             if is_token:
                 entry["grant_type"] = urllib.parse.parse_qs(body.decode(errors="replace")).get("grant_type", [None])[0]
+            if is_token or (self.command == "POST" and path.endswith("/par")):
+                entry["dpop"], entry["dpop_jkt"] = proof_claims(self.headers.get("DPoP"))
             if self.command == "POST" and path.endswith("/revoke"):
                 entry["token_type_hint"] = urllib.parse.parse_qs(body.decode(errors="replace")).get("token_type_hint", [None])[0]
             if mode not in MODES:
@@ -394,6 +413,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 was = next((v for k, v in headers if k.lower() == "cache-control"), None)
                 headers = [(k, v) for k, v in headers if k.lower() != "cache-control"] + [("Cache-Control", "max-age=300")]
                 changed.append(f"Cache-Control {was!r} -> 'max-age=300'")
+        elif is_token and mode == "bearer-token-type":
+            changed.append(f"token_type {doc.get('token_type')!r} -> 'Bearer'")
+            doc["token_type"] = "Bearer"
         elif is_token and mode in TOKEN_MODES:
             if "id_token" in doc:
                 old = doc["id_token"]
@@ -420,6 +442,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+            return
+        if mode == "dpop-nonce-forever":
+            nonce = b64u(os.urandom(12))
+            entry["tampered"], entry["status"] = f"canned 400 use_dpop_nonce, DPoP-Nonce {nonce}", 400
+            self.send(400, [("Content-Type", "application/json"), ("Cache-Control", "no-store"), ("DPoP-Nonce", nonce)],
+                      compact({"error": "use_dpop_nonce", "error_description": "Authorization server requires nonce in DPoP proof"}))
             return
         if mode == "token-error":
             status, ctype = 400, "application/json"

@@ -70,9 +70,10 @@ final class Glewlwyd: OpenIDTestProvider {
     /// `par`: pushed authorization requests `off`, `allowed` or `required` (RFC 9126).
     /// `signing`: the ID tokens' key, `rsa` (RS256), `ecdsa` (ES256) or `eddsa` (EdDSA).
     /// `deviceSeconds`: the device grant (RFC 8628) on, its codes valid this long (0: off).
+    /// `dpop`: DPoP (RFC 9449) `off` (not listed; Glewlwyd binds any proof anyway), `allowed`, or `nonce` (a nonce required).
     init(
         desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false, par: String = "off",
-        signing: String = "rsa", deviceSeconds: Int = 0
+        signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off"
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
@@ -80,7 +81,7 @@ final class Glewlwyd: OpenIDTestProvider {
         pid = try Subprocess.spawn(
             ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
                 + (publicOrigin.map { ["--public-origin", $0] } ?? []) + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? []) + (revocation ? ["--revocation"] : []) + [
-                    "--par", par, "--signing", signing, "--device", String(deviceSeconds),
+                    "--par", par, "--signing", signing, "--device", String(deviceSeconds), "--dpop", dpop,
                 ],
             environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
@@ -98,6 +99,7 @@ final class Glewlwyd: OpenIDTestProvider {
     var directOrigin: String? { info["direct_origin"] as? String }
     var authorizationEndpoint: String { info["authorization_endpoint"] as! String }
     var tokenEndpoint: String { info["token_endpoint"] as! String }
+    var jwksURI: String { info["jwks_uri"] as! String }
     var username: String { info["username"] as! String }
     var password: String { info["password"] as! String }
     var clientID: String { info["client_id"] as! String }
