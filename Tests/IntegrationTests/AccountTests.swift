@@ -355,7 +355,7 @@ struct AccountTests {
     }
 
     @Test(
-        "a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) sees no host account and gets no host token; it declares its own (AddAccount), signs in to it with its own CLI, gets its own token; another app sees none of it; RemoveAccount forgets it; the host's is untouched",
+        "a Flatpak-made app (bubblewrap, /.flatpak-info, its bus through xdg-dbus-proxy) sees no host account and gets no host token; it declares its own (AddAccount), signs in to it with its own CLI, gets its own token; another app sees none of it; RemoveAccount forgets it; the host's is untouched; SignProof for the host's account is refused as GetToken is",
         .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
     func sandboxed() throws {
         let w = try World()
@@ -375,6 +375,9 @@ struct AccountTests {
         }
         let token = try call("GetToken", ["work", "{}"])
         #expect(token.status != 0 && token.errorText.contains("UnknownAccount"), "\(token.text) \(token.errorText)")
+        // No proof of the host account's DPoP key either: a proof is the owner's, as its token is.
+        let proof = try call("SignProof", ["work", "GET", "https://api.example/", "{}"])
+        #expect(proof.status != 0 && proof.errorText.contains("UnknownAccount"), "\(proof.text) \(proof.errorText)")
         let list = try call("ListAccounts", [])
         #expect(list.status == 0 && !list.text.contains("work"), "\(list.text) \(list.errorText)")
         let begin = try call("BeginSession", ["{'account': <'work'>, 'open_browser': <false>}"])

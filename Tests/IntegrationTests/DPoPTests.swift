@@ -62,6 +62,7 @@ struct DPoPTests {
         let refused = try resource.call(w.desktop, "GET", target, headers: ["Authorization: DPoP " + access, "DPoP: " + stolen])
         #expect(refused.status == 401 && (refused.body["reason"] as? String ?? "").contains("bound to another key"), "\(refused)")
 
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
         // A restart: the key comes back from the keyring with the tokens and proves the refresh (a token of 600 s has not the 3600 asked).
         try w.restart()
         let refreshed = try w.desktop.linkctl("token", "work", "--min-valid", "3600", "--json")
@@ -74,5 +75,135 @@ struct DPoPTests {
         let after = try w.desktop.linkctl("token", "work", "--dpop", "POST", resource.origin + "/api/things")
         #expect(try resource.call(w.desktop, "POST", resource.origin + "/api/things", headers: after.text.split(separator: "\n").map(String.init)).status == 200)
         #expect(w.daemon.isRunning)
+    }
+
+    /// `gdbus call` on the manager, as a client with no linkctl would: the output, or the error's name and message.
+    static func call(_ desktop: TestDesktop, _ method: String, _ args: [String]) throws -> Subprocess.Outcome {
+        try desktop.run(
+            ["gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1", "--method", "org.linkrouter.LinkRouter1." + method]
+                + args)
+    }
+
+    @Test(
+        "a provider that wants a nonce (Glewlwyd's oauth-dpop-nonce-mandatory): each token request answered use_dpop_nonce once, then taken with the nonce; a resource server's nonce goes into linkctl's proof with --nonce"
+    )
+    func nonces() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, dpop: "nonce")
+        let proxy = try #require(w.proxy)
+        let resource = try DPoPResource(desktop: w.desktop, requireNonce: true)
+        #expect(try w.add("work").status == 0)
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        let exchange = Self.tokenRequests(proxy)
+        #expect(exchange.map { $0["status"] as? Int } == [400, 200], "\(exchange)")
+        #expect(exchange.first?["dpop"].flatMap { ($0 as? [String: Any])?["nonce"] } == nil && (exchange.last?["dpop"] as? [String: Any])?["nonce"] is String, "\(exchange)")
+        // Once the new tokens are in the keyring (a GetToken during that write gets them as they are), a refresh: the nonce kept from the exchange is used.
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let refreshed = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(refreshed.status == 0, "\(refreshed.errorText)")
+        let refresh = Self.tokenRequests(proxy).dropFirst(2)
+        #expect(refresh.count == 1 && refresh.first?["status"] as? Int == 200 && (refresh.first?["dpop"] as? [String: Any])?["nonce"] is String, "\(refresh)")
+
+        let target = resource.origin + "/api/things"
+        let first = try w.desktop.linkctl("token", "work", "--dpop", "GET", target)
+        let asked = try resource.call(w.desktop, "GET", target, headers: first.text.split(separator: "\n").map(String.init))
+        #expect(asked.status == 401 && asked.body["error"] as? String == "use_dpop_nonce" && asked.nonce != nil, "\(asked)")
+        let second = try w.desktop.linkctl("token", "work", "--dpop", "GET", target, "--nonce", try #require(asked.nonce))
+        let ok = try resource.call(w.desktop, "GET", target, headers: second.text.split(separator: "\n").map(String.init))
+        #expect(ok.status == 200, "\(ok)")
+    }
+
+    @Test(
+        "hostile token endpoints: use_dpop_nonce forever gives up after three requests with its own error; token_type Bearer under dpop=require is refused; nothing is kept either time, and the daemon stays up"
+    )
+    func hostile() throws {
+        let w = try AccountTests.World(counted: true, dpop: "allowed")
+        let proxy = try #require(w.proxy)
+        #expect(try w.add("work").status == 0)
+        try proxy.set("dpop-nonce-forever")
+        let forever = try w.login("work")
+        #expect(forever.status == 2 && forever.errorText.contains("use_dpop_nonce 3 times") && forever.errorText.contains("TokenExchangeFailed"), "\(forever.status) \(forever.errorText)")
+        let asked = Self.tokenRequests(proxy)
+        #expect(asked.count == 3, "bounded: \(asked.count) token requests")
+        // Each retry carried the nonce the answer before gave.
+        #expect(asked.dropFirst().allSatisfy { ($0["dpop"] as? [String: Any])?["nonce"] is String }, "\(asked)")
+        #expect(try w.desktop.linkctl("token", "work").status == 4)
+
+        #expect(try w.add("strict", ["--dpop", "require"]).status == 0)
+        try proxy.set("bearer-token-type")
+        let bearer = try w.login("strict")
+        #expect(bearer.status == 2 && bearer.errorText.contains("not DPoP, although the account requires DPoP"), "\(bearer.status) \(bearer.errorText)")
+        #expect(try w.desktop.linkctl("token", "strict").status == 4)
+        #expect((try? w.keyring.items(account: "strict")) ?? (0, 0) == (0, 0))
+        try proxy.set("honest")
+        #expect(try w.login("strict").status == 0)
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "SignProof's refusals: an account with dpop=off has no key (NoDPoPKey, linkctl exit 1), a token that is no longer the account's is StaleToken, a bad method, URL or nonce is InvalidArgument naming it, another caller's account is unknown"
+    )
+    func signProofRefusals() throws {
+        let w = try AccountTests.World(dpop: "allowed")
+        #expect(try w.add("plain", ["--dpop", "off"]).status == 0)
+        let login = try w.login("plain")
+        #expect(login.status == 0, "\(login.errorText)")
+        #expect(!login.errorText.contains("dpop_jkt"), "no key named with dpop=off: \(login.errorText)")
+        let bearer = try w.desktop.linkctl("token", "plain", "--json")
+        #expect(bearer.text.lowercased().contains("\"token_type\":\"bearer\""), "\(bearer.text)")
+        let none = try w.desktop.linkctl("token", "plain", "--dpop", "GET", "https://api.example/things")
+        #expect(none.status == 1 && none.errorText.contains("NoDPoPKey") && none.errorText.contains("not bound to a DPoP key"), "\(none.status) \(none.errorText)")
+
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let stale = try Self.call(w.desktop, "SignProof", ["work", "GET", "https://api.example/things", "{'access_token': <'not-the-token'>}"])
+        #expect(stale.status != 0 && stale.errorText.contains("org.linkrouter.LinkRouter1.Error.StaleToken"), "\(stale.errorText)")
+        for (args, word) in [
+            (["work", "G ET", "https://api.example/things", "{}"], "method"), (["work", "GET", "ftp://api.example/things", "{}"], "url"),
+            (["work", "GET", "https://user@api.example/", "{}"], "url"), (["work", "GET", "https://api.example/", "{'nonce': <'a\"b'>}"], "nonce"),
+        ] {
+            let r = try Self.call(w.desktop, "SignProof", args)
+            #expect(r.status != 0 && r.errorText.contains("Error.InvalidArgument") && r.errorText.contains(word), "\(args): \(r.errorText)")
+        }
+        let unknown = try Self.call(w.desktop, "SignProof", ["nobody", "GET", "https://api.example/", "{}"])
+        #expect(unknown.errorText.contains("Error.UnknownAccount"), "\(unknown.errorText)")
+        let good = try Self.call(w.desktop, "SignProof", ["work", "GET", "https://api.example/things?x=1", "{}"])
+        let proof = try #require(good.text.split(separator: "'").dropFirst().first.map(String.init), "\(good.text) \(good.errorText)")
+        let claims = JWTParts.payload(proof)
+        #expect(claims["htm"] as? String == "GET" && claims["htu"] as? String == "https://api.example/things" && claims["ath"] is String, "\(claims)")
+        #expect(JWTParts.header(proof)["typ"] as? String == "dpop+jwt" && (JWTParts.header(proof)["jwk"] as? [String: Any])?["d"] == nil)
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test("PAR and DPoP together: the push proves the key (a DPoP header at the PAR endpoint), the browser's URL has client_id and request_uri only, and the token is bound")
+    func pushed() throws {
+        let w = try AccountTests.World(counted: true, par: "required", dpop: "allowed")
+        let proxy = try #require(w.proxy)
+        #expect(try w.add("work").status == 0)
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        let push = try #require(proxy.requests().first { ($0["path"] as? String)?.hasSuffix("/par") == true })
+        let jkt = try #require(push["dpop_jkt"] as? String, "\(push)")
+        #expect((push["dpop"] as? [String: Any])?["htu"] as? String == w.provider.issuer + "/par" && push["status"] as? Int == 201, "\(push)")
+        let url = try #require(login.errorText.split(separator: "\n").first { $0.hasPrefix("  http") }.map { $0.trimmingCharacters(in: .whitespaces) })
+        #expect((URLComponents(string: url)?.queryItems ?? []).map(\.name).sorted() == ["client_id", "request_uri"], "\(url)")
+        let token = try w.desktop.linkctl("token", "work")
+        #expect((JWTParts.payload(token.text.trimmingCharacters(in: .newlines))["cnf"] as? [String: Any])?["jkt"] as? String == jkt)
+    }
+
+    @Test("a device login with DPoP: every poll proves the key, and the token the phone's approval brings is bound to it")
+    func device() throws {
+        let w = try AccountTests.World(counted: true, deviceSeconds: 600, dpop: "allowed")
+        let proxy = try #require(w.proxy)
+        #expect(try w.add("work").status == 0)
+        let login = try DeviceLoginEndToEndTests.start(w.desktop)
+        let shown = try #require(DeviceLoginEndToEndTests.shown(login), "no code shown: \(login.errorText)")
+        #expect(try DeviceLoginEndToEndTests.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code).status == 0)
+        #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
+        let polls = Self.tokenRequests(proxy)
+        #expect(!polls.isEmpty && polls.allSatisfy { $0["dpop_jkt"] is String }, "\(polls)")
+        let jkt = try #require(polls.last?["dpop_jkt"] as? String)
+        let token = try w.desktop.linkctl("token", "work")
+        #expect((JWTParts.payload(token.text.trimmingCharacters(in: .newlines))["cnf"] as? [String: Any])?["jkt"] as? String == jkt)
     }
 }

@@ -15,6 +15,18 @@ import Testing
 struct DPoPProofTests {
     static let jwcryptoPython = FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath))) + "/.build/test-tools/dot-venv/bin/python"
 
+    @Test("the core's DPoPKey made by OpenSSL: one line of JWK, read back to the same key; a JWK whose thumbprint is another key's is refused")
+    func coreKey() throws {
+        let made = try DPoPKey.generate()
+        #expect(!made.privateJWK.contains("\n") && !made.privateJWK.contains(" "), "one line of a stored flow, one field of its own")
+        let back = try made.signingKey()
+        #expect(try back.thumbprint() == made.thumbprint)
+        let other = try DPoPKey.generate()
+        let mixed = try #require(DPoPKey(privateJWK: made.privateJWK, thumbprint: other.thumbprint))
+        #expect(throws: JOSEError.self) { try mixed.signingKey() }
+        #expect(!String(describing: made).contains(made.privateJWK), "a key's description names its thumbprint only")
+    }
+
     @Test("a generated key signs ES256 (64 bytes r || s) that its public JWK verifies; a changed message or signature does not")
     func signs() throws {
         let key = try SigningKey.generate()

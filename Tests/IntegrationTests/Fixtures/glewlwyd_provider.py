@@ -211,7 +211,7 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         # DPoP (RFC 9449): listed in discovery (and dpop_jkt honoured) only while allowed; with
         # "nonce", every token request is first answered use_dpop_nonce (§8). Glewlwyd issues
         # DPoP-bound tokens for any proof even when not allowed (bug 2 in the reference notes).
-        "oauth-dpop-allowed": dpop != "off", "oauth-dpop-iat-duration": 60, "oauth-dpop-nonce-mandatory": dpop == "nonce",
+        "oauth-dpop-allowed": dpop != "off", "oauth-dpop-iat-duration": 60, "oauth-dpop-nonce-mandatory": dpop == "nonce", "oauth-dpop-nonce-counter": 100,
         "register-client-allowed": False,
         # The device grant (RFC 8628): codes valid this many seconds, a poll a second at most.
         "device-authorization-expiration": device_expiration or 600, "device-authorization-interval": 1,

@@ -29,13 +29,14 @@ final class DPoPResource {
         self.log = log
     }
 
-    /// `curl` with these header lines (`Name: value`) to `url`: the HTTP status and the body.
-    func call(_ desktop: TestDesktop, _ method: String, _ url: String, headers: [String]) throws -> (status: Int, body: [String: Any]) {
-        let r = try desktop.run(["curl", "-s", "-X", method, "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] } + [url])
+    /// `curl` with these header lines (`Name: value`) to `url`: the HTTP status, the body, and the `DPoP-Nonce` it gave.
+    func call(_ desktop: TestDesktop, _ method: String, _ url: String, headers: [String]) throws -> (status: Int, body: [String: Any], nonce: String?) {
+        let r = try desktop.run(["curl", "-s", "-X", method, "-w", "\n%{http_code} %header{dpop-nonce}"] + headers.flatMap { ["-H", $0] } + [url])
         let lines = r.text.split(separator: "\n", omittingEmptySubsequences: false)
-        let status = Int(lines.last ?? "") ?? 0
+        let tail = (lines.last ?? "").split(separator: " ")
+        let status = tail.first.flatMap { Int($0) } ?? 0
         let body = (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8)) as? [String: Any]) ?? [:]
-        return (status, body)
+        return (status, body, tail.count > 1 ? String(tail[1]) : nil)
     }
 
     deinit {

@@ -1,0 +1,109 @@
+import LinkRouterCore
+import Testing
+
+/// DPoP (RFC 9449) in the core: when a login binds its tokens, how the key
+/// reaches the authorize URL, the push and the grant, that it is stored with
+/// a pending session and wiped when it ends, and what SignProof accepts.
+@Suite("DPoP bindings")
+struct DPoPBindingTests {
+    static let issuer = OpenIDTests.issuer
+    static let key = DPoPKey(
+        privateJWK: #"{"crv":"P-256","kty":"EC","x":"xx","y":"yy","d":"dd"}"#, thumbprint: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")!
+
+    /// An account's login (`dpop` set as `use(account)` sets it) at a provider listing `algorithms`.
+    static func request(_ mode: DPoPBinding.Mode, algorithms: [String]? = ["ES256"], pushed: Bool = false) -> SessionRequest {
+        var r = OpenIDTests.exchangeRequest()
+        r.discovered = ProviderMetadata(
+            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
+            issParameterSupported: true, pushedAuthorizationRequestEndpoint: pushed ? issuer + "/par" : nil, dpopSigningAlgorithms: algorithms)
+        r.dpop = mode
+        r.account = "work"
+        return r
+    }
+
+    static func secrets(key: DPoPKey? = key) -> SessionSecrets {
+        var s = Fixtures.secrets(1)
+        s.dpopKey = key
+        return s
+    }
+
+    @Test("the metadata's dpop_signing_alg_values_supported, read as strings or not at all")
+    func metadata() throws {
+        let listed = OpenIDTests.document { $0.append(("dpop_signing_alg_values_supported", .array([.string("ES256"), .string("RS256")]))) }
+        #expect(try ProviderMetadata(document: listed, expectedIssuer: Self.issuer, from: "x").dpopSigningAlgorithms == ["ES256", "RS256"])
+        let odd = OpenIDTests.document { $0.append(("dpop_signing_alg_values_supported", .array([.string("ES256"), .integer(1)]))) }
+        #expect(try ProviderMetadata(document: odd, expectedIssuer: Self.issuer, from: "x").dpopSigningAlgorithms == nil)
+    }
+
+    @Test("auto binds where ES256 is listed, require always (refused where the list lacks ES256), off never; a login that is no account's never")
+    func decided() throws {
+        func required(_ r: SessionRequest) throws -> Bool? { try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).dpopRequired }
+        #expect(try required(Self.request(.auto)) == false)
+        #expect(try required(Self.request(.auto, algorithms: nil)) == nil)
+        #expect(try required(Self.request(.auto, algorithms: ["PS256"])) == nil)
+        #expect(try required(Self.request(.require, algorithms: nil)) == true)
+        #expect(try required(Self.request(.off)) == nil)
+        #expect(try required(OpenIDTests.exchangeRequest()) == nil)
+        #expect(throws: RouterError.self) { try required(Self.request(.require, algorithms: ["RS256"])) }
+        #expect(throws: RouterError.self) { try DPoPBinding.Mode(option: "sometimes") }
+    }
+
+    @Test(
+        "a bound login: dpop_jkt in the authorize URL (none in a pushed request, whose push carries the key), the binding in its exchange; a key-less bound plan refused; dpop_jkt not an extra parameter"
+    )
+    func bound() throws {
+        let plan = try SessionPlan.make(Self.request(.auto), owner: Fixtures.caller, limits: Limits())
+        let url = plan.authorizeURL(secrets: Self.secrets())
+        #expect(url.contains("&dpop_jkt=" + Self.key.thumbprint) || url.contains("?dpop_jkt=" + Self.key.thumbprint), "\(url)")
+        let s = plan.makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
+        #expect(s.code.exchange?.dpop == DPoPBinding(key: Self.key, required: false))
+        #expect(plan.missingDPoPKey(Self.secrets()) == nil && plan.missingDPoPKey(Self.secrets(key: nil))?.code == .internalError)
+
+        let pushedPlan = try SessionPlan.make(Self.request(.require, pushed: true), owner: Fixtures.caller, limits: Limits())
+        let push = try #require(pushedPlan.pushRequest(secrets: Self.secrets()))
+        #expect(push.dpop == Self.key && !push.parameters.contains { $0.name == "dpop_jkt" })
+        var extra = Self.request(.auto)
+        extra.extraParams = ["dpop_jkt": "someone-elses"]
+        #expect(throws: RouterError.self) { try SessionPlan.make(extra, owner: Fixtures.caller, limits: Limits()) }
+    }
+
+    @Test("the key is stored with a pending session (code and device flows) and wiped when the session ends")
+    func stored() throws {
+        let s = try SessionPlan.make(Self.request(.require), owner: Fixtures.caller, limits: Limits())
+            .makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
+        let back = try #require(SessionFlow(kind: s.flow.kind, stored: s.flow.stored) { text, role in try? CallbackURI.parse(text, role: role, maxLength: 2048) })
+        #expect(back == s.flow && back.exchange?.dpop?.key == Self.key && back.exchange?.dpop?.required == true)
+        let damaged = s.flow.stored.replacing(Self.key.thumbprint, with: "short")
+        #expect(SessionFlow(kind: "code", stored: damaged) { text, role in try? CallbackURI.parse(text, role: role, maxLength: 2048) } == nil)
+
+        let exchange = TokenExchange(
+            clientID: "c", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks", expectsIDToken: false, account: "work",
+            dpop: DPoPBinding(key: Self.key, required: false))
+        let device = SessionFlow.device(
+            DeviceFlow(
+                issuer: Self.issuer, exchange: exchange, deviceCode: "dc", userCode: "ABCD", verificationURI: Self.issuer + "/device",
+                verificationURIComplete: nil, interval: 5))
+        #expect(SessionFlow(kind: "device", stored: device.stored) { _, _ in nil } == device)
+
+        let ended = s.releasingResult()
+        #expect(ended.flow.exchange?.dpop == nil && !ended.flow.stored.contains("exchange_dpop"))
+    }
+
+    @Test("SignProof's request: a method token, an https URL (http on loopback) without userinfo, a nonce of visible ASCII")
+    func proofRequest() throws {
+        func checked(_ method: String, _ url: String, nonce: String? = nil) -> Bool {
+            var r = ProofRequest(method: method, url: url)
+            r.nonce = nonce
+            return (try? r.checked(limits: Limits())) != nil
+        }
+        #expect(checked("GET", "https://api.example/things?page=2#top"))
+        #expect(checked("POST", "http://127.0.0.1:8080/x", nonce: "abc.DEF-1"))
+        #expect(!checked("G ET", "https://api.example/"))
+        #expect(!checked("", "https://api.example/"))
+        #expect(!checked("GET", "http://api.example/"))
+        #expect(!checked("GET", "https://user:pw@api.example/"))
+        #expect(!checked("GET", "api.example/things"))
+        #expect(!checked("GET", "https://api.example/", nonce: "a\"b"))
+        #expect(!checked("GET", "https://api.example/", nonce: ""))
+    }
+}
