@@ -44,6 +44,10 @@ public enum Interfaces {
                 h, _, call throws(DBusError) in
                 try h.signProof(call.string(0), call.string(1), call.string(2), call.arguments[3], call)
             },
+            .init("BeginLogout", in: [A("account", "s"), A("options", "a{sv}")], out: [A("session", "o"), A("end_session_url", "s")]) {
+                h, _, call throws(DBusError) in
+                try h.beginLogout(call.string(0), call.arguments[1], call)
+            },
             .init("RejectToken", in: [A("account", "s"), A("token", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.rejectToken(call.string(0), call.string(1), call)
             },

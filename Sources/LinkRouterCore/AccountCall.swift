@@ -82,7 +82,10 @@ extension Router {
                 // The host user sees every account (whose it is, never its tokens); an app its own.
                 return listing(app == .host ? accounts : mine, caller: caller, held: held, ids: &ids, states: &states)
             case .begin(var pending):
-                try pending.request.use(try named(pending.request.account ?? ""))
+                let account = try named(pending.request.account ?? "")
+                try pending.request.use(account)
+                // A sign-out at the provider (`BeginLogout`): signed out here first, whatever the provider does.
+                if pending.request.logout { return logout(account, caller: caller, held: held, ids: &ids, states: &states, then: (pending, now)) }
                 return beginKnown(pending, held: held, ids: &ids, now: now)
             case .logout(let name):
                 return logout(try named(name), caller: caller, held: held, ids: &ids, states: &states)

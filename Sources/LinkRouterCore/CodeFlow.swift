@@ -8,6 +8,9 @@ public struct CodeFlow: Sendable, Equatable {
         case builder
         /// The app's backend built it; the daemon tracks its state and holds no verifier.
         case adopted
+        /// The daemon built a sign-out URL at the provider's `end_session_endpoint`
+        /// (RP-Initiated Logout §2): the way back carries `state` only, and no code.
+        case logout
     }
 
     public let source: Source

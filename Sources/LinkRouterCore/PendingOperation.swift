@@ -26,7 +26,8 @@ public enum PendingOperation: Sendable, Equatable {
     case tokenFlight(TokenFlight)
     /// A `Logout`, answered once the keyring has forgotten the tokens; with
     /// `reading`, the tokens are read first, to be revoked (the daemon had not read them yet).
-    case logout(AccountKey, caller: String, reading: Account?)
+    /// With `then`, a `BeginLogout`: its sign-out at the provider begins after that (its ID token from what was read).
+    case logout(AccountKey, caller: String, reading: Account?, then: PendingBegin?)
     /// A signed-out account's token revoked at its provider: its metadata first, then the request. Nothing waits on it.
     case revocation(Revocation)
     /// A `ListAccounts` held until its accounts' keyring items are read.
@@ -46,7 +47,7 @@ public enum PendingOperation: Sendable, Equatable {
         case .wait(_, let c, _, _): return c
         case .begin(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _), .accountFile(_, let c): return c
+        case .tokenWait(_, let c, _, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _, _), .accountFile(_, let c): return c
         default: return nil
         }
     }
@@ -58,7 +59,8 @@ public enum PendingOperation: Sendable, Equatable {
     func forNobody(_ left: String) -> PendingOperation? {
         let nobody = left + " (gone)"
         switch self {
-        case .logout(let key, _, let reading): return .logout(key, caller: nobody, reading: reading)
+        // The local sign-out finishes; the provider's, which would open a browser for nobody, does not begin.
+        case .logout(let key, _, let reading, _): return .logout(key, caller: nobody, reading: reading, then: nil)
         case .accountFile(let change, _): return .accountFile(change, caller: nobody)
         default: return nil
         }

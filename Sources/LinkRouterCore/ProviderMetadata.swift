@@ -17,12 +17,15 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let deviceAuthorizationEndpoint: String?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): nil when the provider lists none (or not as strings).
     public let dpopSigningAlgorithms: [String]?
+    /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1): where a sign-out at the provider goes. Nil: none offered, or one that breaks the endpoint rules.
+    public let endSessionEndpoint: String?
 
     public init(
         issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil,
         pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false, deviceAuthorizationEndpoint: String? = nil,
-        dpopSigningAlgorithms: [String]? = nil
+        dpopSigningAlgorithms: [String]? = nil, endSessionEndpoint: String? = nil
     ) {
+        self.endSessionEndpoint = endSessionEndpoint
         self.dpopSigningAlgorithms = dpopSigningAlgorithms
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
@@ -88,6 +91,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         // The same for PAR: a bad endpoint is none (with `par=require`, a clear refusal at BeginSession).
         let pushed = document["pushed_authorization_request_endpoint"] == nil ? nil : try? endpoint("pushed_authorization_request_endpoint")
         let device = document["device_authorization_endpoint"] == nil ? nil : try? endpoint("device_authorization_endpoint")
+        let endSession = document["end_session_endpoint"] == nil ? nil : try? endpoint("end_session_endpoint")
         let dpop = document["dpop_signing_alg_values_supported"]?.arrayValue.flatMap { list in
             let names = list.compactMap(\.stringValue)
             return names.count == list.count ? names : nil
@@ -96,6 +100,6 @@ public struct ProviderMetadata: Sendable, Equatable {
             issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
             issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation,
             pushedAuthorizationRequestEndpoint: pushed, requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true),
-            deviceAuthorizationEndpoint: device, dpopSigningAlgorithms: dpop)
+            deviceAuthorizationEndpoint: device, dpopSigningAlgorithms: dpop, endSessionEndpoint: endSession)
     }
 }

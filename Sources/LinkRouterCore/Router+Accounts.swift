@@ -117,12 +117,19 @@ extension Router {
     /// revoked at the provider too where it offers revocation (RFC 7009),
     /// after the answer and whatever the provider says: signing out here
     /// never waits on a provider. Tokens the daemon has not read yet are read first, to be revoked.
-    func logout(_ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]) -> Transition {
+    /// With `then` (a `BeginLogout`), the sign-out at the provider begins once the tokens are forgotten here.
+    func logout(
+        _ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens],
+        then: (begin: PendingBegin, now: Int64)? = nil
+    ) -> Transition {
         let before = states[account.key]
+        var next = then?.begin
+        next?.request.idTokenHint = before?.tokens?.idToken
         var t = clearing(account.key, why: "signed out", states: &states)
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
         if let kept = before?.tokens { t = t.then(revoking(account, kept, ids: &ids)) }
         guard account.store == .keyring else {
+            if let next, let now = then?.now { return t.then(settlingLists(after: t)).then(beginKnown(next, held: held, ids: &ids, now: now)) }
             if let held {
                 t.core.append(.finish(held))
                 t.effects.append(.answer(held, .none))
@@ -131,7 +138,7 @@ extension Router {
         }
         let op = held ?? ids.take()
         let unread = before?.loaded != true
-        t.core.append(.track(op, .logout(account.key, caller: caller, reading: unread ? account : nil)))
+        t.core.append(.track(op, .logout(account.key, caller: caller, reading: unread ? account : nil, then: next)))
         t.effects.append(.start(op, unread ? .keyringRead(account.key) : .keyringDelete(account.key)))
         if held == nil { t.reply = .held(op) }
         return t.then(settlingLists(after: t))

@@ -152,20 +152,25 @@ extension Router {
             let bus: BusSnapshot? = if case .success(let b) = r { b } else { nil }
             return t.then(restored(previousBusID: previous, bus: bus, now: now))
 
-        case (.logout(let key, let caller, let account?), .keyring(let r)):
-            // Read to be revoked; deleted whatever the read said (a failed read is not kept from the delete).
-            var t = Transition(core: [.track(op, .logout(key, caller: caller, reading: nil))], effects: [.start(op, .keyringDelete(key))])
+        case (.logout(let key, let caller, let account?, var then), .keyring(let r)):
+            // Read to be revoked (and its ID token named at the provider); deleted whatever the read said (a failed read is not kept from the delete).
+            if case .success(.tokens(let kept?)) = r { then?.request.idTokenHint = kept.idToken }
+            var t = Transition(core: [.track(op, .logout(key, caller: caller, reading: nil, then: then))], effects: [.start(op, .keyringDelete(key))])
             if case .success(.tokens(let kept?)) = r { t = t.then(revoking(account, kept, ids: &ids)) }
             return t
 
         case (.revocation(let r), _):
             return revocationStep(op, r, result)
 
-        case (.logout(let key, _, nil), .keyring(let r)):
+        case (.logout(let key, _, nil, let then), .keyring(let r)):
             switch r {
-            case .success: return Transition(core: [.finish(op)], effects: [.answer(op, .none)])
+            case .success:
+                // A `BeginLogout` goes on under the same held call: the provider's metadata, then its session.
+                if let then { return beginKnown(then, held: op, ids: &ids, now: now) }
+                return Transition(core: [.finish(op)], effects: [.answer(op, .none)])
             case .failure(let e):
-                let refusal = RouterError(e.code, "\(key.name) is signed out in this daemon, but the keyring still holds its tokens: \(e.message)")
+                let unopened = then == nil ? "" : "; nothing was opened at the provider"
+                let refusal = RouterError(e.code, "\(key.name) is signed out in this daemon, but the keyring still holds its tokens: \(e.message)\(unopened)")
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(refusal))])
             }
 

@@ -226,6 +226,17 @@ extension Router {
         if code != nil && error != nil {
             return .refuse(.invalid("the callback carries both code and error; a response has one or the other (RFC 6749 §4.1.2)"), session.id)
         }
+        // A sign-out at the provider comes back with its state alone (RP-Initiated Logout §3).
+        if flow.source == .logout {
+            guard code == nil, resume == nil, isRedirect else {
+                return .refuse(.invalid("a sign-out's way back carries state only, never a code or resume_uri"), session.id)
+            }
+            if let error { return .fail(providerFailure(session, error: error, query: query, now: now)) }
+            var done = session.finished(.completed, failure: nil, now: now)
+            done.result = AuthorizationResult(
+                code: "", state: flow.state, redirectURI: flow.redirect.string, callbackURI: uri.original, issuer: nil, codeVerifier: nil, nonce: nil)
+            return .complete(done)
+        }
         if resume != nil && (code != nil || error != nil) {
             return .refuse(.invalid("the callback carries resume_uri together with \(code != nil ? "code" : "error"); the app step and the redirect are separate callbacks"), session.id)
         }

@@ -7,6 +7,8 @@ public struct SessionPlan: Sendable {
         case builder(endpoint: URIReference, clientID: String, scope: String?, extraParams: [String: String])
         /// The app's backend built the URL; the daemon tracks its state.
         case adopted(url: String, state: String, nonce: String?)
+        /// A sign-out at the provider: its end-session endpoint, the client, and the ID token to name.
+        case logout(endpoint: URIReference, clientID: String, idTokenHint: String?)
     }
 
     public let source: Source
@@ -39,6 +41,7 @@ public struct SessionPlan: Sendable {
         switch source {
         case .builder: return .builder
         case .adopted: return .adopted
+        case .logout: return .logout
         }
     }
 
@@ -57,12 +60,12 @@ public struct SessionPlan: Sendable {
     /// The daemon bound its listener: a built redirect URI now names the real
     /// port. An adopted URL is the backend's and already names its port.
     public mutating func bind(port: Int) {
-        guard mode == .builder, redirect.style == .loopback else { return }
+        guard mode != .adopted, redirect.style == .loopback else { return }
         redirect = redirect.bound(port: port)
     }
 
     /// Whether the daemon must draw a verifier (it holds PKCE only in builder
-    /// mode without a client-held challenge).
+    /// mode without a client-held challenge; a sign-out has none).
     public var needsVerifier: Bool { mode == .builder && clientChallenge == nil }
 
     /// The session, given its secrets, at `now` (unix seconds). The authorize
@@ -76,6 +79,10 @@ public struct SessionPlan: Sendable {
             state = secrets.state
             nonce = secrets.nonce
             verifier = clientChallenge == nil ? secrets.codeVerifier : nil
+        case .logout:
+            state = secrets.state
+            nonce = nil
+            verifier = nil
         case .adopted(_, let adoptedState, let adoptedNonce):
             state = adoptedState
             nonce = adoptedNonce
@@ -101,6 +108,8 @@ extension SessionPlan {
             return AuthorizeURL.withQuery(endpoint, authorizationParameters(secrets: secrets))
         case .adopted(let url, _, _):
             return url
+        case .logout(let endpoint, let clientID, let hint):
+            return LogoutURL.make(endpoint, clientID: clientID, idTokenHint: hint, postLogoutRedirectURI: redirect.string, state: secrets.state)
         }
     }
 
@@ -146,7 +155,8 @@ extension SessionPlan {
     /// issuer without an authorization endpoint, or any exchange (which needs the
     /// token endpoint and the keys), or `par=require` (the PAR endpoint). An adopted URL never needs it.
     public static func needsDiscovery(_ request: SessionRequest) -> Bool {
-        request.authorizeURL == nil && request.issuer != nil && (request.authorizationEndpoint == nil || request.exchange || request.par == "require" || request.device)
+        request.authorizeURL == nil && request.issuer != nil
+            && (request.authorizationEndpoint == nil || request.exchange || request.par == "require" || request.device || request.logout)
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
@@ -208,6 +218,7 @@ extension SessionPlan {
         if needsDiscovery(request) && request.discovered == nil {
             throw RouterError(.internalError, "the issuer's metadata was not fetched before the session was planned")
         }
+        if request.logout { return try LogoutURL.plan(request, owner: owner, ttl: ttl, limits: limits) }
         if request.appCallbackURI != nil && request.authorizeURL != nil {
             throw .invalid("app_callback_uri is read from the adopted authorize_url; do not pass it separately")
         }

@@ -96,3 +96,9 @@ extension SessionRequest {
                 doc: "a secret of the client's (≥ 22 printable characters; use 32 random bytes); lets a restarted client `Claim` the session"),
         ])
 }
+
+extension SessionRequest {
+    /// `BeginLogout`'s options: the browser ones of `BeginSession`, the same rows.
+    public static let logoutOptions = OptionTable<SessionRequest>(
+        method: "BeginLogout", ["browser", "open_browser", "ttl"].compactMap { options.named($0) })
+}

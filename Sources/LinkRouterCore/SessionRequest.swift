@@ -37,6 +37,11 @@ public struct SessionRequest: Sendable, Equatable {
     public var deviceAuthorizationEndpoint: String?
     /// Set with the account: whether its tokens are bound to a key the daemon holds (RFC 9449); not an option.
     public var dpop: DPoPBinding.Mode?
+    /// A sign-out at the provider (`BeginLogout`, OpenID Connect RP-Initiated Logout): the browser goes to
+    /// its `end_session_endpoint` and comes back to the account's redirect by `state`; not an option.
+    public var logout = false
+    /// The account's ID token, named to the provider in a sign-out (`id_token_hint`); not an option.
+    public var idTokenHint: String?
 
     public init() {}
 

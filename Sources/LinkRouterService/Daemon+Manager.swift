@@ -50,7 +50,7 @@ extension Daemon: ManagerHandlers {
             secrets = .failure(RouterError(.internalError, "the daemon could not draw random secrets (\(error)); nothing was started"))
         }
         // An account's login may bind its tokens (its `dpop`, decided by the core): a key is ready for it.
-        if request.account != nil, case .success(var drawn) = secrets {
+        if request.account != nil, !request.logout, case .success(var drawn) = secrets {
             do {
                 drawn.dpopKey = try DPoPKey.generate()
                 secrets = .success(drawn)
@@ -83,6 +83,16 @@ extension Daemon: ManagerHandlers {
         var request = TokenRequest()
         do { request.proof = try decoded.checked(limits: sessions.router.limits) } catch { throw DBusError(error) }
         return try accountCall(.getToken(name, request), named: name, call)
+    }
+
+    /// `BeginLogout(account, options)`: the account signed out here, then at its
+    /// provider (RP-Initiated Logout): a session whose URL is the provider's
+    /// end-session endpoint, completed when the browser comes back with its state.
+    public func beginLogout(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        var request = try OptionsDecoder.decode(options, SessionRequest.logoutOptions, into: SessionRequest())
+        request.account = name
+        request.logout = true
+        return try begin(request, call, login: false)
     }
 
     /// `Logout(account)`: the account's tokens forgotten, in memory and in the keyring.

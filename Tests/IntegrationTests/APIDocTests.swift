@@ -43,6 +43,11 @@ struct APIDocTests {
         #expect(try Self.documentedRows(of: "SignProof") == Self.expected(ProofRequest.options))
     }
 
+    @Test("the BeginLogout option table is SessionRequest.logoutOptions, row for row")
+    func logoutOptions() throws {
+        #expect(try Self.documentedRows(of: "BeginLogout") == Self.expected(SessionRequest.logoutOptions))
+    }
+
     @Test("docs/accounts.md's key table is AccountRequest.options, row for row (the key files' keys)")
     func accountKeys() throws {
         #expect(try Self.documentedRows(file: "docs/accounts.md", heading: "## Keys") == Self.expected(AccountRequest.options))

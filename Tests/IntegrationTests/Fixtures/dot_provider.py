@@ -65,6 +65,8 @@ def write_site(d, port, access_seconds):
             "ROTATE_REFRESH_TOKEN": True, "REFRESH_TOKEN_REUSE_PROTECTION": True,
             "ACCESS_TOKEN_EXPIRE_SECONDS": access_seconds,
             "OAUTH_DEVICE_VERIFICATION_URI": "http://127.0.0.1:%d/o/device/" % port, "DEVICE_FLOW_INTERVAL": 1,
+            # RP-initiated logout: a confirmation page, then back to a registered post_logout_redirect_uri.
+            "OIDC_RP_INITIATED_LOGOUT_ENABLED": True,
         },
     }
     with open(os.path.join(d, "dotop_settings.py"), "w") as f:
@@ -108,6 +110,8 @@ def main():
         client_id=CLIENT_ID, user=user, client_type=Application.CLIENT_PUBLIC,
         authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
         redirect_uris=" ".join(a.redirect_uri or ["com.example.app:/callback"]),
+        # The same URIs take the browser back after a sign-out (an account's redirect serves both).
+        post_logout_redirect_uris=" ".join(a.redirect_uri or ["com.example.app:/callback"]),
         algorithm=Application.RS256_ALGORITHM, skip_authorization=True)
     Application.objects.create(
         client_id=DEVICE_CLIENT_ID, user=user, client_type=Application.CLIENT_PUBLIC,
