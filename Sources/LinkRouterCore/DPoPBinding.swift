@@ -36,6 +36,14 @@ public struct DPoPBinding: Sendable, Equatable {
         self.required = required
     }
 
+    /// Why a token answer cannot be kept under `dpop=require`, or nil: RFC 9449 §5, the
+    /// answer's `token_type` says whether the access token is bound.
+    static func unbound(_ tokens: TokenSet) -> String? {
+        guard tokens.tokenType.lowercased() != "dpop" else { return nil }
+        return
+            "the token endpoint answered token_type \"\(tokens.tokenType.prefix(40))\", not DPoP, although the account requires DPoP (dpop=require): its tokens would not be bound to the daemon's key, so none was kept"
+    }
+
     /// One line of a stored flow: `require` or `auto`, the thumbprint, the private JWK (compact JSON: no space, no line break).
     var stored: String { (required ? "require " : "auto ") + key.thumbprint + " " + key.privateJWK }
 

@@ -212,9 +212,16 @@ extension Router {
 
         case (.discovering, .metadata(.success(let metadata))):
             guard let account = f.account, let used = state.tokens?.refreshToken else { return land(op, f, state, refreshed: true, now: now) }
+            if account.dpop == .require && state.tokens?.dpopKey == nil {
+                return signedOut(op, f, state, because: "its tokens are not bound to a DPoP key and the account requires DPoP (dpop=require)", now: now)
+            }
             f.metadata = metadata
             f.stage = .refreshing(used: used)
             return refresh(op, f, account, used, key: state.tokens?.dpopKey)
+
+        case (.refreshing, .tokens(.success(let fresh))) where f.account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
+            // The provider may have rotated the refresh token into this unbound set: nothing of it is kept, and a new sign-in binds again.
+            return signedOut(op, f, state, because: DPoPBinding.unbound(fresh) ?? "", now: now)
 
         case (.refreshing(let used), .tokens(.success(var fresh))):
             state.refreshWorked()

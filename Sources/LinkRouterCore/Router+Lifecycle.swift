@@ -236,6 +236,10 @@ extension Router {
     public func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
         // A code flow's exchange, or a device grant's poll that brought tokens (its session is pending until then).
         guard let s = session(id), s.status == .exchanging || (!s.isCodeFlow && s.status == .pending) else { return Transition() }
+        var outcome = outcome
+        if case .success(let tokens) = outcome, s.flow.exchange?.dpop?.required == true, let why = DPoPBinding.unbound(tokens) {
+            outcome = .failure(SessionFailure(code: .tokenExchangeFailed, message: why))
+        }
         var done: Session
         switch outcome {
         case .success(let tokens):
@@ -244,7 +248,10 @@ extension Router {
             var r = done.result ?? AuthorizationResult(code: "", state: "", redirectURI: "", callbackURI: "", issuer: s.flow.issuer, codeVerifier: nil, nonce: nil)
             r.code = ""
             r.codeVerifier = nil
-            r.tokens = tokens
+            // An account keeps its refresh token: it never leaves the daemon (its login's caller gets the rest).
+            var handed = tokens
+            if s.flow.exchange?.account != nil { handed.refreshToken = nil }
+            r.tokens = handed
             done.result = r
         case .failure(let failure):
             done = s.finished(.failed, failure: failure, now: now).wiped()

@@ -281,7 +281,8 @@ extension Router {
     private func providerFailure(_ session: Session, error: String, query: QueryParameters, now: Int64) -> Session {
         let code = OAuthText.isErrorText(error) ? error : "invalid_response"
         let description = OAuthText.sanitizedDescription((try? query.single("error_description")) ?? nil)
-        var message = "the provider refused the authorization: \(code)"
+        let what = session.isCodeFlow && session.code.source == .logout ? "the sign-out (the account is signed out here all the same)" : "the authorization"
+        var message = "the provider refused \(what): \(code)"
         if let description { message += " (\(description))" }
         return session.finished(.failed, failure: SessionFailure(code: .authorizationFailed, providerError: code, providerDescription: description, message: message), now: now)
     }

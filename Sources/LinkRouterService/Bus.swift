@@ -1,5 +1,4 @@
 import DBusKit
-import JOSE
 import LinkRouterAPI
 import LinkRouterCore
 import SystemKit
@@ -43,13 +42,19 @@ final class Bus {
 
     // MARK: Replies
 
+    /// Signs `SignProof`'s answers as they are made (its keys kept between calls).
+    let proofs = ProofSigner()
+
+    /// A core reply as the D-Bus values (or the error) of a method return.
+    func values(_ reply: Transition.Reply) -> Result<[DBusValue], DBusError> { ReplyValues.make(reply, proofs: proofs) }
+
     /// Keeps `call` to answer when operation `op` completes.
     func hold(_ call: DBusMessage, for op: OperationID) { held[op] = call }
 
     /// Answers the call held for `op` (nothing when none is: its caller left).
     func answer(_ op: OperationID, _ reply: Transition.Reply) {
         guard let call = held.removeValue(forKey: op) else { return }
-        switch ReplyValues.make(reply) {
+        switch values(reply) {
         case .success(let values): connection.reply(to: call, values: values)
         case .failure(let error): connection.reply(to: call, error: error)
         }
@@ -183,7 +188,7 @@ final class Bus {
 
 /// A core reply as the D-Bus values (or the error) of a method return.
 enum ReplyValues {
-    static func make(_ reply: Transition.Reply) -> Result<[DBusValue], DBusError> {
+    static func make(_ reply: Transition.Reply, proofs: ProofSigner) -> Result<[DBusValue], DBusError> {
         switch reply {
         case .none, .held: return .success([])
         case .routed(let outcome): return .success([.string(outcome.word)])
@@ -200,13 +205,11 @@ enum ReplyValues {
         case .tokens(let t): return .success([ResultDictionary.make(t)])
         case .token(let a): return .success([ResultDictionary.make(a)])
         case .proof(let plan):
-            // The one place a proof is signed: the key stays here, the proof goes to the caller.
+            // Signed as the answer is made (`ProofSigner`): the key stays in the daemon, the proof goes to the caller.
             do {
-                let proof = try DPoPProof.make(
-                    key: plan.key.signingKey(), method: plan.method, url: plan.url, issuedAt: Clock.unixSeconds(), nonce: plan.nonce, accessToken: plan.accessToken)
-                return .success([.string(proof)])
+                return .success([.string(try proofs.sign(plan, issuedAt: Clock.unixSeconds()))])
             } catch {
-                return .failure(DBusError(RouterError(.internalError, "the daemon could not sign the proof (\(error.message)); try again")))
+                return .failure(DBusError(RouterError(.internalError, "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key")))
             }
         case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))

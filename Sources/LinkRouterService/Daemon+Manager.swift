@@ -82,6 +82,8 @@ extension Daemon: ManagerHandlers {
         let decoded = try OptionsDecoder.decode(options, ProofRequest.options, into: ProofRequest(method: method, url: url))
         var request = TokenRequest()
         do { request.proof = try decoded.checked(limits: sessions.router.limits) } catch { throw DBusError(error) }
+        // A proof for a token the caller holds needs that token to be the current one, not any more life than it has.
+        if decoded.accessToken != nil { request.minValid = 0 }
         return try accountCall(.getToken(name, request), named: name, call)
     }
 
@@ -161,7 +163,7 @@ extension Daemon: ManagerHandlers {
             counters: [
                 ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount), ("links_routed", links.routed),
                 ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued), ("browsers_started", launcher.browsersStarted),
-                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched), ("token_refreshes", providers.refreshes),
+                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched), ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),
                 ("store_write_failures", sessions.writeFailures), ("log_lines_suppressed", log.suppressedTotal),
                 ("restart_held_back", UInt64(sessions.router.restartHeldBack)),
             ], store: sessions.storeDescription)
@@ -180,7 +182,7 @@ extension Daemon: ManagerHandlers {
             bus.hold(call.message, for: op)
             return .deferred
         }
-        switch ReplyValues.make(reply) {
+        switch bus.values(reply) {
         case .success(let values): return .values(values)
         case .failure(let error): throw error
         }

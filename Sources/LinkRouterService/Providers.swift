@@ -13,6 +13,8 @@ final class Providers {
     private var client: TokenClient?
     /// Refresh requests sent to token endpoints (`Counters`: `token_refreshes`), so one refresh for many callers can be seen.
     private(set) var refreshes: UInt64 = 0
+    /// Device-grant polls sent to token endpoints (`Counters`: `device_polls`), so the polling's pace can be seen.
+    private(set) var devicePolls: UInt64 = 0
 
     /// Requests in flight beyond which new discoveries and refreshes are
     /// refused: a flood of `BeginSession` with unreachable issuers, or of
@@ -102,6 +104,7 @@ final class Providers {
         do throws(RouterError) {
             let c = try tokenClient()
             try room(c)
+            devicePolls += 1
             c.pollDevice(deviceCode, grant: grant, completion: completion)
         } catch {
             // No room now is not the end of the grant: the provider never saw this poll.

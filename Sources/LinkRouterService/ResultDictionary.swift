@@ -12,10 +12,9 @@ enum ResultDictionary {
             if let v = r.nonce { entries.append(("nonce", .string(v))) }
             return .vardict(entries)
         }
-        var entries: [(String, DBusValue)] = [
-            ("code", .string(r.code)), ("state", .string(r.state)),
-            ("redirect_uri", .string(r.redirectURI)), ("callback_uri", .string(r.callbackURI)),
-        ]
+        // A sign-out at the provider comes back with no code.
+        var entries: [(String, DBusValue)] = r.code.isEmpty ? [] : [("code", .string(r.code))]
+        entries += [("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI)), ("callback_uri", .string(r.callbackURI))]
         if let v = r.codeVerifier { entries.append(("code_verifier", .string(v))) }
         if let v = r.issuer { entries.append(("iss", .string(v))) }
         if let v = r.nonce { entries.append(("nonce", .string(v))) }

@@ -30,6 +30,8 @@ final class DPoPRequests {
         case failed(HTTPError)
         case unsigned(JOSEError)
         case nonceRefused(Int)
+        /// Asked for a nonce (`use_dpop_nonce`) without giving a usable `DPoP-Nonce`.
+        case nonceMissing
     }
 
     /// Sends `request`, with a proof of `key` when there is one.
@@ -68,8 +70,9 @@ final class DPoPRequests {
             case .success(let response):
                 let given = remember(response, for: request.url)
                 guard Self.asksForNonce(response) else { return completion(.response(response)) }
-                // Asked again with no new nonce, or once too often: the server will not take a proof from us.
-                guard given != nil, given != nonce, retries < Self.maxNonceRetries else { return completion(.nonceRefused(retries + 1)) }
+                guard given != nil else { return completion(.nonceMissing) }
+                // Asked again with the same nonce, or once too often: the server will not take a proof from us.
+                guard given != nonce, retries < Self.maxNonceRetries else { return completion(.nonceRefused(retries + 1)) }
                 attempt(request, key, retries: retries + 1, completion)
             }
         }

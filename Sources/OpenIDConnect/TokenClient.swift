@@ -79,6 +79,8 @@ public final class TokenClient {
                 return completion(.failure(RouterError(.internalError, "\(push.logTag) could not prove the login's DPoP key (\(error.message)); nothing was opened")))
             case .nonceRefused(let tries):
                 return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) \(Self.nonceRefusal(tries)); nothing was opened")))
+            case .nonceMissing:
+                return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) \(Self.nonceMissing); nothing was opened")))
             case .response(let r):
                 response = r
             }
@@ -99,6 +101,9 @@ public final class TokenClient {
             }
         }
     }
+
+    /// A server that asked for a DPoP nonce and gave none to use.
+    static let nonceMissing = "was answered use_dpop_nonce with no usable DPoP-Nonce header (RFC 9449 §8.1: visible ASCII), so no proof could carry one"
 
     /// Why a request that proves a DPoP key gave up on the server's nonces.
     static func nonceRefusal(_ tries: Int) -> String {
@@ -145,21 +150,16 @@ public final class TokenClient {
                 fail("the daemon could not prove the account's DPoP key (\(error.message)); nothing was asked of the token endpoint", code: .internalError)
             case .nonceRefused(let tries):
                 fail("the token endpoint \(Self.nonceRefusal(tries)); no token was handed out")
+            case .nonceMissing:
+                fail("the token endpoint \(Self.nonceMissing); no token was handed out")
             case .response(let response):
                 let body = try? JSONParser.parse(response.body)
                 switch TokenResponse.read(status: response.status, body: body, mediaType: response.mediaType, endpoint: grant.tokenEndpoint, receivedAt: response.receivedAt) {
                 case .failure(let failure):
                     completion(.failure(failure))
                 case .success(var tokens):
-                    if let dpop = grant.dpop {
-                        // RFC 9449 §5: the answer says whether the access token is bound.
-                        if dpop.required && tokens.tokenType.lowercased() != "dpop" {
-                            return fail(
-                                "the token endpoint answered token_type \"\(tokens.tokenType.prefix(40))\", not DPoP, although the account requires DPoP (dpop=require): its tokens would not be bound to the daemon's key, so none was kept"
-                            )
-                        }
-                        tokens.dpopKey = dpop.key
-                    }
+                    // Proved with this key: the set is bound to it (the core checks `token_type` against `dpop=require`).
+                    if let dpop = grant.dpop { tokens.dpopKey = dpop.key }
                     verify(tokens, grant: grant, completion: completion)
                 }
             }

@@ -14,7 +14,9 @@ enum AccountToken {
         let fields: DBusValue?
     }
 
-    static func get(_ account: String, _ options: [(String, DBusValue)] = []) throws(DaemonClient.Failure) -> Reply {
+    /// `bearer`: the caller sends the token as a bearer token (git, kubectl, docker, a script's
+    /// `Authorization: Bearer`): a DPoP-bound one gets a warning on stderr, since a server that checks the binding refuses it so.
+    static func get(_ account: String, _ options: [(String, DBusValue)] = [], bearer: Bool = true) throws(DaemonClient.Failure) -> Reply {
         let client = try DaemonClient.connect()
         let reply = try client.call("GetToken", [.string(account), .vardict(options)], timeoutMilliseconds: 120_000).first
         guard let token = reply?.entry("token")?.stringValue, !token.isEmpty else {
@@ -22,6 +24,11 @@ enum AccountToken {
         }
         var expiresAt: Int64?
         if case .int64(let e)? = reply?.entry("expires_at") { expiresAt = e }
+        if bearer, reply?.entry("token_type")?.stringValue?.lowercased() == "dpop" {
+            StandardStreams.err(
+                "linkctl: warning: \(account)'s token is bound to the daemon's DPoP key (RFC 9449): a server that checks the binding refuses it as a bearer token; use linkctl token \(account) --dpop METHOD URL, or declare the account with --dpop off\n"
+            )
+        }
         return Reply(token: token, expiresAt: expiresAt, warning: reply?.entry("warning")?.stringValue, fields: reply)
     }
 

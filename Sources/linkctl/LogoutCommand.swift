@@ -54,8 +54,12 @@ enum LogoutCommand {
             let reply = try client.call("BeginLogout", [.string(name), .vardict(options)], timeoutMilliseconds: 120_000)
             guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginLogout answered without a session") }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
-            let how = args.has("no-browser") ? "Open this URL in your browser" : "The browser was opened; if it did not appear, open this URL"
-            StandardStreams.err("Signed out of \(name) here. \(how) to sign out at its provider:\n  \(url)\nWaiting for the provider to send the browser back…\n")
+            // The URL names the ID token (`id_token_hint`): shown only when the caller asked to open it by hand.
+            if args.has("no-browser") {
+                StandardStreams.err("Signed out of \(name) here. Open this URL in your browser to sign out at its provider:\n  \(url)\nWaiting for the provider to send the browser back…\n")
+            } else {
+                StandardStreams.err("Signed out of \(name) here. The browser was opened to sign out at its provider; waiting for it to send the browser back…\n")
+            }
             _ = try WaitCommand.result(client, path: path, timeout: timeout)
             _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
             StandardStreams.err("Signed out of \(name) at its provider too.\n")

@@ -70,7 +70,8 @@ enum TokenCommand {
             var attempt = 0
             while true {
                 attempt += 1
-                let token = try AccountToken.get(name, options.filter { $0.0 != "id_token" })
+                // The access token, whatever the account hands out by default: a proof goes with it.
+                let token = try AccountToken.get(name, options.filter { $0.0 != "id_token" } + [("id_token", .boolean(false))], bearer: false)
                 var proofOptions: [(String, DBusValue)] = [("access_token", .string(token.token))]
                 if let nonce = args.value("nonce") { proofOptions.append(("nonce", .string(nonce))) }
                 let proof: String

@@ -114,10 +114,10 @@ struct DPoPTests {
     }
 
     @Test(
-        "hostile token endpoints: use_dpop_nonce forever gives up after three requests with its own error; token_type Bearer under dpop=require is refused; nothing is kept either time, and the daemon stays up"
+        "hostile token endpoints: use_dpop_nonce forever gives up after three requests with its own error; token_type Bearer under dpop=require is refused at sign-in and signs the account out at a refresh; nothing is kept, and the daemon stays up"
     )
     func hostile() throws {
-        let w = try AccountTests.World(counted: true, dpop: "allowed")
+        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, dpop: "allowed")
         let proxy = try #require(w.proxy)
         #expect(try w.add("work").status == 0)
         try proxy.set("dpop-nonce-forever")
@@ -137,6 +137,12 @@ struct DPoPTests {
         #expect((try? w.keyring.items(account: "strict")) ?? (0, 0) == (0, 0))
         try proxy.set("honest")
         #expect(try w.login("strict").status == 0)
+        // A refresh answered Bearer under dpop=require: signed out (the answer may hold a rotated refresh token; none of it is kept).
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "strict")) ?? (0, 0) == (1, 0) })
+        try proxy.set("bearer-token-type")
+        let refresh = try w.desktop.linkctl("token", "strict", "--min-valid", "3600")
+        #expect(refresh.status == 4 && refresh.errorText.contains("not DPoP, although the account requires DPoP"), "\(refresh.status) \(refresh.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "strict")) ?? (1, 0) == (0, 0) })
         #expect(w.daemon.isRunning)
     }
 

@@ -19,17 +19,9 @@ extension Bench {
             return
         }
         let w = try world("accounts")
-        // The keyring first: the daemon finds it on the bus it serves.
-        try FileSystem.writeAtomically(w.root + "/keyring-password", text: "bench", permissions: 0o600)
-        let keyring = try Subprocess.spawn(
-            ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", w.root + "/keyring-password"],
-            environment: w.environment, stdout: .null, stderr: .file(w.root + "/keyring.log"))
-        defer {
-            kill(keyring, SIGTERM)
-            Subprocess.wait(keyring)
-        }
+        let keyring = try keyringStarted(w)
+        defer { Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon") }
         let probe = try DBusConnection(address: w.address)
-        guard w.wait({ probe.nameHasOwner("org.freedesktop.secrets") }) else { throw BenchError("gnome-keyring did not start") }
         let redirect = "com.example.bench:/callback"
         let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [redirect])
         // Glewlwyd lives until the section ends, not until the value's last use.
@@ -42,7 +34,7 @@ extension Bench {
         guard try w.run([bin + "/linkctl", "account", "add", "work", "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect]).status == 0 else {
             throw BenchError("account add failed")
         }
-        try signIn(w, providerInfo: providerInfo)
+        try signIn(w, "work", providerInfo: providerInfo)
         let env = w.environment
         let runs = n(40, 3)
         func must(_ argv: [String], input: String? = nil) throws {
@@ -98,14 +90,7 @@ extension Bench {
         let current = try Subprocess.run([bin + "/linkctl", "token", "work"], environment: env).text.split(separator: "\n").first.map(String.init) ?? ""
         try FileSystem.writeAtomically(w.root + "/refused", text: "password=\(current)\n", permissions: 0o600)
         _ = try Subprocess.run(["/bin/sh", "-c", "exec \"$0\" credential git --account work erase < \"$1\"", bin + "/linkctl", w.root + "/refused"], environment: env)
-        func refreshes() throws -> UInt64 {
-            let m = DBusMessage.methodCall(API.busName, API.managerPath, "org.freedesktop.DBus.Properties", "Get")
-            try m.append(.string(API.managerInterface.rawValue))
-            try m.append(.string("Counters"))
-            guard case .dictionary(_, _, let entries)? = try probe.callArguments(m).first?.variantValue else { throw BenchError("no Counters") }
-            for e in entries where e.key.stringValue == "token_refreshes" { if case .uint64(let n) = e.value { return n } }
-            throw BenchError("no token_refreshes counter")
-        }
+        func refreshes() throws -> UInt64 { try counter(probe, "token_refreshes") }
         func all(_ argv: [String]) throws -> Double {
             try Measure.ms {
                 let pids = try (0..<runs).map { i in
@@ -162,10 +147,34 @@ extension Bench {
             met: many - one <= 1)
     }
 
-    /// `linkctl login work --no-browser`, signed in at Glewlwyd as its login page would, the callback clicked.
-    private func signIn(_ w: BenchWorld, providerInfo: String) throws {
-        let err = w.root + "/login.err"
-        let pid = try Subprocess.spawn([bin + "/linkctl", "login", "work", "--no-browser"], environment: w.environment, stdout: .null, stderr: .file(err))
+    /// One of the daemon's `Counters`.
+    func counter(_ probe: DBusConnection, _ name: String) throws -> UInt64 {
+        let m = DBusMessage.methodCall(API.busName, API.managerPath, "org.freedesktop.DBus.Properties", "Get")
+        try m.append(.string(API.managerInterface.rawValue))
+        try m.append(.string("Counters"))
+        guard case .dictionary(_, _, let entries)? = try probe.callArguments(m).first?.variantValue else { throw BenchError("no Counters") }
+        for e in entries where e.key.stringValue == name { if case .uint64(let n) = e.value { return n } }
+        throw BenchError("no \(name) counter")
+    }
+
+    /// A gnome-keyring on the world's bus, unlocked (the daemon finds it on the bus it serves): its pid.
+    func keyringStarted(_ w: BenchWorld) throws -> Int32 {
+        try FileSystem.writeAtomically(w.root + "/keyring-password", text: "bench", permissions: 0o600)
+        let keyring = try Subprocess.spawn(
+            ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", w.root + "/keyring-password"],
+            environment: w.environment, stdout: .null, stderr: .file(w.root + "/keyring.log"))
+        let probe = try DBusConnection(address: w.address)
+        guard w.wait({ probe.nameHasOwner("org.freedesktop.secrets") }) else {
+            Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")
+            throw BenchError("gnome-keyring did not start")
+        }
+        return keyring
+    }
+
+    /// `linkctl login NAME --no-browser`, signed in at Glewlwyd as its login page would, the callback clicked.
+    func signIn(_ w: BenchWorld, _ name: String, providerInfo: String) throws {
+        let err = w.root + "/login-\(name).err"
+        let pid = try Subprocess.spawn([bin + "/linkctl", "login", name, "--no-browser"], environment: w.environment, stdout: .null, stderr: .file(err))
         var url = ""
         _ = w.wait(
             {

@@ -41,7 +41,7 @@ final class Bench {
         [
             ("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
             ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks),
-            ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin), ("accounts", accounts),
+            ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin), ("accounts", accounts), ("dpop", dpop), ("device", deviceLogin),
             ("soak", soak),
         ]
     }

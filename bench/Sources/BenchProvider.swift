@@ -10,10 +10,11 @@ final class BenchProvider {
     let info: JSONValue
     let infoPath: String
 
-    init(_ w: BenchWorld, fixtures: String, redirectURIs: [String]) throws {
+    /// `options`: more of the fixture's options (`--dpop allowed`, `--device 600`, …).
+    init(_ w: BenchWorld, fixtures: String, redirectURIs: [String], options: [String] = []) throws {
         infoPath = w.root + "/glewlwyd.json"
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd"] + redirectURIs.flatMap { ["--redirect-uri", $0] },
+            ["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd"] + redirectURIs.flatMap { ["--redirect-uri", $0] } + options,
             environment: w.environment, stdout: .file(infoPath), stderr: .file(w.root + "/glewlwyd.err"))
         let path = infoPath
         guard w.wait({ ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }, milliseconds: 30_000),
@@ -32,7 +33,6 @@ final class BenchProvider {
     }
 
     deinit {
-        kill(pid, SIGTERM)
-        Subprocess.wait(pid)
+        Subprocess.stop(pid, name: "the bench's glewlwyd_provider.py")
     }
 }
