@@ -105,8 +105,8 @@ public struct Account: Sendable, Equatable {
         for v in [r.audience, r.resource].compactMap({ $0 }) where !OAuthText.isVisibleText(v) {
             throw .invalid("audience and resource must be printable ASCII")
         }
-        let par = try PushedAuthorization.Mode(option: r.par)
-        let dpop = try DPoPBinding.Mode(option: r.dpop)
+        let par = try PushedAuthorization.Mode(option: r.par, name: "par")
+        let dpop = try DPoPBinding.Mode(option: r.dpop, name: "dpop")
         for (key, value) in [("device_authorization_endpoint", r.deviceAuthorizationEndpoint), ("revocation_endpoint", r.revocationEndpoint)] {
             guard let value else { continue }
             guard SessionPlan.isEndpoint(value, maxLength: limits.maxOptionBytes) else {

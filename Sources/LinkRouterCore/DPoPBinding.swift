@@ -3,26 +3,10 @@
 /// without the daemon. The account's `dpop` option says when; the binding
 /// travels with the token exchange, the grant and the pushed request.
 public struct DPoPBinding: Sendable, Equatable {
-    /// The account's `dpop` option.
-    public enum Mode: String, Sendable, CaseIterable {
-        /// When the issuer's metadata lists ES256 in `dpop_signing_alg_values_supported` (the default).
-        case auto
-        /// Always; a token answer that is not `token_type: DPoP` is refused.
-        case require
-        /// Never: no proof is sent.
-        case off
-
-        public init(option: String?) throws(RouterError) {
-            guard let option else {
-                self = .auto
-                return
-            }
-            guard let mode = Mode(rawValue: option) else {
-                throw .invalid("dpop \"\(PercentEncoding.preview(Substring(option)))\" is not one of auto, require, off")
-            }
-            self = mode
-        }
-    }
+    /// The account's `dpop` option: `auto` binds when the issuer's metadata lists ES256 in
+    /// `dpop_signing_alg_values_supported`; `require` always, and refuses a token answer that
+    /// is not `token_type: DPoP`; `off` sends no proof.
+    public typealias Mode = FeatureMode
 
     /// The only algorithm the daemon's keys sign with.
     public static let algorithm = "ES256"

@@ -4,26 +4,10 @@
 /// back, so nothing of the request is in the URL bar, the history or a
 /// referrer, and the provider has seen it whole before the person does.
 public enum PushedAuthorization {
-    /// The `par` option (`BeginSession`, an account's file): whether to push.
-    public enum Mode: String, Sendable, CaseIterable {
-        /// When the issuer's metadata lists `pushed_authorization_request_endpoint` (the default).
-        case auto
-        /// Always; a provider that offers no endpoint is an error.
-        case require
-        /// Never (a provider that requires it is then an error).
-        case off
-
-        public init(option: String?) throws(RouterError) {
-            guard let option else {
-                self = .auto
-                return
-            }
-            guard let mode = Mode(rawValue: option) else {
-                throw .invalid("par \"\(PercentEncoding.preview(Substring(option)))\" is not one of auto, require, off")
-            }
-            self = mode
-        }
-    }
+    /// The `par` option (`BeginSession`, an account's file): `auto` pushes when the issuer's
+    /// metadata lists `pushed_authorization_request_endpoint`; `require` always (a provider
+    /// that offers none is an error); `off` never (a provider that requires it is then an error).
+    public typealias Mode = FeatureMode
 
     /// The endpoint a builder-mode login pushes to, by `mode` and the issuer's metadata (nil: no push).
     static func endpoint(_ mode: Mode, metadata: ProviderMetadata?) throws(RouterError) -> String? {

@@ -282,7 +282,7 @@ extension SessionPlan {
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
             requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true, exchange: exchange,
             authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge,
-            pushEndpoint: try PushedAuthorization.endpoint(PushedAuthorization.Mode(option: request.par), metadata: request.discovered),
+            pushEndpoint: try PushedAuthorization.endpoint(PushedAuthorization.Mode(option: request.par, name: "par"), metadata: request.discovered),
             dpopRequired: exchange == nil ? nil : try request.dpop.flatMap { m throws(RouterError) in try DPoPBinding.decide(m, metadata: request.discovered) })
     }
 

@@ -45,7 +45,7 @@ struct DPoPBindingTests {
         #expect(try required(Self.request(.off)) == nil)
         #expect(try required(OpenIDTests.exchangeRequest()) == nil)
         #expect(throws: RouterError.self) { try required(Self.request(.require, algorithms: ["RS256"])) }
-        #expect(throws: RouterError.self) { try DPoPBinding.Mode(option: "sometimes") }
+        #expect(throws: RouterError.self) { try DPoPBinding.Mode(option: "sometimes", name: "dpop") }
     }
 
     @Test(

@@ -14,27 +14,14 @@ extension Bench {
 
     func accounts() throws {
         say("accounts: linkctl token, git credential fill")
-        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd", "/usr/bin/secret-tool", "/usr/bin/git"] where !FileSystem.isExecutable(tool) {
-            notes.append("accounts not measured: \(tool) is missing (scripts/setup --test installs it)")
-            return
-        }
-        let w = try world("accounts")
-        let keyring = try keyringStarted(w)
-        defer { Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon") }
+        guard let world = try accountWorld("accounts", tools: ["/usr/bin/secret-tool", "/usr/bin/git"]) else { return }
+        // The keyring, Glewlwyd and the daemon live until the section ends, not until the value's last use.
+        defer { withExtendedLifetime(world) {} }
+        let w = world.w
         let probe = try DBusConnection(address: w.address)
-        let redirect = "com.example.bench:/callback"
-        let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [redirect])
-        // Glewlwyd lives until the section ends, not until the value's last use.
-        defer { withExtendedLifetime(provider) {} }
-        let issuer = try provider.string("issuer")
-        let client = try provider.string("client_id")
-        let providerInfo = provider.infoPath
-        try FileSystem.makeDirectories(w.root + "/etc-accounts", permissions: 0o700)
-        try w.startDaemon(["--system-accounts-dir", w.root + "/etc-accounts"])
-        guard try w.run([bin + "/linkctl", "account", "add", "work", "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect]).status == 0 else {
-            throw BenchError("account add failed")
-        }
-        try signIn(w, "work", providerInfo: providerInfo)
+        let (issuer, client, redirect) = (world.issuer, world.clientID, BenchAccountWorld.redirect)
+        try world.add("work", bin: bin)
+        try signIn(w, "work", providerInfo: world.provider.infoPath)
         let env = w.environment
         let runs = n(40, 3)
         func must(_ argv: [String], input: String? = nil) throws {

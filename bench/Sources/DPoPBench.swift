@@ -11,25 +11,13 @@ import SystemKit
 extension Bench {
     func dpop() throws {
         say("dpop: a bound refresh, SignProof")
-        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd"] where !FileSystem.isExecutable(tool) {
-            notes.append("dpop not measured: \(tool) is missing (scripts/setup --test installs it)")
-            return
-        }
-        let w = try world("dpop")
-        let keyring = try keyringStarted(w)
-        defer { Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon") }
-        let redirect = "com.example.bench:/callback"
         // Access tokens of 600 s: `--min-valid 3600` makes every `linkctl token` a refresh.
-        let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [redirect], options: ["--dpop", "allowed", "--access-token-duration", "600"])
-        defer { withExtendedLifetime(provider) {} }
-        let issuer = try provider.string("issuer")
-        let client = try provider.string("client_id")
-        try FileSystem.makeDirectories(w.root + "/etc-accounts", permissions: 0o700)
-        try w.startDaemon(["--system-accounts-dir", w.root + "/etc-accounts"])
+        guard let world = try accountWorld("dpop", providerOptions: ["--dpop", "allowed", "--access-token-duration", "600"]) else { return }
+        defer { withExtendedLifetime(world) {} }
+        let w = world.w
         for (name, mode) in [("bound", "auto"), ("plain", "off")] {
-            let add = try w.run([bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect, "--dpop", mode])
-            guard add.status == 0 else { throw BenchError("account add \(name) failed: \(add.errorText)") }
-            try signIn(w, name, providerInfo: provider.infoPath)
+            try world.add(name, bin: bin, ["--dpop", mode])
+            try signIn(w, name, providerInfo: world.provider.infoPath)
         }
         let env = w.environment
         func must(_ argv: [String]) throws -> String {

@@ -10,21 +10,11 @@ import SystemKit
 extension Bench {
     func deviceLogin() throws {
         say("device: polling")
-        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd"] where !FileSystem.isExecutable(tool) {
-            notes.append("device not measured: \(tool) is missing (scripts/setup --test installs it)")
-            return
-        }
-        let w = try world("device")
-        let keyring = try keyringStarted(w)
-        defer { Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon") }
-        let redirect = "com.example.bench:/callback"
-        let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [redirect], options: ["--device", "600"])
-        defer { withExtendedLifetime(provider) {} }
-        let issuer = try provider.string("issuer")
-        guard try w.run([bin + "/linkctl", "account", "add", "work", "--issuer", issuer, "--client-id", try provider.string("client_id"), "--redirect-uri", redirect]).status == 0
-        else { throw BenchError("account add failed") }
+        guard let world = try accountWorld("device", providerOptions: ["--device", "600"]) else { return }
+        defer { withExtendedLifetime(world) {} }
+        let (w, provider) = (world.w, world.provider)
+        try world.add("work", bin: bin)
         let polls = n(10, 2)
-        try w.startDaemon()
         let probe = try DBusConnection(address: w.address)
         func cpu() throws -> Double {
             // utime + stime, fields 14 and 15 of /proc/PID/stat (after the name in parentheses), in clock ticks.

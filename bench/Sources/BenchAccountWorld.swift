@@ -1,0 +1,54 @@
+import Glibc
+import SystemKit
+
+/// A bench world with what an account needs: a gnome-keyring on its bus
+/// (the daemon finds it there) and a private Glewlwyd, both stopped when it
+/// goes, and the daemon started with an administrator's directory of its own.
+final class BenchAccountWorld {
+    let w: BenchWorld
+    let keyring: Int32
+    let provider: BenchProvider
+    let issuer: String
+    let clientID: String
+    static let redirect = "com.example.bench:/callback"
+
+    init(_ w: BenchWorld, keyring: Int32, provider: BenchProvider) throws {
+        self.w = w
+        self.keyring = keyring
+        self.provider = provider
+        issuer = try provider.string("issuer")
+        clientID = try provider.string("client_id")
+        try FileSystem.makeDirectories(w.root + "/etc-accounts", permissions: 0o700)
+        try w.startDaemon(["--system-accounts-dir", w.root + "/etc-accounts"])
+    }
+
+    /// `linkctl account add NAME` at this provider, with `extra` options.
+    func add(_ name: String, bin: String, _ extra: [String] = []) throws {
+        let r = try w.run([bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", clientID, "--redirect-uri", Self.redirect] + extra)
+        guard r.status == 0 else { throw BenchError("account add \(name) failed: \(r.errorText)") }
+    }
+
+    deinit {
+        w.stopDaemon()
+        Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")
+    }
+}
+
+extension Bench {
+    /// The world of an accounts section `name`, or nil (with a note) when a tool it needs is missing.
+    func accountWorld(_ name: String, providerOptions: [String] = [], tools: [String] = []) throws -> BenchAccountWorld? {
+        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd"] + tools where !FileSystem.isExecutable(tool) {
+            notes.append("\(name) not measured: \(tool) is missing (scripts/setup --test installs it)")
+            return nil
+        }
+        let w = try world(name)
+        let keyring = try keyringStarted(w)
+        do {
+            let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [BenchAccountWorld.redirect], options: providerOptions)
+            return try BenchAccountWorld(w, keyring: keyring, provider: provider)
+        } catch {
+            Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")
+            throw error
+        }
+    }
+}
