@@ -40,7 +40,7 @@ extension AccountRequest {
                 flag: .value("dpop", placeholder: "auto|require|off"),
                 help: "bind the tokens to a key only the daemon holds (RFC 9449 DPoP; default auto: when the provider offers it)",
                 doc:
-                    "`auto` (default: when the provider's metadata lists ES256 in `dpop_signing_alg_values_supported`), `require` (a token answer that is not `token_type: DPoP` is refused) or `off`: whether the tokens are bound to an ES256 key the daemon makes and keeps with them (RFC 9449)"
+                    "`auto` (default: when the provider's metadata lists ES256 in `dpop_signing_alg_values_supported`), `require` (a token answer that is not `token_type: DPoP` is refused: nothing is kept at a sign-in, and a refresh so answered, or tokens kept from before without a key, sign the account out) or `off`: whether the tokens are bound to an ES256 key the daemon makes and keeps with them (RFC 9449)"
             ),
             OptionRow(
                 "device_authorization_endpoint", .string({ $0.deviceAuthorizationEndpoint = $1 }, get: { $0.deviceAuthorizationEndpoint }), limit: .option,

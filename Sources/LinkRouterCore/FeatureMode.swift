@@ -1,6 +1,7 @@
 /// Whether a login uses a protocol feature the provider may offer: `auto`
-/// when its metadata says it does (the default), `require` always (a
-/// provider without it is then an error), `off` never. An account's `par`
+/// when its metadata says it does (the default), `require` always (where
+/// and how a provider without it fails is the feature's: PAR before the
+/// browser opens, DPoP at the token answer), `off` never. An account's `par`
 /// (RFC 9126, `PushedAuthorization.endpoint`) and `dpop` (RFC 9449,
 /// `DPoPBinding.decide`) are both this; each decides what its modes mean.
 public enum FeatureMode: String, Sendable, CaseIterable {

@@ -4,8 +4,9 @@
 /// refresh token is written before anyone gets the new access token; a write
 /// that fails keeps the set in memory and says so; only `invalid_grant` and
 /// `unauthorized_client` end a sign-in, and only after the keyring was read
-/// again (another process may have refreshed); a provider that cannot be
-/// reached is an error to retry, never a sign-out.
+/// again (another process may have refreshed), besides, for an account with
+/// `dpop=require`, tokens not bound to its key (kept from before, or a refresh
+/// answered `Bearer`); a provider that cannot be reached is an error to retry, never a sign-out.
 extension Router {
     /// `GetToken(account, options)`: from memory when the token has the life
     /// asked for; else the caller waits on the account's flight (one is started
@@ -23,6 +24,11 @@ extension Router {
         let minValid = Int64(request.minValid ?? UInt32(account.minValidSeconds))
         guard minValid <= 3600 else { return refuse(.invalid("min_valid is at most 3600 seconds, not \(minValid)")) }
         var state = states[account.key] ?? AccountTokens(loaded: account.store == .memory)
+        if state.flight == nil, let kept = state.tokens, let why = Self.unboundUnderRequire(account, kept) {
+            // Kept before the account required DPoP (its file changed): not handed out, forgotten and revoked.
+            return forgetting(account, why: why, states: &states, ids: &ids).then(revoking(account, kept, ids: &ids))
+                .answering(held, .refused(Self.notSignedIn(account.key, why)))
+        }
         if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
             let answer = Self.tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(Self.unsavedWarning))
             var t = held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
@@ -123,11 +129,13 @@ extension Router {
         then: (begin: PendingBegin, now: Int64)? = nil
     ) -> Transition {
         let before = states[account.key]
+        // A sign-in's set still on its way to the keyring is the account's newest: it is the one revoked and named.
+        let kept = writing(account.key) ?? before?.tokens
         var next = then?.begin
-        next?.request.idTokenHint = before?.tokens?.idToken
+        next?.request.idTokenHint = kept?.idToken
         var t = clearing(account.key, why: "signed out", states: &states)
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
-        if let kept = before?.tokens { t = t.then(revoking(account, kept, ids: &ids)) }
+        if let kept { t = t.then(revoking(account, kept, ids: &ids)) }
         guard account.store == .keyring else {
             if let next, let now = then?.now { return t.then(settlingLists(after: t)).then(beginKnown(next, held: held, ids: &ids, now: now)) }
             if let held {
@@ -208,20 +216,23 @@ extension Router {
         case (.reading, .keyring(.success(.tokens(let kept)))):
             state.loaded = true
             state.tokens = kept
+            if let account = f.account, let kept, let why = Self.unboundUnderRequire(account, kept) {
+                var ids = newOperationIDs
+                return signedOut(op, f, state, because: why, now: now).then(revoking(account, kept, ids: &ids))
+            }
             return land(op, f, state, refreshed: false, now: now)
 
         case (.discovering, .metadata(.success(let metadata))):
             guard let account = f.account, let used = state.tokens?.refreshToken else { return land(op, f, state, refreshed: true, now: now) }
-            if account.dpop == .require && state.tokens?.dpopKey == nil {
-                return signedOut(op, f, state, because: "its tokens are not bound to a DPoP key and the account requires DPoP (dpop=require)", now: now)
-            }
             f.metadata = metadata
             f.stage = .refreshing(used: used)
             return refresh(op, f, account, used, key: state.tokens?.dpopKey)
 
         case (.refreshing, .tokens(.success(let fresh))) where f.account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
-            // The provider may have rotated the refresh token into this unbound set: nothing of it is kept, and a new sign-in binds again.
-            return signedOut(op, f, state, because: DPoPBinding.unbound(fresh) ?? "", now: now)
+            // The provider may have rotated the refresh token into this unbound set: nothing of it is kept (it is revoked), and a new sign-in binds again.
+            var ids = newOperationIDs
+            let revoked = f.account.map { revoking($0, fresh, ids: &ids) } ?? Transition()
+            return signedOut(op, f, state, because: DPoPBinding.unbound(fresh) ?? "", now: now).then(revoked)
 
         case (.refreshing(let used), .tokens(.success(var fresh))):
             state.refreshWorked()
@@ -436,6 +447,20 @@ extension Router {
             }
         }
         return t
+    }
+
+    /// The set the account's flight is writing to the keyring, if it is writing one.
+    func writing(_ key: AccountKey) -> TokenSet? {
+        for case .tokenFlight(let f) in operations.values where f.key == key {
+            if case .writing(let tokens) = f.stage { return tokens }
+        }
+        return nil
+    }
+
+    /// Why `tokens` may not be used by `account`, whose `dpop=require` they do not meet (no key), or nil.
+    static func unboundUnderRequire(_ account: Account, _ tokens: TokenSet) -> String? {
+        guard account.dpop == .require, tokens.dpopKey == nil else { return nil }
+        return "its tokens are not bound to a DPoP key and the account requires DPoP (dpop=require)"
     }
 
     /// A `GetToken`'s answer, or a `SignProof`'s: the proof of the tokens' key for the

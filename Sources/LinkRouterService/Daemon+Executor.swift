@@ -39,8 +39,11 @@ extension Daemon {
                 return reply
             }
         }
-        // 4. The core's own tables.
+        // 4. The core's own tables; the proof signer keeps only the keys of tokens still held.
         sessions.apply(core: t.core)
+        if t.core.contains(where: { if case .account = $0 { true } else { false } }) {
+            bus.proofs.keep(Set(sessions.router.accountTokens.values.compactMap { $0.tokens?.dpopKey?.thumbprint }))
+        }
         // 5. Every other effect, by rank (the core's order within a rank).
         for effect in Self.ordered(t.effects) where !effect.undoesOnFailure { perform(effect) }
         // 6. The reply.

@@ -6,9 +6,15 @@ import OpenSSLKit
 /// place a proof for a resource is made. The keys read back from their JWKs
 /// are kept by thumbprint (at most `maxKeys`), so a proof costs one ES256
 /// signature, not a key check as well (bench: `dpop`, instructions per proof).
+/// A key goes with its account's tokens (`keep`): signed out, it is not held here either.
 final class ProofSigner {
     static let maxKeys = 64
     private var keys: [String: SigningKey] = [:]
+
+    /// Forgets every key but those of `thumbprints` (the tokens the daemon still holds).
+    func keep(_ thumbprints: Set<String>) {
+        keys = keys.filter { thumbprints.contains($0.key) }
+    }
 
     func sign(_ plan: ProofPlan, issuedAt: Int64) throws(JOSEError) -> String {
         let key: SigningKey

@@ -2,6 +2,7 @@ import DBusKit
 import Foundation
 import Glibc
 import JOSE
+import LinkRouterCore
 import OpenSSLKit
 import SystemKit
 import Testing
@@ -19,7 +20,8 @@ struct DPoPTests {
     }
 
     @Test(
-        "an account at a provider that lists DPoP: the code bound by dpop_jkt, the token by the proof, the resource takes the daemon's proof only; a replay and another key are refused; the key survives a restart and proves the refresh"
+        "an account at a provider that lists DPoP: the code bound by dpop_jkt, the token by the proof, the resource takes the daemon's proof only; a replay and another key are refused; the key survives a restart and proves the refresh; used as a bearer token, it warns",
+        .enabled(if: DjangoOAuthToolkit.unavailable == nil, "the resource server checks proofs with jwcrypto, from the django-oauth-toolkit venv: \(DjangoOAuthToolkit.unavailable ?? "")")
     )
     func boundEndToEnd() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, dpop: "allowed")
@@ -37,6 +39,7 @@ struct DPoPTests {
         #expect(URLComponents(string: url)?.queryItems?.first { $0.name == "dpop_jkt" }?.value == jkt, "\(url)")
 
         let token = try w.desktop.linkctl("token", "work", "--json")
+        #expect(token.errorText.contains("bound to the daemon's DPoP key"), "a bound token used as a bearer token warns: \(token.errorText)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(token.text.utf8)) as? [String: Any], "\(token.errorText)")
         #expect(answer["token_type"] as? String == "DPoP", "\(answer)")
         let access = try #require(answer["token"] as? String)
@@ -55,7 +58,7 @@ struct DPoPTests {
         #expect(replay.status == 401 && (replay.body["reason"] as? String ?? "").contains("replayed"), "\(replay)")
         // A proof for another method is refused too.
         let otherMethod = try resource.call(w.desktop, "POST", target, headers: try w.desktop.linkctl("token", "work", "--dpop", "GET", target).text.split(separator: "\n").map(String.init))
-        #expect(otherMethod.status == 401, "\(otherMethod)")
+        #expect(otherMethod.status == 401 && (otherMethod.body["reason"] as? String ?? "").contains("proof is for GET"), "\(otherMethod)")
         // The token copied, presented with a thief's own key and a well-made proof: refused.
         let thief = try SigningKey.generate()
         let stolen = try DPoPProof.make(key: thief, method: "GET", url: target, issuedAt: Int64(Date().timeIntervalSince1970), accessToken: access)
@@ -85,7 +88,8 @@ struct DPoPTests {
     }
 
     @Test(
-        "a provider that wants a nonce (Glewlwyd's oauth-dpop-nonce-mandatory): each token request answered use_dpop_nonce once, then taken with the nonce; a resource server's nonce goes into linkctl's proof with --nonce"
+        "a provider that wants a nonce (Glewlwyd's oauth-dpop-nonce-mandatory): each token request answered use_dpop_nonce once, then taken with the nonce; a resource server's nonce goes into linkctl's proof with --nonce",
+        .enabled(if: DjangoOAuthToolkit.unavailable == nil, "the resource server checks proofs with jwcrypto, from the django-oauth-toolkit venv: \(DjangoOAuthToolkit.unavailable ?? "")")
     )
     func nonces() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, dpop: "nonce")
@@ -114,7 +118,7 @@ struct DPoPTests {
     }
 
     @Test(
-        "hostile token endpoints: use_dpop_nonce forever gives up after three requests with its own error; token_type Bearer under dpop=require is refused at sign-in and signs the account out at a refresh; nothing is kept, and the daemon stays up"
+        "hostile token endpoints: use_dpop_nonce forever gives up after three requests with its own error, and one without a nonce after one; token_type Bearer under dpop=require is refused at sign-in and signs the account out at a refresh; nothing is kept, and the daemon stays up"
     )
     func hostile() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, dpop: "allowed")
@@ -125,8 +129,16 @@ struct DPoPTests {
         #expect(forever.status == 2 && forever.errorText.contains("use_dpop_nonce 3 times") && forever.errorText.contains("TokenExchangeFailed"), "\(forever.status) \(forever.errorText)")
         let asked = Self.tokenRequests(proxy)
         #expect(asked.count == 3, "bounded: \(asked.count) token requests")
-        // Each retry carried the nonce the answer before gave.
-        #expect(asked.dropFirst().allSatisfy { ($0["dpop"] as? [String: Any])?["nonce"] is String }, "\(asked)")
+        // Each retry carried the nonce the answer before gave (the proxy logs the one it gave).
+        let given = asked.map { ($0["tampered"] as? String)?.split(separator: " ").last.map(String.init) }
+        let carried = asked.map { ($0["dpop"] as? [String: Any])?["nonce"] as? String }
+        #expect(carried.first == .some(nil) && Array(carried.dropFirst()) == Array(given.dropLast()) && given.allSatisfy { $0 != nil }, "\(given) \(carried)")
+        #expect(try w.desktop.linkctl("token", "work").status == 4)
+        // Asked for a nonce and given none: one request, and it says so.
+        try proxy.set("dpop-nonce-missing")
+        let missing = try w.login("work")
+        #expect(missing.status == 2 && missing.errorText.contains("no usable DPoP-Nonce"), "\(missing.status) \(missing.errorText)")
+        #expect(Self.tokenRequests(proxy).count == asked.count + 1)
         #expect(try w.desktop.linkctl("token", "work").status == 4)
 
         #expect(try w.add("strict", ["--dpop", "require"]).status == 0)
@@ -134,7 +146,7 @@ struct DPoPTests {
         let bearer = try w.login("strict")
         #expect(bearer.status == 2 && bearer.errorText.contains("not DPoP, although the account requires DPoP"), "\(bearer.status) \(bearer.errorText)")
         #expect(try w.desktop.linkctl("token", "strict").status == 4)
-        #expect((try? w.keyring.items(account: "strict")) ?? (0, 0) == (0, 0))
+        #expect((try? w.keyring.items(account: "strict")) ?? (1, 0) == (0, 0))
         try proxy.set("honest")
         #expect(try w.login("strict").status == 0)
         // A refresh answered Bearer under dpop=require: signed out (the answer may hold a rotated refresh token; none of it is kept).
@@ -147,10 +159,10 @@ struct DPoPTests {
     }
 
     @Test(
-        "SignProof's refusals: an account with dpop=off has no key (NoDPoPKey, linkctl exit 1), a token that is no longer the account's is StaleToken, a bad method, URL or nonce is InvalidArgument naming it, another caller's account is unknown"
+        "SignProof's refusals: an account with dpop=off has no key (NoDPoPKey, linkctl exit 1), an access token refreshed away is StaleToken, a bad method, URL or nonce is InvalidArgument naming it, an unknown name is UnknownAccount; a good proof names the method, the URL without query and the current token's hash, and carries no private key"
     )
     func signProofRefusals() throws {
-        let w = try AccountTests.World(dpop: "allowed")
+        let w = try AccountTests.World(accessTokenSeconds: 600, dpop: "allowed")
         #expect(try w.add("plain", ["--dpop", "off"]).status == 0)
         let login = try w.login("plain")
         #expect(login.status == 0, "\(login.errorText)")
@@ -162,7 +174,11 @@ struct DPoPTests {
 
         #expect(try w.add("work").status == 0)
         #expect(try w.login("work").status == 0)
-        let stale = try Self.call(w.desktop, "SignProof", ["work", "GET", "https://api.example/things", "{'access_token': <'not-the-token'>}"])
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let old = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        let current = try w.desktop.linkctl("token", "work", "--min-valid", "3600").text.trimmingCharacters(in: .newlines)
+        #expect(!old.isEmpty && current != old, "a refresh gave a new access token")
+        let stale = try Self.call(w.desktop, "SignProof", ["work", "GET", "https://api.example/things", "{'access_token': <'\(old)'>}"])
         #expect(stale.status != 0 && stale.errorText.contains("org.linkrouter.LinkRouter1.Error.StaleToken"), "\(stale.errorText)")
         for (args, word) in [
             (["work", "G ET", "https://api.example/things", "{}"], "method"), (["work", "GET", "ftp://api.example/things", "{}"], "url"),
@@ -176,8 +192,10 @@ struct DPoPTests {
         let good = try Self.call(w.desktop, "SignProof", ["work", "GET", "https://api.example/things?x=1", "{}"])
         let proof = try #require(good.text.split(separator: "'").dropFirst().first.map(String.init), "\(good.text) \(good.errorText)")
         let claims = JWTParts.payload(proof)
-        #expect(claims["htm"] as? String == "GET" && claims["htu"] as? String == "https://api.example/things" && claims["ath"] is String, "\(claims)")
-        #expect(JWTParts.header(proof)["typ"] as? String == "dpop+jwt" && (JWTParts.header(proof)["jwk"] as? [String: Any])?["d"] == nil)
+        let ath = Base64URL.encode(try SHA256.hash(current))
+        #expect(claims["htm"] as? String == "GET" && claims["htu"] as? String == "https://api.example/things" && claims["ath"] as? String == ath, "\(claims)")
+        let jwk = try #require(JWTParts.header(proof)["jwk"] as? [String: Any])
+        #expect(JWTParts.header(proof)["typ"] as? String == "dpop+jwt" && jwk["x"] is String && jwk["y"] is String && jwk["d"] == nil, "\(jwk)")
         #expect(w.daemon.isRunning)
     }
 
@@ -207,7 +225,7 @@ struct DPoPTests {
         #expect(try DeviceLoginEndToEndTests.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code).status == 0)
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
         let polls = Self.tokenRequests(proxy)
-        #expect(!polls.isEmpty && polls.allSatisfy { $0["dpop_jkt"] is String }, "\(polls)")
+        #expect(!polls.isEmpty && polls.allSatisfy { $0["dpop_jkt"] is String } && Set(polls.compactMap { $0["dpop_jkt"] as? String }).count == 1, "\(polls)")
         let jkt = try #require(polls.last?["dpop_jkt"] as? String)
         let token = try w.desktop.linkctl("token", "work")
         #expect((JWTParts.payload(token.text.trimmingCharacters(in: .newlines))["cnf"] as? [String: Any])?["jkt"] as? String == jkt)

@@ -52,8 +52,9 @@ struct ProviderLogoutTests {
         #expect(back.status == 0 && way.hasPrefix(SecondProviderTests.scheme + "?state="), "\(back.text) \(back.errorText)")
         let forged = try w.desktop.linkctl("open", SecondProviderTests.scheme + "?state=" + String(repeating: "A", count: 43))
         #expect(forged.status != 0 && forged.errorText.contains("UnknownState"), "\(forged.status) \(forged.errorText)")
-        var status: Int32 = 0
-        #expect(waitpid(logout.pid, &status, WNOHANG) == 0, "the sign-out still waits after a forged way back")
+        // The sign-out's session is still pending (the forged state reached nothing).
+        let pending = try JSONSerialization.jsonObject(with: Data(try w.desktop.linkctl("sessions", "--json").text.utf8)) as? [[String: Any]]
+        #expect(pending?.filter { $0["status"] as? String == "pending" }.count == 1, "\(String(describing: pending))")
 
         #expect(try w.desktop.linkctl("open", way).status == 0)
         #expect(Subprocess.wait(logout.pid, timeoutMilliseconds: 30_000) == 0, "\((try? FileSystem.readText(logout.err)) ?? "")")
@@ -61,6 +62,28 @@ struct ProviderLogoutTests {
         let replay = try w.desktop.linkctl("open", way)
         #expect(replay.status != 0 && replay.errorText.contains("Replayed"), "\(replay.errorText)")
         #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "with a browser: the end-session URL goes to it, not to the terminal (it names the ID token); the way back ends the sign-out",
+        .enabled(if: DjangoOAuthToolkit.unavailable == nil, "\(DjangoOAuthToolkit.unavailable ?? "")"))
+    func inTheBrowser() throws {
+        let w = try SecondProviderTests.World()
+        _ = try w.desktop.addBrowser(Harness.browser)
+        #expect(try w.add("dot", redirect: SecondProviderTests.scheme).status == 0)
+        #expect(try w.desktop.signIn("dot", at: w.provider).status == 0)
+        let err = w.desktop.root + "/logout-browser.err"
+        let pid = try Subprocess.spawn(
+            [Paths.linkctl, "logout", "dot", "--at-provider", "--timeout", "60000"], environment: w.desktop.environment, stdout: .null, stderr: .file(err))
+        let opened = w.desktop.waitForBrowser(Harness.browser, timeoutMilliseconds: 20_000)
+        let url = try #require(opened.first, "the browser was not opened")
+        #expect(url.contains("/o/logout/?id_token_hint="), "\(url)")
+        let back = try w.desktop.run(["/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url", url])
+        #expect(back.status == 0, "\(back.errorText)")
+        #expect(try w.desktop.linkctl("open", back.text.trimmingCharacters(in: .whitespacesAndNewlines)).status == 0)
+        #expect(Subprocess.wait(pid, timeoutMilliseconds: 30_000) == 0)
+        let said = (try? FileSystem.readText(err)) ?? ""
+        #expect(said.contains("The browser was opened") && !said.contains("id_token_hint") && said.contains("at its provider too"), "\(said)")
     }
 
     @Test(
@@ -93,7 +116,8 @@ struct ProviderLogoutTests {
         #expect(try w.desktop.linkctl("token", "work").status == 4)
         #expect((try? w.keyring.items(account: "work")) ?? (1, 0) == (0, 0))
         let sessions = try w.desktop.linkctl("sessions", "--json")
-        #expect(!sessions.text.contains("\"id\""), "\(sessions.text)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(sessions.text.utf8)) as? [[String: Any]], "\(sessions.text)")
+        #expect(!listed.isEmpty && listed.allSatisfy { $0["status"] as? String == "completed" }, "only the login's session, no sign-out's: \(sessions.text)")
         let stray = try w.desktop.linkctl("logout", "work", "--no-browser")
         #expect(stray.status == 64, "--no-browser without --at-provider is a usage error")
         #expect(w.daemon.isRunning)

@@ -167,13 +167,14 @@ struct SecondProviderTests {
         let w = try World()
         #expect(try w.add("dot", redirect: Self.scheme).status == 0)
         #expect(try w.desktop.signIn("dot", at: w.provider).status == 0)
+        #expect(try w.desktop.linkctl("token", "dot", "--json").text.contains("\"token_type\":\"Bearer\""))
         let plain = try w.desktop.linkctl("token", "dot", "--dpop", "GET", "https://api.example/")
         #expect(plain.status == 1 && plain.errorText.contains("NoDPoPKey"), "\(plain.errorText)")
         #expect(try w.add("strict", redirect: Self.scheme, ["--dpop", "require"]).status == 0)
         let strict = try w.desktop.signIn("strict", at: w.provider)
         #expect(strict.status == 2 && strict.errorText.contains("not DPoP, although the account requires DPoP"), "\(strict.status) \(strict.errorText)")
         #expect(try w.desktop.linkctl("token", "strict").status == 4)
-        #expect((try? w.keyring.items(account: "strict")) ?? (0, 0) == (0, 0))
+        #expect((try? w.keyring.items(account: "strict")) ?? (1, 0) == (0, 0))
         #expect(w.daemon.isRunning)
     }
 }

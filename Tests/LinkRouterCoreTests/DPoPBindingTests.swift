@@ -106,4 +106,55 @@ struct DPoPBindingTests {
         #expect(!checked("GET", "https://api.example/", nonce: "a\"b"))
         #expect(!checked("GET", "https://api.example/", nonce: ""))
     }
+
+    /// A bound account login of `mode`, its code routed in: the router and the exchanging session.
+    static func exchanging(_ mode: DPoPBinding.Mode) throws -> (Router, Session) {
+        let s = try SessionPlan.make(Self.request(mode), owner: Fixtures.caller, limits: Limits())
+            .makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now)
+        var router = Router()
+        router.insert(s)
+        let t = router.route(
+            "com.example.app:/callback?code=c1&state=\(s.code.state)&iss=\(PercentEncoding.encode(Self.issuer))", source: .link, via: "test", now: Fixtures.now)
+        router.take(t)
+        return (router, try #require(t.session))
+    }
+
+    @Test(
+        "an account login's answer: under require, token_type Bearer fails it and keeps nothing; a DPoP one completes it, the owner's result without the refresh token, the keyring write with it and the key"
+    )
+    func accountLoginAnswer() throws {
+        var bearer = TokenSet(accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil, scope: nil)
+        bearer.dpopKey = Self.key
+        let (router, s) = try Self.exchanging(.require)
+        let refused = router.exchanged(s.id, .success(bearer), now: Fixtures.now)
+        let failed = try #require(refused.session)
+        #expect(failed.status == .failed && failed.failure?.code == .tokenExchangeFailed && failed.failure?.message.contains("not DPoP") == true)
+        #expect(!refused.effects.contains { if case .start(_, .keyringWrite) = $0 { true } else { false } }, "nothing kept")
+
+        var bound = bearer
+        bound.tokenType = "DPoP"
+        let done = router.exchanged(s.id, .success(bound), now: Fixtures.now)
+        let completed = try #require(done.session)
+        #expect(completed.status == .completed && completed.result?.tokens?.refreshToken == nil && completed.result?.tokens?.accessToken == "at")
+        #expect(done.effects.contains { if case .start(_, .keyringWrite(_, let kept)) = $0 { kept == bound } else { false } })
+        #expect(completed.flow.exchange?.dpop == nil, "the key left the session with the tokens")
+    }
+
+    @Test("tokens kept without a key for an account that now requires DPoP: not handed out, forgotten (memory and keyring) and revoked")
+    func keptUnbound() throws {
+        var r = AccountRequest()
+        r.issuer = Self.issuer
+        r.clientID = "client"
+        r.dpop = "require"
+        let account = try Account.make(name: "work", r, owner: .user)
+        var router = Router()
+        router.apply(core: [.caller(":1.9", .host)])
+        let kept = TokenSet(accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil, scope: nil)
+        router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
+        let t = router.accountCall(.getToken("work", TokenRequest()), accounts: [account], caller: ":1.9", now: Fixtures.now)
+        #expect(t.refusal?.code == .notSignedIn && t.refusal?.message.contains("dpop=require") == true, "\(t.reply)")
+        let started = t.effects.compactMap { if case .start(_, let o) = $0 { o } else { nil } }
+        #expect(started.contains(.keyringDelete(account.key)) && started.contains(.discover(issuer: Self.issuer)), "\(started)")
+        #expect(t.core.contains(.account(account.key, AccountTokens(tokens: nil, loaded: true, flight: nil))))
+    }
 }

@@ -81,6 +81,8 @@ class Resource:
         with self.lock:
             if self.require_nonce and claims.get("nonce") != self.nonce:
                 raise Refusal("use_dpop_nonce")
+            if not isinstance(claims.get("jti"), str) or not claims["jti"]:
+                raise Refusal("proof has no jti")
             if claims.get("jti") in self.seen:
                 raise Refusal("replayed proof (jti seen before)")
             self.seen.add(claims.get("jti"))

@@ -44,6 +44,7 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
   par-no-request-uri   PAR (POST .../par): 201 {"expires_in":90} with no request_uri; Glewlwyd not asked
   dpop-nonce-forever   token: 400 {"error":"use_dpop_nonce"} with a new DPoP-Nonce header each time
                        (RFC 9449 §8), however the proof is made; Glewlwyd not asked
+  dpop-nonce-missing   token: 400 {"error":"use_dpop_nonce"} with no DPoP-Nonce header; Glewlwyd not asked
   bearer-token-type    token: Glewlwyd's answer with token_type "Bearer" (a provider that did not bind)
 
 Re-signing uses the proxy's own RSA-2048 key (openssl CLI, made at start), RS256,
@@ -72,7 +73,7 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
 TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-iss", "future-iat",
                "resign-honest", "alg-none", "hs256", "unknown-kid", "rotate-kid"}
 CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response", "device-slow-down",
-                "device-denied", "dpop-nonce-forever"}
+                "device-denied", "dpop-nonce-forever", "dpop-nonce-missing"}
 DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
 MODES = {"honest", "par-no-request-uri", "bearer-token-type"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
@@ -448,6 +449,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             entry["tampered"], entry["status"] = f"canned 400 use_dpop_nonce, DPoP-Nonce {nonce}", 400
             self.send(400, [("Content-Type", "application/json"), ("Cache-Control", "no-store"), ("DPoP-Nonce", nonce)],
                       compact({"error": "use_dpop_nonce", "error_description": "Authorization server requires nonce in DPoP proof"}))
+            return
+        if mode == "dpop-nonce-missing":
+            entry["tampered"], entry["status"] = "canned 400 use_dpop_nonce without DPoP-Nonce", 400
+            self.send(400, [("Content-Type", "application/json"), ("Cache-Control", "no-store")], compact({"error": "use_dpop_nonce"}))
             return
         if mode == "token-error":
             status, ctype = 400, "application/json"
