@@ -9,10 +9,7 @@ callback) to `xdg-open`. Appends what it did to LOG, one JSON line a step.
 """
 import argparse, http.cookiejar, json, ssl, subprocess, sys, urllib.error, urllib.request
 
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *a, **k):
-        return None
+from scripted_browser import NoRedirect
 
 
 def main():

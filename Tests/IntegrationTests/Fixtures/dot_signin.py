@@ -21,53 +21,46 @@ page). That Location goes to stdout, as a browser would hand it to the
 callback's handler (test-provider-django-oauth-toolkit.md, "Signing in without
 a person").
 """
-import argparse, html.parser, http.cookiejar, json, sys, urllib.error, urllib.parse, urllib.request
+import html.parser, sys, urllib.parse
+
+from scripted_browser import Browser, arguments
 
 
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
+def redirected(answer, what):
+    """The Location of a 302 `answer`, or None (and why on stderr)."""
+    status, headers, text = answer
+    if status != 302:
+        print(f"dot_signin: {what} answered {status}, not a redirect: {text[:300]!r}", file=sys.stderr)
         return None
+    return headers.get("Location", "")
+
+
+def post_form(browser, url, fields):
+    """A form posted back as the page's own would be: with the CSRF cookie's token and a Referer (Django demands it)."""
+    fields = dict(fields, csrfmiddlewaretoken=browser.cookie("csrftoken") or "")
+    return browser.go("POST", url, form=fields, headers={"Referer": url})
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--provider", required=True)
-    p.add_argument("--url", required=True)
-    p.add_argument("--user-code")
-    a = p.parse_args()
-    info = json.loads(open(a.provider).readline())
+    a, info = arguments()
     login = info["origin"] + "/accounts/login/"
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
-    opener.open(login).read()
-    csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
-    if not csrf:
+    browser = Browser()
+    browser.go("GET", login)
+    if not browser.cookie("csrftoken"):
         print("dot_signin: the login page set no csrftoken cookie", file=sys.stderr)
         return 1
-    form = urllib.parse.urlencode({"csrfmiddlewaretoken": csrf, "username": info["username"], "password": info["password"]}).encode()
-    try:
-        opener.open(urllib.request.Request(login, data=form, headers={"Referer": login}))
-        print("dot_signin: the login form did not redirect (wrong password?)", file=sys.stderr)
+    if redirected(post_form(browser, login, {"username": info["username"], "password": info["password"]}), "signing in (wrong password?)") is None:
         return 1
-    except urllib.error.HTTPError as e:
-        if e.code != 302:
-            print(f"dot_signin: signing in answered {e.code}", file=sys.stderr)
-            return 1
     if a.user_code:
-        return approve_device(a, info, opener, jar)
+        return approve_device(a, browser)
     if urllib.parse.urlsplit(a.url).path.endswith("/logout/"):
-        return confirm_logout(a, opener, jar)
-    try:
-        opener.open(a.url)
-        print("dot_signin: the authorize URL did not redirect", file=sys.stderr)
+        return confirm_logout(a, browser)
+    location = redirected(browser.go("GET", a.url), "the authorize URL")
+    if location is None or location.startswith("/accounts/login"):
+        print(f"dot_signin: authorize sent the browser to {location!r}, not to the redirect URI", file=sys.stderr)
         return 1
-    except urllib.error.HTTPError as e:
-        location = e.headers.get("Location", "")
-        if e.code != 302 or location.startswith("/accounts/login"):
-            print(f"dot_signin: authorize answered {e.code} {location} {e.read()[:300]!r}", file=sys.stderr)
-            return 1
-        print(location)
-        return 0
+    print(location)
+    return 0
 
 
 class FormFields(html.parser.HTMLParser):
@@ -82,51 +75,31 @@ class FormFields(html.parser.HTMLParser):
             self.fields[a["name"]] = a.get("value") or ""
 
 
-def confirm_logout(a, opener, jar):
+def confirm_logout(a, browser):
     """The end-session URL (200, a confirmation form), then its fields posted back with allow."""
-    try:
-        page = opener.open(a.url).read().decode()
-    except urllib.error.HTTPError as e:
-        print(f"dot_signin: the end-session URL answered {e.code}: {e.read()[:300]!r}", file=sys.stderr)
+    status, _, page = browser.go("GET", a.url)
+    if status != 200:
+        print(f"dot_signin: the end-session URL answered {status}: {page[:300]!r}", file=sys.stderr)
         return 1
     form = FormFields()
     form.feed(page)
-    fields = dict(form.fields)
-    fields["allow"] = "Yes"
-    fields["csrfmiddlewaretoken"] = next((c.value for c in jar if c.name == "csrftoken"), "")
-    try:
-        opener.open(urllib.request.Request(a.url, data=urllib.parse.urlencode(fields).encode(), headers={"Referer": a.url}))
-        print("dot_signin: the sign-out confirmation did not redirect", file=sys.stderr)
+    location = redirected(post_form(browser, a.url, dict(form.fields, allow="Yes")), "the sign-out confirmation")
+    if location is None:
         return 1
-    except urllib.error.HTTPError as e:
-        if e.code != 302:
-            print(f"dot_signin: the sign-out confirmation answered {e.code}: {e.read()[:300]!r}", file=sys.stderr)
-            return 1
-        print(e.headers.get("Location", ""))
-        return 0
+    print(location)
+    return 0
 
 
-def approve_device(a, info, opener, jar):
+def approve_device(a, browser):
     """The code at the verification page, then "accept" at the confirm page it redirects to."""
-    def csrf():
-        return next((c.value for c in jar if c.name == "csrftoken"), "")
-    opener.open(a.url).read()
-    location = None
-    for action in ("code", "accept"):
-        url = a.url if action == "code" else urllib.parse.urljoin(a.url, location)
-        if action == "accept":
-            opener.open(url).read()
-        fields = {"csrfmiddlewaretoken": csrf()}
-        fields.update({"user_code": a.user_code} if action == "code" else {"action": "accept"})
-        try:
-            opener.open(urllib.request.Request(url, data=urllib.parse.urlencode(fields).encode(), headers={"Referer": url}))
-            print(f"dot_signin: the {action} step did not redirect", file=sys.stderr)
-            return 1
-        except urllib.error.HTTPError as e:
-            location = e.headers.get("Location", "")
-            if e.code != 302:
-                print(f"dot_signin: the {action} step answered {e.code}: {e.read()[:300]!r}", file=sys.stderr)
-                return 1
+    browser.go("GET", a.url)
+    location = redirected(post_form(browser, a.url, {"user_code": a.user_code}), "the code step")
+    if location is None:
+        return 1
+    confirm = urllib.parse.urljoin(a.url, location)
+    browser.go("GET", confirm)
+    if redirected(post_form(browser, confirm, {"action": "accept"}), "the accept step") is None:
+        return 1
     print("accepted")
     return 0
 

@@ -16,34 +16,18 @@ callback_url) -> POST /api/auth/ (alice's password) -> PUT /api/auth/grant/<clie
 (consent) -> GET callback_url&g_continue -> 302 to redirect_uri?code=...&state=...
 That Location goes to stdout, as a browser would hand it to the callback's handler.
 """
-import argparse, http.cookiejar, json, sys, urllib.error, urllib.parse, urllib.request
+import sys, urllib.parse
 
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
+from scripted_browser import Browser, arguments
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--provider", required=True)
-    p.add_argument("--url", required=True)
-    p.add_argument("--scope", default="openid")
-    p.add_argument("--user-code", help="approve a device login with this code at --url, the verification page")
-    a = p.parse_args()
-    info = json.loads(open(a.provider).readline())
+    a, info = arguments(("--scope", {"default": "openid"}))
     origin = info.get("direct_origin") or info["issuer"].rsplit("/api/", 1)[0]
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirect)
+    browser = Browser()
 
     def go(method, url, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"} if data else {})
-        try:
-            with opener.open(req, timeout=10) as r:
-                return r.status, r.headers, r.read().decode(errors="replace")
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers, e.read().decode(errors="replace")
+        return browser.go(method, url, json_body=body)
 
     if a.user_code:
         return approve_device(a, info, origin, go)
