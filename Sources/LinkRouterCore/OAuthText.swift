@@ -19,6 +19,12 @@ public enum OAuthText {
         }
     }
 
+    /// A `DPoP-Nonce` (RFC 9449 §8.1: NQCHAR, %x21 / %x23-5B / %x5D-7E), at most 512 bytes:
+    /// one a server gave the daemon, or a caller gives `SignProof`.
+    public static func isDPoPNonce(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 512 && s.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C }
+    }
+
     /// An adopted `state` (threat model D5): 16–128 characters of `[A-Za-z0-9-._~]`.
     public static func isAdoptableState(_ s: String) -> Bool {
         (16...128).contains(s.utf8.count) && s.utf8.allSatisfy(ASCII.isUnreserved)

@@ -42,7 +42,7 @@ public struct ProofRequest: Sendable, Equatable {
         guard url.utf8.count <= 8192, SessionPlan.isEndpoint(DPoPProofTarget.uri(url), maxLength: 8192) else {
             throw .invalid("url must be an https URL (http only on a loopback host) without userinfo: the resource the proof is for")
         }
-        if let nonce, nonce.isEmpty || !nonce.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C }) {
+        if let nonce, !OAuthText.isDPoPNonce(nonce) {
             throw .invalid("nonce must be the server's DPoP-Nonce: visible ASCII without quotes or backslashes (RFC 9449 §8.1)")
         }
         if let accessToken, accessToken.isEmpty || !OAuthText.isVisibleText(accessToken) {

@@ -36,19 +36,20 @@ final class Providers {
         return made
     }
 
-    private func room(_ client: TokenClient) throws(RouterError) {
+    /// The client, when another request to a provider has room (`maxInFlight`).
+    private func clientWithRoom() throws(RouterError) -> TokenClient {
+        let client = try tokenClient()
         guard client.directory.http.inFlight < Self.maxInFlight else {
             throw RouterError(.limitsExceeded, "\(Self.maxInFlight) requests to providers are already in flight; try again shortly")
         }
+        return client
     }
 
     /// `Operation.discover`: at once when cached.
     func discover(_ issuer: String, _ completion: @escaping (Result<ProviderMetadata, RouterError>) -> Void) {
         do throws(RouterError) {
-            let c = try tokenClient()
-            if let cached = c.directory.cachedMetadata(issuer) { return completion(.success(cached)) }
-            try room(c)
-            c.directory.metadata(issuer, completion: completion)
+            if let cached = try tokenClient().directory.cachedMetadata(issuer) { return completion(.success(cached)) }
+            try clientWithRoom().directory.metadata(issuer, completion: completion)
         } catch {
             completion(.failure(error))
         }
@@ -69,8 +70,7 @@ final class Providers {
     /// `Operation.revoke`.
     func revoke(_ r: Revocation, endpoint: String, _ completion: @escaping (RouterError?) -> Void) {
         do throws(RouterError) {
-            let c = try tokenClient()
-            try room(c)
+            let c = try clientWithRoom()
             c.revoke(r, endpoint: endpoint, completion: completion)
         } catch {
             completion(error)
@@ -80,8 +80,7 @@ final class Providers {
     /// `Operation.push`.
     func push(_ request: PushRequest, _ completion: @escaping (Result<String, RouterError>) -> Void) {
         do throws(RouterError) {
-            let c = try tokenClient()
-            try room(c)
+            let c = try clientWithRoom()
             c.push(request, completion: completion)
         } catch {
             completion(.failure(error))
@@ -91,8 +90,7 @@ final class Providers {
     /// `Operation.authorizeDevice`.
     func authorizeDevice(_ request: DeviceGrant.Request, _ completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void) {
         do throws(RouterError) {
-            let c = try tokenClient()
-            try room(c)
+            let c = try clientWithRoom()
             c.authorizeDevice(request, completion: completion)
         } catch {
             completion(.failure(error))
@@ -102,8 +100,7 @@ final class Providers {
     /// `Operation.pollDevice`.
     func pollDevice(_ grant: TokenGrant, deviceCode: String, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         do throws(RouterError) {
-            let c = try tokenClient()
-            try room(c)
+            let c = try clientWithRoom()
             devicePolls += 1
             c.pollDevice(deviceCode, grant: grant, completion: completion)
         } catch {
@@ -115,8 +112,7 @@ final class Providers {
     /// `Operation.refresh`.
     func refresh(_ grant: TokenGrant, refreshToken: String, scope: String?, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
         do throws(RouterError) {
-            let c = try tokenClient()
-            try room(c)
+            let c = try clientWithRoom()
             refreshes += 1
             c.refresh(refreshToken, scope: scope, grant: grant, completion: completion)
         } catch {

@@ -80,9 +80,7 @@ final class DPoPRequests {
 
     /// Keeps the `DPoP-Nonce` a response carries (RFC 9449 §8.1: visible ASCII, no quote or backslash); returns it.
     private func remember(_ response: HTTPResponse, for url: String) -> String? {
-        guard let nonce = response.headers["DPoP-Nonce"], !nonce.isEmpty, nonce.utf8.count <= 512,
-            nonce.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C })
-        else { return nil }
+        guard let nonce = response.headers["DPoP-Nonce"], OAuthText.isDPoPNonce(nonce) else { return nil }
         if nonces[url] == nil, nonces.count >= Self.maxNonces { nonces.removeAll() }
         nonces[url] = nonce
         return nonce
