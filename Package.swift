@@ -18,14 +18,17 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift, JSONKit/LibJansson.swift).
+        // Headers only: the library is dlopen()ed on first use (see Loopback/MicroHTTPD.swift, HTTPKit/LibCurl.swift,
+        // JSONKit/LibJansson.swift).
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CJansson", providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "CLinux"),
-        // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed (SecretKit/LibSecret.swift).
+        // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed
+        // (SecretKit/LibSecret.swift).
         .systemLibrary(name: "CSecret"),
-        // No header of libqrencode's either: its one type and two calls are in the shim; dlopen()ed (TerminalQR/QRCode.swift).
+        // No header of libqrencode's either: its one type and two calls are in the shim; dlopen()ed
+        // (TerminalQR/QRCode.swift).
         .systemLibrary(name: "CQREncode"),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
@@ -48,54 +51,76 @@ let package = Package(
         .target(name: "Loopback", dependencies: ["CMicroHTTPD", "SystemKit", "LinkRouterCore"]),
         // The daemon's HTTPS client (discovery, JWKS, token endpoint); its caller names it in User-Agent.
         .target(name: "HTTPKit", dependencies: ["CCurl", "SystemKit"]),
-        // The Secret Service through libsecret, on a worker thread with a deadline; the collection's state asked over D-Bus.
+        // The Secret Service through libsecret, on a worker thread with a deadline; the collection's state asked over
+        // D-Bus.
         .target(name: "SecretKit", dependencies: ["CSecret", "DBusKit", "SystemKit"]),
         // Discovery, the token endpoint and ID-token verification (OpenID Connect), over HTTPKit and JOSE.
-        .target(name: "OpenIDConnect", dependencies: ["HTTPKit", "JOSE", "JSONKit", "OpenSSLKit", "LinkRouterCore", "SystemKit"]),
+        .target(
+            name: "OpenIDConnect",
+            dependencies: ["HTTPKit", "JOSE", "JSONKit", "OpenSSLKit", "LinkRouterCore", "SystemKit"]),
         // Desktop files, mimeapps.list and launching browsers, for the daemon and linkctl alike.
-        .target(name: "DesktopIntegration", dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
+        .target(
+            name: "DesktopIntegration",
+            dependencies: ["Freedesktop", "SystemKit", "LinkRouterCore", "LinkRouterFiles", "LinkRouterAPI", "DBusKit"]),
 
         // The daemon's wiring, as a library so the executable stays a few lines.
         .target(
             name: "LinkRouterService",
             dependencies: [
-                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store", "Loopback",
+                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store",
+                "Loopback",
                 "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit", "SecretKit", "JSONKit", "JOSE",
             ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
         .executableTarget(
             name: "linkctl",
             dependencies: [
-                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration", "LinkRouterFiles", "JSONKit", "TerminalQR",
+                "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
+                "LinkRouterFiles", "JSONKit", "TerminalQR",
             ]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
         .executableTarget(
-            name: "linkrouter-bench", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "JSONKit"],
+            name: "linkrouter-bench",
+            dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "JSONKit"],
             path: "bench/Sources"),
 
         // fuzz/: libFuzzer targets (built with -D FUZZING -sanitize=fuzzer,address by fuzz/run);
         // a normal build makes them replay their corpus, which scripts/test does.
         .target(name: "FuzzDriver", dependencies: ["SystemKit"], path: "fuzz/Sources/FuzzDriver"),
-        .executableTarget(name: "callback-fuzz", dependencies: ["FuzzDriver", "LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
         .executableTarget(
-            name: "message-fuzz", dependencies: ["FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterService", "SystemKit"],
+            name: "callback-fuzz", dependencies: ["FuzzDriver", "LinkRouterCore"], path: "fuzz/Sources/CallbackFuzz"),
+        .executableTarget(
+            name: "message-fuzz",
+            dependencies: [
+                "FuzzDriver", "DBusKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterService", "SystemKit",
+            ],
             path: "fuzz/Sources/MessageFuzz"),
 
         // A real gnome-keyring for the tests that need one (the wrapper and the integration tests alike).
-        .target(name: "SecretServiceTesting", dependencies: ["DBusKit", "SystemKit"], path: "Tests/SecretServiceTesting"),
+        .target(
+            name: "SecretServiceTesting", dependencies: ["DBusKit", "SystemKit"], path: "Tests/SecretServiceTesting"),
         .target(name: "StoreTesting", dependencies: ["SystemKit"], path: "Tests/StoreTesting"),
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
-            name: "WrapperTests", dependencies: ["OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit", "SecretServiceTesting", "StoreTesting", "TerminalQR"],
+            name: "WrapperTests",
+            dependencies: [
+                "OpenSSLKit", "DBusKit", "SystemKit", "Store", "JSONKit", "JOSE", "HTTPKit", "SecretKit",
+                "SecretServiceTesting", "StoreTesting", "TerminalQR",
+            ],
             exclude: ["Fixtures"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
-        .testTarget(name: "ServiceTests", dependencies: ["DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService"]),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: [
+                "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "LinkRouterFiles", "LinkRouterService",
+            ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration", "OpenSSLKit", "JOSE", "LinkRouterFiles",
+                "DBusKit", "SystemKit", "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "DesktopIntegration",
+                "OpenSSLKit", "JOSE", "LinkRouterFiles",
                 "SecretServiceTesting", "StoreTesting",
             ], exclude: ["Golden", "Fixtures"]),
     ],

@@ -13,7 +13,8 @@ public struct BusProxy: Sendable {
     }
 
     /// The bus daemon itself (`org.freedesktop.DBus`).
-    public static let bus = BusProxy(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus")
+    public static let bus = BusProxy(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus")
 
     /// The message for `member(arguments)`.
     public func message(_ member: MemberName, _ arguments: [DBusValue]) throws(DBusError) -> DBusMessage {
@@ -24,7 +25,8 @@ public struct BusProxy: Sendable {
 
     /// Calls `member`; `completion` gets the reply's arguments or the error, on the loop.
     public func call(
-        _ member: MemberName, _ arguments: [DBusValue] = [], timeoutMilliseconds: Int64 = 25_000, via calls: PendingCalls,
+        _ member: MemberName, _ arguments: [DBusValue] = [], timeoutMilliseconds: Int64 = 25_000,
+        via calls: PendingCalls,
         _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void
     ) {
         let m: DBusMessage
@@ -35,7 +37,9 @@ public struct BusProxy: Sendable {
         calls.call(m, timeoutMilliseconds: timeoutMilliseconds) { result in
             switch result {
             case .success(let reply):
-                do throws(DBusError) { completion(.success(try reply.arguments())) } catch { completion(.failure(error)) }
+                do throws(DBusError) { completion(.success(try reply.arguments())) } catch {
+                    completion(.failure(error))
+                }
             case .failure(let e):
                 completion(.failure(e))
             }
@@ -55,7 +59,9 @@ extension DBusConnection {
     /// call); false when the bus cannot answer. For tools and tests that wait
     /// for a service to come up; the daemon itself asks the bus asynchronously.
     public func nameHasOwner(_ name: String) -> Bool {
-        guard let m = try? BusProxy.bus.message("NameHasOwner", [.string(name)]), case .boolean(let owned)? = try? callArguments(m).first else { return false }
+        guard let m = try? BusProxy.bus.message("NameHasOwner", [.string(name)]),
+            case .boolean(let owned)? = try? callArguments(m).first
+        else { return false }
         return owned
     }
 }

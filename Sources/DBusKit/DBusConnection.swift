@@ -30,7 +30,9 @@ public final class DBusConnection {
     /// Connects to the user's session bus (see `BusAddress.session()`).
     public static func session() throws(DBusError) -> DBusConnection {
         guard let address = BusAddress.session() else {
-            throw DBusError(name: DBusError.disconnected, message: "no session bus: DBUS_SESSION_BUS_ADDRESS is unset and $XDG_RUNTIME_DIR/bus does not exist")
+            throw DBusError(
+                name: DBusError.disconnected,
+                message: "no session bus: DBUS_SESSION_BUS_ADDRESS is unset and $XDG_RUNTIME_DIR/bus does not exist")
         }
         return try DBusConnection(address: address)
     }
@@ -54,7 +56,9 @@ public final class DBusConnection {
 
     /// Queues `message`; libdbus writes it as soon as the socket allows.
     public func send(_ message: DBusMessage) throws(DBusError) {
-        guard dbus_connection_send(raw, message.raw, nil) != 0 else { throw DBusError.outOfMemory("queueing a message") }
+        guard dbus_connection_send(raw, message.raw, nil) != 0 else {
+            throw DBusError.outOfMemory("queueing a message")
+        }
     }
 
     /// Blocks until every queued message is written.
@@ -63,14 +67,17 @@ public final class DBusConnection {
     /// Sends a method call and blocks for its reply; an error reply is thrown.
     public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusError) -> DBusMessage {
         let error = CError()
-        guard let reply = dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, error.raw) else {
+        guard let reply = dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, error.raw)
+        else {
             throw error.swiftError("no reply")
         }
         return DBusMessage(adopting: reply)
     }
 
     /// The reply's arguments, for the common case.
-    public func callArguments(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusError) -> [DBusValue] {
+    public func callArguments(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusError)
+        -> [DBusValue]
+    {
         try call(message, timeoutMilliseconds: timeoutMilliseconds).arguments()
     }
 

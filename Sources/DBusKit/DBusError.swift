@@ -27,7 +27,9 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
     public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
 
-    static func outOfMemory(_ what: String) -> DBusError { DBusError(name: noMemory, message: "out of memory while \(what)") }
+    static func outOfMemory(_ what: String) -> DBusError {
+        DBusError(name: noMemory, message: "out of memory while \(what)")
+    }
 }
 
 /// libdbus's `DBusError`, owned by one scope and freed exactly once.

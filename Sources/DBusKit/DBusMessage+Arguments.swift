@@ -45,7 +45,9 @@ extension DBusMessage {
         case .dictionary(let k, let v, let entries):
             for e in entries {
                 guard e.key.signature == k.rawValue, e.value.signature == v.rawValue else {
-                    throw DBusError(name: DBusError.invalidArgs, message: "dictionary of {\(k)\(v)} holds {\(e.key.signature)\(e.value.signature)}")
+                    throw DBusError(
+                        name: DBusError.invalidArgs,
+                        message: "dictionary of {\(k)\(v)} holds {\(e.key.signature)\(e.value.signature)}")
                 }
                 try check(e.key)
                 try check(e.value)
@@ -62,12 +64,18 @@ extension DBusMessage {
         }
     }
 
-    private static func appendBasic<T: BitwiseCopyable>(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ type: Int32, _ value: T) throws(DBusError) {
+    private static func appendBasic<T: BitwiseCopyable>(
+        _ iter: UnsafeMutablePointer<DBusMessageIter>, _ type: Int32, _ value: T
+    ) throws(DBusError) {
         var v = value
-        guard dbus_message_iter_append_basic(iter, type, &v) != 0 else { throw DBusError.outOfMemory("appending an argument") }
+        guard dbus_message_iter_append_basic(iter, type, &v) != 0 else {
+            throw DBusError.outOfMemory("appending an argument")
+        }
     }
 
-    private static func appendString(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ type: Int32, _ s: String) throws(DBusError) {
+    private static func appendString(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ type: Int32, _ s: String)
+        throws(DBusError)
+    {
         let ok = s.withCString { p in
             var ptr: UnsafePointer<CChar>? = p
             return dbus_message_iter_append_basic(iter, type, &ptr)
@@ -94,7 +102,9 @@ extension DBusMessage {
             dbus_message_iter_abandon_container(iter, sub)
             throw error
         }
-        guard dbus_message_iter_close_container(iter, sub) != 0 else { throw DBusError.outOfMemory("closing a container") }
+        guard dbus_message_iter_close_container(iter, sub) != 0 else {
+            throw DBusError.outOfMemory("closing a container")
+        }
     }
 
     private static func write(_ value: DBusValue, to iter: UnsafeMutablePointer<DBusMessageIter>) throws(DBusError) {
@@ -111,7 +121,8 @@ extension DBusMessage {
         case .string(let s): try appendString(iter, TypeCode.string, s)
         case .objectPath(let p): try appendString(iter, TypeCode.objectPath, p.rawValue)
         case .signature(let g): try appendString(iter, TypeCode.signature, g.rawValue)
-        case .unixFD: throw DBusError(name: DBusError.invalidArgs, message: "file descriptors are not sent or accepted here")
+        case .unixFD:
+            throw DBusError(name: DBusError.invalidArgs, message: "file descriptors are not sent or accepted here")
         case .array(let element, let items):
             try container(iter, TypeCode.array, element.rawValue) { sub throws(DBusError) in
                 for i in items { try write(i, to: sub) }
@@ -167,10 +178,14 @@ extension DBusMessage {
             let s = p.map { String(cString: $0) } ?? ""
             if type == TypeCode.string { return .string(s) }
             if type == TypeCode.objectPath {
-                guard let path = ObjectPath(s) else { throw DBusError(name: DBusError.invalidArgs, message: "invalid object path") }
+                guard let path = ObjectPath(s) else {
+                    throw DBusError(name: DBusError.invalidArgs, message: "invalid object path")
+                }
                 return .objectPath(path)
             }
-            guard let g = DBusSignature(s) else { throw DBusError(name: DBusError.invalidArgs, message: "invalid signature") }
+            guard let g = DBusSignature(s) else {
+                throw DBusError(name: DBusError.invalidArgs, message: "invalid signature")
+            }
             return .signature(g)
         case TypeCode.unixFD:
             // libdbus hands over a duplicate; close it at once.

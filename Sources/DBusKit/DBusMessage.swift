@@ -22,7 +22,10 @@ public final class DBusMessage {
         destination: BusName?, path: ObjectPath, interface: InterfaceName?,
         member: MemberName
     ) throws(DBusError) -> DBusMessage {
-        guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
+        guard
+            let m = dbus_message_new_method_call(
+                destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue)
+        else {
             throw DBusError.outOfMemory("creating a method call")
         }
         return DBusMessage(adopting: m)
@@ -30,14 +33,21 @@ public final class DBusMessage {
 
     /// A method call to names known valid (typed, or literals checked when
     /// written); libdbus fails only without memory, which traps.
-    public static func methodCall(_ destination: BusName?, _ path: ObjectPath, _ interface: InterfaceName?, _ member: MemberName) -> DBusMessage {
-        guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
+    public static func methodCall(
+        _ destination: BusName?, _ path: ObjectPath, _ interface: InterfaceName?, _ member: MemberName
+    ) -> DBusMessage {
+        guard
+            let m = dbus_message_new_method_call(
+                destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue)
+        else {
             fatalError("out of memory creating a method call")
         }
         return DBusMessage(adopting: m)
     }
 
-    public static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) throws(DBusError) -> DBusMessage {
+    public static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) throws(DBusError)
+        -> DBusMessage
+    {
         guard let m = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else {
             throw DBusError.outOfMemory("creating a signal")
         }
@@ -57,7 +67,9 @@ public final class DBusMessage {
             throw DBusError(name: DBusError.invalidArgs, message: "invalid error name \(name)")
         }
         let clean = String(decoding: message.utf8.filter { $0 != 0 }, as: UTF8.self)
-        guard let m = dbus_message_new_error(raw, name, clean) else { throw DBusError.outOfMemory("creating an error reply") }
+        guard let m = dbus_message_new_error(raw, name, clean) else {
+            throw DBusError.outOfMemory("creating an error reply")
+        }
         return DBusMessage(adopting: m)
     }
 
@@ -105,7 +117,9 @@ public final class DBusMessage {
     }
 
     public func setDestination(_ name: BusName) throws(DBusError) {
-        guard dbus_message_set_destination(raw, name.rawValue) != 0 else { throw DBusError.outOfMemory("setting a destination") }
+        guard dbus_message_set_destination(raw, name.rawValue) != 0 else {
+            throw DBusError.outOfMemory("setting a destination")
+        }
     }
 
     public func isSignal(interface: String, member: String) -> Bool {
@@ -128,7 +142,9 @@ public final class DBusMessage {
             throw DBusError.outOfMemory("marshalling a message")
         }
         defer { dbus_free(buffer) }
-        return buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
+        return buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+            Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+        }
     }
 
     /// Reads a message from wire format; libdbus validates every byte of it.

@@ -29,7 +29,10 @@ public struct InterfaceTable<Handler, Object>: Sendable {
         /// Reads the property from the object, or from the handler for what only it knows.
         public let get: @Sendable (Handler, Object) -> DBusValue
 
-        public init(_ name: String, _ type: String, _ changes: InterfaceDescription.Property.Changes, _ get: @escaping @Sendable (Handler, Object) -> DBusValue) {
+        public init(
+            _ name: String, _ type: String, _ changes: InterfaceDescription.Property.Changes,
+            _ get: @escaping @Sendable (Handler, Object) -> DBusValue
+        ) {
             self.name = name
             self.type = type
             self.changes = changes
@@ -45,7 +48,9 @@ public struct InterfaceTable<Handler, Object>: Sendable {
     /// The interface as data, for introspection and for clients (made once: it is read on every call).
     public let description: InterfaceDescription
 
-    public init(name: InterfaceName, methods: [Method], signals: [InterfaceDescription.Signal] = [], properties: [Property] = []) {
+    public init(
+        name: InterfaceName, methods: [Method], signals: [InterfaceDescription.Signal] = [], properties: [Property] = []
+    ) {
         self.name = name
         self.methods = methods
         self.signals = signals

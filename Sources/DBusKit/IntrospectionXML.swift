@@ -22,8 +22,12 @@ public enum IntrospectionXML {
                 continue
             }
             out += "    <method name=\"\(m.name)\">\n"
-            for a in m.input { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"in\"/>\n" }
-            for a in m.output { out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"out\"/>\n" }
+            for a in m.input {
+                out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"in\"/>\n"
+            }
+            for a in m.output {
+                out += "      <arg name=\"\(a.name)\" type=\"\(Markup.escape(a.type))\" direction=\"out\"/>\n"
+            }
             out += "    </method>\n"
         }
         for s in i.signals {
@@ -33,7 +37,8 @@ public enum IntrospectionXML {
         }
         for p in i.properties {
             out += "    <property name=\"\(p.name)\" type=\"\(Markup.escape(p.type))\" access=\"read\">\n"
-            out += "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changes.rawValue)\"/>\n"
+            out +=
+                "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changes.rawValue)\"/>\n"
             out += "    </property>\n"
         }
         return out + "  </interface>\n"

@@ -12,7 +12,9 @@ public enum LibdbusValidation {
         return dbus_signature_validate(s, error.raw) != 0
     }
 
-    private static func check(_ s: String, _ f: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t) -> Bool {
+    private static func check(
+        _ s: String, _ f: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
+    ) -> Bool {
         let error = CError()
         return f(s, error.raw) != 0
     }

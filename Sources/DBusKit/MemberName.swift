@@ -13,7 +13,9 @@ public struct MemberName: Hashable, Sendable, CustomStringConvertible {
 
     public static func isValid(_ text: String) -> Bool {
         let u = Array(text.utf8)
-        guard let first = u.first, u.count <= DBusNameRules.maxLength, !DBusNameRules.isDigit(first) else { return false }
+        guard let first = u.first, u.count <= DBusNameRules.maxLength, !DBusNameRules.isDigit(first) else {
+            return false
+        }
         return u.allSatisfy(DBusNameRules.isElementByte)
     }
 

@@ -111,13 +111,19 @@ public final class ObjectServer {
         }
         let method = description.methods[position]
         guard m.signature == method.inputSignature else {
-            throw DBusError(name: DBusError.invalidArgs, message: "\(description.name).\(member) takes (\(method.inputSignature)), not (\(m.signature))")
+            throw DBusError(
+                name: DBusError.invalidArgs,
+                message: "\(description.name).\(member) takes (\(method.inputSignature)), not (\(m.signature))")
         }
         let call = MethodCall(message: m, sender: sender, arguments: try m.arguments())
         if let target { return try target.call(position, call) }
         switch description.name {
         case StandardInterfaces.introspectableName.rawValue:
-            return .values([.string(IntrospectionXML.xml(interfaces: standard + served.map(\.description), children: children(of: path)))])
+            return .values([
+                .string(
+                    IntrospectionXML.xml(interfaces: standard + served.map(\.description), children: children(of: path))
+                )
+            ])
         case StandardInterfaces.peerName.rawValue:
             return member == "Ping" ? .values([]) : .values([.string(machineID())])
         case StandardInterfaces.propertiesName.rawValue:
@@ -128,10 +134,13 @@ public final class ObjectServer {
     }
 
     /// `org.freedesktop.DBus.Properties` over the served interfaces' getters (all read-only).
-    func properties(_ member: String, _ args: [DBusValue], _ served: [ServedInterface]) throws(DBusError) -> [DBusValue] {
+    func properties(_ member: String, _ args: [DBusValue], _ served: [ServedInterface]) throws(DBusError) -> [DBusValue]
+    {
         let interfaceName = args.first?.stringValue ?? ""
         if !interfaceName.isEmpty && !served.contains(where: { $0.description.name == interfaceName }) {
-            throw DBusError(name: DBusError.unknownInterface, message: "this object has no properties on interface \(interfaceName)")
+            throw DBusError(
+                name: DBusError.unknownInterface, message: "this object has no properties on interface \(interfaceName)"
+            )
         }
         let chosen = served.filter { interfaceName.isEmpty || $0.description.name == interfaceName }
         let name = args.count > 1 ? args[1].stringValue ?? "" : ""
@@ -140,7 +149,9 @@ public final class ObjectServer {
             for s in chosen where s.description.properties.contains(where: { $0.name == name }) {
                 if let v = s.properties().first(where: { $0.0 == name })?.1 { return [.variant(v)] }
             }
-            throw DBusError(name: DBusError.unknownProperty, message: "no property \(name) on \(interfaceName.isEmpty ? "this object" : interfaceName)")
+            throw DBusError(
+                name: DBusError.unknownProperty,
+                message: "no property \(name) on \(interfaceName.isEmpty ? "this object" : interfaceName)")
         case "GetAll":
             return [.vardict(chosen.flatMap { $0.properties() })]
         case "Set":

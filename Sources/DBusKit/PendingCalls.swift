@@ -23,7 +23,10 @@ public final class PendingCalls {
 
     /// Sends `message`; `completion` gets the reply, the error reply, or
     /// `NoReply` once `timeoutMilliseconds` have passed.
-    public func call(_ message: DBusMessage, timeoutMilliseconds: Int64, _ completion: @escaping (Result<DBusMessage, DBusError>) -> Void) {
+    public func call(
+        _ message: DBusMessage, timeoutMilliseconds: Int64,
+        _ completion: @escaping (Result<DBusMessage, DBusError>) -> Void
+    ) {
         do { try connection.send(message) } catch {
             loop.schedule(afterMilliseconds: 0) { completion(.failure(error)) }
             return
@@ -31,7 +34,10 @@ public final class PendingCalls {
         let serial = message.serial
         let timer = loop.schedule(afterMilliseconds: timeoutMilliseconds) { [weak self] in
             guard let entry = self?.entries.removeValue(forKey: serial) else { return }
-            entry.completion(.failure(DBusError(name: DBusError.noReply, message: "no answer within \(Self.seconds(timeoutMilliseconds))")))
+            entry.completion(
+                .failure(
+                    DBusError(name: DBusError.noReply, message: "no answer within \(Self.seconds(timeoutMilliseconds))")
+                ))
         }
         entries[serial] = Entry(timer: timer, completion: completion)
     }

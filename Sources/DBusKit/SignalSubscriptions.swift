@@ -41,7 +41,9 @@ public final class SignalSubscriptions {
     public init() {}
 
     /// Listens for signals matching `rule` (the rule is added to the bus before this returns).
-    public func subscribe(_ rule: Rule, on connection: DBusConnection, _ handle: @escaping (DBusMessage) -> Void) throws(DBusError) {
+    public func subscribe(_ rule: Rule, on connection: DBusConnection, _ handle: @escaping (DBusMessage) -> Void)
+        throws(DBusError)
+    {
         if !handlers.contains(where: { $0.rule == rule }) { try connection.addMatch(rule.text) }
         handlers.append((rule, handle))
     }

@@ -12,10 +12,15 @@ public enum StandardInterfaces {
         methods: [
             .init(name: "Get", input: [A("interface_name", "s"), A("property_name", "s")], output: [A("value", "v")]),
             .init(name: "GetAll", input: [A("interface_name", "s")], output: [A("properties", "a{sv}")]),
-            .init(name: "Set", input: [A("interface_name", "s"), A("property_name", "s"), A("value", "v")], output: []),
+            .init(
+                name: "Set", input: [A("interface_name", "s"), A("property_name", "s"), A("value", "v")], output: []),
         ],
         signals: [
-            .init(name: "PropertiesChanged", arguments: [A("interface_name", "s"), A("changed_properties", "a{sv}"), A("invalidated_properties", "as")])
+            .init(
+                name: "PropertiesChanged",
+                arguments: [
+                    A("interface_name", "s"), A("changed_properties", "a{sv}"), A("invalidated_properties", "as"),
+                ])
         ],
         properties: [])
 

@@ -39,7 +39,9 @@ public enum BrowserLauncher {
     /// The argv that starts an entry on a URL by `method`, with `variables`
     /// set in its environment (systemd-run starts it from the user manager's
     /// environment, so they are passed explicitly there).
-    public static func command(_ argv: [String], entry: DesktopEntry, method: Method, variables: [String] = [hopVariable + "=1"]) -> [String] {
+    public static func command(
+        _ argv: [String], entry: DesktopEntry, method: Method, variables: [String] = [hopVariable + "=1"]
+    ) -> [String] {
         switch method {
         case .spawn:
             return argv
@@ -52,7 +54,9 @@ public enum BrowserLauncher {
     /// Starts a browser on `url`; it is marked (`hopVariable`) so that a link it
     /// hands straight back to linkctl is recognised as a loop.
     @discardableResult
-    public static func open(_ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn) throws(LaunchError) -> Int32 {
+    public static func open(
+        _ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn
+    ) throws(LaunchError) -> Int32 {
         try launch(url, with: entry, environment: environment, method: method, variables: [hopVariable + "=1"])
     }
 
@@ -83,7 +87,9 @@ public enum BrowserLauncher {
             env.append(v)
         }
         do {
-            return try Subprocess.spawn(command(argv, entry: entry, method: method, variables: variables), environment: env, detached: true, stdin: .null)
+            return try Subprocess.spawn(
+                command(argv, entry: entry, method: method, variables: variables), environment: env, detached: true,
+                stdin: .null)
         } catch {
             throw LaunchError("cannot start \(entry.id) (\(argv[0])): \(error.reason)")
         }

@@ -16,12 +16,16 @@ public struct Browsers {
     public func forLogin(_ requested: String?) throws(LaunchError) -> DesktopEntry {
         guard let requested else {
             guard let entry = database.defaultBrowser() else {
-                throw LaunchError("no default web browser is set (no x-scheme-handler/https handler besides linkrouter); set one with xdg-settings set default-web-browser, or pass the browser option")
+                throw LaunchError(
+                    "no default web browser is set (no x-scheme-handler/https handler besides linkrouter); set one with xdg-settings set default-web-browser, or pass the browser option"
+                )
             }
             return entry
         }
         guard let entry = usable(requested) else {
-            throw LaunchError("the browser \(requested) has no launchable desktop entry in \(database.directories.dataSearchPath.map { $0 + "/applications" }.joined(separator: ":"))")
+            throw LaunchError(
+                "the browser \(requested) has no launchable desktop entry in \(database.directories.dataSearchPath.map { $0 + "/applications" }.joined(separator: ":"))"
+            )
         }
         return entry
     }

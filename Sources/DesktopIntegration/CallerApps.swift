@@ -16,7 +16,9 @@ public enum CallerApps {
     /// The app behind `pid`, read from `/proc` (`procRoot` for tests).
     /// `rootsVisible`: whether other processes' roots can be entered at all
     /// (not from a user namespace of the daemon's own, `UserNamespace`).
-    public static func app(ofProcess pid: UInt32, procRoot: String = "/proc", rootsVisible: Bool = UserNamespace.isInitial) -> CallerApp {
+    public static func app(
+        ofProcess pid: UInt32, procRoot: String = "/proc", rootsVisible: Bool = UserNamespace.isInitial
+    ) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
         guard FileSystem.exists(dir) else { return .unknown }
         // As the portal does: no file (ENOENT) or a root we may not enter
@@ -32,7 +34,8 @@ public enum CallerApps {
         if let label = try? FileSystem.readText(dir + "/attr/current", maxBytes: 4096), let snap = snap(label: label) {
             return .snap(snap)
         }
-        if let cgroup = try? FileSystem.readText(dir + "/cgroup", maxBytes: 64 * 1024), let snap = snap(cgroup: cgroup) {
+        if let cgroup = try? FileSystem.readText(dir + "/cgroup", maxBytes: 64 * 1024), let snap = snap(cgroup: cgroup)
+        {
             return .snap(snap)
         }
         return .host
@@ -56,7 +59,9 @@ public enum CallerApps {
     /// A cgroup line ending `/snap.NAME.APP-….scope` → NAME (snapd's transient scopes).
     static func snap(cgroup: String) -> String? {
         for line in cgroup.split(separator: "\n") {
-            guard let last = line.split(separator: "/").last, last.hasPrefix("snap."), last.hasSuffix(".scope") else { continue }
+            guard let last = line.split(separator: "/").last, last.hasPrefix("snap."), last.hasSuffix(".scope") else {
+                continue
+            }
             let name = last.dropFirst(5).prefix { $0 != "." }
             if !name.isEmpty { return String(name) }
         }

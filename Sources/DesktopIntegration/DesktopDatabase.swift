@@ -7,7 +7,10 @@ public struct DesktopDatabase {
     public let directories: XDGDirectories
     public let mimeApps: MimeApps
 
-    public init(directories: XDGDirectories = .fromEnvironment(), currentDesktop: String? = Environment.get("XDG_CURRENT_DESKTOP")) {
+    public init(
+        directories: XDGDirectories = .fromEnvironment(),
+        currentDesktop: String? = Environment.get("XDG_CURRENT_DESKTOP")
+    ) {
         self.directories = directories
         mimeApps = MimeApps(
             configSearchPath: directories.configSearchPath, dataSearchPath: directories.dataSearchPath,

@@ -39,9 +39,13 @@ public enum HandlerCheck {
             }
             for mime in entry.mimeTypes {
                 let current = database.mimeApps.defaultApplication(for: mime)?.id
-                out.append(current == id ? .handles(id: id, mime: mime) : .notDefault(id: id, mime: mime, current: current))
-                // The portal skips its chooser for http(s) when there is a default; for other schemes only with one handler.
-                guard mime.hasPrefix("x-scheme-handler/"), !SchemeRule.isWeb(String(mime.dropFirst("x-scheme-handler/".count))) else { continue }
+                out.append(
+                    current == id ? .handles(id: id, mime: mime) : .notDefault(id: id, mime: mime, current: current))
+                // The portal skips its chooser for http(s) when there is a default; for other schemes only with one
+                // handler.
+                guard mime.hasPrefix("x-scheme-handler/"),
+                    !SchemeRule.isWeb(String(mime.dropFirst("x-scheme-handler/".count)))
+                else { continue }
                 let others = database.mimeApps.candidates(for: mime, excluding: OwnEntries.isOwn).map(\.id)
                 if !others.isEmpty { out.append(.sharedWith(id: id, mime: mime, others: others)) }
             }

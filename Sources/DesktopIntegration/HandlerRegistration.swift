@@ -44,7 +44,9 @@ public struct HandlerRegistration {
         let mime = ["x-scheme-handler/" + scheme]
         return (
             OwnEntries.id(forScheme: scheme),
-            desktopFile(name: "linkrouter (\(scheme))", comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: mime), mime
+            desktopFile(
+                name: "linkrouter (\(scheme))",
+                comment: "Routes \(scheme): login callbacks to the app waiting for them", mimeTypes: mime), mime
         )
     }
 
@@ -53,7 +55,10 @@ public struct HandlerRegistration {
         let mime = ["x-scheme-handler/http", "x-scheme-handler/https"]
         return (
             OwnEntries.httpsID,
-            desktopFile(name: "linkrouter (web links)", comment: "Catches https login callbacks; every other web link goes on to your browser", mimeTypes: mime), mime
+            desktopFile(
+                name: "linkrouter (web links)",
+                comment: "Catches https login callbacks; every other web link goes on to your browser", mimeTypes: mime),
+            mime
         )
     }
 
@@ -61,7 +66,8 @@ public struct HandlerRegistration {
     /// noting in `record` the default it takes over, so `uninstall` can put it
     /// back: once (a second registration keeps the first), and not when the
     /// default is already linkrouter's.
-    public func registerScheme(_ scheme: String, recordingIn record: inout InstallRecord) throws(SystemError) -> Result {
+    public func registerScheme(_ scheme: String, recordingIn record: inout InstallRecord) throws(SystemError) -> Result
+    {
         let entry = schemeEntry(scheme)
         for mime in entry.mimeTypes where record.previousDefaults[mime] == nil {
             let current = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList)
@@ -72,7 +78,8 @@ public struct HandlerRegistration {
         for mime in entry.mimeTypes {
             try makeSoleHandler(entry.id, of: mime, recordingIn: &record)
             do throws(DBusError) { try forgetOtherPicks(of: mime, keeping: entry.id, recordingIn: &record) } catch {
-                result.portalMessage = "could not read or change the OpenURI portal's remembered picks for \(mime) (\(error.message)); linkctl doctor checks them"
+                result.portalMessage =
+                    "could not read or change the OpenURI portal's remembered picks for \(mime) (\(error.message)); linkctl doctor checks them"
             }
         }
         return result
@@ -81,7 +88,9 @@ public struct HandlerRegistration {
     /// Forgets every "Open With…" pick the portal remembers for `mime` that is
     /// not linkrouter's entry (it would win over the default), noting each in
     /// `record` for `uninstall`.
-    public func forgetOtherPicks(of mime: String, keeping id: String, recordingIn record: inout InstallRecord) throws(DBusError) {
+    public func forgetOtherPicks(of mime: String, keeping id: String, recordingIn record: inout InstallRecord)
+        throws(DBusError)
+    {
         guard let portal else { return }
         for pick in try portal.picks(for: mime) where !pick.picked(id) {
             try portal.forget(pick, for: mime)
@@ -97,7 +106,9 @@ public struct HandlerRegistration {
     /// link, and a person who picks the app hands it a login's code (then the
     /// portal remembers that pick); with one it launches linkrouter at once.
     /// Deep links still reach the app: linkrouter hands them over itself.
-    public func makeSoleHandler(_ id: String, of mime: String, recordingIn record: inout InstallRecord) throws(SystemError) {
+    public func makeSoleHandler(_ id: String, of mime: String, recordingIn record: inout InstallRecord)
+        throws(SystemError)
+    {
         let others = database.mimeApps.candidates(for: mime, excluding: OwnEntries.isOwn).map(\.id)
         guard !others.isEmpty else { return }
         let list = database.userMimeAppsList
@@ -109,12 +120,6 @@ public struct HandlerRegistration {
         }
         note(edit.removed, in: &record.removedAssociations)
         note(edit.unadded, in: &record.unaddedAssociations)
-    }
-
-    /// The entries besides linkrouter's own that the desktop lists for `mime`:
-    /// each makes the OpenURI portal ask which app opens it (`doctor`).
-    public func otherHandlers(of mime: String) -> [String] {
-        database.mimeApps.candidates(for: mime, excluding: OwnEntries.isOwn).map(\.id)
     }
 
     /// What `register` did, for the caller to report.
@@ -143,14 +148,18 @@ public struct HandlerRegistration {
         let list = database.userMimeAppsList
         try FileSystem.makeDirectories(FileSystem.directoryName(list), permissions: 0o755)
         let current = try? FileSystem.readText(list)
-        try FileSystem.writeAtomically(list, text: MimeApps.settingDefault(id, for: mimeTypes, in: current), permissions: 0o644)
+        try FileSystem.writeAtomically(
+            list, text: MimeApps.settingDefault(id, for: mimeTypes, in: current), permissions: 0o644)
     }
 
     /// Runs `update-desktop-database` on the user's applications directory
     /// (so `mimeinfo.cache` lists the new entry); missing tool is reported, not fatal.
     public func updateDatabase() -> (Bool, String?) {
         guard let tool = FileSystem.findExecutable("update-desktop-database") else {
-            return (false, "update-desktop-database is not installed (Debian: desktop-file-utils); mimeapps.list still names the handler")
+            return (
+                false,
+                "update-desktop-database is not installed (Debian: desktop-file-utils); mimeapps.list still names the handler"
+            )
         }
         do {
             let outcome = try Subprocess.run([tool, database.userApplicationsDirectory], timeoutMilliseconds: 20_000)

@@ -23,14 +23,19 @@ public struct Installation: Sendable {
     public var serviceFilePath: String { directories.dataHome + "/dbus-1/services/" + Self.busName + ".service" }
     public var unitPath: String { directories.configHome + "/systemd/user/" + Self.unitName }
 
-    /// Where the session bus finds an activation file: the user's, then a package's (`$XDG_DATA_DIRS`), in the bus's order.
+    /// Where the session bus finds an activation file: the user's, then a package's (`$XDG_DATA_DIRS`), in the bus's
+    /// order.
     public var serviceFileSearchPath: [String] {
         [serviceFilePath] + directories.dataDirs.map { $0 + "/dbus-1/services/" + Self.busName + ".service" }
     }
 
-    /// Where the user manager finds the unit: the user's, then the system's user units (a package's), in systemd's order.
+    /// Where the user manager finds the unit: the user's, then the system's user units (a package's), in systemd's
+    /// order.
     public var unitSearchPath: [String] {
-        [unitPath] + ["/etc/systemd/user", "/usr/local/lib/systemd/user", "/usr/lib/systemd/user"].map { $0 + "/" + Self.unitName }
+        [unitPath]
+            + ["/etc/systemd/user", "/usr/local/lib/systemd/user", "/usr/lib/systemd/user"].map {
+                $0 + "/" + Self.unitName
+            }
     }
     /// The shared paths (the install record among them), for these directories.
     public var paths: LinkRouterPaths { LinkRouterPaths(directories) }

@@ -26,7 +26,12 @@ public struct LinkApps {
         var schemes: [String: LinkApp] = [:]
         for (scheme, id) in (record?.apps ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let entry = database.entry(id) else {
-                problems.append(Problem(subject: scheme, reason: "its app \(id) is not installed (no \(id) in \(applicationDirectories.joined(separator: ":")))"))
+                problems.append(
+                    Problem(
+                        subject: scheme,
+                        reason:
+                            "its app \(id) is not installed (no \(id) in \(applicationDirectories.joined(separator: ":")))"
+                    ))
                 continue
             }
             if let why = AppCheck.problem(entry, named: true) {
@@ -39,11 +44,17 @@ public struct LinkApps {
         // The user's own claims first: on an equal prefix the user's choice wins over an app's.
         for (id, prefixes) in (record?.claims ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let entry = database.entry(id) else {
-                problems.append(Problem(subject: id, reason: "your claims \(prefixes.joined(separator: " ")) are ignored: \(id) is not installed (linkctl claim remove PREFIX)"))
+                problems.append(
+                    Problem(
+                        subject: id,
+                        reason:
+                            "your claims \(prefixes.joined(separator: " ")) are ignored: \(id) is not installed (linkctl claim remove PREFIX)"
+                    ))
                 continue
             }
             if let why = AppCheck.problem(entry, named: true) {
-                problems.append(Problem(subject: id, reason: "your claims \(prefixes.joined(separator: " ")) are ignored: \(why)"))
+                problems.append(
+                    Problem(subject: id, reason: "your claims \(prefixes.joined(separator: " ")) are ignored: \(why)"))
                 continue
             }
             let app = AppCheck.linkApp(entry)
@@ -55,7 +66,10 @@ public struct LinkApps {
         }
         for entry in claimingEntries() {
             if let why = AppCheck.problem(entry) {
-                problems.append(Problem(subject: entry.id, reason: "its claims \(entry.claims.joined(separator: " ")) are ignored: \(why)"))
+                problems.append(
+                    Problem(
+                        subject: entry.id,
+                        reason: "its claims \(entry.claims.joined(separator: " ")) are ignored: \(why)"))
                 continue
             }
             let app = AppCheck.linkApp(entry)
@@ -67,14 +81,21 @@ public struct LinkApps {
         }
         let left = Set((record?.leftToBrowser ?? []).map { $0.lowercased() })
         for c in claims where left.contains(c.host) {
-            problems.append(Problem(subject: c.app.id, reason: "its claim \(c.prefix) is on \(c.host), which you leave to the browser (linkctl install --leave-to-browser)"))
+            problems.append(
+                Problem(
+                    subject: c.app.id,
+                    reason:
+                        "its claim \(c.prefix) is on \(c.host), which you leave to the browser (linkctl install --leave-to-browser)"
+                ))
         }
         let apps = AppDirectory(schemes: schemes, claims: claims, leftToBrowser: left)
         for (prefix, ids) in apps.conflicts {
             problems.append(
                 Problem(
                     subject: prefix,
-                    reason: "claimed by \(ids.joined(separator: " and ")); \(ids[0]) gets its links (claims made with linkctl claim add come first, then the XDG data directories' order)"))
+                    reason:
+                        "claimed by \(ids.joined(separator: " and ")); \(ids[0]) gets its links (claims made with linkctl claim add come first, then the XDG data directories' order)"
+                ))
         }
         return (apps, problems)
     }
@@ -94,7 +115,9 @@ public struct LinkApps {
         var out: [DesktopEntry] = []
         for dir in applicationDirectories {
             for (id, path) in Self.entries(in: dir) where seen.insert(id).inserted {
-                guard let text = try? FileSystem.readText(path, maxBytes: 1 << 20), text.contains(word) else { continue }
+                guard let text = try? FileSystem.readText(path, maxBytes: 1 << 20), text.contains(word) else {
+                    continue
+                }
                 out.append(DesktopEntry(id: id, path: path, text: text))
             }
         }

@@ -11,7 +11,9 @@ public enum MimeAppsFile {
 
     /// Puts back a default as it was: `previous` "" removes the key; linkrouter's
     /// own ids are also taken out of `[Added Associations]`.
-    public static func restore(_ mimeType: String, to previous: String, in path: String, removing ids: [String]) throws(SystemError) {
+    public static func restore(_ mimeType: String, to previous: String, in path: String, removing ids: [String])
+        throws(SystemError)
+    {
         let text = (try? FileSystem.readText(path)) ?? ""
         var file = KeyFile(parsing: text)
         if previous.isEmpty {

@@ -69,7 +69,10 @@ public struct PortalChoices {
             guard case .array(_, let items) = value else { continue }
             let fields = items.compactMap(\.stringValue)
             guard fields.count >= 2 else { continue }
-            out.append(Pick(requester: requester, handler: fields[0], count: fields[1], threshold: fields.count > 2 ? fields[2] : ""))
+            out.append(
+                Pick(
+                    requester: requester, handler: fields[0], count: fields[1],
+                    threshold: fields.count > 2 ? fields[2] : ""))
         }
         return out.sorted { $0.requester < $1.requester }
     }
@@ -90,7 +93,8 @@ public struct PortalChoices {
     }
 
     func call(_ member: MemberName, _ args: [DBusValue]) throws(DBusError) -> [DBusValue] {
-        let m = try DBusMessage.methodCall(destination: Self.destination, path: Self.path, interface: Self.interface, member: member)
+        let m = try DBusMessage.methodCall(
+            destination: Self.destination, path: Self.path, interface: Self.interface, member: member)
         try m.append(contentsOf: args)
         return try connection.callArguments(m, timeoutMilliseconds: 5000)
     }

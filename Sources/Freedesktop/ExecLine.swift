@@ -64,7 +64,9 @@ public enum ExecLine {
     /// argument, never re-split), `%i` becomes `--icon ICON`, `%c` the name,
     /// `%k` the file's path, `%%` a percent sign; deprecated codes are dropped.
     /// With no URL field code the URL is appended, as xdg-open does.
-    public static func expand(_ exec: String, url: String, name: String?, icon: String?, desktopFilePath: String) throws(ExecLineError) -> [String] {
+    public static func expand(_ exec: String, url: String, name: String?, icon: String?, desktopFilePath: String)
+        throws(ExecLineError) -> [String]
+    {
         let words = try split(exec)
         guard !words.isEmpty else { throw ExecLineError("Exec is empty") }
         var argv: [String] = []
@@ -118,7 +120,9 @@ public enum ExecLine {
     /// Quotes one argument for an Exec line: plain if it has no reserved
     /// character, else in double quotes with the four escapes.
     public static func quote(_ argument: String) -> String {
-        let reserved: Set<Character> = [" ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`", "%"]
+        let reserved: Set<Character> = [
+            " ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`", "%",
+        ]
         guard argument.contains(where: { reserved.contains($0) }) || argument.isEmpty else { return argument }
         var out = "\""
         for c in argument {

@@ -28,12 +28,18 @@ extension MimeApps {
 
     /// Undoes `removingAssociations`: `removed` leave `[Removed Associations]`,
     /// `unadded` go back to the end of `[Added Associations]`; the rest is kept.
-    public static func restoringAssociations(removed: [String], unadded: [String], for mimeType: String, in text: String?) -> String {
+    public static func restoringAssociations(
+        removed: [String], unadded: [String], for mimeType: String, in text: String?
+    ) -> String {
         var file = KeyFile(parsing: text ?? "")
-        let still = (file.value(mimeType, in: "Removed Associations").map(KeyFile.list) ?? []).filter { !removed.contains($0) }
+        let still = (file.value(mimeType, in: "Removed Associations").map(KeyFile.list) ?? []).filter {
+            !removed.contains($0)
+        }
         setList(&file, mimeType, still, in: "Removed Associations")
         let added = file.value(mimeType, in: "Added Associations").map(KeyFile.list) ?? []
-        if !unadded.isEmpty { setList(&file, mimeType, added + unadded.filter { !added.contains($0) }, in: "Added Associations") }
+        if !unadded.isEmpty {
+            setList(&file, mimeType, added + unadded.filter { !added.contains($0) }, in: "Added Associations")
+        }
         return file.text
     }
 

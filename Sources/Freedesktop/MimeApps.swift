@@ -15,7 +15,9 @@ public struct MimeApps {
     public init(configSearchPath: [String], dataSearchPath: [String], currentDesktop: String?, read: @escaping Reader) {
         self.configSearchPath = configSearchPath
         self.dataSearchPath = dataSearchPath
-        self.desktops = (currentDesktop ?? "").split(separator: ":").map { String($0).lowercased() }.filter { !$0.isEmpty }
+        self.desktops = (currentDesktop ?? "").split(separator: ":").map { String($0).lowercased() }.filter {
+            !$0.isEmpty
+        }
         self.read = read
     }
 
@@ -60,7 +62,9 @@ public struct MimeApps {
 
     /// The default application for `mimeType`, skipping entries `exclude` rejects
     /// (linkrouter's own, so it never hands a link to itself).
-    public func defaultApplication(for mimeType: String, excluding exclude: (DesktopEntry) -> Bool = { _ in false }) -> DesktopEntry? {
+    public func defaultApplication(for mimeType: String, excluding exclude: (DesktopEntry) -> Bool = { _ in false })
+        -> DesktopEntry?
+    {
         candidates(for: mimeType, excluding: exclude).first
     }
 
@@ -79,7 +83,9 @@ public struct MimeApps {
     /// Every application for `mimeType` in preference order: the defaults,
     /// then added associations, then those whose `MimeType=` lists it (minus
     /// removed associations), each only if installed and launchable.
-    public func candidates(for mimeType: String, excluding exclude: (DesktopEntry) -> Bool = { _ in false }) -> [DesktopEntry] {
+    public func candidates(for mimeType: String, excluding exclude: (DesktopEntry) -> Bool = { _ in false })
+        -> [DesktopEntry]
+    {
         var out: [DesktopEntry] = []
         var seen: Set<String> = []
         var removed: Set<String> = []
@@ -111,7 +117,8 @@ public struct MimeApps {
         for type in mimeTypes {
             file.set(type, to: id + ";", in: "Default Applications")
             let added = file.value(type, in: "Added Associations").map(KeyFile.list) ?? []
-            file.set(type, to: ([id] + added.filter { $0 != id }).joined(separator: ";") + ";", in: "Added Associations")
+            file.set(
+                type, to: ([id] + added.filter { $0 != id }).joined(separator: ";") + ";", in: "Added Associations")
         }
         return file.text
     }

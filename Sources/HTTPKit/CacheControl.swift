@@ -24,7 +24,9 @@ public struct CacheControl: Sendable, Equatable {
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = parts[0].trimmingSpaces().lowercased()
                 var argument = parts.count > 1 ? parts[1].trimmingSpaces() : nil
-                if let a = argument, a.count >= 2, a.hasPrefix("\""), a.hasSuffix("\"") { argument = String(a.dropFirst().dropLast()) }
+                if let a = argument, a.count >= 2, a.hasPrefix("\""), a.hasSuffix("\"") {
+                    argument = String(a.dropFirst().dropLast())
+                }
                 switch name {
                 case "max-age" where !seenMaxAge:
                     seenMaxAge = true

@@ -28,7 +28,8 @@ final class CurlURL {
         self.scheme = scheme.lowercased()
         self.host = host
         port = Self.part(curl, handle, CURLUPART_PORT)
-        hasCredentials = Self.part(curl, handle, CURLUPART_USER) != nil || Self.part(curl, handle, CURLUPART_PASSWORD) != nil
+        hasCredentials =
+            Self.part(curl, handle, CURLUPART_USER) != nil || Self.part(curl, handle, CURLUPART_PASSWORD) != nil
     }
 
     deinit { lr_curl_url_cleanup(curl.fn, handle) }

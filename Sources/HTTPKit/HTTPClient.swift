@@ -63,7 +63,9 @@ public final class HTTPClient {
     /// way to turn verification off. Throws `.unavailable` when libcurl cannot
     /// be used; the first client loads it, after removing `SSLKEYLOGFILE` from
     /// the environment so that libcurl never writes TLS secrets (see `LibCurl`).
-    public convenience init(loop: EventLoop, userAgent: String, caFile: String? = HTTPClient.environmentCAFile) throws(HTTPError) {
+    public convenience init(loop: EventLoop, userAgent: String, caFile: String? = HTTPClient.environmentCAFile)
+        throws(HTTPError)
+    {
         try self.init(loop: loop, userAgent: userAgent, caFile: caFile, library: LibCurl.shared)
     }
 
@@ -112,11 +114,15 @@ public final class HTTPClient {
     /// header) completes the same way, asynchronously. After `cancel`, or once
     /// the client is gone, it never runs.
     @discardableResult
-    public func send(_ request: HTTPRequest, completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void) -> RequestID {
+    public func send(_ request: HTTPRequest, completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void)
+        -> RequestID
+    {
         let id = RequestID(value: nextID)
         nextID += 1
         do throws(HTTPError) {
-            let transfer = try Transfer.make(request: request, curl: curl, share: share, caFile: caFile, userAgent: userAgent, completion: completion)
+            let transfer = try Transfer.make(
+                request: request, curl: curl, share: share, caFile: caFile, userAgent: userAgent, completion: completion
+            )
             transfers[id] = transfer
             idByHandle[transfer.easy] = id
             // Adding only arms libcurl's timer (the timer callback); the transfer starts from the loop.
@@ -125,7 +131,8 @@ public final class HTTPClient {
                 transfers[id] = nil
                 idByHandle[transfer.easy] = nil
                 throw HTTPError(
-                    .internal, host: transfer.url.authority, "libcurl could not start a request to \(transfer.url.authority)",
+                    .internal, host: transfer.url.authority,
+                    "libcurl could not start a request to \(transfer.url.authority)",
                     cause: String(cString: lr_curl_multi_strerror(curl.fn, code)))
             }
         } catch {

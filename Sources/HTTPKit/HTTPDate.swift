@@ -34,7 +34,8 @@ public enum HTTPDate {
             let day, (1...31).contains(day), hms.count == 3, let h = hms[0], let min = hms[1], let s = hms[2],
             (0...23).contains(h), (0...59).contains(min), (0...60).contains(s)
         else { return nil }
-        return daysFromCivil(year: Int64(year), month: Int64(m + 1), day: Int64(day)) * 86_400 + Int64(h * 3600 + min * 60 + s)
+        return daysFromCivil(year: Int64(year), month: Int64(m + 1), day: Int64(day)) * 86_400
+            + Int64(h * 3600 + min * 60 + s)
     }
 
     /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).

@@ -50,7 +50,9 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// A POST of `application/x-www-form-urlencoded` pairs, in order (the token endpoint, RFC 6749 §4.1.3).
-    public static func postForm(_ url: String, _ pairs: [(String, String)], accept: String? = "application/json") -> HTTPRequest {
+    public static func postForm(_ url: String, _ pairs: [(String, String)], accept: String? = "application/json")
+        -> HTTPRequest
+    {
         var headers: HTTPHeaders = ["Content-Type": FormURLEncoding.contentType]
         if let accept { headers.add("Accept", accept) }
         return HTTPRequest(method: .post, url: url, headers: headers, body: FormURLEncoding.encode(pairs))

@@ -22,7 +22,9 @@ final class LibCurl: @unchecked Sendable {
     static func load(_ soname: String) -> Result<LibCurl, HTTPError> {
         forgetKeyLogFile()
         func unavailable(_ why: String) -> HTTPError {
-            HTTPError(.unavailable, host: "", "HTTPS requests (token exchange) need \(soname) (Debian: libcurl4), which \(why)")
+            HTTPError(
+                .unavailable, host: "",
+                "HTTPS requests (token exchange) need \(soname) (Debian: libcurl4), which \(why)")
         }
         let library: SharedLibrary
         switch SharedLibrary.open(soname) {
@@ -33,13 +35,16 @@ final class LibCurl: @unchecked Sendable {
             ("curl_global_init", \.global_init), ("curl_version", \.version), ("curl_free", \.free),
             ("curl_easy_init", \.easy_init), ("curl_easy_cleanup", \.easy_cleanup), ("curl_easy_setopt", \.easy_setopt),
             ("curl_easy_getinfo", \.easy_getinfo), ("curl_easy_strerror", \.easy_strerror),
-            ("curl_multi_init", \.multi_init), ("curl_multi_cleanup", \.multi_cleanup), ("curl_multi_add_handle", \.multi_add_handle),
+            ("curl_multi_init", \.multi_init), ("curl_multi_cleanup", \.multi_cleanup),
+            ("curl_multi_add_handle", \.multi_add_handle),
             ("curl_multi_remove_handle", \.multi_remove_handle), ("curl_multi_setopt", \.multi_setopt),
             ("curl_multi_socket_action", \.multi_socket_action), ("curl_multi_info_read", \.multi_info_read),
             ("curl_multi_strerror", \.multi_strerror),
-            ("curl_share_init", \.share_init), ("curl_share_cleanup", \.share_cleanup), ("curl_share_setopt", \.share_setopt),
+            ("curl_share_init", \.share_init), ("curl_share_cleanup", \.share_cleanup),
+            ("curl_share_setopt", \.share_setopt),
             ("curl_slist_append", \.slist_append), ("curl_slist_free_all", \.slist_free_all),
-            ("curl_url", \.url), ("curl_url_cleanup", \.url_cleanup), ("curl_url_set", \.url_set), ("curl_url_get", \.url_get),
+            ("curl_url", \.url), ("curl_url_cleanup", \.url_cleanup), ("curl_url_set", \.url_set),
+            ("curl_url_get", \.url_get),
         ]
         var functions = lr_curl_functions()
         let missing = library.fill(&functions, symbols)

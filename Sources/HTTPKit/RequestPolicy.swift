@@ -49,10 +49,13 @@ enum RequestPolicy {
         let isToken =
             !name.isEmpty
             && name.utf8.allSatisfy {
-                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || tokenPunctuation.contains($0)
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || tokenPunctuation.contains($0)
             }
         guard isToken else { return "header name \"\(name)\" is not an HTTP token" }
-        guard !reservedHeaders.contains(name.lowercased()) else { return "header \(name) is set by the client itself and cannot be given" }
+        guard !reservedHeaders.contains(name.lowercased()) else {
+            return "header \(name) is set by the client itself and cannot be given"
+        }
         // Field values may hold HTAB, SP, VCHAR and obs-text; CR, LF and NUL would split or cut the request.
         guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
             return "header \(name) has a control character in its value"

@@ -8,28 +8,39 @@ extension Transfer {
         completion: @escaping (Result<HTTPResponse, HTTPError>) -> Void
     ) throws(HTTPError) -> Transfer {
         guard let url = CurlURL(request.url, curl: curl) else {
-            throw HTTPError(.refusedURL, host: "", "refused a request: its URL is not an absolute http(s) URL libcurl can parse")
+            throw HTTPError(
+                .refusedURL, host: "", "refused a request: its URL is not an absolute http(s) URL libcurl can parse")
         }
         let allowance: RequestPolicy.Allowance
         switch RequestPolicy.allowance(scheme: url.scheme, host: url.host, hasCredentials: url.hasCredentials) {
         case .allow(let a): allowance = a
         case .refuse(let why): throw HTTPError(.refusedURL, host: url.authority, why)
         }
-        func invalid(_ why: String) -> HTTPError { HTTPError(.invalidRequest, host: url.authority, "refused a request to \(url.authority): \(why)") }
+        func invalid(_ why: String) -> HTTPError {
+            HTTPError(.invalidRequest, host: url.authority, "refused a request to \(url.authority): \(why)")
+        }
         for field in request.headers {
-            if let problem = RequestPolicy.headerProblem(name: field.name, value: field.value) { throw invalid(problem) }
+            if let problem = RequestPolicy.headerProblem(name: field.name, value: field.value) {
+                throw invalid(problem)
+            }
         }
         if request.method == .get && !request.body.isEmpty { throw invalid("a GET cannot carry a body") }
-        guard request.timeoutMilliseconds > 0, request.connectTimeoutMilliseconds > 0, request.maxResponseBytes >= 0 else {
+        guard request.timeoutMilliseconds > 0, request.connectTimeoutMilliseconds > 0, request.maxResponseBytes >= 0
+        else {
             throw invalid("timeouts must be positive and the size limit not negative")
         }
-        guard let easy = lr_curl_easy_init(curl.fn) else { throw HTTPError(.internal, host: url.authority, "libcurl could not create a transfer (out of memory)") }
-        let transfer = Transfer(curl: curl, easy: easy, url: url, request: request, caFile: caFile, completion: completion)
+        guard let easy = lr_curl_easy_init(curl.fn) else {
+            throw HTTPError(.internal, host: url.authority, "libcurl could not create a transfer (out of memory)")
+        }
+        let transfer = Transfer(
+            curl: curl, easy: easy, url: url, request: request, caFile: caFile, completion: completion)
         try transfer.configure(allowance: allowance, share: share, userAgent: userAgent)
         return transfer
     }
 
-    private func configure(allowance: RequestPolicy.Allowance, share: UnsafeMutableRawPointer, userAgent: String) throws(HTTPError) {
+    private func configure(allowance: RequestPolicy.Allowance, share: UnsafeMutableRawPointer, userAgent: String)
+        throws(HTTPError)
+    {
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_CURLU, pointer: UnsafeRawPointer(url.handle))
         try set(CURLOPT_SHARE, pointer: share)
@@ -59,7 +70,8 @@ extension Transfer {
         try set(CURLOPT_USERAGENT, userAgent)
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMilliseconds)
         try set(CURLOPT_CONNECTTIMEOUT_MS, request.connectTimeoutMilliseconds)
-        // Refuses early on a Content-Length over the limit; the write callback catches the rest (0 would mean no limit).
+        // Refuses early on a Content-Length over the limit; the write callback catches the rest (0 would mean no
+        // limit).
         if request.maxResponseBytes > 0 { try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(request.maxResponseBytes)) }
         try set(CURLOPT_WRITEFUNCTION, callback: bodyThunk)
         try set(CURLOPT_WRITEDATA, pointer: context)
@@ -78,11 +90,15 @@ extension Transfer {
             let copied =
                 request.body.isEmpty
                 ? lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, "")
-                : request.body.withUnsafeBytes { lr_curl_easy_setopt_pointer(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                : request.body.withUnsafeBytes {
+                    lr_curl_easy_setopt_pointer(curl.fn, easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+                }
             try check(CURLOPT_COPYPOSTFIELDS, copied)
         }
         for line in lines {
-            guard let list = lr_curl_slist_append(curl.fn, headerList, line) else { throw setupFailed("header list", CURLE_OUT_OF_MEMORY) }
+            guard let list = lr_curl_slist_append(curl.fn, headerList, line) else {
+                throw setupFailed("header list", CURLE_OUT_OF_MEMORY)
+            }
             headerList = list
         }
         if let headerList { try set(CURLOPT_HTTPHEADER, pointer: headerList) }
@@ -115,7 +131,8 @@ extension Transfer {
     private func setupFailed(_ what: String, _ code: CURLcode) -> HTTPError {
         let version = String(cString: lr_curl_version(curl.fn))
         return HTTPError(
-            .internal, host: url.authority, "libcurl refused the \(what) of a request to \(url.authority); linkrouter needs libcurl 7.85 or later built with OpenSSL",
+            .internal, host: url.authority,
+            "libcurl refused the \(what) of a request to \(url.authority); linkrouter needs libcurl 7.85 or later built with OpenSSL",
             cause: String(cString: lr_curl_easy_strerror(curl.fn, code)) + "; " + version)
     }
 }

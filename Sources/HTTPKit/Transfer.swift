@@ -80,16 +80,24 @@ final class Transfer {
     /// The response, or the error, once libcurl reports the transfer done.
     func outcome(_ code: CURLcode) -> Result<HTTPResponse, HTTPError> {
         if let overflow {
-            let what = overflow == .body ? "body exceeds the \(request.maxResponseBytes)-byte limit" : "headers exceed \(Self.maxHeaderBytes) bytes"
-            return .failure(HTTPError(.tooLarge, host: url.authority, "the response from \(url.authority) was refused: its \(what)"))
+            let what =
+                overflow == .body
+                ? "body exceeds the \(request.maxResponseBytes)-byte limit"
+                : "headers exceed \(Self.maxHeaderBytes) bytes"
+            return .failure(
+                HTTPError(.tooLarge, host: url.authority, "the response from \(url.authority) was refused: its \(what)")
+            )
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let cause = detail.isEmpty ? String(cString: lr_curl_easy_strerror(curl.fn, code)) : detail
-            return .failure(HTTPError.transferFailed(code, host: url.authority, name: url.host, cause: cause, request: request, caFile: caFile))
+            return .failure(
+                HTTPError.transferFailed(
+                    code, host: url.authority, name: url.host, cause: cause, request: request, caFile: caFile))
         }
         var status = 0
         _ = lr_curl_easy_getinfo_long(curl.fn, easy, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: HTTPHeaders(fields), body: body, receivedAt: Clock.unixSeconds()))
+        return .success(
+            HTTPResponse(status: status, headers: HTTPHeaders(fields), body: body, receivedAt: Clock.unixSeconds()))
     }
 }

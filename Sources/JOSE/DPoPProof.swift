@@ -18,14 +18,21 @@ public enum DPoPProof {
         let jti: [UInt8]
         do { jti = try Random.bytes(16) } catch { throw JOSEError(.cryptoFailure, error.description) }
         var claims: [(String, JSONValue)] = [
-            ("jti", .string(Base64URL.encode(jti))), ("htm", .string(method)), ("htu", .string(DPoPProofTarget.uri(url))), ("iat", .integer(issuedAt)),
+            ("jti", .string(Base64URL.encode(jti))), ("htm", .string(method)),
+            ("htu", .string(DPoPProofTarget.uri(url))), ("iat", .integer(issuedAt)),
         ]
         if let nonce { claims.append(("nonce", .string(nonce))) }
         if let accessToken {
-            do { claims.append(("ath", .string(Base64URL.encode(try SHA256.hash(accessToken))))) } catch { throw JOSEError(.cryptoFailure, error.description) }
+            do { claims.append(("ath", .string(Base64URL.encode(try SHA256.hash(accessToken))))) } catch {
+                throw JOSEError(.cryptoFailure, error.description)
+            }
         }
-        let header: JSONValue = .object([("typ", .string("dpop+jwt")), ("alg", .string("ES256")), ("jwk", key.publicJWK)])
-        let signingInput = Base64URL.encode(Array(JSONParser.encode(header).utf8)) + "." + Base64URL.encode(Array(JSONParser.encode(.object(claims)).utf8))
+        let header: JSONValue = .object([
+            ("typ", .string("dpop+jwt")), ("alg", .string("ES256")), ("jwk", key.publicJWK),
+        ])
+        let signingInput =
+            Base64URL.encode(Array(JSONParser.encode(header).utf8)) + "."
+            + Base64URL.encode(Array(JSONParser.encode(.object(claims)).utf8))
         return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
     }
 }

@@ -46,7 +46,9 @@ extension JSONParser {
         case .array(let elements):
             let array = JanssonValue(owning: allocated(lr_json_array(j)))
             for element in elements {
-                precondition(lr_json_array_append_new(j, array.raw, build(element)) == 0, "json_array_append_new failed (out of memory)")
+                precondition(
+                    lr_json_array_append_new(j, array.raw, build(element)) == 0,
+                    "json_array_append_new failed (out of memory)")
             }
             made = array.release()
         case .object(let members):

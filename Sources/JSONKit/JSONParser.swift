@@ -30,7 +30,8 @@ public enum JSONParser {
     /// checked while the tree is copied out, before any of it reaches a caller.
     public static func parse(_ bytes: some Collection<UInt8>, limits: Limits = .init()) throws(JSONError) -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
-            throw JSONError(.tooLarge, "the document is \(bytes.count) bytes, more than the limit of \(limits.maxBytes)")
+            throw JSONError(
+                .tooLarge, "the document is \(bytes.count) bytes, more than the limit of \(limits.maxBytes)")
         }
         guard !bytes.isEmpty else { throw JSONError(.syntax, "the document is empty") }
         let result =
@@ -102,7 +103,8 @@ private struct TreeReader {
         case JSON_INTEGER: return .integer(Int64(lr_json_integer_value(j, json)))
         case JSON_REAL: return .number(lr_json_real_value(j, json))
         case JSON_STRING:
-            let bytes = UnsafeRawBufferPointer(start: lr_json_string_value(j, json), count: lr_json_string_length(j, json))
+            let bytes = UnsafeRawBufferPointer(
+                start: lr_json_string_value(j, json), count: lr_json_string_length(j, json))
             return .string(try string(bytes))
         case JSON_ARRAY:
             let count = lr_json_array_size(j, json)
@@ -121,7 +123,9 @@ private struct TreeReader {
             result.reserveCapacity(lr_json_object_size(j, json))
             var iterator = lr_json_object_iter(j, json)
             while let current = iterator {
-                let name = try string(UnsafeRawBufferPointer(start: lr_json_object_iter_key(j, current), count: lr_json_object_iter_key_len(j, current)))
+                let name = try string(
+                    UnsafeRawBufferPointer(
+                        start: lr_json_object_iter_key(j, current), count: lr_json_object_iter_key_len(j, current)))
                 path.append(".\(name)")
                 result.append((name, try value(lr_json_object_iter_value(j, current), depth: depth + 1)))
                 path.removeLast()
@@ -139,7 +143,9 @@ private struct TreeReader {
         }
         members += count
         guard members <= limits.maxMembers else {
-            throw JSONError(.tooManyMembers, "the document has more than \(limits.maxMembers) members and elements (at \(path.joined()))")
+            throw JSONError(
+                .tooManyMembers,
+                "the document has more than \(limits.maxMembers) members and elements (at \(path.joined()))")
         }
     }
 

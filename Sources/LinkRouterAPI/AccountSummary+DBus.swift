@@ -8,18 +8,25 @@ extension AccountSummary {
     public var dictionary: DBusValue {
         let a = account
         var entries: [(String, DBusValue)] = [
-            ("name", .string(a.name)), ("issuer", .string(a.issuer)), ("client_id", .string(a.clientID)), ("owner", .string(a.owner.label)),
-            ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)), ("username", .string(a.username)),
+            ("name", .string(a.name)), ("issuer", .string(a.issuer)), ("client_id", .string(a.clientID)),
+            ("owner", .string(a.owner.label)),
+            ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)),
+            ("username", .string(a.username)),
         ]
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
         if !a.gitURLs.isEmpty { entries.append(("git_urls", .stringArray(a.gitURLs))) }
         let signedIn: String
-        if let t = tokens, t.loaded || t.tokens != nil { signedIn = t.tokens == nil ? "no" : "yes" } else { signedIn = a.store == .memory ? "no" : "unknown" }
+        if let t = tokens, t.loaded || t.tokens != nil {
+            signedIn = t.tokens == nil ? "no" : "yes"
+        } else {
+            signedIn = a.store == .memory ? "no" : "unknown"
+        }
         entries.append(("signed_in", .string(signedIn)))
         if let s = tokens?.tokens?.subject { entries.append(("sub", .string(s))) }
         if let e = tokens?.tokens?.expiresAt { entries.append(("expires_at", .int64(e))) }
         if let u = tokens?.unsaved { entries.append(("unsaved", .string(u))) }
-        // The collection behind the Secret Service's `default` alias (the one linkrouter writes to), and its state when last asked.
+        // The collection behind the Secret Service's `default` alias (the one linkrouter writes to), and its state when
+        // last asked.
         if a.store == .keyring {
             let locked = tokens?.keyringLocked.map { $0 ? ", locked" : ", unlocked" } ?? ""
             entries.append(("keyring", .string("default collection" + locked)))

@@ -15,7 +15,8 @@ public protocol ManagerHandlers: AnyObject {
     func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String)
     func getToken(_ account: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func beginLogout(_ account: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
-    func signProof(_ account: String, _ method: String, _ url: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func signProof(_ account: String, _ method: String, _ url: String, _ options: DBusValue, _ call: MethodCall)
+        throws(DBusError) -> MethodReply
     func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply
     func rejectToken(_ account: String, _ token: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     func logout(_ account: String, _ call: MethodCall) throws(DBusError) -> MethodReply

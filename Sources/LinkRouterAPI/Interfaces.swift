@@ -9,22 +9,27 @@ public enum Interfaces {
     public static let managerTable = InterfaceTable<any ManagerHandlers, Void>(
         name: API.managerInterface,
         methods: [
-            .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) { h, _, call throws(DBusError) in
+            .init("BeginSession", in: [A("options", "a{sv}")], out: [A("session", "o"), A("authorize_url", "s")]) {
+                h, _, call throws(DBusError) in
                 try h.beginSession(call.arguments[0], call)
             },
-            .init("Login", in: [A("options", "a{sv}")], out: [A("session", "o"), A("result", "a{sv}")]) { h, _, call throws(DBusError) in
+            .init("Login", in: [A("options", "a{sv}")], out: [A("session", "o"), A("result", "a{sv}")]) {
+                h, _, call throws(DBusError) in
                 try h.login(call.arguments[0], call)
             },
-            .init("BeginDeviceLogin", in: [A("options", "a{sv}")], out: [A("session", "o"), A("prompt", "a{sv}")]) { h, _, call throws(DBusError) in
+            .init("BeginDeviceLogin", in: [A("options", "a{sv}")], out: [A("session", "o"), A("prompt", "a{sv}")]) {
+                h, _, call throws(DBusError) in
                 try h.beginDeviceLogin(call.arguments[0], call)
             },
-            .init("RefreshTokens", in: [A("options", "a{sv}")], out: [A("tokens", "a{sv}")]) { h, _, call throws(DBusError) in
+            .init("RefreshTokens", in: [A("options", "a{sv}")], out: [A("tokens", "a{sv}")]) {
+                h, _, call throws(DBusError) in
                 try h.refreshTokens(call.arguments[0], call)
             },
             .init("Route", in: [A("uri", "s")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
                 try h.route(call.string(0), call)
             },
-            .init("RouteLink", in: [A("uri", "s"), A("context", "a{sv}")], out: [A("outcome", "s")]) { h, _, call throws(DBusError) in
+            .init("RouteLink", in: [A("uri", "s"), A("context", "a{sv}")], out: [A("outcome", "s")]) {
+                h, _, call throws(DBusError) in
                 try h.routeLink(call.string(0), context: try activationContext(call.arguments[1]), call)
             },
             .init("ListSessions", in: [], out: [A("sessions", "a(oss)")]) { h, _, call in
@@ -37,14 +42,21 @@ public enum Interfaces {
                 let (outcome, reason) = h.explain(call.string(0), call)
                 return .values([.string(outcome), .string(reason)])
             },
-            .init("GetToken", in: [A("account", "s"), A("options", "a{sv}")], out: [A("token", "a{sv}")]) { h, _, call throws(DBusError) in
+            .init("GetToken", in: [A("account", "s"), A("options", "a{sv}")], out: [A("token", "a{sv}")]) {
+                h, _, call throws(DBusError) in
                 try h.getToken(call.string(0), call.arguments[1], call)
             },
-            .init("SignProof", in: [A("account", "s"), A("method", "s"), A("url", "s"), A("options", "a{sv}")], out: [A("proof", "s")]) {
+            .init(
+                "SignProof", in: [A("account", "s"), A("method", "s"), A("url", "s"), A("options", "a{sv}")],
+                out: [A("proof", "s")]
+            ) {
                 h, _, call throws(DBusError) in
                 try h.signProof(call.string(0), call.string(1), call.string(2), call.arguments[3], call)
             },
-            .init("BeginLogout", in: [A("account", "s"), A("options", "a{sv}")], out: [A("session", "o"), A("end_session_url", "s")]) {
+            .init(
+                "BeginLogout", in: [A("account", "s"), A("options", "a{sv}")],
+                out: [A("session", "o"), A("end_session_url", "s")]
+            ) {
                 h, _, call throws(DBusError) in
                 try h.beginLogout(call.string(0), call.arguments[1], call)
             },
@@ -57,7 +69,8 @@ public enum Interfaces {
             .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call throws(DBusError) in
                 try h.listAccounts(call)
             },
-            .init("AddAccount", in: [A("account", "s"), A("options", "a{sv}")], out: []) { h, _, call throws(DBusError) in
+            .init("AddAccount", in: [A("account", "s"), A("options", "a{sv}")], out: []) {
+                h, _, call throws(DBusError) in
                 try h.addAccount(call.string(0), call.arguments[1], call)
             },
             .init("RemoveAccount", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
@@ -67,7 +80,9 @@ public enum Interfaces {
         properties: [
             .init("Version", "s", .const) { _, _ in .string(API.version) },
             .init("Store", "s", .unsignalled) { h, _ in .string(h.state.store) },
-            .init("Counters", "a{st}", .unsignalled) { h, _ in .dictionary(key: "s", value: "t", h.state.counters.map { .init(.string($0.0), .uint64($0.1)) }) },
+            .init("Counters", "a{st}", .unsignalled) { h, _ in
+                .dictionary(key: "s", value: "t", h.state.counters.map { .init(.string($0.0), .uint64($0.1)) })
+            },
         ])
 
     /// Each session, `/org/linkrouter/LinkRouter1/sessions/<id>`. Its
@@ -112,13 +127,22 @@ public enum Interfaces {
     static func activationContext(_ value: DBusValue) throws(DBusError) -> ActivationContext {
         var context = ActivationContext()
         for (key, wrapped) in value.stringKeyedEntries ?? [] {
-            guard let text = wrapped.variantValue?.stringValue, text.utf8.count <= 1024, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-                throw DBusError(name: DBusError.invalidArgs, message: "context \"\(key)\" must be a printable string of at most 1024 bytes")
+            guard let text = wrapped.variantValue?.stringValue, text.utf8.count <= 1024,
+                !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+            else {
+                throw DBusError(
+                    name: DBusError.invalidArgs,
+                    message: "context \"\(key)\" must be a printable string of at most 1024 bytes")
             }
             switch key {
             case LinkIntake.activationTokenKey: context.activationToken = text
             case LinkIntake.desktopStartupIDKey: context.desktopStartupID = text
-            default: throw DBusError(name: DBusError.invalidArgs, message: "unknown context \"\(key.prefix(64))\"; known: \(LinkIntake.activationTokenKey), \(LinkIntake.desktopStartupIDKey)")
+            default:
+                throw DBusError(
+                    name: DBusError.invalidArgs,
+                    message:
+                        "unknown context \"\(key.prefix(64))\"; known: \(LinkIntake.activationTokenKey), \(LinkIntake.desktopStartupIDKey)"
+                )
             }
         }
         return context
@@ -130,7 +154,10 @@ public enum Interfaces {
         return .array(
             element: type,
             sessions.map { s in
-                var fields: [DBusValue] = [.objectPath(API.path(of: s.id)), .string(s.status.rawValue), .string(s.flow.codeFlow?.redirect.string ?? "")]
+                var fields: [DBusValue] = [
+                    .objectPath(API.path(of: s.id)), .string(s.status.rawValue),
+                    .string(s.flow.codeFlow?.redirect.string ?? ""),
+                ]
                 if withOwner { fields.append(.string(s.ownerName ?? "")) }
                 return .structure(fields)
             })

@@ -19,7 +19,9 @@ enum OptionsArgument {
                 throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" is given twice")
             }
             guard let r = row(key) else {
-                throw DBusError(name: DBusError.invalidArgs, message: "unknown option \"\(clip(key))\"; known options: \(known().joined(separator: ", "))")
+                throw DBusError(
+                    name: DBusError.invalidArgs,
+                    message: "unknown option \"\(clip(key))\"; known options: \(known().joined(separator: ", "))")
             }
             try body(r, key, wrapped)
         }

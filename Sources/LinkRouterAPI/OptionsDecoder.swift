@@ -7,13 +7,17 @@ public import LinkRouterCore
 /// (`OptionsArgument`). The values themselves are the core's to check.
 public enum OptionsDecoder {
     /// Public for the message fuzzer (fuzz/), which feeds it every decoded a{sv}.
-    public static func decode<Request>(_ options: DBusValue, _ table: OptionTable<Request>, into request: Request) throws(DBusError) -> Request {
+    public static func decode<Request>(_ options: DBusValue, _ table: OptionTable<Request>, into request: Request)
+        throws(DBusError) -> Request
+    {
         var request = request
-        try OptionsArgument.forEach(options, of: table.method, row: table.named, known: table.keys) { row, key, wrapped throws(DBusError) in
+        try OptionsArgument.forEach(options, of: table.method, row: table.named, known: table.keys) {
+            row, key, wrapped throws(DBusError) in
             let type = row.signature
             guard let value = wrapped.variantValue, value.signature == type else {
                 let got = wrapped.variantValue?.signature ?? wrapped.signature
-                throw DBusError(name: DBusError.invalidArgs, message: "option \"\(key)\" must be of type \(type), not \(got)")
+                throw DBusError(
+                    name: DBusError.invalidArgs, message: "option \"\(key)\" must be of type \(type), not \(got)")
             }
             switch (row.field, value) {
             case (.string(let set, _), .string(let s)): set(&request, s)
@@ -24,7 +28,8 @@ public enum OptionsDecoder {
                 var map: [String: String] = [:]
                 for (k, v) in dict.stringKeyedEntries ?? [] {
                     guard map[k] == nil else {
-                        throw DBusError(name: DBusError.invalidArgs, message: "\(key) names \"\(OptionsArgument.clip(k))\" twice")
+                        throw DBusError(
+                            name: DBusError.invalidArgs, message: "\(key) names \"\(OptionsArgument.clip(k))\" twice")
                     }
                     map[k] = v.stringValue ?? ""
                 }

@@ -14,7 +14,8 @@ public struct Account: Sendable, Equatable {
         /// A sandboxed app, by its `CallerApp.label` (`flatpak:ID`, `snap:NAME`).
         case app(String)
 
-        /// The owner of what a caller declares (`AddAccount`); nil: a caller that could not be identified declares nothing.
+        /// The owner of what a caller declares (`AddAccount`); nil: a caller that could not be identified declares
+        /// nothing.
         public init?(declaring caller: CallerApp) {
             switch caller {
             case .host: self = .user
@@ -37,7 +38,9 @@ public struct Account: Sendable, Equatable {
         /// A Flatpak id or Snap name: letters, digits, `.`, `_`, `-`, beginning with a letter or digit, at most 255.
         static func isAppID(_ id: String) -> Bool {
             let bytes = Array(id.utf8)
-            guard (1...255).contains(bytes.count), ASCII.isAlpha(bytes[0]) || ASCII.isDigit(bytes[0]) else { return false }
+            guard (1...255).contains(bytes.count), ASCII.isAlpha(bytes[0]) || ASCII.isDigit(bytes[0]) else {
+                return false
+            }
             return bytes.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
         }
 
@@ -87,48 +90,80 @@ public struct Account: Sendable, Equatable {
     }
 
     /// The request checked: a clear refusal for the first thing wrong.
-    public static func make(name: String, _ r: AccountRequest, owner: Owner, limits: Limits = Limits()) throws(RouterError) -> Account {
+    public static func make(name: String, _ r: AccountRequest, owner: Owner, limits: Limits = Limits())
+        throws(RouterError) -> Account
+    {
         try checkName(name)
-        guard let issuer = r.issuer else { throw .invalid("issuer is missing: the OpenID provider's issuer URL (its discovery gives the endpoints)") }
-        guard let clientID = r.clientID else { throw .invalid("client_id is missing: the public client registered for this account at the provider") }
+        guard let issuer = r.issuer else {
+            throw .invalid("issuer is missing: the OpenID provider's issuer URL (its discovery gives the endpoints)")
+        }
+        guard let clientID = r.clientID else {
+            throw .invalid("client_id is missing: the public client registered for this account at the provider")
+        }
         try AccountRequest.options.checkLengths(r, limits: limits)
         _ = try SessionPlan.checkIssuer(issuer, maxLength: limits.maxOptionBytes)
-        guard OAuthText.isVisibleText(clientID) else { throw .invalid("client_id must be printable ASCII (RFC 6749 Appendix A)") }
+        guard OAuthText.isVisibleText(clientID) else {
+            throw .invalid("client_id must be printable ASCII (RFC 6749 Appendix A)")
+        }
         let scope = r.scope ?? defaultScope
-        guard OAuthText.isScope(scope) else { throw .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)") }
+        guard OAuthText.isScope(scope) else {
+            throw .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)")
+        }
         let redirect = r.redirectURI ?? defaultRedirectURI
         _ = try CallbackURI.parse(redirect, role: "redirect_uri", maxLength: limits.maxOptionBytes)
         for (k, v) in r.extraParams {
-            guard !AuthorizeURL.reservedParameters.contains(k) else { throw .invalid("extra_params may not set \(k): linkrouter sets it") }
-            guard OAuthText.isVisibleText(k), OAuthText.isVisibleText(v) || v.isEmpty else { throw .invalid("extra_params \(k) must be printable ASCII") }
+            guard !AuthorizeURL.reservedParameters.contains(k) else {
+                throw .invalid("extra_params may not set \(k): linkrouter sets it")
+            }
+            guard OAuthText.isVisibleText(k), OAuthText.isVisibleText(v) || v.isEmpty else {
+                throw .invalid("extra_params \(k) must be printable ASCII")
+            }
         }
         for v in [r.audience, r.resource].compactMap({ $0 }) where !OAuthText.isVisibleText(v) {
             throw .invalid("audience and resource must be printable ASCII")
         }
         let par = try PushedAuthorization.Mode(option: r.par, name: "par")
         let dpop = try DPoPBinding.Mode(option: r.dpop, name: "dpop")
-        for (key, value) in [("device_authorization_endpoint", r.deviceAuthorizationEndpoint), ("revocation_endpoint", r.revocationEndpoint)] {
+        for (key, value) in [
+            ("device_authorization_endpoint", r.deviceAuthorizationEndpoint),
+            ("revocation_endpoint", r.revocationEndpoint),
+        ] {
             guard let value else { continue }
             guard SessionPlan.isEndpoint(value, maxLength: limits.maxOptionBytes) else {
-                throw .invalid("\(key) must be an https URL (http only on a loopback host) without fragment or userinfo")
+                throw .invalid(
+                    "\(key) must be an https URL (http only on a loopback host) without fragment or userinfo")
             }
         }
-        guard let token = TokenKind(rawValue: r.token ?? "access") else { throw .invalid("token must be access or id, not \(r.token ?? "")") }
-        guard let store = Storage(rawValue: r.store ?? "keyring") else { throw .invalid("store must be keyring or memory, not \(r.store ?? "")") }
+        guard let token = TokenKind(rawValue: r.token ?? "access") else {
+            throw .invalid("token must be access or id, not \(r.token ?? "")")
+        }
+        guard let store = Storage(rawValue: r.store ?? "keyring") else {
+            throw .invalid("store must be keyring or memory, not \(r.store ?? "")")
+        }
         let minValid = r.minValid ?? defaultMinValid
         guard minValid <= 3600 else { throw .invalid("min_valid is at most 3600 seconds, not \(minValid)") }
         let username = r.username ?? "oauth2"
-        guard OAuthText.isVisibleText(username), !username.contains(":") else { throw .invalid("username must be printable ASCII with no ':'") }
+        guard OAuthText.isVisibleText(username), !username.contains(":") else {
+            throw .invalid("username must be printable ASCII with no ':'")
+        }
         for entry in r.registries {
             // `host` or `host:port`, as docker names a registry.
-            let parts = ASCII.lowercased(entry).split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let portOK = parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.count <= 5 && parts[1].utf8.allSatisfy(ASCII.isDigit))
-            guard OAuthText.isHostName(parts[0]), portOK else { throw .invalid("registries takes host names (with a port, if any), not \(entry)") }
+            let parts = ASCII.lowercased(entry).split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                .map(String.init)
+            let portOK =
+                parts.count == 1
+                || (!parts[1].isEmpty && parts[1].utf8.count <= 5 && parts[1].utf8.allSatisfy(ASCII.isDigit))
+            guard OAuthText.isHostName(parts[0]), portOK else {
+                throw .invalid("registries takes host names (with a port, if any), not \(entry)")
+            }
         }
         let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
         return Account(
-            name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience, resource: r.resource,
-            extraParams: r.extraParams, par: par, dpop: dpop, deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint, token: token, store: store,
+            name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience,
+            resource: r.resource,
+            extraParams: r.extraParams, par: par, dpop: dpop,
+            deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint,
+            token: token, store: store,
             minValidSeconds: Int64(minValid), username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
     }
@@ -137,15 +172,21 @@ public struct Account: Sendable, Equatable {
     /// host, as git's own servers in tests), no query, fragment or userinfo,
     /// scheme and host lowercased, the path ending in `/`.
     static func gitURL(_ entry: String) throws(RouterError) -> String {
-        // No `;` (the key file's list separator) and no `.`/`..` segment (a path that climbs out of a prefix must not match it).
-        guard let uri = try? URIReference.strict(entry, maxLength: 2048), let authority = uri.authority, SessionPlan.isIssuerScheme(uri),
+        // No `;` (the key file's list separator) and no `.`/`..` segment (a path that climbs out of a prefix must not
+        // match it).
+        guard let uri = try? URIReference.strict(entry, maxLength: 2048), let authority = uri.authority,
+            SessionPlan.isIssuerScheme(uri),
             uri.query == nil, uri.fragment == nil, !uri.hasUserinfo, !entry.contains(";"),
             !uri.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { segment in
                 // `%2e` is the `.` it stands for (RFC 3986 §2.3: the same segment either way).
                 let dots = ASCII.lowercased(String(segment)).replacing("%2e", with: ".")
                 return dots == "." || dots == ".."
             })
-        else { throw .invalid("git_urls takes https URLs (a host, or a path under it) with no query, fragment, ';' or dot segment, not \(entry)") }
+        else {
+            throw .invalid(
+                "git_urls takes https URLs (a host, or a path under it) with no query, fragment, ';' or dot segment, not \(entry)"
+            )
+        }
         var path = uri.path.isEmpty ? "/" : uri.path
         if !path.hasSuffix("/") { path += "/" }
         return uri.normalizedScheme + "://" + ASCII.lowercased(authority) + path
@@ -163,18 +204,28 @@ public struct Account: Sendable, Equatable {
     public static func checkName(_ name: String) throws(RouterError) {
         let bytes = Array(name.utf8)
         func word(_ b: UInt8) -> Bool { (ASCII.isAlpha(b) || ASCII.isDigit(b)) || b == 0x2E || b == 0x5F || b == 0x2D }
-        guard (1...64).contains(bytes.count), ASCII.isAlpha(bytes[0]) || ASCII.isDigit(bytes[0]), bytes.allSatisfy(word) else {
-            throw .invalid("an account name is 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit")
+        guard (1...64).contains(bytes.count), ASCII.isAlpha(bytes[0]) || ASCII.isDigit(bytes[0]), bytes.allSatisfy(word)
+        else {
+            throw .invalid(
+                "an account name is 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit")
         }
     }
 
     /// The key file's lines, in the option table's order: what `linkctl
     /// account add` writes and `AccountRequest` reads back (a test keeps them equal).
     public var fileEntries: [(key: String, value: String)] {
-        var out: [(String, String)] = [("issuer", issuer), ("client_id", clientID), ("scope", scope), ("redirect_uri", redirectURI)]
+        var out: [(String, String)] = [
+            ("issuer", issuer), ("client_id", clientID), ("scope", scope), ("redirect_uri", redirectURI),
+        ]
         if let audience { out.append(("audience", audience)) }
         if let resource { out.append(("resource", resource)) }
-        if !extraParams.isEmpty { out.append(("extra_params", extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";"))) }
+        if !extraParams.isEmpty {
+            out.append(
+                (
+                    "extra_params",
+                    extraParams.sorted { $0.key < $1.key }.map { $0.key + "=" + $0.value }.joined(separator: ";")
+                ))
+        }
         if par != .auto { out.append(("par", par.rawValue)) }
         if dpop != .auto { out.append(("dpop", dpop.rawValue)) }
         if let e = deviceAuthorizationEndpoint { out.append(("device_authorization_endpoint", e)) }
@@ -189,8 +240,10 @@ public struct Account: Sendable, Equatable {
     }
 
     private init(
-        name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?, resource: String?,
-        extraParams: [String: String], par: PushedAuthorization.Mode, dpop: DPoPBinding.Mode, deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage,
+        name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?,
+        resource: String?,
+        extraParams: [String: String], par: PushedAuthorization.Mode, dpop: DPoPBinding.Mode,
+        deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage,
         minValidSeconds: Int64,
         username: String,
         registries: [String], gitURLs: [String], owner: Owner
@@ -238,7 +291,9 @@ public struct AccountKey: Sendable, Hashable, CustomStringConvertible {
     /// The key of a `qualifiedName` at `issuer`.
     public init(qualifiedName: String, issuer: String) {
         if let slash = qualifiedName.lastIndex(of: "/") {
-            self.init(name: String(qualifiedName[qualifiedName.index(after: slash)...]), issuer: issuer, app: String(qualifiedName[..<slash]))
+            self.init(
+                name: String(qualifiedName[qualifiedName.index(after: slash)...]), issuer: issuer,
+                app: String(qualifiedName[..<slash]))
         } else {
             self.init(name: qualifiedName, issuer: issuer)
         }
@@ -252,7 +307,9 @@ extension OptionTable {
     /// are, booleans `true`/`false`, numbers in decimal, lists and maps
     /// `;`-separated (maps as `NAME=VALUE`).
     public func set(_ request: inout Request, key: String, text: String) throws(RouterError) {
-        guard let row = named(key) else { throw .invalid("unknown key \(key); the keys are \(keys.joined(separator: ", "))") }
+        guard let row = named(key) else {
+            throw .invalid("unknown key \(key); the keys are \(keys.joined(separator: ", "))")
+        }
         func items() -> [String] { text.split(separator: ";", omittingEmptySubsequences: true).map(String.init) }
         switch row.field {
         case .string(let set, _): set(&request, text)
@@ -266,7 +323,9 @@ extension OptionTable {
         case .stringMap(let set):
             var map: [String: String] = [:]
             for item in items() {
-                guard let eq = item.firstIndex(of: "="), eq != item.startIndex else { throw .invalid("\(key) takes NAME=VALUE;…, not \(item)") }
+                guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                    throw .invalid("\(key) takes NAME=VALUE;…, not \(item)")
+                }
                 let name = String(item[..<eq])
                 guard map[name] == nil else { throw .invalid("\(key) names \(name) twice") }
                 map[name] = String(item[item.index(after: eq)...])

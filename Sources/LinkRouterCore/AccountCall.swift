@@ -38,7 +38,9 @@ extension Router {
         switch callers[caller] {
         case .unknown?:
             // `.unknown` is both "being found out" and "could not be": only the first waits.
-            let identifying = operations.values.contains { if case .identify(let n) = $0 { n == caller } else { false } }
+            let identifying = operations.values.contains {
+                if case .identify(let n) = $0 { n == caller } else { false }
+            }
             return identifying ? .wait(identify: false) : .refuse
         case let app?: return .known(app)
         case nil: return .wait(identify: true)
@@ -52,12 +54,14 @@ extension Router {
         switch gate(caller) {
         case .known(let app):
             var states = accountTokens
-            return carryOn(call, accounts: accounts, app: app, caller: caller, held: nil, ids: &ids, states: &states, now: now)
+            return carryOn(
+                call, accounts: accounts, app: app, caller: caller, held: nil, ids: &ids, states: &states, now: now)
         case .refuse:
             return Transition(reply: refusal(for: call))
         case .wait(let identify):
             let op = ids.take()
-            var t = Transition(core: [.track(op, .accountCall(call, accounts: accounts, caller: caller))], reply: .held(op))
+            var t = Transition(
+                core: [.track(op, .accountCall(call, accounts: accounts, caller: caller))], reply: .held(op))
             if identify { t = t.then(identifying(caller, &ids)) }
             return t
         }
@@ -66,7 +70,8 @@ extension Router {
     /// The call, for a caller now known to be `app` (`held`: the operation its reply is held under).
     /// `states` carries what earlier calls in the same transition did to accounts' tokens.
     func carryOn(
-        _ call: AccountCall, accounts: [Account], app: CallerApp, caller: String, held: OperationID?, ids: inout OperationIDs,
+        _ call: AccountCall, accounts: [Account], app: CallerApp, caller: String, held: OperationID?,
+        ids: inout OperationIDs,
         states: inout [AccountKey: AccountTokens], now: Int64
     ) -> Transition {
         let mine = accounts.filter { $0.owner.serves(app) }
@@ -77,7 +82,8 @@ extension Router {
         do throws(RouterError) {
             switch call {
             case .getToken(let name, let request):
-                return getToken(try named(name), request, caller: caller, held: held, ids: &ids, states: &states, now: now)
+                return getToken(
+                    try named(name), request, caller: caller, held: held, ids: &ids, states: &states, now: now)
             case .list:
                 // The host user sees every account (whose it is, never its tokens); an app its own.
                 return listing(app == .host ? accounts : mine, caller: caller, held: held, ids: &ids, states: &states)
@@ -85,7 +91,9 @@ extension Router {
                 let account = try named(pending.request.account ?? "")
                 try pending.request.use(account)
                 // A sign-out at the provider (`BeginLogout`): signed out here first, whatever the provider does.
-                if pending.request.logout { return logout(account, caller: caller, held: held, ids: &ids, states: &states, then: (pending, now)) }
+                if pending.request.logout {
+                    return logout(account, caller: caller, held: held, ids: &ids, states: &states, then: (pending, now))
+                }
                 return beginKnown(pending, held: held, ids: &ids, now: now)
             case .logout(let name):
                 return logout(try named(name), caller: caller, held: held, ids: &ids, states: &states)
@@ -96,7 +104,9 @@ extension Router {
             case .remove(let name):
                 let account = try named(name)
                 guard account.owner != .system else {
-                    throw RouterError(.accessDenied, "\(name) is the administrator's (in /etc/linkrouter/accounts.d); only they can remove it")
+                    throw RouterError(
+                        .accessDenied,
+                        "\(name) is the administrator's (in /etc/linkrouter/accounts.d); only they can remove it")
                 }
                 return changing(.remove(account), caller: caller, held: held, ids: &ids)
             }
@@ -109,7 +119,8 @@ extension Router {
     /// host user's program: the user's; an app: that app's). The same
     /// declaration again changes nothing; a new one replaces the caller's own.
     func adding(
-        _ name: String, _ request: AccountRequest, app: CallerApp, accounts: [Account], caller: String, held: OperationID?, ids: inout OperationIDs
+        _ name: String, _ request: AccountRequest, app: CallerApp, accounts: [Account], caller: String,
+        held: OperationID?, ids: inout OperationIDs
     ) throws(RouterError) -> Transition {
         guard let owner = Account.Owner(declaring: app) else { throw Self.unknownAccount(name) }
         let account = try Account.make(name: name, request, owner: owner, limits: limits)
@@ -119,14 +130,22 @@ extension Router {
         }
         if existing == account { return Transition().answering(held, .none) }
         // Those being written count too: calls held while the caller was identified each saw the same list.
-        let writing = operations.values.count { if case .accountFile(.add(let a, nil), _) = $0 { a.owner == owner } else { false } }
-        if existing == nil, case .app = owner, accounts.count(where: { $0.owner == owner }) + writing >= limits.maxAccountsPerApp {
-            throw RouterError(.limitsExceeded, "\(app.label) has \(limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
+        let writing = operations.values.count {
+            if case .accountFile(.add(let a, nil), _) = $0 { a.owner == owner } else { false }
+        }
+        if existing == nil, case .app = owner,
+            accounts.count(where: { $0.owner == owner }) + writing >= limits.maxAccountsPerApp
+        {
+            throw RouterError(
+                .limitsExceeded,
+                "\(app.label) has \(limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
         }
         return changing(.add(account, replacing: existing), caller: caller, held: held, ids: &ids)
     }
 
-    private func changing(_ change: AccountFileChange, caller: String, held: OperationID?, ids: inout OperationIDs) -> Transition {
+    private func changing(_ change: AccountFileChange, caller: String, held: OperationID?, ids: inout OperationIDs)
+        -> Transition
+    {
         let op = held ?? ids.take()
         let operation: Operation
         switch change {
@@ -141,17 +160,25 @@ extension Router {
     /// An account's file written or removed: the call is answered. A removed
     /// account's tokens are forgotten first; so are a replaced one's when it
     /// named another provider or client (they are not its tokens any more).
-    func accountFileDone(_ op: OperationID, _ change: AccountFileChange, caller: String, _ error: RouterError?, ids: inout OperationIDs) -> Transition {
+    func accountFileDone(
+        _ op: OperationID, _ change: AccountFileChange, caller: String, _ error: RouterError?, ids: inout OperationIDs
+    ) -> Transition {
         if let error { return Transition(core: [.finish(op)], effects: [.answer(op, .refused(error))]) }
         var states = accountTokens
         switch change {
         case .remove(let account):
-            let t = Transition(effects: [.log(LogLine(.info, "Account \(account.name) of \(account.owner.label) removed by \(caller)"))])
+            let t = Transition(effects: [
+                .log(LogLine(.info, "Account \(account.name) of \(account.owner.label) removed by \(caller)"))
+            ])
             return t.then(logout(account, caller: caller, held: op, ids: &ids, states: &states))
         case .add(let account, let old):
-            var t = Transition(effects: [.log(LogLine(.info, "Account \(account.name) of \(account.owner.label) declared by \(caller)"))])
+            var t = Transition(effects: [
+                .log(LogLine(.info, "Account \(account.name) of \(account.owner.label) declared by \(caller)"))
+            ])
             if let old, old.issuer != account.issuer || old.clientID != account.clientID {
-                t = t.then(forgetting(old, why: "its account now names another provider or client", states: &states, ids: &ids))
+                t = t.then(
+                    forgetting(old, why: "its account now names another provider or client", states: &states, ids: &ids)
+                )
             }
             return t.answering(op, .none)
         }
@@ -160,7 +187,8 @@ extension Router {
     /// The answer a refused caller gets: no account exists for it (an empty list, for `ListAccounts`).
     func refusal(for call: AccountCall) -> Transition.Reply {
         switch call {
-        case .getToken(let name, _), .logout(let name), .reject(let name, _), .add(let name, _), .remove(let name): return .refused(Self.unknownAccount(name))
+        case .getToken(let name, _), .logout(let name), .reject(let name, _), .add(let name, _), .remove(let name):
+            return .refused(Self.unknownAccount(name))
         case .list: return .accounts([])
         case .begin(let b): return .refused(Self.unknownAccount(b.request.account ?? ""))
         }

@@ -6,7 +6,8 @@ extension AccountRequest {
         [
             OptionRow(
                 "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
-                flag: .value("issuer", placeholder: "URL"), help: "the OpenID provider (its discovery gives the endpoints and keys)",
+                flag: .value("issuer", placeholder: "URL"),
+                help: "the OpenID provider (its discovery gives the endpoints and keys)",
                 doc: "required: the issuer (https, or http on a loopback host)"),
             OptionRow(
                 "client_id", .string({ $0.clientID = $1 }, get: { $0.clientID }), limit: .option,
@@ -14,12 +15,19 @@ extension AccountRequest {
                 doc: "required: the public client registered at the provider"),
             OptionRow(
                 "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
-                flag: .value("scope", placeholder: "SCOPE"), help: "scopes to ask for (default: openid; add offline_access where the provider needs it for refresh tokens)",
-                doc: "space-separated scopes; default `openid` (add `offline_access` where the provider gives refresh tokens only for it)"),
+                flag: .value("scope", placeholder: "SCOPE"),
+                help:
+                    "scopes to ask for (default: openid; add offline_access where the provider needs it for refresh tokens)",
+                doc:
+                    "space-separated scopes; default `openid` (add `offline_access` where the provider gives refresh tokens only for it)"
+            ),
             OptionRow(
                 "redirect_uri", .string({ $0.redirectURI = $1 }, get: { $0.redirectURI }), limit: .option,
-                flag: .value("redirect-uri", placeholder: "URI"), help: "the callback registered for the client (default: http://127.0.0.1/callback, any port)",
-                doc: "the registered callback; default `http://127.0.0.1/callback` (a loopback listener on any port, RFC 8252 §7.3)"),
+                flag: .value("redirect-uri", placeholder: "URI"),
+                help: "the callback registered for the client (default: http://127.0.0.1/callback, any port)",
+                doc:
+                    "the registered callback; default `http://127.0.0.1/callback` (a loopback listener on any port, RFC 8252 §7.3)"
+            ),
             OptionRow(
                 "audience", .string({ $0.audience = $1 }, get: { $0.audience }), limit: .option,
                 flag: .value("audience", placeholder: "AUD"), help: "an audience parameter for the authorize request",
@@ -29,28 +37,37 @@ extension AccountRequest {
                 flag: .value("resource", placeholder: "URI"), help: "a resource indicator (RFC 8707)",
                 doc: "sent as `resource` (RFC 8707) on the authorize request"),
             OptionRow(
-                "extra_params", .stringMap({ $0.extraParams = $1 }), flag: .pairs("param"), help: "NAME=VALUE added to the authorize request",
+                "extra_params", .stringMap({ $0.extraParams = $1 }), flag: .pairs("param"),
+                help: "NAME=VALUE added to the authorize request",
                 doc: "more authorize parameters (not the ones linkrouter sets)"),
             OptionRow(
                 "par", .string({ $0.par = $1 }, get: { $0.par }), limit: .bytes(16),
-                flag: .value("par", placeholder: "auto|require|off"), help: "push the authorization request first (RFC 9126; default auto: when the provider offers it)",
-                doc: "`auto` (default: when the provider's metadata lists a PAR endpoint), `require` or `off`: whether the login pushes its authorization request first (RFC 9126)"),
+                flag: .value("par", placeholder: "auto|require|off"),
+                help: "push the authorization request first (RFC 9126; default auto: when the provider offers it)",
+                doc:
+                    "`auto` (default: when the provider's metadata lists a PAR endpoint), `require` or `off`: whether the login pushes its authorization request first (RFC 9126)"
+            ),
             OptionRow(
                 "dpop", .string({ $0.dpop = $1 }, get: { $0.dpop }), limit: .bytes(16),
                 flag: .value("dpop", placeholder: "auto|require|off"),
-                help: "bind the tokens to a key only the daemon holds (RFC 9449 DPoP; default auto: when the provider offers it)",
+                help:
+                    "bind the tokens to a key only the daemon holds (RFC 9449 DPoP; default auto: when the provider offers it)",
                 doc:
                     "`auto` (default: when the provider's metadata lists ES256 in `dpop_signing_alg_values_supported`), `require` (a token answer that is not `token_type: DPoP` is refused: nothing is kept at a sign-in, and a refresh so answered, or tokens kept from before without a key, sign the account out) or `off`: whether the tokens are bound to an ES256 key the daemon makes and keeps with them (RFC 9449)"
             ),
             OptionRow(
-                "device_authorization_endpoint", .string({ $0.deviceAuthorizationEndpoint = $1 }, get: { $0.deviceAuthorizationEndpoint }), limit: .option,
+                "device_authorization_endpoint",
+                .string({ $0.deviceAuthorizationEndpoint = $1 }, get: { $0.deviceAuthorizationEndpoint }),
+                limit: .option,
                 flag: .value("device-authorization-endpoint", placeholder: "URL"),
-                help: "where a device login (linkctl login NAME --device) begins, for a provider whose metadata does not list it",
+                help:
+                    "where a device login (linkctl login NAME --device) begins, for a provider whose metadata does not list it",
                 doc:
                     "where a device login (RFC 8628) begins, for a provider that has the grant but does not list `device_authorization_endpoint` in its metadata (django-oauth-toolkit); https, or http on a loopback host"
             ),
             OptionRow(
-                "revocation_endpoint", .string({ $0.revocationEndpoint = $1 }, get: { $0.revocationEndpoint }), limit: .option,
+                "revocation_endpoint", .string({ $0.revocationEndpoint = $1 }, get: { $0.revocationEndpoint }),
+                limit: .option,
                 flag: .value("revocation-endpoint", placeholder: "URL"),
                 help: "where linkctl logout revokes the tokens, for a provider whose metadata does not list it",
                 doc:
@@ -58,27 +75,38 @@ extension AccountRequest {
             ),
             OptionRow(
                 "token", .string({ $0.token = $1 }, get: { $0.token }), limit: .bytes(16),
-                flag: .value("token", placeholder: "access|id"), help: "the token handed out by default (id for OIDC Kubernetes clusters)",
+                flag: .value("token", placeholder: "access|id"),
+                help: "the token handed out by default (id for OIDC Kubernetes clusters)",
                 doc: "`access` (default) or `id`: what `GetToken` hands out unless asked otherwise"),
             OptionRow(
                 "store", .string({ $0.store = $1 }, get: { $0.store }), limit: .bytes(16),
-                flag: .value("store", placeholder: "keyring|memory"), help: "where tokens live (memory: for the daemon's life only)",
-                doc: "`keyring` (default: the Secret Service's default collection) or `memory` (the daemon's life only)"),
+                flag: .value("store", placeholder: "keyring|memory"),
+                help: "where tokens live (memory: for the daemon's life only)",
+                doc: "`keyring` (default: the Secret Service's default collection) or `memory` (the daemon's life only)"
+            ),
             OptionRow(
                 "min_valid", .uint32({ $0.minValid = $1 }), flag: .value("min-valid", placeholder: "SECONDS"),
                 help: "seconds a token handed out must still be valid (default 60)",
                 doc: "seconds of life a handed-out token must have left; default 60"),
             OptionRow(
                 "username", .string({ $0.username = $1 }, get: { $0.username }), limit: .option,
-                flag: .value("username", placeholder: "NAME"), help: "the user name a registry gets with the token (default oauth2; git's is credential git --username)",
-                doc: "the user name `docker-credential-linkrouter` gives with the token; default `oauth2` (git's comes from `linkctl credential git --username`)"),
+                flag: .value("username", placeholder: "NAME"),
+                help:
+                    "the user name a registry gets with the token (default oauth2; git's is credential git --username)",
+                doc:
+                    "the user name `docker-credential-linkrouter` gives with the token; default `oauth2` (git's comes from `linkctl credential git --username`)"
+            ),
             OptionRow(
                 "registries", .strings({ $0.registries = $1 }), flag: .repeated("registry", placeholder: "HOST"),
-                help: "a container registry whose docker credentials this account answers (docker-credential-linkrouter)",
-                doc: "registry hosts (`registry.example.com`, `registry.example.com:5000`) whose docker credentials `docker-credential-linkrouter` answers with this account's token"),
+                help:
+                    "a container registry whose docker credentials this account answers (docker-credential-linkrouter)",
+                doc:
+                    "registry hosts (`registry.example.com`, `registry.example.com:5000`) whose docker credentials `docker-credential-linkrouter` answers with this account's token"
+            ),
             OptionRow(
                 "git_urls", .strings({ $0.gitURLs = $1 }), flag: .repeated("git-url", placeholder: "URL"),
-                help: "a forge URL (https://git.example.com/, or a path under it) whose git credentials this account answers (credential git with no --account)",
+                help:
+                    "a forge URL (https://git.example.com/, or a path under it) whose git credentials this account answers (credential git with no --account)",
                 doc:
                     "https URL prefixes (`https://git.example.com/`, `https://git.example.com/team/`) whose git credentials `linkctl credential git` without `--account` answers with this account's token (the longest match wins; a prefix with a path needs git's `credential.useHttpPath`)"
             ),

@@ -20,7 +20,8 @@ public struct AppDirectory: Sendable, Equatable {
     /// (the XDG search order, then the desktop id), which decides a conflict.
     static func ordered(_ claims: [HTTPSClaim]) -> [HTTPSClaim] {
         claims.enumerated().sorted { a, b in
-            a.element.path.utf8.count != b.element.path.utf8.count ? a.element.path.utf8.count > b.element.path.utf8.count : a.offset < b.offset
+            a.element.path.utf8.count != b.element.path.utf8.count
+                ? a.element.path.utf8.count > b.element.path.utf8.count : a.offset < b.offset
         }.map(\.element)
     }
 
@@ -30,7 +31,9 @@ public struct AppDirectory: Sendable, Equatable {
     public func app(for uri: URIReference) -> (app: LinkApp, rule: String)? {
         let scheme = uri.normalizedScheme
         if SchemeRule.isWeb(scheme) {
-            guard scheme == "https", let host = uri.host.map(ASCII.lowercased), !leftToBrowser.contains(host) else { return nil }
+            guard scheme == "https", let host = uri.host.map(ASCII.lowercased), !leftToBrowser.contains(host) else {
+                return nil
+            }
             guard let claim = claims.first(where: { $0.covers(uri) }) else { return nil }
             return (claim.app, "the longest claim that covers it, \(claim.prefix), is \(claim.app.id)'s")
         }

@@ -20,11 +20,17 @@ public enum AuthorizeURL {
         let scheme = uri.normalizedScheme
         let host = uri.host.map(ASCII.lowercased) ?? ""
         guard scheme == "https" || (scheme == "http" && CallbackURI.loopbackHosts.contains(host)) else {
-            throw .invalid("\(role) \"\(PercentEncoding.preview(Substring(text)))\" must use https (http only on a loopback address, for a local provider)")
+            throw .invalid(
+                "\(role) \"\(PercentEncoding.preview(Substring(text)))\" must use https (http only on a loopback address, for a local provider)"
+            )
         }
         guard !host.isEmpty else { throw .invalid("\(role) has no host") }
-        guard !uri.hasUserinfo else { throw .invalid("\(role) carries userinfo (\"user@\"), which an authorization endpoint never needs") }
-        guard uri.fragment == nil else { throw .invalid("\(role) has a fragment; an authorization endpoint has none (RFC 6749 §3.1)") }
+        guard !uri.hasUserinfo else {
+            throw .invalid("\(role) carries userinfo (\"user@\"), which an authorization endpoint never needs")
+        }
+        guard uri.fragment == nil else {
+            throw .invalid("\(role) has a fragment; an authorization endpoint has none (RFC 6749 §3.1)")
+        }
         return uri
     }
 
@@ -35,10 +41,13 @@ public enum AuthorizeURL {
 
     /// The authorization request's parameters for a session the daemon builds, in order.
     static func parameters(
-        clientID: String, redirectURI: String, scope: String?, state: String, nonce: String, codeChallenge: String?, appCallbackURI: String?,
+        clientID: String, redirectURI: String, scope: String?, state: String, nonce: String, codeChallenge: String?,
+        appCallbackURI: String?,
         extra: [String: String]
     ) -> [(String, String)] {
-        var pairs: [(String, String)] = [("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI)]
+        var pairs: [(String, String)] = [
+            ("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI),
+        ]
         if let scope { pairs.append(("scope", scope)) }
         pairs.append(("state", state))
         pairs.append(("nonce", nonce))
@@ -56,7 +65,8 @@ public enum AuthorizeURL {
 
     /// `endpoint` with `pairs` added to its query (after any it has of its own).
     static func withQuery(_ endpoint: URIReference, _ pairs: [(String, String)]) -> String {
-        let query = pairs.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(separator: "&")
+        let query = pairs.map { PercentEncoding.encode($0.0) + "=" + PercentEncoding.encode($0.1) }.joined(
+            separator: "&")
         var base = endpoint.original
         if let q = endpoint.query {
             base += q.isEmpty ? "" : "&"

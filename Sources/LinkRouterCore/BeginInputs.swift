@@ -11,7 +11,9 @@ public struct BeginInputs: Sendable, Equatable {
     /// SHA-256 of `claim_token`, when one was given.
     public var claimTokenDigest: [UInt8]?
 
-    public init(secrets: Result<SessionSecrets, RouterError>, browser: Result<String, RouterError>?, claimTokenDigest: [UInt8]?) {
+    public init(
+        secrets: Result<SessionSecrets, RouterError>, browser: Result<String, RouterError>?, claimTokenDigest: [UInt8]?
+    ) {
         self.secrets = secrets
         self.browser = browser
         self.claimTokenDigest = claimTokenDigest

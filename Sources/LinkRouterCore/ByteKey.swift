@@ -40,7 +40,11 @@ public struct ByteKey: Hashable, Sendable {
         let r = UnsafeRawPointer(qa)
         var i = 0
         while i + 8 <= n {
-            if l.loadUnaligned(fromByteOffset: i, as: UInt64.self) != r.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            if l.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != r.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
+                return false
+            }
             i += 8
         }
         while i < n {

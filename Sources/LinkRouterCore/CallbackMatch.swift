@@ -12,11 +12,14 @@ extension CallbackURI {
             if host != loopbackHost {
                 return "host \"\(host)\" differs from the registered loopback host \"\(loopbackHost ?? "")\""
             }
-            if received.hasUserinfo { return "the URI carries userinfo (\"user@\"), which the registered callback does not" }
+            if received.hasUserinfo {
+                return "the URI carries userinfo (\"user@\"), which the registered callback does not"
+            }
         } else if received.authority != uri.authority {
             switch (received.authority, uri.authority) {
             case (let got?, nil):
-                return "the URI has an authority \"//\(got)\" where the registered \"\(string)\" has none (\":/\" versus \"://\")"
+                return
+                    "the URI has an authority \"//\(got)\" where the registered \"\(string)\" has none (\":/\" versus \"://\")"
             case (nil, let want?):
                 return "the URI has no authority where the registered one has \"//\(want)\""
             case (let got?, let want?):
@@ -26,22 +29,26 @@ extension CallbackURI {
             }
         }
         if received.path != uri.path {
-            return "path \"\(received.path)\" differs from the registered \"\(uri.path)\"" + Self.describePathDifference(received.path, uri.path)
+            return "path \"\(received.path)\" differs from the registered \"\(uri.path)\""
+                + Self.describePathDifference(received.path, uri.path)
         }
         for want in ownQuery {
             let got = query.pairs.filter { $0.rawName == want.rawName }
             if got.isEmpty {
                 if query.contains(want.name) {
-                    return "query parameter \"\(want.name)\" differs from the registered one by percent-encoding of its name"
+                    return
+                        "query parameter \"\(want.name)\" differs from the registered one by percent-encoding of its name"
                 }
                 return "the registered query parameter \"\(want.raw)\" is missing"
             }
             if got.count > 1 { return "query parameter \"\(want.rawName)\" appears \(got.count) times" }
             if got[0].rawValue != want.rawValue {
                 if got[0].value == want.value {
-                    return "query parameter \"\(want.rawName)\" is \"\(got[0].rawValue ?? "")\" where the registered one is \"\(want.rawValue ?? "")\": they differ by percent-encoding"
+                    return
+                        "query parameter \"\(want.rawName)\" is \"\(got[0].rawValue ?? "")\" where the registered one is \"\(want.rawValue ?? "")\": they differ by percent-encoding"
                 }
-                return "query parameter \"\(want.rawName)\" is \"\(got[0].rawValue ?? "")\" where the registered one is \"\(want.rawValue ?? "")\""
+                return
+                    "query parameter \"\(want.rawName)\" is \"\(got[0].rawValue ?? "")\" where the registered one is \"\(want.rawValue ?? "")\""
             }
         }
         return nil
@@ -56,7 +63,9 @@ extension CallbackURI {
         {
             return " by percent-encoding"
         }
-        if got.contains("//") || got.contains("/./") || got.contains("/../") || got.hasSuffix("/.") || got.hasSuffix("/..") {
+        if got.contains("//") || got.contains("/./") || got.contains("/../") || got.hasSuffix("/.")
+            || got.hasSuffix("/..")
+        {
             return " by dot segments or doubled slashes, which are compared as written"
         }
         return ""

@@ -40,14 +40,17 @@ public final class CallbackURI: Sendable, Equatable {
     public static func == (a: CallbackURI, b: CallbackURI) -> Bool { a.string == b.string }
 
     /// Response parameters a registered URI may not carry itself.
-    static let responseParameters: Set<String> = ["state", "code", "error", "error_description", "error_uri", "iss", "resume_uri"]
+    static let responseParameters: Set<String> = [
+        "state", "code", "error", "error_description", "error_uri", "iss", "resume_uri",
+    ]
     static let loopbackHosts: Set<String> = ["127.0.0.1", "[::1]", "localhost"]
 
     /// Checks `text` against the callback rules; `role` names the option in messages.
     public static func parse(_ text: String, role: String, maxLength: Int = 2048) throws(RouterError) -> CallbackURI {
         let uri: URIReference
         do { uri = try URIReference.strict(text, maxLength: maxLength) } catch {
-            throw .invalid("\(role) \"\(PercentEncoding.preview(Substring(text)))\" is not a valid URI: \(error.message)")
+            throw .invalid(
+                "\(role) \"\(PercentEncoding.preview(Substring(text)))\" is not a valid URI: \(error.message)")
         }
         if uri.fragment != nil {
             throw .invalid("\(role) has a fragment (\"#…\"); a redirect URI has no fragment (RFC 6749 §3.1.2)")
@@ -68,18 +71,26 @@ public final class CallbackURI: Sendable, Equatable {
             style = .claimedHTTPS
         case "http":
             guard let host = uri.host.map(ASCII.lowercased), loopbackHosts.contains(host), !uri.hasUserinfo else {
-                throw .invalid("\(role) \"\(text)\" uses http on a host that is not loopback; http is accepted only for http://127.0.0.1, http://[::1] or http://localhost (RFC 8252 §7.3)")
+                throw .invalid(
+                    "\(role) \"\(text)\" uses http on a host that is not loopback; http is accepted only for http://127.0.0.1, http://[::1] or http://localhost (RFC 8252 §7.3)"
+                )
             }
-            if let port = uri.port, port.isEmpty || !port.utf8.allSatisfy(ASCII.isDigit) || port.utf8.count > 5 || Int(port)! > 65535 {
+            if let port = uri.port,
+                port.isEmpty || !port.utf8.allSatisfy(ASCII.isDigit) || port.utf8.count > 5 || Int(port)! > 65535
+            {
                 throw .invalid("\(role) \"\(text)\" has an invalid port")
             }
             style = .loopback
         default:
             if SchemeRule.isRefused(scheme) {
-                throw .invalid("\(role) uses the scheme \"\(scheme)\", which is never an app's own scheme; use a reverse-domain scheme such as com.example.app")
+                throw .invalid(
+                    "\(role) uses the scheme \"\(scheme)\", which is never an app's own scheme; use a reverse-domain scheme such as com.example.app"
+                )
             }
             guard SchemeRule.isReverseDomain(scheme) else {
-                throw .invalid("\(role) uses the scheme \"\(scheme)\", which is not reverse-domain; a custom scheme must contain a dot, such as com.example.app (RFC 8252 §7.1)")
+                throw .invalid(
+                    "\(role) uses the scheme \"\(scheme)\", which is not reverse-domain; a custom scheme must contain a dot, such as com.example.app (RFC 8252 §7.1)"
+                )
             }
             style = .customScheme
         }
@@ -91,7 +102,9 @@ public final class CallbackURI: Sendable, Equatable {
         }
         let own = try QueryParameters.parse(uri.query)
         for pair in own.pairs where responseParameters.contains(pair.name) {
-            throw .invalid("\(role) carries \"\(pair.name)\" in its own query; that name is reserved for the authorization response")
+            throw .invalid(
+                "\(role) carries \"\(pair.name)\" in its own query; that name is reserved for the authorization response"
+            )
         }
         return CallbackURI(uri: uri, style: style, ownQuery: own.pairs)
     }

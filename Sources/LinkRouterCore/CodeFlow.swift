@@ -44,9 +44,11 @@ public struct CodeFlow: Sendable, Equatable {
     public var resumeOpened: Bool
 
     public init(
-        source: Source, state: String, nonce: String?, codeVerifier: String?, redirect: CallbackURI, appCallback: CallbackURI?,
+        source: Source, state: String, nonce: String?, codeVerifier: String?, redirect: CallbackURI,
+        appCallback: CallbackURI?,
         authorizationOrigin: String, resumeHosts: [String], resumePathPrefix: String?, resumeMode: ResumeMode,
-        browser: String?, issuer: String?, requireIssuer: Bool, exchange: TokenExchange? = nil, resumeOpened: Bool = false
+        browser: String?, issuer: String?, requireIssuer: Bool, exchange: TokenExchange? = nil,
+        resumeOpened: Bool = false
     ) {
         self.source = source
         self.state = state

@@ -28,12 +28,15 @@ public struct DPoPBinding: Sendable, Equatable {
             "the token endpoint answered token_type \"\(tokens.tokenType.prefix(40))\", not DPoP, although the account requires DPoP (dpop=require): its tokens would not be bound to the daemon's key, so none was kept"
     }
 
-    /// One line of a stored flow: `require` or `auto`, the thumbprint, the private JWK (compact JSON: no space, no line break).
+    /// One line of a stored flow: `require` or `auto`, the thumbprint, the private JWK (compact JSON: no space, no line
+    /// break).
     var stored: String { (required ? "require " : "auto ") + key.thumbprint + " " + key.privateJWK }
 
     init?(stored: String) {
         let parts = stored.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "require" || parts[0] == "auto", let key = DPoPKey(privateJWK: String(parts[2]), thumbprint: String(parts[1])) else {
+        guard parts.count == 3, parts[0] == "require" || parts[0] == "auto",
+            let key = DPoPKey(privateJWK: String(parts[2]), thumbprint: String(parts[1]))
+        else {
             return nil
         }
         self.init(key: key, required: parts[0] == "require")
@@ -51,7 +54,8 @@ public struct DPoPBinding: Sendable, Equatable {
         case .require:
             if let listed, !listed.contains(algorithm) {
                 throw .invalid(
-                    "dpop=require, but the provider's dpop_signing_alg_values_supported (\(listed.joined(separator: " "))) does not list ES256, the only algorithm linkrouter's keys sign with")
+                    "dpop=require, but the provider's dpop_signing_alg_values_supported (\(listed.joined(separator: " "))) does not list ES256, the only algorithm linkrouter's keys sign with"
+                )
             }
             return true
         }

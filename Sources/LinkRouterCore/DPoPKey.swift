@@ -10,7 +10,8 @@ public struct DPoPKey: Sendable, Equatable {
 
     /// Nil when either part is not what the daemon writes (a line break, a thumbprint that is not base64url).
     public init?(privateJWK: String, thumbprint: String) {
-        guard !privateJWK.isEmpty, privateJWK.utf8.count <= 512, privateJWK.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }),
+        guard !privateJWK.isEmpty, privateJWK.utf8.count <= 512,
+            privateJWK.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }),
             thumbprint.utf8.count == 43, Base64URL.isEncoded(thumbprint)
         else { return nil }
         self.privateJWK = privateJWK

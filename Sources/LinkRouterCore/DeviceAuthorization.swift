@@ -14,7 +14,10 @@ public struct DeviceAuthorization: Sendable, Equatable {
     /// Seconds between polls (§3.2's default 5 when absent; at least 1).
     public let interval: UInt32
 
-    public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String?, expiresIn: UInt32, interval: UInt32) {
+    public init(
+        deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String?,
+        expiresIn: UInt32, interval: UInt32
+    ) {
         self.deviceCode = deviceCode
         self.userCode = userCode
         self.verificationURI = verificationURI
@@ -27,7 +30,9 @@ public struct DeviceAuthorization: Sendable, Equatable {
     /// A refusal says which request failed and what the provider said (§3.2 points
     /// at RFC 6749 §5.2's error form); an answer without a usable field names it.
     public init(status: Int, body: JSONValue?, request: DeviceGrant.Request) throws(RouterError) {
-        func fail(_ why: String) -> RouterError { RouterError(.authorizationFailed, "\(request.logTag) \(why); nothing was shown") }
+        func fail(_ why: String) -> RouterError {
+            RouterError(.authorizationFailed, "\(request.logTag) \(why); nothing was shown")
+        }
         guard status == 200 else {
             let code = body?["error"]?.stringValue.map { OAuthText.isErrorText($0) ? $0 : "invalid_response" }
             let description = OAuthText.sanitizedDescription(body?["error_description"]?.stringValue)
@@ -36,7 +41,9 @@ public struct DeviceAuthorization: Sendable, Equatable {
         }
         guard let body, case .object = body else { throw fail("was answered with something that is not a JSON object") }
         func text(_ key: String, max: Int) throws(RouterError) -> String {
-            guard let value = body[key]?.stringValue, !value.isEmpty, value.utf8.count <= max, OAuthText.isVisibleText(value) else {
+            guard let value = body[key]?.stringValue, !value.isEmpty, value.utf8.count <= max,
+                OAuthText.isVisibleText(value)
+            else {
                 throw fail("was answered without a usable \(key) (RFC 8628 §3.2)")
             }
             return value
@@ -45,23 +52,30 @@ public struct DeviceAuthorization: Sendable, Equatable {
             let value = try text(key, max: 2048)
             // A person is sent there: only a web page, never javascript: or a file.
             guard SessionPlan.isEndpoint(value, maxLength: 2048) else {
-                throw fail("was answered with a \(key) that is not an https URL (http only on a loopback host): \"\(PercentEncoding.preview(Substring(value)))\"")
+                throw fail(
+                    "was answered with a \(key) that is not an https URL (http only on a loopback host): \"\(PercentEncoding.preview(Substring(value)))\""
+                )
             }
             return value
         }
         func seconds(_ key: String) throws(RouterError) -> UInt32? {
             guard let value = body[key] else { return nil }
-            guard let n = value.int64Value, n > 0 else { throw fail("was answered with a \(key) that is not a positive number of seconds") }
+            guard let n = value.int64Value, n > 0 else {
+                throw fail("was answered with a \(key) that is not a positive number of seconds")
+            }
             return UInt32(clamping: n)
         }
         let deviceCode = try text("device_code", max: 4096)
         let userCode = try text("user_code", max: 64)
         let verification = try page("verification_uri")
         let complete = body["verification_uri_complete"] == nil ? nil : try page("verification_uri_complete")
-        guard let lifetime = try seconds("expires_in") else { throw fail("was answered without expires_in (RFC 8628 §3.2)") }
+        guard let lifetime = try seconds("expires_in") else {
+            throw fail("was answered without expires_in (RFC 8628 §3.2)")
+        }
         let interval = try seconds("interval") ?? DeviceGrant.defaultInterval
         self.init(
-            deviceCode: deviceCode, userCode: userCode, verificationURI: verification, verificationURIComplete: complete,
+            deviceCode: deviceCode, userCode: userCode, verificationURI: verification,
+            verificationURIComplete: complete,
             expiresIn: min(lifetime, DeviceGrant.maxLifetime), interval: min(interval, DeviceGrant.maxInterval))
     }
 }

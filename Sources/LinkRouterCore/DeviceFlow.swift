@@ -16,12 +16,14 @@ public struct DeviceFlow: Sendable, Equatable {
 
     public init(issuer: String, exchange: TokenExchange, authorization a: DeviceAuthorization) {
         self.init(
-            issuer: issuer, exchange: exchange, deviceCode: a.deviceCode, userCode: a.userCode, verificationURI: a.verificationURI,
+            issuer: issuer, exchange: exchange, deviceCode: a.deviceCode, userCode: a.userCode,
+            verificationURI: a.verificationURI,
             verificationURIComplete: a.verificationURIComplete, interval: a.interval)
     }
 
     public init(
-        issuer: String, exchange: TokenExchange, deviceCode: String?, userCode: String, verificationURI: String, verificationURIComplete: String?, interval: UInt32
+        issuer: String, exchange: TokenExchange, deviceCode: String?, userCode: String, verificationURI: String,
+        verificationURIComplete: String?, interval: UInt32
     ) {
         self.issuer = issuer
         self.exchange = exchange
@@ -36,8 +38,10 @@ public struct DeviceFlow: Sendable, Equatable {
     /// visible ASCII, so none holds a line break).
     var stored: String {
         var lines = [
-            "v=\(SessionFlow.storedVersion)", "issuer=\(issuer)", "client_id=\(exchange.clientID)", "token_endpoint=\(exchange.tokenEndpoint)",
-            "jwks_uri=\(exchange.jwksURI)", "user_code=\(userCode)", "verification_uri=\(verificationURI)", "interval=\(interval)",
+            "v=\(SessionFlow.storedVersion)", "issuer=\(issuer)", "client_id=\(exchange.clientID)",
+            "token_endpoint=\(exchange.tokenEndpoint)",
+            "jwks_uri=\(exchange.jwksURI)", "user_code=\(userCode)", "verification_uri=\(verificationURI)",
+            "interval=\(interval)",
         ]
         if exchange.expectsIDToken { lines.append("openid=1") }
         if let a = exchange.account { lines.append("account=\(a)") }
@@ -55,8 +59,10 @@ public struct DeviceFlow: Sendable, Equatable {
             guard let eq = line.firstIndex(of: "=") else { return nil }
             f[line[..<eq]] = line[line.index(after: eq)...]
         }
-        guard let issuer = f["issuer"], let client = f["client_id"], let token = f["token_endpoint"], let jwks = f["jwks_uri"],
-            let user = f["user_code"], let page = f["verification_uri"], let interval = f["interval"].flatMap({ UInt32($0) })
+        guard let issuer = f["issuer"], let client = f["client_id"], let token = f["token_endpoint"],
+            let jwks = f["jwks_uri"],
+            let user = f["user_code"], let page = f["verification_uri"],
+            let interval = f["interval"].flatMap({ UInt32($0) })
         else { return nil }
         var dpop: DPoPBinding?
         if let line = f["dpop"] {
@@ -64,10 +70,13 @@ public struct DeviceFlow: Sendable, Equatable {
             dpop = binding
         }
         let exchange = TokenExchange(
-            clientID: String(client), tokenEndpoint: String(token), jwksURI: String(jwks), expectsIDToken: f["openid"] == "1", account: f["account"].map(String.init),
+            clientID: String(client), tokenEndpoint: String(token), jwksURI: String(jwks),
+            expectsIDToken: f["openid"] == "1", account: f["account"].map(String.init),
             accountInMemory: f["account_memory"] == "1", dpop: dpop)
         self.init(
-            issuer: String(issuer), exchange: exchange, deviceCode: f["device_code"].map(String.init), userCode: String(user), verificationURI: String(page),
-            verificationURIComplete: f["verification_uri_complete"].map(String.init), interval: min(max(interval, 1), DeviceGrant.maxInterval))
+            issuer: String(issuer), exchange: exchange, deviceCode: f["device_code"].map(String.init),
+            userCode: String(user), verificationURI: String(page),
+            verificationURIComplete: f["verification_uri_complete"].map(String.init),
+            interval: min(max(interval, 1), DeviceGrant.maxInterval))
     }
 }

@@ -34,7 +34,10 @@ public enum DeviceGrant {
         }
 
         public var form: [(String, String)] {
-            [("client_id", clientID), ("scope", scope)] + parameters.sorted { $0.key < $1.key }.filter { !["client_id", "scope"].contains($0.key) }.map { ($0.key, $0.value) }
+            [("client_id", clientID), ("scope", scope)]
+                + parameters.sorted { $0.key < $1.key }.filter { !["client_id", "scope"].contains($0.key) }.map {
+                    ($0.key, $0.value)
+                }
         }
         /// For logs and errors: the endpoint, never a code.
         public var logTag: String { "the device authorization request to \(endpoint)" }
@@ -64,16 +67,27 @@ public enum DeviceGrant {
         case "slow_down":
             next = min(interval + slowDownStep, maxInterval)
         case "access_denied":
-            return .end(RouterError(.authorizationFailed, "the sign-in was refused on the other device (access_denied, RFC 8628 §3.5); nothing was stored"))
+            return .end(
+                RouterError(
+                    .authorizationFailed,
+                    "the sign-in was refused on the other device (access_denied, RFC 8628 §3.5); nothing was stored"))
         case "expired_token":
-            return .end(RouterError(.expired, "the device code expired before the sign-in was finished on the other device (expired_token); begin a new login"))
+            return .end(
+                RouterError(
+                    .expired,
+                    "the device code expired before the sign-in was finished on the other device (expired_token); begin a new login"
+                ))
         case nil:
             next = min(interval * 2, maxInterval)
         default:
             return .end(failure.error)
         }
         guard now + Int64(next) < deadline else {
-            return .end(RouterError(.expired, "the device code expires before the next poll could be made; the sign-in was not finished on the other device in time; begin a new login"))
+            return .end(
+                RouterError(
+                    .expired,
+                    "the device code expires before the next poll could be made; the sign-in was not finished on the other device in time; begin a new login"
+                ))
         }
         return .poll(interval: next)
     }

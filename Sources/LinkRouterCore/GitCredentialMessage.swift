@@ -30,18 +30,28 @@ public struct GitCredentialMessage: Sendable, Equatable {
             let line = bytes[start..<end]
             start = end + 1
             if line.isEmpty { break }
-            guard line.count <= maxLineBytes else { throw .invalid("a line of \(line.count) bytes; git's limit is \(maxLineBytes)") }
-            guard !line.contains(0), !line.contains(0x0D) else { throw .invalid("a line holds NUL or CR, which git's credential protocol does not allow") }
-            guard let eq = line.firstIndex(of: 0x3D), eq != line.startIndex else { throw .invalid("a line is not key=value") }
+            guard line.count <= maxLineBytes else {
+                throw .invalid("a line of \(line.count) bytes; git's limit is \(maxLineBytes)")
+            }
+            guard !line.contains(0), !line.contains(0x0D) else {
+                throw .invalid("a line holds NUL or CR, which git's credential protocol does not allow")
+            }
+            guard let eq = line.firstIndex(of: 0x3D), eq != line.startIndex else {
+                throw .invalid("a line is not key=value")
+            }
             guard out.count < maxLines else { throw .invalid("more than \(maxLines) lines") }
-            out.append((String(decoding: line[..<eq], as: UTF8.self), String(decoding: line[(eq + 1)...], as: UTF8.self)))
+            out.append(
+                (String(decoding: line[..<eq], as: UTF8.self), String(decoding: line[(eq + 1)...], as: UTF8.self)))
         }
         return GitCredentialMessage(out)
     }
 
-    /// The URL the request is for, `protocol://host[/path]` (the path only when git sends it, `credential.useHttpPath`).
+    /// The URL the request is for, `protocol://host[/path]` (the path only when git sends it,
+    /// `credential.useHttpPath`).
     public var url: String? {
-        guard let scheme = value("protocol"), let host = value("host"), !scheme.isEmpty, !host.isEmpty else { return nil }
+        guard let scheme = value("protocol"), let host = value("host"), !scheme.isEmpty, !host.isEmpty else {
+            return nil
+        }
         return scheme + "://" + host + "/" + (value("path") ?? "")
     }
 
@@ -51,7 +61,9 @@ public struct GitCredentialMessage: Sendable, Equatable {
     /// The answer to `get` with a token: Bearer where git offered `capability[]=authtype`
     /// (2.46+), always the classic user name and password too (Debian 12's git 2.39 uses
     /// those, as HTTP Basic), with the token's expiry so git never uses it past that.
-    public static func answer(to request: GitCredentialMessage, token: String, username: String, expiresAt: Int64?) -> GitCredentialMessage {
+    public static func answer(to request: GitCredentialMessage, token: String, username: String, expiresAt: Int64?)
+        -> GitCredentialMessage
+    {
         var out: [(key: String, value: String)] = []
         if request.values("capability[]").contains("authtype") {
             out += [("capability[]", "authtype"), ("authtype", "Bearer"), ("credential", token)]

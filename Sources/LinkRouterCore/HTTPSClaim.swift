@@ -15,24 +15,31 @@ public struct HTTPSClaim: Sendable, Equatable {
     public static func parse(_ text: String, app: LinkApp) throws(RouterError) -> HTTPSClaim {
         let uri: URIReference
         do { uri = try URIReference.strict(text, maxLength: 2048) } catch {
-            throw .invalid("the claim \"\(PercentEncoding.preview(Substring(text)))\" is not a valid URI: \(error.message)")
+            throw .invalid(
+                "the claim \"\(PercentEncoding.preview(Substring(text)))\" is not a valid URI: \(error.message)")
         }
         guard uri.normalizedScheme == "https" else {
-            throw .invalid("the claim \(text) is not https; only https links are claimed (an app's own scheme is declared with MimeType=x-scheme-handler/…)")
+            throw .invalid(
+                "the claim \(text) is not https; only https links are claimed (an app's own scheme is declared with MimeType=x-scheme-handler/…)"
+            )
         }
         guard let host = uri.host, !host.isEmpty, !host.contains("*") else {
             throw .invalid("the claim \(text) names no host; a claim covers a host's links only when it names the host")
         }
         guard !uri.hasUserinfo, uri.query == nil, uri.fragment == nil else {
-            throw .invalid("the claim \(text) has userinfo, a query or a fragment; a claim is a scheme, a host and a path prefix")
+            throw .invalid(
+                "the claim \(text) has userinfo, a query or a fragment; a claim is a scheme, a host and a path prefix")
         }
         guard uri.path.hasPrefix("/"), uri.path.hasSuffix("/") else {
-            throw .invalid("the claim \(text) does not end at a path segment boundary; end it with \"/\" (https://example.com/app/)")
+            throw .invalid(
+                "the claim \(text) does not end at a path segment boundary; end it with \"/\" (https://example.com/app/)"
+            )
         }
         guard !ClaimPath.hasDotSegments(uri.path) else {
             throw .invalid("the claim \(text) has a \".\" or \"..\" path segment or an encoded slash")
         }
-        return HTTPSClaim(prefix: text, host: ASCII.lowercased(host), port: String(uri.port ?? ""), path: uri.path, app: app)
+        return HTTPSClaim(
+            prefix: text, host: ASCII.lowercased(host), port: String(uri.port ?? ""), path: uri.path, app: app)
     }
 
     /// Whether the claim covers a (strictly parsed) https link: same host and

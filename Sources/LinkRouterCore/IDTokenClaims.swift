@@ -21,35 +21,55 @@ public enum IDTokenClaims {
     /// Checks `claims` at `now` (unix seconds); the subject on success.
     @discardableResult
     public static func check(_ claims: JSONValue, _ expected: Expected, now: Int64) throws(RouterError) -> String {
-        func reject(_ why: String) -> RouterError { RouterError(.idTokenRejected, "the ID token \(why); no token was handed out") }
+        func reject(_ why: String) -> RouterError {
+            RouterError(.idTokenRejected, "the ID token \(why); no token was handed out")
+        }
         guard case .object = claims else { throw reject("payload is not a JSON object") }
         guard let iss = claims["iss"]?.stringValue else { throw reject("has no iss") }
         guard iss == expected.issuer else {
-            throw reject("was issued by \"\(PercentEncoding.preview(Substring(iss)))\", not by \(expected.issuer) (iss must be identical)")
+            throw reject(
+                "was issued by \"\(PercentEncoding.preview(Substring(iss)))\", not by \(expected.issuer) (iss must be identical)"
+            )
         }
-        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else { throw reject("has no sub of 1 to 255 characters") }
+        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else {
+            throw reject("has no sub of 1 to 255 characters")
+        }
         let audiences: [String]
         switch claims["aud"] {
         case .string(let a)?: audiences = [a]
-        case .array(let list)? where !list.isEmpty && list.allSatisfy({ $0.stringValue != nil }): audiences = list.compactMap(\.stringValue)
+        case .array(let list)? where !list.isEmpty && list.allSatisfy({ $0.stringValue != nil }):
+            audiences = list.compactMap(\.stringValue)
         default: throw reject("has no aud (a string or an array of strings)")
         }
         guard audiences.contains(expected.clientID) else {
-            throw reject("is meant for \(audiences.map { "\"\(PercentEncoding.preview(Substring($0)))\"" }.joined(separator: ", ")), not for this client (\(expected.clientID))")
+            throw reject(
+                "is meant for \(audiences.map { "\"\(PercentEncoding.preview(Substring($0)))\"" }.joined(separator: ", ")), not for this client (\(expected.clientID))"
+            )
         }
         let azp = claims["azp"]
         if azp != nil || audiences.count > 1 {
             guard azp?.stringValue == expected.clientID else {
-                throw reject(azp == nil ? "names several audiences but no azp" : "names another authorized party (azp) than this client")
+                throw reject(
+                    azp == nil
+                        ? "names several audiences but no azp" : "names another authorized party (azp) than this client"
+                )
             }
         }
         guard let exp = claims["exp"]?.int64Value else { throw reject("has no exp") }
-        guard now < exp + clockSkew else { throw reject("expired at \(exp), \(now - exp) s ago (clock skew allowed: \(clockSkew) s)") }
+        guard now < exp + clockSkew else {
+            throw reject("expired at \(exp), \(now - exp) s ago (clock skew allowed: \(clockSkew) s)")
+        }
         guard let iat = claims["iat"]?.int64Value else { throw reject("has no iat") }
-        guard iat <= now + clockSkew else { throw reject("was issued \(iat - now) s in the future (clock skew allowed: \(clockSkew) s); check this machine's clock") }
+        guard iat <= now + clockSkew else {
+            throw reject(
+                "was issued \(iat - now) s in the future (clock skew allowed: \(clockSkew) s); check this machine's clock"
+            )
+        }
         if let nonce = expected.nonce {
             guard let got = claims["nonce"]?.stringValue else { throw reject("has no nonce, but the login sent one") }
-            guard ConstantTime.equals(got, nonce) else { throw reject("carries another nonce than the one this login sent (a replayed or injected token)") }
+            guard ConstantTime.equals(got, nonce) else {
+                throw reject("carries another nonce than the one this login sent (a replayed or injected token)")
+            }
         }
         return sub
     }

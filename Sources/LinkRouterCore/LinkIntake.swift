@@ -60,11 +60,13 @@ public enum LinkIntake {
             return "the URL contains a control character (NUL, newline, tab…); refusing it"
         }
         guard let parsed = try? URIReference.split(uri) else {
-            return "\"\(uri.prefix(80))\" is not an absolute URL (it has no scheme); open takes exactly one absolute URL"
+            return
+                "\"\(uri.prefix(80))\" is not an absolute URL (it has no scheme); open takes exactly one absolute URL"
         }
         let scheme = parsed.normalizedScheme
         guard SchemeRule.isRouted(scheme) else {
-            return "linkrouter does not handle \"\(scheme):\" links; it routes http, https and reverse-domain schemes such as com.example.app"
+            return
+                "linkrouter does not handle \"\(scheme):\" links; it routes http, https and reverse-domain schemes such as com.example.app"
         }
         return nil
     }

@@ -8,7 +8,9 @@
 enum LogoutURL {
     /// §2: `id_token_hint` (RECOMMENDED; without it some providers do nothing,
     /// Glewlwyd among them), `client_id`, `post_logout_redirect_uri`, `state`.
-    static func make(_ endpoint: URIReference, clientID: String, idTokenHint: String?, postLogoutRedirectURI: String, state: String) -> String {
+    static func make(
+        _ endpoint: URIReference, clientID: String, idTokenHint: String?, postLogoutRedirectURI: String, state: String
+    ) -> String {
         var pairs: [(String, String)] = []
         if let idTokenHint { pairs.append(("id_token_hint", idTokenHint)) }
         pairs += [("client_id", clientID), ("post_logout_redirect_uri", postLogoutRedirectURI), ("state", state)]
@@ -18,23 +20,34 @@ enum LogoutURL {
     /// The plan of an account's sign-out: the account's client and redirect
     /// (its callback, custom scheme or loopback, is where the provider sends
     /// the browser back), the endpoint from the issuer's metadata.
-    static func plan(_ request: SessionRequest, owner: Caller, ttl: UInt32, limits: Limits) throws(RouterError) -> SessionPlan {
-        guard let issuer = request.issuer, let clientID = request.clientID, let redirectText = request.redirectURI, let metadata = request.discovered else {
-            throw RouterError(.internalError, "a sign-out at the provider was planned without its account or the issuer's metadata")
+    static func plan(_ request: SessionRequest, owner: Caller, ttl: UInt32, limits: Limits) throws(RouterError)
+        -> SessionPlan
+    {
+        guard let issuer = request.issuer, let clientID = request.clientID, let redirectText = request.redirectURI,
+            let metadata = request.discovered
+        else {
+            throw RouterError(
+                .internalError, "a sign-out at the provider was planned without its account or the issuer's metadata")
         }
         guard let endpointText = metadata.endSessionEndpoint else {
             throw .invalid(
-                "\(issuer) offers no sign-out: its metadata lists no end_session_endpoint (OpenID Connect RP-Initiated Logout §2.1); the account is signed out here only")
+                "\(issuer) offers no sign-out: its metadata lists no end_session_endpoint (OpenID Connect RP-Initiated Logout §2.1); the account is signed out here only"
+            )
         }
-        let endpoint = try AuthorizeURL.parseEndpoint(endpointText, role: "end_session_endpoint", maxLength: limits.maxOptionBytes)
-        let redirect = try CallbackURI.parse(redirectText, role: "post_logout_redirect_uri", maxLength: limits.maxOptionBytes)
+        let endpoint = try AuthorizeURL.parseEndpoint(
+            endpointText, role: "end_session_endpoint", maxLength: limits.maxOptionBytes)
+        let redirect = try CallbackURI.parse(
+            redirectText, role: "post_logout_redirect_uri", maxLength: limits.maxOptionBytes)
         if let hint = request.idTokenHint, !OAuthText.isVisibleText(hint) {
-            throw RouterError(.internalError, "the account's ID token is not printable ASCII; it is not named to the provider")
+            throw RouterError(
+                .internalError, "the account's ID token is not printable ASCII; it is not named to the provider")
         }
         return SessionPlan(
             source: .logout(endpoint: endpoint, clientID: clientID, idTokenHint: request.idTokenHint),
-            owner: owner, redirect: redirect, appCallback: nil, openBrowser: request.openBrowser, browser: request.browser, ttl: ttl,
-            resumeMode: .none, resumeHosts: [], resumePathPrefix: nil, claimToken: request.claimToken, issuer: metadata.issuer, requireIssuer: false,
+            owner: owner, redirect: redirect, appCallback: nil, openBrowser: request.openBrowser,
+            browser: request.browser, ttl: ttl,
+            resumeMode: .none, resumeHosts: [], resumePathPrefix: nil, claimToken: request.claimToken,
+            issuer: metadata.issuer, requireIssuer: false,
             exchange: nil, authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: nil)
     }
 }

@@ -19,7 +19,8 @@ public struct OptionTable<Request>: Sendable {
     /// Every string option within its limit: the first one too long is refused.
     public func checkLengths(_ request: Request, limits: Limits) throws(RouterError) {
         for row in rows {
-            guard case .string(_, let get) = row.field, let max = row.limit.bytes(limits), let value = get(request) else { continue }
+            guard case .string(_, let get) = row.field, let max = row.limit.bytes(limits), let value = get(request)
+            else { continue }
             if value.utf8.count > max {
                 throw .invalid("\(row.key) is \(value.utf8.count) bytes long; the limit is \(max)")
             }

@@ -47,7 +47,9 @@ public enum PendingOperation: Sendable, Equatable {
         case .wait(_, let c, _, _): return c
         case .begin(let b): return b.caller
         case .refresh(let r): return r.caller
-        case .tokenWait(_, let c, _, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _, _), .accountFile(_, let c): return c
+        case .tokenWait(_, let c, _, _, _), .accountCall(_, _, let c), .listWait(_, let c), .logout(_, let c, _, _),
+            .accountFile(_, let c):
+            return c
         default: return nil
         }
     }

@@ -14,7 +14,9 @@ public enum PercentEncoding {
         while let b = it.next() {
             if b == 0x25 {
                 guard let h = it.next(), let l = it.next(), ASCII.isHexDigit(h), ASCII.isHexDigit(l) else {
-                    throw .invalid("invalid percent-encoding in \"\(Self.preview(raw))\": \"%\" must be followed by two hex digits")
+                    throw .invalid(
+                        "invalid percent-encoding in \"\(Self.preview(raw))\": \"%\" must be followed by two hex digits"
+                    )
                 }
                 bytes.append(ASCII.hexValue(h) << 4 | ASCII.hexValue(l))
             } else if b == 0x2B && form {
@@ -27,7 +29,9 @@ public enum PercentEncoding {
             throw .invalid("\"\(Self.preview(raw))\" does not decode to valid UTF-8")
         }
         if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw .invalid("\"\(Self.preview(raw))\" decodes to a control character (NUL, newline, tab…), which no callback value may hold")
+            throw .invalid(
+                "\"\(Self.preview(raw))\" decodes to a control character (NUL, newline, tab…), which no callback value may hold"
+            )
         }
         return text
     }

@@ -24,7 +24,8 @@ public struct ProofRequest: Sendable, Equatable {
                 doc: "the resource server's `DPoP-Nonce` (RFC 9449 §9), when it asked for one"),
             OptionRow(
                 "access_token", .string({ $0.accessToken = $1 }, get: { $0.accessToken }), limit: .bytes(16384),
-                flag: .value("access-token", placeholder: "TOKEN"), help: "the access token the proof goes with (default: the account's current one)",
+                flag: .value("access-token", placeholder: "TOKEN"),
+                help: "the access token the proof goes with (default: the account's current one)",
                 doc:
                     "the access token the proof goes with (its `ath`), as `GetToken` gave it; refused with `StaleToken` when it is no longer the account's. Default: the account's current access token, fresh as `GetToken` would give it"
             ),
@@ -36,14 +37,18 @@ public struct ProofRequest: Sendable, Equatable {
         try Self.options.checkLengths(self, limits: limits)
         let tchar: (UInt8) -> Bool = { b in ASCII.isAlpha(b) || ASCII.isDigit(b) || "!#$%&'*+-.^_`|~".utf8.contains(b) }
         guard (1...32).contains(method.utf8.count), method.utf8.allSatisfy(tchar) else {
-            throw .invalid("method must be an HTTP method (GET, POST, …), not \"\(PercentEncoding.preview(Substring(method)))\"")
+            throw .invalid(
+                "method must be an HTTP method (GET, POST, …), not \"\(PercentEncoding.preview(Substring(method)))\"")
         }
         // Only `htu` (the URL without query and fragment) goes into the proof.
         guard url.utf8.count <= 8192, SessionPlan.isEndpoint(DPoPProofTarget.uri(url), maxLength: 8192) else {
-            throw .invalid("url must be an https URL (http only on a loopback host) without userinfo: the resource the proof is for")
+            throw .invalid(
+                "url must be an https URL (http only on a loopback host) without userinfo: the resource the proof is for"
+            )
         }
         if let nonce, !OAuthText.isDPoPNonce(nonce) {
-            throw .invalid("nonce must be the server's DPoP-Nonce: visible ASCII without quotes or backslashes (RFC 9449 §8.1)")
+            throw .invalid(
+                "nonce must be the server's DPoP-Nonce: visible ASCII without quotes or backslashes (RFC 9449 §8.1)")
         }
         if let accessToken, accessToken.isEmpty || !OAuthText.isVisibleText(accessToken) {
             throw .invalid("access_token must be the access token GetToken gave, printable ASCII")

@@ -7,22 +7,27 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let jwksURI: String
     /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): every callback must then carry `iss`.
     public let issParameterSupported: Bool
-    /// `revocation_endpoint` (RFC 7009, RFC 8414 §2): where a sign-out revokes the tokens. Nil: none offered, or one that breaks the endpoint rules.
+    /// `revocation_endpoint` (RFC 7009, RFC 8414 §2): where a sign-out revokes the tokens. Nil: none offered, or one
+    /// that breaks the endpoint rules.
     public let revocationEndpoint: String?
     /// `pushed_authorization_request_endpoint` (RFC 9126 §5). Nil: none offered, or one that breaks the endpoint rules.
     public let pushedAuthorizationRequestEndpoint: String?
     /// `require_pushed_authorization_requests` (RFC 9126 §5): a plain authorize URL is refused there.
     public let requirePushedAuthorizationRequests: Bool
-    /// `device_authorization_endpoint` (RFC 8628 §4): where a login with no browser here begins. Nil: none offered, or one that breaks the endpoint rules.
+    /// `device_authorization_endpoint` (RFC 8628 §4): where a login with no browser here begins. Nil: none offered, or
+    /// one that breaks the endpoint rules.
     public let deviceAuthorizationEndpoint: String?
     /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): nil when the provider lists none (or not as strings).
     public let dpopSigningAlgorithms: [String]?
-    /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1): where a sign-out at the provider goes. Nil: none offered, or one that breaks the endpoint rules.
+    /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1): where a sign-out at the provider goes.
+    /// Nil: none offered, or one that breaks the endpoint rules.
     public let endSessionEndpoint: String?
 
     public init(
-        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, issParameterSupported: Bool, revocationEndpoint: String? = nil,
-        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false, deviceAuthorizationEndpoint: String? = nil,
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String,
+        issParameterSupported: Bool, revocationEndpoint: String? = nil,
+        pushedAuthorizationRequestEndpoint: String? = nil, requirePushedAuthorizationRequests: Bool = false,
+        deviceAuthorizationEndpoint: String? = nil,
         dpopSigningAlgorithms: [String]? = nil, endSessionEndpoint: String? = nil
     ) {
         self.endSessionEndpoint = endSessionEndpoint
@@ -63,12 +68,16 @@ public struct ProviderMetadata: Sendable, Equatable {
         guard case .object = document else { throw fail("is not a JSON object") }
         guard let issuer = document["issuer"]?.stringValue else { throw fail("has no issuer") }
         guard issuer == expected else {
-            throw fail("names the issuer \"\(PercentEncoding.preview(Substring(issuer)))\", not the one asked for; it must be identical (OpenID Connect Discovery §4.3), so it is not used")
+            throw fail(
+                "names the issuer \"\(PercentEncoding.preview(Substring(issuer)))\", not the one asked for; it must be identical (OpenID Connect Discovery §4.3), so it is not used"
+            )
         }
         func endpoint(_ key: String) throws(RouterError) -> String {
             guard let value = document[key]?.stringValue else { throw fail("has no \(key)") }
             guard SessionPlan.isEndpoint(value, maxLength: 2048) else {
-                throw fail("gives a \(key) that is not an https URL (http only on a loopback host) without fragment or userinfo: \"\(PercentEncoding.preview(Substring(value)))\"")
+                throw fail(
+                    "gives a \(key) that is not an https URL (http only on a loopback host) without fragment or userinfo: \"\(PercentEncoding.preview(Substring(value)))\""
+                )
             }
             return value
         }
@@ -80,7 +89,9 @@ public struct ProviderMetadata: Sendable, Equatable {
                 throw fail("lists code_challenge_methods_supported in a form that is not an array of strings")
             }
             guard list.contains(.string("S256")) else {
-                throw fail("lists code_challenge_methods_supported without S256; PKCE with S256 is required (RFC 9700 §2.1.1), so the provider is refused")
+                throw fail(
+                    "lists code_challenge_methods_supported without S256; PKCE with S256 is required (RFC 9700 §2.1.1), so the provider is refused"
+                )
             }
         }
         if let types = document["response_types_supported"]?.arrayValue, !types.contains(.string("code")) {
@@ -89,8 +100,11 @@ public struct ProviderMetadata: Sendable, Equatable {
         // Optional: a bad one is not used (a sign-out then forgets the tokens here only), and fails no login.
         let revocation = document["revocation_endpoint"] == nil ? nil : try? endpoint("revocation_endpoint")
         // The same for PAR: a bad endpoint is none (with `par=require`, a clear refusal at BeginSession).
-        let pushed = document["pushed_authorization_request_endpoint"] == nil ? nil : try? endpoint("pushed_authorization_request_endpoint")
-        let device = document["device_authorization_endpoint"] == nil ? nil : try? endpoint("device_authorization_endpoint")
+        let pushed =
+            document["pushed_authorization_request_endpoint"] == nil
+            ? nil : try? endpoint("pushed_authorization_request_endpoint")
+        let device =
+            document["device_authorization_endpoint"] == nil ? nil : try? endpoint("device_authorization_endpoint")
         let endSession = document["end_session_endpoint"] == nil ? nil : try? endpoint("end_session_endpoint")
         let dpop = document["dpop_signing_alg_values_supported"]?.arrayValue.flatMap { list in
             let names = list.compactMap(\.stringValue)
@@ -98,8 +112,10 @@ public struct ProviderMetadata: Sendable, Equatable {
         }
         self.init(
             issuer: issuer, authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
-            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true), revocationEndpoint: revocation,
-            pushedAuthorizationRequestEndpoint: pushed, requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true),
+            issParameterSupported: document["authorization_response_iss_parameter_supported"] == .bool(true),
+            revocationEndpoint: revocation,
+            pushedAuthorizationRequestEndpoint: pushed,
+            requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true),
             deviceAuthorizationEndpoint: device, dpopSigningAlgorithms: dpop, endSessionEndpoint: endSession)
     }
 }

@@ -16,12 +16,16 @@ public enum PushedAuthorization {
         switch mode {
         case .off:
             if required {
-                throw .invalid("the provider requires pushed authorization requests (require_pushed_authorization_requests, RFC 9126 §5); par=off cannot sign in there")
+                throw .invalid(
+                    "the provider requires pushed authorization requests (require_pushed_authorization_requests, RFC 9126 §5); par=off cannot sign in there"
+                )
             }
             return nil
         case .auto:
             if required && offered == nil {
-                throw .invalid("the provider requires pushed authorization requests but its metadata lists no usable pushed_authorization_request_endpoint")
+                throw .invalid(
+                    "the provider requires pushed authorization requests but its metadata lists no usable pushed_authorization_request_endpoint"
+                )
             }
             return offered
         case .require:
@@ -29,7 +33,8 @@ public enum PushedAuthorization {
                 throw .invalid(
                     metadata == nil
                         ? "par=require needs the issuer's metadata: give issuer (the pushed_authorization_request_endpoint comes from it)"
-                        : "par=require, but the provider's metadata lists no usable pushed_authorization_request_endpoint (RFC 9126 §5)")
+                        : "par=require, but the provider's metadata lists no usable pushed_authorization_request_endpoint (RFC 9126 §5)"
+                )
             }
             return offered
         }

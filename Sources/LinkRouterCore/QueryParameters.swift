@@ -45,7 +45,10 @@ public struct QueryParameters: Sendable, Equatable {
                 rawValue = nil
             }
             if let v = rawValue, v.utf8.count > limits.maxValueBytes {
-                throw RouterError(.limitsExceeded, "parameter \"\(PercentEncoding.preview(rawName))\" is \(v.utf8.count) bytes long; values are limited to \(limits.maxValueBytes) bytes")
+                throw RouterError(
+                    .limitsExceeded,
+                    "parameter \"\(PercentEncoding.preview(rawName))\" is \(v.utf8.count) bytes long; values are limited to \(limits.maxValueBytes) bytes"
+                )
             }
             let name = try PercentEncoding.decode(rawName, form: true)
             let value = try rawValue.map { v throws(RouterError) in try PercentEncoding.decode(v, form: true) } ?? ""
@@ -67,7 +70,9 @@ public struct QueryParameters: Sendable, Equatable {
             found = p
         }
         if count > 1 {
-            throw .invalid("parameter \"\(name)\" appears \(count) times; OAuth allows each response parameter once (RFC 6749 §3.1)")
+            throw .invalid(
+                "parameter \"\(name)\" appears \(count) times; OAuth allows each response parameter once (RFC 6749 §3.1)"
+            )
         }
         guard let v = found?.value, !v.isEmpty else { return nil }
         return v

@@ -13,7 +13,8 @@ extension RefreshRequest {
                 doc: "required: the client it was issued to"),
             OptionRow(
                 "refresh_token", .string({ $0.refreshToken = $1 }, get: { $0.refreshToken }), limit: .bytes(8192),
-                flag: .value("refresh-token", placeholder: "TOKEN"), help: "the refresh token, or - to read it from stdin (keeps it out of `ps`)",
+                flag: .value("refresh-token", placeholder: "TOKEN"),
+                help: "the refresh token, or - to read it from stdin (keeps it out of `ps`)",
                 doc: "required: at most 8 KiB of printable ASCII"),
             OptionRow(
                 "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,

@@ -10,10 +10,18 @@ public struct RefreshRequest: Sendable, Equatable {
     public init() {}
 
     /// The request checked: every required option present and well formed.
-    public func checked(limits: Limits) throws(RouterError) -> (issuer: String, clientID: String, refreshToken: String, scope: String?) {
-        guard let issuer else { throw .invalid("issuer is missing: the issuer the refresh token came from; its metadata gives the token endpoint and keys") }
+    public func checked(limits: Limits) throws(RouterError) -> (
+        issuer: String, clientID: String, refreshToken: String, scope: String?
+    ) {
+        guard let issuer else {
+            throw .invalid(
+                "issuer is missing: the issuer the refresh token came from; its metadata gives the token endpoint and keys"
+            )
+        }
         guard let clientID else { throw .invalid("client_id is missing: the client the refresh token was issued to") }
-        guard let refreshToken else { throw .invalid("refresh_token is missing: the refresh token (at most 8 KiB of printable ASCII)") }
+        guard let refreshToken else {
+            throw .invalid("refresh_token is missing: the refresh token (at most 8 KiB of printable ASCII)")
+        }
         try Self.options.checkLengths(self, limits: limits)
         let iss = try SessionPlan.checkIssuer(issuer, maxLength: limits.maxOptionBytes)
         guard OAuthText.isVisibleText(clientID) else {

@@ -11,25 +11,37 @@ public enum ResumePolicy {
             throw RouterError(.resumeRefused, "resume_uri is not a valid URI (\(error.message)); nothing was opened")
         }
         guard uri.normalizedScheme == "https" else {
-            throw RouterError(.resumeRefused, "resume_uri uses \"\(uri.scheme)\"; only https is reopened; nothing was opened")
+            throw RouterError(
+                .resumeRefused, "resume_uri uses \"\(uri.scheme)\"; only https is reopened; nothing was opened")
         }
         guard !uri.hasUserinfo else {
-            throw RouterError(.resumeRefused, "resume_uri carries userinfo (\"…@\"), the classic look-alike trick; nothing was opened")
+            throw RouterError(
+                .resumeRefused, "resume_uri carries userinfo (\"…@\"), the classic look-alike trick; nothing was opened"
+            )
         }
         let lowered = ASCII.lowercased(text)
         for escape in ["%0d", "%0a", "%00"] where lowered.contains(escape) {
-            throw RouterError(.resumeRefused, "resume_uri carries an encoded control character (\(escape.uppercased())); nothing was opened")
+            throw RouterError(
+                .resumeRefused,
+                "resume_uri carries an encoded control character (\(escape.uppercased())); nothing was opened")
         }
         let origin = AuthorizeURL.origin(of: uri)
         let host = uri.host.map(ASCII.lowercased) ?? ""
         let onEndpoint = origin == session.authorizationOrigin
         let onNamedHost = uri.port == nil && session.resumeHosts.contains(host)
         guard onEndpoint || onNamedHost else {
-            let allowed = ([session.authorizationOrigin] + session.resumeHosts.map { "https://" + $0 }).joined(separator: ", ")
-            throw RouterError(.resumeRefused, "resume_uri is on \(origin), which is not the authorization endpoint's origin or a resume host (allowed: \(allowed)); nothing was opened")
+            let allowed = ([session.authorizationOrigin] + session.resumeHosts.map { "https://" + $0 }).joined(
+                separator: ", ")
+            throw RouterError(
+                .resumeRefused,
+                "resume_uri is on \(origin), which is not the authorization endpoint's origin or a resume host (allowed: \(allowed)); nothing was opened"
+            )
         }
         if let prefix = session.resumePathPrefix, !uri.path.hasPrefix(prefix) {
-            throw RouterError(.resumeRefused, "resume_uri path \"\(uri.path)\" is not under the session's resume_path_prefix \"\(prefix)\"; nothing was opened")
+            throw RouterError(
+                .resumeRefused,
+                "resume_uri path \"\(uri.path)\" is not under the session's resume_path_prefix \"\(prefix)\"; nothing was opened"
+            )
         }
         // The scheme is case-insensitive (RFC 3986 §3.1); hand browsers the canonical spelling.
         return "https" + text.dropFirst(5)

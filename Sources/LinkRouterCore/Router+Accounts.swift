@@ -12,7 +12,8 @@ extension Router {
     /// asked for; else the caller waits on the account's flight (one is started
     /// if none is under way). Reached through `accountCall`.
     func getToken(
-        _ account: Account, _ request: TokenRequest, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens],
+        _ account: Account, _ request: TokenRequest, caller: String, held: OperationID?, ids: inout OperationIDs,
+        states: inout [AccountKey: AccountTokens],
         now: Int64
     ) -> Transition {
         func refuse(_ e: RouterError) -> Transition {
@@ -20,7 +21,8 @@ extension Router {
             return Transition(core: [.finish(held)], effects: [.answer(held, .refused(e))])
         }
         // A proof goes with the access token, whatever the account hands out by default.
-        let kind: Account.TokenKind = request.proof != nil ? .access : request.idToken.map { $0 ? .id : .access } ?? account.token
+        let kind: Account.TokenKind =
+            request.proof != nil ? .access : request.idToken.map { $0 ? .id : .access } ?? account.token
         let minValid = Int64(request.minValid ?? UInt32(account.minValidSeconds))
         guard minValid <= 3600 else { return refuse(.invalid("min_valid is at most 3600 seconds, not \(minValid)")) }
         var state = states[account.key] ?? AccountTokens(loaded: account.store == .memory)
@@ -30,38 +32,56 @@ extension Router {
                 .answering(held, .refused(Self.notSignedIn(account.key, why)))
         }
         if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
-            let answer = Self.tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(Self.unsavedWarning))
-            var t = held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
+            let answer = Self.tokenReply(
+                account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(Self.unsavedWarning))
+            var t =
+                held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) }
+                ?? Transition(reply: answer)
             // Served from memory, but not yet in the keyring: the write is tried again now.
             if state.unsaved != nil, account.store == .keyring {
                 let flight = ids.take()
                 state.flight = flight
                 states[account.key] = state
-                t.core += [.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .writing(tokens)))), .account(account.key, state)]
+                t.core += [
+                    .track(
+                        flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .writing(tokens)))),
+                    .account(account.key, state),
+                ]
                 t.effects.append(.start(flight, .keyringWrite(account.key, tokens)))
             }
             return t
         }
         let wait = held ?? ids.take()
-        var t = Transition(core: [.track(wait, .tokenWait(account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof))])
+        var t = Transition(core: [
+            .track(wait, .tokenWait(account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof))
+        ])
         if held == nil { t.reply = .held(wait) }
         guard state.flight == nil else { return t }
         let flight = ids.take()
         if !state.loaded {
-            t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .reading))))
+            t.core.append(
+                .track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .reading))))
             t.effects.append(.start(flight, .keyringRead(account.key)))
         } else if state.tokens?.refreshToken != nil {
-            // The provider failed lately: not asked again before its time. A token still live is handed out, with why it was not refreshed.
+            // The provider failed lately: not asked again before its time. A token still live is handed out, with why
+            // it was not refreshed.
             if let retryAt = state.retryAt, now < retryAt {
-                let why = "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
-                guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else { return refuse(RouterError(.refreshFailed, why)) }
+                let why =
+                    "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
+                guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else {
+                    return refuse(RouterError(.refreshFailed, why))
+                }
                 let answer = Self.tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why)
-                return held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) } ?? Transition(reply: answer)
+                return held.map { Transition(core: [.finish($0)], effects: [.answer($0, answer)]) }
+                    ?? Transition(reply: answer)
             }
-            t.core.append(.track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .discovering))))
+            t.core.append(
+                .track(flight, .tokenFlight(TokenFlight(key: account.key, account: account, stage: .discovering))))
             t.effects.append(.start(flight, .discover(issuer: account.issuer)))
         } else {
-            return refuse(Self.notSignedIn(account.key, state.tokens == nil ? nil : "its token expired and it has no refresh token"))
+            return refuse(
+                Self.notSignedIn(
+                    account.key, state.tokens == nil ? nil : "its token expired and it has no refresh token"))
         }
         state.flight = flight
         states[account.key] = state
@@ -77,7 +97,8 @@ extension Router {
     /// life: those not yet read are read now (a flight each, which `GetToken`
     /// callers share), and the call waits for them (`.listWait`).
     func listing(
-        _ accounts: [Account], caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens]
+        _ accounts: [Account], caller: String, held: OperationID?, ids: inout OperationIDs,
+        states: inout [AccountKey: AccountTokens]
     ) -> Transition {
         var t = Transition()
         var waiting = false
@@ -89,7 +110,10 @@ extension Router {
                 let flight = ids.take()
                 state.flight = flight
                 states[a.key] = state
-                t.core += [.track(flight, .tokenFlight(TokenFlight(key: a.key, account: a, stage: .reading))), .account(a.key, state)]
+                t.core += [
+                    .track(flight, .tokenFlight(TokenFlight(key: a.key, account: a, stage: .reading))),
+                    .account(a.key, state),
+                ]
                 t.effects.append(.start(flight, .keyringRead(a.key)))
                 waiting = true
             }
@@ -110,7 +134,8 @@ extension Router {
         for case .account(let key, let state) in t.core { states[key] = state }
         var out = Transition()
         for (op, pending) in operations.sorted(by: { $0.key < $1.key }) {
-            guard case .listWait(let accounts, _) = pending, accounts.allSatisfy({ states[$0.key]?.flight == nil }) else { continue }
+            guard case .listWait(let accounts, _) = pending, accounts.allSatisfy({ states[$0.key]?.flight == nil })
+            else { continue }
             out.core.append(.finish(op))
             out.effects.append(.answer(op, .accounts(summaries(accounts, states))))
         }
@@ -125,7 +150,8 @@ extension Router {
     /// never waits on a provider. Tokens the daemon has not read yet are read first, to be revoked.
     /// With `then` (a `BeginLogout`), the sign-out at the provider begins once the tokens are forgotten here.
     func logout(
-        _ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs, states: inout [AccountKey: AccountTokens],
+        _ account: Account, caller: String, held: OperationID?, ids: inout OperationIDs,
+        states: inout [AccountKey: AccountTokens],
         then: (begin: PendingBegin, now: Int64)? = nil
     ) -> Transition {
         let before = states[account.key]
@@ -137,7 +163,9 @@ extension Router {
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
         if let kept { t = t.then(revoking(account, kept, ids: &ids)) }
         guard account.store == .keyring else {
-            if let next, let now = then?.now { return t.then(settlingLists(after: t)).then(beginKnown(next, held: held, ids: &ids, now: now)) }
+            if let next, let now = then?.now {
+                return t.then(settlingLists(after: t)).then(beginKnown(next, held: held, ids: &ids, now: now))
+            }
             if let held {
                 t.core.append(.finish(held))
                 t.effects.append(.answer(held, .none))
@@ -171,12 +199,18 @@ extension Router {
         state.tokens = t
         states[account.key] = state
         return Transition(
-            core: [.account(account.key, state)], effects: [.log(LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))])
+            core: [.account(account.key, state)],
+            effects: [
+                .log(
+                    LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))
+            ])
     }
 
     /// The tokens a login with `account` brought: kept in memory, and written
     /// to the keyring (a flight, which `GetToken` callers wait on).
-    func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs, now: Int64) -> Transition {
+    func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, ids: inout OperationIDs, now: Int64)
+        -> Transition
+    {
         var state = accountTokens[key] ?? AccountTokens()
         state.loaded = true
         state.refreshWorked()
@@ -223,13 +257,17 @@ extension Router {
             return land(op, f, state, refreshed: false, now: now)
 
         case (.discovering, .metadata(.success(let metadata))):
-            guard let account = f.account, let used = state.tokens?.refreshToken else { return land(op, f, state, refreshed: true, now: now) }
+            guard let account = f.account, let used = state.tokens?.refreshToken else {
+                return land(op, f, state, refreshed: true, now: now)
+            }
             f.metadata = metadata
             f.stage = .refreshing(used: used)
             return refresh(op, f, account, used, key: state.tokens?.dpopKey)
 
-        case (.refreshing, .tokens(.success(let fresh))) where f.account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
-            // The provider may have rotated the refresh token into this unbound set: nothing of it is kept (it is revoked), and a new sign-in binds again.
+        case (.refreshing, .tokens(.success(let fresh)))
+        where f.account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
+            // The provider may have rotated the refresh token into this unbound set: nothing of it is kept (it is
+            // revoked), and a new sign-in binds again.
             var ids = newOperationIDs
             let revoked = f.account.map { revoking($0, fresh, ids: &ids) } ?? Transition()
             return signedOut(op, f, state, because: DPoPBinding.unbound(fresh) ?? "", now: now).then(revoked)
@@ -255,11 +293,15 @@ extension Router {
             return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .keyringWrite(f.key, fresh))])
 
         case (.refreshing(let used), .tokens(.failure(let failure))):
-            let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(failure.providerError ?? failure.code.rawValue))")
+            let refusal = RouterError(
+                .notSignedIn,
+                "the provider refused the refresh token (\(failure.providerError ?? failure.code.rawValue))")
             guard failure.providerError == "invalid_grant" || failure.providerError == "unauthorized_client" else {
                 return refreshFailed(op, f, state, failure.message, now: now)
             }
-            guard f.account?.store != .memory else { return signedOut(op, f, state, because: refusal.message, now: now) }
+            guard f.account?.store != .memory else {
+                return signedOut(op, f, state, because: refusal.message, now: now)
+            }
             f.stage = .rereading(used: used, refusal: refusal)
             return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .keyringRead(f.key))])
 
@@ -283,7 +325,12 @@ extension Router {
                 state.unsaved = e.message
                 let name = f.key.name
                 var t = land(op, f, state, refreshed: true, now: now)
-                t.effects.append(.log(LogLine(.warning, "\(name)'s new tokens could not be written to the keyring (\(e.message)); they are kept in memory until a write works")))
+                t.effects.append(
+                    .log(
+                        LogLine(
+                            .warning,
+                            "\(name)'s new tokens could not be written to the keyring (\(e.message)); they are kept in memory until a write works"
+                        )))
                 return t
             }
             state.unsaved = nil
@@ -300,7 +347,9 @@ extension Router {
         default:
             state.flight = nil
             let what = "\(op) (\(f.key.name), \(f.stage))"
-            var t = answerWaiters(of: f.key, state: state, now: now, refusal: RouterError(.internalError, "\(what) ended with an unexpected result; try again"))
+            var t = answerWaiters(
+                of: f.key, state: state, now: now,
+                refusal: RouterError(.internalError, "\(what) ended with an unexpected result; try again"))
             t.core += [.finish(op), .account(f.key, state)]
             t.effects.append(.log(LogLine(.error, "\(what) ended with an unexpected result; ignored")))
             return t
@@ -310,32 +359,49 @@ extension Router {
     /// The provider could not be reached or failed (never a refusal of the
     /// token): nothing is forgotten, the next refresh waits (`backoff`), and
     /// each waiter whose token is still live gets it with why it was not refreshed.
-    private func refreshFailed(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, _ why: String, now: Int64) -> Transition {
+    private func refreshFailed(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, _ why: String, now: Int64)
+        -> Transition
+    {
         var state = state
         state.flight = nil
         state.refreshFailed(why, now: now)
         let wait = AccountTokens.backoff(after: state.failures)
-        let message = "could not refresh \(f.key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
-        var t = answerWaiters(of: f.key, state: state, now: now, refusal: RouterError(.refreshFailed, message), anyLive: true, warning: message)
+        let message =
+            "could not refresh \(f.key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
+        var t = answerWaiters(
+            of: f.key, state: state, now: now, refusal: RouterError(.refreshFailed, message), anyLive: true,
+            warning: message)
         t.effects.append(.log(LogLine(.warning, message)))
         return t.finishing(op, f.key, state)
     }
 
     /// A refresh proves the key the tokens were bound to at sign-in (their refresh token is bound to it, RFC 9449 §5).
-    private func refresh(_ op: OperationID, _ f: TokenFlight, _ account: Account, _ refreshToken: String, key: DPoPKey?) -> Transition {
-        guard let m = f.metadata else { return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .discover(issuer: account.issuer))]) }
+    private func refresh(_ op: OperationID, _ f: TokenFlight, _ account: Account, _ refreshToken: String, key: DPoPKey?)
+        -> Transition
+    {
+        guard let m = f.metadata else {
+            return Transition(
+                core: [.track(op, .tokenFlight(f))], effects: [.start(op, .discover(issuer: account.issuer))])
+        }
         let grant = TokenGrant(
-            tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI, expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
+            tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI,
+            expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
             requiresIDToken: false, dpop: key.map { DPoPBinding(key: $0, required: account.dpop == .require) })
-        return Transition(core: [.track(op, .tokenFlight(f))], effects: [.start(op, .refresh(grant, refreshToken: refreshToken, scope: nil))])
+        return Transition(
+            core: [.track(op, .tokenFlight(f))],
+            effects: [.start(op, .refresh(grant, refreshToken: refreshToken, scope: nil))])
     }
 
     /// The flight ended with `state`: the waiters it can serve are answered.
     /// Those that need more life than a kept token has get a refresh (the
     /// flight goes on), unless this flight just refreshed.
-    private func land(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, refreshed: Bool, now: Int64) -> Transition {
+    private func land(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, refreshed: Bool, now: Int64)
+        -> Transition
+    {
         var state = state
-        if !refreshed, let account = f.account, state.tokens?.refreshToken != nil, !waitersAllServed(f.key, state, now: now) {
+        if !refreshed, let account = f.account, state.tokens?.refreshToken != nil,
+            !waitersAllServed(f.key, state, now: now)
+        {
             var t = answerWaiters(of: f.key, state: state, now: now, refusal: nil)
             var next = f
             next.stage = .discovering
@@ -350,8 +416,10 @@ extension Router {
             state.tokens == nil
             ? Self.notSignedIn(f.key, nil)
             : RouterError(.refreshFailed, "\(f.key.name)'s token has expired, and refreshing it gave no live one")
-        // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there is.
-        return answerWaiters(of: f.key, state: state, now: now, refusal: refusal, anyLive: refreshed).finishing(op, f.key, state)
+        // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
+        // is.
+        return answerWaiters(of: f.key, state: state, now: now, refusal: refusal, anyLive: refreshed).finishing(
+            op, f.key, state)
     }
 
     /// The account's token revoked at its provider: the metadata (cached, as a rule), then the request.
@@ -369,27 +437,44 @@ extension Router {
             guard let endpoint = r.endpoint ?? m.revocationEndpoint else {
                 return Transition(
                     core: [.finish(op)],
-                    effects: [.log(LogLine(.info, "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"))])
+                    effects: [
+                        .log(
+                            LogLine(
+                                .info,
+                                "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"
+                            ))
+                    ])
             }
             return Transition(core: [.track(op, .revocation(r))], effects: [.start(op, .revoke(r, endpoint: endpoint))])
         case .metadata(.failure(let e)):
-            return Transition(core: [.finish(op)], effects: [.log(LogLine(.warning, "\(name)'s tokens were not revoked at the provider: \(e.message)"))])
+            return Transition(
+                core: [.finish(op)],
+                effects: [.log(LogLine(.warning, "\(name)'s tokens were not revoked at the provider: \(e.message)"))])
         case .revoked(nil):
-            return Transition(core: [.finish(op)], effects: [.log(LogLine(.info, "\(name)'s \(r.hint) revoked at the provider"))])
+            return Transition(
+                core: [.finish(op)], effects: [.log(LogLine(.info, "\(name)'s \(r.hint) revoked at the provider"))])
         case .revoked(let e?):
-            return Transition(core: [.finish(op)], effects: [.log(LogLine(.warning, "\(name)'s \(r.hint) was not revoked at the provider: \(e.message)"))])
+            return Transition(
+                core: [.finish(op)],
+                effects: [.log(LogLine(.warning, "\(name)'s \(r.hint) was not revoked at the provider: \(e.message)"))])
         default:
-            return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(r)) ended with an unexpected result; ignored"))])
+            return Transition(
+                core: [.finish(op)],
+                effects: [.log(LogLine(.error, "\(op) (\(r)) ended with an unexpected result; ignored"))])
         }
     }
 
-    /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its own.
-    func forgetting(_ account: Account, why: String, states: inout [AccountKey: AccountTokens], ids: inout OperationIDs) -> Transition {
+    /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its
+    /// own.
+    func forgetting(_ account: Account, why: String, states: inout [AccountKey: AccountTokens], ids: inout OperationIDs)
+        -> Transition
+    {
         let t = clearing(account.key, why: why, states: &states)
         return account.store == .keyring ? t.then(deletingFromKeyring(account.key, ids: &ids)) : t
     }
 
-    /// The account's tokens gone from memory: a flight under way lands on nothing, its waiters hear `NotSignedIn` (`why`).
+    /// The account's tokens gone from memory: a flight under way lands on nothing, its waiters hear `NotSignedIn`
+    /// (`why`).
     private func clearing(_ key: AccountKey, why: String, states: inout [AccountKey: AccountTokens]) -> Transition {
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
         var t = answerWaiters(of: key, state: state, now: 0, refusal: Self.notSignedIn(key, why))
@@ -402,15 +487,20 @@ extension Router {
     /// The keyring's item deleted by a flight nobody waits on (`.forgetting`).
     private func deletingFromKeyring(_ key: AccountKey, ids: inout OperationIDs) -> Transition {
         let forget = ids.take()
-        return Transition(core: [.track(forget, .tokenFlight(TokenFlight(key: key, account: nil, stage: .forgetting)))], effects: [.start(forget, .keyringDelete(key))])
+        return Transition(
+            core: [.track(forget, .tokenFlight(TokenFlight(key: key, account: nil, stage: .forgetting)))],
+            effects: [.start(forget, .keyringDelete(key))])
     }
 
-    private func signedOut(_ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, because reason: String, now: Int64) -> Transition {
+    private func signedOut(
+        _ op: OperationID, _ f: TokenFlight, _ state: AccountTokens, because reason: String, now: Int64
+    ) -> Transition {
         var state = state
         state.tokens = nil
         state.unsaved = nil
         state.flight = nil
-        var t = answerWaiters(of: f.key, state: state, now: now, refusal: Self.notSignedIn(f.key, reason)).finishing(op, f.key, state)
+        var t = answerWaiters(of: f.key, state: state, now: now, refusal: Self.notSignedIn(f.key, reason)).finishing(
+            op, f.key, state)
         t.effects.append(.log(LogLine(.notice, "\(f.key.name) is signed out: \(reason)")))
         if f.account?.store != .memory {
             // Forgotten in the keyring too, so the spent token is not tried again.
@@ -424,9 +514,13 @@ extension Router {
         waiters(of: key).allSatisfy { state.usable($0.kind, minValid: $0.minValid, now: now) }
     }
 
-    private func waiters(of key: AccountKey) -> [(op: OperationID, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?)] {
+    private func waiters(of key: AccountKey) -> [(
+        op: OperationID, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?
+    )] {
         operations.compactMap { op, pending in
-            if case .tokenWait(let k, _, let kind, let minValid, let proof) = pending, k == key { return (op, kind, minValid, proof) }
+            if case .tokenWait(let k, _, let kind, let minValid, let proof) = pending, k == key {
+                return (op, kind, minValid, proof)
+            }
             return nil
         }.sorted { $0.op < $1.op }
     }
@@ -434,12 +528,18 @@ extension Router {
     /// Each waiter gets a token it can use (with `anyLive`, one not yet
     /// expired will do); the others `refusal`, or stay (nil).
     private func answerWaiters(
-        of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?, anyLive: Bool = false, warning: String? = nil
+        of key: AccountKey, state: AccountTokens, now: Int64, refusal: RouterError?, anyLive: Bool = false,
+        warning: String? = nil
     ) -> Transition {
         var t = Transition()
         for w in waiters(of: key) {
             if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: now), let tokens = state.tokens {
-                t.effects.append(.answer(w.op, Self.tokenReply(key, tokens, kind: w.kind, proof: w.proof, warning: warning ?? state.unsaved.map(Self.unsavedWarning))))
+                t.effects.append(
+                    .answer(
+                        w.op,
+                        Self.tokenReply(
+                            key, tokens, kind: w.kind, proof: w.proof,
+                            warning: warning ?? state.unsaved.map(Self.unsavedWarning))))
                 t.core.append(.finish(w.op))
             } else if let refusal {
                 t.effects.append(.answer(w.op, .refused(refusal)))
@@ -465,7 +565,9 @@ extension Router {
 
     /// A `GetToken`'s answer, or a `SignProof`'s: the proof of the tokens' key for the
     /// access token (the one asked about, if it is still the account's).
-    static func tokenReply(_ key: AccountKey, _ tokens: TokenSet, kind: Account.TokenKind, proof: ProofRequest?, warning: String?) -> Transition.Reply {
+    static func tokenReply(
+        _ key: AccountKey, _ tokens: TokenSet, kind: Account.TokenKind, proof: ProofRequest?, warning: String?
+    ) -> Transition.Reply {
         guard let proof else { return .token(TokenAnswer(tokens: tokens, kind: kind, warning: warning)) }
         guard let dpop = tokens.dpopKey else {
             return .refused(
@@ -475,20 +577,33 @@ extension Router {
                 ))
         }
         if let asked = proof.accessToken, !ConstantTime.equals(asked, tokens.accessToken) {
-            return .refused(RouterError(.staleToken, "that access token is no longer \(key.name)'s (it was refreshed or refused since); ask GetToken again, then SignProof"))
+            return .refused(
+                RouterError(
+                    .staleToken,
+                    "that access token is no longer \(key.name)'s (it was refreshed or refused since); ask GetToken again, then SignProof"
+                ))
         }
-        return .proof(ProofPlan(key: dpop, method: proof.method, url: proof.url, nonce: proof.nonce, accessToken: tokens.accessToken))
+        return .proof(
+            ProofPlan(
+                key: dpop, method: proof.method, url: proof.url, nonce: proof.nonce, accessToken: tokens.accessToken))
     }
 
     static func notSignedIn(_ key: AccountKey, _ why: String?) -> RouterError {
-        RouterError(.notSignedIn, "\(key.name) is not signed in\(why.map { " (\($0))" } ?? ""); sign in with: linkctl login \(key.name)")
+        RouterError(
+            .notSignedIn,
+            "\(key.name) is not signed in\(why.map { " (\($0))" } ?? ""); sign in with: linkctl login \(key.name)")
     }
 
     public static func unknownAccount(_ name: String) -> RouterError {
-        RouterError(.unknownAccount, "there is no account \(name) for this caller; linkctl accounts lists them, linkctl account add declares one")
+        RouterError(
+            .unknownAccount,
+            "there is no account \(name) for this caller; linkctl accounts lists them, linkctl account add declares one"
+        )
     }
 
-    static func unsavedWarning(_ why: String) -> String { "the tokens are not in the keyring (\(why)); they last until linkrouterd stops" }
+    static func unsavedWarning(_ why: String) -> String {
+        "the tokens are not in the keyring (\(why)); they last until linkrouterd stops"
+    }
 }
 
 extension Transition {

@@ -10,7 +10,9 @@ extension Router {
         func refuse(_ error: RouterError) -> Transition { refuseDevice(pending, held: held, error) }
         let r = pending.request
         if let e = Self.deviceRefusal(r) { return refuse(e) }
-        guard let issuer = r.issuer, let clientID = r.clientID else { return refuse(.invalid("a device login needs issuer and client_id")) }
+        guard let issuer = r.issuer, let clientID = r.clientID else {
+            return refuse(.invalid("a device login needs issuer and client_id"))
+        }
         guard let metadata = r.discovered else {
             return refuse(RouterError(.internalError, "a device login began without its provider's metadata"))
         }
@@ -29,10 +31,15 @@ extension Router {
         }
         var dpop: DPoPBinding?
         do throws(RouterError) {
-            // The polls prove the key; the code the person approves is bound by the proof on the last one (RFC 9449 §5).
+            // The polls prove the key; the code the person approves is bound by the proof on the last one (RFC 9449
+            // §5).
             if let m = r.dpop, let required = try DPoPBinding.decide(m, metadata: metadata) {
                 guard let key = secrets.dpopKey else {
-                    return refuse(RouterError(.internalError, "the daemon drew no DPoP key for a login whose tokens must be bound to one; nothing was started"))
+                    return refuse(
+                        RouterError(
+                            .internalError,
+                            "the daemon drew no DPoP key for a login whose tokens must be bound to one; nothing was started"
+                        ))
                 }
                 dpop = DPoPBinding(key: key, required: required)
             }
@@ -43,25 +50,37 @@ extension Router {
             let op = held ?? ids.take()
             return Transition(
                 core: [.track(op, .begin(pending))],
-                effects: [.start(op, .authorizeDevice(DeviceGrant.Request(endpoint: endpoint, clientID: clientID, scope: scope, parameters: r.extraParams)))],
+                effects: [
+                    .start(
+                        op,
+                        .authorizeDevice(
+                            DeviceGrant.Request(
+                                endpoint: endpoint, clientID: clientID, scope: scope, parameters: r.extraParams)))
+                ],
                 reply: held == nil ? .held(op) : .none)
         }
         if session(secrets.id) != nil {
-            return refuse(RouterError(.internalError, "the daemon drew a session id already in use (a 256-bit coincidence); try again"))
+            return refuse(
+                RouterError(
+                    .internalError, "the daemon drew a session id already in use (a 256-bit coincidence); try again"))
         }
         let exchange = TokenExchange(
             clientID: clientID, tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
-            expectsIDToken: scope.split(separator: " ").contains("openid"), account: r.account, accountInMemory: r.accountStore == .memory, dpop: dpop)
+            expectsIDToken: scope.split(separator: " ").contains("openid"), account: r.account,
+            accountInMemory: r.accountStore == .memory, dpop: dpop)
         let flow = DeviceFlow(issuer: metadata.issuer, exchange: exchange, authorization: authorization)
         let session = Session(
-            id: secrets.id, owner: Caller(name: pending.caller, app: callers[pending.caller] ?? .unknown), claimTokenDigest: pending.inputs.claimTokenDigest,
+            id: secrets.id, owner: Caller(name: pending.caller, app: callers[pending.caller] ?? .unknown),
+            claimTokenDigest: pending.inputs.claimTokenDigest,
             // At most the longest any session lives (a restore expires a longer one).
-            flow: .device(flow), createdAt: now, expiresAt: now + min(Int64(authorization.expiresIn), Int64(limits.maxTTL)))
+            flow: .device(flow), createdAt: now,
+            expiresAt: now + min(Int64(authorization.expiresIn), Int64(limits.maxTTL)))
         let poll = ids.take()
         var t = Transition(
             changes: [.insert(session)], core: [.track(poll, .devicePoll(session.id, inFlight: false))],
             effects: [
-                .scheduleDeadline(session.id, at: deadline(of: session)), .start(poll, .timer(milliseconds: flow.interval * 1000)),
+                .scheduleDeadline(session.id, at: deadline(of: session)),
+                .start(poll, .timer(milliseconds: flow.interval * 1000)),
                 .log(
                     LogLine(
                         .info,
@@ -83,15 +102,24 @@ extension Router {
     /// options of a browser login, or no provider to ask.
     static func deviceRefusal(_ r: SessionRequest) -> RouterError? {
         if let name = r.browserOnlyOption {
-            return .invalid("\(name) has no meaning in a device login (RFC 8628): nothing is opened here and no callback comes back")
+            return .invalid(
+                "\(name) has no meaning in a device login (RFC 8628): nothing is opened here and no callback comes back"
+            )
         }
-        guard let issuer = r.issuer, let clientID = r.clientID else { return .invalid("a device login needs issuer and client_id, or an account that has them") }
+        guard let issuer = r.issuer, let clientID = r.clientID else {
+            return .invalid("a device login needs issuer and client_id, or an account that has them")
+        }
         // The same checks as a browser login's: each value goes into the request and the stored session as a line.
         if issuer.utf8.count > 2048 || clientID.utf8.count > 2048 || !OAuthText.isVisibleText(clientID) {
-            return .invalid("client_id must be printable ASCII (RFC 6749 Appendix A), and issuer and client_id at most 2048 bytes")
+            return .invalid(
+                "client_id must be printable ASCII (RFC 6749 Appendix A), and issuer and client_id at most 2048 bytes")
         }
-        if let scope = r.scope, !OAuthText.isScope(scope) { return .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)") }
-        if r.extraParams.contains(where: { !OAuthText.isVisibleText($0.key) || !(OAuthText.isVisibleText($0.value) || $0.value.isEmpty) }) {
+        if let scope = r.scope, !OAuthText.isScope(scope) {
+            return .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)")
+        }
+        if r.extraParams.contains(where: {
+            !OAuthText.isVisibleText($0.key) || !(OAuthText.isVisibleText($0.value) || $0.value.isEmpty)
+        }) {
             return .invalid("extra_params must be printable ASCII")
         }
         return nil
@@ -99,7 +127,8 @@ extension Router {
 
     /// A `BeginDeviceLogin` refused: its held call hears why, or its reply says it.
     func refuseDevice(_ pending: PendingBegin, held: OperationID?, _ error: RouterError) -> Transition {
-        refusingBegin(held: held, error, LogLine(.info, "Refused BeginDeviceLogin from \(pending.caller): \(error.message)"))
+        refusingBegin(
+            held: held, error, LogLine(.info, "Refused BeginDeviceLogin from \(pending.caller): \(error.message)"))
     }
 
     /// The interval is up: one poll, under the same operation, while the session waits.
@@ -109,15 +138,20 @@ extension Router {
         }
         let grant = TokenGrant(
             tokenEndpoint: d.exchange.tokenEndpoint, jwksURI: d.exchange.jwksURI,
-            expected: IDTokenClaims.Expected(issuer: d.issuer, clientID: d.exchange.clientID, nonce: nil), requiresIDToken: false,
+            expected: IDTokenClaims.Expected(issuer: d.issuer, clientID: d.exchange.clientID, nonce: nil),
+            requiresIDToken: false,
             dpop: d.exchange.dpop)
         // Tracked as in flight: a stop now would lose the answer (tokens the provider gives once).
-        return Transition(core: [.track(op, .devicePoll(id, inFlight: true))], effects: [.start(op, .pollDevice(grant, deviceCode: code))])
+        return Transition(
+            core: [.track(op, .devicePoll(id, inFlight: true))],
+            effects: [.start(op, .pollDevice(grant, deviceCode: code))])
     }
 
     /// A poll's answer: tokens finish the session; pending waits the interval again,
     /// `slow_down` a longer one for good; anything else ends it (`DeviceGrant.step`).
-    func polledDevice(_ id: SessionID, op: OperationID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
+    func polledDevice(_ id: SessionID, op: OperationID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64)
+        -> Transition
+    {
         let done = Transition(core: [.finish(op)])
         guard let s = session(id), s.status == .pending, case .device(var d) = s.flow else { return done }
         let failure: SessionFailure
@@ -128,17 +162,24 @@ extension Router {
         switch DeviceGrant.step(after: failure, interval: d.interval, now: now, deadline: s.expiresAt) {
         case .poll(let interval):
             var t = Transition(
-                core: [.track(op, .devicePoll(id, inFlight: false))], ifWriteFails: .keepInMemory, effects: [.start(op, .timer(milliseconds: interval * 1000))])
+                core: [.track(op, .devicePoll(id, inFlight: false))], ifWriteFails: .keepInMemory,
+                effects: [.start(op, .timer(milliseconds: interval * 1000))])
             if interval != d.interval {
                 d.interval = interval
                 var slowed = s
                 slowed.flow = .device(d)
                 t.changes = [.update(slowed)]
-                t.effects.append(.log(LogLine(.info, "The provider asked \(s.logTag) to slow down: polling every \(interval) s now")))
+                t.effects.append(
+                    .log(LogLine(.info, "The provider asked \(s.logTag) to slow down: polling every \(interval) s now"))
+                )
             }
             return t
         case .end(let e):
-            let failed = s.finished(.failed, failure: SessionFailure(code: e.code, providerError: failure.providerError, message: e.message), now: now).wiped()
+            let failed = s.finished(
+                .failed,
+                failure: SessionFailure(code: e.code, providerError: failure.providerError, message: e.message),
+                now: now
+            ).wiped()
             var t = finishing(failed)
             t.changes = [.update(failed)]
             t.ifWriteFails = .keepInMemory

@@ -13,7 +13,8 @@ extension Router {
                     code: .expired,
                     message: s.isCodeFlow
                         ? "the session expired before its callback arrived; begin a new one (its ttl was \(s.expiresAt - s.createdAt) s)"
-                        : "the device login was not finished on the other device within \(s.expiresAt - s.createdAt) s; begin a new one"),
+                        : "the device login was not finished on the other device within \(s.expiresAt - s.createdAt) s; begin a new one"
+                ),
                 now: now)
             var t = finishing(expired)
             t.changes = [.update(expired)]
@@ -28,7 +29,11 @@ extension Router {
                 changes: [.update(released)], ifWriteFails: .keepInMemory,
                 effects: [
                     .scheduleDeadline(id, at: deadline(of: released)), .checkpoint,
-                    .log(LogLine(.info, "\(s.logTag): its result was not acknowledged within \(limits.gracePeriod) s; code and verifier wiped")),
+                    .log(
+                        LogLine(
+                            .info,
+                            "\(s.logTag): its result was not acknowledged within \(limits.gracePeriod) s; code and verifier wiped"
+                        )),
                 ])
         }
         // Its last trace goes, and its object leaves the bus; a `Wait` still held hears it is gone.
@@ -63,14 +68,16 @@ extension Router {
             if case .begin(let b) = pending {
                 // A loopback listener may already be bound for the session that will not be.
                 if case .success(let secrets) = b.inputs.secrets { t.effects.append(.closeListener(secrets.id)) }
-                t.effects.append(.log(LogLine(.info, "\(name) left the bus while its BeginSession waited; nothing was begun")))
+                t.effects.append(
+                    .log(LogLine(.info, "\(name) left the bus while its BeginSession waited; nothing was begun")))
             }
         }
         if callers[name] != nil { t.core.append(.caller(name, nil)) }
         for s in sessionsLeft(by: name, now: now) {
             t.changes.append(.update(s))
             if s.claimTokenDigest != nil {
-                t.effects.append(.log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is parked for Claim")))
+                t.effects.append(
+                    .log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is parked for Claim")))
             } else if session(s.id)?.status.isFinished == false {
                 // The waits it held are dropped above; any other caller's still hear.
                 let f = finishing(s)
@@ -81,7 +88,8 @@ extension Router {
                     }
                 }
                 t.core += f.core.filter { if case .finish(let op) = $0 { !dropped.contains(op) } else { true } }
-                t.effects.append(.log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is cancelled")))
+                t.effects.append(
+                    .log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is cancelled")))
             }
         }
         if !t.changes.isEmpty { t.effects.append(.checkpoint) }
@@ -96,7 +104,9 @@ extension Router {
             t.owner = nil
             guard s.claimTokenDigest == nil else { return t }
             if !s.status.isFinished {
-                t = t.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"), now: now)
+                t = t.finished(
+                    .cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"),
+                    now: now)
             }
             return t.releasingResult()
         }
@@ -146,7 +156,10 @@ extension Router {
         t.effects.reserveCapacity(count + 3)
         var pending = 0
         for i in table.indices {
-            let unfinished = if let c = changed[table[i].id] { restart(c, &t, &ids, now: now) } else { restart(table[i], &t, &ids, now: now) }
+            let unfinished =
+                if let c = changed[table[i].id] { restart(c, &t, &ids, now: now) } else {
+                    restart(table[i], &t, &ids, now: now)
+                }
             if unfinished { pending += 1 }
         }
         // Listed in the executor's order (`Effect.rank`), so it has nothing to sort.
@@ -167,7 +180,12 @@ extension Router {
         // Tokens are never stored: a result that held them is gone with the old process.
         if s.flow.exchange != nil && s.holdsResult {
             let f = (copy s).finished(
-                .failed, failure: SessionFailure(code: .tokenExchangeFailed, message: "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"),
+                .failed,
+                failure: SessionFailure(
+                    code: .tokenExchangeFailed,
+                    message:
+                        "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"
+                ),
                 now: now
             ).wiped()
             t.changes.append(.update(f))
@@ -185,7 +203,9 @@ extension Router {
             t.core.append(.track(op, .devicePoll(s.id, inFlight: false)))
             t.effects.append(.start(op, .timer(milliseconds: d.interval * 1000)))
         }
-        if !status.isFinished, s.isCodeFlow, s.code.redirect.style == .loopback, let binding = s.code.redirect.loopbackBinding {
+        if !status.isFinished, s.isCodeFlow, s.code.redirect.style == .loopback,
+            let binding = s.code.redirect.loopbackBinding
+        {
             let op = ids.take()
             t.core.append(.track(op, .relisten(s.id)))
             t.effects.append(.start(op, .listen(s.id, binding, path: s.code.redirect.uri.path)))
@@ -201,7 +221,8 @@ extension Router {
         var t = finishing(failed)
         t.changes = [.update(failed)]
         t.ifWriteFails = .keepInMemory
-        t.effects.append(.log(LogLine(.warning, "Could not listen again for \(s.logTag): \(reason); the session failed")))
+        t.effects.append(
+            .log(LogLine(.warning, "Could not listen again for \(s.logTag): \(reason); the session failed")))
         return t
     }
 
@@ -215,7 +236,8 @@ extension Router {
         var t = finishing(failed)
         t.changes = [.update(failed)]
         t.ifWriteFails = .keepInMemory
-        t.effects.append(.log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed")))
+        t.effects.append(
+            .log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed")))
         return t
     }
 
@@ -235,9 +257,13 @@ extension Router {
     /// its owner cancelled it meanwhile).
     public func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
         // A code flow's exchange, or a device grant's poll that brought tokens (its session is pending until then).
-        guard let s = session(id), s.status == .exchanging || (!s.isCodeFlow && s.status == .pending) else { return Transition() }
+        guard let s = session(id), s.status == .exchanging || (!s.isCodeFlow && s.status == .pending) else {
+            return Transition()
+        }
         var outcome = outcome
-        if case .success(let tokens) = outcome, s.flow.exchange?.dpop?.required == true, let why = DPoPBinding.unbound(tokens) {
+        if case .success(let tokens) = outcome, s.flow.exchange?.dpop?.required == true,
+            let why = DPoPBinding.unbound(tokens)
+        {
             outcome = .failure(SessionFailure(code: .tokenExchangeFailed, message: why))
         }
         var done: Session
@@ -245,7 +271,11 @@ extension Router {
         case .success(let tokens):
             done = s.finished(.completed, failure: nil, now: now)
             done.flow = done.flow.withoutSecrets()
-            var r = done.result ?? AuthorizationResult(code: "", state: "", redirectURI: "", callbackURI: "", issuer: s.flow.issuer, codeVerifier: nil, nonce: nil)
+            var r =
+                done.result
+                ?? AuthorizationResult(
+                    code: "", state: "", redirectURI: "", callbackURI: "", issuer: s.flow.issuer, codeVerifier: nil,
+                    nonce: nil)
             r.code = ""
             r.codeVerifier = nil
             // An account keeps its refresh token: it never leaves the daemon (its login's caller gets the rest).
@@ -261,11 +291,19 @@ extension Router {
         t.changes = [.update(done)]
         t.ifWriteFails = .keepInMemory
         let grant = s.isCodeFlow ? "Code exchange" : "Device grant"
-        t.effects += [.checkpoint, .log(LogLine(done.status == .completed ? .info : .warning, "\(grant) for \(s.logTag): \(what)"))]
+        t.effects += [
+            .checkpoint,
+            .log(LogLine(done.status == .completed ? .info : .warning, "\(grant) for \(s.logTag): \(what)")),
+        ]
         // An account's login: its tokens are kept for every later GetToken.
-        if case .success(let tokens) = outcome, let e = s.flow.exchange, let name = e.account, let issuer = s.flow.issuer {
+        if case .success(let tokens) = outcome, let e = s.flow.exchange, let name = e.account,
+            let issuer = s.flow.issuer
+        {
             var ids = newOperationIDs
-            t = t.then(keepTokens(tokens, for: AccountKey(qualifiedName: name, issuer: issuer), inMemoryOnly: e.accountInMemory, ids: &ids, now: now))
+            t = t.then(
+                keepTokens(
+                    tokens, for: AccountKey(qualifiedName: name, issuer: issuer), inMemoryOnly: e.accountInMemory,
+                    ids: &ids, now: now))
         }
         return t
     }
@@ -277,7 +315,9 @@ extension Router {
         for (op, pending) in operations.sorted(by: { $0.key < $1.key }) where pending.holdsCall {
             let e: RouterError
             if case .wait = pending {
-                e = RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back")
+                e = RouterError(
+                    .timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"
+                )
             } else {
                 e = RouterError(.internalError, "linkrouterd is stopping; try again once it is back")
             }

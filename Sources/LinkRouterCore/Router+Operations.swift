@@ -12,15 +12,21 @@ extension Router {
         return t
     }
 
-    private func outcome(_ op: OperationID, _ pending: PendingOperation, _ result: OperationResult, now: Int64) -> Transition {
+    private func outcome(_ op: OperationID, _ pending: PendingOperation, _ result: OperationResult, now: Int64)
+        -> Transition
+    {
         var ids = newOperationIDs
         let done = Transition(core: [.finish(op)])
         switch (pending, result) {
         case (.waitTimeout(let wait, let ms), .fired):
             guard case .wait(let id, _, let login, _)? = operations[wait] else { return done }
             let status = session(id)?.status.rawValue ?? "gone"
-            let e = RouterError(.timeout, "no callback arrived within \(ms) ms; the session is still \(status) and can be waited for again")
-            return Transition(core: [.finish(op), .finish(wait)], effects: [.answer(wait, login ? .loggedIn(id, .failure(e)) : .refused(e))])
+            let e = RouterError(
+                .timeout,
+                "no callback arrived within \(ms) ms; the session is still \(status) and can be waited for again")
+            return Transition(
+                core: [.finish(op), .finish(wait)],
+                effects: [.answer(wait, login ? .loggedIn(id, .failure(e)) : .refused(e))])
 
         case (.begin(var b), .metadata(let r)):
             switch r {
@@ -29,7 +35,12 @@ extension Router {
                 return begin(b, held: op, ids: &ids, now: now)
             case .failure(let e):
                 let caller = b.caller
-                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Discovery for \(caller) failed: \(e.message)"))])
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [
+                        .answer(op, .refused(e)),
+                        .log(LogLine(.notice, "Discovery for \(caller) failed: \(e.message)")),
+                    ])
             }
 
         case (.begin(var b), .listening(let r)):
@@ -43,7 +54,12 @@ extension Router {
                 return t
             case .failure(let e):
                 let caller = b.caller
-                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.info, "Refused BeginSession from \(caller): \(e.message)"))])
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [
+                        .answer(op, .refused(e)),
+                        .log(LogLine(.info, "Refused BeginSession from \(caller): \(e.message)")),
+                    ])
             }
 
         case (.begin(var b), .pushed(let r)):
@@ -58,7 +74,11 @@ extension Router {
                 return t
             case .failure(let e):
                 let caller = b.caller
-                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e))] + listener + [.log(LogLine(.notice, "Refused BeginSession from \(caller): \(e.message)"))])
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [.answer(op, .refused(e))] + listener + [
+                        .log(LogLine(.notice, "Refused BeginSession from \(caller): \(e.message)"))
+                    ])
             }
 
         case (.begin(var b), .deviceAuthorized(let r)):
@@ -68,7 +88,12 @@ extension Router {
                 return begin(b, held: op, ids: &ids, now: now)
             case .failure(let e):
                 let caller = b.caller
-                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Refused BeginDeviceLogin from \(caller): \(e.message)"))])
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [
+                        .answer(op, .refused(e)),
+                        .log(LogLine(.notice, "Refused BeginDeviceLogin from \(caller): \(e.message)")),
+                    ])
             }
 
         case (.devicePoll(let id, _), .fired):
@@ -91,7 +116,9 @@ extension Router {
                 if answers { t.effects.append(.answer(op, .refused(e))) }
                 t.effects.append(.log(LogLine(.warning, e.message)))
                 // Nobody else may ever hear of it: the person who clicked does.
-                if e.code == .appFailed { t.effects.append(.notify(summary: "A link could not be opened", body: e.message)) }
+                if e.code == .appFailed {
+                    t.effects.append(.notify(summary: "A link could not be opened", body: e.message))
+                }
             }
             return t
 
@@ -106,9 +133,16 @@ extension Router {
                     tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
                     expected: IDTokenClaims.Expected(issuer: metadata.issuer, clientID: checked.clientID, nonce: nil),
                     requiresIDToken: false)
-                return Transition(effects: [.start(op, .refresh(grant, refreshToken: checked.refreshToken, scope: checked.scope))])
+                return Transition(effects: [
+                    .start(op, .refresh(grant, refreshToken: checked.refreshToken, scope: checked.scope))
+                ])
             case .failure(let e):
-                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e)), .log(LogLine(.notice, "Discovery for \(r.caller) failed: \(e.message)"))])
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [
+                        .answer(op, .refused(e)),
+                        .log(LogLine(.notice, "Discovery for \(r.caller) failed: \(e.message)")),
+                    ])
             }
 
         case (.refresh(let r), .tokens(let outcome)):
@@ -116,7 +150,12 @@ extension Router {
             case .success(let tokens):
                 return Transition(core: [.finish(op)], effects: [.answer(op, .tokens(tokens))])
             case .failure(let f):
-                return Transition(core: [.finish(op)], effects: [.answer(op, .refused(f.error)), .log(LogLine(.notice, "RefreshTokens for \(r.caller) failed: \(f.message)"))])
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [
+                        .answer(op, .refused(f.error)),
+                        .log(LogLine(.notice, "RefreshTokens for \(r.caller) failed: \(f.message)")),
+                    ])
             }
 
         case (.relisten(let id), .listening(let r)):
@@ -133,7 +172,10 @@ extension Router {
                 if app == .unknown {
                     t = t.then(Transition(core: [.finish(held)], effects: [.answer(held, refusal(for: call))]))
                 } else {
-                    t = t.then(carryOn(call, accounts: accounts, app: app, caller: caller, held: held, ids: &ids, states: &states, now: now))
+                    t = t.then(
+                        carryOn(
+                            call, accounts: accounts, app: app, caller: caller, held: held, ids: &ids, states: &states,
+                            now: now))
                 }
             }
             for s in all where s.ownerName == name && s.owner?.app != app {
@@ -147,15 +189,22 @@ extension Router {
         case (.restore(let previous), .busNames(let r)):
             var t = done
             if case .failure(let e) = r {
-                t.effects.append(.log(LogLine(.warning, "Could not ask the bus who is on it (\(e.message)); every stored owner is taken as gone")))
+                t.effects.append(
+                    .log(
+                        LogLine(
+                            .warning,
+                            "Could not ask the bus who is on it (\(e.message)); every stored owner is taken as gone")))
             }
             let bus: BusSnapshot? = if case .success(let b) = r { b } else { nil }
             return t.then(restored(previousBusID: previous, bus: bus, now: now))
 
         case (.logout(let key, let caller, let account?, var then), .keyring(let r)):
-            // Read to be revoked (and its ID token named at the provider); deleted whatever the read said (a failed read is not kept from the delete).
+            // Read to be revoked (and its ID token named at the provider); deleted whatever the read said (a failed
+            // read is not kept from the delete).
             if case .success(.tokens(let kept?)) = r { then?.request.idTokenHint = kept.idToken }
-            var t = Transition(core: [.track(op, .logout(key, caller: caller, reading: nil, then: then))], effects: [.start(op, .keyringDelete(key))])
+            var t = Transition(
+                core: [.track(op, .logout(key, caller: caller, reading: nil, then: then))],
+                effects: [.start(op, .keyringDelete(key))])
             if case .success(.tokens(let kept?)) = r { t = t.then(revoking(account, kept, ids: &ids)) }
             return t
 
@@ -170,7 +219,10 @@ extension Router {
                 return Transition(core: [.finish(op)], effects: [.answer(op, .none)])
             case .failure(let e):
                 let unopened = then == nil ? "" : "; nothing was opened at the provider"
-                let refusal = RouterError(e.code, "\(key.name) is signed out in this daemon, but the keyring still holds its tokens: \(e.message)\(unopened)")
+                let refusal = RouterError(
+                    e.code,
+                    "\(key.name) is signed out in this daemon, but the keyring still holds its tokens: \(e.message)\(unopened)"
+                )
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(refusal))])
             }
 
@@ -184,7 +236,9 @@ extension Router {
 
         default:
             // The kind only: what a pending operation carries (a verifier, a refresh token) never reaches a log.
-            return Transition(core: [.finish(op)], effects: [.log(LogLine(.error, "\(op) (\(pending.kind)) ended with an unexpected result; ignored"))])
+            return Transition(
+                core: [.finish(op)],
+                effects: [.log(LogLine(.error, "\(op) (\(pending.kind)) ended with an unexpected result; ignored"))])
         }
     }
 

@@ -10,7 +10,10 @@ extension Router {
     /// With `account`, the login of an account the caller may use (of
     /// `accounts`, every declared one): its provider options are the
     /// account's, and its tokens go to that account only.
-    public func beginSession(_ request: SessionRequest, inputs: BeginInputs, accounts: [Account] = [], caller: String, login: Bool, now: Int64) -> Transition {
+    public func beginSession(
+        _ request: SessionRequest, inputs: BeginInputs, accounts: [Account] = [], caller: String, login: Bool,
+        now: Int64
+    ) -> Transition {
         let pending = PendingBegin(request: request, inputs: inputs, caller: caller, login: login)
         var ids = newOperationIDs
         if request.account != nil { return accountCall(.begin(pending), accounts: accounts, caller: caller, now: now) }
@@ -22,9 +25,13 @@ extension Router {
         let request = pending.request
         if request.device, let e = Self.deviceRefusal(request) { return refuseDevice(pending, held: held, e) }
         if SessionPlan.needsDiscovery(request), let issuer = request.issuer {
-            if let held { return Transition(core: [.track(held, .begin(pending))], effects: [.start(held, .discover(issuer: issuer))]) }
+            if let held {
+                return Transition(
+                    core: [.track(held, .begin(pending))], effects: [.start(held, .discover(issuer: issuer))])
+            }
             let op = ids.take()
-            return Transition(core: [.track(op, .begin(pending))], effects: [.start(op, .discover(issuer: issuer))], reply: .held(op))
+            return Transition(
+                core: [.track(op, .begin(pending))], effects: [.start(op, .discover(issuer: issuer))], reply: .held(op))
         }
         return begin(pending, held: held, ids: &ids, now: now)
     }
@@ -60,16 +67,23 @@ extension Router {
         case .failure(let e): return refuse(e, LogLine(.error, "Failed to draw session secrets: \(e.message)"))
         }
         if isInUse(state: secrets.state, id: secrets.id) {
-            let e = RouterError(.internalError, "the daemon drew a state or id already in use (a 256-bit coincidence); try again")
+            let e = RouterError(
+                .internalError, "the daemon drew a state or id already in use (a 256-bit coincidence); try again")
             return refuse(e, LogLine(.error, "Drew a session id or state already in use"))
         }
-        if let e = plan.missingDPoPKey(secrets) { return refuse(e, LogLine(.error, "BeginSession without a DPoP key for a bound login")) }
+        if let e = plan.missingDPoPKey(secrets) {
+            return refuse(e, LogLine(.error, "BeginSession without a DPoP key for a bound login"))
+        }
         var browser: String?
         if plan.openBrowser {
             switch pending.inputs.browser {
             case .success(let id)?: browser = id
-            case .failure(let e)?: return refuse(e, LogLine(.info, "Refused BeginSession from \(pending.caller): \(e.message)"))
-            case nil: return refuse(RouterError(.internalError, "no browser was looked up for a session that opens one"), LogLine(.error, "BeginSession without a browser lookup"))
+            case .failure(let e)?:
+                return refuse(e, LogLine(.info, "Refused BeginSession from \(pending.caller): \(e.message)"))
+            case nil:
+                return refuse(
+                    RouterError(.internalError, "no browser was looked up for a session that opens one"),
+                    LogLine(.error, "BeginSession without a browser lookup"))
             }
         }
         // A loopback listener is up before the authorize URL exists: it names the port.
@@ -86,17 +100,22 @@ extension Router {
         // A pushed request (RFC 9126) goes to the provider before anything is opened or kept.
         if pending.requestURI == nil, let push = plan.pushRequest(secrets: secrets) {
             let op = held ?? ids.take()
-            return Transition(core: [.track(op, .begin(pending))], effects: [.start(op, .push(push))], reply: held == nil ? .held(op) : .none)
+            return Transition(
+                core: [.track(op, .begin(pending))], effects: [.start(op, .push(push))],
+                reply: held == nil ? .held(op) : .none)
         }
         let opened = browser
-        let session = plan.makeSession(secrets: secrets, claimTokenDigest: pending.inputs.claimTokenDigest, browser: opened, now: now)
+        let session = plan.makeSession(
+            secrets: secrets, claimTokenDigest: pending.inputs.claimTokenDigest, browser: opened, now: now)
         let url = plan.authorizeURL(secrets: secrets, requestURI: pending.requestURI)
         let c = session.code
         let note =
-            (plan.restsOnStateAlone ? "; the adopted URL carries no PKCE, so the session rests on state alone (threat model S9)" : "")
+            (plan.restsOnStateAlone
+                ? "; the adopted URL carries no PKCE, so the session rests on state alone (threat model S9)" : "")
             + (pending.requestURI != nil ? "; its request pushed to the provider first (RFC 9126)" : "")
             + (c.exchange?.dpop.map { "; its tokens bound to DPoP key \($0.key.thumbprint) (RFC 9449)" } ?? "")
-        var t = Transition(changes: [.insert(session)], effects: [.scheduleDeadline(session.id, at: deadline(of: session))])
+        var t = Transition(
+            changes: [.insert(session)], effects: [.scheduleDeadline(session.id, at: deadline(of: session))])
         if let opened { t.effects.append(.openBrowser(url, in: .entry(opened))) }
         if c.redirect.style == .loopback { t.compensation = [.closeListener(session.id)] }
         t.effects.append(
@@ -123,17 +142,23 @@ extension Router {
     func identifying(_ name: String, _ ids: inout OperationIDs) -> Transition {
         guard callers[name] == nil else { return Transition() }
         let op = ids.take()
-        return Transition(core: [.caller(name, .unknown), .track(op, .identify(name: name))], effects: [.start(op, .identify(name: name))])
+        return Transition(
+            core: [.caller(name, .unknown), .track(op, .identify(name: name))],
+            effects: [.start(op, .identify(name: name))])
     }
 
     /// The session, if `caller` owns it (threat model D1: others are refused, whatever they ask).
     public func owned(_ id: SessionID, by caller: String) -> Result<Session, RouterError> {
         guard let s = session(id) else {
-            return .failure(RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged"))
+            return .failure(
+                RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged"))
         }
         guard s.ownerName == caller else {
             return .failure(
-                RouterError(.accessDenied, "session \(id.rawValue) belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it"))
+                RouterError(
+                    .accessDenied,
+                    "session \(id.rawValue) belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it"
+                ))
         }
         return .success(s)
     }
@@ -171,7 +196,8 @@ extension Router {
         case .failure(let e): return .refused(e)
         }
         guard s.status.isFinished else {
-            return .refused(.invalid("the session is still \(s.status.rawValue); acknowledge its result once Wait has returned it"))
+            return .refused(
+                .invalid("the session is still \(s.status.rawValue); acknowledge its result once Wait has returned it"))
         }
         guard s.holdsResult else { return Transition() }
         return Transition(
@@ -190,7 +216,9 @@ extension Router {
         case .failure(let e): return .refused(e)
         }
         guard !s.status.isFinished else { return Transition() }
-        let cancelled = s.finished(.cancelled, failure: SessionFailure(code: .cancelled, message: "the session was cancelled by its owner"), now: now)
+        let cancelled = s.finished(
+            .cancelled, failure: SessionFailure(code: .cancelled, message: "the session was cancelled by its owner"),
+            now: now)
         var t = finishing(cancelled)
         t.changes = [.update(cancelled)]
         t.effects.append(.log(LogLine(.info, "Cancelled \(s.logTag) at its owner's request")))
@@ -201,17 +229,21 @@ extension Router {
     /// comparison is constant-time.
     public func claim(_ id: SessionID, tokenDigest: [UInt8], by caller: String) -> Transition {
         guard let s = session(id) else {
-            let e = RouterError(.unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
+            let e = RouterError(
+                .unknownSession, "no session \(id.rawValue) exists; it may have finished and been purged")
             return .refused(e, log: LogLine(.notice, "Refused a claim of \(id.logTag) by \(caller): \(e.message)"))
         }
         guard let want = s.claimTokenDigest, ConstantTime.equals(want, tokenDigest) else {
-            let e = RouterError(.accessDenied, "the claim token does not match this session's (or it was begun without one)")
+            let e = RouterError(
+                .accessDenied, "the claim token does not match this session's (or it was begun without one)")
             return .refused(e, log: LogLine(.notice, "Refused a claim of \(s.logTag) by \(caller): \(e.message)"))
         }
         var claimed = s
         claimed.owner = Caller(name: caller, app: callers[caller] ?? .unknown)
         var ids = newOperationIDs
-        return Transition(changes: [.update(claimed)], effects: [.log(LogLine(.info, "\(s.logTag) claimed by \(caller)"))])
-            .then(identifying(caller, &ids))
+        return Transition(
+            changes: [.update(claimed)], effects: [.log(LogLine(.info, "\(s.logTag) claimed by \(caller)"))]
+        )
+        .then(identifying(caller, &ids))
     }
 }

@@ -18,11 +18,15 @@ extension Router {
         _ text: String, source: RouteSource, via: String, apps: @autoclosure () -> AppDirectory = .empty,
         context: ActivationContext = .none, answers: Bool = true, now: Int64
     ) -> Transition {
-        transition(for: decide(text, source: source, apps: apps(), now: now), link: text, via: via, context: context, answers: answers)
+        transition(
+            for: decide(text, source: source, apps: apps(), now: now), link: text, via: via, context: context,
+            answers: answers)
     }
 
     /// What carrying out a decision takes.
-    public func transition(for decision: RouteDecision, link: String, via: String, context: ActivationContext = .none, answers: Bool = true) -> Transition {
+    public func transition(
+        for decision: RouteDecision, link: String, via: String, context: ActivationContext = .none, answers: Bool = true
+    ) -> Transition {
         switch decision {
         case .deliver(let url, let app, _):
             // The app's answer is an event of its own (`delivered`): the caller hears what became of the link then.
@@ -32,15 +36,21 @@ extension Router {
                 core: [.track(op, .deliver(url: url, app: app, answers: answers))],
                 effects: [
                     .start(op, .deliver(url: url, app: app, context: context)),
-                    .log(LogLine(.info, "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))")),
+                    .log(
+                        LogLine(
+                            .info,
+                            "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))")),
                 ],
                 reply: answers ? .held(op) : .none)
         case .refuse(let error, let id):
             let tag = id.flatMap { session($0)?.logTag } ?? StateTag.of(link)
-            return .refused(error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
+            return .refused(
+                error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
         case .passthrough(let url):
             return Transition(
-                effects: [.openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser"))],
+                effects: [
+                    .openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser")),
+                ],
                 reply: .routed(.passthrough))
         case .complete(let s) where s.status == .exchanging:
             var ids = newOperationIDs
@@ -61,7 +71,13 @@ extension Router {
             return t
         case .acknowledge(let s):
             return Transition(
-                changes: [.update(s)], effects: statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))],
+                changes: [.update(s)],
+                effects: statusChange(s) + [
+                    .log(
+                        LogLine(
+                            .info,
+                            "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))
+                ],
                 reply: .routed(.resumed))
         case .resume(let s, let url):
             var reopen: [Effect] = []
@@ -70,14 +86,22 @@ extension Router {
             case .client:
                 guard let owner = s.ownerName else {
                     return .refused(
-                        RouterError(.browserFailed, "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"),
-                        log: LogLine(.notice, "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
+                        RouterError(
+                            .browserFailed,
+                            "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"
+                        ),
+                        log: LogLine(
+                            .notice,
+                            "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
                 }
                 reopen = [.requestResume(s.id, owner: owner, resumeURI: url)]
             case .none: break
             }
             return Transition(
-                changes: [.update(s)], effects: reopen + statusChange(s) + [.log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.code.resumeMode.rawValue))"))],
+                changes: [.update(s)],
+                effects: reopen + statusChange(s) + [
+                    .log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(s.code.resumeMode.rawValue))"))
+                ],
                 reply: .routed(.resumed))
         }
     }
@@ -85,8 +109,12 @@ extension Router {
     /// What a session that just finished does: its listener closes, its held
     /// `Wait`s hear, the bus is told, and its purge is timed.
     func finishing(_ s: Session) -> Transition {
-        var t = answeringWaits(of: s.id, with: s.waitAnswer ?? .failure(RouterError(.internalError, "the session ended without a result")))
-        t.effects = [.closeListener(s.id)] + t.effects + [.emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s))]
+        var t = answeringWaits(
+            of: s.id, with: s.waitAnswer ?? .failure(RouterError(.internalError, "the session ended without a result")))
+        t.effects =
+            [.closeListener(s.id)] + t.effects + [
+                .emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s)),
+            ]
         // A device login's poll stops with it (its timer cancelled; an answer in flight then finds nothing).
         if !s.isCodeFlow {
             for (op, pending) in operations {
@@ -131,7 +159,9 @@ extension Router {
         session(s.id)?.status == s.status ? [] : [.emitStatus(s.id, s.status)]
     }
 
-    public func decide(_ text: String, source: RouteSource, apps: @autoclosure () -> AppDirectory = .empty, now: Int64) -> RouteDecision {
+    public func decide(_ text: String, source: RouteSource, apps: @autoclosure () -> AppDirectory = .empty, now: Int64)
+        -> RouteDecision
+    {
         let lenient: URIReference
         do { lenient = try URIReference.split(text) } catch { return .refuse(error, nil) }
         let scheme = lenient.normalizedScheme
@@ -153,28 +183,50 @@ extension Router {
             uri = try URIReference.strict(text, maxLength: limits.maxURIBytes)
             query = try QueryParameters.parse(uri.query, limits: limits.query)
             if let (name, count) = query.repeated(among: Self.singletons) {
-                throw RouterError.invalid("parameter \"\(name)\" appears \(count) times; OAuth allows each response parameter once (RFC 6749 §3.1)")
+                throw RouterError.invalid(
+                    "parameter \"\(name)\" appears \(count) times; OAuth allows each response parameter once (RFC 6749 §3.1)"
+                )
             }
         } catch {
             return refuseOrPass(error)
         }
         if !isWeb && !SchemeRule.isReverseDomain(scheme) {
-            return .refuse(RouterError(.notACallback, "\"\(scheme):\" links are not callbacks; linkrouter routes reverse-domain schemes, and https or loopback callbacks"), nil)
+            return .refuse(
+                RouterError(
+                    .notACallback,
+                    "\"\(scheme):\" links are not callbacks; linkrouter routes reverse-domain schemes, and https or loopback callbacks"
+                ), nil)
         }
 
         // 1. A state that names a session: a callback, for its owner.
         let state = try? query.single("state")
         guard let state, let session = session(withState: state) else {
             if case .loopback = source {
-                if state == nil { return .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil) }
-                return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
+                if state == nil {
+                    return .refuse(
+                        .invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
+                }
+                return .refuse(
+                    RouterError(
+                        .unknownState,
+                        "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"
+                    ), nil)
             }
-            if let state, let quirk = vippsErrorQuirk(uri: uri, query: query, state: state, source: source, now: now) { return quirk }
+            if let state, let quirk = vippsErrorQuirk(uri: uri, query: query, state: state, source: source, now: now) {
+                return quirk
+            }
             // A login link whose state no session knows is never a deep link.
             if isLoginLink(uri, query) {
                 if mayPass { return .passthrough(text) }
-                guard state != nil else { return .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil) }
-                return .refuse(RouterError(.unknownState, "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"), nil)
+                guard state != nil else {
+                    return .refuse(
+                        .invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
+                }
+                return .refuse(
+                    RouterError(
+                        .unknownState,
+                        "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"
+                    ), nil)
             }
             // 2. The app that owns the scheme, or the longest https claim that covers the link.
             if let (app, rule) = apps().app(for: uri) { return .deliver(url: text, app: app, rule: rule) }
@@ -183,11 +235,15 @@ extension Router {
             return .refuse(
                 RouterError(
                     .noApp,
-                    "no app takes \(scheme): links: register the app that should with `linkctl register \(scheme) --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/\(scheme);)"),
+                    "no app takes \(scheme): links: register the app that should with `linkctl register \(scheme) --app APP.desktop` (its desktop entry declares MimeType=x-scheme-handler/\(scheme);)"
+                ),
                 nil)
         }
         if case .loopback(let listener) = source, listener != session.id {
-            return .refuse(RouterError(.callbackMismatch, "this state belongs to another session, not to the one listening on this port"), session.id)
+            return .refuse(
+                RouterError(
+                    .callbackMismatch, "this state belongs to another session, not to the one listening on this port"),
+                session.id)
         }
         return decide(uri: uri, query: query, session: session, now: now)
     }
@@ -195,9 +251,17 @@ extension Router {
     private func decide(uri: URIReference, query: QueryParameters, session: Session, now: Int64) -> RouteDecision {
         switch session.status {
         case .completed, .failed:
-            return .refuse(RouterError(.replayed, "this session already \(session.status.rawValue); a state is used once and later callbacks with it are refused"), session.id)
+            return .refuse(
+                RouterError(
+                    .replayed,
+                    "this session already \(session.status.rawValue); a state is used once and later callbacks with it are refused"
+                ), session.id)
         case .exchanging:
-            return .refuse(RouterError(.replayed, "this session already has its code, which is being exchanged for tokens; a state is used once and later callbacks with it are refused"), session.id)
+            return .refuse(
+                RouterError(
+                    .replayed,
+                    "this session already has its code, which is being exchanged for tokens; a state is used once and later callbacks with it are refused"
+                ), session.id)
         case .expired:
             return .refuse(RouterError(.expired, "this session expired; begin a new one"), session.id)
         case .cancelled:
@@ -217,28 +281,37 @@ extension Router {
         guard isRedirect || isApp else {
             var why = "redirect_uri: \(redirectMismatch!)"
             if flow.appCallback != nil { why += "; nor its app_callback_uri: \(appMismatch!)" }
-            return .refuse(RouterError(.callbackMismatch, "the callback does not match the session's registered \(why)"), session.id)
+            return .refuse(
+                RouterError(.callbackMismatch, "the callback does not match the session's registered \(why)"),
+                session.id)
         }
 
         let code = (try? query.single("code")) ?? nil
         let error = (try? query.single("error")) ?? nil
         let resume = (try? query.single("resume_uri")) ?? nil
         if code != nil && error != nil {
-            return .refuse(.invalid("the callback carries both code and error; a response has one or the other (RFC 6749 §4.1.2)"), session.id)
+            return .refuse(
+                .invalid("the callback carries both code and error; a response has one or the other (RFC 6749 §4.1.2)"),
+                session.id)
         }
         // A sign-out at the provider comes back with its state alone (RP-Initiated Logout §3).
         if flow.source == .logout {
             guard code == nil, resume == nil, isRedirect else {
-                return .refuse(.invalid("a sign-out's way back carries state only, never a code or resume_uri"), session.id)
+                return .refuse(
+                    .invalid("a sign-out's way back carries state only, never a code or resume_uri"), session.id)
             }
             if let error { return .fail(providerFailure(session, error: error, query: query, now: now)) }
             var done = session.finished(.completed, failure: nil, now: now)
             done.result = AuthorizationResult(
-                code: "", state: flow.state, redirectURI: flow.redirect.string, callbackURI: uri.original, issuer: nil, codeVerifier: nil, nonce: nil)
+                code: "", state: flow.state, redirectURI: flow.redirect.string, callbackURI: uri.original, issuer: nil,
+                codeVerifier: nil, nonce: nil)
             return .complete(done)
         }
         if resume != nil && (code != nil || error != nil) {
-            return .refuse(.invalid("the callback carries resume_uri together with \(code != nil ? "code" : "error"); the app step and the redirect are separate callbacks"), session.id)
+            return .refuse(
+                .invalid(
+                    "the callback carries resume_uri together with \(code != nil ? "code" : "error"); the app step and the redirect are separate callbacks"
+                ), session.id)
         }
 
         if let error {
@@ -246,7 +319,11 @@ extension Router {
         }
         if let code {
             guard isRedirect else {
-                return .refuse(RouterError(.callbackMismatch, "a code arrived on the app_callback_uri; codes are accepted only on the redirect_uri \(flow.redirect.string)"), session.id)
+                return .refuse(
+                    RouterError(
+                        .callbackMismatch,
+                        "a code arrived on the app_callback_uri; codes are accepted only on the redirect_uri \(flow.redirect.string)"
+                    ), session.id)
             }
             if let failure = issuerFailure(session, query: query) {
                 return .fail(session.finished(.failed, failure: failure, now: now))
@@ -266,7 +343,10 @@ extension Router {
         resumed.status = .resumed
         guard let resume else { return .acknowledge(resumed) }
         if flow.resumeOpened {
-            return .refuse(RouterError(.replayed, "resume_uri was already opened for this session; a repeated app callback is ignored"), session.id)
+            return .refuse(
+                RouterError(
+                    .replayed, "resume_uri was already opened for this session; a repeated app callback is ignored"),
+                session.id)
         }
         let target: String
         do { target = try ResumePolicy.check(resume, for: flow, maxLength: limits.maxURIBytes) } catch {
@@ -281,10 +361,16 @@ extension Router {
     private func providerFailure(_ session: Session, error: String, query: QueryParameters, now: Int64) -> Session {
         let code = OAuthText.isErrorText(error) ? error : "invalid_response"
         let description = OAuthText.sanitizedDescription((try? query.single("error_description")) ?? nil)
-        let what = session.isCodeFlow && session.code.source == .logout ? "the sign-out (the account is signed out here all the same)" : "the authorization"
+        let what =
+            session.isCodeFlow && session.code.source == .logout
+            ? "the sign-out (the account is signed out here all the same)" : "the authorization"
         var message = "the provider refused \(what): \(code)"
         if let description { message += " (\(description))" }
-        return session.finished(.failed, failure: SessionFailure(code: .authorizationFailed, providerError: code, providerDescription: description, message: message), now: now)
+        return session.finished(
+            .failed,
+            failure: SessionFailure(
+                code: .authorizationFailed, providerError: code, providerDescription: description, message: message),
+            now: now)
     }
 
     /// RFC 9207 §2.4: compare `iss` with the session's issuer by simple string
@@ -295,10 +381,16 @@ extension Router {
         if let iss, iss != expected {
             return SessionFailure(
                 code: .issuerMismatch,
-                message: "the response's iss \"\(PercentEncoding.preview(Substring(iss)))\" is not the session's issuer \(expected) (a mix-up attack, RFC 9207); the code was not delivered")
+                message:
+                    "the response's iss \"\(PercentEncoding.preview(Substring(iss)))\" is not the session's issuer \(expected) (a mix-up attack, RFC 9207); the code was not delivered"
+            )
         }
         if iss == nil && session.code.requireIssuer {
-            return SessionFailure(code: .issuerMismatch, message: "the response carries no iss, but the session requires one from \(expected) (RFC 9207); the code was not delivered")
+            return SessionFailure(
+                code: .issuerMismatch,
+                message:
+                    "the response carries no iss, but the session requires one from \(expected) (RFC 9207); the code was not delivered"
+            )
         }
         return nil
     }
@@ -343,14 +435,17 @@ extension Router {
     /// the first `?` is exactly a pending session's state and the rest (with
     /// any other parameters) is `error` plus at most `error_description`, the
     /// session fails with that error. It can never complete or resume one.
-    private func vippsErrorQuirk(uri: URIReference, query: QueryParameters, state: String, source: RouteSource, now: Int64) -> RouteDecision? {
+    private func vippsErrorQuirk(
+        uri: URIReference, query: QueryParameters, state: String, source: RouteSource, now: Int64
+    ) -> RouteDecision? {
         guard source == .link, let mark = state.firstIndex(of: "?") else { return nil }
         let key = CallbackURI.matchKey(for: uri, loopback: false)
         guard isAppCallbackKey(key), let session = session(withState: String(state[..<mark])),
             let app = session.code.appCallback, !session.status.isFinished, now < session.expiresAt
         else { return nil }
         let tail: QueryParameters
-        do { tail = try QueryParameters.parse(String(state[state.index(after: mark)...]), limits: limits.query) } catch { return nil }
+        do { tail = try QueryParameters.parse(String(state[state.index(after: mark)...]), limits: limits.query) } catch
+        { return nil }
         let others = query.pairs.filter { $0.name != "state" && !app.ownQuery.contains($0) }
         let extra = tail.pairs + others
         guard extra.allSatisfy({ $0.name == "error" || $0.name == "error_description" }),

@@ -84,17 +84,24 @@ public struct Router: Sendable {
     public func admit(_ plan: SessionPlan) throws(RouterError) {
         try admit(owner: plan.owner.name)
         if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
-            throw .invalid("the adopted state is already in use by another session; a backend must make a fresh state for every login")
+            throw .invalid(
+                "the adopted state is already in use by another session; a backend must make a fresh state for every login"
+            )
         }
     }
 
     /// The limits on unfinished sessions, for one more of `owner`'s.
     func admit(owner: String) throws(RouterError) {
         if pendingCount >= limits.maxPendingTotal {
-            throw RouterError(.limitsExceeded, "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
+            throw RouterError(
+                .limitsExceeded,
+                "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
         }
         if (owners[ByteKey(owner)]?.pending ?? 0) >= limits.maxPendingPerOwner {
-            throw RouterError(.limitsExceeded, "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first")
+            throw RouterError(
+                .limitsExceeded,
+                "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first"
+            )
         }
     }
 
@@ -178,7 +185,9 @@ public struct Router: Sendable {
     public mutating func apply(_ changes: [SessionChange]) {
         // A restore brings thousands at once: grow the tables once, not by doubling.
         if changes.count > 64 {
-            let adding = changes.count { if case .update = $0 { false } else if case .remove = $0 { false } else { true } }
+            let adding = changes.count {
+                if case .update = $0 { false } else if case .remove = $0 { false } else { true }
+            }
             if adding > 64 { reserveCapacity(table.count + adding) }
         }
         for change in changes {
@@ -253,7 +262,9 @@ public struct Router: Sendable {
     private mutating func account(_ s: Session, _ delta: Int) {
         let code = s.isCodeFlow
         // `s.code.…` read in place: a `let` of the whole flow copied (and retained) every field, twice a Route.
-        if code && s.code.redirect.style != .loopback { _ = Self.count(&callbackKeys[s.code.redirect.matchByteKey], delta) }
+        if code && s.code.redirect.style != .loopback {
+            _ = Self.count(&callbackKeys[s.code.redirect.matchByteKey], delta)
+        }
         if code, let a = s.code.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
         let unfinished = !s.status.isFinished
         if let owner = s.owner?.name {
@@ -291,7 +302,9 @@ public struct Router: Sendable {
 
     /// The session with exactly this state, compared in constant time once found.
     func session(withState state: String) -> Session? {
-        guard let id = byState[ByteKey(state)], let s = session(id), ConstantTime.equals(s.code.state, state) else { return nil }
+        guard let id = byState[ByteKey(state)], let s = session(id), ConstantTime.equals(s.code.state, state) else {
+            return nil
+        }
         return s
     }
 
@@ -299,7 +312,9 @@ public struct Router: Sendable {
     func ownsSessions(_ name: String) -> Bool { owners[ByteKey(name)] != nil }
 
     public func sessions(ownedBy owner: String) -> [Session] {
-        table.filter { $0.owner?.name == owner }.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+        table.filter { $0.owner?.name == owner }.sorted {
+            $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt
+        }
     }
 
     /// When a session should next be looked at: its expiry while unfinished;

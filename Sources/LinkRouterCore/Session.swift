@@ -114,7 +114,11 @@ public struct Session: Sendable, Equatable {
     public var waitAnswer: Result<AuthorizationResult, RouterError>? {
         guard status.isFinished else { return nil }
         if released {
-            return .failure(RouterError(.alreadyDelivered, "the result of this session is gone: its owner acknowledged it, or it was not collected in time after the callback; begin a new session"))
+            return .failure(
+                RouterError(
+                    .alreadyDelivered,
+                    "the result of this session is gone: its owner acknowledged it, or it was not collected in time after the callback; begin a new session"
+                ))
         }
         if status == .completed, let r = result { return .success(r) }
         return .failure(failure?.error ?? RouterError(.internalError, "session ended without a result"))
@@ -136,17 +140,31 @@ final class Box<Value: Sendable & Equatable>: Sendable, Equatable {
 extension Session {
     /// Restored with wall-clock times that cannot be right (threat model P5).
     public static func expiredForClock(_ s: Session, now: Int64) -> Session {
-        s.finished(.expired, failure: SessionFailure(code: .expired, message: "the session's stored times are inconsistent with the clock (a clock jump?); begin a new one"), now: now)
+        s.finished(
+            .expired,
+            failure: SessionFailure(
+                code: .expired,
+                message: "the session's stored times are inconsistent with the clock (a clock jump?); begin a new one"),
+            now: now)
     }
 
     /// Restored, but its loopback port could not be listened on again.
     public static func failedListener(_ s: Session, reason: String, now: Int64) -> Session {
         s.finished(
-            .failed, failure: SessionFailure(code: .listenerFailed, message: "after a restart the daemon could not listen on the session's loopback port again (\(reason)); begin a new one"), now: now)
+            .failed,
+            failure: SessionFailure(
+                code: .listenerFailed,
+                message:
+                    "after a restart the daemon could not listen on the session's loopback port again (\(reason)); begin a new one"
+            ), now: now)
     }
 
     /// An app step whose `resume_uri` could not reopen in the browser that began the login.
     public static func failedResume(_ s: Session, reason: String, now: Int64) -> Session {
-        s.finished(.failed, failure: SessionFailure(code: .browserFailed, message: "\(reason); the login's cookies are in that browser only, so begin a new login"), now: now)
+        s.finished(
+            .failed,
+            failure: SessionFailure(
+                code: .browserFailed,
+                message: "\(reason); the login's cookies are in that browser only, so begin a new login"), now: now)
     }
 }

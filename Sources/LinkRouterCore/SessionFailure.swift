@@ -7,7 +7,9 @@ public struct SessionFailure: Error, Sendable, Equatable {
     public var providerDescription: String?
     public var message: String
 
-    public init(code: RouterError.Code, providerError: String? = nil, providerDescription: String? = nil, message: String) {
+    public init(
+        code: RouterError.Code, providerError: String? = nil, providerDescription: String? = nil, message: String
+    ) {
         self.code = code
         self.providerError = providerError
         self.providerDescription = providerDescription

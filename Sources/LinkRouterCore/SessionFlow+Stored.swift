@@ -19,7 +19,9 @@ extension SessionFlow {
     public init?(kind: String, stored: String, callback: (String, String) -> CallbackURI?) {
         var text = stored
         var reuse = StoredFlowReuse()
-        guard let flow = text.withUTF8({ SessionFlow(kind: kind, bytes: $0, reuse: &reuse, callback: callback) }) else { return nil }
+        guard let flow = text.withUTF8({ SessionFlow(kind: kind, bytes: $0, reuse: &reuse, callback: callback) }) else {
+            return nil
+        }
         self = flow
     }
 
@@ -35,7 +37,9 @@ extension SessionFlow {
             self = .device(flow)
             return
         }
-        guard kind == "code", let flow = CodeFlowReader.read(bytes, reuse: &reuse, callback: callback) else { return nil }
+        guard kind == "code", let flow = CodeFlowReader.read(bytes, reuse: &reuse, callback: callback) else {
+            return nil
+        }
         self = .code(flow)
     }
 }
@@ -93,7 +97,9 @@ enum CodeFlowWriter {
         }
 
         private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-            if let to = out?.baseAddress, let from = bytes.baseAddress { (to + at).initialize(from: from, count: bytes.count) }
+            if let to = out?.baseAddress, let from = bytes.baseAddress {
+                (to + at).initialize(from: from, count: bytes.count)
+            }
             at += bytes.count
         }
     }
@@ -134,7 +140,8 @@ enum CodeFlowReader {
     /// The keys, in the order `stored` writes them: the reader tries the next one first.
     enum Key: Int, CaseIterable {
         case v, source, state, redirect, origin, resume, nonce, verifier, appCallback, resumeHosts, resumePathPrefix
-        case browser, issuer, requireIssuer, resumeOpened, exchangeClientID, exchangeTokenEndpoint, exchangeJWKSURI, exchangeOpenID
+        case browser, issuer, requireIssuer, resumeOpened, exchangeClientID, exchangeTokenEndpoint, exchangeJWKSURI,
+            exchangeOpenID
         case exchangeAccount, exchangeAccountMemory, exchangeDPoP
 
         var name: StaticString {
@@ -180,7 +187,9 @@ enum CodeFlowReader {
         }
     }
 
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredFlowReuse, callback: (String, String) -> CallbackURI?) -> CodeFlow? {
+    static func read(
+        _ bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredFlowReuse, callback: (String, String) -> CallbackURI?
+    ) -> CodeFlow? {
         var version = false
         var source: CodeFlow.Source?
         var state: String?
@@ -204,7 +213,9 @@ enum CodeFlowReader {
         var accountMemory = false
         var dpop: DPoPBinding?
         // A callback the row before had is not parsed again.
-        func sharedCallback(_ text: String, _ cache: inout (text: String, uri: CallbackURI)?, _ role: String) -> CallbackURI? {
+        func sharedCallback(_ text: String, _ cache: inout (text: String, uri: CallbackURI)?, _ role: String)
+            -> CallbackURI?
+        {
             if let c = cache, c.text == text { return c.uri }
             let uri = callback(text, role)
             cache = uri.map { (text, $0) }
@@ -264,11 +275,14 @@ enum CodeFlowReader {
         var exchange: TokenExchange?
         if let client, let tokenEndpoint, let jwks {
             exchange = TokenExchange(
-                clientID: client, tokenEndpoint: tokenEndpoint, jwksURI: jwks, expectsIDToken: openid, account: account, accountInMemory: accountMemory, dpop: dpop)
+                clientID: client, tokenEndpoint: tokenEndpoint, jwksURI: jwks, expectsIDToken: openid, account: account,
+                accountInMemory: accountMemory, dpop: dpop)
         }
         return CodeFlow(
-            source: source, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
-            authorizationOrigin: origin, resumeHosts: hosts, resumePathPrefix: prefix, resumeMode: resume, browser: browser,
+            source: source, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect,
+            appCallback: appCallback,
+            authorizationOrigin: origin, resumeHosts: hosts, resumePathPrefix: prefix, resumeMode: resume,
+            browser: browser,
             issuer: issuer, requireIssuer: requireIssuer, exchange: exchange, resumeOpened: resumeOpened)
     }
 }

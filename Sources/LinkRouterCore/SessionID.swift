@@ -9,7 +9,8 @@ public struct SessionID: Hashable, Sendable, CustomStringConvertible, Comparable
         // Over the contiguous bytes: the UTF8View walk was ~1,000 instructions an id, every stored row.
         var text = rawValue
         let valid = text.withUTF8 { bytes in
-            !bytes.isEmpty && bytes.count <= 64 && bytes.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x5F }
+            !bytes.isEmpty && bytes.count <= 64
+                && bytes.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x5F }
         }
         guard valid else { return nil }
         self.rawValue = rawValue

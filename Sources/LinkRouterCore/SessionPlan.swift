@@ -70,7 +70,9 @@ public struct SessionPlan: Sendable {
 
     /// The session, given its secrets, at `now` (unix seconds). The authorize
     /// URL is `authorizeURL(secrets:)`; the session does not keep it.
-    public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, browser: String?, now: Int64) -> Session {
+    public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, browser: String?, now: Int64)
+        -> Session
+    {
         let state: String
         let nonce: String?
         let verifier: String?
@@ -89,9 +91,11 @@ public struct SessionPlan: Sendable {
             verifier = nil
         }
         let flow = CodeFlow(
-            source: mode, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect, appCallback: appCallback,
+            source: mode, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect,
+            appCallback: appCallback,
             authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts, resumePathPrefix: resumePathPrefix,
-            resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer, exchange: exchange?.binding(dpop(secrets)))
+            resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer,
+            exchange: exchange?.binding(dpop(secrets)))
         return Session(
             id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, flow: .code(flow),
             createdAt: now, expiresAt: now + Int64(ttl))
@@ -100,16 +104,21 @@ public struct SessionPlan: Sendable {
 
 extension SessionPlan {
     /// The URL the browser opens: built from the endpoint and the secrets, or the adopted one as it is.
-    /// After a push (RFC 9126), `requestURI` is what the provider gave back, and the URL carries only it and `client_id`.
+    /// After a push (RFC 9126), `requestURI` is what the provider gave back, and the URL carries only it and
+    /// `client_id`.
     public func authorizeURL(secrets: SessionSecrets, requestURI: String? = nil) -> String {
         switch source {
         case .builder(let endpoint, let clientID, _, _):
-            if let requestURI { return PushedAuthorization.browserURL(endpoint: endpoint, clientID: clientID, requestURI: requestURI) }
+            if let requestURI {
+                return PushedAuthorization.browserURL(endpoint: endpoint, clientID: clientID, requestURI: requestURI)
+            }
             return AuthorizeURL.withQuery(endpoint, authorizationParameters(secrets: secrets))
         case .adopted(let url, _, _):
             return url
         case .logout(let endpoint, let clientID, let hint):
-            return LogoutURL.make(endpoint, clientID: clientID, idTokenHint: hint, postLogoutRedirectURI: redirect.string, state: secrets.state)
+            return LogoutURL.make(
+                endpoint, clientID: clientID, idTokenHint: hint, postLogoutRedirectURI: redirect.string,
+                state: secrets.state)
         }
     }
 
@@ -121,18 +130,23 @@ extension SessionPlan {
         if !pushed, let key = dpop(secrets)?.key { extraParams["dpop_jkt"] = key.thumbprint }
         return AuthorizeURL.parameters(
             clientID: clientID, redirectURI: redirect.string, scope: scope, state: secrets.state, nonce: secrets.nonce,
-            codeChallenge: clientChallenge ?? secrets.codeChallenge, appCallbackURI: appCallback?.string, extra: extraParams)
+            codeChallenge: clientChallenge ?? secrets.codeChallenge, appCallbackURI: appCallback?.string,
+            extra: extraParams)
     }
 
     /// The push a builder-mode login makes before its browser opens (RFC 9126), when it makes one.
     public func pushRequest(secrets: SessionSecrets) -> PushRequest? {
         guard let pushEndpoint else { return nil }
         return PushRequest(
-            endpoint: pushEndpoint, parameters: authorizationParameters(secrets: secrets, pushed: true).map { PushRequest.Field(name: $0.0, value: $0.1) },
+            endpoint: pushEndpoint,
+            parameters: authorizationParameters(secrets: secrets, pushed: true).map {
+                PushRequest.Field(name: $0.0, value: $0.1)
+            },
             dpop: dpop(secrets)?.key)
     }
 
-    /// The session's DPoP binding: its key, when the plan binds the tokens and the daemon drew one (`missingDPoPKey` refuses a plan that binds without).
+    /// The session's DPoP binding: its key, when the plan binds the tokens and the daemon drew one (`missingDPoPKey`
+    /// refuses a plan that binds without).
     func dpop(_ secrets: SessionSecrets) -> DPoPBinding? {
         guard let required = dpopRequired, let key = secrets.dpopKey else { return nil }
         return DPoPBinding(key: key, required: required)
@@ -141,14 +155,17 @@ extension SessionPlan {
     /// A plan that binds its tokens but was given no key: refused, never signed in unbound.
     public func missingDPoPKey(_ secrets: SessionSecrets) -> RouterError? {
         guard dpopRequired != nil, secrets.dpopKey == nil else { return nil }
-        return RouterError(.internalError, "the daemon drew no DPoP key for a login whose tokens must be bound to one; nothing was started")
+        return RouterError(
+            .internalError,
+            "the daemon drew no DPoP key for a login whose tokens must be bound to one; nothing was started")
     }
 
     /// `linkctl login`'s default: the whole login (the code exchanged, the ID
     /// token verified) when the issuer's metadata says where everything is and
     /// the daemon holds the verifier; `--code-only` stops at the code.
     public static func exchangesByDefault(_ request: SessionRequest) -> Bool {
-        request.issuer != nil && request.authorizationEndpoint == nil && request.authorizeURL == nil && request.codeChallenge == nil
+        request.issuer != nil && request.authorizationEndpoint == nil && request.authorizeURL == nil
+            && request.codeChallenge == nil
     }
 
     /// Whether the daemon must fetch the issuer's metadata before `make`: an
@@ -156,11 +173,13 @@ extension SessionPlan {
     /// token endpoint and the keys), or `par=require` (the PAR endpoint). An adopted URL never needs it.
     public static func needsDiscovery(_ request: SessionRequest) -> Bool {
         request.authorizeURL == nil && request.issuer != nil
-            && (request.authorizationEndpoint == nil || request.exchange || request.par == "require" || request.device || request.logout)
+            && (request.authorizationEndpoint == nil || request.exchange || request.par == "require" || request.device
+                || request.logout)
     }
 
     /// Validates `request` for `owner`: every refusal here leaves nothing behind.
-    public static func make(_ request: SessionRequest, owner: Caller, limits: Limits) throws(RouterError) -> SessionPlan {
+    public static func make(_ request: SessionRequest, owner: Caller, limits: Limits) throws(RouterError) -> SessionPlan
+    {
         // Every string option's length, by the option table.
         try SessionRequest.options.checkLengths(request, limits: limits)
         let maxOption = limits.maxOptionBytes
@@ -172,32 +191,42 @@ extension SessionPlan {
         let resumeMode: ResumeMode
         if let raw = request.resume {
             guard let m = ResumeMode(rawValue: raw) else {
-                throw .invalid("resume \"\(PercentEncoding.preview(Substring(raw)))\" is not one of browser, client, none")
+                throw .invalid(
+                    "resume \"\(PercentEncoding.preview(Substring(raw)))\" is not one of browser, client, none")
             }
             resumeMode = m
         } else {
             resumeMode = .browser
         }
         guard request.resumeHosts.count <= limits.maxListEntries else {
-            throw .invalid("resume_hosts has \(request.resumeHosts.count) entries; the limit is \(limits.maxListEntries)")
+            throw .invalid(
+                "resume_hosts has \(request.resumeHosts.count) entries; the limit is \(limits.maxListEntries)")
         }
         for host in request.resumeHosts where !OAuthText.isHostName(host) {
-            throw .invalid("resume_hosts entry \"\(PercentEncoding.preview(Substring(host)))\" is not a lowercase host name such as api.vipps.no")
+            throw .invalid(
+                "resume_hosts entry \"\(PercentEncoding.preview(Substring(host)))\" is not a lowercase host name such as api.vipps.no"
+            )
         }
         if let prefix = request.resumePathPrefix, !prefix.hasPrefix("/") || !prefix.utf8.allSatisfy(ASCII.isURIByte) {
             throw .invalid("resume_path_prefix must be a path starting with \"/\", such as /vipps-login-idp/")
         }
         if let browser = request.browser, !OAuthText.isDesktopID(browser) {
-            throw .invalid("browser \"\(PercentEncoding.preview(Substring(browser)))\" is not a desktop file id such as firefox.desktop")
+            throw .invalid(
+                "browser \"\(PercentEncoding.preview(Substring(browser)))\" is not a desktop file id such as firefox.desktop"
+            )
         }
         if let token = request.claimToken {
             guard token.utf8.count >= 22, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw .invalid("claim_token must be at least 22 printable characters (128 bits or more of randomness, such as 32 random bytes in base64url)")
+                throw .invalid(
+                    "claim_token must be at least 22 printable characters (128 bits or more of randomness, such as 32 random bytes in base64url)"
+                )
             }
         }
         if let challenge = request.codeChallenge {
             guard challenge.utf8.count == 43, Base64URL.isEncoded(challenge) else {
-                throw .invalid("code_challenge must be the 43-character base64url SHA-256 of your verifier (S256, RFC 7636 §4.2); plain is never used")
+                throw .invalid(
+                    "code_challenge must be the 43-character base64url SHA-256 of your verifier (S256, RFC 7636 §4.2); plain is never used"
+                )
             }
         }
         let issuer = try request.issuer.map { i throws(RouterError) in try checkIssuer(i, maxLength: maxOption) }
@@ -206,13 +235,19 @@ extension SessionPlan {
         }
         if request.exchange {
             guard issuer != nil else {
-                throw .invalid("exchange needs the issuer option: the issuer's metadata gives the token endpoint and the keys that sign the ID token")
+                throw .invalid(
+                    "exchange needs the issuer option: the issuer's metadata gives the token endpoint and the keys that sign the ID token"
+                )
             }
             if request.authorizeURL != nil {
-                throw .invalid("exchange cannot be combined with authorize_url: your backend made the PKCE verifier, so your backend exchanges the code")
+                throw .invalid(
+                    "exchange cannot be combined with authorize_url: your backend made the PKCE verifier, so your backend exchanges the code"
+                )
             }
             if request.codeChallenge != nil {
-                throw .invalid("exchange cannot be combined with code_challenge: you hold the PKCE verifier, so you exchange the code")
+                throw .invalid(
+                    "exchange cannot be combined with code_challenge: you hold the PKCE verifier, so you exchange the code"
+                )
             }
         }
         if needsDiscovery(request) && request.discovered == nil {
@@ -234,56 +269,81 @@ extension SessionPlan {
             guard request.extraParams.isEmpty else {
                 throw .invalid("extra_params cannot be combined with authorize_url: the adopted URL is used as it is")
             }
-            guard request.par == nil else { throw .invalid("par cannot be combined with authorize_url: the adopted URL is opened as it is") }
-            return try adopt(adopted, request: request, owner: owner, ttl: ttl, resumeMode: resumeMode, issuer: issuer, limits: limits)
+            guard request.par == nil else {
+                throw .invalid("par cannot be combined with authorize_url: the adopted URL is opened as it is")
+            }
+            return try adopt(
+                adopted, request: request, owner: owner, ttl: ttl, resumeMode: resumeMode, issuer: issuer,
+                limits: limits)
         }
 
         guard let endpointText = request.authorizationEndpoint ?? request.discovered?.authorizationEndpoint else {
-            throw .invalid("give issuer (or authorization_endpoint), client_id and redirect_uri, or an authorize_url your backend built")
+            throw .invalid(
+                "give issuer (or authorization_endpoint), client_id and redirect_uri, or an authorize_url your backend built"
+            )
         }
-        let endpoint = try AuthorizeURL.parseEndpoint(endpointText, role: "authorization_endpoint", maxLength: maxOption)
-        for pair in try QueryParameters.parse(endpoint.query).pairs where AuthorizeURL.reservedParameters.contains(pair.name) {
+        let endpoint = try AuthorizeURL.parseEndpoint(
+            endpointText, role: "authorization_endpoint", maxLength: maxOption)
+        for pair in try QueryParameters.parse(endpoint.query).pairs
+        where AuthorizeURL.reservedParameters.contains(pair.name) {
             throw .invalid("authorization_endpoint already carries \"\(pair.name)\" in its query; the daemon sets it")
         }
         guard let clientID = request.clientID, OAuthText.isVisibleText(clientID) else {
-            throw .invalid(request.clientID == nil ? "client_id is missing" : "client_id must be printable ASCII (RFC 6749 Appendix A)")
+            throw .invalid(
+                request.clientID == nil
+                    ? "client_id is missing" : "client_id must be printable ASCII (RFC 6749 Appendix A)")
         }
         guard let redirectText = request.redirectURI else { throw .invalid("redirect_uri is missing") }
         let redirect = try CallbackURI.parse(redirectText, role: "redirect_uri", maxLength: maxOption)
         if let scope = request.scope, !OAuthText.isScope(scope) {
-            throw .invalid("scope must be space-separated tokens of printable ASCII without quotes or backslashes (RFC 6749 §3.3)")
+            throw .invalid(
+                "scope must be space-separated tokens of printable ASCII without quotes or backslashes (RFC 6749 §3.3)")
         }
         guard request.extraParams.count <= limits.maxListEntries else {
-            throw .invalid("extra_params has \(request.extraParams.count) entries; the limit is \(limits.maxListEntries)")
+            throw .invalid(
+                "extra_params has \(request.extraParams.count) entries; the limit is \(limits.maxListEntries)")
         }
         for (key, value) in request.extraParams {
             if AuthorizeURL.reservedParameters.contains(key) {
                 throw .invalid("extra_params may not set \"\(key)\"; the daemon sets it (use its own option)")
             }
             guard !key.isEmpty, key.utf8.count <= 128, value.utf8.count <= maxOption,
-                !key.utf8.contains(where: ASCII.isControlOrSpace), !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+                !key.utf8.contains(where: ASCII.isControlOrSpace),
+                !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
             else {
-                throw .invalid("extra_params entry \"\(PercentEncoding.preview(Substring(key)))\" has an empty or oversized name, or a control character")
+                throw .invalid(
+                    "extra_params entry \"\(PercentEncoding.preview(Substring(key)))\" has an empty or oversized name, or a control character"
+                )
             }
         }
-        let appCallback = try request.appCallbackURI.map { a throws(RouterError) in try parseAppCallback(a, maxLength: maxOption) }
+        let appCallback = try request.appCallbackURI.map { a throws(RouterError) in
+            try parseAppCallback(a, maxLength: maxOption)
+        }
         let exchange =
             request.exchange
             ? request.discovered.map {
                 TokenExchange(
                     clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
-                    expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false, account: request.account,
+                    expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false,
+                    account: request.account,
                     accountInMemory: request.accountStore == .memory)
             } : nil
         return SessionPlan(
-            source: .builder(endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
+            source: .builder(
+                endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
             browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
             resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
-            requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true, exchange: exchange,
+            requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true,
+            exchange: exchange,
             authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge,
-            pushEndpoint: try PushedAuthorization.endpoint(PushedAuthorization.Mode(option: request.par, name: "par"), metadata: request.discovered),
-            dpopRequired: exchange == nil ? nil : try request.dpop.flatMap { m throws(RouterError) in try DPoPBinding.decide(m, metadata: request.discovered) })
+            pushEndpoint: try PushedAuthorization.endpoint(
+                PushedAuthorization.Mode(option: request.par, name: "par"), metadata: request.discovered),
+            dpopRequired: exchange == nil
+                ? nil
+                : try request.dpop.flatMap { m throws(RouterError) in
+                    try DPoPBinding.decide(m, metadata: request.discovered)
+                })
     }
 
     /// An issuer identifier as OpenID Connect Discovery §2 and RFC 9207 §2 define it.
@@ -291,7 +351,9 @@ extension SessionPlan {
         guard let uri = try? URIReference.strict(iss, maxLength: maxLength), isIssuerScheme(uri),
             uri.query == nil, uri.fragment == nil, !uri.hasUserinfo
         else {
-            throw .invalid("issuer must be an https URL (http only on a loopback host, for a provider run locally) with no query or fragment (RFC 9207 §2, OpenID Connect Discovery §2)")
+            throw .invalid(
+                "issuer must be an https URL (http only on a loopback host, for a provider run locally) with no query or fragment (RFC 9207 §2, OpenID Connect Discovery §2)"
+            )
         }
         return iss
     }
@@ -317,7 +379,9 @@ extension SessionPlan {
     static func parseAppCallback(_ text: String, maxLength: Int) throws(RouterError) -> CallbackURI {
         let uri = try CallbackURI.parse(text, role: "app_callback_uri", maxLength: maxLength)
         guard uri.style != .loopback else {
-            throw .invalid("app_callback_uri is opened by the Vipps/MobilePay app: use a custom scheme or an https URL, not loopback")
+            throw .invalid(
+                "app_callback_uri is opened by the Vipps/MobilePay app: use a custom scheme or an https URL, not loopback"
+            )
         }
         return uri
     }
@@ -332,16 +396,22 @@ extension SessionPlan {
             throw .invalid("the adopted authorize_url has no state; the daemon tracks the session by it")
         }
         guard OAuthText.isAdoptableState(state) else {
-            throw .invalid("the adopted state must be 16 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 9700 §4.7); this one is \(state.utf8.count) characters")
+            throw .invalid(
+                "the adopted state must be 16 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 9700 §4.7); this one is \(state.utf8.count) characters"
+            )
         }
         guard let redirectText = try query.single("redirect_uri") else {
             throw .invalid("the adopted authorize_url has no redirect_uri")
         }
         let redirect = try CallbackURI.parse(redirectText, role: "redirect_uri", maxLength: limits.maxOptionBytes)
         if redirect.style == .loopback && redirect.loopbackPort == 0 {
-            throw .invalid("the adopted redirect_uri \(redirectText) has no port; an adopted URL cannot be rewritten, so it must name the loopback port to listen on")
+            throw .invalid(
+                "the adopted redirect_uri \(redirectText) has no port; an adopted URL cannot be rewritten, so it must name the loopback port to listen on"
+            )
         }
-        let appCallback = try query.single("app_callback_uri").map { a throws(RouterError) in try parseAppCallback(a, maxLength: limits.maxOptionBytes) }
+        let appCallback = try query.single("app_callback_uri").map { a throws(RouterError) in
+            try parseAppCallback(a, maxLength: limits.maxOptionBytes)
+        }
         let flow = try query.single("requested_flow")
         if flow == "app_to_app" && appCallback == nil {
             throw .invalid("the adopted authorize_url asks for requested_flow=app_to_app but has no app_callback_uri")
@@ -349,10 +419,14 @@ extension SessionPlan {
         let challenge = try query.single("code_challenge")
         let method = try query.single("code_challenge_method")
         if let method, method != "S256" {
-            throw .invalid("the adopted authorize_url uses code_challenge_method=\(method); only S256 is accepted (RFC 9700 §2.1.1)")
+            throw .invalid(
+                "the adopted authorize_url uses code_challenge_method=\(method); only S256 is accepted (RFC 9700 §2.1.1)"
+            )
         }
         if challenge != nil && method == nil {
-            throw .invalid("the adopted authorize_url has a code_challenge but no code_challenge_method, which means plain (RFC 7636 §4.3); add code_challenge_method=S256")
+            throw .invalid(
+                "the adopted authorize_url has a code_challenge but no code_challenge_method, which means plain (RFC 7636 §4.3); add code_challenge_method=S256"
+            )
         }
         guard try query.single("response_type") == "code" else {
             throw .invalid("the adopted authorize_url must use response_type=code")

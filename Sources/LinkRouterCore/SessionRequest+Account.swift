@@ -4,12 +4,15 @@ extension SessionRequest {
     /// disagree), the code is exchanged, and the tokens are the account's.
     public mutating func use(_ account: Account) throws(RouterError) {
         let given: [(String, Bool)] = [
-            ("issuer", issuer != nil), ("client_id", clientID != nil), ("authorization_endpoint", authorizationEndpoint != nil),
+            ("issuer", issuer != nil), ("client_id", clientID != nil),
+            ("authorization_endpoint", authorizationEndpoint != nil),
             ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil), ("scope", scope != nil),
             ("redirect_uri", redirectURI != nil), ("extra_params", !extraParams.isEmpty), ("par", par != nil),
         ]
         if let (key, _) = given.first(where: { $0.1 }) {
-            throw .invalid("\(key) is the account's (\(account.name)) to set; leave it out, or change the account (linkctl account add \(account.name) …)")
+            throw .invalid(
+                "\(key) is the account's (\(account.name)) to set; leave it out, or change the account (linkctl account add \(account.name) …)"
+            )
         }
         issuer = account.issuer
         clientID = account.clientID

@@ -4,16 +4,21 @@ extension SessionRequest {
         method: "BeginSession",
         [
             OptionRow(
-                "authorization_endpoint", .string({ $0.authorizationEndpoint = $1 }, get: { $0.authorizationEndpoint }), limit: .option,
-                flag: .value("authorization-endpoint", placeholder: "URL"), help: "the provider's authorize endpoint (builder mode)",
-                doc: "the provider's authorize endpoint: `https`, or `http` on a loopback address (local providers); no userinfo, no fragment, none of the parameters the daemon sets in its query"),
+                "authorization_endpoint", .string({ $0.authorizationEndpoint = $1 }, get: { $0.authorizationEndpoint }),
+                limit: .option,
+                flag: .value("authorization-endpoint", placeholder: "URL"),
+                help: "the provider's authorize endpoint (builder mode)",
+                doc:
+                    "the provider's authorize endpoint: `https`, or `http` on a loopback address (local providers); no userinfo, no fragment, none of the parameters the daemon sets in its query"
+            ),
             OptionRow(
                 "client_id", .string({ $0.clientID = $1 }, get: { $0.clientID }), limit: .option,
                 flag: .value("client-id", placeholder: "ID"), help: "your OAuth client_id",
                 doc: "printable ASCII"),
             OptionRow(
                 "redirect_uri", .string({ $0.redirectURI = $1 }, get: { $0.redirectURI }), limit: .option,
-                flag: .value("redirect-uri", placeholder: "URI"), help: "registered callback: com.example.app:/cb, https://…, or http://127.0.0.1/cb",
+                flag: .value("redirect-uri", placeholder: "URI"),
+                help: "registered callback: com.example.app:/cb, https://…, or http://127.0.0.1/cb",
                 doc: "the registered callback, in one of the three styles below"),
             OptionRow(
                 "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
@@ -25,28 +30,37 @@ extension SessionRequest {
                 doc: "more authorize parameters (`prompt`, `audience`…); may not set a parameter the daemon sets"),
             OptionRow(
                 "authorize_url", .string({ $0.authorizeURL = $1 }, get: { $0.authorizeURL }), limit: .authorizeURL,
-                flag: .value("authorize-url", placeholder: "URL"), help: "adopt an authorize URL your backend built (instead of the four above)",
+                flag: .value("authorize-url", placeholder: "URL"),
+                help: "adopt an authorize URL your backend built (instead of the four above)",
                 doc: "adopt mode (instead of the four above and `extra_params`)"),
             OptionRow(
                 "app_callback_uri", .string({ $0.appCallbackURI = $1 }, get: { $0.appCallbackURI }), limit: .option,
-                flag: .value("app-callback-uri", placeholder: "URI"), help: "Vipps/MobilePay app-to-app: where the app returns",
+                flag: .value("app-callback-uri", placeholder: "URI"),
+                help: "Vipps/MobilePay app-to-app: where the app returns",
                 doc: "Vipps/MobilePay app-to-app: where the app returns (custom scheme or https)"),
             OptionRow(
                 "resume", .string({ $0.resume = $1 }, get: { $0.resume }), limit: .option,
-                flag: .value("resume", placeholder: "MODE"), help: "who reopens resume_uri: browser (default), client or none",
-                doc: "who reopens `resume_uri`: `browser` (default: the daemon, in the browser that began the login), `client` (a `ResumeRequested` signal to the owner), `none`"),
+                flag: .value("resume", placeholder: "MODE"),
+                help: "who reopens resume_uri: browser (default), client or none",
+                doc:
+                    "who reopens `resume_uri`: `browser` (default: the daemon, in the browser that began the login), `client` (a `ResumeRequested` signal to the owner), `none`"
+            ),
             OptionRow(
                 "resume_hosts", .strings { $0.resumeHosts = $1 },
                 flag: .repeated("resume-host", placeholder: "HOST"), help: "another host resume_uri may be on",
                 doc: "more hosts `resume_uri` may be on (lowercase names, default port)"),
             OptionRow(
-                "resume_path_prefix", .string({ $0.resumePathPrefix = $1 }, get: { $0.resumePathPrefix }), limit: .option,
+                "resume_path_prefix", .string({ $0.resumePathPrefix = $1 }, get: { $0.resumePathPrefix }),
+                limit: .option,
                 flag: .value("resume-path-prefix", placeholder: "PATH"), help: "resume_uri must be under this path",
                 doc: "`resume_uri`'s path must start with this (e.g. `/vipps-login-idp/`)"),
             OptionRow(
                 "browser", .string({ $0.browser = $1 }, get: { $0.browser }), limit: .option,
-                flag: .value("browser", placeholder: "DESKTOP-ID"), help: "open the login in this browser, e.g. firefox.desktop",
-                doc: "a desktop file id (`firefox.desktop`); default: the user's default `x-scheme-handler/https` handler that is not linkrouter"),
+                flag: .value("browser", placeholder: "DESKTOP-ID"),
+                help: "open the login in this browser, e.g. firefox.desktop",
+                doc:
+                    "a desktop file id (`firefox.desktop`); default: the user's default `x-scheme-handler/https` handler that is not linkrouter"
+            ),
             OptionRow(
                 "open_browser", .bool { $0.openBrowser = $1 },
                 flag: .setsFalse("no-browser"), help: "do not open a browser; print the authorize URL only",
@@ -57,43 +71,54 @@ extension SessionRequest {
                 doc: "seconds the session may wait, 1–3600, default 600"),
             OptionRow(
                 "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
-                flag: .value("issuer", placeholder: "URL"), help: "the provider's issuer: its metadata gives the endpoints; a callback's iss must equal it",
+                flag: .value("issuer", placeholder: "URL"),
+                help: "the provider's issuer: its metadata gives the endpoints; a callback's iss must equal it",
                 doc:
                     "the provider's issuer identifier (https; http only on a loopback host, for a provider run locally). Without `authorization_endpoint`, the daemon fetches its metadata (OpenID Connect Discovery, then RFC 8414) and takes the endpoints from it; a callback's `iss` must equal it (RFC 9207), and must be present when the metadata says `authorization_response_iss_parameter_supported`"
             ),
             OptionRow(
-                // 64 as a caller gives it (`Account.checkName`); an app's account is then `KIND:ID/NAME` (`AccountKey.qualifiedName`).
+                // 64 as a caller gives it (`Account.checkName`); an app's account is then `KIND:ID/NAME`
+                // (`AccountKey.qualifiedName`).
                 "account", .string({ $0.account = $1 }, get: { $0.account }), limit: .bytes(330),
-                flag: .value("account", placeholder: "NAME"), help: "sign in to this account: its provider options, and its tokens kept",
+                flag: .value("account", placeholder: "NAME"),
+                help: "sign in to this account: its provider options, and its tokens kept",
                 doc:
                     "an account's name (`linkctl accounts`): the daemon takes `issuer`, `client_id`, `scope`, `redirect_uri` and the authorize parameters from the account (not given with them), exchanges the code, and keeps the tokens (`GetToken`)"
             ),
             OptionRow(
                 "exchange", .bool { $0.exchange = $1 },
-                flag: .setsTrue("exchange"), help: "exchange the code for tokens and verify the ID token (needs --issuer)",
+                flag: .setsTrue("exchange"),
+                help: "exchange the code for tokens and verify the ID token (needs --issuer)",
                 doc:
                     "default false. With `issuer`: after the callback the daemon posts the code and its verifier to the token endpoint and `Wait` returns the tokens and the verified ID-token claims instead of the code (see \"Tokens\" below). Not with `authorize_url` or `code_challenge`, where the daemon holds no verifier"
             ),
             OptionRow(
                 "par", .string({ $0.par = $1 }, get: { $0.par }), limit: .option,
-                flag: .value("par", placeholder: "MODE"), help: "push the authorization request first (RFC 9126): auto (default), require or off",
+                flag: .value("par", placeholder: "MODE"),
+                help: "push the authorization request first (RFC 9126): auto (default), require or off",
                 doc:
                     "`auto` (default): when the issuer's metadata lists `pushed_authorization_request_endpoint`, the daemon posts the authorization request there and opens the browser with only `client_id` and the `request_uri` it got back (RFC 9126); `require`: always, and a provider without the endpoint is an error; `off`: never (an error where the metadata says `require_pushed_authorization_requests`). Builder mode only"
             ),
             OptionRow(
                 "require_iss", .bool { $0.requireIssuer = $1 },
                 flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
-                doc: "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"),
+                doc:
+                    "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"
+            ),
             OptionRow(
                 "code_challenge", .string({ $0.codeChallenge = $1 }, get: { $0.codeChallenge }), limit: .option,
-                flag: .value("code-challenge", placeholder: "S256"), help: "keep your own PKCE verifier; send only its S256 challenge",
+                flag: .value("code-challenge", placeholder: "S256"),
+                help: "keep your own PKCE verifier; send only its S256 challenge",
                 doc:
                     "client-held PKCE: the 43-character S256 challenge of a verifier the daemon never sees (recommended for apps that can keep a secret in memory: an intercepted code is then useless)"
             ),
             OptionRow(
                 "claim_token", .string({ $0.claimToken = $1 }, get: { $0.claimToken }), limit: .bytes(256),
-                flag: .value("claim-token", placeholder: "TOKEN"), help: "a secret (22+ characters) that lets another process claim the session",
-                doc: "a secret of the client's (≥ 22 printable characters; use 32 random bytes); lets a restarted client `Claim` the session"),
+                flag: .value("claim-token", placeholder: "TOKEN"),
+                help: "a secret (22+ characters) that lets another process claim the session",
+                doc:
+                    "a secret of the client's (≥ 22 printable characters; use 32 random bytes); lets a restarted client `Claim` the session"
+            ),
         ])
 }
 

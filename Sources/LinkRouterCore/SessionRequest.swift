@@ -51,8 +51,10 @@ public struct SessionRequest: Sendable, Equatable {
     /// and parameters (`use`); only a caller's count.
     public var browserOnlyOption: String? {
         let given: [(String, Bool)] = [
-            ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil), ("app_callback_uri", appCallbackURI != nil),
-            ("resume", resume != nil), ("resume_hosts", !resumeHosts.isEmpty), ("resume_path_prefix", resumePathPrefix != nil),
+            ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil),
+            ("app_callback_uri", appCallbackURI != nil),
+            ("resume", resume != nil), ("resume_hosts", !resumeHosts.isEmpty),
+            ("resume_path_prefix", resumePathPrefix != nil),
             ("browser", browser != nil), ("authorization_endpoint", authorizationEndpoint != nil),
             ("par", account == nil && par != nil), ("extra_params", account == nil && !extraParams.isEmpty),
         ]

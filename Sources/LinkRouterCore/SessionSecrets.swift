@@ -7,10 +7,14 @@ public struct SessionSecrets: Sendable, Equatable {
     /// Nil when the client keeps its own verifier (`code_challenge` option).
     public var codeVerifier: String?
     public var codeChallenge: String?
-    /// A fresh ES256 key, drawn for an account's login: its tokens are bound to it when the account's `dpop` says so (RFC 9449).
+    /// A fresh ES256 key, drawn for an account's login: its tokens are bound to it when the account's `dpop` says so
+    /// (RFC 9449).
     public var dpopKey: DPoPKey?
 
-    public init(id: SessionID, state: String, nonce: String, codeVerifier: String?, codeChallenge: String?, dpopKey: DPoPKey? = nil) {
+    public init(
+        id: SessionID, state: String, nonce: String, codeVerifier: String?, codeChallenge: String?,
+        dpopKey: DPoPKey? = nil
+    ) {
         self.dpopKey = dpopKey
         self.id = id
         self.state = state

@@ -16,7 +16,8 @@ public struct TokenExchange: Sendable, Equatable {
     public private(set) var dpop: DPoPBinding?
 
     public init(
-        clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool, account: String? = nil, accountInMemory: Bool = false,
+        clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool, account: String? = nil,
+        accountInMemory: Bool = false,
         dpop: DPoPBinding? = nil
     ) {
         self.dpop = dpop
@@ -35,8 +36,11 @@ public struct TokenExchange: Sendable, Equatable {
         return e
     }
 
-    /// One line per field, for the store (no field can hold a line break: each was checked as a URI or printable ASCII).
-    public var stored: String { [clientID, tokenEndpoint, jwksURI, expectsIDToken ? "openid" : "-"].joined(separator: "\n") }
+    /// One line per field, for the store (no field can hold a line break: each was checked as a URI or printable
+    /// ASCII).
+    public var stored: String {
+        [clientID, tokenEndpoint, jwksURI, expectsIDToken ? "openid" : "-"].joined(separator: "\n")
+    }
 
     public init?(stored: String) {
         let f = stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -11,7 +11,10 @@ public struct TokenGrant: Sendable, Equatable {
     /// The key every request of this grant proves (RFC 9449), and whether the answer must be `token_type: DPoP`.
     public var dpop: DPoPBinding?
 
-    public init(tokenEndpoint: String, jwksURI: String, expected: IDTokenClaims.Expected, requiresIDToken: Bool, dpop: DPoPBinding? = nil) {
+    public init(
+        tokenEndpoint: String, jwksURI: String, expected: IDTokenClaims.Expected, requiresIDToken: Bool,
+        dpop: DPoPBinding? = nil
+    ) {
         self.dpop = dpop
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI

@@ -13,7 +13,8 @@ public struct TokenRequest: Sendable, Equatable {
         method: "GetToken",
         [
             OptionRow(
-                "id_token", .bool({ $0.idToken = $1 }), flag: .setsTrue("id-token"), help: "the ID token instead of the account's default",
+                "id_token", .bool({ $0.idToken = $1 }), flag: .setsTrue("id-token"),
+                help: "the ID token instead of the account's default",
                 doc: "`true`: the ID token; `false`: the access token; default: the account's `token`"),
             OptionRow(
                 "min_valid", .uint32({ $0.minValid = $1 }), flag: .value("min-valid", placeholder: "SECONDS"),

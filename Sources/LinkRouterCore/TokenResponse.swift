@@ -2,16 +2,22 @@
 /// into the failure the session ends with. The ID token inside is checked
 /// afterwards (`IDTokenClaims`), after its signature.
 public enum TokenResponse {
-    /// Longest `error_description` passed on, like the redirect's (threat model S6).
-    static let maxDescription = 300
-
     /// `status` and the parsed body (nil when it was not JSON, with `mediaType` saying what it was).
-    public static func read(status: Int, body: JSONValue?, mediaType: String?, endpoint: String, receivedAt: Int64) -> Result<TokenSet, SessionFailure> {
-        func failure(_ message: String, error: String? = nil, description: String? = nil) -> Result<TokenSet, SessionFailure> {
-            .failure(SessionFailure(code: .tokenExchangeFailed, providerError: error, providerDescription: description, message: message))
+    public static func read(status: Int, body: JSONValue?, mediaType: String?, endpoint: String, receivedAt: Int64)
+        -> Result<TokenSet, SessionFailure>
+    {
+        func failure(_ message: String, error: String? = nil, description: String? = nil) -> Result<
+            TokenSet, SessionFailure
+        > {
+            .failure(
+                SessionFailure(
+                    code: .tokenExchangeFailed, providerError: error, providerDescription: description, message: message
+                ))
         }
         guard let body, case .object = body else {
-            return failure("the token endpoint \(endpoint) answered HTTP \(status) with \(mediaType ?? "no content type"), not a JSON object; check the issuer and its token endpoint")
+            return failure(
+                "the token endpoint \(endpoint) answered HTTP \(status) with \(mediaType ?? "no content type"), not a JSON object; check the issuer and its token endpoint"
+            )
         }
         guard status == 200 else {
             // RFC 6749 §5.2: 400 (401 for client authentication); Glewlwyd answers 403 invalid_code.
@@ -40,7 +46,10 @@ public enum TokenResponse {
         func optional(_ key: String) -> Result<String?, SessionFailure> {
             guard let v = body[key], v != .null else { return .success(nil) }
             guard let s = v.stringValue, OAuthText.isVisibleText(s) || (key == "scope" && OAuthText.isScope(s)) else {
-                return .failure(SessionFailure(code: .tokenExchangeFailed, message: "the token endpoint's \(key) is not a string of printable ASCII"))
+                return .failure(
+                    SessionFailure(
+                        code: .tokenExchangeFailed,
+                        message: "the token endpoint's \(key) is not a string of printable ASCII"))
             }
             return .success(s)
         }

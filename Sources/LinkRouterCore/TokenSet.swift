@@ -20,7 +20,8 @@ public struct TokenSet: Sendable, Equatable {
     /// Kubernetes cluster) needs it fresh, whatever the access token's life.
     public var idTokenExpiresAt: Int64?
     /// The key the tokens are bound to (RFC 9449): kept with them in the keyring, never handed out.
-    /// Set when the grant proved it, whatever `token_type` came back (a public client's refresh token is bound either way, §5).
+    /// Set when the grant proved it, whatever `token_type` came back (a public client's refresh token is bound either
+    /// way, §5).
     public var dpopKey: DPoPKey?
 
     public init(

@@ -73,7 +73,8 @@ public struct Transition: Sendable, Equatable {
     public var reply: Reply
 
     public init(
-        changes: [SessionChange] = [], core: [CoreChange] = [], ifWriteFails: WriteFailure = .refuse, effects: [Effect] = [],
+        changes: [SessionChange] = [], core: [CoreChange] = [], ifWriteFails: WriteFailure = .refuse,
+        effects: [Effect] = [],
         compensation: [Effect] = [], reply: Reply = .none
     ) {
         self.changes = changes

@@ -31,7 +31,9 @@ public struct URIReference: Sendable, Equatable {
         guard ASCII.isAlpha(schemeBytes.first!),
             schemeBytes.allSatisfy({ ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else {
-            throw .invalid("\"\(PercentEncoding.preview(Substring(text)))\" has an invalid scheme (RFC 3986 §3.1: a letter, then letters, digits, \"+\", \"-\" or \".\")")
+            throw .invalid(
+                "\"\(PercentEncoding.preview(Substring(text)))\" has an invalid scheme (RFC 3986 §3.1: a letter, then letters, digits, \"+\", \"-\" or \".\")"
+            )
         }
         i += 1
         var authority: String?
@@ -66,7 +68,8 @@ public struct URIReference: Sendable, Equatable {
     public static func strict(_ text: String, maxLength: Int) throws(RouterError) -> URIReference {
         let count = text.utf8.count
         guard count <= maxLength else {
-            throw RouterError(.limitsExceeded, "the URI is \(count) bytes long; callbacks are limited to \(maxLength) bytes")
+            throw RouterError(
+                .limitsExceeded, "the URI is \(count) bytes long; callbacks are limited to \(maxLength) bytes")
         }
         for b in text.utf8 where !ASCII.isURIByte(b) {
             let what: String

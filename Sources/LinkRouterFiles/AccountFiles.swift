@@ -32,7 +32,9 @@ public enum AccountFiles {
     }
 
     static func read(path: String, name: String, owner: Account.Owner) throws(RouterError) -> Account {
-        guard let text = try? FileSystem.readText(path, maxBytes: 64 << 10) else { throw RouterError(.invalidArgument, "cannot be read (or is over 64 KiB)") }
+        guard let text = try? FileSystem.readText(path, maxBytes: 64 << 10) else {
+            throw RouterError(.invalidArgument, "cannot be read (or is over 64 KiB)")
+        }
         let file = KeyFile(parsing: text)
         guard file.groups.contains(group) else { throw RouterError(.invalidArgument, "has no [\(group)] group") }
         var request = AccountRequest()
@@ -60,11 +62,14 @@ public enum AccountFiles {
     public static func appDirectories(in accountsDirectory: String) -> [(label: String, directory: String)] {
         let apps = accountsDirectory + "/" + appsSubdirectory
         return ["flatpak", "snap"].flatMap { kind in
-            FileSystem.list(apps + "/" + kind).sorted().filter { !$0.hasPrefix(".") }.map { (kind + ":" + $0, apps + "/" + kind + "/" + $0) }
+            FileSystem.list(apps + "/" + kind).sorted().filter { !$0.hasPrefix(".") }.map {
+                (kind + ":" + $0, apps + "/" + kind + "/" + $0)
+            }
         }
     }
 
-    /// Writes the account's file (0600 in a 0700 directory): its tokens are not in it, but who signs in where is the user's.
+    /// Writes the account's file (0600 in a 0700 directory): its tokens are not in it, but who signs in where is the
+    /// user's.
     public static func write(_ account: Account, directory: String) throws(SystemError) {
         try FileSystem.makeDirectories(directory, permissions: 0o700)
         try FileSystem.writeAtomically(path(of: account.name, in: directory), text: text(account), permissions: 0o600)

@@ -21,7 +21,8 @@ public struct InboxDirectory: Sendable {
         try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(path))
         try FileSystem.ensurePrivateDirectory(path)
         guard entryNames().count < Self.capacity else {
-            throw SystemError("queue the link (the inbox already holds \(Self.capacity) links: a flood?)", path: path, code: ENOSPC)
+            throw SystemError(
+                "queue the link (the inbox already holds \(Self.capacity) links: a flood?)", path: path, code: ENOSPC)
         }
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
@@ -40,7 +41,9 @@ public struct InboxDirectory: Sendable {
 
     /// The link in one entry; an unreadable or foreign-owned one is an error.
     public func read(_ name: String) throws(SystemError) -> String {
-        let text = String(decoding: try FileSystem.read(path + "/" + name, maxBytes: Self.maxEntryBytes, requirePrivate: true), as: UTF8.self)
+        let text = String(
+            decoding: try FileSystem.read(path + "/" + name, maxBytes: Self.maxEntryBytes, requirePrivate: true),
+            as: UTF8.self)
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 

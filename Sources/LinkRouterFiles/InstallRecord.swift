@@ -27,7 +27,8 @@ public struct InstallRecord: Sendable, Equatable {
     public var portalPicks: [String: [String]]
 
     public init(
-        browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = [], apps: [String: String] = [:],
+        browser: String? = nil, previousDefaults: [String: String] = [:], files: [String] = [],
+        apps: [String: String] = [:],
         leftToBrowser: [String] = [], claims: [String: [String]] = [:],
         removedAssociations: [String: [String]] = [:], unaddedAssociations: [String: [String]] = [:],
         portalPicks: [String: [String]] = [:]
@@ -68,14 +69,19 @@ public struct InstallRecord: Sendable, Equatable {
         var file = KeyFile(parsing: "# Written by linkctl install; read by linkrouterd and linkctl uninstall.\n")
         file.set("Browser", to: browser ?? "", in: "Install")
         file.set("Files", to: files.map { $0 + ";" }.joined(), in: "Install")
-        if !leftToBrowser.isEmpty { file.set("LeaveToBrowser", to: leftToBrowser.map { $0 + ";" }.joined(), in: "Install") }
+        if !leftToBrowser.isEmpty {
+            file.set("LeaveToBrowser", to: leftToBrowser.map { $0 + ";" }.joined(), in: "Install")
+        }
         for key in previousDefaults.keys.sorted() { file.set(key, to: previousDefaults[key]!, in: "Previous Defaults") }
         for key in apps.keys.sorted() { file.set(key, to: apps[key]!, in: "Apps") }
         for (group, lists) in [
-            ("Claims", claims), ("Removed Associations", removedAssociations), ("Unadded Associations", unaddedAssociations),
+            ("Claims", claims), ("Removed Associations", removedAssociations),
+            ("Unadded Associations", unaddedAssociations),
             ("Portal Picks", portalPicks),
         ] {
-            for key in lists.keys.sorted() where !lists[key]!.isEmpty { file.set(key, to: KeyFile.listValue(lists[key]!), in: group) }
+            for key in lists.keys.sorted() where !lists[key]!.isEmpty {
+                file.set(key, to: KeyFile.listValue(lists[key]!), in: group)
+            }
         }
         return file.text
     }

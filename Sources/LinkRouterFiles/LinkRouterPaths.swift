@@ -28,7 +28,8 @@ public struct LinkRouterPaths: Sendable, Equatable {
 
     public init(_ directories: XDGDirectories = .fromEnvironment()) {
         self.init(
-            runtimeDirectory: directories.runtimeDir.map { $0 + "/linkrouter" }, stateDirectory: directories.stateHome + "/linkrouter",
+            runtimeDirectory: directories.runtimeDir.map { $0 + "/linkrouter" },
+            stateDirectory: directories.stateHome + "/linkrouter",
             accountsDirectory: directories.configHome + "/linkrouter/accounts")
     }
 

@@ -33,12 +33,15 @@ final class Accounts {
         let system = AccountFiles.read(directory: systemDirectory, owner: .system)
         let user = userDirectory.map { AccountFiles.read(directory: $0, owner: .user) } ?? (accounts: [], problems: [])
         let appAccounts = apps.map { AccountFiles.read(directory: $0.directory, owner: .app($0.label)) }
-        for p in system.problems + user.problems + appAccounts.flatMap(\.problems) { Log.warning("Account file \(p); it is ignored") }
+        for p in system.problems + user.problems + appAccounts.flatMap(\.problems) {
+            Log.warning("Account file \(p); it is ignored")
+        }
         let taken = Set(system.accounts.map(\.name))
         for a in user.accounts where taken.contains(a.name) {
             Log.warning("Account \(a.name) is declared by the administrator too; the administrator's is used")
         }
-        let accounts = system.accounts + user.accounts.filter { !taken.contains($0.name) } + appAccounts.flatMap(\.accounts)
+        let accounts =
+            system.accounts + user.accounts.filter { !taken.contains($0.name) } + appAccounts.flatMap(\.accounts)
         cache = (stamp, accounts)
         return accounts
     }
@@ -55,21 +58,29 @@ final class Accounts {
 
     /// `AddAccount`'s file (operation `.writeAccount`).
     func save(_ account: Account) -> RouterError? {
-        guard let d = directory(of: account.owner) else { return RouterError(.storageFailed, "there is no configuration directory to keep \(account.name) in") }
+        guard let d = directory(of: account.owner) else {
+            return RouterError(.storageFailed, "there is no configuration directory to keep \(account.name) in")
+        }
         // Read again at the next call: a rewrite within one tick of the file's time would not change the stamp.
         cache = nil
         do { try AccountFiles.write(account, directory: d) } catch {
-            return RouterError(.storageFailed, "could not write \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
+            return RouterError(
+                .storageFailed,
+                "could not write \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }
         return nil
     }
 
     /// `RemoveAccount`'s file gone (operation `.removeAccount`); an app's directory too once it is empty.
     func remove(_ account: Account) -> RouterError? {
-        guard let d = directory(of: account.owner) else { return RouterError(.accessDenied, "\(account.name) is the administrator's") }
+        guard let d = directory(of: account.owner) else {
+            return RouterError(.accessDenied, "\(account.name) is the administrator's")
+        }
         cache = nil
         do { try FileSystem.remove(AccountFiles.path(of: account.name, in: d)) } catch {
-            return RouterError(.storageFailed, "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
+            return RouterError(
+                .storageFailed,
+                "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }
         if case .app = account.owner, FileSystem.list(d).isEmpty { try? FileSystem.removeDirectory(d) }
         return nil
@@ -102,7 +113,13 @@ final class Accounts {
             case .success(let text?):
                 // Not "not signed in": an item of another version, or damaged, is left as it is.
                 guard let tokens = StoredTokens.decode(text) else {
-                    done(.keyring(.failure(RouterError(.keyringFailed, "the keyring's item for \(key.name) is not one this linkrouter can read (another version, or damaged); it is left as it is"))))
+                    done(
+                        .keyring(
+                            .failure(
+                                RouterError(
+                                    .keyringFailed,
+                                    "the keyring's item for \(key.name) is not one this linkrouter can read (another version, or damaged); it is left as it is"
+                                ))))
                     return
                 }
                 done(.keyring(.success(.tokens(tokens))))
@@ -121,7 +138,9 @@ final class Accounts {
         keyring.delete(Self.secretKey(key)) { r in done(.keyring(r.map { _ in .deleted }.mapError(Self.error))) }
     }
 
-    private static func secretKey(_ key: AccountKey) -> SecretStore.Key { SecretStore.Key(account: key.qualifiedName, issuer: key.issuer) }
+    private static func secretKey(_ key: AccountKey) -> SecretStore.Key {
+        SecretStore.Key(account: key.qualifiedName, issuer: key.issuer)
+    }
 
     /// The keyring's errors as the core's: each keeps its own name on the bus.
     static func error(_ e: SecretError) -> RouterError {

@@ -29,7 +29,9 @@ final class Bus {
         self.loop = loop
         calls = PendingCalls(connection: connection, loop: loop)
         incoming = MessageDispatcher(connection: connection, objects: objects, calls: calls, signals: signals)
-        objects.machineID = { ((try? FileSystem.readText("/etc/machine-id", maxBytes: 64)) ?? "").filter { $0.isHexDigit } }
+        objects.machineID = {
+            ((try? FileSystem.readText("/etc/machine-id", maxBytes: 64)) ?? "").filter { $0.isHexDigit }
+        }
     }
 
     func attach() {
@@ -75,8 +77,11 @@ final class Bus {
             if let t = statusSignals[status] {
                 template = t
             } else {
-                template = try DBusMessage.signal(path: API.sessionsPath, interface: API.propertiesInterface, member: "PropertiesChanged")
-                try template.append(.string(API.sessionInterface.rawValue), .vardict([("Status", .string(status.rawValue))]), .stringArray([]))
+                template = try DBusMessage.signal(
+                    path: API.sessionsPath, interface: API.propertiesInterface, member: "PropertiesChanged")
+                try template.append(
+                    .string(API.sessionInterface.rawValue), .vardict([("Status", .string(status.rawValue))]),
+                    .stringArray([]))
                 statusSignals[status] = template
             }
             let signal = try template.copy()
@@ -90,8 +95,11 @@ final class Bus {
     /// `resume=client`: the owner reopens `resume_uri` itself (a unicast signal, never a broadcast).
     func sendResumeRequested(_ id: SessionID, owner: String, url: String) throws(RouterError) {
         do throws(DBusError) {
-            guard let destination = BusName(owner) else { throw DBusError(name: DBusError.invalidArgs, message: "the owner \(owner) is not a bus name") }
-            let signal = try DBusMessage.signal(path: API.path(of: id), interface: API.sessionInterface, member: "ResumeRequested")
+            guard let destination = BusName(owner) else {
+                throw DBusError(name: DBusError.invalidArgs, message: "the owner \(owner) is not a bus name")
+            }
+            let signal = try DBusMessage.signal(
+                path: API.path(of: id), interface: API.sessionInterface, member: "ResumeRequested")
             try signal.setDestination(destination)
             try signal.append(.string(url))
             connection.sendLogged(signal)
@@ -102,7 +110,9 @@ final class Bus {
 
     /// A desktop notification (org.freedesktop.Notifications), best effort.
     func notify(summary: String, body: String) {
-        let proxy = BusProxy(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications")
+        let proxy = BusProxy(
+            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications")
         try? proxy.send(
             "Notify",
             [
@@ -123,8 +133,11 @@ final class Bus {
 
     /// The pid behind a connection (`GetConnectionCredentials`), or nil when the bus does not say.
     func processID(of name: String, _ completion: @escaping (UInt32?) -> Void) {
-        BusProxy.bus.call("GetConnectionCredentials", [.string(name)], timeoutMilliseconds: 5000, via: calls) { result in
-            guard case .success(let values) = result, case .uint32(let pid)? = values.first?.entry("ProcessID") else { return completion(nil) }
+        BusProxy.bus.call("GetConnectionCredentials", [.string(name)], timeoutMilliseconds: 5000, via: calls) {
+            result in
+            guard case .success(let values) = result, case .uint32(let pid)? = values.first?.entry("ProcessID") else {
+                return completion(nil)
+            }
             completion(pid)
         }
     }
@@ -175,8 +188,11 @@ final class Bus {
             case .success(let r) where r.first == .uint32(1) || r.first == .uint32(4):
                 own(Array(names.dropFirst()), completion)
             case .success:
-                BusProxy.bus.call("GetConnectionUnixProcessID", [.string(name.rawValue)], timeoutMilliseconds: 2000, via: calls) { pid in
-                    let holder = if case .success(let v) = pid, case .uint32(let p)? = v.first { " (pid \(p))" } else { "" }
+                BusProxy.bus.call(
+                    "GetConnectionUnixProcessID", [.string(name.rawValue)], timeoutMilliseconds: 2000, via: calls
+                ) { pid in
+                    let holder =
+                        if case .success(let v) = pid, case .uint32(let p)? = v.first { " (pid \(p))" } else { "" }
                     completion("Another program already owns \(name)\(holder); not starting a second linkrouterd")
                 }
             case .failure(let e):
@@ -195,13 +211,17 @@ enum ReplyValues {
         case .begun(let id, let url): return .success([.objectPath(API.path(of: id)), .string(url)])
         case .deviceBegun(let id, let flow, let expiresAt):
             var prompt: [(String, DBusValue)] = [
-                ("user_code", .string(flow.userCode)), ("verification_uri", .string(flow.verificationURI)), ("expires_at", .int64(expiresAt)),
+                ("user_code", .string(flow.userCode)), ("verification_uri", .string(flow.verificationURI)),
+                ("expires_at", .int64(expiresAt)),
                 ("interval", .uint32(flow.interval)),
             ]
-            if let complete = flow.verificationURIComplete { prompt.append(("verification_uri_complete", .string(complete))) }
+            if let complete = flow.verificationURIComplete {
+                prompt.append(("verification_uri_complete", .string(complete)))
+            }
             return .success([.objectPath(API.path(of: id)), .vardict(prompt)])
         case .waited(.success(let r)): return .success([ResultDictionary.make(r)])
-        case .loggedIn(let id, .success(let r)): return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
+        case .loggedIn(let id, .success(let r)):
+            return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])
         case .token(let a): return .success([ResultDictionary.make(a)])
         case .proof(let plan):
@@ -209,7 +229,12 @@ enum ReplyValues {
             do {
                 return .success([.string(try proofs.sign(plan, issuedAt: Clock.unixSeconds()))])
             } catch {
-                return .failure(DBusError(RouterError(.internalError, "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key")))
+                return .failure(
+                    DBusError(
+                        RouterError(
+                            .internalError,
+                            "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key"
+                        )))
             }
         case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))

@@ -22,7 +22,8 @@ extension Daemon {
                     log.write(.error, "Failed to record \(what) in the store: \(error.message)")
                     return abandon(t, error)
                 case .keepInMemory:
-                    log.write(.error, "Failed to record \(what) in the store: \(error.message); keeping the change in memory")
+                    log.write(
+                        .error, "Failed to record \(what) in the store: \(error.message); keeping the change in memory")
                 }
             }
         }

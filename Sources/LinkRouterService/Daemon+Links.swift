@@ -9,22 +9,36 @@ extension Daemon {
     /// A request a session's loopback listener let through: routed like any
     /// link, but only this session's callback is accepted on this port.
     func loopbackRequest(_ request: HTTPRequest, session id: SessionID, port: Int) -> HTTPResponse {
-        guard let s = sessions.router.session(id) else { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
+        guard let s = sessions.router.session(id) else {
+            return HTTPResponse(status: 400, body: CallbackPage.status(400))
+        }
         let uri = "http://" + (s.code.redirect.uri.host ?? "127.0.0.1") + ":" + String(port) + request.target
         switch routeLink(uri, source: .loopback(id), via: "loopback request", context: .none, answers: false) {
         case .routed(.completed): return HTTPResponse(status: 200, body: CallbackPage.signedIn, final: true)
-        case .routed(.failed): return HTTPResponse(status: 200, body: CallbackPage.failed(sessions.router.session(id)?.failure?.providerError), final: true)
+        case .routed(.failed):
+            return HTTPResponse(
+                status: 200, body: CallbackPage.failed(sessions.router.session(id)?.failure?.providerError), final: true
+            )
         case .refused(let e) where e.code == .storageFailed:
-            return HTTPResponse(status: 503, body: CallbackPage.page(title: "Try again", message: "linkrouter could not save the result. Reload this page to try again."))
+            return HTTPResponse(
+                status: 503,
+                body: CallbackPage.page(
+                    title: "Try again", message: "linkrouter could not save the result. Reload this page to try again.")
+            )
         default: return HTTPResponse(status: 400, body: CallbackPage.status(400))
         }
     }
 
     /// One link from any source (`Route`, the inbox, a loopback listener), decided and carried out.
     @discardableResult
-    func routeLink(_ link: String, source: RouteSource, via: String, context: ActivationContext, answers: Bool) -> Transition.Reply {
+    func routeLink(_ link: String, source: RouteSource, via: String, context: ActivationContext, answers: Bool)
+        -> Transition.Reply
+    {
         let router = sessions.router
-        let reply = execute(router.route(link, source: source, via: via, apps: launcher.currentApps(), context: context, answers: answers, now: now))
+        let reply = execute(
+            router.route(
+                link, source: source, via: via, apps: launcher.currentApps(), context: context, answers: answers,
+                now: now))
         links.count(reply)
         return reply
     }

@@ -32,22 +32,31 @@ extension Daemon: ManagerHandlers {
         return try begin(request, call, login: false)
     }
 
-    /// With `account`, the core is given every declared account (the files are read here): which one the caller may use is its to decide.
+    /// With `account`, the core is given every declared account (the files are read here): which one the caller may use
+    /// is its to decide.
     private func begin(_ request: SessionRequest, _ call: MethodCall, login: Bool) throws(DBusError) -> MethodReply {
         if let name = request.account {
             do { try Account.checkName(name) } catch { throw DBusError(error) }
         }
         let declared = request.account == nil ? [] : accounts.all()
         return try answer(
-            call, execute(sessions.router.beginSession(request, inputs: inputs(for: request), accounts: declared, caller: call.sender, login: login, now: now)))
+            call,
+            execute(
+                sessions.router.beginSession(
+                    request, inputs: inputs(for: request), accounts: declared, caller: call.sender, login: login,
+                    now: now)))
     }
 
     /// What a `BeginSession` needs from outside the core. Reading it opens nothing.
     func inputs(for request: SessionRequest) -> BeginInputs {
         var secrets: Result<SessionSecrets, RouterError>
         // No fallback randomness (threat model S8).
-        do { secrets = .success(try SecretFactory.make(withVerifier: request.authorizeURL == nil && request.codeChallenge == nil)) } catch {
-            secrets = .failure(RouterError(.internalError, "the daemon could not draw random secrets (\(error)); nothing was started"))
+        do {
+            secrets = .success(
+                try SecretFactory.make(withVerifier: request.authorizeURL == nil && request.codeChallenge == nil))
+        } catch {
+            secrets = .failure(
+                RouterError(.internalError, "the daemon could not draw random secrets (\(error)); nothing was started"))
         }
         // An account's login may bind its tokens (its `dpop`, decided by the core): a key is ready for it.
         if request.account != nil, !request.logout, case .success(var drawn) = secrets {
@@ -55,11 +64,15 @@ extension Daemon: ManagerHandlers {
                 drawn.dpopKey = try DPoPKey.generate()
                 secrets = .success(drawn)
             } catch {
-                secrets = .failure(RouterError(.internalError, "the daemon could not make a DPoP key (\(error.message)); nothing was started"))
+                secrets = .failure(
+                    RouterError(
+                        .internalError, "the daemon could not make a DPoP key (\(error.message)); nothing was started"))
             }
         }
         let digest = request.claimToken.flatMap { try? SHA256.hash($0) }
-        return BeginInputs(secrets: secrets, browser: request.openBrowser ? launcher.loginBrowser(request.browser) : nil, claimTokenDigest: digest)
+        return BeginInputs(
+            secrets: secrets, browser: request.openBrowser ? launcher.loginBrowser(request.browser) : nil,
+            claimTokenDigest: digest)
     }
 
     /// `RefreshTokens(options)`: a refresh token for new tokens at the issuer's
@@ -78,8 +91,11 @@ extension Daemon: ManagerHandlers {
     /// `SignProof(account, method, url, options)`: a DPoP proof of the account's
     /// key for one request to a resource server, with the hash of its access
     /// token (fresh, as `GetToken` gives it). For the account's owner only, as its tokens are.
-    public func signProof(_ name: String, _ method: String, _ url: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let decoded = try OptionsDecoder.decode(options, ProofRequest.options, into: ProofRequest(method: method, url: url))
+    public func signProof(_ name: String, _ method: String, _ url: String, _ options: DBusValue, _ call: MethodCall)
+        throws(DBusError) -> MethodReply
+    {
+        let decoded = try OptionsDecoder.decode(
+            options, ProofRequest.options, into: ProofRequest(method: method, url: url))
         var request = TokenRequest()
         do { request.proof = try decoded.checked(limits: sessions.router.limits) } catch { throw DBusError(error) }
         // A proof for a token the caller holds needs that token to be the current one, not any more life than it has.
@@ -109,7 +125,8 @@ extension Daemon: ManagerHandlers {
 
     /// `ListAccounts`: the accounts the caller may see and what the daemon knows of their tokens.
     public func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply {
-        try answer(call, execute(sessions.router.accountCall(.list, accounts: accounts.all(), caller: call.sender, now: now)))
+        try answer(
+            call, execute(sessions.router.accountCall(.list, accounts: accounts.all(), caller: call.sender, now: now)))
     }
 
     /// `AddAccount(account, options)`: an account declared for the caller (a sandboxed app's is its own).
@@ -124,9 +141,11 @@ extension Daemon: ManagerHandlers {
     }
 
     /// An account call by name: the name checked, then decided by the core with every declared account.
-    private func accountCall(_ c: AccountCall, named name: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+    private func accountCall(_ c: AccountCall, named name: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    {
         do { try Account.checkName(name) } catch { throw DBusError(error) }
-        return try answer(call, execute(sessions.router.accountCall(c, accounts: accounts.all(), caller: call.sender, now: now)))
+        return try answer(
+            call, execute(sessions.router.accountCall(c, accounts: accounts.all(), caller: call.sender, now: now)))
     }
 
     /// `Route`: a link click, from `linkctl open` (which uses `RouteLink` to pass the click's activation token).
@@ -135,25 +154,54 @@ extension Daemon: ManagerHandlers {
     }
 
     /// `RouteLink(uri, context)`: a link, with what came with the click.
-    public func routeLink(_ uri: String, context: ActivationContext, _ call: MethodCall) throws(DBusError) -> MethodReply {
+    public func routeLink(_ uri: String, context: ActivationContext, _ call: MethodCall) throws(DBusError)
+        -> MethodReply
+    {
         if let flood = links.admit() {
             log.write(.warning, links.floodLine)
             throw DBusError(flood)
         }
-        return try answer(call, routeLink(uri, source: .link, via: "link from " + call.sender, context: context, answers: true))
+        return try answer(
+            call, routeLink(uri, source: .link, via: "link from " + call.sender, context: context, answers: true))
     }
 
     /// What `Route` would do, without doing it (`linkctl explain`).
     public func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String) {
         switch sessions.router.decide(uri, source: .link, apps: launcher.currentApps(), now: now) {
-        case .complete(let s): return (RouteOutcome.completed.word, "the state matches \(s.logTag) and the URI is its redirect_uri; the code would be delivered to its owner")
-        case .fail(let s): return (RouteOutcome.failed.word, "the state matches \(s.logTag); the callback carries an error, so the session would fail: \(s.failure?.message ?? "")")
-        case .resume(let s, let url): return (RouteOutcome.resumed.word, "the state matches \(s.logTag) on its app_callback_uri; resume_uri \(url) would be reopened by \(s.code.resumeMode.rawValue)")
-        case .acknowledge(let s): return (RouteOutcome.resumed.word, "the state matches \(s.logTag) on its app_callback_uri with no resume_uri; the session would keep waiting for its redirect")
-        case .passthrough: return (RouteOutcome.passthrough.word, "not a callback of any pending session; it would go, unchanged, to the browser \(launcher.webBrowserDescription)")
+        case .complete(let s):
+            return (
+                RouteOutcome.completed.word,
+                "the state matches \(s.logTag) and the URI is its redirect_uri; the code would be delivered to its owner"
+            )
+        case .fail(let s):
+            return (
+                RouteOutcome.failed.word,
+                "the state matches \(s.logTag); the callback carries an error, so the session would fail: \(s.failure?.message ?? "")"
+            )
+        case .resume(let s, let url):
+            return (
+                RouteOutcome.resumed.word,
+                "the state matches \(s.logTag) on its app_callback_uri; resume_uri \(url) would be reopened by \(s.code.resumeMode.rawValue)"
+            )
+        case .acknowledge(let s):
+            return (
+                RouteOutcome.resumed.word,
+                "the state matches \(s.logTag) on its app_callback_uri with no resume_uri; the session would keep waiting for its redirect"
+            )
+        case .passthrough:
+            return (
+                RouteOutcome.passthrough.word,
+                "not a callback of any pending session; it would go, unchanged, to the browser \(launcher.webBrowserDescription)"
+            )
         case .deliver(_, let app, let rule):
-            let how = app.delivery == .dbus ? "through org.freedesktop.Application.Open (D-Bus activation starts it if it is not running)" : "by starting its Exec line"
-            return (app.delivery == .dbus ? RouteOutcome.delivered.word : RouteOutcome.launched.word, "not a login callback; \(rule): it would go to \(app.id) \(how)")
+            let how =
+                app.delivery == .dbus
+                ? "through org.freedesktop.Application.Open (D-Bus activation starts it if it is not running)"
+                : "by starting its Exec line"
+            return (
+                app.delivery == .dbus ? RouteOutcome.delivered.word : RouteOutcome.launched.word,
+                "not a login callback; \(rule): it would go to \(app.id) \(how)"
+            )
         case .refuse(let e, _): return ("refused", "\(e.code.dbusName): \(e.message)")
         }
     }
@@ -161,9 +209,12 @@ extension Daemon: ManagerHandlers {
     public var state: ManagerState {
         ManagerState(
             counters: [
-                ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount), ("links_routed", links.routed),
-                ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued), ("browsers_started", launcher.browsersStarted),
-                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched), ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),
+                ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount),
+                ("links_routed", links.routed),
+                ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued),
+                ("browsers_started", launcher.browsersStarted),
+                ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
+                ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),
                 ("store_write_failures", sessions.writeFailures), ("log_lines_suppressed", log.suppressedTotal),
                 ("restart_held_back", UInt64(sessions.router.restartHeldBack)),
             ], store: sessions.storeDescription)

@@ -38,7 +38,8 @@ extension Daemon {
             case .done(let outcome):
                 done(.delivered(outcome))
             case .open(let proxy, let arguments):
-                bus.call(proxy, "Open", arguments, timeoutMilliseconds: Int64(LinkIntake.appAnswerMilliseconds)) { [unowned self] answer in
+                bus.call(proxy, "Open", arguments, timeoutMilliseconds: Int64(LinkIntake.appAnswerMilliseconds)) {
+                    [unowned self] answer in
                     done(.delivered(launcher.opened(app, answer.map { _ in () })))
                 }
             }

@@ -7,7 +7,8 @@ import OpenSSLKit
 /// core for a transition and has it carried out.
 extension Daemon: SessionHandlers {
     /// `Wait(timeout_ms)`: the result now, or the call held until the session finishes or the timeout passes.
-    public func wait(_ id: SessionID, timeoutMilliseconds: UInt32, _ call: MethodCall) throws(DBusError) -> MethodReply {
+    public func wait(_ id: SessionID, timeoutMilliseconds: UInt32, _ call: MethodCall) throws(DBusError) -> MethodReply
+    {
         try answer(call, execute(sessions.router.wait(id, by: call.sender, timeoutMilliseconds: timeoutMilliseconds)))
     }
 
@@ -23,7 +24,9 @@ extension Daemon: SessionHandlers {
     /// `Claim(token)`: a restarted client takes its session back.
     public func claim(_ id: SessionID, token: String, _ call: MethodCall) throws(DBusError) {
         let digest: [UInt8]
-        do { digest = try SHA256.hash(token) } catch { throw DBusError(RouterError(.internalError, "cannot hash the token: \(error)")) }
+        do { digest = try SHA256.hash(token) } catch {
+            throw DBusError(RouterError(.internalError, "cannot hash the token: \(error)"))
+        }
         _ = try answer(call, execute(sessions.router.claim(id, tokenDigest: digest, by: call.sender)))
     }
 }

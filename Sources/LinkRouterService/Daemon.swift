@@ -35,7 +35,9 @@ public final class Daemon {
     init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop) {
         self.loop = loop
         bus = Bus(connection: connection, loop: loop)
-        sessions = Sessions(limits: config.limits, storeDirectory: config.storeDirectory, claimedCallbacksFile: config.paths.claimedCallbacksFile, loop: loop)
+        sessions = Sessions(
+            limits: config.limits, storeDirectory: config.storeDirectory,
+            claimedCallbacksFile: config.paths.claimedCallbacksFile, loop: loop)
         launcher = Launcher(paths: config.paths)
         providers = Providers(loop: loop)
         links = Links(maxPerSecond: config.maxRoutesPerSecond, inboxDirectory: config.paths.inboxDirectory)
@@ -74,9 +76,11 @@ public final class Daemon {
         }
         let daemon = Daemon(config: config, connection: connection, loop: EventLoop())
         if hardened {
-            Log.info("Core dumps disabled and the process made non-dumpable (no ptrace by other processes of this user)")
+            Log.info(
+                "Core dumps disabled and the process made non-dumpable (no ptrace by other processes of this user)")
         } else {
-            Log.warning("Could not disable core dumps or make the process non-dumpable; a crash dump could hold login secrets")
+            Log.warning(
+                "Could not disable core dumps or make the process non-dumpable; a crash dump could hold login secrets")
         }
         if !UserNamespace.isInitial {
             Log.warning(
@@ -132,7 +136,9 @@ public final class Daemon {
             w.attach(to: loop) { [unowned self, path = w.path] in execute(sessions.router.executableReplaced(path)) }
             executable = w
         } catch {
-            Log.warning("Cannot watch the executable for upgrades (\(error)); after one, stop linkrouterd to start the new version")
+            Log.warning(
+                "Cannot watch the executable for upgrades (\(error)); after one, stop linkrouterd to start the new version"
+            )
         }
     }
 
@@ -150,7 +156,9 @@ public final class Daemon {
                 routeLink(link, source: .link, via: "queued link", context: .none, answers: false)
             }
             launcher.checkHandlers()
-            let launching = launcher.method == .spawn ? "browsers are started directly" : "browsers are started by the systemd user manager"
+            let launching =
+                launcher.method == .spawn
+                ? "browsers are started directly" : "browsers are started by the systemd user manager"
             Log.notice(
                 "linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(sessions.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)"
             )
@@ -159,7 +167,8 @@ public final class Daemon {
 
     /// `NameOwnerChanged` with no new owner: a client left the bus (threat model D2).
     func clientLeft(_ m: DBusMessage) {
-        guard let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0], case .string(let newOwner) = args[2],
+        guard let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0],
+            case .string(let newOwner) = args[2],
             name.hasPrefix(":"), newOwner.isEmpty
         else { return }
         execute(sessions.router.ownerGone(name, now: now))
@@ -171,7 +180,9 @@ public final class Daemon {
             // Browsers are started detached; reap them so none lingers as a zombie.
             _ = Subprocess.reapFinished()
         case SIGHUP:
-            Log.info("Received SIGHUP; desktop files and the install record are read afresh on every use, so there is nothing to reload")
+            Log.info(
+                "Received SIGHUP; desktop files and the install record are read afresh on every use, so there is nothing to reload"
+            )
         default:
             Log.notice("Received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
             loop.stop()
@@ -187,7 +198,8 @@ public final class Daemon {
         if !bus.failed { bus.release([API.busName]) }
         execute(sessions.router.stopping())
         bus.connection.flush()
-        Log.notice(restarting ? "linkrouterd stopped, to be started again on its new executable" : "linkrouterd stopped")
+        Log.notice(
+            restarting ? "linkrouterd stopped, to be started again on its new executable" : "linkrouterd stopped")
     }
 
     /// Wall-clock seconds, as sessions count time.

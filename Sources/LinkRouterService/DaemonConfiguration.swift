@@ -74,14 +74,24 @@ public struct DaemonConfiguration: Sendable {
                 guard let v = value(arg) else { return .exit(64, "linkrouterd: --address needs a bus address\n") }
                 config.busAddress = v
             case "--runtime-dir":
-                guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --runtime-dir needs an absolute directory\n") }
+                guard let v = value(arg), v.hasPrefix("/") else {
+                    return .exit(64, "linkrouterd: --runtime-dir needs an absolute directory\n")
+                }
                 config.paths.runtimeDirectory = v
             case "--state-dir":
-                guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n") }
+                guard let v = value(arg), v.hasPrefix("/") else {
+                    return .exit(64, "linkrouterd: --state-dir needs an absolute directory\n")
+                }
                 config.paths.stateDirectory = v
             case "--accounts-dir", "--system-accounts-dir":
-                guard let v = value(arg), v.hasPrefix("/") else { return .exit(64, "linkrouterd: \(arg) needs an absolute directory\n") }
-                if arg == "--accounts-dir" { config.paths.accountsDirectory = v } else { config.paths.systemAccountsDirectory = v }
+                guard let v = value(arg), v.hasPrefix("/") else {
+                    return .exit(64, "linkrouterd: \(arg) needs an absolute directory\n")
+                }
+                if arg == "--accounts-dir" {
+                    config.paths.accountsDirectory = v
+                } else {
+                    config.paths.systemAccountsDirectory = v
+                }
             case "--max-routes-per-second":
                 guard let v = value(arg), let n = Int(v), n > 0, n <= 10_000_000 else {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 10000000\n")
@@ -96,7 +106,11 @@ public struct DaemonConfiguration: Sendable {
                 guard let v = value(arg), let n = Int(v), n > 0, n <= 1_000_000 else {
                     return .exit(64, "linkrouterd: \(arg) needs a number from 1 to 1000000\n")
                 }
-                if arg == "--max-pending" { config.limits.maxPendingTotal = n } else { config.limits.maxPendingPerOwner = n }
+                if arg == "--max-pending" {
+                    config.limits.maxPendingTotal = n
+                } else {
+                    config.limits.maxPendingPerOwner = n
+                }
             default:
                 return .exit(64, "linkrouterd: unknown option \(arg)\nTry 'linkrouterd --help'.\n")
             }

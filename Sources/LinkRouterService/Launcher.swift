@@ -42,10 +42,16 @@ final class Launcher {
     /// The browser for web links that are not callbacks (recorded at install, else the default).
     func webBrowser() throws(RouterError) -> DesktopEntry {
         let (entry, gone) = browsers.forWebLinks(record: InstallRecord.read(paths.installRecord))
-        if let gone { Log.warning("The browser recorded at install (\(gone)) is gone; using the default browser instead (run linkctl doctor)") }
+        if let gone {
+            Log.warning(
+                "The browser recorded at install (\(gone)) is gone; using the default browser instead (run linkctl doctor)"
+            )
+        }
         guard let entry else {
             throw RouterError(
-                .browserFailed, "no default web browser is set (no x-scheme-handler/https handler besides linkrouter); set one with xdg-settings set default-web-browser, or pass the browser option")
+                .browserFailed,
+                "no default web browser is set (no x-scheme-handler/https handler besides linkrouter); set one with xdg-settings set default-web-browser, or pass the browser option"
+            )
         }
         return entry
     }
@@ -64,7 +70,10 @@ final class Launcher {
             do { return try browsers.forLogin(id) } catch { throw RouterError(.browserFailed, error.description) }
         case .sameAs(let id?):
             guard let entry = DesktopDatabase().entry(id) else {
-                throw RouterError(.browserFailed, "the browser that began this login (\(id)) is no longer installed, and resume_uri must open in that same browser; nothing was opened")
+                throw RouterError(
+                    .browserFailed,
+                    "the browser that began this login (\(id)) is no longer installed, and resume_uri must open in that same browser; nothing was opened"
+                )
             }
             return entry
         case .sameAs(nil):
@@ -78,7 +87,9 @@ final class Launcher {
     func open(_ url: String, in choice: BrowserChoice) throws(RouterError) {
         let entry = try browser(choice)
         guard limiter.allow() else {
-            throw RouterError(.limitsExceeded, "refusing to start more than \(limiter.perSecond) browsers a second (a link loop?); nothing was opened")
+            throw RouterError(
+                .limitsExceeded,
+                "refusing to start more than \(limiter.perSecond) browsers a second (a link loop?); nothing was opened")
         }
         do { try BrowserLauncher.open(url, with: entry, method: method) } catch {
             throw RouterError(.browserFailed, error.description)
@@ -95,7 +106,9 @@ final class Launcher {
         let print = finder.fingerprint(record: paths.installRecord)
         if let cached = appsCache, cached.fingerprint == print { return cached.apps }
         let (apps, problems) = finder.directory(record: InstallRecord.read(paths.installRecord))
-        for p in problems where !(appsCache?.problems.contains(p) ?? false) { Log.warning("Deep links: \(p); run linkctl doctor") }
+        for p in problems where !(appsCache?.problems.contains(p) ?? false) {
+            Log.warning("Deep links: \(p); run linkctl doctor")
+        }
         appsCache = (print, apps, problems)
         return apps
     }
@@ -111,29 +124,44 @@ final class Launcher {
     /// Hands a link to its app through its `Exec`, or says which `Open` call to make.
     func delivery(_ url: String, to app: LinkApp, context: ActivationContext) -> Delivery {
         guard let entry = DesktopDatabase().entry(app.id) else {
-            return .done(.failure(RouterError(.appFailed, "\(app.id) is no longer installed; the link was not delivered")))
+            return .done(
+                .failure(RouterError(.appFailed, "\(app.id) is no longer installed; the link was not delivered")))
         }
         switch app.delivery {
         case .exec:
             guard limiter.allow() else {
-                return .done(.failure(RouterError(.limitsExceeded, "refusing to start more than \(limiter.perSecond) programs a second (a link loop?); the link was not delivered")))
+                return .done(
+                    .failure(
+                        RouterError(
+                            .limitsExceeded,
+                            "refusing to start more than \(limiter.perSecond) programs a second (a link loop?); the link was not delivered"
+                        )))
             }
             var variables: [String] = []
             if let t = context.activationToken { variables.append("XDG_ACTIVATION_TOKEN=" + t) }
             if let t = context.desktopStartupID { variables.append("DESKTOP_STARTUP_ID=" + t) }
             do { try BrowserLauncher.launch(url, with: entry, method: method, variables: variables) } catch {
-                return .done(.failure(RouterError(.appFailed, "\(app.id) could not be started: \(error.description); the link was not delivered")))
+                return .done(
+                    .failure(
+                        RouterError(
+                            .appFailed,
+                            "\(app.id) could not be started: \(error.description); the link was not delivered")))
             }
             appsLaunched += 1
             return .done(.success(.launched))
         case .dbus:
             guard let name = BusName(app.appID), let path = ObjectPath(app.objectPath) else {
-                return .done(.failure(RouterError(.appFailed, "\(app.id) has no valid bus name or object path; the link was not delivered")))
+                return .done(
+                    .failure(
+                        RouterError(
+                            .appFailed, "\(app.id) has no valid bus name or object path; the link was not delivered")))
             }
             var platform: [(String, DBusValue)] = []
             if let t = context.activationToken { platform.append((LinkIntake.activationTokenKey, .string(t))) }
             if let t = context.desktopStartupID { platform.append((LinkIntake.desktopStartupIDKey, .string(t))) }
-            return .open(BusProxy(destination: name, path: path, interface: "org.freedesktop.Application"), [.stringArray([url]), .vardict(platform)])
+            return .open(
+                BusProxy(destination: name, path: path, interface: "org.freedesktop.Application"),
+                [.stringArray([url]), .vardict(platform)])
         }
     }
 
@@ -144,7 +172,11 @@ final class Launcher {
             appsDelivered += 1
             return .success(.delivered)
         case .failure(let e):
-            return .failure(RouterError(.appFailed, "\(app.id) could not open the link (\(e.name): \(e.message)); the link was not delivered: check the app, or run linkctl doctor"))
+            return .failure(
+                RouterError(
+                    .appFailed,
+                    "\(app.id) could not open the link (\(e.name): \(e.message)); the link was not delivered: check the app, or run linkctl doctor"
+                ))
         }
     }
 
@@ -166,7 +198,9 @@ final class Launcher {
             case .staleExec(let id, let program):
                 Log.warning("Installed handler \(id) runs \(program), which does not exist; run linkctl doctor")
             case .notDefault(let id, let mime, let current):
-                Log.warning("\(mime) is handled by \(current ?? "nothing"), not by linkrouter's \(id): those links will not reach linkrouterd; run linkctl doctor")
+                Log.warning(
+                    "\(mime) is handled by \(current ?? "nothing"), not by linkrouter's \(id): those links will not reach linkrouterd; run linkctl doctor"
+                )
             case .sharedWith(_, let mime, let others):
                 Log.warning(
                     "\(others.joined(separator: ", ")) also handle\(others.count == 1 ? "s" : "") \(mime): the OpenURI portal would ask which app opens each link and could hand a login's code to an app; run linkctl doctor"

@@ -28,7 +28,9 @@ final class Links {
     }
 
     /// What the log says once a flood is being refused.
-    var floodLine: String { "Route flood: refusing links beyond \(limiter.perSecond) a second (\(limiter.dropped) refused so far)" }
+    var floodLine: String {
+        "Route flood: refusing links beyond \(limiter.perSecond) a second (\(limiter.dropped) refused so far)"
+    }
 
     /// Counts a link by what became of it.
     func count(_ reply: Transition.Reply) {
@@ -46,7 +48,9 @@ final class Links {
             }
             self.inbox = inbox
         } catch {
-            Log.error("Failed to watch the inbox \(inboxDirectory): \(error); links queued while the daemon was down will wait until it restarts")
+            Log.error(
+                "Failed to watch the inbox \(inboxDirectory): \(error); links queued while the daemon was down will wait until it restarts"
+            )
         }
     }
 }

@@ -18,7 +18,9 @@ final class LogLimiter {
         let now = Clock.monotonicMilliseconds()
         if now - windowStart >= 1000 {
             if suppressed > 0 {
-                Log.write(.warning, "Suppressed \(suppressed) similar log messages in the last second (a flood of links or calls?)")
+                Log.write(
+                    .warning,
+                    "Suppressed \(suppressed) similar log messages in the last second (a flood of links or calls?)")
             }
             windowStart = now
             written = 0

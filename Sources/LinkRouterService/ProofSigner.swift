@@ -26,6 +26,8 @@ final class ProofSigner {
             if keys.count >= Self.maxKeys { keys.removeAll() }
             keys[plan.key.thumbprint] = key
         }
-        return try DPoPProof.make(key: key, method: plan.method, url: plan.url, issuedAt: issuedAt, nonce: plan.nonce, accessToken: plan.accessToken)
+        return try DPoPProof.make(
+            key: key, method: plan.method, url: plan.url, issuedAt: issuedAt, nonce: plan.nonce,
+            accessToken: plan.accessToken)
     }
 }

@@ -11,7 +11,8 @@ import SystemKit
 final class Providers {
     let loop: EventLoop
     private var client: TokenClient?
-    /// Refresh requests sent to token endpoints (`Counters`: `token_refreshes`), so one refresh for many callers can be seen.
+    /// Refresh requests sent to token endpoints (`Counters`: `token_refreshes`), so one refresh for many callers can be
+    /// seen.
     private(set) var refreshes: UInt64 = 0
     /// Device-grant polls sent to token endpoints (`Counters`: `device_polls`), so the polling's pace can be seen.
     private(set) var devicePolls: UInt64 = 0
@@ -40,7 +41,8 @@ final class Providers {
     private func clientWithRoom() throws(RouterError) -> TokenClient {
         let client = try tokenClient()
         guard client.directory.http.inFlight < Self.maxInFlight else {
-            throw RouterError(.limitsExceeded, "\(Self.maxInFlight) requests to providers are already in flight; try again shortly")
+            throw RouterError(
+                .limitsExceeded, "\(Self.maxInFlight) requests to providers are already in flight; try again shortly")
         }
         return client
     }
@@ -61,7 +63,8 @@ final class Providers {
         _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
         do throws(RouterError) {
-            try tokenClient().redeem(code: code, redirectURI: redirectURI, verifier: verifier, grant: grant, completion: completion)
+            try tokenClient().redeem(
+                code: code, redirectURI: redirectURI, verifier: verifier, grant: grant, completion: completion)
         } catch {
             completion(.failure(SessionFailure(code: .tokenExchangeFailed, message: error.message)))
         }
@@ -88,7 +91,9 @@ final class Providers {
     }
 
     /// `Operation.authorizeDevice`.
-    func authorizeDevice(_ request: DeviceGrant.Request, _ completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void) {
+    func authorizeDevice(
+        _ request: DeviceGrant.Request, _ completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void
+    ) {
         do throws(RouterError) {
             let c = try clientWithRoom()
             c.authorizeDevice(request, completion: completion)
@@ -98,19 +103,26 @@ final class Providers {
     }
 
     /// `Operation.pollDevice`.
-    func pollDevice(_ grant: TokenGrant, deviceCode: String, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+    func pollDevice(
+        _ grant: TokenGrant, deviceCode: String, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
         do throws(RouterError) {
             let c = try clientWithRoom()
             devicePolls += 1
             c.pollDevice(deviceCode, grant: grant, completion: completion)
         } catch {
             // No room now is not the end of the grant: the provider never saw this poll.
-            completion(.failure(SessionFailure(code: error.code, providerError: "authorization_pending", message: error.message)))
+            completion(
+                .failure(
+                    SessionFailure(code: error.code, providerError: "authorization_pending", message: error.message)))
         }
     }
 
     /// `Operation.refresh`.
-    func refresh(_ grant: TokenGrant, refreshToken: String, scope: String?, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+    func refresh(
+        _ grant: TokenGrant, refreshToken: String, scope: String?,
+        _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
         do throws(RouterError) {
             let c = try clientWithRoom()
             refreshes += 1

@@ -14,7 +14,10 @@ enum ResultDictionary {
         }
         // A sign-out at the provider comes back with no code.
         var entries: [(String, DBusValue)] = r.code.isEmpty ? [] : [("code", .string(r.code))]
-        entries += [("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI)), ("callback_uri", .string(r.callbackURI))]
+        entries += [
+            ("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI)),
+            ("callback_uri", .string(r.callbackURI)),
+        ]
         if let v = r.codeVerifier { entries.append(("code_verifier", .string(v))) }
         if let v = r.issuer { entries.append(("iss", .string(v))) }
         if let v = r.nonce { entries.append(("nonce", .string(v))) }
@@ -45,7 +48,9 @@ enum ResultDictionary {
 
     /// The tokens as `a{sv}`: `expires_at` is `x` (unix seconds), `claims` the verified ID token's JSON.
     static func tokenEntries(_ t: TokenSet) -> [(String, DBusValue)] {
-        var entries: [(String, DBusValue)] = [("access_token", .string(t.accessToken)), ("token_type", .string(t.tokenType))]
+        var entries: [(String, DBusValue)] = [
+            ("access_token", .string(t.accessToken)), ("token_type", .string(t.tokenType)),
+        ]
         if let v = t.expiresAt { entries.append(("expires_at", .int64(v))) }
         if let v = t.refreshToken { entries.append(("refresh_token", .string(v))) }
         if let v = t.idToken { entries.append(("id_token", .string(v))) }

@@ -50,13 +50,16 @@ final class Sessions {
             store = s
             storeProblem = nil
             if case .quarantined(let moved, let reason) = s.opening {
-                Log.warning("Session store \(s.path) was unusable (\(reason)); moved it to \(moved) and started a fresh one")
+                Log.warning(
+                    "Session store \(s.path) was unusable (\(reason)); moved it to \(moved) and started a fresh one")
             }
             for p in s.migrationProblems { Log.warning("Session store: \(p)") }
         } catch {
             store = nil
             storeProblem = error.message
-            Log.error("Failed to open the session store in \(dir): \(error.message); BeginSession will refuse until it can be opened")
+            Log.error(
+                "Failed to open the session store in \(dir): \(error.message); BeginSession will refuse until it can be opened"
+            )
         }
     }
 
@@ -74,7 +77,10 @@ final class Sessions {
         }
         do { try store.write(changes) } catch {
             writeFailures += 1
-            throw RouterError(.storageFailed, "the session could not be written to the store (\(error.message)); \(begins ? "nothing was started" : "nothing was changed")")
+            throw RouterError(
+                .storageFailed,
+                "the session could not be written to the store (\(error.message)); \(begins ? "nothing was started" : "nothing was changed")"
+            )
         }
     }
 
@@ -94,7 +100,8 @@ final class Sessions {
             let problems = try store.forEach { sessions.append($0) }
             for p in problems { Log.warning("Session store: \(p)") }
         } catch  where error.isCorruption {
-            Log.warning("Session store \(store.path) is damaged (\(error.message)); moving it aside and starting a fresh one")
+            Log.warning(
+                "Session store \(store.path) is damaged (\(error.message)); moving it aside and starting a fresh one")
             self.store = nil
             do { try SessionStore.quarantine(directory: storeDirectory!) } catch {
                 Log.error("Failed to move the damaged store aside: \(error.message)")
@@ -145,7 +152,9 @@ final class Sessions {
             if let old { restore.append(.update(old)) } else { restore.append(.remove(change.id)) }
         }
         do { try write(restore) } catch {
-            Log.error("Failed to undo a change in the store: \(error.message); the store holds it until the session's next write")
+            Log.error(
+                "Failed to undo a change in the store: \(error.message); the store holds it until the session's next write"
+            )
         }
         for case .insert in changes { begun -= 1 }
         for case .remove(let id) in restore { router.remove(id) }

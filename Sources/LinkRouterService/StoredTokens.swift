@@ -7,7 +7,9 @@ enum StoredTokens {
     static let version: Int64 = 1
 
     static func encode(_ t: TokenSet) -> String {
-        var members: [(String, JSONValue)] = [("v", .integer(version)), ("access_token", .string(t.accessToken)), ("token_type", .string(t.tokenType))]
+        var members: [(String, JSONValue)] = [
+            ("v", .integer(version)), ("access_token", .string(t.accessToken)), ("token_type", .string(t.tokenType)),
+        ]
         func add(_ key: String, _ value: String?) { if let value { members.append((key, .string(value))) } }
         func add(_ key: String, _ value: Int64?) { if let value { members.append((key, .integer(value))) } }
         add("expires_at", t.expiresAt)
@@ -31,7 +33,8 @@ enum StoredTokens {
             let access = v["access_token"]?.stringValue, let type = v["token_type"]?.stringValue
         else { return nil }
         var t = TokenSet(
-            accessToken: access, tokenType: type, expiresAt: v["expires_at"]?.int64Value, refreshToken: v["refresh_token"]?.stringValue,
+            accessToken: access, tokenType: type, expiresAt: v["expires_at"]?.int64Value,
+            refreshToken: v["refresh_token"]?.stringValue,
             idToken: v["id_token"]?.stringValue, scope: v["scope"]?.stringValue, claims: v["claims"]?.stringValue)
         t.idTokenExpiresAt = v["id_token_expires_at"]?.int64Value
         t.subject = v["sub"]?.stringValue
@@ -39,7 +42,9 @@ enum StoredTokens {
         t.email = v["email"]?.stringValue
         if let jwk = v["dpop_jwk"]?.stringValue {
             // A key that does not read back is damage: the set is not used (its refresh would fail unproved).
-            guard let jkt = v["dpop_jkt"]?.stringValue, let key = DPoPKey(privateJWK: jwk, thumbprint: jkt) else { return nil }
+            guard let jkt = v["dpop_jkt"]?.stringValue, let key = DPoPKey(privateJWK: jwk, thumbprint: jkt) else {
+                return nil
+            }
             t.dpopKey = key
         }
         return t

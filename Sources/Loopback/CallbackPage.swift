@@ -16,16 +16,22 @@ public enum CallbackPage {
     }
 
     /// What the browser shows when the login reached the app: short, and what to do next.
-    public static let signedIn = page(title: "Signed in", message: "You are signed in. Go back to the app; you can close this window.")
+    public static let signedIn = page(
+        title: "Signed in", message: "You are signed in. Go back to the app; you can close this window.")
 
     /// What the browser shows when the provider ended the login without a code: what failed, what to try.
     public static func failed(_ providerError: String?) -> String {
         let reason: String
         switch providerError {
         case "access_denied"?: reason = "The sign-in was declined. Go back to the app to sign in again."
-        case "login_required"?, "consent_required"?, "interaction_required"?: reason = "The provider needs you to sign in again. Go back to the app and start the sign-in again."
-        case "temporarily_unavailable"?, "server_error"?: reason = "The provider could not complete the sign-in right now. Go back to the app and try again in a moment."
-        case let e?: reason = "The provider ended the sign-in with the error \"\(e)\". Go back to the app and try again; if it happens again, the app's sign-in settings need fixing."
+        case "login_required"?, "consent_required"?, "interaction_required"?:
+            reason = "The provider needs you to sign in again. Go back to the app and start the sign-in again."
+        case "temporarily_unavailable"?, "server_error"?:
+            reason =
+                "The provider could not complete the sign-in right now. Go back to the app and try again in a moment."
+        case let e?:
+            reason =
+                "The provider ended the sign-in with the error \"\(e)\". Go back to the app and try again; if it happens again, the app's sign-in settings need fixing."
         case nil: reason = "The sign-in did not complete. Go back to the app and try again."
         }
         return page(title: "Sign-in not completed", message: reason + " You can close this window.")
@@ -33,7 +39,8 @@ public enum CallbackPage {
 
     public static func status(_ code: Int) -> String {
         switch code {
-        case 400: return page(title: "Bad request", message: "This is not a sign-in callback this listener is waiting for.")
+        case 400:
+            return page(title: "Bad request", message: "This is not a sign-in callback this listener is waiting for.")
         case 404: return page(title: "Not found", message: "Nothing is here.")
         case 405: return page(title: "Method not allowed", message: "Only GET is answered here.")
         default: return page(title: "Error", message: "The request was refused.")

@@ -62,14 +62,22 @@ public final class LoopbackListener {
                 MHD_OptionItem(option: .CONNECTION_LIMIT, value: Int(limits.connections), ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: Int(limits.timeoutSeconds), ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.memoryBytes, ptr_value: nil),
-                MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriThunk, to: Int.self), ptr_value: ctx.toOpaque()),
-                MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(keepEscapesThunk, to: Int.self), ptr_value: nil),
-                MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedThunk, to: Int.self), ptr_value: ctx.toOpaque()),
+                MHD_OptionItem(
+                    option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriThunk, to: Int.self), ptr_value: ctx.toOpaque()),
+                MHD_OptionItem(
+                    option: .UNESCAPE_CALLBACK, value: unsafeBitCast(keepEscapesThunk, to: Int.self), ptr_value: nil),
+                MHD_OptionItem(
+                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(completedThunk, to: Int.self),
+                    ptr_value: ctx.toOpaque()),
                 MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
             var flags = UInt32(MHD_USE_EPOLL.rawValue)
             if socket.address == "::1" { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-            guard let d = options.withUnsafeMutableBufferPointer({ lr_mhd_start(mhd.start, flags, accessThunk, ctx.toOpaque(), $0.baseAddress) }) else {
+            guard
+                let d = options.withUnsafeMutableBufferPointer({
+                    lr_mhd_start(mhd.start, flags, accessThunk, ctx.toOpaque(), $0.baseAddress)
+                })
+            else {
                 for rest in sockets[i...] { Glibc.close(rest.fd) }
                 close()
                 throw ListenerError("libmicrohttpd could not start a listener on \(socket.address):\(socket.port)")
@@ -124,7 +132,9 @@ public final class LoopbackListener {
         guard let target = targets[connection], target.hasPrefix("/") else {
             return HTTPResponse(status: 400, body: CallbackPage.status(400))
         }
-        let pathPart = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        let pathPart =
+            target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            ?? target
         guard pathPart == path else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }
         // A sub-resource fetch from a web page is not a navigation (threat model L3).
         if let dest = lr_mhd_header(mhd.header, connection, "Sec-Fetch-Dest").map({ String(cString: $0) }),
@@ -181,14 +191,17 @@ private let accessThunk: MHD_AccessHandlerCallback = { cls, connection, _, metho
     return l.queue(l.respond(connection: connection, method: m), on: connection)
 }
 
-private let uriThunk: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, connection in
-    if let uri, let connection { listener(cls).targets[connection] = String(cString: uri) }
-    return nil
-}
+private let uriThunk:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+        cls, uri, connection in
+        if let uri, let connection { listener(cls).targets[connection] = String(cString: uri) }
+        return nil
+    }
 
-private let keepEscapesThunk: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, s in
-    s.map { strlen($0) } ?? 0
-}
+private let keepEscapesThunk:
+    @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, s in
+        s.map { strlen($0) } ?? 0
+    }
 
 private let completedThunk: MHD_RequestCompletedCallback = { cls, connection, _, _ in
     if let connection { listener(cls).completed(connection) }

@@ -50,11 +50,16 @@ enum LoopbackSocket {
 
     static func bind(address: String, port: Int) throws(ListenerError) -> (fd: Int32, port: Int) {
         let v6 = address == "::1"
-        guard v6 || address == "127.0.0.1" else { throw ListenerError("refusing to listen on \(address): only 127.0.0.1 and ::1") }
-        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard v6 || address == "127.0.0.1" else {
+            throw ListenerError("refusing to listen on \(address): only 127.0.0.1 and ::1")
+        }
+        let fd = socket(
+            v6 ? AF_INET6 : AF_INET,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else {
             let e = SystemError("socket")
-            throw ListenerError("cannot create a socket for \(address): \(e)", unavailableAddress: e.code == EAFNOSUPPORT)
+            throw ListenerError(
+                "cannot create a socket for \(address): \(e)", unavailableAddress: e.code == EAFNOSUPPORT)
         }
         var ok = false
         defer { if !ok { close(fd) } }
@@ -68,28 +73,42 @@ enum LoopbackSocket {
             sa.sin6_family = sa_family_t(AF_INET6)
             sa.sin6_port = in_port_t(UInt16(port).bigEndian)
             sa.sin6_addr = in6addr_loopback
-            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            rc = withUnsafePointer(to: &sa) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
         } else {
             var sa = sockaddr_in()
             sa.sin_family = sa_family_t(AF_INET)
             sa.sin_port = in_port_t(UInt16(port).bigEndian)
             sa.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            rc = withUnsafePointer(to: &sa) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
         }
         guard rc == 0 else {
             let e = SystemError("bind")
             if e.code == EADDRINUSE {
-                throw ListenerError("port \(port) on \(address) is already in use by another program; use a redirect_uri without a port so the daemon picks a free one", portTaken: true)
+                throw ListenerError(
+                    "port \(port) on \(address) is already in use by another program; use a redirect_uri without a port so the daemon picks a free one",
+                    portTaken: true)
             }
             if e.code == EADDRNOTAVAIL || e.code == EAFNOSUPPORT {
-                throw ListenerError("cannot listen on \(address): this machine has no such loopback address (\(e.reason))", unavailableAddress: true)
+                throw ListenerError(
+                    "cannot listen on \(address): this machine has no such loopback address (\(e.reason))",
+                    unavailableAddress: true)
             }
             throw ListenerError("cannot listen on \(address):\(port): \(e.reason)")
         }
         guard listen(fd, 16) == 0 else { throw ListenerError("cannot listen: \(SystemError("listen"))") }
         var bound = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         let boundPort: UInt16 = withUnsafePointer(to: &bound) { p in
             v6
                 ? p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }

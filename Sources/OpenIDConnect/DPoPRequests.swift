@@ -53,12 +53,16 @@ final class DPoPRequests {
         attempt(request, signing, retries: 0, completion)
     }
 
-    private func attempt(_ request: HTTPRequest, _ key: SigningKey, retries: Int, _ completion: @escaping (Outcome) -> Void) {
+    private func attempt(
+        _ request: HTTPRequest, _ key: SigningKey, retries: Int, _ completion: @escaping (Outcome) -> Void
+    ) {
         var signed = request
         let nonce = nonces[request.url]
         do {
             signed.headers.set(
-                "DPoP", try DPoPProof.make(key: key, method: request.method.rawValue, url: request.url, issuedAt: clock(), nonce: nonce))
+                "DPoP",
+                try DPoPProof.make(
+                    key: key, method: request.method.rawValue, url: request.url, issuedAt: clock(), nonce: nonce))
         } catch {
             completion(.unsigned(error))
             return
@@ -72,7 +76,9 @@ final class DPoPRequests {
                 guard Self.asksForNonce(response) else { return completion(.response(response)) }
                 guard given != nil else { return completion(.nonceMissing) }
                 // Asked again with the same nonce, or once too often: the server will not take a proof from us.
-                guard given != nonce, retries < Self.maxNonceRetries else { return completion(.nonceRefused(retries + 1)) }
+                guard given != nonce, retries < Self.maxNonceRetries else {
+                    return completion(.nonceRefused(retries + 1))
+                }
                 attempt(request, key, retries: retries + 1, completion)
             }
         }
@@ -86,7 +92,8 @@ final class DPoPRequests {
         return nonce
     }
 
-    /// `use_dpop_nonce`: 400 with the JSON error at an authorization server (§8), 401 with it in `WWW-Authenticate` at a resource (§9).
+    /// `use_dpop_nonce`: 400 with the JSON error at an authorization server (§8), 401 with it in `WWW-Authenticate` at
+    /// a resource (§9).
     static func asksForNonce(_ response: HTTPResponse) -> Bool {
         guard response.status == 400 || response.status == 401 else { return false }
         if (try? JSONParser.parse(response.body))?["error"]?.stringValue == "use_dpop_nonce" { return true }

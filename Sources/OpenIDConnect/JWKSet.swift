@@ -7,7 +7,9 @@ import OpenSSLKit
 enum JWKSet {
     static func keys(_ document: JSONValue, from url: String) throws(RouterError) -> [PublicKey] {
         guard let list = document["keys"]?.arrayValue else {
-            throw RouterError(.idTokenRejected, "the key set at \(url) has no \"keys\" array, so no ID token can be verified; no token was handed out")
+            throw RouterError(
+                .idTokenRejected,
+                "the key set at \(url) has no \"keys\" array, so no ID token can be verified; no token was handed out")
         }
         var keys: [PublicKey] = []
         var skipped: [String] = []
@@ -17,7 +19,9 @@ enum JWKSet {
         }
         guard !keys.isEmpty else {
             let why = skipped.isEmpty ? "it lists no signing keys" : skipped.prefix(3).joined(separator: "; ")
-            throw RouterError(.idTokenRejected, "the key set at \(url) holds no key that can verify a signature (\(why)); no token was handed out")
+            throw RouterError(
+                .idTokenRejected,
+                "the key set at \(url) holds no key that can verify a signature (\(why)); no token was handed out")
         }
         return keys
     }

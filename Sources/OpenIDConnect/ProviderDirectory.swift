@@ -53,8 +53,12 @@ public final class ProviderDirectory {
             let outcome: Result<ProviderMetadata, RouterError>
             switch result {
             case .failure(let error):
-                outcome = .failure(RouterError(.discoveryFailed, "could not fetch the metadata of \(issuer) from \(error.host): \(error.description)"))
-            case .success(let response) where (response.status == 404 || response.status == 410) && candidates.count > 1:
+                outcome = .failure(
+                    RouterError(
+                        .discoveryFailed,
+                        "could not fetch the metadata of \(issuer) from \(error.host): \(error.description)"))
+            case .success(let response)
+            where (response.status == 404 || response.status == 410) && candidates.count > 1:
                 // No OpenID Connect document: try RFC 8414's place.
                 fetchMetadata(issuer, candidates: candidates.dropFirst())
                 return
@@ -69,10 +73,15 @@ public final class ProviderDirectory {
         }
     }
 
-    static func readMetadata(_ response: HTTPResponse, issuer: String, url: String) -> Result<ProviderMetadata, RouterError> {
+    static func readMetadata(_ response: HTTPResponse, issuer: String, url: String) -> Result<
+        ProviderMetadata, RouterError
+    > {
         guard response.status == 200 else {
             let redirect = response.location.map { " (a redirect to \($0); discovery follows none)" } ?? ""
-            return .failure(RouterError(.discoveryFailed, "\(url) answered HTTP \(response.status)\(redirect); is \(issuer) the issuer's exact identifier?"))
+            return .failure(
+                RouterError(
+                    .discoveryFailed,
+                    "\(url) answered HTTP \(response.status)\(redirect); is \(issuer) the issuer's exact identifier?"))
         }
         do {
             let document = try JSONParser.parse(response.body)
@@ -80,13 +89,19 @@ public final class ProviderDirectory {
         } catch let error as RouterError {
             return .failure(error)
         } catch {
-            return .failure(RouterError(.discoveryFailed, "\(url) did not answer with a JSON document (\(response.mediaType ?? "no content type"): \(error))"))
+            return .failure(
+                RouterError(
+                    .discoveryFailed,
+                    "\(url) did not answer with a JSON document (\(response.mediaType ?? "no content type"): \(error))")
+            )
         }
     }
 
     /// The keys at `url`: cached, or fetched. `refresh` fetches even when
     /// cached (an ID token named a `kid` the cached set lacks: keys rotate).
-    public func keys(_ url: String, refresh: Bool = false, completion: @escaping (Result<[PublicKey], RouterError>) -> Void) {
+    public func keys(
+        _ url: String, refresh: Bool = false, completion: @escaping (Result<[PublicKey], RouterError>) -> Void
+    ) {
         if !refresh, let c = keys[url], c.until > clock() {
             // Still asynchronous, like a fetch, so callers have one path.
             _ = loop.schedule(afterMilliseconds: 0) { completion(.success(c.value)) }
@@ -100,9 +115,16 @@ public final class ProviderDirectory {
             let outcome: Result<[PublicKey], RouterError>
             switch result {
             case .failure(let error):
-                outcome = .failure(RouterError(.idTokenRejected, "could not fetch the provider's keys from \(error.host): \(error.description); no token was handed out"))
+                outcome = .failure(
+                    RouterError(
+                        .idTokenRejected,
+                        "could not fetch the provider's keys from \(error.host): \(error.description); no token was handed out"
+                    ))
             case .success(let response) where response.status != 200:
-                outcome = .failure(RouterError(.idTokenRejected, "the provider's key set \(url) answered HTTP \(response.status); no token was handed out"))
+                outcome = .failure(
+                    RouterError(
+                        .idTokenRejected,
+                        "the provider's key set \(url) answered HTTP \(response.status); no token was handed out"))
             case .success(let response):
                 do {
                     let found = try JWKSet.keys(try JSONParser.parse(response.body), from: url)
@@ -112,7 +134,10 @@ public final class ProviderDirectory {
                 } catch let error as RouterError {
                     outcome = .failure(error)
                 } catch {
-                    outcome = .failure(RouterError(.idTokenRejected, "the provider's key set \(url) is not JSON (\(error)); no token was handed out"))
+                    outcome = .failure(
+                        RouterError(
+                            .idTokenRejected,
+                            "the provider's key set \(url) is not JSON (\(error)); no token was handed out"))
                 }
             }
             for waiter in keyWaiters.removeValue(forKey: url) ?? [] { waiter(outcome) }

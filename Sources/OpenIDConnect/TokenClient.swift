@@ -30,14 +30,22 @@ public final class TokenClient {
         code: String, redirectURI: String, verifier: String?, grant: Grant,
         completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
-        var form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("client_id", grant.expected.clientID)]
+        var form = [
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+            ("client_id", grant.expected.clientID),
+        ]
         if let verifier { form.append(("code_verifier", verifier)) }
         post(form, grant: grant, completion: completion)
     }
 
     /// `grant_type=refresh_token` (RFC 6749 §6).
-    public func refresh(_ refreshToken: String, scope: String?, grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
-        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", grant.expected.clientID)]
+    public func refresh(
+        _ refreshToken: String, scope: String?, grant: Grant,
+        completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
+        var form = [
+            ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", grant.expected.clientID),
+        ]
         if let scope { form.append(("scope", scope)) }
         post(form, grant: grant, completion: completion)
     }
@@ -46,18 +54,25 @@ public final class TokenClient {
     /// authenticates with nothing else). 200 is success, whatever the body
     /// (§2.2: an unknown token is 200 too); anything else says why not.
     public func revoke(_ r: Revocation, endpoint: String, completion: @escaping (RouterError?) -> Void) {
-        var request = HTTPRequest.postForm(endpoint, [("token", r.token), ("token_type_hint", r.hint), ("client_id", r.clientID)])
+        var request = HTTPRequest.postForm(
+            endpoint, [("token", r.token), ("token_type_hint", r.hint), ("client_id", r.clientID)])
         request.maxResponseBytes = Self.maxResponseBytes
         _ = directory.http.send(request) { result in
             switch result {
             case .failure(let error):
-                completion(RouterError(.tokenExchangeFailed, "the request to the revocation endpoint at \(error.host) failed: \(error.description)"))
+                completion(
+                    RouterError(
+                        .tokenExchangeFailed,
+                        "the request to the revocation endpoint at \(error.host) failed: \(error.description)"))
             case .success(let response) where response.status == 200:
                 completion(nil)
             case .success(let response):
                 let raw = (try? JSONParser.parse(response.body))?["error"]?.stringValue
-                let said = raw.map { OAuthText.isErrorText($0) ? ": " + $0 : ": invalid_response" } ?? ", no reason given"
-                completion(RouterError(.tokenExchangeFailed, "the revocation endpoint answered HTTP \(response.status)\(said)"))
+                let said =
+                    raw.map { OAuthText.isErrorText($0) ? ": " + $0 : ": invalid_response" } ?? ", no reason given"
+                completion(
+                    RouterError(.tokenExchangeFailed, "the revocation endpoint answered HTTP \(response.status)\(said)")
+                )
             }
         }
     }
@@ -74,21 +89,41 @@ public final class TokenClient {
             let response: HTTPResponse
             switch outcome {
             case .failed(let error):
-                return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) failed: \(error.description); nothing was opened")))
+                return completion(
+                    .failure(
+                        RouterError(
+                            .authorizationFailed, "\(push.logTag) failed: \(error.description); nothing was opened")))
             case .unsigned(let error):
-                return completion(.failure(RouterError(.internalError, "\(push.logTag) could not prove the login's DPoP key (\(error.message)); nothing was opened")))
+                return completion(
+                    .failure(
+                        RouterError(
+                            .internalError,
+                            "\(push.logTag) could not prove the login's DPoP key (\(error.message)); nothing was opened"
+                        )))
             case .nonceRefused(let tries):
-                return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) \(Self.nonceRefusal(tries)); nothing was opened")))
+                return completion(
+                    .failure(
+                        RouterError(
+                            .authorizationFailed, "\(push.logTag) \(Self.nonceRefusal(tries)); nothing was opened")))
             case .nonceMissing:
-                return completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) \(Self.nonceMissing); nothing was opened")))
+                return completion(
+                    .failure(
+                        RouterError(.authorizationFailed, "\(push.logTag) \(Self.nonceMissing); nothing was opened")))
             case .response(let r):
                 response = r
             }
             switch response.status {
             case 201, 200:
                 let body = try? JSONParser.parse(response.body)
-                guard let uri = body?["request_uri"]?.stringValue, !uri.isEmpty, uri.utf8.count <= 2048, OAuthText.isVisibleText(uri) else {
-                    completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was answered with no usable request_uri (RFC 9126 §2.2); nothing was opened")))
+                guard let uri = body?["request_uri"]?.stringValue, !uri.isEmpty, uri.utf8.count <= 2048,
+                    OAuthText.isVisibleText(uri)
+                else {
+                    completion(
+                        .failure(
+                            RouterError(
+                                .authorizationFailed,
+                                "\(push.logTag) was answered with no usable request_uri (RFC 9126 §2.2); nothing was opened"
+                            )))
                     return
                 }
                 completion(.success(uri))
@@ -96,14 +131,21 @@ public final class TokenClient {
                 let body = try? JSONParser.parse(response.body)
                 let code = body?["error"]?.stringValue.flatMap { OAuthText.isErrorText($0) ? $0 : nil }
                 let description = OAuthText.sanitizedDescription(body?["error_description"]?.stringValue)
-                let said = code.map { ": " + $0 + (description.map { ", " + $0 } ?? "") } ?? (response.body.isEmpty ? ", with an empty body" : ", no reason given")
-                completion(.failure(RouterError(.authorizationFailed, "\(push.logTag) was refused: HTTP \(response.status)\(said); nothing was opened")))
+                let said =
+                    code.map { ": " + $0 + (description.map { ", " + $0 } ?? "") }
+                    ?? (response.body.isEmpty ? ", with an empty body" : ", no reason given")
+                completion(
+                    .failure(
+                        RouterError(
+                            .authorizationFailed,
+                            "\(push.logTag) was refused: HTTP \(response.status)\(said); nothing was opened")))
             }
         }
     }
 
     /// A server that asked for a DPoP nonce and gave none to use.
-    static let nonceMissing = "was answered use_dpop_nonce with no usable DPoP-Nonce header (RFC 9449 §8.1: visible ASCII), so no proof could carry one"
+    static let nonceMissing =
+        "was answered use_dpop_nonce with no usable DPoP-Nonce header (RFC 9449 §8.1: visible ASCII), so no proof could carry one"
 
     /// Why a request that proves a DPoP key gave up on the server's nonces.
     static func nonceRefusal(_ tries: Int) -> String {
@@ -112,16 +154,24 @@ public final class TokenClient {
 
     /// RFC 8628 §3.1: `client_id` and `scope` to the device authorization
     /// endpoint; the answer checked (`DeviceAuthorization`) before any of it is used.
-    public func authorizeDevice(_ r: DeviceGrant.Request, completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void) {
+    public func authorizeDevice(
+        _ r: DeviceGrant.Request, completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void
+    ) {
         var request = HTTPRequest.postForm(r.endpoint, r.form)
         request.maxResponseBytes = Self.maxResponseBytes
         _ = directory.http.send(request) { result in
             switch result {
             case .failure(let error):
-                completion(.failure(RouterError(.authorizationFailed, "\(r.logTag) failed: \(error.description); nothing was shown")))
+                completion(
+                    .failure(
+                        RouterError(.authorizationFailed, "\(r.logTag) failed: \(error.description); nothing was shown")
+                    ))
             case .success(let response):
                 do throws(RouterError) {
-                    completion(.success(try DeviceAuthorization(status: response.status, body: try? JSONParser.parse(response.body), request: r)))
+                    completion(
+                        .success(
+                            try DeviceAuthorization(
+                                status: response.status, body: try? JSONParser.parse(response.body), request: r)))
                 } catch {
                     completion(.failure(error))
                 }
@@ -132,11 +182,19 @@ public final class TokenClient {
     /// RFC 8628 §3.4: one poll with the device code. Pending and `slow_down` come back as
     /// failures carrying the provider's error, for `DeviceGrant.step` to weigh; tokens are
     /// verified as after any grant.
-    public func pollDevice(_ deviceCode: String, grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
-        post([("grant_type", DeviceGrant.grantType), ("device_code", deviceCode), ("client_id", grant.expected.clientID)], grant: grant, completion: completion)
+    public func pollDevice(
+        _ deviceCode: String, grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
+        post(
+            [
+                ("grant_type", DeviceGrant.grantType), ("device_code", deviceCode),
+                ("client_id", grant.expected.clientID),
+            ], grant: grant, completion: completion)
     }
 
-    private func post(_ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+    private func post(
+        _ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
         var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
         request.maxResponseBytes = Self.maxResponseBytes
         proofs.send(request, proving: grant.dpop?.key) { [self] outcome in
@@ -145,20 +203,28 @@ public final class TokenClient {
             }
             switch outcome {
             case .failed(let error):
-                fail("the request to the token endpoint at \(error.host) failed: \(error.description); begin a new login")
+                fail(
+                    "the request to the token endpoint at \(error.host) failed: \(error.description); begin a new login"
+                )
             case .unsigned(let error):
-                fail("the daemon could not prove the account's DPoP key (\(error.message)); nothing was asked of the token endpoint", code: .internalError)
+                fail(
+                    "the daemon could not prove the account's DPoP key (\(error.message)); nothing was asked of the token endpoint",
+                    code: .internalError)
             case .nonceRefused(let tries):
                 fail("the token endpoint \(Self.nonceRefusal(tries)); no token was handed out")
             case .nonceMissing:
                 fail("the token endpoint \(Self.nonceMissing); no token was handed out")
             case .response(let response):
                 let body = try? JSONParser.parse(response.body)
-                switch TokenResponse.read(status: response.status, body: body, mediaType: response.mediaType, endpoint: grant.tokenEndpoint, receivedAt: response.receivedAt) {
+                switch TokenResponse.read(
+                    status: response.status, body: body, mediaType: response.mediaType, endpoint: grant.tokenEndpoint,
+                    receivedAt: response.receivedAt)
+                {
                 case .failure(let failure):
                     completion(.failure(failure))
                 case .success(var tokens):
-                    // Proved with this key: the set is bound to it (the core checks `token_type` against `dpop=require`).
+                    // Proved with this key: the set is bound to it (the core checks `token_type` against
+                    // `dpop=require`).
                     if let dpop = grant.dpop { tokens.dpopKey = dpop.key }
                     verify(tokens, grant: grant, completion: completion)
                 }
@@ -167,13 +233,19 @@ public final class TokenClient {
     }
 
     /// Checks the ID token, fetching the keys (again once, if its `kid` is new).
-    private func verify(_ tokens: TokenSet, grant: Grant, refreshed: Bool = false, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void) {
+    private func verify(
+        _ tokens: TokenSet, grant: Grant, refreshed: Bool = false,
+        completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+    ) {
         guard let idToken = tokens.idToken else {
             if grant.requiresIDToken {
                 completion(
                     .failure(
                         SessionFailure(
-                            code: .idTokenRejected, message: "the token endpoint returned no id_token although the login asked for openid (OpenID Connect Core §3.1.3.3); no token was handed out")))
+                            code: .idTokenRejected,
+                            message:
+                                "the token endpoint returned no id_token although the login asked for openid (OpenID Connect Core §3.1.3.3); no token was handed out"
+                        )))
             } else {
                 completion(.success(tokens))
             }
@@ -191,11 +263,15 @@ public final class TokenClient {
                             verify(tokens, grant: grant, refreshed: true, completion: completion)
                             return
                         }
-                        throw RouterError(.idTokenRejected, "the ID token's signature was refused (\(error.code.rawValue)): \(error.message); no token was handed out")
+                        throw RouterError(
+                            .idTokenRejected,
+                            "the ID token's signature was refused (\(error.code.rawValue)): \(error.message); no token was handed out"
+                        )
                     }
                     let claims: JSONValue
                     do throws(JSONError) { claims = try JSONParser.parse(payload) } catch {
-                        throw RouterError(.idTokenRejected, "the ID token's payload is not JSON (\(error)); no token was handed out")
+                        throw RouterError(
+                            .idTokenRejected, "the ID token's payload is not JSON (\(error)); no token was handed out")
                     }
                     var verified = tokens
                     verified.subject = try IDTokenClaims.check(claims, grant.expected, now: directory.clock())

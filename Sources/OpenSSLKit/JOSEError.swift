@@ -52,7 +52,9 @@ public struct JOSEError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The token names a key the caller does not have.
     public static func unknownKeyID(_ kid: String) -> JOSEError {
-        JOSEError(.unknownKeyID, "no key has kid \"\(kid)\"; the provider may have rotated its keys: refetch its JWKS once", keyID: kid)
+        JOSEError(
+            .unknownKeyID, "no key has kid \"\(kid)\"; the provider may have rotated its keys: refetch its JWKS once",
+            keyID: kid)
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

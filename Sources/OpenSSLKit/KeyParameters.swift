@@ -59,19 +59,23 @@ struct KeyParameters: ~Copyable {
     /// A public key of `keyType` ("RSA", "EC") from the pushed parameters.
     /// Fails (with OpenSSL's reason) when the parameters are not a valid key.
     mutating func makePublicKey(_ keyType: String) throws(JOSEError) -> OwnedKey {
-        try make(keyType, selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY))  // EVP_PKEY_PUBLIC_KEY
+        // EVP_PKEY_PUBLIC_KEY
+        try make(keyType, selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY))
     }
 
     /// A key pair of `keyType` from the pushed parameters (the private part and the public).
     mutating func makeKeyPair(_ keyType: String) throws(JOSEError) -> OwnedKey {
-        try make(keyType, selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_KEYPAIR))  // EVP_PKEY_KEYPAIR
+        // EVP_PKEY_KEYPAIR
+        try make(keyType, selection: Int32(OSSL_KEYMGMT_SELECT_ALL_PARAMETERS | OSSL_KEYMGMT_SELECT_KEYPAIR))
     }
 
     private mutating func make(_ keyType: String, selection: Int32) throws(JOSEError) -> OwnedKey {
         let typeName = keep(keyType)
         guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw .openSSL("OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(params) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, typeName, nil) else { throw .openSSL("EVP_PKEY_CTX_new_from_name") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, typeName, nil) else {
+            throw .openSSL("EVP_PKEY_CTX_new_from_name")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_fromdata_init(context) == 1 else { throw .openSSL("EVP_PKEY_fromdata_init") }
         var key: OpaquePointer?

@@ -19,7 +19,9 @@ final class LibCrypto: @unchecked Sendable {
         let library: SharedLibrary
         switch SharedLibrary.open(soname) {
         case .success(let l): library = l
-        case .failure(let e): return .failure(CryptoError(operation: "dlopen", reason: "\(soname) (Debian: libssl3) cannot be loaded: \(e.reason)"))
+        case .failure(let e):
+            return .failure(
+                CryptoError(operation: "dlopen", reason: "\(soname) (Debian: libssl3) cannot be loaded: \(e.reason)"))
         }
         let symbols: [(String, WritableKeyPath<lr_crypto_functions, UnsafeMutableRawPointer?>)] = [
             ("BN_bin2bn", \.BN_bin2bn),
@@ -74,7 +76,10 @@ final class LibCrypto: @unchecked Sendable {
         var functions = lr_crypto_functions()
         let missing = library.fill(&functions, symbols)
         guard missing.isEmpty else {
-            return .failure(CryptoError(operation: "dlsym", reason: "\(soname) lacks \(missing.joined(separator: ", ")); OpenSSL 3.0 or later is needed"))
+            return .failure(
+                CryptoError(
+                    operation: "dlsym",
+                    reason: "\(soname) lacks \(missing.joined(separator: ", ")); OpenSSL 3.0 or later is needed"))
         }
         let table = UnsafeMutablePointer<lr_crypto_functions>.allocate(capacity: 1)
         table.initialize(to: functions)

@@ -30,11 +30,15 @@ extension PublicKey {
         let kid = try Self.optionalString(jwk, "kid")
         let name = kid.map { "JWK \"\($0)\"" } ?? "JWK"
         if let member = Self.privateMembers.first(where: { jwk[$0] != nil }) {
-            throw JOSEError(.invalidKey, "\(name) has the private member \"\(member)\": a published private key is compromised; refusing it")
+            throw JOSEError(
+                .invalidKey,
+                "\(name) has the private member \"\(member)\": a published private key is compromised; refusing it")
         }
         let alg = try Self.optionalString(jwk, "alg")
         let use = try Self.optionalString(jwk, "use")
-        guard let kty = jwk["kty"]?.stringValue else { throw JOSEError(.invalidKey, "\(name) has no string member \"kty\"") }
+        guard let kty = jwk["kty"]?.stringValue else {
+            throw JOSEError(.invalidKey, "\(name) has no string member \"kty\"")
+        }
 
         let key: OwnedKey
         let type: KeyType
@@ -44,12 +48,16 @@ extension PublicKey {
             type = .rsa
         case "EC":
             let crv = try Self.required(jwk, "crv", name)
-            guard crv == "P-256" else { throw JOSEError(.unsupportedKey, "\(name) is on curve \(crv); only P-256 is supported") }
+            guard crv == "P-256" else {
+                throw JOSEError(.unsupportedKey, "\(name) is on curve \(crv); only P-256 is supported")
+            }
             key = try Self.p256(jwk, name)
             type = .p256
         case "OKP":
             let crv = try Self.required(jwk, "crv", name)
-            guard crv == "Ed25519" else { throw JOSEError(.unsupportedKey, "\(name) is an OKP key on \(crv); only Ed25519 signs") }
+            guard crv == "Ed25519" else {
+                throw JOSEError(.unsupportedKey, "\(name) is an OKP key on \(crv); only Ed25519 signs")
+            }
             key = try Self.ed25519(jwk, name)
             type = .ed25519
         case "oct":
@@ -66,16 +74,22 @@ extension PublicKey {
         // Checked before import so a huge modulus costs nothing; leading zero bytes don't count.
         let modulusBits = (n.drop { $0 == 0 }.count) * 8
         guard modulusBits <= maximumRSABits else {
-            throw JOSEError(.invalidKey, "\(name) has a modulus of about \(modulusBits) bits; at most \(maximumRSABits) are accepted")
+            throw JOSEError(
+                .invalidKey,
+                "\(name) has a modulus of about \(modulusBits) bits; at most \(maximumRSABits) are accepted")
         }
-        guard e.count <= 8 else { throw JOSEError(.invalidKey, "\(name) has a \(e.count)-byte public exponent; real keys use 65537") }
+        guard e.count <= 8 else {
+            throw JOSEError(.invalidKey, "\(name) has a \(e.count)-byte public exponent; real keys use 65537")
+        }
         var parameters = try KeyParameters()
         try parameters.push(OSSL_PKEY_PARAM_RSA_N, bigEndian: n)
         try parameters.push(OSSL_PKEY_PARAM_RSA_E, bigEndian: e)
         let key = try parameters.makePublicKey("RSA")
         let bits = Int(EVP_PKEY_get_bits(key.raw))
         guard bits >= minimumRSABits else {
-            throw JOSEError(.invalidKey, "\(name) has a \(bits)-bit modulus; at least \(minimumRSABits) bits are required (RFC 7518 §3.3)")
+            throw JOSEError(
+                .invalidKey,
+                "\(name) has a \(bits)-bit modulus; at least \(minimumRSABits) bits are required (RFC 7518 §3.3)")
         }
         return try checked(key, name, "is not a valid RSA public key")
     }
@@ -85,7 +99,8 @@ extension PublicKey {
         let y = try bytes(jwk, "y", name)
         // RFC 7518 §6.2.1.2-3: each coordinate is exactly the field size, zero-padded.
         guard x.count == 32, y.count == 32 else {
-            throw JOSEError(.invalidKey, "\(name) has coordinates of \(x.count) and \(y.count) bytes; P-256 needs 32 each")
+            throw JOSEError(
+                .invalidKey, "\(name) has coordinates of \(x.count) and \(y.count) bytes; P-256 needs 32 each")
         }
         var parameters = try KeyParameters()
         try parameters.push(OSSL_PKEY_PARAM_GROUP_NAME, utf8: "prime256v1")
@@ -101,7 +116,9 @@ extension PublicKey {
 
     private static func ed25519(_ jwk: JSONValue, _ name: String) throws(JOSEError) -> OwnedKey {
         let x = try bytes(jwk, "x", name)
-        guard x.count == 32 else { throw JOSEError(.invalidKey, "\(name) has an x of \(x.count) bytes; Ed25519 needs 32") }
+        guard x.count == 32 else {
+            throw JOSEError(.invalidKey, "\(name) has an x of \(x.count) bytes; Ed25519 needs 32")
+        }
         guard let key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, x, x.count) else {
             throw JOSEError(.invalidKey, "\(name) is not an Ed25519 public key: \(OpenSSLError.drain())")
         }
@@ -110,8 +127,12 @@ extension PublicKey {
 
     /// Runs OpenSSL's public-key check (for RSA: odd modulus without small
     /// factors, sane exponent; for EC: on the curve, right order).
-    private static func checked(_ key: consuming OwnedKey, _ name: String, _ failure: String) throws(JOSEError) -> OwnedKey {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.raw, nil) else { throw .openSSL("EVP_PKEY_CTX_new_from_pkey") }
+    private static func checked(_ key: consuming OwnedKey, _ name: String, _ failure: String) throws(JOSEError)
+        -> OwnedKey
+    {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.raw, nil) else {
+            throw .openSSL("EVP_PKEY_CTX_new_from_pkey")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_public_check(context) == 1 else {
             throw JOSEError(.invalidKey, "\(name) \(failure): \(OpenSSLError.drain())")
@@ -121,12 +142,16 @@ extension PublicKey {
 
     private static func optionalString(_ jwk: JSONValue, _ member: String) throws(JOSEError) -> String? {
         guard let value = jwk[member] else { return nil }
-        guard let text = value.stringValue else { throw JOSEError(.invalidKey, "JWK member \"\(member)\" must be a string") }
+        guard let text = value.stringValue else {
+            throw JOSEError(.invalidKey, "JWK member \"\(member)\" must be a string")
+        }
         return text
     }
 
     private static func required(_ jwk: JSONValue, _ member: String, _ name: String) throws(JOSEError) -> String {
-        guard let text = jwk[member]?.stringValue else { throw JOSEError(.invalidKey, "\(name) has no string member \"\(member)\"") }
+        guard let text = jwk[member]?.stringValue else {
+            throw JOSEError(.invalidKey, "\(name) has no string member \"\(member)\"")
+        }
         return text
     }
 

@@ -14,14 +14,19 @@ extension PublicKey {
     /// which hashes internally), `EVP_PKEY_CTX_set_rsa_padding`,
     /// `_set_rsa_pss_saltlen` and `_set_rsa_mgf1_md` for PS256, and the
     /// one-shot `EVP_DigestVerify`.
-    public func verify(_ signature: [UInt8], of message: [UInt8], using algorithm: SignatureAlgorithm) throws(JOSEError) -> Bool {
+    public func verify(_ signature: [UInt8], of message: [UInt8], using algorithm: SignatureAlgorithm) throws(JOSEError)
+        -> Bool
+    {
         guard algorithm.keyType == type else {
-            throw JOSEError(.noMatchingKey, "\(self) cannot verify \(algorithm.rawValue): \(misfit(for: algorithm) ?? "")")
+            throw JOSEError(
+                .noMatchingKey, "\(self) cannot verify \(algorithm.rawValue): \(misfit(for: algorithm) ?? "")")
         }
         var encoded = signature
         if algorithm == .es256 {
             guard signature.count == 64 else {
-                throw JOSEError(.malformedToken, "an ES256 signature is 64 bytes (r || s, RFC 7518 §3.4); this one is \(signature.count)")
+                throw JOSEError(
+                    .malformedToken,
+                    "an ES256 signature is 64 bytes (r || s, RFC 7518 §3.4); this one is \(signature.count)")
             }
             encoded = try Self.derSignature(r: signature[..<32], s: signature[32...])
         }
@@ -29,7 +34,9 @@ extension PublicKey {
         let context = try VerifyContext()
         var keyContext: OpaquePointer?
         let digest = algorithm == .edDSA ? nil : EVP_sha256()
-        guard EVP_DigestVerifyInit(context.raw, &keyContext, digest, nil, raw) == 1 else { throw .openSSL("EVP_DigestVerifyInit") }
+        guard EVP_DigestVerifyInit(context.raw, &keyContext, digest, nil, raw) == 1 else {
+            throw .openSSL("EVP_DigestVerifyInit")
+        }
         if algorithm == .ps256 {
             // RFC 7518 §3.5: MGF1 with the same SHA-256, salt as long as the hash.
             guard EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,

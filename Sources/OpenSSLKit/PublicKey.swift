@@ -43,14 +43,20 @@ public final class PublicKey: @unchecked Sendable, CustomStringConvertible {
     /// Whether this key may verify `algorithm`: the right type, a `use` of
     /// `sig` or none, and a JWK `alg` equal to it or none (RFC 7517 §4.2, §4.4).
     public func fits(_ algorithm: SignatureAlgorithm) -> Bool {
-        algorithm.keyType == type && (use == nil || use == "sig") && (self.algorithm == nil || self.algorithm == algorithm.rawValue)
+        algorithm.keyType == type && (use == nil || use == "sig")
+            && (self.algorithm == nil || self.algorithm == algorithm.rawValue)
     }
 
     /// Why this key may not verify `algorithm`, for an error message; nil when it fits.
     public func misfit(for algorithm: SignatureAlgorithm) -> String? {
-        if algorithm.keyType != type { return "it is \(type.article) \(type.rawValue) key and \(algorithm.rawValue) needs \(algorithm.keyType.article) \(algorithm.keyType.rawValue) key" }
+        if algorithm.keyType != type {
+            return
+                "it is \(type.article) \(type.rawValue) key and \(algorithm.rawValue) needs \(algorithm.keyType.article) \(algorithm.keyType.rawValue) key"
+        }
         if let use, use != "sig" { return "its use is \"\(use)\", not \"sig\"" }
-        if let declared = self.algorithm, declared != algorithm.rawValue { return "its JWK declares alg \(declared), not \(algorithm.rawValue)" }
+        if let declared = self.algorithm, declared != algorithm.rawValue {
+            return "its JWK declares alg \(declared), not \(algorithm.rawValue)"
+        }
         return nil
     }
 

@@ -16,7 +16,9 @@ struct DigestContext: ~Copyable {
     private let raw: OpaquePointer
 
     init() throws(CryptoError) {
-        guard let ctx = EVP_MD_CTX_new() else { throw CryptoError(operation: "EVP_MD_CTX_new", reason: OpenSSLError.last()) }
+        guard let ctx = EVP_MD_CTX_new() else {
+            throw CryptoError(operation: "EVP_MD_CTX_new", reason: OpenSSLError.last())
+        }
         guard EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else {
             EVP_MD_CTX_free(ctx)
             throw CryptoError(operation: "EVP_DigestInit_ex", reason: OpenSSLError.last())

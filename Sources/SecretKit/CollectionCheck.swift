@@ -21,7 +21,10 @@ enum CollectionCheck {
         do {
             let call = DBusMessage.methodCall(service, servicePath, serviceInterface, "ReadAlias")
             try call.append(.string("default"))
-            guard case .objectPath(let path)? = try bus.callArguments(call, timeoutMilliseconds: timeoutMilliseconds).first else {
+            guard
+                case .objectPath(let path)? = try bus.callArguments(call, timeoutMilliseconds: timeoutMilliseconds)
+                    .first
+            else {
                 return .failed("ReadAlias answered no object path")
             }
             collection = path
@@ -33,18 +36,23 @@ enum CollectionCheck {
             let get = DBusMessage.methodCall(service, collection, "org.freedesktop.DBus.Properties", "Get")
             try get.append(.string("org.freedesktop.Secret.Collection"), .string("Locked"))
             let answer = try bus.callArguments(get, timeoutMilliseconds: timeoutMilliseconds).first
-            guard case .variant(.boolean(let locked))? = answer else { return .failed("the default collection's Locked property is not a boolean") }
+            guard case .variant(.boolean(let locked))? = answer else {
+                return .failed("the default collection's Locked property is not a boolean")
+            }
             return locked ? .locked : nil
         } catch {
             // KeePassXC answers ReadAlias with a path it has no object at.
-            if error.name == DBusError.unknownObject || error.name == DBusError.unknownMethod { return .noDefaultCollection }
+            if error.name == DBusError.unknownObject || error.name == DBusError.unknownMethod {
+                return .noDefaultCollection
+            }
             return classify(error, deadline)
         }
     }
 
     private static func classify(_ error: DBusError, _ deadline: Int64) -> SecretError {
         switch error.name {
-        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.Spawn.ServiceNotFound":
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+            "org.freedesktop.DBus.Error.Spawn.ServiceNotFound":
             .noService(error.message)
         case DBusError.noReply, "org.freedesktop.DBus.Error.Timeout": .timedOut(milliseconds: deadline)
         default: .failed(error.message)

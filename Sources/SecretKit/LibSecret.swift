@@ -6,7 +6,8 @@ import SystemKit
 /// Never unloaded: GLib cannot be.
 final class LibSecret: @unchecked Sendable {
     // Immutable after init; each is code in a library that stays loaded.
-    let hashNew, hashInsert, hashUnref, strHash, strEqual, strdup, free, errorFree, quarkToString: UnsafeMutableRawPointer
+    let hashNew, hashInsert, hashUnref, strHash, strEqual, strdup, free, errorFree,
+        quarkToString: UnsafeMutableRawPointer
     let cancellableNew, cancellableCancel, objectUnref: UnsafeMutableRawPointer
     let schemaNewv, schemaUnref, storev, lookupv, clearv, passwordFree: UnsafeMutableRawPointer
 
@@ -18,11 +19,19 @@ final class LibSecret: @unchecked Sendable {
         switch SharedLibrary.open(soname) {
         case .success(let l): sym = l.resolver
         case .failure(let e):
-            return .failure(.unavailable("tokens are kept in the Secret Service through \(soname) (Debian: libsecret-1-0), which cannot be loaded: \(e.reason)"))
+            return .failure(
+                .unavailable(
+                    "tokens are kept in the Secret Service through \(soname) (Debian: libsecret-1-0), which cannot be loaded: \(e.reason)"
+                ))
         }
         let lib = LibSecret(sym)
         let missing = sym.missing
-        guard missing.isEmpty else { return .failure(.unavailable("\(soname) lacks \(missing.joined(separator: ", ")); it is too old (libsecret 0.18 or later is needed)")) }
+        guard missing.isEmpty else {
+            return .failure(
+                .unavailable(
+                    "\(soname) lacks \(missing.joined(separator: ", ")); it is too old (libsecret 0.18 or later is needed)"
+                ))
+        }
         return .success(lib)
     }()
 

@@ -52,8 +52,12 @@ public final class SecretStore {
     }
 
     /// Keeps `secret` for `key` (replacing what was there), unless it is already what is kept.
-    public func write(_ key: Key, label: String, secret: String, _ completion: @escaping (Result<WriteOutcome, SecretError>) -> Void) {
-        run(.write(key, label: label, secret: secret)) { completion($0.map { if case .written(let w) = $0 { w } else { .written } }) }
+    public func write(
+        _ key: Key, label: String, secret: String, _ completion: @escaping (Result<WriteOutcome, SecretError>) -> Void
+    ) {
+        run(.write(key, label: label, secret: secret)) {
+            completion($0.map { if case .written(let w) = $0 { w } else { .written } })
+        }
     }
 
     /// Forgets what is kept for `key`; whether there was something.
@@ -79,7 +83,9 @@ public final class SecretStore {
         let deadline = deadlineMilliseconds
         // Counted from now: a job queued behind a slow one gets only what is left.
         let deadlineAt = Clock.monotonicMilliseconds() + deadline
-        let job: @Sendable () -> Result<Answer, SecretError> = { Self.perform(request, address: address, deadline: deadline, until: deadlineAt, slot: slot) }
+        let job: @Sendable () -> Result<Answer, SecretError> = {
+            Self.perform(request, address: address, deadline: deadline, until: deadlineAt, slot: slot)
+        }
         let cancel: @Sendable () -> Void = { slot.cancel() }
         worker.run(deadlineMilliseconds: deadline, cancel: cancel, job) { (result: Result<Answer, SecretError>?) in
             completion(result ?? .failure(.timedOut(milliseconds: deadline)))
@@ -88,7 +94,9 @@ public final class SecretStore {
 
     // MARK: On the worker
 
-    private static func perform(_ request: Request, address: String?, deadline: Int64, until deadlineAt: Int64, slot: CancelSlot) -> Result<Answer, SecretError> {
+    private static func perform(
+        _ request: Request, address: String?, deadline: Int64, until deadlineAt: Int64, slot: CancelSlot
+    ) -> Result<Answer, SecretError> {
         let lib: LibSecret
         switch LibSecret.shared {
         case .success(let l): lib = l
@@ -97,11 +105,17 @@ public final class SecretStore {
         // Already answered on the loop (its deadline passed while it was queued): nothing to do.
         let left = deadlineAt - Clock.monotonicMilliseconds()
         guard left > 0, !slot.isCancelled else { return .failure(.timedOut(milliseconds: deadline)) }
-        if let problem = CollectionCheck.problem(address: address, timeoutMilliseconds: Int32(clamping: left), deadline: deadline) { return .failure(problem) }
+        if let problem = CollectionCheck.problem(
+            address: address, timeoutMilliseconds: Int32(clamping: left), deadline: deadline)
+        {
+            return .failure(problem)
+        }
         guard let cancellable = slot.begin(lib) else { return .failure(.timedOut(milliseconds: deadline)) }
         let schema = lib.schema(schemaName, attributes: ["account", "issuer"])
         defer { lr_call1(lib.schemaUnref, schema) }
-        func attributes(_ key: Key) -> UnsafeMutableRawPointer { lib.table([("account", key.account), ("issuer", key.issuer)]) }
+        func attributes(_ key: Key) -> UnsafeMutableRawPointer {
+            lib.table([("account", key.account), ("issuer", key.issuer)])
+        }
         func failure(_ error: UnsafeMutablePointer<lr_gerror>) -> SecretError {
             let (message, cancelled) = lib.take(error)
             return cancelled ? .timedOut(milliseconds: deadline) : .failed(message)

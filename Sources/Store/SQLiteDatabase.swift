@@ -119,7 +119,8 @@ final class SQLiteStatement {
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
     func text(_ column: Int32) -> String? {
         guard let p = sqlite3_column_text(raw, column) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
     }
     /// The column's bytes, valid until the statement steps again (nil for NULL).
     func withBytes<R>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R?) -> R? {

@@ -22,7 +22,8 @@ enum Schema2Rows {
             if let s = decode(read) {
                 try insert.run(SessionStore.row(s))
             } else {
-                dropped.append("session \(read.text(0) ?? "?") of schema 2 does not read; dropped in the move to schema 3")
+                dropped.append(
+                    "session \(read.text(0) ?? "?") of schema 2 does not read; dropped in the move to schema 3")
             }
         }
         try db.execute("DROP TABLE sessions_schema2")
@@ -31,7 +32,8 @@ enum Schema2Rows {
 
     static func decode(_ s: SQLiteStatement) -> Session? {
         guard let id = s.text(0).flatMap({ SessionID($0) }), let source = s.value(1, as: CodeFlow.Source.self),
-            let state = s.text(4), let redirect = s.text(7).flatMap({ try? CallbackURI.parse($0, role: "redirect_uri") }),
+            let state = s.text(4),
+            let redirect = s.text(7).flatMap({ try? CallbackURI.parse($0, role: "redirect_uri") }),
             let origin = s.text(9), let resumeMode = s.value(12, as: ResumeMode.self),
             let status = s.value(16, as: SessionStatus.self)
         else { return nil }
@@ -51,17 +53,22 @@ enum Schema2Rows {
         }
         var failure: SessionFailure?
         if let code = s.text(20).flatMap(RouterError.Code.init(rawValue:)) {
-            failure = SessionFailure(code: code, providerError: s.text(21), providerDescription: s.text(22), message: s.text(23) ?? "")
+            failure = SessionFailure(
+                code: code, providerError: s.text(21), providerDescription: s.text(22), message: s.text(23) ?? "")
         }
         let hosts = s.text(10) ?? ""
         let flow = CodeFlow(
             source: source, state: state, nonce: s.text(5),
-            codeVerifier: !status.isFinished || (status == .completed && !released) ? verifier : nil, redirect: redirect,
-            appCallback: appCallback, authorizationOrigin: origin, resumeHosts: hosts.isEmpty ? [] : hosts.split(separator: " ").map(String.init),
+            codeVerifier: !status.isFinished || (status == .completed && !released) ? verifier : nil,
+            redirect: redirect,
+            appCallback: appCallback, authorizationOrigin: origin,
+            resumeHosts: hosts.isEmpty ? [] : hosts.split(separator: " ").map(String.init),
             resumePathPrefix: s.text(11), resumeMode: resumeMode, browser: s.text(13), issuer: s.text(14),
-            requireIssuer: s.int64(15) != 0, exchange: s.text(29).flatMap(TokenExchange.init(stored:)), resumeOpened: s.int64(24) != 0)
+            requireIssuer: s.int64(15) != 0, exchange: s.text(29).flatMap(TokenExchange.init(stored:)),
+            resumeOpened: s.int64(24) != 0)
         return Session(
-            id: id, owner: s.text(2).map { Caller(name: $0) }, claimTokenDigest: s.blob(3), flow: .code(flow), status: status,
+            id: id, owner: s.text(2).map { Caller(name: $0) }, claimTokenDigest: s.blob(3), flow: .code(flow),
+            status: status,
             result: result, failure: failure, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
             finishedAt: s.isNull(28) ? nil : s.int64(28))
     }

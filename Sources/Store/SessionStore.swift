@@ -104,7 +104,11 @@ public final class SessionStore {
         // reads them all, so the daemon moves a damaged store aside then.
         let version = try db.integer("PRAGMA user_version")
         guard version <= Schema.version else {
-            throw StoreError(code: 0, message: "\(path) has schema version \(version), newer than this linkrouterd (\(Schema.version)); stop the newer daemon or remove the file")
+            throw StoreError(
+                code: 0,
+                message:
+                    "\(path) has schema version \(version), newer than this linkrouterd (\(Schema.version)); stop the newer daemon or remove the file"
+            )
         }
         var dropped: [String] = []
         if version < Schema.version {
@@ -144,7 +148,9 @@ public final class SessionStore {
         failure_error, failure_description, failure_message, released, created_at, expires_at, finished_at, flow_kind, flow
         """
 
-    static let insertSQL = "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...18).map { "?\($0)" }.joined(separator: ", ") + ")"
+    static let insertSQL =
+        "INSERT OR REPLACE INTO sessions (\(columns)) VALUES (" + (1...18).map { "?\($0)" }.joined(separator: ", ")
+        + ")"
 
     /// Everything but what never changes after `BeginSession` (id, claim digest, times of creation and expiry, kind).
     static let updateSQL = """
@@ -157,12 +163,15 @@ public final class SessionStore {
     /// A session's row, column by column, in `columns`' order.
     static func row(_ s: Session) -> [SQLiteValue] {
         [
-            .text(s.id.rawValue), .optional(s.owner?.name), .optional(s.owner.map(\.app.label)), s.claimTokenDigest.map { .blob($0) } ?? .null,
+            .text(s.id.rawValue), .optional(s.owner?.name), .optional(s.owner.map(\.app.label)),
+            s.claimTokenDigest.map { .blob($0) } ?? .null,
             .text(s.status.rawValue),
             .optional(s.result.flatMap { $0.code.isEmpty ? nil : $0.code }),
             .optional(s.result.flatMap { $0.callbackURI.isEmpty ? nil : $0.callbackURI }), .optional(s.result?.issuer),
-            .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError), .optional(s.failure?.providerDescription),
-            .optional(s.failure?.message), .bool(s.released), .integer(s.createdAt), .integer(s.expiresAt), .optional(s.finishedAt),
+            .optional(s.failure?.code.rawValue), .optional(s.failure?.providerError),
+            .optional(s.failure?.providerDescription),
+            .optional(s.failure?.message), .bool(s.released), .integer(s.createdAt), .integer(s.expiresAt),
+            .optional(s.finishedAt),
             .text(s.flow.kind), .text(s.flow.stored),
         ]
     }
@@ -289,11 +298,16 @@ public final class SessionStore {
         }
         var failure: SessionFailure?
         if let code = s.text(8).flatMap(RouterError.Code.init(rawValue:)) {
-            failure = SessionFailure(code: code, providerError: s.text(9), providerDescription: s.text(10), message: s.text(11) ?? "")
+            failure = SessionFailure(
+                code: code, providerError: s.text(9), providerDescription: s.text(10), message: s.text(11) ?? "")
         }
-        let owner = s.text(1, reusing: &lastOwner).map { Caller(name: $0, app: s.text(2).flatMap(CallerApp.init(label:)) ?? .unknown) }
+        let owner = s.text(1, reusing: &lastOwner).map {
+            Caller(name: $0, app: s.text(2).flatMap(CallerApp.init(label:)) ?? .unknown)
+        }
         return Session(
-            id: id, owner: owner, claimTokenDigest: s.blob(3), flow: flow, status: status, result: result, failure: failure,
-            released: released, createdAt: s.int64(13), expiresAt: s.int64(14), finishedAt: s.isNull(15) ? nil : s.int64(15))
+            id: id, owner: owner, claimTokenDigest: s.blob(3), flow: flow, status: status, result: result,
+            failure: failure,
+            released: released, createdAt: s.int64(13), expiresAt: s.int64(14),
+            finishedAt: s.isNull(15) ? nil : s.int64(15))
     }
 }

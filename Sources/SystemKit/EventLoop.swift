@@ -30,7 +30,9 @@ public final class EventLoop {
         let sequence: UInt64
         let id: Int
     }
-    private var timers = MinHeap<Timer> { a, b in a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence }
+    private var timers = MinHeap<Timer> { a, b in
+        a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
+    }
     private var timerHandlers: [Int: () -> Void] = [:]
     private var hooks: [() -> Void] = []
     private var nextID = 1

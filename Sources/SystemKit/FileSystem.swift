@@ -21,7 +21,9 @@ public enum FileSystem {
 
     /// Reads a whole file, at most `maxBytes`. With `private`, the file must be
     /// a regular file (not a symlink) owned by this user with no group or other access.
-    public static func read(_ path: String, maxBytes: Int = 1 << 20, requirePrivate: Bool = false) throws(SystemError) -> [UInt8] {
+    public static func read(_ path: String, maxBytes: Int = 1 << 20, requirePrivate: Bool = false) throws(SystemError)
+        -> [UInt8]
+    {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw SystemError("open", path: path) }
         defer { close(fd) }
@@ -54,7 +56,9 @@ public enum FileSystem {
     /// Writes through a temporary file in the same directory, fsyncs it,
     /// renames it over `path`, and fsyncs the directory (threat model P2):
     /// a reader sees the old file or the new one, never half of either.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o600) throws(SystemError) {
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o600)
+        throws(SystemError)
+    {
         let dir = directoryName(path)
         var template = Array((dir + "/.tmp-linkrouter-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkostemp($0.baseAddress!, O_CLOEXEC) }
@@ -118,10 +122,16 @@ public enum FileSystem {
             if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir", path: path) }
         }
         guard let st = status(path) else { throw SystemError("stat", path: path) }
-        guard st.kind == .directory else { throw SystemError("refusing to use (not a directory, or a symlink)", path: path, code: ENOTDIR) }
-        guard st.owner == getuid() else { throw SystemError("refusing to use (owned by another user)", path: path, code: EPERM) }
+        guard st.kind == .directory else {
+            throw SystemError("refusing to use (not a directory, or a symlink)", path: path, code: ENOTDIR)
+        }
+        guard st.owner == getuid() else {
+            throw SystemError("refusing to use (owned by another user)", path: path, code: EPERM)
+        }
         if st.permissions & 0o077 != 0 {
-            throw SystemError("refusing to use (mode \(String(st.permissions, radix: 8)) lets others in; want 0700)", path: path, code: EPERM)
+            throw SystemError(
+                "refusing to use (mode \(String(st.permissions, radix: 8)) lets others in; want 0700)", path: path,
+                code: EPERM)
         }
     }
 

@@ -10,7 +10,8 @@ public enum ProcessArguments {
         var invalid: Int?
         for i in 0..<Int(CommandLine.argc) {
             guard let p = CommandLine.unsafeArgv[i] else { break }
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
             if let text = String(validating: bytes, as: UTF8.self) {
                 arguments.append(text)
             } else {

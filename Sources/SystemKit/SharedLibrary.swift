@@ -26,9 +26,12 @@ public struct SharedLibrary: @unchecked Sendable {
     /// Sets each field of a C table of function pointers from its symbol; the
     /// names not found. The list must name every field: one it forgot would be
     /// called as NULL, so a list shorter than the table stops the program.
-    public func fill<Table>(_ table: inout Table, _ symbols: [(String, WritableKeyPath<Table, UnsafeMutableRawPointer?>)]) -> [String] {
+    public func fill<Table>(
+        _ table: inout Table, _ symbols: [(String, WritableKeyPath<Table, UnsafeMutableRawPointer?>)]
+    ) -> [String] {
         precondition(
-            symbols.count * MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<Table>.size, "the symbol list does not fill every field of \(Table.self)")
+            symbols.count * MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<Table>.size,
+            "the symbol list does not fill every field of \(Table.self)")
         var missing: [String] = []
         for (name, field) in symbols {
             table[keyPath: field] = dlsym(handle, name)

@@ -110,7 +110,9 @@ public enum Subprocess {
     public static func stop(_ pid: Int32, name: String, graceMilliseconds: Int = 5000) -> Int32 {
         kill(pid, SIGTERM)
         let (status, killed) = waitOrKill(pid, timeoutMilliseconds: graceMilliseconds)
-        if killed { StandardStreams.err("\(name) (pid \(pid)) did not exit within \(graceMilliseconds) ms of SIGTERM; killed\n") }
+        if killed {
+            StandardStreams.err("\(name) (pid \(pid)) did not exit within \(graceMilliseconds) ms of SIGTERM; killed\n")
+        }
         return status
     }
 
@@ -162,7 +164,9 @@ public enum Subprocess {
         guard let program = argv.first, !argv.contains(where: { $0.utf8.contains(0) }) else {
             throw SystemError("spawn", code: EINVAL)
         }
-        guard let path = FileSystem.findExecutable(program) else { throw SystemError("spawn", path: program, code: ENOENT) }
+        guard let path = FileSystem.findExecutable(program) else {
+            throw SystemError("spawn", path: program, code: ENOENT)
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

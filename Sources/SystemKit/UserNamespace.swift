@@ -8,6 +8,7 @@ public enum UserNamespace {
     public static let isInitial: Bool = {
         guard let map = try? FileSystem.readText("/proc/self/uid_map", maxBytes: 4096) else { return true }
         let lines = map.split(separator: "\n")
-        return lines.count == 1 && lines[0].split(separator: " ", omittingEmptySubsequences: true) == ["0", "0", "4294967295"]
+        return lines.count == 1
+            && lines[0].split(separator: " ", omittingEmptySubsequences: true) == ["0", "0", "4294967295"]
     }()
 }

@@ -14,7 +14,9 @@ public struct QRCode: Sendable, Equatable {
     }
 
     public init(_ text: String) throws(Failure) {
-        guard let library = Self.library else { throw Failure(description: "libqrencode.so.4 (Debian: libqrencode4) cannot be loaded") }
+        guard let library = Self.library else {
+            throw Failure(description: "libqrencode.so.4 (Debian: libqrencode4) cannot be loaded")
+        }
         guard let encode = library.symbol("QRcode_encodeString"), let free = library.symbol("QRcode_free") else {
             throw Failure(description: "libqrencode.so.4 lacks QRcode_encodeString or QRcode_free")
         }

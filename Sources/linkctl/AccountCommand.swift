@@ -9,9 +9,13 @@ import SystemKit
 /// (`AccountFiles`), checked by the same rules the daemon reads them with.
 enum AccountCommand {
     static let spec = CommandSpec(
-        name: "account", summary: "Declare an account (`account add NAME --issuer … --client-id …`) or remove one (`account remove NAME`).",
+        name: "account",
+        summary:
+            "Declare an account (`account add NAME --issuer … --client-id …`) or remove one (`account remove NAME`).",
         operands: "add|remove NAME", operandCount: 2...2,
-        options: OptionFlags.options(AccountRequest.options) + [.flag("replace", "with add: replace an account of that name")],
+        options: OptionFlags.options(AccountRequest.options) + [
+            .flag("replace", "with add: replace an account of that name")
+        ],
         details: """
             An account is a provider and a client whose tokens linkrouter keeps: `linkctl login NAME` signs in once, \
             `linkctl token NAME` prints a fresh access token from then on. Removing an account removes its declaration \
@@ -22,8 +26,12 @@ enum AccountCommand {
 
     static func run(_ args: ParsedArguments) -> Int32 {
         let name = args.operands[1]
-        do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
-        guard let directory = LinkRouterPaths().accountsDirectory else { return LinkCtl.usageFailure(spec, "no configuration directory") }
+        do throws(RouterError) { try Account.checkName(name) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
+        guard let directory = LinkRouterPaths().accountsDirectory else {
+            return LinkCtl.usageFailure(spec, "no configuration directory")
+        }
         let path = AccountFiles.path(of: name, in: directory)
         switch args.operands[0] {
         case "add":
@@ -74,14 +82,18 @@ enum AccountCommand {
                 }
             }
             guard FileSystem.status(path) != nil else {
-                Output.error("there is no account \(name) of yours (\(path)); an administrator's accounts are in \(LinkRouterPaths.defaultSystemAccountsDirectory)")
+                Output.error(
+                    "there is no account \(name) of yours (\(path)); an administrator's accounts are in \(LinkRouterPaths.defaultSystemAccountsDirectory)"
+                )
                 return ExitCode.refused
             }
             do { try FileSystem.remove(path) } catch {
                 Output.error("could not remove \(path): \(error)")
                 return ExitCode.cantCreate
             }
-            StandardStreams.err("Removed account \(name) (\(path)); tokens kept for it stay in the keyring until linkctl login replaces them\n")
+            StandardStreams.err(
+                "Removed account \(name) (\(path)); tokens kept for it stay in the keyring until linkctl login replaces them\n"
+            )
             return ExitCode.ok
         default:
             return LinkCtl.usageFailure(spec, "account takes add or remove, not \(args.operands[0])")

@@ -15,10 +15,14 @@ enum AccountToken {
     }
 
     /// `bearer`: the caller sends the token as a bearer token (git, kubectl, docker, a script's
-    /// `Authorization: Bearer`): a DPoP-bound one gets a warning on stderr, since a server that checks the binding refuses it so.
-    static func get(_ account: String, _ options: [(String, DBusValue)] = [], bearer: Bool = true) throws(DaemonClient.Failure) -> Reply {
+    /// `Authorization: Bearer`): a DPoP-bound one gets a warning on stderr, since a server that checks the binding
+    /// refuses it so.
+    static func get(_ account: String, _ options: [(String, DBusValue)] = [], bearer: Bool = true) throws(DaemonClient
+        .Failure) -> Reply
+    {
         let client = try DaemonClient.connect()
-        let reply = try client.call("GetToken", [.string(account), .vardict(options)], timeoutMilliseconds: 120_000).first
+        let reply = try client.call("GetToken", [.string(account), .vardict(options)], timeoutMilliseconds: 120_000)
+            .first
         guard let token = reply?.entry("token")?.stringValue, !token.isEmpty else {
             throw .refused(name: DBusError.failed, message: "the daemon answered GetToken without a token")
         }
@@ -40,15 +44,22 @@ enum AccountToken {
         let gitURLs: [String]
     }
 
-    /// The accounts this caller can get tokens of (`ListAccounts` lists apps' too, for the host user to see: those are left out).
+    /// The accounts this caller can get tokens of (`ListAccounts` lists apps' too, for the host user to see: those are
+    /// left out).
     static func accounts() throws(DaemonClient.Failure) -> [Listed] {
         let client = try DaemonClient.connect()
         let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
         guard case .array(_, let items)? = reply.first else { return [] }
-        func strings(_ v: DBusValue?) -> [String] { if case .array(_, let list)? = v { list.compactMap(\.stringValue) } else { [] } }
+        func strings(_ v: DBusValue?) -> [String] {
+            if case .array(_, let list)? = v { list.compactMap(\.stringValue) } else { [] }
+        }
         return items.compactMap { item in
-            guard let name = item.entry("name")?.stringValue, ["user", "system"].contains(item.entry("owner")?.stringValue ?? "user") else { return nil }
-            return Listed(name: name, username: item.entry("username")?.stringValue ?? "oauth2", registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")))
+            guard let name = item.entry("name")?.stringValue,
+                ["user", "system"].contains(item.entry("owner")?.stringValue ?? "user")
+            else { return nil }
+            return Listed(
+                name: name, username: item.entry("username")?.stringValue ?? "oauth2",
+                registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")))
         }
     }
 
@@ -59,9 +70,14 @@ enum AccountToken {
         let client = try DaemonClient.connect()
         let options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
         let reply = try client.call("BeginSession", [.vardict(options)])
-        guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session") }
+        guard let path = reply.first?.objectPathValue else {
+            throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session")
+        }
         let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
-        let how = openBrowser ? "The browser was opened to sign in to \(account); if it did not appear, open:" : "Open this URL in your browser to sign in to \(account):"
+        let how =
+            openBrowser
+            ? "The browser was opened to sign in to \(account); if it did not appear, open:"
+            : "Open this URL in your browser to sign in to \(account):"
         StandardStreams.err("\(how)\n  \(url)\nWaiting for the callback…\n")
         _ = try WaitCommand.result(client, path: path, timeout: 0)
         _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")

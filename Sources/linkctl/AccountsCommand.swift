@@ -5,7 +5,8 @@ import SystemKit
 /// `linkctl accounts`: the accounts the daemon knows and whether each is signed in.
 enum AccountsCommand {
     static let spec = CommandSpec(
-        name: "accounts", summary: "List the accounts: name, issuer, owner, signed in or not, subject, expiry, where tokens live.",
+        name: "accounts",
+        summary: "List the accounts: name, issuer, owner, signed in or not, subject, expiry, where tokens live.",
         operands: "", operandCount: 0...0, options: [.flag("json", "print JSON")],
         details: "Signed in is `unknown` when the keyring could not be read (locked, or no Secret Service).",
         run: run)
@@ -21,9 +22,12 @@ enum AccountsCommand {
             if args.json {
                 Output.json(.array(items.map { JSON(vardict: $0) }))
             } else if items.isEmpty {
-                StandardStreams.err("No accounts; declare one with: linkctl account add NAME --issuer URL --client-id ID\n")
+                StandardStreams.err(
+                    "No accounts; declare one with: linkctl account add NAME --issuer URL --client-id ID\n")
             } else {
-                Output.table(columns.map { $0.uppercased() }, items.map { item in columns.map { item.entry($0)?.plainText ?? "-" } })
+                Output.table(
+                    columns.map { $0.uppercased() },
+                    items.map { item in columns.map { item.entry($0)?.plainText ?? "-" } })
             }
             return ExitCode.ok
         } catch {

@@ -6,7 +6,8 @@ import LinkRouterCore
 enum BeginCommand {
     static let spec = CommandSpec(
         name: "begin", summary: "Begin a login session; print its object path, authorize URL and claim token.",
-        operands: "", operandCount: 0...0, options: OptionFlags.options(SessionRequest.options) + [.flag("json", "print JSON")],
+        operands: "", operandCount: 0...0,
+        options: OptionFlags.options(SessionRequest.options) + [.flag("json", "print JSON")],
         details: """
             The session outlives this process: it is parked when linkctl exits and taken back by
             `linkctl wait SESSION --claim-token TOKEN`. A claim token is made for you unless you give one.
@@ -16,7 +17,9 @@ enum BeginCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         let token = args.value("claim-token") ?? OptionFlags.randomToken()
         let options: DBusValue
-        do { options = .vardict(try OptionFlags.entries(SessionRequest.options, args, override: ["claim_token": token])) } catch {
+        do {
+            options = .vardict(try OptionFlags.entries(SessionRequest.options, args, override: ["claim_token": token]))
+        } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
         do {
@@ -25,7 +28,10 @@ enum BeginCommand {
             let path = reply.first?.objectPathValue?.rawValue ?? ""
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             if args.json {
-                Output.json(.object([("session", .string(path)), ("authorize_url", .string(url)), ("claim_token", .string(token))]))
+                Output.json(
+                    .object([
+                        ("session", .string(path)), ("authorize_url", .string(url)), ("claim_token", .string(token)),
+                    ]))
             } else {
                 Output.fields([("session", path), ("authorize_url", url), ("claim_token", token)])
             }

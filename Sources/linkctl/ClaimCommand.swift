@@ -30,7 +30,9 @@ enum ClaimCommand {
         let prefix = args.operands.count > 1 ? args.operands[1] : nil
         switch (action, prefix) {
         case ("add", let prefix?):
-            guard let app = args.value("app") else { return LinkCtl.usageFailure(spec, "claim add needs --app DESKTOP-ID") }
+            guard let app = args.value("app") else {
+                return LinkCtl.usageFailure(spec, "claim add needs --app DESKTOP-ID")
+            }
             return add(prefix, app: app, args)
         case ("remove", let prefix?):
             if args.value("app") != nil { return LinkCtl.usageFailure(spec, "claim remove takes only the PREFIX") }
@@ -39,7 +41,8 @@ enum ClaimCommand {
             if args.value("app") != nil { return LinkCtl.usageFailure(spec, "claim list takes no --app") }
             return list(args)
         default:
-            return LinkCtl.usageFailure(spec, "use claim add PREFIX --app DESKTOP-ID, claim list, or claim remove PREFIX")
+            return LinkCtl.usageFailure(
+                spec, "use claim add PREFIX --app DESKTOP-ID, claim list, or claim remove PREFIX")
         }
     }
 
@@ -47,10 +50,13 @@ enum ClaimCommand {
         let inst = LinkCtl.installation()
         let database = DesktopDatabase(directories: inst.directories)
         guard id.hasSuffix(".desktop"), !id.contains("/") else {
-            return LinkCtl.usageFailure(spec, "--app takes a desktop file id such as telegram-desktop.desktop, not \(id)")
+            return LinkCtl.usageFailure(
+                spec, "--app takes a desktop file id such as telegram-desktop.desktop, not \(id)")
         }
         guard let entry = database.entry(id) else {
-            Output.error("no desktop entry \(id) in \(inst.directories.dataSearchPath.map { $0 + "/applications" }.joined(separator: ":"))")
+            Output.error(
+                "no desktop entry \(id) in \(inst.directories.dataSearchPath.map { $0 + "/applications" }.joined(separator: ":"))"
+            )
             return ExitCode.refused
         }
         if let why = AppCheck.problem(entry, named: true) {
@@ -64,7 +70,9 @@ enum ClaimCommand {
         }
         var record = InstallRecord.read(inst.recordPath) ?? InstallRecord()
         if record.leftToBrowser.contains(claim.host) {
-            Output.error("\(claim.host) is left to the browser (linkctl install --leave-to-browser); a claim on it would never apply")
+            Output.error(
+                "\(claim.host) is left to the browser (linkctl install --leave-to-browser); a claim on it would never apply"
+            )
             return ExitCode.refused
         }
         if let owner = record.claims.first(where: { $0.key != id && $0.value.contains(prefix) })?.key {
@@ -76,9 +84,14 @@ enum ClaimCommand {
             Output.error("cannot record the claim: \(error)")
             return ExitCode.cantCreate
         }
-        let note = record.browser == nil ? "not in effect until linkrouter handles web links: linkctl install --claim-https" : "in effect"
+        let note =
+            record.browser == nil
+            ? "not in effect until linkrouter handles web links: linkctl install --claim-https" : "in effect"
         if args.json {
-            Output.json(.object([("prefix", .string(prefix)), ("app", .string(id)), ("in_effect", .bool(record.browser != nil))]))
+            Output.json(
+                .object([
+                    ("prefix", .string(prefix)), ("app", .string(id)), ("in_effect", .bool(record.browser != nil)),
+                ]))
         } else {
             Output.fields([("claim", prefix), ("app", id), ("status", note)])
         }
@@ -91,8 +104,12 @@ enum ClaimCommand {
             let id = record.claims.first(where: { $0.value.contains(prefix) })?.key
         else {
             let database = DesktopDatabase(directories: inst.directories)
-            if let app = LinkApps(database: database).directory(record: InstallRecord.read(inst.recordPath)).apps.claims.first(where: { $0.prefix == prefix })?.app.id {
-                Output.error("\(prefix) is claimed by \(app)'s own desktop entry, not by you; leave its host to the browser with linkctl install --claim-https --leave-to-browser HOST")
+            if let app = LinkApps(database: database).directory(record: InstallRecord.read(inst.recordPath)).apps.claims
+                .first(where: { $0.prefix == prefix })?.app.id
+            {
+                Output.error(
+                    "\(prefix) is claimed by \(app)'s own desktop entry, not by you; leave its host to the browser with linkctl install --claim-https --leave-to-browser HOST"
+                )
             } else {
                 Output.error("no claim \(prefix) was added with linkctl claim add; linkctl claim list shows the claims")
             }
@@ -104,7 +121,11 @@ enum ClaimCommand {
             Output.error("cannot record the change: \(error)")
             return ExitCode.cantCreate
         }
-        if args.json { Output.json(.object([("removed", .string(prefix)), ("app", .string(id))])) } else { Output.fields([("removed", prefix), ("app", id)]) }
+        if args.json {
+            Output.json(.object([("removed", .string(prefix)), ("app", .string(id))]))
+        } else {
+            Output.fields([("removed", prefix), ("app", id)])
+        }
         return ExitCode.ok
     }
 
@@ -116,7 +137,8 @@ enum ClaimCommand {
         // The order routing uses: longest prefix first; the first of an equal prefix wins.
         var seen: Set<String> = []
         let rows: [(prefix: String, app: String, from: String, effective: Bool)] = directory.apps.claims.map { c in
-            let from = mine[c.app.id]?.contains(c.prefix) == true ? "linkctl claim add" : "the app's X-LinkRouter-Claims"
+            let from =
+                mine[c.app.id]?.contains(c.prefix) == true ? "linkctl claim add" : "the app's X-LinkRouter-Claims"
             let first = seen.insert(c.host + ":" + c.port + c.path).inserted
             return (c.prefix, c.app.id, from, first && record?.browser != nil)
         }
@@ -124,13 +146,20 @@ enum ClaimCommand {
             Output.json(
                 .array(
                     rows.map { r in
-                        .object([("prefix", .string(r.prefix)), ("app", .string(r.app)), ("from", .string(r.from)), ("in_effect", .bool(r.effective))])
+                        .object([
+                            ("prefix", .string(r.prefix)), ("app", .string(r.app)), ("from", .string(r.from)),
+                            ("in_effect", .bool(r.effective)),
+                        ])
                     }))
         } else if rows.isEmpty {
             Output.line("no claims; add one with linkctl claim add https://HOST/PATH/ --app APP.desktop")
         } else {
-            Output.table(["PREFIX", "APP", "IN EFFECT", "FROM"], rows.map { [$0.prefix, $0.app, $0.effective ? "yes" : "no", $0.from] })
-            if record?.browser == nil { Output.line("(not in effect: linkrouter does not handle web links; linkctl install --claim-https)") }
+            Output.table(
+                ["PREFIX", "APP", "IN EFFECT", "FROM"],
+                rows.map { [$0.prefix, $0.app, $0.effective ? "yes" : "no", $0.from] })
+            if record?.browser == nil {
+                Output.line("(not in effect: linkrouter does not handle web links; linkctl install --claim-https)")
+            }
         }
         for p in directory.problems where mine[p.subject] != nil { StandardStreams.err("linkctl: \(p)\n") }
         return ExitCode.ok

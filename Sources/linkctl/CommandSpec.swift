@@ -9,7 +9,9 @@ struct CommandSpec: Sendable {
         let repeatable: Bool
         let help: String
 
-        static func flag(_ name: String, _ help: String) -> Option { Option(name: name, value: nil, repeatable: false, help: help) }
+        static func flag(_ name: String, _ help: String) -> Option {
+            Option(name: name, value: nil, repeatable: false, help: help)
+        }
         static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> Option {
             Option(name: name, value: placeholder, repeatable: repeatable, help: help)
         }
@@ -36,7 +38,9 @@ struct CommandSpec: Sendable {
         let width = shown.map(\.count).max() ?? 0
         out += "\nOptions:\n"
         for (o, s) in zip(all, shown) {
-            out += "  " + s + String(repeating: " ", count: width - s.count + 2) + o.help + (o.repeatable ? " (repeatable)" : "") + "\n"
+            out +=
+                "  " + s + String(repeating: " ", count: width - s.count + 2) + o.help
+                + (o.repeatable ? " (repeatable)" : "") + "\n"
         }
         return out
     }
@@ -99,13 +103,20 @@ extension CommandSpec {
                 value = args[i]
                 i += 1
             }
-            if !option.repeatable && parsed.values[name] != nil { throw UsageError(message: "--\(name) is given twice") }
+            if !option.repeatable && parsed.values[name] != nil {
+                throw UsageError(message: "--\(name) is given twice")
+            }
             parsed.values[name, default: []].append(value)
         }
         guard operandCount.contains(parsed.operands.count) else {
             if operandCount.upperBound == 0 { throw UsageError(message: "\(name) takes no operands") }
-            if parsed.operands.count < operandCount.lowerBound { throw UsageError(message: "\(name) needs \(operands)") }
-            throw UsageError(message: "\(name) takes \(operandCount.upperBound == 1 ? "one operand" : "at most \(operandCount.upperBound) operands") (\(operands)), not \(parsed.operands.count)")
+            if parsed.operands.count < operandCount.lowerBound {
+                throw UsageError(message: "\(name) needs \(operands)")
+            }
+            throw UsageError(
+                message:
+                    "\(name) takes \(operandCount.upperBound == 1 ? "one operand" : "at most \(operandCount.upperBound) operands") (\(operands)), not \(parsed.operands.count)"
+            )
         }
         return parsed
     }

@@ -74,7 +74,9 @@ enum CompletionCommand {
 
     static func zsh(_ verbs: [Verb]) -> String {
         func quoted(_ s: String) -> String { "'" + s.replacing("'", with: "'\\''") + "'" }
-        func described(_ word: String, _ help: String) -> String { quoted(word.replacing(":", with: "\\:") + ":" + help) }
+        func described(_ word: String, _ help: String) -> String {
+            quoted(word.replacing(":", with: "\\:") + ":" + help)
+        }
         var out = """
             #compdef linkctl
             # zsh completion for linkctl (made by `linkctl completion zsh`)
@@ -114,7 +116,9 @@ enum CompletionCommand {
             for o in v.options {
                 out += "complete -c linkctl -n \(when) -l \(o.flag.dropFirst(2)) -d \(quoted(o.help))\n"
             }
-            if !v.words.isEmpty { out += "complete -c linkctl -n \(when) -a \(quoted(v.words.joined(separator: " ")))\n" }
+            if !v.words.isEmpty {
+                out += "complete -c linkctl -n \(when) -a \(quoted(v.words.joined(separator: " ")))\n"
+            }
         }
         return out
     }

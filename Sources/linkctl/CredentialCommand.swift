@@ -15,11 +15,17 @@ import SystemKit
 /// tells the daemon not to hand that token out again (`RejectToken`).
 enum CredentialCommand {
     static let spec = CommandSpec(
-        name: "credential", summary: "Be git's credential helper or kubectl's exec plugin for an account (`credential git|kube --account NAME`).",
+        name: "credential",
+        summary:
+            "Be git's credential helper or kubectl's exec plugin for an account (`credential git|kube --account NAME`).",
         operands: "git get|store|erase | kube", operandCount: 1...2,
         options: [
-            .value("account", "NAME", "the account whose token to give (git: without it, the account whose git_urls match the request)"),
-            .value("username", "NAME", "git: the user name given with the token (default oauth2; GitHub wants x-access-token)"),
+            .value(
+                "account", "NAME",
+                "the account whose token to give (git: without it, the account whose git_urls match the request)"),
+            .value(
+                "username", "NAME",
+                "git: the user name given with the token (default oauth2; GitHub wants x-access-token)"),
         ],
         details: """
             git: reads git's request on stdin and answers it (Bearer where git offers it, user name and password \
@@ -33,14 +39,17 @@ enum CredentialCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         let name = args.value("account")
         if let name {
-            do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
+            do throws(RouterError) { try Account.checkName(name) } catch {
+                return LinkCtl.usageFailure(spec, error.message)
+            }
         }
         switch args.operands[0] {
         case "git":
             guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
             let username = args.value("username") ?? "oauth2"
             // A line break would add lines of its own to git's answer.
-            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), !username.contains(":") else {
+            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), !username.contains(":")
+            else {
                 return LinkCtl.usageFailure(spec, "--username takes printable ASCII with no space or ':'")
             }
             return git(args.operands[1], account: name, username: username)
@@ -57,7 +66,9 @@ enum CredentialCommand {
 
     static func git(_ operation: String, account given: String?, username: String) -> Int32 {
         let request: GitCredentialMessage
-        do throws(RouterError) { request = try GitCredentialMessage.parse(StandardStreams.readAll(maxBytes: 1 << 20)) } catch {
+        do throws(RouterError) {
+            request = try GitCredentialMessage.parse(StandardStreams.readAll(maxBytes: 1 << 20))
+        } catch {
             Output.error("git's credential request: \(error.message)")
             return ExitCode.refused
         }
@@ -74,7 +85,9 @@ enum CredentialCommand {
             // The account whose git_urls best match: none is not an error, git asks its next helper.
             guard let url = request.url else { return ExitCode.ok }
             do {
-                let matches = try AccountToken.accounts().compactMap { a in Account.gitMatch(a.gitURLs, url).map { (a.name, $0) } }
+                let matches = try AccountToken.accounts().compactMap { a in
+                    Account.gitMatch(a.gitURLs, url).map { (a.name, $0) }
+                }
                 guard let best = matches.max(by: { $0.1 < $1.1 }) else { return ExitCode.ok }
                 account = best.0
             } catch {
@@ -96,7 +109,10 @@ enum CredentialCommand {
         do {
             let reply = try AccountToken.get(account, [("id_token", .boolean(false))])
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            StandardStreams.out(GitCredentialMessage.answer(to: request, token: reply.token, username: username, expiresAt: reply.expiresAt).text)
+            StandardStreams.out(
+                GitCredentialMessage.answer(
+                    to: request, token: reply.token, username: username, expiresAt: reply.expiresAt
+                ).text)
             return ExitCode.ok
         } catch {
             // git then asks no other helper and no terminal: the reason is on stderr.
@@ -129,14 +145,22 @@ enum CredentialCommand {
             do {
                 reply = try AccountToken.get(account)
             } catch  where interactive && error.code == .notSignedIn {
-                // As kubelogin does: a person is there, so the login runs now (the browser; what it says goes to stderr).
+                // As kubelogin does: a person is there, so the login runs now (the browser; what it says goes to
+                // stderr).
                 try AccountToken.signIn(account, openBrowser: true)
                 reply = try AccountToken.get(account)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             var status: [(String, JSON)] = [("token", .string(reply.token))]
-            if let expiresAt = reply.expiresAt { status.append(("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ")))) }
-            StandardStreams.out(JSON.object([("apiVersion", .string(apiVersion)), ("kind", .string("ExecCredential")), ("status", .object(status))]).text + "\n")
+            if let expiresAt = reply.expiresAt {
+                status.append(
+                    ("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ"))))
+            }
+            StandardStreams.out(
+                JSON.object([
+                    ("apiVersion", .string(apiVersion)), ("kind", .string("ExecCredential")),
+                    ("status", .object(status)),
+                ]).text + "\n")
             return ExitCode.ok
         } catch {
             Output.error(error.text)

@@ -33,7 +33,8 @@ final class DaemonClient {
             case .unavailable: return ExitCode.unavailable
             case .refused:
                 switch code {
-                case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?, .tokenExchangeFailed?, .idTokenRejected?:
+                case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?,
+                    .tokenExchangeFailed?, .idTokenRejected?:
                     return ExitCode.loginFailed
                 case .timeout?: return ExitCode.timeout
                 case .notSignedIn?: return ExitCode.notSignedIn
@@ -64,7 +65,8 @@ final class DaemonClient {
         _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000
     ) throws(Failure) -> [DBusValue] {
         do {
-            let m = try DBusMessage.methodCall(destination: API.busName, path: path, interface: interface, member: member)
+            let m = try DBusMessage.methodCall(
+                destination: API.busName, path: path, interface: interface, member: member)
             try m.append(contentsOf: args)
             return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
@@ -82,6 +84,7 @@ final class DaemonClient {
     }
 
     func property(_ name: String, of path: ObjectPath, interface: InterfaceName) throws(Failure) -> DBusValue? {
-        try call(path: path, interface: API.propertiesInterface, "Get", [.string(interface.rawValue), .string(name)]).first?.variantValue
+        try call(path: path, interface: API.propertiesInterface, "Get", [.string(interface.rawValue), .string(name)])
+            .first?.variantValue
     }
 }

@@ -29,14 +29,19 @@ enum DockerCredential {
                 return ExitCode.refused
             }
             do {
-                guard let account = try AccountToken.accounts().first(where: { $0.registries.contains(host(of: input)) }) else {
+                guard
+                    let account = try AccountToken.accounts().first(where: { $0.registries.contains(host(of: input)) })
+                else {
                     StandardStreams.out(notFound + "\n")
                     return ExitCode.refused
                 }
                 let reply = try AccountToken.get(account.name, [("id_token", .boolean(false))])
                 if let warning = reply.warning { StandardStreams.err("\(name): warning: \(warning)\n") }
                 StandardStreams.out(
-                    JSON.object([("ServerURL", .string(input)), ("Username", .string(account.username)), ("Secret", .string(reply.token))]).text + "\n")
+                    JSON.object([
+                        ("ServerURL", .string(input)), ("Username", .string(account.username)),
+                        ("Secret", .string(reply.token)),
+                    ]).text + "\n")
                 return ExitCode.ok
             } catch {
                 StandardStreams.err("\(name): \(error.text)\n")
@@ -47,7 +52,9 @@ enum DockerCredential {
             do {
                 // One entry per registry: the first account that lists it answers it, as `get` does.
                 var seen: Set<String> = []
-                let pairs = try AccountToken.accounts().flatMap { a in a.registries.map { ($0, JSON.string(a.username)) } }.filter { seen.insert($0.0).inserted }
+                let pairs = try AccountToken.accounts().flatMap { a in
+                    a.registries.map { ($0, JSON.string(a.username)) }
+                }.filter { seen.insert($0.0).inserted }
                 StandardStreams.out(JSON.object(pairs).text + "\n")
                 return ExitCode.ok
             } catch {
@@ -56,7 +63,9 @@ enum DockerCredential {
             }
         case "store":
             _ = StandardStreams.readAll(maxBytes: 1 << 16)
-            StandardStreams.err("\(name): linkrouter keeps its accounts' tokens itself; sign in with linkctl login NAME instead of docker login\n")
+            StandardStreams.err(
+                "\(name): linkrouter keeps its accounts' tokens itself; sign in with linkctl login NAME instead of docker login\n"
+            )
             return ExitCode.refused
         case "erase":
             // docker logout: the account's sign-in is linkctl's to end (linkctl logout NAME).

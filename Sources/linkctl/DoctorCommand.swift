@@ -26,7 +26,10 @@ enum DoctorCommand {
             Output.json(
                 .array(
                     checks.map { c in
-                        .object([("check", .string(c.name)), ("ok", .bool(c.ok)), ("detail", .string(c.detail)), ("fix", c.fix.map { .string($0) } ?? .null)])
+                        .object([
+                            ("check", .string(c.name)), ("ok", .bool(c.ok)), ("detail", .string(c.detail)),
+                            ("fix", c.fix.map { .string($0) } ?? .null),
+                        ])
                     }))
         } else {
             for c in checks {
@@ -48,18 +51,24 @@ enum DoctorCommand {
             out.append(Check(name: "bus", ok: true, detail: "session bus at \(address)", fix: nil))
             do {
                 let client = try DaemonClient.connect()
-                let v = try client.property("Version", of: API.managerPath, interface: API.managerInterface)?.stringValue ?? "?"
-                out.append(Check(name: "daemon", ok: true, detail: "linkrouterd \(v) answers as \(API.busName)", fix: nil))
+                let v =
+                    try client.property("Version", of: API.managerPath, interface: API.managerInterface)?.stringValue
+                    ?? "?"
+                out.append(
+                    Check(name: "daemon", ok: true, detail: "linkrouterd \(v) answers as \(API.busName)", fix: nil))
             } catch {
                 out.append(
                     Check(
                         name: "daemon", ok: false, detail: error.text,
-                        fix: "systemctl --user status linkrouterd (or journalctl --user -u linkrouterd); linkctl install sets up activation"))
+                        fix:
+                            "systemctl --user status linkrouterd (or journalctl --user -u linkrouterd); linkctl install sets up activation"
+                    ))
             }
         } else {
             out.append(
                 Check(
-                    name: "bus", ok: false, detail: "no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus)",
+                    name: "bus", ok: false,
+                    detail: "no session bus (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus)",
                     fix: "log in to a desktop session, or run inside dbus-run-session"))
         }
 
@@ -75,12 +84,20 @@ enum DoctorCommand {
             case .handles(let id, let mime):
                 out.append(Check(name: mime, ok: true, detail: "handled by \(id)", fix: nil))
             case .missing(let id, let path):
-                out.append(Check(name: id, ok: false, detail: "\(path) is missing", fix: "linkctl install (or linkctl register SCHEME) again"))
+                out.append(
+                    Check(
+                        name: id, ok: false, detail: "\(path) is missing",
+                        fix: "linkctl install (or linkctl register SCHEME) again"))
             case .staleExec(let id, let program):
                 out.append(
-                    Check(name: id, ok: false, detail: "its Exec runs \(program), which does not exist (stale)", fix: "\(inst.linkctl) install, or linkctl register again from the linkctl you use"))
+                    Check(
+                        name: id, ok: false, detail: "its Exec runs \(program), which does not exist (stale)",
+                        fix: "\(inst.linkctl) install, or linkctl register again from the linkctl you use"))
             case .notDefault(let id, let mime, let current):
-                out.append(Check(name: mime, ok: false, detail: "handled by \(current ?? "nothing"), not \(id)", fix: "xdg-mime default \(id) \(mime)"))
+                out.append(
+                    Check(
+                        name: mime, ok: false, detail: "handled by \(current ?? "nothing"), not \(id)",
+                        fix: "xdg-mime default \(id) \(mime)"))
             case .sharedWith(_, let mime, let others):
                 let scheme = String(mime.dropFirst("x-scheme-handler/".count))
                 out.append(
@@ -88,7 +105,9 @@ enum DoctorCommand {
                         name: mime, ok: false,
                         detail:
                             "\(others.joined(separator: ", ")) can take it too: the OpenURI portal (Flatpak and Snap browsers) asks which app opens each link, and picking the app hands it a login's code",
-                        fix: "linkctl register \(scheme) (makes linkrouter the only handler; deep links still reach the app)"))
+                        fix:
+                            "linkctl register \(scheme) (makes linkrouter the only handler; deep links still reach the app)"
+                    ))
             }
         }
         // A pick the OpenURI portal remembers wins over the default: it must be linkrouter's.
@@ -97,7 +116,8 @@ enum DoctorCommand {
                 let id = FileSystem.baseName(path)
                 guard let text = try? FileSystem.readText(path) else { continue }
                 // For http(s) the portal always takes the default; only other schemes go by picks.
-                for mime in DesktopEntry(id: id, path: path, text: text).mimeTypes where !mime.hasSuffix("/http") && !mime.hasSuffix("/https") {
+                for mime in DesktopEntry(id: id, path: path, text: text).mimeTypes
+                where !mime.hasSuffix("/http") && !mime.hasSuffix("/https") {
                     guard let picks = try? portal.picks(for: mime) else { continue }
                     for pick in picks where !pick.picked(id) {
                         out.append(
@@ -105,18 +125,25 @@ enum DoctorCommand {
                                 name: mime, ok: false,
                                 detail:
                                     "the OpenURI portal remembers \(pick.handler) as \(pick.requester.isEmpty ? "host apps'" : pick.requester + "'s") pick for it, which wins over linkrouter: that browser's login callbacks would go to \(pick.handler)",
-                                fix: "linkctl register \(String(mime.dropFirst("x-scheme-handler/".count))) (forgets the pick)"))
+                                fix:
+                                    "linkctl register \(String(mime.dropFirst("x-scheme-handler/".count))) (forgets the pick)"
+                            ))
                     }
                 }
             }
         }
         // More than one linkrouter entry for one scheme, or ours not in the record.
-        let userApps = FileSystem.list(inst.applicationsDirectory).filter { $0.hasPrefix(OwnEntries.idPrefix) && $0.hasSuffix(".desktop") }
+        let userApps = FileSystem.list(inst.applicationsDirectory).filter {
+            $0.hasPrefix(OwnEntries.idPrefix) && $0.hasSuffix(".desktop")
+        }
         for id in userApps where !ownFiles.contains(inst.applicationsDirectory + "/" + id) {
             out.append(
                 Check(
-                    name: id, ok: false, detail: "a linkrouter desktop file that no install recorded (stale or a duplicate)",
-                    fix: "rm \(inst.applicationsDirectory)/\(id) && update-desktop-database \(inst.applicationsDirectory)"))
+                    name: id, ok: false,
+                    detail: "a linkrouter desktop file that no install recorded (stale or a duplicate)",
+                    fix:
+                        "rm \(inst.applicationsDirectory)/\(id) && update-desktop-database \(inst.applicationsDirectory)"
+                ))
         }
 
         // The browser web links go to (the same rule the daemon and `open` use).
@@ -124,19 +151,33 @@ enum DoctorCommand {
         if let gone {
             out.append(
                 Check(
-                    name: "browser", ok: false, detail: "the browser recorded at install, \(gone), has no launchable desktop entry",
-                    fix: "linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"))
+                    name: "browser", ok: false,
+                    detail: "the browser recorded at install, \(gone), has no launchable desktop entry",
+                    fix:
+                        "linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"
+                ))
         } else if let browser {
-            out.append(Check(name: "browser", ok: true, detail: record?.browser != nil ? "web links go to \(browser.id) (\(browser.path))" : "logins open in \(browser.id)", fix: nil))
+            out.append(
+                Check(
+                    name: "browser", ok: true,
+                    detail: record?.browser != nil
+                        ? "web links go to \(browser.id) (\(browser.path))" : "logins open in \(browser.id)", fix: nil))
         } else {
-            out.append(Check(name: "browser", ok: false, detail: "no default web browser is set", fix: "xdg-settings set default-web-browser firefox.desktop"))
+            out.append(
+                Check(
+                    name: "browser", ok: false, detail: "no default web browser is set",
+                    fix: "xdg-settings set default-web-browser firefox.desktop"))
         }
 
         // Deep links: each app and claim, and what keeps one from taking links.
         let (apps, problems) = LinkApps(database: db).directory(record: record)
         for (scheme, app) in apps.schemes.sorted(by: { $0.key < $1.key }) {
             out.append(
-                Check(name: "app " + scheme, ok: true, detail: "\(scheme): links that are not login callbacks go to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))", fix: nil))
+                Check(
+                    name: "app " + scheme, ok: true,
+                    detail:
+                        "\(scheme): links that are not login callbacks go to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))",
+                    fix: nil))
         }
         for claim in apps.claims {
             out.append(
@@ -151,10 +192,15 @@ enum DoctorCommand {
                 Check(
                     name: "deep links " + p.subject, ok: false, detail: p.reason,
                     fix: p.reason.contains("not installed")
-                        ? "install the app, or linkctl register SCHEME --app OTHER.desktop" : "fix the app's desktop entry, or linkctl register SCHEME --app OTHER.desktop"))
+                        ? "install the app, or linkctl register SCHEME --app OTHER.desktop"
+                        : "fix the app's desktop entry, or linkctl register SCHEME --app OTHER.desktop"))
         }
-        for scheme in (record?.apps.keys.sorted() ?? []) where apps.schemes[scheme] == nil && !problems.contains(where: { $0.subject == scheme }) {
-            out.append(Check(name: "app " + scheme, ok: false, detail: "no app takes \(scheme): deep links", fix: "linkctl register \(scheme) --app APP.desktop"))
+        for scheme in (record?.apps.keys.sorted() ?? [])
+        where apps.schemes[scheme] == nil && !problems.contains(where: { $0.subject == scheme }) {
+            out.append(
+                Check(
+                    name: "app " + scheme, ok: false, detail: "no app takes \(scheme): deep links",
+                    fix: "linkctl register \(scheme) --app APP.desktop"))
         }
 
         // The desktop database lists our entries.
@@ -165,7 +211,9 @@ enum DoctorCommand {
             out.append(
                 Check(
                     name: "desktop database", ok: missing.isEmpty,
-                    detail: missing.isEmpty ? "\(cache) lists linkrouter's entries" : "\(cache) does not list \(missing.joined(separator: ", "))",
+                    detail: missing.isEmpty
+                        ? "\(cache) lists linkrouter's entries"
+                        : "\(cache) does not list \(missing.joined(separator: ", "))",
                     fix: missing.isEmpty ? nil : "update-desktop-database \(inst.applicationsDirectory)"))
         }
         return out
@@ -178,11 +226,15 @@ enum DoctorCommand {
         else {
             return Check(name: name, ok: false, detail: "\(paths.first ?? name) is missing", fix: "linkctl install")
         }
-        guard let exec = KeyFile(parsing: text).value(key, in: group), let program = exec.split(separator: " ").first.map(String.init) else {
+        guard let exec = KeyFile(parsing: text).value(key, in: group),
+            let program = exec.split(separator: " ").first.map(String.init)
+        else {
             return Check(name: name, ok: false, detail: "\(path) has no \(key)=", fix: "linkctl install")
         }
         guard FileSystem.isExecutable(program) else {
-            return Check(name: name, ok: false, detail: "\(path) runs \(program), which does not exist", fix: "linkctl install (from the linkctl beside the linkrouterd you want)")
+            return Check(
+                name: name, ok: false, detail: "\(path) runs \(program), which does not exist",
+                fix: "linkctl install (from the linkctl beside the linkrouterd you want)")
         }
         return Check(name: name, ok: true, detail: "\(path) runs \(program)", fix: nil)
     }

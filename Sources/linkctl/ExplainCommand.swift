@@ -23,13 +23,25 @@ enum ExplainCommand {
                 outcome = reply.first?.stringValue ?? ""
                 reason = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             } catch {
-                switch LinkIntake.withoutDaemon(uri, pending: ClaimedCallbacksFile.read(LinkRouterPaths().claimedCallbacksFile)) {
-                case .browser: (outcome, reason) = (RouteOutcome.passthrough.word, "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly")
-                case .queue: (outcome, reason) = ("queued", "no daemon is reachable (\(error.text)); linkctl would queue it for the daemon")
+                switch LinkIntake.withoutDaemon(
+                    uri, pending: ClaimedCallbacksFile.read(LinkRouterPaths().claimedCallbacksFile))
+                {
+                case .browser:
+                    (outcome, reason) = (
+                        RouteOutcome.passthrough.word,
+                        "no daemon is reachable (\(error.text)); linkctl would open it in the browser directly"
+                    )
+                case .queue:
+                    (outcome, reason) = (
+                        "queued", "no daemon is reachable (\(error.text)); linkctl would queue it for the daemon"
+                    )
                 }
             }
         }
-        if uri != given { reason += " (the link as given had raw spaces or non-ASCII characters, a launcher's decoding; they were percent-encoded again: \(uri))" }
+        if uri != given {
+            reason +=
+                " (the link as given had raw spaces or non-ASCII characters, a launcher's decoding; they were percent-encoded again: \(uri))"
+        }
         if args.json {
             Output.json(.object([("url", .string(uri)), ("outcome", .string(outcome)), ("reason", .string(reason))]))
         } else {

@@ -7,12 +7,15 @@ import SystemKit
 /// scheme handlers and the https claim, all recorded so `uninstall` can undo it.
 enum InstallCommand {
     static let spec = CommandSpec(
-        name: "install", summary: "Install linkrouter for this user: D-Bus activation, the systemd user unit, handlers.",
+        name: "install",
+        summary: "Install linkrouter for this user: D-Bus activation, the systemd user unit, handlers.",
         operands: "", operandCount: 0...0,
         options: [
             .flag("claim-https", "also handle http and https links (passes every non-callback link to your browser)"),
             .value("scheme", "SCHEME", "also register this reverse-domain scheme", repeatable: true),
-            .value("leave-to-browser", "HOST", "links to this host always go to the browser, whatever an app claims", repeatable: true),
+            .value(
+                "leave-to-browser", "HOST", "links to this host always go to the browser, whatever an app claims",
+                repeatable: true),
             .flag("json", "print JSON"),
         ],
         details: """
@@ -27,7 +30,8 @@ enum InstallCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         let inst = LinkCtl.installation()
         guard FileSystem.isExecutable(inst.linkrouterd) else {
-            Output.error("linkrouterd is not beside linkctl (looked for \(inst.linkrouterd)); install both into one directory")
+            Output.error(
+                "linkrouterd is not beside linkctl (looked for \(inst.linkrouterd)); install both into one directory")
             return ExitCode.refused
         }
         for scheme in args.all("scheme") where !CallbackURI.isCustomScheme(scheme.lowercased()) {
@@ -37,7 +41,9 @@ enum InstallCommand {
             return LinkCtl.usageFailure(spec, "\(host) is not a host name such as example.com")
         }
         var record = InstallRecord.read(inst.recordPath) ?? InstallRecord()
-        for host in args.all("leave-to-browser").map({ $0.lowercased() }) where !record.leftToBrowser.contains(host) { record.leftToBrowser.append(host) }
+        for host in args.all("leave-to-browser").map({ $0.lowercased() }) where !record.leftToBrowser.contains(host) {
+            record.leftToBrowser.append(host)
+        }
         let database = DesktopDatabase(directories: inst.directories)
         let registration = HandlerRegistration(database: database, linkctl: inst.linkctl, portal: .onSessionBus())
         var report: [(String, String)] = []
@@ -50,13 +56,17 @@ enum InstallCommand {
             if args.has("claim-https") {
                 if record.browser == nil {
                     guard let browser = database.defaultBrowser() else {
-                        Output.error("no default web browser to pass web links to; set one first (xdg-settings set default-web-browser firefox.desktop), then run install again")
+                        Output.error(
+                            "no default web browser to pass web links to; set one first (xdg-settings set default-web-browser firefox.desktop), then run install again"
+                        )
                         return ExitCode.refused
                     }
                     record.browser = browser.id
                 }
-                for mime in ["x-scheme-handler/http", "x-scheme-handler/https"] where record.previousDefaults[mime] == nil {
-                    record.previousDefaults[mime] = MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList) ?? ""
+                for mime in ["x-scheme-handler/http", "x-scheme-handler/https"]
+                where record.previousDefaults[mime] == nil {
+                    record.previousDefaults[mime] =
+                        MimeAppsFile.defaultValue(for: mime, in: database.userMimeAppsList) ?? ""
                 }
                 let r = try registration.register(registration.httpsEntry())
                 record.noteFile(r.desktopFile)
@@ -65,7 +75,9 @@ enum InstallCommand {
             }
             for scheme in args.all("scheme").map({ $0.lowercased() }) {
                 let r = try registration.registerScheme(scheme, recordingIn: &record)
-                for note in [r.databaseMessage, r.portalMessage].compactMap({ $0 }) { StandardStreams.err("linkctl: note: \(note)\n") }
+                for note in [r.databaseMessage, r.portalMessage].compactMap({ $0 }) {
+                    StandardStreams.err("linkctl: note: \(note)\n")
+                }
                 report.append(("scheme", "\(scheme) → \(r.desktopFile)"))
             }
             try record.write(inst.recordPath)
@@ -75,9 +87,20 @@ enum InstallCommand {
         }
         let reload = Systemd.daemonReload()
         if args.json {
-            Output.json(.object(report.map { ($0.0, JSON.string($0.1)) } + [("record", .string(inst.recordPath)), ("systemd_reloaded", .bool(reload))]))
+            Output.json(
+                .object(
+                    report.map { ($0.0, JSON.string($0.1)) } + [
+                        ("record", .string(inst.recordPath)), ("systemd_reloaded", .bool(reload)),
+                    ]))
         } else {
-            Output.fields(report + [("record", inst.recordPath), ("systemd", reload ? "user manager reloaded" : "no user manager answered; D-Bus activation will use Exec=")])
+            Output.fields(
+                report + [
+                    ("record", inst.recordPath),
+                    (
+                        "systemd",
+                        reload ? "user manager reloaded" : "no user manager answered; D-Bus activation will use Exec="
+                    ),
+                ])
         }
         return ExitCode.ok
     }

@@ -11,12 +11,15 @@ enum LinkCtl {
     /// every click and should not build `login`'s forty options first.
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
-        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }), ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
+        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }),
+        ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
         ("logout", { LogoutCommand.spec }),
         ("sessions", { SessionsCommand.spec }),
         ("cancel", { CancelCommand.spec }),
-        ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }), ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
-        ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }), ("doctor", { DoctorCommand.spec }),
+        ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }),
+        ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
+        ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }),
+        ("doctor", { DoctorCommand.spec }),
         ("completion", { CompletionCommand.spec }),
     ]
 
@@ -33,7 +36,9 @@ enum LinkCtl {
             Commands:
 
             """
-        for c in commands { out += "  " + c.name + String(repeating: " ", count: width - c.name.count + 2) + c.summary + "\n" }
+        for c in commands {
+            out += "  " + c.name + String(repeating: " ", count: width - c.name.count + 2) + c.summary + "\n"
+        }
         out += """
 
             Global options:
@@ -51,7 +56,8 @@ enum LinkCtl {
     static func main(_ argv: [String]) -> Int32 {
         let args = Array(argv.dropFirst())
         // Run by another name: docker's credential helper (a symlink to linkctl).
-        if let program = argv.first, program == DockerCredential.name || program.hasSuffix("/" + DockerCredential.name) {
+        if let program = argv.first, program == DockerCredential.name || program.hasSuffix("/" + DockerCredential.name)
+        {
             return DockerCredential.main(args)
         }
         guard let verb = args.first else {

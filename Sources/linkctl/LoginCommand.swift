@@ -15,8 +15,14 @@ enum LoginCommand {
             .flag("json", "print JSON (with tokens: the token response and the verified ID-token claims)"),
             .flag("code-only", "with --issuer: stop at the code and verifier; do not exchange them"),
             .flag("show-tokens", "print the tokens too (plain output shows only who signed in and the expiry)"),
-            .flag("device", "sign in on another device (RFC 8628): print a code and a page to enter it at, then wait; no browser here"),
-            .flag("qr", "with a device login: draw the page as a QR code even when stderr is not a terminal (it is drawn on one)"),
+            .flag(
+                "device",
+                "sign in on another device (RFC 8628): print a code and a page to enter it at, then wait; no browser here"
+            ),
+            .flag(
+                "qr",
+                "with a device login: draw the page as a QR code even when stderr is not a terminal (it is drawn on one)"
+            ),
         ],
         details: """
             With an account's NAME (linkctl account add), the account gives the provider options and its tokens \
@@ -39,7 +45,9 @@ enum LoginCommand {
             return LinkCtl.usageFailure(spec, error.message)
         }
         if let name = args.operands.first {
-            guard args.value("account") == nil else { return LinkCtl.usageFailure(spec, "give the account once: login NAME, or --account NAME") }
+            guard args.value("account") == nil else {
+                return LinkCtl.usageFailure(spec, "give the account once: login NAME, or --account NAME")
+            }
             entries.append(("account", .string(name)))
         }
         // The options as the daemon reads them, for the core's rules below (the daemon checks them again).
@@ -51,21 +59,30 @@ enum LoginCommand {
         guard let timeout = WaitCommand.parseTimeout(args.value("timeout")) else {
             return LinkCtl.usageFailure(spec, "--timeout takes milliseconds (0 to 4294967295)")
         }
-        // No browser here: the device grant when asked for, or (where the provider offers it) when nothing could open one.
+        // No browser here: the device grant when asked for, or (where the provider offers it) when nothing could open
+        // one.
         let asked = args.has("device")
         if asked && (args.has("no-browser") || args.value("browser") != nil || args.has("code-only")) {
-            return LinkCtl.usageFailure(spec, "--device opens nothing here and ends with tokens; leave out --no-browser, --browser and --code-only")
+            return LinkCtl.usageFailure(
+                spec,
+                "--device opens nothing here and ends with tokens; leave out --no-browser, --browser and --code-only")
         }
         // By itself only for a login a device grant can be: the provider's (or an account's), nothing of a browser's
         // (the core's list, and a redirect URI of the caller's own), and not stopping at the code.
         let deviceShaped =
-            request.map { ($0.issuer != nil || $0.account != nil) && $0.browserOnlyOption == nil && $0.redirectURI == nil } ?? false && !args.has("code-only")
+            request.map {
+                ($0.issuer != nil || $0.account != nil) && $0.browserOnlyOption == nil && $0.redirectURI == nil
+            } ?? false && !args.has("code-only")
         var handOff = false
         if asked || (deviceShaped && !args.has("no-browser") && SystemEnvironment.noBrowserHere) {
-            switch deviceLogin(entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"), qr: args.has("qr") || StandardStreams.errIsTerminal) {
+            switch deviceLogin(
+                entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"),
+                qr: args.has("qr") || StandardStreams.errIsTerminal)
+            {
             case .done(let status): return status
             case .refused(let failure):
-                // Asked for: the refusal is the answer. Chosen by itself: any refusal before a session exists means the URL to open elsewhere.
+                // Asked for: the refusal is the answer. Chosen by itself: any refusal before a session exists means the
+                // URL to open elsewhere.
                 if asked {
                     Output.error(failure.text)
                     return failure.exitCode
@@ -78,14 +95,17 @@ enum LoginCommand {
         do throws(DaemonClient.Failure) {
             let client = try DaemonClient.connect()
             let reply = try client.call("BeginSession", [.vardict(entries)])
-            guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session") }
+            guard let path = reply.first?.objectPathValue else {
+                throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session")
+            }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             if noBrowser {
                 StandardStreams.err("Open this URL in your browser to sign in:\n  \(url)\nWaiting for the callback…\n")
             } else {
                 StandardStreams.err("Opened the browser to sign in; waiting for the callback (\(path))…\n")
             }
-            return try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
+            return try WaitCommand.waitAndPrint(
+                client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
         } catch {
             Output.error(error.text)
             return error.exitCode
@@ -99,7 +119,9 @@ enum LoginCommand {
     }
 
     /// `BeginDeviceLogin`, the code and page shown on stderr, then `Wait`.
-    static func deviceLogin(_ entries: [(String, DBusValue)], timeout: UInt32, json: Bool, showTokens: Bool, qr: Bool) -> DeviceOutcome {
+    static func deviceLogin(_ entries: [(String, DBusValue)], timeout: UInt32, json: Bool, showTokens: Bool, qr: Bool)
+        -> DeviceOutcome
+    {
         // The options of a login that opens a browser mean nothing here.
         let options = DBusValue.vardict(entries.filter { !["exchange", "open_browser"].contains($0.0) })
         do throws(DaemonClient.Failure) {
@@ -109,22 +131,27 @@ enum LoginCommand {
                 if case .refused = error { return .refused(error) }
                 throw error
             }
-            guard let path = reply.first?.objectPathValue, reply.count > 1 else { throw .refused(name: DBusError.invalidArgs, message: "BeginDeviceLogin answered without a session") }
+            guard let path = reply.first?.objectPathValue, reply.count > 1 else {
+                throw .refused(name: DBusError.invalidArgs, message: "BeginDeviceLogin answered without a session")
+            }
             var prompt: [String: DBusValue] = [:]
             for (key, value) in reply[1].stringKeyedEntries ?? [] { prompt[key] = value.variantValue }
             let page = prompt["verification_uri"]?.stringValue ?? ""
             let code = prompt["user_code"]?.stringValue ?? ""
-            var text = "To sign in, open this page on a phone or another computer:\n  \(page)\nand enter the code:\n  \(code)\n"
+            var text =
+                "To sign in, open this page on a phone or another computer:\n  \(page)\nand enter the code:\n  \(code)\n"
             if let complete = prompt["verification_uri_complete"]?.stringValue {
                 text += "(or open \(complete), which has the code in it)\n"
                 // For a phone's camera: the page with the code in it.
                 if qr, let code = try? QRCode(complete) { text += code.terminalText }
             }
             if case .int64(let expiresAt)? = prompt["expires_at"] {
-                text += "The code works for \(max(0, expiresAt - Clock.unixSeconds()) / 60) minutes. Waiting for the sign-in…\n"
+                text +=
+                    "The code works for \(max(0, expiresAt - Clock.unixSeconds()) / 60) minutes. Waiting for the sign-in…\n"
             }
             StandardStreams.err(text)
-            return .done(try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: json, showTokens: showTokens))
+            return .done(
+                try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: json, showTokens: showTokens))
         } catch {
             Output.error(error.text)
             return .done(error.exitCode)

@@ -8,11 +8,17 @@ import SystemKit
 /// too, in the browser, which comes back to the account's redirect (`BeginLogout`).
 enum LogoutCommand {
     static let spec = CommandSpec(
-        name: "logout", summary: "Forget an account's tokens, in the daemon and in the keyring (the account stays declared).",
+        name: "logout",
+        summary: "Forget an account's tokens, in the daemon and in the keyring (the account stays declared).",
         operands: "NAME", operandCount: 1...1,
         options: [
-            .flag("at-provider", "sign out at the provider too: its end_session_endpoint in the browser, back to the account's redirect"),
-            .value("timeout", "MS", "with --at-provider: give up waiting for the way back after this many milliseconds (default: the session's ttl)"),
+            .flag(
+                "at-provider",
+                "sign out at the provider too: its end_session_endpoint in the browser, back to the account's redirect"),
+            .value(
+                "timeout", "MS",
+                "with --at-provider: give up waiting for the way back after this many milliseconds (default: the session's ttl)"
+            ),
         ] + OptionFlags.options(SessionRequest.logoutOptions),
         details: """
             Sign in again with linkctl login NAME; remove the account with linkctl account remove NAME. The tokens are revoked \
@@ -26,8 +32,14 @@ enum LogoutCommand {
 
     static func run(_ args: ParsedArguments) -> Int32 {
         let name = args.operands[0]
-        do throws(RouterError) { try Account.checkName(name) } catch { return LinkCtl.usageFailure(spec, error.message) }
-        guard args.has("at-provider") || (args.value("timeout") == nil && !args.has("no-browser") && args.value("browser") == nil && args.value("ttl") == nil) else {
+        do throws(RouterError) { try Account.checkName(name) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
+        guard
+            args.has("at-provider")
+                || (args.value("timeout") == nil && !args.has("no-browser") && args.value("browser") == nil
+                    && args.value("ttl") == nil)
+        else {
             return LinkCtl.usageFailure(spec, "--timeout, --no-browser, --browser and --ttl go with --at-provider")
         }
         if args.has("at-provider") { return atProvider(name, args) }
@@ -48,17 +60,26 @@ enum LogoutCommand {
             return LinkCtl.usageFailure(spec, "--timeout takes milliseconds (0 to 4294967295)")
         }
         let options: [(String, DBusValue)]
-        do { options = try OptionFlags.entries(SessionRequest.logoutOptions, args) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        do { options = try OptionFlags.entries(SessionRequest.logoutOptions, args) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
         do throws(DaemonClient.Failure) {
             let client = try DaemonClient.connect()
-            let reply = try client.call("BeginLogout", [.string(name), .vardict(options)], timeoutMilliseconds: 120_000)
-            guard let path = reply.first?.objectPathValue else { throw .refused(name: DBusError.invalidArgs, message: "BeginLogout answered without a session") }
+            let reply = try client.call(
+                "BeginLogout", [.string(name), .vardict(options)], timeoutMilliseconds: 120_000)
+            guard let path = reply.first?.objectPathValue else {
+                throw .refused(name: DBusError.invalidArgs, message: "BeginLogout answered without a session")
+            }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
             // The URL names the ID token (`id_token_hint`): shown only when the caller asked to open it by hand.
             if args.has("no-browser") {
-                StandardStreams.err("Signed out of \(name) here. Open this URL in your browser to sign out at its provider:\n  \(url)\nWaiting for the provider to send the browser back…\n")
+                StandardStreams.err(
+                    "Signed out of \(name) here. Open this URL in your browser to sign out at its provider:\n  \(url)\nWaiting for the provider to send the browser back…\n"
+                )
             } else {
-                StandardStreams.err("Signed out of \(name) here. The browser was opened to sign out at its provider; waiting for it to send the browser back…\n")
+                StandardStreams.err(
+                    "Signed out of \(name) here. The browser was opened to sign out at its provider; waiting for it to send the browser back…\n"
+                )
             }
             _ = try WaitCommand.result(client, path: path, timeout: timeout)
             _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")

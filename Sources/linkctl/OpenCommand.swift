@@ -10,7 +10,9 @@ import SystemKit
 /// linkrouter handles; anything else is refused before the bus is touched.
 enum OpenCommand {
     static let spec = CommandSpec(
-        name: "open", summary: "Route one link: a login callback to the app waiting for it, a deep link to its app, a web link to the browser.",
+        name: "open",
+        summary:
+            "Route one link: a login callback to the app waiting for it, a deep link to its app, a web link to the browser.",
         operands: "URI", operandCount: 1...1, options: [],
         details: """
             This is what linkrouter's desktop files run on every link click. It prints what became of
@@ -32,13 +34,19 @@ enum OpenCommand {
             return ExitCode.usage
         }
         if LinkIntake.isLoop(uri, hopMarked: Environment.get(LinkIntake.hopVariable) != nil) {
-            Output.error("refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor")
+            Output.error(
+                "refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor"
+            )
             return ExitCode.refused
         }
         // The click's activation token, for the app's window to take focus (xdg-activation, startup notification).
         var context: [(String, DBusValue)] = []
-        if let t = Environment.nonEmpty("XDG_ACTIVATION_TOKEN") { context.append((LinkIntake.activationTokenKey, .string(t))) }
-        if let t = Environment.nonEmpty("DESKTOP_STARTUP_ID") { context.append((LinkIntake.desktopStartupIDKey, .string(t))) }
+        if let t = Environment.nonEmpty("XDG_ACTIVATION_TOKEN") {
+            context.append((LinkIntake.activationTokenKey, .string(t)))
+        }
+        if let t = Environment.nonEmpty("DESKTOP_STARTUP_ID") {
+            context.append((LinkIntake.desktopStartupIDKey, .string(t)))
+        }
         do {
             let client = try DaemonClient.connect()
             // Any link may wait for its app to start (D-Bus activation): the answer says what became of it.

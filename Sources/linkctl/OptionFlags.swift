@@ -30,7 +30,9 @@ enum OptionFlags {
                 if let v = override[o.key] ?? args.value(name) { entries.append((o.key, .string(v))) }
             case (.value(let name, let placeholder), .uint32):
                 guard let t = args.value(name) else { continue }
-                guard let n = UInt32(t) else { throw UsageError(message: "--\(name) takes a number of \(placeholder.lowercased()), not \(t)") }
+                guard let n = UInt32(t) else {
+                    throw UsageError(message: "--\(name) takes a number of \(placeholder.lowercased()), not \(t)")
+                }
                 entries.append((o.key, .uint32(n)))
             case (.repeated(let name, _), _):
                 let items = args.all(name)
@@ -38,7 +40,9 @@ enum OptionFlags {
             case (.pairs(let name), _):
                 var pairs: [(String, String)] = []
                 for p in args.all(name) {
-                    guard let eq = p.firstIndex(of: "="), eq != p.startIndex else { throw UsageError(message: "--\(name) takes NAME=VALUE, not \(p)") }
+                    guard let eq = p.firstIndex(of: "="), eq != p.startIndex else {
+                        throw UsageError(message: "--\(name) takes NAME=VALUE, not \(p)")
+                    }
                     pairs.append((String(p[..<eq]), String(p[p.index(after: eq)...])))
                 }
                 if !pairs.isEmpty { entries.append((o.key, .stringDict(pairs))) }

@@ -33,11 +33,15 @@ enum RegisterCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         let scheme = args.operands[0].lowercased()
         guard CallbackURI.isCustomScheme(scheme) else {
-            return LinkCtl.usageFailure(spec, "\(scheme) is not a reverse-domain scheme; register a scheme such as com.example.app (https is claimed with linkctl install --claim-https)")
+            return LinkCtl.usageFailure(
+                spec,
+                "\(scheme) is not a reverse-domain scheme; register a scheme such as com.example.app (https is claimed with linkctl install --claim-https)"
+            )
         }
         let installation = LinkCtl.installation()
         let database = DesktopDatabase(directories: installation.directories)
-        let registration = HandlerRegistration(database: database, linkctl: installation.linkctl, portal: .onSessionBus())
+        let registration = HandlerRegistration(
+            database: database, linkctl: installation.linkctl, portal: .onSessionBus())
         let id = OwnEntries.id(forScheme: scheme)
         let mime = "x-scheme-handler/" + scheme
         var record = InstallRecord.read(installation.recordPath) ?? InstallRecord()
@@ -53,12 +57,17 @@ enum RegisterCommand {
             record.apps[scheme] = app
             let result = try registration.registerScheme(scheme, recordingIn: &record)
             try record.write(installation.recordPath)
-            for note in [result.databaseMessage, result.portalMessage].compactMap({ $0 }) { StandardStreams.err("linkctl: note: \(note)\n") }
-            let appText = app ?? "none: its deep links are refused until one is named (linkctl register \(scheme) --app APP.desktop)"
+            for note in [result.databaseMessage, result.portalMessage].compactMap({ $0 }) {
+                StandardStreams.err("linkctl: note: \(note)\n")
+            }
+            let appText =
+                app
+                ?? "none: its deep links are refused until one is named (linkctl register \(scheme) --app APP.desktop)"
             if args.json {
                 Output.json(
                     .object([
-                        ("scheme", .string(scheme)), ("desktop_file", .string(result.desktopFile)), ("desktop_id", .string(id)),
+                        ("scheme", .string(scheme)), ("desktop_file", .string(result.desktopFile)),
+                        ("desktop_id", .string(id)),
                         ("exec", .string(registration.execLine)), ("database_updated", .bool(result.updatedDatabase)),
                         ("app", app.map { .string($0) } ?? .null),
                     ]))
@@ -81,22 +90,41 @@ enum RegisterCommand {
     }
 
     /// The app for the scheme's deep links, by the rule in the help text.
-    static func chooseApp(_ scheme: String, named: String?, recorded: String?, database: DesktopDatabase) -> Result<String?, Refusal> {
+    static func chooseApp(_ scheme: String, named: String?, recorded: String?, database: DesktopDatabase) -> Result<
+        String?, Refusal
+    > {
         if let named {
             guard named.hasSuffix(".desktop"), !named.contains("/") else {
-                return .failure(Refusal(message: "--app takes a desktop file id such as com.example.App.desktop, not \(named)", usage: true))
+                return .failure(
+                    Refusal(
+                        message: "--app takes a desktop file id such as com.example.App.desktop, not \(named)",
+                        usage: true))
             }
             guard let entry = database.entry(named) else {
-                return .failure(Refusal(message: "no desktop entry \(named) in \(database.directories.dataSearchPath.map { $0 + "/applications" }.joined(separator: ":"))", usage: false))
+                return .failure(
+                    Refusal(
+                        message:
+                            "no desktop entry \(named) in \(database.directories.dataSearchPath.map { $0 + "/applications" }.joined(separator: ":"))",
+                        usage: false))
             }
-            if let why = AppCheck.problem(entry, named: true) { return .failure(Refusal(message: "\(named) cannot take links: \(why)", usage: false)) }
+            if let why = AppCheck.problem(entry, named: true) {
+                return .failure(Refusal(message: "\(named) cannot take links: \(why)", usage: false))
+            }
             return .success(named)
         }
         if let recorded { return .success(recorded) }
-        if let current = database.mimeApps.explicitDefault(for: "x-scheme-handler/" + scheme), AppCheck.problem(current) == nil { return .success(current.id) }
+        if let current = database.mimeApps.explicitDefault(for: "x-scheme-handler/" + scheme),
+            AppCheck.problem(current) == nil
+        {
+            return .success(current.id)
+        }
         let declaring = LinkApps(database: database).candidates(forScheme: scheme)
         guard declaring.count <= 1 else {
-            return .failure(Refusal(message: "several apps declare \(scheme): \(declaring.map(\.id).joined(separator: ", ")); name the one for its deep links with --app", usage: true))
+            return .failure(
+                Refusal(
+                    message:
+                        "several apps declare \(scheme): \(declaring.map(\.id).joined(separator: ", ")); name the one for its deep links with --app",
+                    usage: true))
         }
         return .success(declaring.first?.id)
     }

@@ -8,7 +8,10 @@ enum SessionsCommand {
     static let spec = CommandSpec(
         name: "sessions", summary: "List the daemon's sessions: path, status, redirect URI, owner and the owner's app.",
         operands: "", operandCount: 0...0,
-        options: [.flag("mine", "only this connection's own (none, for a fresh linkctl; for scripts)"), .flag("json", "print JSON")],
+        options: [
+            .flag("mine", "only this connection's own (none, for a fresh linkctl; for scripts)"),
+            .flag("json", "print JSON"),
+        ],
         details: "", run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
@@ -24,7 +27,9 @@ enum SessionsCommand {
             if !mine {
                 // The owner's app (flatpak:ID, snap:NAME, host), from each session's OwnerApp property.
                 for i in rows.indices {
-                    let app = DaemonClient.sessionPath(rows[i][0]).flatMap { p in try? client.property("OwnerApp", of: p, interface: API.sessionInterface) }
+                    let app = DaemonClient.sessionPath(rows[i][0]).flatMap { p in
+                        try? client.property("OwnerApp", of: p, interface: API.sessionInterface)
+                    }
                     rows[i].append(app?.stringValue ?? "")
                 }
             }
@@ -32,7 +37,9 @@ enum SessionsCommand {
                 Output.json(
                     .array(
                         rows.map { r in
-                            var fields: [(String, JSON)] = [("session", .string(r[0])), ("status", .string(r[1])), ("redirect_uri", .string(r[2]))]
+                            var fields: [(String, JSON)] = [
+                                ("session", .string(r[0])), ("status", .string(r[1])), ("redirect_uri", .string(r[2])),
+                            ]
                             if r.count > 4 { fields += [("owner", .string(r[3])), ("owner_app", .string(r[4]))] }
                             return .object(fields)
                         }))
@@ -40,8 +47,13 @@ enum SessionsCommand {
                 StandardStreams.err("No sessions.\n")
             } else {
                 Output.table(
-                    mine ? ["SESSION", "STATUS", "REDIRECT URI"] : ["SESSION", "STATUS", "REDIRECT URI", "OWNER", "APP"],
-                    rows.map { r in [String(r[0].dropFirst(API.sessionsPath.rawValue.count + 1))] + r.dropFirst().map { $0.isEmpty ? "-" : $0 } })
+                    mine
+                        ? ["SESSION", "STATUS", "REDIRECT URI"]
+                        : ["SESSION", "STATUS", "REDIRECT URI", "OWNER", "APP"],
+                    rows.map { r in
+                        [String(r[0].dropFirst(API.sessionsPath.rawValue.count + 1))]
+                            + r.dropFirst().map { $0.isEmpty ? "-" : $0 }
+                    })
             }
             return ExitCode.ok
         } catch {

@@ -15,7 +15,8 @@ enum StatusCommand {
                 guard let path = DaemonClient.sessionPath(operand) else {
                     return LinkCtl.usageFailure(spec, "\(operand) is not a session path or id")
                 }
-                let all = try client.call(path: path, interface: API.propertiesInterface, "GetAll", [.string(API.sessionInterface.rawValue)])
+                let all = try client.call(
+                    path: path, interface: API.propertiesInterface, "GetAll", [.string(API.sessionInterface.rawValue)])
                 let props = (all.first?.stringKeyedEntries ?? []).map { k, v -> (String, String) in
                     switch v.variantValue {
                     case .string(let s)?: return (k, s)
@@ -24,13 +25,15 @@ enum StatusCommand {
                     }
                 }
                 if args.json {
-                    Output.json(.object([("session", .string(path.rawValue))] + props.map { ($0.0, JSON.string($0.1)) }))
+                    Output.json(
+                        .object([("session", .string(path.rawValue))] + props.map { ($0.0, JSON.string($0.1)) }))
                 } else {
                     Output.fields([("Session", path.rawValue)] + props)
                 }
                 return ExitCode.ok
             }
-            let version = try client.property("Version", of: API.managerPath, interface: API.managerInterface)?.stringValue ?? ""
+            let version =
+                try client.property("Version", of: API.managerPath, interface: API.managerInterface)?.stringValue ?? ""
             let sessions = try client.call("ListAllSessions")
             var counts: [String: Int] = [:]
             if case .array(_, let items)? = sessions.first {

@@ -9,14 +9,23 @@ import SystemKit
 /// with the same checks on a new ID token as a login.
 enum TokenCommand {
     static let spec = CommandSpec(
-        name: "token", summary: "Print a fresh token of an account's (`token NAME`), or refresh tokens you hold (`token refresh`).",
+        name: "token",
+        summary: "Print a fresh token of an account's (`token NAME`), or refresh tokens you hold (`token refresh`).",
         operands: "NAME [URL]|refresh", operandCount: 1...2,
         options: OptionFlags.options(TokenRequest.options) + OptionFlags.options(RefreshRequest.options) + [
-            .flag("json", "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
+            .flag(
+                "json",
+                "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
             .flag("show-tokens", "with refresh: print the tokens too"),
-            .flag("interactive", "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token"),
+            .flag(
+                "interactive",
+                "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token"
+            ),
             .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
-            .value("dpop", "METHOD", "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon"),
+            .value(
+                "dpop", "METHOD",
+                "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon"
+            ),
             .value("nonce", "NONCE", "with --dpop: the DPoP-Nonce the resource server answered with"),
         ],
         details: """
@@ -32,12 +41,16 @@ enum TokenCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         if args.operands.count == 2 || args.value("dpop") != nil || args.value("nonce") != nil {
             guard args.operands.count == 2, args.operands[0] != "refresh", let method = args.value("dpop") else {
-                return LinkCtl.usageFailure(spec, "a proof needs both --dpop METHOD and the URL: linkctl token NAME --dpop GET https://…")
+                return LinkCtl.usageFailure(
+                    spec, "a proof needs both --dpop METHOD and the URL: linkctl token NAME --dpop GET https://…")
             }
             return proof(args, method: method, url: args.operands[1])
         }
-        guard args.operands[0] == "refresh", args.value("refresh-token") != nil || args.value("issuer") != nil else { return account(args) }
-        guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token") else {
+        guard args.operands[0] == "refresh", args.value("refresh-token") != nil || args.value("issuer") != nil else {
+            return account(args)
+        }
+        guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token")
+        else {
             return LinkCtl.usageFailure(spec, "give --issuer, --client-id and --refresh-token")
         }
         if token == "-" {
@@ -45,7 +58,10 @@ enum TokenCommand {
             while let last = token.last, last == "\n" || last == "\r" || last == " " { token.removeLast() }
         }
         let options: DBusValue
-        do { options = .vardict(try OptionFlags.entries(RefreshRequest.options, args, override: ["refresh_token": token])) } catch {
+        do {
+            options = .vardict(
+                try OptionFlags.entries(RefreshRequest.options, args, override: ["refresh_token": token]))
+        } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
         do {
@@ -64,25 +80,32 @@ enum TokenCommand {
     static func proof(_ args: ParsedArguments, method: String, url: String) -> Int32 {
         let name = args.operands[0]
         let options: [(String, DBusValue)]
-        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
         do {
             let client = try DaemonClient.connect()
             var attempt = 0
             while true {
                 attempt += 1
                 // The access token, whatever the account hands out by default: a proof goes with it.
-                let token = try AccountToken.get(name, options.filter { $0.0 != "id_token" } + [("id_token", .boolean(false))], bearer: false)
+                let token = try AccountToken.get(
+                    name, options.filter { $0.0 != "id_token" } + [("id_token", .boolean(false))], bearer: false)
                 var proofOptions: [(String, DBusValue)] = [("access_token", .string(token.token))]
                 if let nonce = args.value("nonce") { proofOptions.append(("nonce", .string(nonce))) }
                 let proof: String
                 do {
-                    let reply = try client.call("SignProof", [.string(name), .string(method), .string(url), .vardict(proofOptions)], timeoutMilliseconds: 120_000)
+                    let reply = try client.call(
+                        "SignProof", [.string(name), .string(method), .string(url), .vardict(proofOptions)],
+                        timeoutMilliseconds: 120_000)
                     proof = reply.first?.stringValue ?? ""
                 } catch  where error.code == .staleToken && attempt == 1 {
                     continue
                 }
                 if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-                let scheme = token.fields?.entry("token_type")?.stringValue.map { $0.lowercased() == "dpop" ? "DPoP" : "Bearer" } ?? "DPoP"
+                let scheme =
+                    token.fields?.entry("token_type")?.stringValue.map { $0.lowercased() == "dpop" ? "DPoP" : "Bearer" }
+                    ?? "DPoP"
                 let authorization = scheme + " " + token.token
                 if args.json {
                     Output.json(JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]))
@@ -101,7 +124,9 @@ enum TokenCommand {
     static func account(_ args: ParsedArguments) -> Int32 {
         let name = args.operands[0]
         let options: [(String, DBusValue)]
-        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch { return LinkCtl.usageFailure(spec, error.message) }
+        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch {
+            return LinkCtl.usageFailure(spec, error.message)
+        }
         do {
             let reply: AccountToken.Reply
             do {

@@ -25,7 +25,9 @@ enum UninstallCommand {
             for mime in record.previousDefaults.keys.sorted() {
                 // The app a scheme's deep links went to is its default again, if there was none before.
                 var previous = record.previousDefaults[mime]!
-                if previous.isEmpty, mime.hasPrefix("x-scheme-handler/"), let app = record.apps[String(mime.dropFirst(17))], database.entry(app) != nil {
+                if previous.isEmpty, mime.hasPrefix("x-scheme-handler/"),
+                    let app = record.apps[String(mime.dropFirst(17))], database.entry(app) != nil
+                {
                     previous = app + ";"
                 }
                 try MimeAppsFile.restore(mime, to: previous, in: database.userMimeAppsList, removing: ownIDs)
@@ -37,7 +39,8 @@ enum UninstallCommand {
                 try FileSystem.writeAtomically(
                     list,
                     text: MimeApps.restoringAssociations(
-                        removed: record.removedAssociations[mime] ?? [], unadded: record.unaddedAssociations[mime] ?? [], for: mime,
+                        removed: record.removedAssociations[mime] ?? [],
+                        unadded: record.unaddedAssociations[mime] ?? [], for: mime,
                         in: try? FileSystem.readText(list)), permissions: 0o644)
                 if !restored.contains(mime) { restored.append(mime) }
             }
@@ -46,7 +49,9 @@ enum UninstallCommand {
                 for (mime, picks) in record.portalPicks.sorted(by: { $0.key < $1.key }) {
                     for pick in picks.compactMap(PortalChoices.Pick.init(recorded:)) {
                         do throws(DBusError) { try portal.restore(pick, for: mime) } catch {
-                            StandardStreams.err("linkctl: note: could not give the OpenURI portal back its pick \(pick.handler) for \(mime): \(error.message)\n")
+                            StandardStreams.err(
+                                "linkctl: note: could not give the OpenURI portal back its pick \(pick.handler) for \(mime): \(error.message)\n"
+                            )
                         }
                     }
                 }
@@ -56,7 +61,8 @@ enum UninstallCommand {
                 removed.append(path)
             }
         } catch {
-            Output.error("uninstall stopped: \(error); the install record is kept, fix the cause and run uninstall again")
+            Output.error(
+                "uninstall stopped: \(error); the install record is kept, fix the cause and run uninstall again")
             return ExitCode.cantCreate
         }
         _ = HandlerRegistration(database: database, linkctl: inst.linkctl).updateDatabase()
@@ -64,9 +70,16 @@ enum UninstallCommand {
         try? FileSystem.removeDirectory(inst.stateDirectory)
         Systemd.daemonReload()
         if args.json {
-            Output.json(.object([("restored", .array(restored.map { .string($0) })), ("removed", .array(removed.map { .string($0) }))]))
+            Output.json(
+                .object([
+                    ("restored", .array(restored.map { .string($0) })),
+                    ("removed", .array(removed.map { .string($0) })),
+                ]))
         } else {
-            Output.fields([("restored", restored.isEmpty ? "-" : restored.joined(separator: " ")), ("removed", "\(removed.count) files")])
+            Output.fields([
+                ("restored", restored.isEmpty ? "-" : restored.joined(separator: " ")),
+                ("removed", "\(removed.count) files"),
+            ])
         }
         return ExitCode.ok
     }

@@ -15,7 +15,8 @@ enum WaitCommand {
             .flag("json", "print JSON"),
             .flag("show-tokens", "with a token result, print the tokens too"),
         ],
-        details: "SESSION is the object path or the id at its end. Exit status 2 when the login ended without a code, 3 on --timeout.",
+        details:
+            "SESSION is the object path or the id at its end. Exit status 2 when the login ended without a code, 3 on --timeout.",
         run: run)
 
     static func run(_ args: ParsedArguments) -> Int32 {
@@ -30,7 +31,8 @@ enum WaitCommand {
             if let token = args.value("claim-token") ?? SystemEnvironment.claimToken {
                 _ = try client.call(path: path, interface: API.sessionInterface, "Claim", [.string(token)])
             }
-            return try waitAndPrint(client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
+            return try waitAndPrint(
+                client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
         } catch {
             Output.error(error.text)
             return error.exitCode
@@ -51,7 +53,9 @@ enum WaitCommand {
     /// result comes or `timeout` (0: the session's ttl) passes; then
     /// `Acknowledge`, so the daemon wipes the code at once. A call that was
     /// lost on the way loses nothing: the result stays until it is acknowledged.
-    static func waitAndPrint(_ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool, showTokens: Bool = false) throws(DaemonClient.Failure) -> Int32 {
+    static func waitAndPrint(
+        _ client: DaemonClient, path: ObjectPath, timeout: UInt32, json: Bool, showTokens: Bool = false
+    ) throws(DaemonClient.Failure) -> Int32 {
         let reply = try result(client, path: path, timeout: timeout)
         ResultOutput.print(reply.first, json: json, showTokens: showTokens)
         // Printed: the daemon may let go of it now (it would after its grace period anyway).
@@ -59,8 +63,11 @@ enum WaitCommand {
         return ExitCode.ok
     }
 
-    /// The session's result, waited for in slices (a `Wait` longer than the bus's own call timeout would be cut), up to `timeout` (0: no limit).
-    static func result(_ client: DaemonClient, path: ObjectPath, timeout: UInt32) throws(DaemonClient.Failure) -> [DBusValue] {
+    /// The session's result, waited for in slices (a `Wait` longer than the bus's own call timeout would be cut), up to
+    /// `timeout` (0: no limit).
+    static func result(_ client: DaemonClient, path: ObjectPath, timeout: UInt32) throws(DaemonClient.Failure)
+        -> [DBusValue]
+    {
         let deadline = timeout == 0 ? nil : Clock.monotonicMilliseconds() + Int64(timeout)
         var reply: [DBusValue]
         // A daemon that stops while it holds the call (an upgrade restarting
@@ -70,7 +77,9 @@ enum WaitCommand {
             let left = deadline.map { max(0, $0 - Clock.monotonicMilliseconds()) } ?? Int64(slice)
             let ask = UInt32(min(Int64(slice), left))
             do {
-                reply = try client.call(path: path, interface: API.sessionInterface, "Wait", [.uint32(ask)], timeoutMilliseconds: Int32(ask) + 5000)
+                reply = try client.call(
+                    path: path, interface: API.sessionInterface, "Wait", [.uint32(ask)],
+                    timeoutMilliseconds: Int32(ask) + 5000)
                 break
             } catch {
                 let again: Bool

@@ -19,7 +19,10 @@ struct ExecLineTests {
 
     @Test("quoting and escapes; field codes are not expanded inside quotes")
     func quoting() throws {
-        #expect(try expand(#""/opt/My Browser/b" --x "a \"q\" \$ \\ \`" %u"#) == ["/opt/My Browser/b", "--x", #"a "q" $ \ `"#, "https://x/?a=1&b=2"])
+        #expect(
+            try expand(#""/opt/My Browser/b" --x "a \"q\" \$ \\ \`" %u"#) == [
+                "/opt/My Browser/b", "--x", #"a "q" $ \ `"#, "https://x/?a=1&b=2",
+            ])
         #expect(try expand(#"b "%u" %u"#) == ["b", "%u", "https://x/?a=1&b=2"])
         #expect(try expand(#"b "50%%""#) == ["b", "50%", "https://x/?a=1&b=2"])
     }
@@ -27,7 +30,8 @@ struct ExecLineTests {
     @Test(
         "URLs with shell metacharacters stay one argument, byte for byte (E1)",
         arguments: [
-            "https://x/;id", "https://x/$(id)", "https://x/`id`", "https://x/'\"", "https://x/%20 %u", "https://x/a b", "https://x/\nnew", "https://x/*?.|&>",
+            "https://x/;id", "https://x/$(id)", "https://x/`id`", "https://x/'\"", "https://x/%20 %u", "https://x/a b",
+            "https://x/\nnew", "https://x/*?.|&>",
         ])
     func metacharacters(_ url: String) throws {
         #expect(try expand("b %u", url) == ["b", url])
@@ -38,7 +42,9 @@ struct ExecLineTests {
         #expect(throws: ExecLineError.self) { try expand(exec) }
     }
 
-    @Test("quote() round-trips through split()", arguments: ["/usr/bin/linkctl", "/opt/with space/linkctl", #"/odd/"q"$`\%"#, ""])
+    @Test(
+        "quote() round-trips through split()",
+        arguments: ["/usr/bin/linkctl", "/opt/with space/linkctl", #"/odd/"q"$`\%"#, ""])
     func quote(_ arg: String) throws {
         let words = try ExecLine.split(ExecLine.quote(arg) + " open -- %u")
         #expect(words.first?.text.replacingPercents() == arg)

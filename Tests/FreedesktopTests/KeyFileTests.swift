@@ -32,8 +32,11 @@ struct KeyFileTests {
         f.remove("x-scheme-handler/https", in: "Added Associations")
         let again = KeyFile(parsing: f.text)
         #expect(f.text.hasPrefix("# a comment\n[Default Applications]\ntext/html=other.desktop;\n"))
-        #expect(again.value("x-scheme-handler/com.example.app", in: "Default Applications") == "linkrouter-com.example.app.desktop;")
-        #expect(again.value("x-scheme-handler/https", in: "Default Applications") == "chromium.desktop;firefox.desktop;")
+        #expect(
+            again.value("x-scheme-handler/com.example.app", in: "Default Applications")
+                == "linkrouter-com.example.app.desktop;")
+        #expect(
+            again.value("x-scheme-handler/https", in: "Default Applications") == "chromium.desktop;firefox.desktop;")
         #expect(again.value("x-scheme-handler/https", in: "Added Associations") == nil)
         #expect(again.value("k", in: "New Group") == "v")
     }

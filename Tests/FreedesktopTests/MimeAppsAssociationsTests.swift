@@ -3,19 +3,25 @@ import Testing
 
 @Suite("mimeapps.list: taking associations out and putting exactly those back")
 struct MimeAppsAssociationsTests {
-    static let app = "[Desktop Entry]\nType=Application\nName=A\nExec=a %u\nMimeType=x-scheme-handler/com.example.app;\n"
+    static let app =
+        "[Desktop Entry]\nType=Application\nName=A\nExec=a %u\nMimeType=x-scheme-handler/com.example.app;\n"
     static let mime = "x-scheme-handler/com.example.app"
 
     func apps(_ files: [String: String]) -> MimeApps {
-        MimeApps(configSearchPath: ["/c"], dataSearchPath: ["/d", "/usr/share"], currentDesktop: nil, read: { files[$0] })
+        MimeApps(
+            configSearchPath: ["/c"], dataSearchPath: ["/d", "/usr/share"], currentDesktop: nil, read: { files[$0] })
     }
 
-    @Test("a removed association takes an entry out of the handlers, also one the same file had added; undoing gives the text back")
+    @Test(
+        "a removed association takes an entry out of the handlers, also one the same file had added; undoing gives the text back"
+    )
     func roundTrip() {
-        let before = "# mine\n[Default Applications]\n\(Self.mime)=ours.desktop;\n\n[Added Associations]\n\(Self.mime)=ours.desktop;app.desktop;\n"
+        let before =
+            "# mine\n[Default Applications]\n\(Self.mime)=ours.desktop;\n\n[Added Associations]\n\(Self.mime)=ours.desktop;app.desktop;\n"
         var files = [
             "/c/mimeapps.list": before,
-            "/d/applications/ours.desktop": Self.app, "/d/applications/app.desktop": Self.app, "/usr/share/applications/other.desktop": Self.app,
+            "/d/applications/ours.desktop": Self.app, "/d/applications/app.desktop": Self.app,
+            "/usr/share/applications/other.desktop": Self.app,
             "/usr/share/applications/mimeinfo.cache": "[MIME Cache]\n\(Self.mime)=other.desktop;\n",
         ]
         #expect(apps(files).candidates(for: Self.mime).map(\.id) == ["ours.desktop", "app.desktop", "other.desktop"])
@@ -25,7 +31,8 @@ struct MimeAppsAssociationsTests {
         #expect(apps(files).candidates(for: Self.mime).map(\.id) == ["ours.desktop"])
         #expect(edit.text.contains("[Removed Associations]\n\(Self.mime)=app.desktop;other.desktop;"))
         #expect(edit.text.hasPrefix("# mine\n"), "comments are kept")
-        let undone = MimeApps.restoringAssociations(removed: edit.removed, unadded: edit.unadded, for: Self.mime, in: edit.text)
+        let undone = MimeApps.restoringAssociations(
+            removed: edit.removed, unadded: edit.unadded, for: Self.mime, in: edit.text)
         #expect(undone == before)
     }
 
@@ -34,7 +41,8 @@ struct MimeAppsAssociationsTests {
         let before = "[Removed Associations]\n\(Self.mime)=old.desktop;\n"
         let edit = MimeApps.removingAssociations(["old.desktop", "app.desktop"], for: Self.mime, in: before)
         #expect(edit.removed == ["app.desktop"] && edit.unadded.isEmpty)
-        #expect(MimeApps.restoringAssociations(removed: edit.removed, unadded: [], for: Self.mime, in: edit.text) == before)
+        #expect(
+            MimeApps.restoringAssociations(removed: edit.removed, unadded: [], for: Self.mime, in: edit.text) == before)
         // Nothing to remove changes nothing.
         let none = MimeApps.removingAssociations([], for: Self.mime, in: before)
         #expect(none.text == before && none.removed.isEmpty)

@@ -16,7 +16,8 @@ struct APIDocTests {
         let docs = try FileSystem.readText(Paths.root + "/" + file)
         let heading = try #require(docs.firstRange(of: text), "no heading \(text) in \(file)")
         let start = try #require(docs[heading.upperBound...].firstRange(of: "| option | type | meaning |"))
-        return docs[start.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| `") }.map(String.init)
+        return docs[start.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| `") }.map(
+            String.init)
     }
 
     static func expected<Request>(_ table: OptionTable<Request>) -> [String] {
@@ -50,6 +51,8 @@ struct APIDocTests {
 
     @Test("docs/accounts.md's key table is AccountRequest.options, row for row (the key files' keys)")
     func accountKeys() throws {
-        #expect(try Self.documentedRows(file: "docs/accounts.md", heading: "## Keys") == Self.expected(AccountRequest.options))
+        #expect(
+            try Self.documentedRows(file: "docs/accounts.md", heading: "## Keys")
+                == Self.expected(AccountRequest.options))
     }
 }

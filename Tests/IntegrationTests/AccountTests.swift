@@ -24,11 +24,13 @@ struct AccountTests {
         let proxy: TamperProxy?
         var daemon: DaemonProcess
         let systemAccounts: String
-        /// With `installed`: the daemon runs from a copy an upgrade can replace, and the bus activates it (`UpgradeTests`).
+        /// With `installed`: the daemon runs from a copy an upgrade can replace, and the bus activates it
+        /// (`UpgradeTests`).
         let installed: InstalledDaemon?
 
         init(
-            accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false, par: String = "off", signing: String = "rsa",
+            accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false,
+            par: String = "off", signing: String = "rsa",
             deviceSeconds: Int = 0, dpop: String = "off"
         ) throws {
             desktop = try TestDesktop()
@@ -38,20 +40,23 @@ struct AccountTests {
             if counted {
                 let counting = try TamperProxy(desktop: desktop)
                 provider = try Glewlwyd(
-                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin, accessTokenSeconds: accessTokenSeconds, revocation: revocation,
+                    desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin,
+                    accessTokenSeconds: accessTokenSeconds, revocation: revocation,
                     par: par, signing: signing, deviceSeconds: deviceSeconds, dpop: dpop)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
                 provider = try Glewlwyd(
-                    desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds, par: par, signing: signing,
+                    desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds,
+                    par: par, signing: signing,
                     deviceSeconds: deviceSeconds, dpop: dpop)
                 proxy = nil
             }
             systemAccounts = desktop.root + "/etc-accounts"
             try FileSystem.makeDirectories(systemAccounts, permissions: 0o755)
             daemon = try DaemonProcess(
-                desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts], executable: self.installed?.executable ?? Paths.linkrouterd)
+                desktop: desktop, arguments: ["--system-accounts-dir", systemAccounts],
+                executable: self.installed?.executable ?? Paths.linkrouterd)
         }
 
         func restart() throws {
@@ -60,12 +65,17 @@ struct AccountTests {
         }
 
         func add(_ name: String, _ extra: [String] = []) throws -> Subprocess.Outcome {
-            try desktop.linkctl(["account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", AccountTests.redirect] + extra)
+            try desktop.linkctl(
+                [
+                    "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                    "--redirect-uri", AccountTests.redirect,
+                ] + extra)
         }
 
         /// `linkctl login NAME --no-browser`, signed in at the provider as a person would, the callback clicked.
         func login(
-            _ name: String, command: [String]? = nil, environment: [String]? = nil, inside wrap: ([String]) -> [String] = { $0 }
+            _ name: String, command: [String]? = nil, environment: [String]? = nil,
+            inside wrap: ([String]) -> [String] = { $0 }
         ) throws -> (status: Int32, errorText: String, output: String) {
             try desktop.signIn(name, at: provider, command: command, environment: environment, inside: wrap)
         }
@@ -76,7 +86,9 @@ struct AccountTests {
         }
     }
 
-    @Test("account add, login, token: kept in the keyring, handed out from memory, refreshed when it runs out, read back after a restart")
+    @Test(
+        "account add, login, token: kept in the keyring, handed out from memory, refreshed when it runs out, read back after a restart"
+    )
     func keptAndRefreshed() throws {
         let w = try World(accessTokenSeconds: 4)
         let added = try w.add("work", ["--min-valid", "0"])
@@ -86,7 +98,9 @@ struct AccountTests {
         #expect(try w.accounts().first?["signed_in"] as? String == "no")
         // Not signed in yet: its own exit status, and the line that signs in.
         let before = try w.desktop.linkctl("token", "work")
-        #expect(before.status == 4 && before.errorText.contains("linkctl login work"), "\(before.status) \(before.errorText)")
+        #expect(
+            before.status == 4 && before.errorText.contains("linkctl login work"),
+            "\(before.status) \(before.errorText)")
 
         let login = try w.login("work")
         #expect(login.status == 0, "\(login.errorText)")
@@ -98,7 +112,9 @@ struct AccountTests {
         #expect(!token1.isEmpty && !token1.contains(" "))
         let json = try w.desktop.linkctl("token", "work", "--json")
         let fields = (try? JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any]) ?? [:]
-        #expect(fields["kind"] as? String == "access" && fields["token_type"] as? String != nil && fields["expires_at"] as? Int != nil)
+        #expect(
+            fields["kind"] as? String == "access" && fields["token_type"] as? String != nil
+                && fields["expires_at"] as? Int != nil)
         #expect(fields["refresh_token"] == nil, "the refresh token never leaves the daemon")
         #expect(try w.accounts().first?["signed_in"] as? String == "yes")
         #expect(try w.accounts().first?["keyring"] as? String == "default collection, unlocked")
@@ -126,7 +142,9 @@ struct AccountTests {
         #expect(try w.accounts().first?["signed_in"] as? String == "no")
     }
 
-    @Test("a locked keyring is KeyringLocked (exit 5), an unknown account UnknownAccount, bad declarations refused; nothing is lost and the daemon stays up")
+    @Test(
+        "a locked keyring is KeyringLocked (exit 5), an unknown account UnknownAccount, bad declarations refused; nothing is lost and the daemon stays up"
+    )
     func faults() throws {
         let w = try World()
         #expect(try w.add("work").status == 0)
@@ -141,40 +159,54 @@ struct AccountTests {
         // Locked is not "signed out": the item is still there, and nothing was rewritten.
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
         let shown = try w.accounts().first
-        #expect(shown?["keyring"] as? String == "default collection, locked" && shown?["signed_in"] as? String == "unknown", "\(String(describing: shown))")
+        #expect(
+            shown?["keyring"] as? String == "default collection, locked" && shown?["signed_in"] as? String == "unknown",
+            "\(String(describing: shown))")
 
         let unknown = try w.desktop.linkctl("token", "nobody")
         #expect(unknown.status == 1 && unknown.errorText.contains("no account nobody"), "\(unknown.errorText)")
-        let badName = try w.desktop.linkctl("account", "add", "no/slash", "--issuer", "https://a.example", "--client-id", "c")
+        let badName = try w.desktop.linkctl(
+            "account", "add", "no/slash", "--issuer", "https://a.example", "--client-id", "c")
         #expect(badName.status == 64 && badName.errorText.contains("account name"))
         let badIssuer = try w.desktop.linkctl("account", "add", "x", "--issuer", "ftp://a.example", "--client-id", "c")
         #expect(badIssuer.status == 1 && badIssuer.errorText.contains("issuer must be an https URL"))
         let again = try w.add("work")
         #expect(again.status == 1 && again.errorText.contains("--replace"))
         // A file edited by hand into nonsense is skipped with a warning; the others still list.
-        try FileSystem.writeAtomically(w.desktop.configHome + "/linkrouter/accounts/broken.conf", text: "[Account]\nissuer=nope\n", permissions: 0o600)
+        try FileSystem.writeAtomically(
+            w.desktop.configHome + "/linkrouter/accounts/broken.conf", text: "[Account]\nissuer=nope\n",
+            permissions: 0o600)
         #expect(try w.accounts().map { $0["name"] as? String } == ["work"])
         // Over D-Bus: a malformed name, an unknown option, an option of the wrong type: each its own clear error.
         func call(_ method: String, _ args: [String]) throws -> Subprocess.Outcome {
             try w.desktop.run(
                 [
-                    "gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1", "--method",
+                    "gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1", "--object-path",
+                    "/org/linkrouter/LinkRouter1", "--method",
                     "org.linkrouter.LinkRouter1." + method,
                 ] + args)
         }
         for (method, args, words) in [
             ("GetToken", ["../work", "{}"], "account name"), ("GetToken", ["", "{}"], "account name"),
-            ("GetToken", [String(repeating: "a", count: 65), "{}"], "account name"), ("GetToken", ["work", "{'password': <'x'>}"], "password"),
+            ("GetToken", [String(repeating: "a", count: 65), "{}"], "account name"),
+            ("GetToken", ["work", "{'password': <'x'>}"], "password"),
             ("GetToken", ["work", "{'min_valid': <'soon'>}"], "min_valid"), ("Logout", ["a b"], "account name"),
             ("AddAccount", ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'secret': <'s'>}"], "secret"),
-            ("AddAccount", ["x", "{'issuer': <'https://a.example'>}"], "client_id is missing"), ("RemoveAccount", ["nobody"], "no account nobody"),
+            ("AddAccount", ["x", "{'issuer': <'https://a.example'>}"], "client_id is missing"),
+            ("RemoveAccount", ["nobody"], "no account nobody"),
         ] {
             let r = try call(method, args)
             #expect(r.status != 0 && r.errorText.contains(words), "\(method) \(args): \(r.errorText)")
         }
-        // git's credential protocol: NUL, an oversized line, a line that is not key=value; refused with the rule, nothing changed.
-        for (input, words) in [("protocol=https\\0\\nhost=x\\n", "NUL or CR"), ("host=" + String(repeating: "h", count: 70_000) + "\\n", "git's limit"), ("protocol\\n", "key=value")] {
-            let r = try w.desktop.run(["sh", "-c", "printf '\(input)' | '\(Paths.linkctl)' credential git --account work get"])
+        // git's credential protocol: NUL, an oversized line, a line that is not key=value; refused with the rule,
+        // nothing changed.
+        for (input, words) in [
+            ("protocol=https\\0\\nhost=x\\n", "NUL or CR"),
+            ("host=" + String(repeating: "h", count: 70_000) + "\\n", "git's limit"), ("protocol\\n", "key=value"),
+        ] {
+            let r = try w.desktop.run([
+                "sh", "-c", "printf '\(input)' | '\(Paths.linkctl)' credential git --account work get",
+            ])
             #expect(r.status == 1 && r.errorText.contains(words) && r.text.isEmpty, "\(words): \(r.errorText)")
         }
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
@@ -182,12 +214,16 @@ struct AccountTests {
         #expect(w.daemon.isRunning && DaemonProcess.nameHasOwner(probe))
         // Removed while the keyring is locked: the declaration goes, the tokens cannot be forgotten, and it says so.
         let removed = try w.desktop.linkctl("account", "remove", "work")
-        #expect(removed.status == 0 && removed.errorText.contains("warning") && removed.errorText.contains("locked"), "\(removed.errorText)")
+        #expect(
+            removed.status == 0 && removed.errorText.contains("warning") && removed.errorText.contains("locked"),
+            "\(removed.errorText)")
         #expect(try w.accounts().isEmpty)
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
     }
 
-    @Test("git (Debian's 2.39) clones through linkctl credential git; after the token expired, the next clone refreshes it, no browser; store and erase change nothing kept")
+    @Test(
+        "git (Debian's 2.39) clones through linkctl credential git; after the token expired, the next clone refreshes it, no browser; store and erase change nothing kept"
+    )
     func git() throws {
         let w = try World(accessTokenSeconds: 4)
         #expect(try w.add("work", ["--min-valid", "0"]).status == 0)
@@ -197,15 +233,20 @@ struct AccountTests {
         let root = w.desktop.root + "/git"
         let git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
         for step in [
-            git + ["init", "-q", root + "/src"], ["sh", "-c", "echo hello > \(root)/src/README"], git + ["-C", root + "/src", "add", "README"],
-            git + ["-C", root + "/src", "commit", "-q", "-m", "one"], git + ["clone", "-q", "--bare", root + "/src", root + "/served/repo.git"],
+            git + ["init", "-q", root + "/src"], ["sh", "-c", "echo hello > \(root)/src/README"],
+            git + ["-C", root + "/src", "add", "README"],
+            git + ["-C", root + "/src", "commit", "-q", "-m", "one"],
+            git + ["clone", "-q", "--bare", root + "/src", root + "/served/repo.git"],
         ] {
             let r = try w.desktop.run(step)
             #expect(r.status == 0, "\(step): \(r.errorText)")
         }
         let portFile = w.desktop.root + "/git.port"
         let server = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/git_server.py", "--provider", w.provider.infoPath, "--root", root + "/served", "--port-file", portFile],
+            [
+                "/usr/bin/python3", Paths.fixtures + "/git_server.py", "--provider", w.provider.infoPath, "--root",
+                root + "/served", "--port-file", portFile,
+            ],
             environment: w.desktop.environment, stdout: .null, stderr: .file(w.desktop.root + "/git-server.err"))
         defer {
             Subprocess.stop(server, name: "git_server.py")
@@ -214,7 +255,10 @@ struct AccountTests {
         let url = "http://127.0.0.1:" + ((try? FileSystem.readText(portFile)) ?? "") + "/repo.git"
         let helper = "!'" + Paths.linkctl + "' credential git --account work"
         func clone(_ dest: String) throws -> Subprocess.Outcome {
-            try w.desktop.run(["env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c", "credential.helper=" + helper, "clone", "-q", url, root + "/" + dest])
+            try w.desktop.run([
+                "env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c", "credential.helper=" + helper,
+                "clone", "-q", url, root + "/" + dest,
+            ])
         }
         // Without the helper the forge refuses: the check is real.
         let bare = try w.desktop.run(["env", "GIT_TERMINAL_PROMPT=0", "git", "clone", "-q", url, root + "/none"])
@@ -239,29 +283,41 @@ struct AccountTests {
         func credential(_ op: String, _ input: String, account: String? = "work") throws -> Subprocess.Outcome {
             try FileSystem.writeAtomically(w.desktop.root + "/git-input", text: input, permissions: 0o600)
             let flag = account.map { "--account " + $0 } ?? ""
-            return try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git \(flag) \(op) < '\(w.desktop.root)/git-input'"])
+            return try w.desktop.run([
+                "sh", "-c", "'\(Paths.linkctl)' credential git \(flag) \(op) < '\(w.desktop.root)/git-input'",
+            ])
         }
-        #expect(try credential("store", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0)
+        #expect(
+            try credential("store", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0
+        )
         #expect(FileSystem.status(keyringFile)?.modifiedNanoseconds == written)
-        #expect(try credential("erase", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0)
+        #expect(
+            try credential("erase", "protocol=http\nhost=127.0.0.1\nusername=oauth2\npassword=\(current)\n").status == 0
+        )
         let next = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
         #expect(!next.isEmpty && next != current)
         #expect(try w.keyring.items(account: "work") == (unlocked: 1, locked: 0))
-        // Without --account: the account whose git_urls match the request's URL answers; no match, and git asks its next helper.
+        // Without --account: the account whose git_urls match the request's URL answers; no match, and git asks its
+        // next helper.
         let origin = String(url.dropLast("/repo.git".count))
         #expect(try w.add("work", ["--replace", "--min-valid", "0", "--git-url", origin + "/"]).status == 0)
         let byURL = try w.desktop.run([
-            "env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c", "credential.helper=!'" + Paths.linkctl + "' credential git", "clone", "-q", url, root + "/three",
+            "env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c",
+            "credential.helper=!'" + Paths.linkctl + "' credential git", "clone", "-q", url, root + "/three",
         ])
         #expect(byURL.status == 0, "\(byURL.errorText)")
         let elsewhere = try credential("get", "protocol=https\nhost=elsewhere.example\n", account: nil)
         #expect(elsewhere.status == 0 && elsewhere.text.isEmpty, "\(elsewhere.text)")
         // A bad request to the helper is refused with the rule, not guessed at.
-        let bad = try w.desktop.run(["sh", "-c", "printf 'protocol=https\\r\\nhost=x\\n' | '\(Paths.linkctl)' credential git --account work get"])
+        let bad = try w.desktop.run([
+            "sh", "-c", "printf 'protocol=https\\r\\nhost=x\\n' | '\(Paths.linkctl)' credential git --account work get",
+        ])
         #expect(bad.status == 1 && bad.errorText.contains("NUL or CR"), "\(bad.errorText)")
     }
 
-    @Test("kubectl (Debian's 1.20) authenticates through linkctl credential kube: the ExecCredential of its apiVersion; not signed in fails at once with the login line")
+    @Test(
+        "kubectl (Debian's 1.20) authenticates through linkctl credential kube: the ExecCredential of its apiVersion; not signed in fails at once with the login line"
+    )
     func kubectl() throws {
         let kubectl = Paths.root + "/.build/test-tools/kubernetes-client/usr/bin/kubectl"
         try #require(FileSystem.status(kubectl) != nil, "scripts/setup --test unpacks Debian's kubectl there")
@@ -270,7 +326,10 @@ struct AccountTests {
         let dir = w.desktop.root + "/kube"
         let portFile = w.desktop.root + "/kube.port"
         let server = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/kube_server.py", "--provider", w.provider.infoPath, "--dir", dir, "--port-file", portFile],
+            [
+                "/usr/bin/python3", Paths.fixtures + "/kube_server.py", "--provider", w.provider.infoPath, "--dir", dir,
+                "--port-file", portFile,
+            ],
             environment: w.desktop.environment, stdout: .null, stderr: .file(w.desktop.root + "/kube-server.err"))
         defer {
             Subprocess.stop(server, name: "kube_server.py")
@@ -301,7 +360,9 @@ struct AccountTests {
                 current-context: test
 
                 """, permissions: 0o600)
-        func get() throws -> Subprocess.Outcome { try w.desktop.run([kubectl, "--kubeconfig", config, "get", "--raw", "/api"]) }
+        func get() throws -> Subprocess.Outcome {
+            try w.desktop.run([kubectl, "--kubeconfig", config, "get", "--raw", "/api"])
+        }
         // Not signed in: the plugin fails at once, and says how to sign in.
         let before = try get()
         #expect(before.status != 0 && before.errorText.contains("linkctl login work"), "\(before.errorText)")
@@ -313,43 +374,61 @@ struct AccountTests {
         #expect(log.contains { $0.hasPrefix("200 ") }, "\(log)")
         // The plugin's answer, as kubectl reads it: the version it was asked in, the token, its expiry in RFC 3339.
         let direct = try w.desktop.run([
-            "env", "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false}}",
+            "env",
+            "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false}}",
             Paths.linkctl, "credential", "kube", "--account", "work",
         ])
         let reply = (try? JSONSerialization.jsonObject(with: Data(direct.text.utf8)) as? [String: Any]) ?? [:]
         let status = reply["status"] as? [String: Any] ?? [:]
-        #expect(reply["apiVersion"] as? String == "client.authentication.k8s.io/v1" && reply["kind"] as? String == "ExecCredential")
+        #expect(
+            reply["apiVersion"] as? String == "client.authentication.k8s.io/v1"
+                && reply["kind"] as? String == "ExecCredential")
         #expect((status["token"] as? String)?.isEmpty == false)
         #expect((status["expirationTimestamp"] as? String)?.hasSuffix("Z") == true)
-        let garbage = try w.desktop.run(["env", "KUBERNETES_EXEC_INFO=not json", Paths.linkctl, "credential", "kube", "--account", "work"])
+        let garbage = try w.desktop.run([
+            "env", "KUBERNETES_EXEC_INFO=not json", Paths.linkctl, "credential", "kube", "--account", "work",
+        ])
         #expect(garbage.status == 1 && garbage.errorText.contains("KUBERNETES_EXEC_INFO"))
     }
 
-    @Test("100 concurrent linkctl token while the token must be refreshed: one request at the token endpoint, every caller the same new token")
+    @Test(
+        "100 concurrent linkctl token while the token must be refreshed: one request at the token endpoint, every caller the same new token"
+    )
     func oneRefreshForAll() throws {
         let w = try World(accessTokenSeconds: 600, counted: true)
         #expect(try w.add("work").status == 0)
         let login = try w.login("work")
         #expect(login.status == 0, "\(login.errorText)")
         let proxy = try #require(w.proxy)
-        func tokenPosts() -> Int { proxy.requests().filter { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count }
+        func tokenPosts() -> Int {
+            proxy.requests().filter {
+                $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true
+            }.count
+        }
         let exchanged = tokenPosts()
         #expect(exchanged == 1)
         let old = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
         #expect(tokenPosts() == exchanged, "served from memory")
         // A server refused it: the next caller must get a refreshed one.
         try FileSystem.writeAtomically(w.desktop.root + "/refused", text: "password=\(old)\n", permissions: 0o600)
-        #expect(try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'"]).status == 0)
+        #expect(
+            try w.desktop.run([
+                "sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'",
+            ]).status == 0)
         var pids: [Int32] = []
         for i in 0..<100 {
             pids.append(
                 try Subprocess.spawn(
-                    [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .file(w.desktop.root + "/t\(i).out"),
+                    [Paths.linkctl, "token", "work"], environment: w.desktop.environment,
+                    stdout: .file(w.desktop.root + "/t\(i).out"),
                     stderr: .file(w.desktop.root + "/t\(i).err")))
         }
         let statuses = pids.map { Subprocess.wait($0, timeoutMilliseconds: 120_000) }
         #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses.filter { $0 != 0 }.count) failed")
-        let tokens = Set((0..<100).map { ((try? FileSystem.readText(w.desktop.root + "/t\($0).out")) ?? "").trimmingCharacters(in: .newlines) })
+        let tokens = Set(
+            (0..<100).map {
+                ((try? FileSystem.readText(w.desktop.root + "/t\($0).out")) ?? "").trimmingCharacters(in: .newlines)
+            })
         #expect(tokens.count == 1 && !tokens.contains(old) && !tokens.contains(""), "\(tokens.count) distinct")
         #expect(tokenPosts() == exchanged + 1, "\(tokenPosts() - exchanged) refreshes")
     }
@@ -364,13 +443,19 @@ struct AccountTests {
         let hostToken = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
         let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Curious")
         let bus = try sandbox.startProxy(talk: ["org.linkrouter.LinkRouter1"])
-        func inside(_ argv: [String]) -> [String] { sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus] + argv) }
-        func call(_ method: String, _ args: [String], in box: FlatpakSandbox? = nil, bus busAddress: String? = nil) throws -> Subprocess.Outcome {
+        func inside(_ argv: [String]) -> [String] {
+            sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus] + argv)
+        }
+        func call(_ method: String, _ args: [String], in box: FlatpakSandbox? = nil, bus busAddress: String? = nil)
+            throws -> Subprocess.Outcome
+        {
             try w.desktop.run(
                 (box ?? sandbox).command(
                     [
-                        "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + (busAddress ?? bus), "/usr/bin/gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1",
-                        "--object-path", "/org/linkrouter/LinkRouter1", "--method", "org.linkrouter.LinkRouter1." + method,
+                        "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + (busAddress ?? bus), "/usr/bin/gdbus", "call",
+                        "--session", "--dest", "org.linkrouter.LinkRouter1",
+                        "--object-path", "/org/linkrouter/LinkRouter1", "--method",
+                        "org.linkrouter.LinkRouter1." + method,
                     ] + args))
         }
         let token = try call("GetToken", ["work", "{}"])
@@ -384,7 +469,8 @@ struct AccountTests {
         #expect(begin.status != 0 && begin.errorText.contains("UnknownAccount"), "\(begin.errorText)")
 
         // Its own account, of the same name: declared over D-Bus, kept apart, signed in by its own CLI.
-        let options = "{'issuer': <'\(w.provider.issuer)'>, 'client_id': <'\(w.provider.clientID)'>, 'redirect_uri': <'\(AccountTests.redirect)'>}"
+        let options =
+            "{'issuer': <'\(w.provider.issuer)'>, 'client_id': <'\(w.provider.clientID)'>, 'redirect_uri': <'\(AccountTests.redirect)'>}"
         let badAdd = try call("AddAccount", ["work", "{'issuer': <'http://plain.example'>}"])
         #expect(badAdd.status != 0 && badAdd.errorText.contains("InvalidArgument"), "\(badAdd.errorText)")
         let add = try call("AddAccount", ["work", options])
@@ -392,16 +478,23 @@ struct AccountTests {
         let file = w.desktop.configHome + "/linkrouter/accounts/apps/flatpak/org.example.Curious/work.conf"
         #expect(FileSystem.status(file)?.permissions == 0o600)
         let notYet = try w.desktop.run(inside([Paths.linkctl, "token", "work"]))
-        #expect(notYet.status == 4 && notYet.errorText.contains("linkctl login work"), "\(notYet.status) \(notYet.errorText)")
+        #expect(
+            notYet.status == 4 && notYet.errorText.contains("linkctl login work"),
+            "\(notYet.status) \(notYet.errorText)")
         let login = try w.login("work", inside: inside)
         #expect(login.status == 0, "\(login.errorText)")
         let own = try w.desktop.run(inside([Paths.linkctl, "token", "work"]))
         let appToken = own.text.trimmingCharacters(in: .newlines)
         #expect(own.status == 0 && !appToken.isEmpty && appToken != hostToken, "\(own.errorText)")
-        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "flatpak:org.example.Curious/work")) ?? (0, 0) == (1, 0) })
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                (try? w.keyring.items(account: "flatpak:org.example.Curious/work")) ?? (0, 0) == (1, 0)
+            })
         let ownList = try w.desktop.run(inside([Paths.linkctl, "accounts", "--json"]))
         let rows = (try? JSONSerialization.jsonObject(with: Data(ownList.text.utf8)) as? [[String: Any]]) ?? []
-        #expect(rows.count == 1 && rows.first?["owner"] as? String == "flatpak:org.example.Curious" && rows.first?["signed_in"] as? String == "yes", "\(ownList.text)")
+        #expect(
+            rows.count == 1 && rows.first?["owner"] as? String == "flatpak:org.example.Curious"
+                && rows.first?["signed_in"] as? String == "yes", "\(ownList.text)")
         // The host sees both listed, and still gets its own token.
         let owners = try w.accounts().compactMap { $0["owner"] as? String }.sorted()
         #expect(owners == ["flatpak:org.example.Curious", "user"], "\(owners)")
@@ -435,23 +528,36 @@ struct AccountTests {
         #expect(try w.desktop.linkctl("sessions", "--all").text.isEmpty)
         let signed = try w.login("work", command: [Paths.linkctl, "token", "work", "--interactive", "--no-browser"])
         let token = signed.output.trimmingCharacters(in: .newlines)
-        #expect(signed.status == 0 && !token.isEmpty && !token.contains("\n") && !token.contains(" "), "\(signed.errorText)")
+        #expect(
+            signed.status == 0 && !token.isEmpty && !token.contains("\n") && !token.contains(" "), "\(signed.errorText)"
+        )
         #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token)
 
-        // kubectl ≥ 1.22 says whether a person is at its terminal; then the login runs (the browser opened by the daemon).
+        // kubectl ≥ 1.22 says whether a person is at its terminal; then the login runs (the browser opened by the
+        // daemon).
         #expect(try w.add("kube").status == 0)
         func exec(interactive: Bool) -> [String] {
             w.desktop.environment.filter { !$0.hasPrefix("KUBERNETES_EXEC_INFO=") }
-                + [#"KUBERNETES_EXEC_INFO={"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":"# + "\(interactive)}}"]
+                + [
+                    #"KUBERNETES_EXEC_INFO={"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":"#
+                        + "\(interactive)}}"
+                ]
         }
         let env = exec(interactive: false)
-        let notAsked = try Subprocess.run([Paths.linkctl, "credential", "kube", "--account", "kube"], environment: env, timeoutMilliseconds: 30_000)
+        let notAsked = try Subprocess.run(
+            [Paths.linkctl, "credential", "kube", "--account", "kube"], environment: env, timeoutMilliseconds: 30_000)
         #expect(notAsked.status == 4 && notAsked.text.isEmpty, "\(notAsked.errorText)")
         _ = try w.desktop.addBrowser(Harness.browser)
-        let kube = try w.login("kube", command: [Paths.linkctl, "credential", "kube", "--account", "kube"], environment: exec(interactive: true))
+        let kube = try w.login(
+            "kube", command: [Paths.linkctl, "credential", "kube", "--account", "kube"],
+            environment: exec(interactive: true))
         let credential = (try? JSONSerialization.jsonObject(with: Data(kube.output.utf8)) as? [String: Any]) ?? [:]
-        #expect(kube.status == 0 && credential["apiVersion"] as? String == "client.authentication.k8s.io/v1", "\(kube.errorText)")
-        #expect((credential["status"] as? [String: Any])?["token"] as? String == (try w.desktop.linkctl("token", "kube")).text.trimmingCharacters(in: .newlines))
+        #expect(
+            kube.status == 0 && credential["apiVersion"] as? String == "client.authentication.k8s.io/v1",
+            "\(kube.errorText)")
+        #expect(
+            (credential["status"] as? [String: Any])?["token"] as? String
+                == (try w.desktop.linkctl("token", "kube")).text.trimmingCharacters(in: .newlines))
         #expect(w.desktop.invocations(Harness.browser).count == 1, "the daemon opened the browser once")
         // Removing a signed-in account forgets its tokens too: nothing of it is left.
         #expect(try w.keyring.items(account: "kube") == (unlocked: 1, locked: 0))
@@ -476,7 +582,11 @@ struct AccountTests {
         var revoke: [String: Any] = [:]
         #expect(
             eventually(timeoutMilliseconds: 10_000) {
-                guard let r = proxy.requests().first(where: { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/revoke") == true }) else { return false }
+                guard
+                    let r = proxy.requests().first(where: {
+                        $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/revoke") == true
+                    })
+                else { return false }
                 revoke = r
                 return r["status"] != nil
             })
@@ -487,10 +597,13 @@ struct AccountTests {
         #expect(try w.desktop.linkctl("status").status == 0, "the daemon is still up")
     }
 
-    @Test("docker-credential-linkrouter (linkctl by that name): get answers a listed registry with the account's token, an unlisted one docker's not-found line; list, version; store refused")
+    @Test(
+        "docker-credential-linkrouter (linkctl by that name): get answers a listed registry with the account's token, an unlisted one docker's not-found line; list, version; store refused"
+    )
     func docker() throws {
         let w = try World()
-        #expect(try w.add("work", ["--registry", "registry.example.com", "--username", "oauth2accesstoken"]).status == 0)
+        #expect(
+            try w.add("work", ["--registry", "registry.example.com", "--username", "oauth2accesstoken"]).status == 0)
         #expect(try w.login("work").status == 0)
         let helper = w.desktop.root + "/bin/docker-credential-linkrouter"
         #expect(symlink(Paths.linkctl, helper) == 0)
@@ -501,7 +614,9 @@ struct AccountTests {
         let got = try run("get", "https://registry.example.com/v1/\n")
         let json = (try? JSONSerialization.jsonObject(with: Data(got.text.utf8)) as? [String: Any]) ?? [:]
         let token = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
-        #expect(got.status == 0 && json["ServerURL"] as? String == "https://registry.example.com/v1/", "\(got.text) \(got.errorText)")
+        #expect(
+            got.status == 0 && json["ServerURL"] as? String == "https://registry.example.com/v1/",
+            "\(got.text) \(got.errorText)")
         #expect(json["Username"] as? String == "oauth2accesstoken" && json["Secret"] as? String == token)
         let other = try run("get", "https://index.docker.io/v1/\n")
         #expect(other.status == 1 && other.text == "credentials not found in native keychain\n")
@@ -510,7 +625,8 @@ struct AccountTests {
         #expect(try run("version", "").text.hasPrefix("docker-credential-linkrouter (linkrouter) "))
         let store = try run("store", "{\"ServerURL\":\"x\",\"Username\":\"u\",\"Secret\":\"s\"}")
         #expect(store.status == 1 && store.errorText.contains("linkctl login"))
-        #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token, "nothing changed")
+        #expect(
+            try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token, "nothing changed")
     }
 
     @Test(
@@ -521,10 +637,16 @@ struct AccountTests {
         #expect(try w.add("work").status == 0)
         #expect(try w.login("work").status == 0)
         let proxy = try #require(w.proxy)
-        func tokenPosts() -> Int { proxy.requests().filter { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count }
+        func tokenPosts() -> Int {
+            proxy.requests().filter {
+                $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true
+            }.count
+        }
         func reject(_ token: String) throws {
             try FileSystem.writeAtomically(w.desktop.root + "/refused", text: "password=\(token)\n", permissions: 0o600)
-            _ = try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'"])
+            _ = try w.desktop.run([
+                "sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'",
+            ])
         }
         let first = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
 
@@ -533,7 +655,8 @@ struct AccountTests {
         try reject(first)
         let before = tokenPosts()
         kill(w.keyring.pid, SIGSTOP)
-        let waiting = try Subprocess.spawn([Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .null, stderr: .null)
+        let waiting = try Subprocess.spawn(
+            [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .null, stderr: .null)
         #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == before + 1 })
         _ = w.daemon.stop(signal: SIGKILL)
         kill(w.keyring.pid, SIGCONT)
@@ -551,7 +674,9 @@ struct AccountTests {
         _ = w.daemon.stop(signal: SIGKILL)
         try w.restart()
         let afterWrite = try w.desktop.linkctl("token", "work")
-        #expect(afterWrite.status == 0 && afterWrite.text.trimmingCharacters(in: .newlines) == refreshed, "\(afterWrite.errorText)")
+        #expect(
+            afterWrite.status == 0 && afterWrite.text.trimmingCharacters(in: .newlines) == refreshed,
+            "\(afterWrite.errorText)")
 
         // 3. The keyring daemon dies mid-write: the new token is handed out with a warning, kept
         // in memory, and the account is not signed out; the daemon stays up.
@@ -559,12 +684,15 @@ struct AccountTests {
         let posts = tokenPosts()
         kill(w.keyring.pid, SIGSTOP)
         let pending = try Subprocess.spawn(
-            [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .file(w.desktop.root + "/mid.out"),
+            [Paths.linkctl, "token", "work"], environment: w.desktop.environment,
+            stdout: .file(w.desktop.root + "/mid.out"),
             stderr: .file(w.desktop.root + "/mid.err"))
         // The provider has answered: the new set is on its way to the stopped keyring.
         #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == posts + 1 })
         kill(w.keyring.pid, SIGKILL)
-        #expect(Subprocess.wait(pending, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? "")")
+        #expect(
+            Subprocess.wait(pending, timeoutMilliseconds: 60_000) == 0,
+            "\((try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? "")")
         let warned = (try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? ""
         #expect(warned.contains("warning") && warned.contains("not in the keyring"), "\(warned)")
         let listed = try w.accounts().first
@@ -580,14 +708,22 @@ struct AccountTests {
         let proxy = try #require(w.proxy)
         #expect(try w.add("work").status == 0)
         #expect(try w.login("work").status == 0)
-        func tokenPosts() -> Int { proxy.requests().filter { $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count }
+        func tokenPosts() -> Int {
+            proxy.requests().filter {
+                $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true
+            }.count
+        }
         let first = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
         try FileSystem.writeAtomically(w.desktop.root + "/refused", text: "password=\(first)\n", permissions: 0o600)
-        _ = try w.desktop.run(["sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'"])
+        _ = try w.desktop.run([
+            "sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'",
+        ])
         try proxy.set("token-unavailable")
         let before = tokenPosts()
         let down = try w.desktop.linkctl("token", "work")
-        #expect(down.status == 1 && down.errorText.contains("RefreshFailed") && down.errorText.contains("503"), "\(down.status) \(down.errorText)")
+        #expect(
+            down.status == 1 && down.errorText.contains("RefreshFailed") && down.errorText.contains("503"),
+            "\(down.status) \(down.errorText)")
         #expect(tokenPosts() == before + 1)
         // Backing off: answered at once, the provider not asked again.
         let again = try w.desktop.linkctl("token", "work")

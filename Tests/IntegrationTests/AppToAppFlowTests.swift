@@ -24,10 +24,13 @@ struct AppToAppFlowTests {
         return World(h: h, provider: provider)
     }
 
-    func begin(_ w: World, browser: String? = "browser-b.desktop", extra: [(String, DBusValue)] = []) throws -> (path: String, url: String) {
+    func begin(_ w: World, browser: String? = "browser-b.desktop", extra: [(String, DBusValue)] = []) throws -> (
+        path: String, url: String
+    ) {
         var options: [(String, DBusValue)] = [
             ("authorization_endpoint", .string(w.provider.origin + "/authorize")), ("client_id", .string("merchant")),
-            ("redirect_uri", .string("com.example.app:/callback")), ("app_callback_uri", .string("com.example.app:/app-callback")),
+            ("redirect_uri", .string("com.example.app:/callback")),
+            ("app_callback_uri", .string("com.example.app:/app-callback")),
             ("scope", .string("openid")),
         ]
         if let browser { options.append(("browser", .string(browser))) }
@@ -45,11 +48,14 @@ struct AppToAppFlowTests {
         #expect(login["user_agent"] as? String == "standin/browser-b")
         let resume = login["resume_uri"] as! String
         #expect(
-            try w.h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("Browser")], path: path, interface: API.propertiesInterface.rawValue)[0].variantValue
+            try w.h.app.call(
+                "Get", [.string(API.sessionInterface.rawValue), .string("Browser")], path: path,
+                interface: API.propertiesInterface.rawValue)[0].variantValue
                 == .string("browser-b.desktop"))
 
         // The Vipps app returns to the merchant app.
-        let appStep = try w.h.desktop.xdgOpen("com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(resume))")
+        let appStep = try w.h.desktop.xdgOpen(
+            "com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(resume))")
         #expect(appStep.status == 0, "\(appStep.errorText)")
         #expect(w.h.app.nextSignal(member: "PropertiesChanged")?.statusChange == "resumed")
 
@@ -73,7 +79,8 @@ struct AppToAppFlowTests {
         let resume = login["resume_uri"] as! String
         // Browser A (the user's default) opens the resume page itself: no cookie, no code.
         let r = try w.h.desktop.run([
-            "python3", Paths.fixtures + "/browser.py", "--name", "browser-a", "--jar", w.h.desktop.root + "/browser-a.cookies",
+            "python3", Paths.fixtures + "/browser.py", "--name", "browser-a", "--jar",
+            w.h.desktop.root + "/browser-a.cookies",
             "--log", w.h.desktop.root + "/browsers.jsonl", "--cafile", w.provider.cafile, resume,
         ])
         #expect(r.status == 0)
@@ -91,7 +98,10 @@ struct AppToAppFlowTests {
         let login = try #require(w.provider.waitForLogin())
         let resume = login["resume_uri"] as! String
         let started = try w.h.app.counter("browsers_started")
-        #expect(try w.h.app.route("com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(resume))") == "resumed")
+        #expect(
+            try w.h.app.route(
+                "com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(resume))")
+                == "resumed")
         let signal = try #require(w.h.app.nextSignal(member: "ResumeRequested"))
         #expect(signal.path == path && signal.destination == w.h.app.name)
         #expect(try signal.arguments() == [.string(resume)])
@@ -108,9 +118,13 @@ struct AppToAppFlowTests {
         let (path, _) = try begin(w, extra: [("resume", .string("none"))])
         let login = try #require(w.provider.waitForLogin())
         let state = login["state"] as! String
-        #expect(try w.h.app.route("com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(login["resume_uri"] as! String))") == "resumed")
+        #expect(
+            try w.h.app.route(
+                "com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(login["resume_uri"] as! String))"
+            ) == "resumed")
         let (path2, _) = try begin(w)
-        let login2 = try #require(eventuallyValue { w.provider.events("authorize").count == 2 ? w.provider.events("authorize").last : nil })
+        let login2 = try #require(
+            eventuallyValue { w.provider.events("authorize").count == 2 ? w.provider.events("authorize").last : nil })
         let started = try w.h.app.counter("browsers_started")
         #expect(try w.h.app.route("com.example.app:/app-callback?state=\(login2["state"]!)") == "resumed")
         #expect(try w.h.app.counter("browsers_started") == started, "no browser reopened resume_uri")
@@ -138,7 +152,8 @@ struct AppToAppFlowTests {
         #expect(try w.h.app.status(a) == "failed")
 
         let (b, _) = try begin(w)
-        let lb = try #require(eventuallyValue { w.provider.events("authorize").count == 2 ? w.provider.events("authorize").last : nil })
+        let lb = try #require(
+            eventuallyValue { w.provider.events("authorize").count == 2 ? w.provider.events("authorize").last : nil })
         let quirk = try w.h.desktop.xdgOpen("com.example.app:/app-callback?state=\(lb["state"]!)?error=unknown_error")
         #expect(quirk.status == 0, "\(quirk.errorText)")
         let e = try #require(dbusError { _ = try w.h.app.wait(b) })
@@ -149,8 +164,10 @@ struct AppToAppFlowTests {
     @Test(
         "every open-redirect attempt is refused: nothing opened, the session untouched (R1)",
         arguments: [
-            "https://evil.example/", "https://127.0.0.1.evil.example/x", "https://127.0.0.1@evil.example/x", "http://127.0.0.1/x",
-            "javascript:alert(1)", "file:///etc/passwd", "https://127.0.0.1:1/vipps-login-idp/resume", "data:text/html,hi",
+            "https://evil.example/", "https://127.0.0.1.evil.example/x", "https://127.0.0.1@evil.example/x",
+            "http://127.0.0.1/x",
+            "javascript:alert(1)", "file:///etc/passwd", "https://127.0.0.1:1/vipps-login-idp/resume",
+            "data:text/html,hi",
             "https://127.0.0.1/x%0D%0ALocation:%20evil",
         ])
     func openRedirects(_ target: String) throws {
@@ -177,7 +194,8 @@ struct AppToAppFlowTests {
         let w = try world()
         let (path, _) = try begin(w, extra: [("resume", .string("client"))])
         let login = try #require(w.provider.waitForLogin())
-        let uri = "com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(login["resume_uri"] as! String))"
+        let uri =
+            "com.example.app:/app-callback?state=\(login["state"]!)&resume_uri=\(PercentEncoding.encode(login["resume_uri"] as! String))"
         #expect(try w.h.app.route(uri) == "resumed")
         try w.h.expectRefusal(errorPrefix + "Replayed") { _ = try w.h.app.route(uri) }
         #expect(try w.h.app.status(path) == "resumed")
@@ -211,11 +229,16 @@ struct AppToAppFlowTests {
         let url =
             w.provider.origin
             + "/authorize?app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback&requested_flow=app_to_app&scope=openid&response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fapp-callback&code_challenge_method=S256&state=\(state)&nonce=n&client_id=c&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        let (path, shown) = try w.h.app.begin([("authorize_url", .string(url)), ("browser", .string("browser-b.desktop")), ("resume", .string("client"))])
+        let (path, shown) = try w.h.app.begin([
+            ("authorize_url", .string(url)), ("browser", .string("browser-b.desktop")), ("resume", .string("client")),
+        ])
         #expect(shown == url)
         let login = try #require(w.provider.waitForLogin())
         #expect(login["state"] as? String == state)
-        #expect(try w.h.app.route("https://example.com/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(login["resume_uri"] as! String))") == "resumed")
+        #expect(
+            try w.h.app.route(
+                "https://example.com/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(login["resume_uri"] as! String))"
+            ) == "resumed")
         #expect(try w.h.app.route("https://example.com/app-callback?state=\(state)&code=adopted-code") == "completed")
         let result = try w.h.app.wait(path)
         #expect(result["code"] == "adopted-code" && result["code_verifier"] == nil && result["nonce"] == "n")

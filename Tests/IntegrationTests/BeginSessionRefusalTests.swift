@@ -38,7 +38,9 @@ struct BeginSessionRefusalTests {
         ])
     func semantic(_ key: String, _ value: DBusValue, _ words: String) throws {
         let h = try Harness()
-        let message = try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.begin(Self.with(key, value)) }
+        let message = try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.begin(Self.with(key, value))
+        }
         #expect(message.contains(words), "\(message)")
     }
 
@@ -53,7 +55,9 @@ struct BeginSessionRefusalTests {
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("BeginSession", [.string("x")]) }
         try h.expectRefusal(invalidArgs) { _ = try h.app.call("BeginSession", []) }
         try h.expectRefusal(invalidArgs) {
-            _ = try h.app.call("BeginSession", [.dictionary(key: DBusSignature("s"), value: DBusSignature("s"), [.init(.string("a"), .string("b"))])])
+            _ = try h.app.call(
+                "BeginSession",
+                [.dictionary(key: DBusSignature("s"), value: DBusSignature("s"), [.init(.string("a"), .string("b"))])])
         }
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.begin([]) }
     }
@@ -61,10 +65,13 @@ struct BeginSessionRefusalTests {
     @Test("an adopted state already in use is refused; its session keeps its owner (D5)")
     func fixation() throws {
         let h = try Harness()
-        let url = "https://auth.example.com/authorize?response_type=code&client_id=c&redirect_uri=com.example.app%3A%2Fcallback&state=adopted-state-0123456789"
+        let url =
+            "https://auth.example.com/authorize?response_type=code&client_id=c&redirect_uri=com.example.app%3A%2Fcallback&state=adopted-state-0123456789"
         let (path, _) = try h.app.begin([("authorize_url", .string(url)), ("open_browser", .boolean(false))])
         let intruder = try h.client()
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try intruder.begin([("authorize_url", .string(url)), ("open_browser", .boolean(false))]) }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try intruder.begin([("authorize_url", .string(url)), ("open_browser", .boolean(false))])
+        }
         #expect(try h.app.route("com.example.app:/callback?code=c&state=adopted-state-0123456789") == "completed")
         #expect(try h.app.wait(path)["code"] == "c")
     }
@@ -74,7 +81,9 @@ struct BeginSessionRefusalTests {
         let h = try Harness(browser: false)
         let message = try h.expectRefusal(errorPrefix + "BrowserFailed") { _ = try h.app.begin(Self.good) }
         #expect(message.contains("xdg-settings"))
-        try h.expectRefusal(errorPrefix + "BrowserFailed") { _ = try h.app.begin(Self.good + [("browser", .string("missing.desktop"))]) }
+        try h.expectRefusal(errorPrefix + "BrowserFailed") {
+            _ = try h.app.begin(Self.good + [("browser", .string("missing.desktop"))])
+        }
     }
 
     @Test("limits per client and in all (X2)")

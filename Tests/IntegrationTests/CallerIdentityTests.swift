@@ -28,23 +28,31 @@ struct CallerIdentityTests {
         let bus = try sandbox.startProxy(talk: [API.busName.rawValue])
         let out = h.desktop.root + "/sandboxed.out"
         let pid = try Subprocess.spawn(
-            sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/python3", Paths.fixtures + "/sandbox_begin.py"]),
+            sandbox.command([
+                "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/python3",
+                Paths.fixtures + "/sandbox_begin.py",
+            ]),
             environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         defer {
             Subprocess.stop(pid, name: "the sandboxed caller")
         }
-        try #require(eventually(timeoutMilliseconds: 15_000) { !Self.lines(out).isEmpty }, "\((try? FileSystem.readText(out + ".err")) ?? "")")
+        try #require(
+            eventually(timeoutMilliseconds: 15_000) { !Self.lines(out).isEmpty },
+            "\((try? FileSystem.readText(out + ".err")) ?? "")")
         let begun = Self.lines(out)[0]
         let path = try #require(begun["session"] as? String)
         let url = try #require(begun["url"] as? String)
-        #expect(try eventually { try h.app.sessionProperty("OwnerApp", of: path) == "flatpak:org.example.SandboxedApp" })
+        #expect(
+            try eventually { try h.app.sessionProperty("OwnerApp", of: path) == "flatpak:org.example.SandboxedApp" })
         let row = try h.desktop.linkctl("sessions", "--json")
         #expect(row.text.contains("\"owner_app\":\"flatpak:org.example.SandboxedApp\""))
         // The test's own session, begun from the host, is the host's.
         let (mine, _) = try h.app.beginQuiet()
         #expect(try eventually { try h.app.sessionProperty("OwnerApp", of: mine) == "host" })
         // The callback completes the sandboxed app's session, and its Wait (through the proxy) hears the code.
-        #expect(try h.app.route("com.example.app:/callback?code=sandboxed-code&state=\(Harness.state(of: url))") == "completed")
+        #expect(
+            try h.app.route("com.example.app:/callback?code=sandboxed-code&state=\(Harness.state(of: url))")
+                == "completed")
         #expect(eventually(timeoutMilliseconds: 15_000) { Self.lines(out).count >= 2 })
         let result = try #require(Self.lines(out).last?["result"] as? [String: Any], "\(Self.lines(out))")
         #expect((result["code"] as? String)?.contains("sandboxed-code") == true)
@@ -60,37 +68,59 @@ struct CallerIdentityTests {
         let bus = try PrivateBus(desktop: desktop)
         try desktop.addBrowser(Harness.browser)
         // What PrivateUsers=yes does to a unit: a user namespace whose only member is the daemon.
-        let daemon = try DaemonProcess(desktop: desktop, arguments: ["--user", "--map-root-user", "--", Paths.linkrouterd], executable: "/usr/bin/unshare")
+        let daemon = try DaemonProcess(
+            desktop: desktop, arguments: ["--user", "--map-root-user", "--", Paths.linkrouterd],
+            executable: "/usr/bin/unshare")
         #expect(daemon.log.contains("runs in a user namespace other than the initial one"))
         #expect(try desktop.linkctl("register", "com.example.app").status == 0)
-        #expect(try desktop.linkctl("account", "add", "work", "--issuer", "https://id.example.com", "--client-id", "app").status == 0)
+        #expect(
+            try desktop.linkctl("account", "add", "work", "--issuer", "https://id.example.com", "--client-id", "app")
+                .status == 0)
         let app = try BusClient(bus.address)
         let (mine, _) = try app.beginQuiet()
-        #expect(try eventually { try app.sessionProperty("OwnerApp", of: mine) == "unknown" }, "the host is not known for the host either")
+        #expect(
+            try eventually { try app.sessionProperty("OwnerApp", of: mine) == "unknown" },
+            "the host is not known for the host either")
 
         let sandbox = try FlatpakSandbox(desktop: desktop, appID: "org.example.Curious")
         let proxied = try sandbox.startProxy(talk: [API.busName.rawValue])
-        let inside = try desktop.run(sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + proxied, Paths.linkctl, "accounts", "--json"]))
-        #expect(inside.status == 0 && !inside.text.contains("\"work\""), "a sandboxed app sees the user's account: \(inside.text) \(inside.errorText)")
-        let token = try desktop.run(sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + proxied, Paths.linkctl, "token", "work"]))
+        let inside = try desktop.run(
+            sandbox.command([
+                "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + proxied, Paths.linkctl, "accounts", "--json",
+            ]))
+        #expect(
+            inside.status == 0 && !inside.text.contains("\"work\""),
+            "a sandboxed app sees the user's account: \(inside.text) \(inside.errorText)")
+        let token = try desktop.run(
+            sandbox.command(["/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + proxied, Paths.linkctl, "token", "work"]))
         #expect(token.status != 0 && token.text.isEmpty, "\(token.text)")
         #expect(app.ping())
         withExtendedLifetime(daemon) {}
     }
 
-    @Test("what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process or an unreadable file is unknown")
+    @Test(
+        "what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process or an unreadable file is unknown"
+    )
     func fromProc() throws {
         let dir = TestDirectory()
         func process(_ pid: Int, files: [String: String]) throws {
             try FileSystem.makeDirectories(dir.path + "/\(pid)/root", permissions: 0o700)
             try FileSystem.makeDirectories(dir.path + "/\(pid)/attr", permissions: 0o700)
-            for (name, text) in files { try FileSystem.writeAtomically(dir.path + "/\(pid)/" + name, text: text, permissions: 0o600) }
+            for (name, text) in files {
+                try FileSystem.writeAtomically(dir.path + "/\(pid)/" + name, text: text, permissions: 0o600)
+            }
         }
         try process(10, files: ["root/.flatpak-info": "[Application]\nname=org.example.App\n"])
         try process(11, files: ["root/.flatpak-info": "[Application]\nname=notanid\n"])
-        try process(12, files: ["root/.flatpak-info": "[Runtime]\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n"])
+        try process(
+            12, files: ["root/.flatpak-info": "[Runtime]\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n"])
         try process(13, files: ["attr/current": "snap.firefox.firefox (enforce)\n"])
-        try process(14, files: ["cgroup": "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.chromium.chromium-1234.scope\n"])
+        try process(
+            14,
+            files: [
+                "cgroup":
+                    "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.chromium.chromium-1234.scope\n"
+            ])
         try process(15, files: ["attr/current": "unconfined\n", "cgroup": "0::/user.slice/session-2.scope\n"])
         #expect(CallerApps.app(ofProcess: 10, procRoot: dir.path) == .flatpak("org.example.App"))
         #expect(CallerApps.app(ofProcess: 11, procRoot: dir.path) == .unknown)

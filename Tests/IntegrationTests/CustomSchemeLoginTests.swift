@@ -15,14 +15,18 @@ struct CustomSchemeLoginTests {
         let outPath = h.desktop.root + "/login.out"
         let pid = try Subprocess.spawn(
             [
-                Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "demo",
+                Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id",
+                "demo",
                 "--redirect-uri", "com.example.app:/callback", "--scope", "openid profile", "--json",
             ],
             environment: h.desktop.environment, stdout: .file(outPath), stderr: .file(outPath + ".err"))
         let opened = h.desktop.waitForBrowser(Harness.browser)
         let url = try #require(opened.first)
         #expect(h.desktop.invocations(Harness.browser).first?.first == "--new-window")
-        #expect(url.hasPrefix("https://auth.example.com/authorize?response_type=code&client_id=demo&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state="))
+        #expect(
+            url.hasPrefix(
+                "https://auth.example.com/authorize?response_type=code&client_id=demo&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state="
+            ))
         #expect(url.queryValue("code_challenge_method") == "S256")
         let state = Harness.state(of: url)
         #expect(state.count >= 43)
@@ -67,7 +71,8 @@ struct CustomSchemeLoginTests {
         #expect(try h.app.wait(a)["code"] == "for-a")
         #expect(errorName { _ = try other.wait(a) } == "org.linkrouter.LinkRouter1.Error.AccessDenied")
         #expect(try other.status(b) == "pending")
-        #expect(errorName { _ = try other.wait(b, timeoutMilliseconds: 200) } == "org.linkrouter.LinkRouter1.Error.Timeout")
+        #expect(
+            errorName { _ = try other.wait(b, timeoutMilliseconds: 200) } == "org.linkrouter.LinkRouter1.Error.Timeout")
     }
 
     @Test("linkctl begin in one process, linkctl wait (with the claim token) in another")
@@ -102,7 +107,9 @@ struct CustomSchemeLoginTests {
     func providerError() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
-        let r = try h.desktop.xdgOpen("com.example.app:/callback?error=access_denied&error_description=The+user+said+no&state=\(Harness.state(of: url))")
+        let r = try h.desktop.xdgOpen(
+            "com.example.app:/callback?error=access_denied&error_description=The+user+said+no&state=\(Harness.state(of: url))"
+        )
         #expect(r.status == 0)
         let e = try #require(dbusError { _ = try h.app.wait(path) })
         #expect(e.name == "org.linkrouter.LinkRouter1.Error.AuthorizationFailed")
@@ -116,7 +123,9 @@ struct CustomSchemeLoginTests {
         let clients = try (0..<5).map { _ in try h.client() }
         let sessions = try clients.map { try $0.beginQuiet() }
         for (i, s) in sessions.enumerated().reversed() {
-            #expect(try h.app.route("com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))") == "completed")
+            #expect(
+                try h.app.route("com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))") == "completed"
+            )
         }
         for (i, c) in clients.enumerated() { #expect(try c.wait(sessions[i].path)["code"] == "c\(i)") }
     }

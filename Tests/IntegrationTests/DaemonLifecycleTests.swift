@@ -13,7 +13,10 @@ struct DaemonLifecycleTests {
         let h = try Harness()
         let second = try DaemonProcess(desktop: h.desktop, waitForName: false, logName: "second.log")
         #expect(second.waitForExit() == 1)
-        #expect(second.log.contains("<3>Another program already owns org.linkrouter.LinkRouter1 (pid \(h.daemon.pid)); not starting a second linkrouterd"))
+        #expect(
+            second.log.contains(
+                "<3>Another program already owns org.linkrouter.LinkRouter1 (pid \(h.daemon.pid)); not starting a second linkrouterd"
+            ))
         #expect(h.daemonAnswers)
     }
 
@@ -65,18 +68,36 @@ struct DaemonLifecycleTests {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
         let calls: [(String, [DBusValue], String, String)] = [
-            ("BeginSession", [.vardict([("client_id", .string(String(repeating: "é", count: 300_000)))])], API.managerPath.rawValue, API.managerInterface.rawValue),
-            ("Route", [.string(String(repeating: "a", count: 1_000_000))], API.managerPath.rawValue, API.managerInterface.rawValue),
-            ("Route", [.string("com.example.app:/cb?state=\u{FFFF}\u{10FFFF}")], API.managerPath.rawValue, API.managerInterface.rawValue),
+            (
+                "BeginSession", [.vardict([("client_id", .string(String(repeating: "é", count: 300_000)))])],
+                API.managerPath.rawValue, API.managerInterface.rawValue
+            ),
+            (
+                "Route", [.string(String(repeating: "a", count: 1_000_000))], API.managerPath.rawValue,
+                API.managerInterface.rawValue
+            ),
+            (
+                "Route", [.string("com.example.app:/cb?state=\u{FFFF}\u{10FFFF}")], API.managerPath.rawValue,
+                API.managerInterface.rawValue
+            ),
             ("Wait", [.string("x")], path, API.sessionInterface.rawValue),
-            ("Wait", [.uint32(UInt32.max)], "/org/linkrouter/LinkRouter1/sessions/deadbeef", API.sessionInterface.rawValue),
+            (
+                "Wait", [.uint32(UInt32.max)], "/org/linkrouter/LinkRouter1/sessions/deadbeef",
+                API.sessionInterface.rawValue
+            ),
             ("Claim", [.string("")], path, API.sessionInterface.rawValue),
             ("Get", [.string(""), .string("")], path, API.propertiesInterface.rawValue),
             ("GetAll", [.string("org.nope")], API.managerPath.rawValue, API.propertiesInterface.rawValue),
             ("Introspect", [.string("x")], "/", API.introspectableInterface.rawValue),
             ("Explain", [.string("\u{7}")], API.managerPath.rawValue, API.managerInterface.rawValue),
-            ("BeginSession", [.vardict([("extra_params", .stringDict((0..<500).map { ("k\($0)", "v") }))])], API.managerPath.rawValue, API.managerInterface.rawValue),
-            ("BeginSession", [.vardict([("resume_hosts", .stringArray((0..<500).map { "h\($0).example" }))])], API.managerPath.rawValue, API.managerInterface.rawValue),
+            (
+                "BeginSession", [.vardict([("extra_params", .stringDict((0..<500).map { ("k\($0)", "v") }))])],
+                API.managerPath.rawValue, API.managerInterface.rawValue
+            ),
+            (
+                "BeginSession", [.vardict([("resume_hosts", .stringArray((0..<500).map { "h\($0).example" }))])],
+                API.managerPath.rawValue, API.managerInterface.rawValue
+            ),
         ]
         for (member, args, p, i) in calls {
             _ = dbusError { _ = try h.app.call(member, args, path: p, interface: i) }
@@ -95,7 +116,8 @@ struct DaemonLifecycleTests {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
         let docs = try FileSystem.readText(Paths.root + "/docs/dbus-api.md")
-        #expect(docs.xmlBlock(after: "<!-- manager-introspection -->") == (try h.app.introspect(API.managerPath.rawValue)))
+        #expect(
+            docs.xmlBlock(after: "<!-- manager-introspection -->") == (try h.app.introspect(API.managerPath.rawValue)))
         #expect(docs.xmlBlock(after: "<!-- session-introspection -->") == (try h.app.introspect(path)))
     }
 }

@@ -22,7 +22,9 @@ struct DeepLinkTests {
         return (h, a)
     }
 
-    @Test("a GApplication that is not running: ten links through the real xdg-open arrive once each, in order, in one instance started by D-Bus activation")
+    @Test(
+        "a GApplication that is not running: ten links through the real xdg-open arrive once each, in order, in one instance started by D-Bus activation"
+    )
     func activation() throws {
         let (h, app) = try world { try TestApp.gapplication($0, bus: $1) }
         let links = (0..<10).map { "com.example.app:/items/\($0)?ref=mail%20\($0)" }
@@ -56,7 +58,8 @@ struct DeepLinkTests {
         #expect(exec.waitForOpens(1) == ["com.example.app:/items/9"])
         let e = try #require(exec.lines().first)
         #expect(e["activation_token"] as? String == "token-2")
-        #expect(e["forwarded"] == nil || e["forwarded"] is NSNull, "an app is not marked as a browser linkrouter started")
+        #expect(
+            e["forwarded"] == nil || e["forwarded"] is NSNull, "an app is not marked as a browser linkrouter started")
     }
 
     @Test("a login callback and deep links on one scheme at once: each reaches its own, neither sees the other's URL")
@@ -83,7 +86,9 @@ struct DeepLinkTests {
         #expect(h.daemonAnswers)
     }
 
-    @Test("https claims with install --claim-https: a claimed path goes to the app, the rest to the browser byte for byte")
+    @Test(
+        "https claims with install --claim-https: a claimed path goes to the app, the rest to the browser byte for byte"
+    )
     func httpsClaims() throws {
         let (h, app) = try world { d, _ in try TestApp.execApp(d, claims: ["https://example.com/app/"]) }
         try h.desktop.addBrowser(Harness.browser)
@@ -96,8 +101,12 @@ struct DeepLinkTests {
         }
         #expect(h.desktop.waitForBrowser(Harness.browser, count: 3).count == 3)
         // The same rule, without starting a browser for each (the daemon starts at most 10 programs a second).
-        for web in ["https://example.com/application/x", "https://example.com/app/%2e%2e/admin", "https://EXAMPLE.com:8443/app/x", "http://example.com/app/x"] {
-            #expect(try h.desktop.linkctl("explain", web, "--json").text.jsonField("outcome") == "passthrough", "\(web)")
+        for web in [
+            "https://example.com/application/x", "https://example.com/app/%2e%2e/admin",
+            "https://EXAMPLE.com:8443/app/x", "http://example.com/app/x",
+        ] {
+            #expect(
+                try h.desktop.linkctl("explain", web, "--json").text.jsonField("outcome") == "passthrough", "\(web)")
         }
         #expect(app.opened().count == 1)
         // gio (GLib's launcher, as Firefox uses) goes the same way.
@@ -117,9 +126,12 @@ struct DeepLinkTests {
     func claimConflicts() throws {
         let h = try Harness(register: false)
         try h.desktop.addBrowser(Harness.browser)
-        let whole = try TestApp.execApp(h.desktop, id: "org.example.Whole", schemes: [], claims: ["https://example.com/"])
-        let deep = try TestApp.execApp(h.desktop, id: "org.example.Deep", schemes: [], claims: ["https://example.com/app/"])
-        let rival = try TestApp.execApp(h.desktop, id: "org.example.Rival", schemes: [], claims: ["https://example.com/app/"])
+        let whole = try TestApp.execApp(
+            h.desktop, id: "org.example.Whole", schemes: [], claims: ["https://example.com/"])
+        let deep = try TestApp.execApp(
+            h.desktop, id: "org.example.Deep", schemes: [], claims: ["https://example.com/app/"])
+        let rival = try TestApp.execApp(
+            h.desktop, id: "org.example.Rival", schemes: [], claims: ["https://example.com/app/"])
         #expect(try h.desktop.linkctl("install", "--claim-https").status == 0)
         #expect(try h.desktop.xdgOpen("https://example.com/app/x").text == "launched\n")
         #expect(try h.desktop.xdgOpen("https://example.com/y").text == "launched\n")
@@ -130,10 +142,15 @@ struct DeepLinkTests {
         #expect(explained.text.jsonField("outcome") == "launched")
         #expect(explained.text.jsonField("reason")?.contains("org.example.Deep.desktop") == true)
         let doctor = try h.desktop.linkctl("doctor")
-        #expect(doctor.text.contains("claimed by org.example.Deep.desktop and org.example.Rival.desktop; org.example.Deep.desktop gets its links"), "\(doctor.text)")
+        #expect(
+            doctor.text.contains(
+                "claimed by org.example.Deep.desktop and org.example.Rival.desktop; org.example.Deep.desktop gets its links"
+            ), "\(doctor.text)")
     }
 
-    @Test("refusals: a scheme no app takes, a link of a scheme linkrouter does not route; the daemon up, nothing delivered")
+    @Test(
+        "refusals: a scheme no app takes, a link of a scheme linkrouter does not route; the daemon up, nothing delivered"
+    )
     func refusals() throws {
         let h = try Harness()
         let e = try h.expectRefusal(errorPrefix + "NoApp") { _ = try h.app.route("com.example.app:/items/1") }
@@ -160,7 +177,9 @@ struct DeepLinkTests {
         }
         let r = try h.desktop.linkctl("open", "--", "com.example.app:/items/1")
         #expect(r.status == 1)
-        #expect(r.errorText.contains("org.example.LinkApp.desktop could not open the link") && r.errorText.contains("(AppFailed)"), "\(r.errorText)")
+        #expect(
+            r.errorText.contains("org.example.LinkApp.desktop could not open the link")
+                && r.errorText.contains("(AppFailed)"), "\(r.errorText)")
         #expect(app.opened().isEmpty && h.daemonAnswers)
         // The same app claiming https: the link is not lost, the browser gets it.
         try FileSystem.writeAtomically(
@@ -212,11 +231,13 @@ struct DeepLinkTests {
         let h = try Harness(register: false)
         try FileSystem.writeAtomically(
             h.desktop.applications + "/org.example.Bad.desktop",
-            text: "[Desktop Entry]\nType=Application\nName=Bad\n\(exec)\nMimeType=x-scheme-handler/com.example.app;\n", permissions: 0o644)
+            text: "[Desktop Entry]\nType=Application\nName=Bad\n\(exec)\nMimeType=x-scheme-handler/com.example.app;\n",
+            permissions: 0o644)
         let r = try h.desktop.linkctl("register", "com.example.app", "--app", "org.example.Bad.desktop")
         #expect(r.status == 1)
         #expect(r.errorText.contains(reason), "\(r.errorText)")
-        #expect(!FileSystem.exists(h.desktop.applications + "/linkrouter-com.example.app.desktop"), "nothing registered")
+        #expect(
+            !FileSystem.exists(h.desktop.applications + "/linkrouter-com.example.app.desktop"), "nothing registered")
     }
 
     @Test("register records the app that handled the scheme; uninstall makes it the default again")
@@ -228,13 +249,19 @@ struct DeepLinkTests {
         #expect(r.status == 0 && r.text.contains("app           \(app.id)"), "\(r.text)")
         let record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
         #expect(record.apps["com.example.app"] == app.id)
-        #expect(try h.desktop.run(["xdg-mime", "query", "default", "x-scheme-handler/com.example.app"]).text == "linkrouter-com.example.app.desktop\n")
+        #expect(
+            try h.desktop.run(["xdg-mime", "query", "default", "x-scheme-handler/com.example.app"]).text
+                == "linkrouter-com.example.app.desktop\n")
         #expect(try h.desktop.linkctl("uninstall").status == 0)
-        #expect(try h.desktop.run(["xdg-mime", "query", "default", "x-scheme-handler/com.example.app"]).text == app.id + "\n")
+        #expect(
+            try h.desktop.run(["xdg-mime", "query", "default", "x-scheme-handler/com.example.app"]).text == app.id
+                + "\n")
         // Two apps declare the scheme and none is the default: linkctl asks which.
         _ = try TestApp.execApp(h.desktop, id: "org.example.Other")
         try FileSystem.writeAtomically(h.desktop.mimeappsList, text: "", permissions: 0o644)
         let ambiguous = try h.desktop.linkctl("register", "com.example.app")
-        #expect(ambiguous.status == 64 && ambiguous.errorText.contains("several apps declare com.example.app"), "\(ambiguous.errorText)")
+        #expect(
+            ambiguous.status == 64 && ambiguous.errorText.contains("several apps declare com.example.app"),
+            "\(ambiguous.errorText)")
     }
 }

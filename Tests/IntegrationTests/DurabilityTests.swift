@@ -9,16 +9,23 @@ import Testing
 /// inbox when no daemon can be had, bursts, broken stores, file modes.
 @Suite("Durability")
 struct DurabilityTests {
-    @Test("kill -9 after BeginSession: the restarted daemon restores the session, its object and expiry, and the callback completes")
+    @Test(
+        "kill -9 after BeginSession: the restarted daemon restores the session, its object and expiry, and the callback completes"
+    )
     func killAfterBegin() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(120))])
-        let expiresBefore = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path, interface: API.propertiesInterface.rawValue)
+        let expiresBefore = try h.app.call(
+            "Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path,
+            interface: API.propertiesInterface.rawValue)
         h.daemon.stop(signal: SIGKILL)
         try h.restartDaemon()
         #expect(try h.app.counter("sessions_restored") == 1)
         #expect(try h.app.status(path) == "pending")
-        #expect(try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path, interface: API.propertiesInterface.rawValue) == expiresBefore)
+        #expect(
+            try h.app.call(
+                "Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: path,
+                interface: API.propertiesInterface.rawValue) == expiresBefore)
         let r = try h.desktop.xdgOpen("com.example.app:/callback?code=after-crash&state=\(Harness.state(of: url))")
         #expect(r.status == 0, "\(r.errorText)")
         // Still the owner: the app's connection never left the bus.
@@ -26,7 +33,9 @@ struct DurabilityTests {
         #expect(result["code"] == "after-crash" && result["code_verifier"] != nil)
     }
 
-    @Test("kill -9 between the callback and Wait: the result survives until its owner acknowledges it; a replay stays refused (P1)")
+    @Test(
+        "kill -9 between the callback and Wait: the result survives until its owner acknowledges it; a replay stays refused (P1)"
+    )
     func killAfterCallback() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
@@ -47,7 +56,9 @@ struct DurabilityTests {
         #expect(dump.text == "0\n")
     }
 
-    @Test("owners that left while the daemon was down: their sessions come back cancelled, recorded so, and refuse their callbacks")
+    @Test(
+        "owners that left while the daemon was down: their sessions come back cancelled, recorded so, and refuse their callbacks"
+    )
     func ownersGoneWhileDown() throws {
         let h = try Harness()
         var gone: BusClient? = try h.client()
@@ -62,7 +73,9 @@ struct DurabilityTests {
         // Recorded, not only decided: the rows say so after another crash.
         h.daemon.stop(signal: SIGKILL)
         let db = h.desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
-        let rows = try h.desktop.run(["sqlite3", db, "SELECT status, count(*) FROM sessions GROUP BY status ORDER BY status"])
+        let rows = try h.desktop.run([
+            "sqlite3", db, "SELECT status, count(*) FROM sessions GROUP BY status ORDER BY status",
+        ])
         #expect(rows.text == "cancelled|3\npending|1\n", "\(rows.errorText)")
         try h.restartDaemon()
         #expect(try h.app.allSessions().filter { $0.status == "pending" }.count == 1)
@@ -95,11 +108,15 @@ struct DurabilityTests {
         h.daemon.stop(signal: SIGKILL)
         // The minute passes while the daemon is down: the stored times say so.
         let db = h.desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
-        let aged = try h.desktop.run(["sqlite3", db, "UPDATE sessions SET created_at = created_at - 61, expires_at = expires_at - 61"])
+        let aged = try h.desktop.run([
+            "sqlite3", db, "UPDATE sessions SET created_at = created_at - 61, expires_at = expires_at - 61",
+        ])
         #expect(aged.status == 0, "\(aged.errorText)")
         try h.restartDaemon()
         #expect(eventually { (try? h.app.status(path)) == "expired" })
-        try h.expectRefusal(errorPrefix + "Expired") { _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") }
+        try h.expectRefusal(errorPrefix + "Expired") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))")
+        }
     }
 
     @Test("a loopback session is restored with its listener on the same port")
@@ -109,7 +126,10 @@ struct DurabilityTests {
         let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
         h.daemon.stop(signal: SIGKILL)
         try h.restartDaemon()
-        let r = try h.desktop.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", redirect + "?code=loop&state=\(Harness.state(of: url))"])
+        let r = try h.desktop.run([
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+            redirect + "?code=loop&state=\(Harness.state(of: url))",
+        ])
         #expect(r.text == "200")
         #expect(try h.app.wait(path)["code"] == "loop")
     }
@@ -136,13 +156,17 @@ struct DurabilityTests {
         withExtendedLifetime(bus) {}
     }
 
-    @Test("no daemon and no activation: the link is queued, then routed exactly once when the daemon starts", arguments: [false, true])
+    @Test(
+        "no daemon and no activation: the link is queued, then routed exactly once when the daemon starts",
+        arguments: [false, true])
     func queue(_ noBusAtAll: Bool) throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
         h.daemon.stop()
         let link = "com.example.app:/callback?code=queued&state=\(Harness.state(of: url))"
-        if noBusAtAll { h.desktop.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + h.desktop.root + "/nothing-here" }
+        if noBusAtAll {
+            h.desktop.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + h.desktop.root + "/nothing-here"
+        }
         let r = try h.desktop.xdgOpen(link)
         #expect(r.status == 0, "\(r.errorText)")
         #expect(r.errorText.contains("queued the link"))
@@ -160,7 +184,9 @@ struct DurabilityTests {
         #expect(try h.app.counter("links_routed") == 1, "the queued link was routed once")
         // A link queued while the daemon runs is taken at once.
         let (p2, u2) = try h.app.beginQuiet()
-        try FileSystem.writeAtomically(inbox + "/00000000000000000001-1-x.link", text: "com.example.app:/callback?code=live&state=\(Harness.state(of: u2))\n")
+        try FileSystem.writeAtomically(
+            inbox + "/00000000000000000001-1-x.link",
+            text: "com.example.app:/callback?code=live&state=\(Harness.state(of: u2))\n")
         #expect(try h.app.wait(p2)["code"] == "live")
     }
 
@@ -170,8 +196,12 @@ struct DurabilityTests {
         let sessions = try (0..<100).map { _ in try h.app.beginQuiet() }
         let pids = try sessions.enumerated().map { i, s in
             try Subprocess.spawn(
-                [Paths.linkctl, "open", "--", "com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))"],
-                environment: h.desktop.environment, stdout: .file(h.desktop.root + "/burst.\(i).out"), stderr: .file(h.desktop.root + "/burst.err"))
+                [
+                    Paths.linkctl, "open", "--",
+                    "com.example.app:/callback?code=c\(i)&state=\(Harness.state(of: s.url))",
+                ],
+                environment: h.desktop.environment, stdout: .file(h.desktop.root + "/burst.\(i).out"),
+                stderr: .file(h.desktop.root + "/burst.err"))
         }
         let statuses = pids.map { Subprocess.wait($0, timeoutMilliseconds: 60_000) }
         #expect(statuses.allSatisfy { $0 == 0 }, "\((try? FileSystem.readText(h.desktop.root + "/burst.err")) ?? "")")
@@ -190,13 +220,17 @@ struct DurabilityTests {
         for suffix in ["-wal", "-shm"] { try? FileSystem.remove(db + suffix) }
         try FileSystem.writeAtomically(db, text: String(repeating: "garbage ", count: 1000), permissions: 0o600)
         try h.restartDaemon()
-        #expect(FileSystem.list(h.desktop.runtimeDir + "/linkrouter").contains { $0.hasPrefix("sessions.sqlite3.corrupt-") })
+        #expect(
+            FileSystem.list(h.desktop.runtimeDir + "/linkrouter").contains { $0.hasPrefix("sessions.sqlite3.corrupt-") }
+        )
         let (path, url) = try h.app.beginQuiet()
         #expect(try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") == "completed")
         #expect(try h.app.wait(path)["code"] == "c")
     }
 
-    @Test("a full disk: BeginSession fails before any browser opens, a callback is acknowledged only if recorded, the daemon stays up (P6)")
+    @Test(
+        "a full disk: BeginSession fails before any browser opens, a callback is acknowledged only if recorded, the daemon stays up (P6)"
+    )
     func diskFull() throws {
         let desktop = try TestDesktop()
         let bus = try PrivateBus(desktop: desktop)
@@ -225,9 +259,14 @@ struct DurabilityTests {
         #expect(fill()?.name == errorPrefix + "StorageFailed")
         // A callback is acknowledged only if it was recorded (a small update may still fit).
         let first = try #require(begun.first)
-        let routed = dbusError { _ = try app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: first.url))") }
+        let routed = dbusError {
+            _ = try app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: first.url))")
+        }
         let status = try app.status(first.path)
-        #expect(routed == nil ? status == "completed" : routed?.name == errorPrefix + "StorageFailed" && status == "pending", "\(String(describing: routed)) \(status)")
+        #expect(
+            routed == nil
+                ? status == "completed" : routed?.name == errorPrefix + "StorageFailed" && status == "pending",
+            "\(String(describing: routed)) \(status)")
         #expect(try app.counter("browsers_started") == 0)
         #expect(desktop.invocations(Harness.browser).isEmpty)
         #expect(app.ping())
@@ -248,7 +287,9 @@ struct DurabilityTests {
         defer { _ = try? Subprocess.run(["umount", "-l", dir]) }
         let daemon = try DaemonProcess(desktop: desktop)
         let app = try BusClient(bus.address)
-        let store = try app.call("Get", [.string(API.managerInterface.rawValue), .string("Store")], interface: API.propertiesInterface.rawValue)
+        let store = try app.call(
+            "Get", [.string(API.managerInterface.rawValue), .string("Store")],
+            interface: API.propertiesInterface.rawValue)
         #expect(store.first?.variantValue?.stringValue?.hasPrefix("unavailable: ") == true, "\(store)")
         let e = try #require(dbusError { _ = try app.begin(BeginSessionRefusalTests.good) })
         #expect(e.name == errorPrefix + "StorageFailed" && e.message.contains("nothing was started"))
@@ -277,6 +318,9 @@ struct DurabilityTests {
         #expect(try FileSystem.readText(target) == "precious")
         #expect(FileSystem.status(db)?.kind == .regular)
         // The symlink itself was moved aside, not followed.
-        #expect(FileSystem.list(dir).contains { $0.hasPrefix("sessions.sqlite3.corrupt-") && FileSystem.status(dir + "/" + $0)?.kind == .symlink })
+        #expect(
+            FileSystem.list(dir).contains {
+                $0.hasPrefix("sessions.sqlite3.corrupt-") && FileSystem.status(dir + "/" + $0)?.kind == .symlink
+            })
     }
 }

@@ -32,7 +32,9 @@ struct HermeticDesktopTests {
     func runnerEnvironmentIsNotInherited() throws {
         let desktop = try TestDesktop()
         let env = try desktop.run(["/usr/bin/env"]).text.split(separator: "\n").map(String.init)
-        for name in ["XDG_CURRENT_DESKTOP", "DESKTOP_SESSION", "WAYLAND_DISPLAY", "GNOME_DESKTOP_SESSION_ID", "KDE_FULL_SESSION"] {
+        for name in [
+            "XDG_CURRENT_DESKTOP", "DESKTOP_SESSION", "WAYLAND_DISPLAY", "GNOME_DESKTOP_SESSION_ID", "KDE_FULL_SESSION",
+        ] {
             #expect(!env.contains { $0.hasPrefix(name + "=") }, "\(name) leaked into the test desktop")
         }
         #expect(env.contains("XDG_DATA_DIRS=" + desktop.systemData))

@@ -32,14 +32,20 @@ struct HttpsClaimTests {
         #expect(record.browser == Harness.browser)
         #expect(record.previousDefaults["x-scheme-handler/https"] == "standin.desktop;")
         for f in [
-            h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service", h.desktop.configHome + "/systemd/user/linkrouterd.service",
+            h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service",
+            h.desktop.configHome + "/systemd/user/linkrouterd.service",
             h.desktop.applications + "/linkrouter-https.desktop",
         ] {
             #expect(record.files.contains(f) && FileSystem.exists(f), "\(f)")
         }
-        let service = try FileSystem.readText(h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service")
-        #expect(service.contains("Exec=\(FileSystem.resolve(Paths.bin)!)/linkrouterd\n") && service.contains("SystemdService=linkrouterd.service"))
-        let validate = try h.desktop.run(["desktop-file-validate", h.desktop.applications + "/linkrouter-https.desktop"])
+        let service = try FileSystem.readText(
+            h.desktop.dataHome + "/dbus-1/services/org.linkrouter.LinkRouter1.service")
+        #expect(
+            service.contains("Exec=\(FileSystem.resolve(Paths.bin)!)/linkrouterd\n")
+                && service.contains("SystemdService=linkrouterd.service"))
+        let validate = try h.desktop.run([
+            "desktop-file-validate", h.desktop.applications + "/linkrouter-https.desktop",
+        ])
         #expect(validate.status == 0 && validate.text.isEmpty)
     }
 
@@ -57,7 +63,10 @@ struct HttpsClaimTests {
                 "https://example.org/?q=$(touch CANARY)&r=`touch CANARY`;touch CANARY|cat>CANARY<x'\"\\*",
                 "https://example.org/?q=$(touch%20CANARY)&r=`touch%20CANARY`;touch%20CANARY|cat>CANARY<x'\"\\*"
             ),
-            ("https://example.org/" + String(repeating: "a", count: 10_000), "https://example.org/" + String(repeating: "a", count: 10_000)),
+            (
+                "https://example.org/" + String(repeating: "a", count: 10_000),
+                "https://example.org/" + String(repeating: "a", count: 10_000)
+            ),
         ])
     func passthrough(_ url: String, _ expected: String) throws {
         let h = try claimed()
@@ -75,7 +84,9 @@ struct HttpsClaimTests {
         #expect(h.desktop.waitForBrowser(Harness.browser) == ["https://example.org/gio?x=1#y"])
     }
 
-    @Test("a claimed callback with a pending state is routed, not browsed; with an unknown state it is the website's page")
+    @Test(
+        "a claimed callback with a pending state is routed, not browsed; with an unknown state it is the website's page"
+    )
     func claimedCallback() throws {
         let h = try claimed()
         let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/app/callback")
@@ -91,12 +102,17 @@ struct HttpsClaimTests {
         #expect(h.desktop.opened(Harness.browser) == [unknown])
         // Explain says so too, for a second one.
         let (_, url2) = try h.app.beginQuiet(redirect: "https://example.com/app/callback")
-        let explained = try h.desktop.linkctl("explain", "https://example.com/app/callback?code=c&state=\(Harness.state(of: url2))", "--json")
+        let explained = try h.desktop.linkctl(
+            "explain", "https://example.com/app/callback?code=c&state=\(Harness.state(of: url2))", "--json")
         #expect(explained.text.jsonField("outcome") == "completed")
-        #expect(try h.desktop.linkctl("explain", "https://example.org/", "--json").text.jsonField("outcome") == "passthrough")
+        #expect(
+            try h.desktop.linkctl("explain", "https://example.org/", "--json").text.jsonField("outcome")
+                == "passthrough")
     }
 
-    @Test("with the daemon killed and no activation, a web link still opens in the browser; a pending callback is queued, not browsed")
+    @Test(
+        "with the daemon killed and no activation, a web link still opens in the browser; a pending callback is queued, not browsed"
+    )
     func daemonDown() throws {
         let h = try claimed()
         let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/app/callback")
@@ -104,7 +120,9 @@ struct HttpsClaimTests {
         h.daemon.stop(signal: SIGKILL)
         let r = try h.desktop.xdgOpen("https://example.org/while-down")
         let browsed = h.desktop.waitForBrowser(Harness.browser)
-        #expect(r.status == 0 && r.text == "passthrough\n" && browsed == ["https://example.org/while-down"], "\(r.text) \(r.errorText)")
+        #expect(
+            r.status == 0 && r.text == "passthrough\n" && browsed == ["https://example.org/while-down"],
+            "\(r.text) \(r.errorText)")
         let callback = "https://example.com/app/callback?code=later&state=\(Harness.state(of: url))"
         let queued = try h.desktop.xdgOpen(callback)
         // linkctl decides before it returns: the callback went to the inbox, not to a browser.
@@ -125,7 +143,9 @@ struct HttpsClaimTests {
         #expect(r.status == 0, "\(r.errorText)")
         #expect(try defaultHandler(h.desktop, "https") == "standin.desktop\n")
         #expect(try defaultHandler(h.desktop, "http") == "standin.desktop\n")
-        #expect(try defaultHandler(h.desktop, "org.example.other") == "\n" || defaultHandler(h.desktop, "org.example.other").isEmpty)
+        #expect(
+            try defaultHandler(h.desktop, "org.example.other") == "\n"
+                || defaultHandler(h.desktop, "org.example.other").isEmpty)
         for f in record.files { #expect(!FileSystem.exists(f), "\(f) left behind") }
         #expect(!FileSystem.exists(h.desktop.stateHome + "/linkrouter/install.conf"))
         // The register done by the harness (com.example.app) was recorded too, so it is undone as well.
@@ -133,7 +153,9 @@ struct HttpsClaimTests {
         let after = KeyFile(parsing: try FileSystem.readText(h.desktop.mimeappsList))
         let original = KeyFile(parsing: before)
         for type in ["x-scheme-handler/https", "x-scheme-handler/http", "text/html"] {
-            #expect(after.value(type, in: "Default Applications") == original.value(type, in: "Default Applications"), "\(type)")
+            #expect(
+                after.value(type, in: "Default Applications") == original.value(type, in: "Default Applications"),
+                "\(type)")
         }
         #expect(after.value("x-scheme-handler/https", in: "Added Associations")?.contains("linkrouter") != true)
     }
@@ -149,8 +171,13 @@ struct HttpsClaimTests {
         try FileSystem.remove(h.desktop.applications + "/standin.desktop")
         let bad = try h.desktop.linkctl("doctor")
         #expect(bad.status == 1)
-        #expect(bad.text.contains("FAIL  browser: the browser recorded at install, standin.desktop, has no launchable desktop entry"))
-        #expect(bad.text.contains("      fix: linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"))
+        #expect(
+            bad.text.contains(
+                "FAIL  browser: the browser recorded at install, standin.desktop, has no launchable desktop entry"))
+        #expect(
+            bad.text.contains(
+                "      fix: linkctl uninstall && xdg-settings set default-web-browser YOUR.desktop && linkctl install --claim-https"
+            ))
         let json = try h.desktop.linkctl("doctor", "--json")
         #expect(json.status == 1 && json.text.contains("{\"check\":\"browser\",\"ok\":false"))
     }
@@ -170,7 +197,9 @@ struct HttpsClaimTests {
                 """, permissions: 0o644)
         let r = try h.desktop.linkctl("doctor")
         #expect(r.status == 1)
-        #expect(r.text.contains("FAIL  linkrouter-org.stale.app.desktop: a linkrouter desktop file that no install recorded"))
+        #expect(
+            r.text.contains(
+                "FAIL  linkrouter-org.stale.app.desktop: a linkrouter desktop file that no install recorded"))
     }
 
     @Test("never a loop: a browser entry that leads back to linkrouter is refused, with one launch at most (R6)")
@@ -178,9 +207,16 @@ struct HttpsClaimTests {
         let h = try claimed()
         // A "browser" whose program hands the link straight back to xdg-open (and so to linkctl).
         let script = h.desktop.root + "/bin/bouncer"
-        try FileSystem.writeAtomically(script, text: "#!/bin/sh\necho \"$@\" >> \(h.desktop.root)/bounces\nxdg-open \"$1\"\necho $? > \(h.desktop.root)/bounced\n", permissions: 0o755)
         try FileSystem.writeAtomically(
-            h.desktop.applications + "/bouncer.desktop", text: "[Desktop Entry]\nType=Application\nName=Bouncer\nExec=\(script) %u\nMimeType=x-scheme-handler/https;\n", permissions: 0o644)
+            script,
+            text:
+                "#!/bin/sh\necho \"$@\" >> \(h.desktop.root)/bounces\nxdg-open \"$1\"\necho $? > \(h.desktop.root)/bounced\n",
+            permissions: 0o755)
+        try FileSystem.writeAtomically(
+            h.desktop.applications + "/bouncer.desktop",
+            text:
+                "[Desktop Entry]\nType=Application\nName=Bouncer\nExec=\(script) %u\nMimeType=x-scheme-handler/https;\n",
+            permissions: 0o644)
         var record = try #require(InstallRecord.read(h.desktop.stateHome + "/linkrouter/install.conf"))
         record.browser = "bouncer.desktop"
         try record.write(h.desktop.stateHome + "/linkrouter/install.conf")
@@ -202,7 +238,9 @@ struct HttpsClaimTests {
     @Test("R5: only http and https are ever forwarded")
     func forwardsOnlyWeb() throws {
         let h = try claimed()
-        for url in ["file:///etc/passwd", "smb://host/share", "sftp://host/x", "data:text/html,x", "javascript:alert(1)"] {
+        for url in [
+            "file:///etc/passwd", "smb://host/share", "sftp://host/x", "data:text/html,x", "javascript:alert(1)",
+        ] {
             try h.expectRefusal(errorPrefix + "NotACallback") { _ = try h.app.route(url) }
         }
     }
@@ -210,5 +248,7 @@ struct HttpsClaimTests {
 
 /// Reading the daemon's published claimed-callbacks list.
 enum ClaimedCallbacksFile {
-    static func read(_ d: TestDesktop) -> String { (try? FileSystem.readText(d.runtimeDir + "/linkrouter/claimed-callbacks")) ?? "" }
+    static func read(_ d: TestDesktop) -> String {
+        (try? FileSystem.readText(d.runtimeDir + "/linkrouter/claimed-callbacks")) ?? ""
+    }
 }

@@ -9,7 +9,9 @@ import Testing
 /// the handler (`%20` → space, UTF-8 escapes → characters, unreserved escapes
 /// → the character). linkctl puts back what cannot stand raw, so callbacks,
 /// error callbacks and non-ASCII deep links work exactly as through GNOME.
-@Suite("KDE: kde-open5 and KIO's decoded links", .serialized, .enabled(if: KDE.unavailable == nil, "\(KDE.unavailable ?? "")"))
+@Suite(
+    "KDE: kde-open5 and KIO's decoded links", .serialized,
+    .enabled(if: KDE.unavailable == nil, "\(KDE.unavailable ?? "")"))
 struct KDELaunchTests {
     /// A harness whose `xdg-open` takes KDE's path; KService's cache is rebuilt from the test's directories.
     func world(register: Bool = true, activation: Bool = false) throws -> Harness {
@@ -18,7 +20,9 @@ struct KDELaunchTests {
         return h
     }
 
-    @Test("what KIO 5.103 decodes, byte by byte (%00–%FF and UTF-8), and that linkctl's restoring gives back each link up to RFC 3986 equivalence")
+    @Test(
+        "what KIO 5.103 decodes, byte by byte (%00–%FF and UTF-8), and that linkctl's restoring gives back each link up to RFC 3986 equivalence"
+    )
     func decodingTable() throws {
         let d = try TestDesktop()
         KDE.use(d)
@@ -28,9 +32,11 @@ struct KDELaunchTests {
         let hex = Array("0123456789ABCDEF")
         func escape(_ b: Int) -> String { "%" + String(hex[b >> 4]) + String(hex[b & 15]) }
         var cases = (0..<256).map { b in (name: "b" + escape(b).dropFirst(), sent: escape(b)) }
-        // Valid UTF-8 (decoded), invalid sequences and a noncharacter (kept), double encoding (decoded once at most), stray %.
+        // Valid UTF-8 (decoded), invalid sequences and a noncharacter (kept), double encoding (decoded once at most),
+        // stray %.
         for (i, sent) in [
-            "%C3%A9", "%E2%82%AC", "%F0%9F%98%80", "%C2%A0", "%C2%85", "%c3%a9", "%C3%28", "%C0%AF", "%ED%A0%80", "%EF%BF%BF",
+            "%C3%A9", "%E2%82%AC", "%F0%9F%98%80", "%C2%A0", "%C2%85", "%c3%a9", "%C3%28", "%C0%AF", "%ED%A0%80",
+            "%EF%BF%BF",
             "%2520", "%25C3%25A9", "%2f", "%7e%41",
         ].enumerated() {
             cases.append((name: "u\(i)", sent: sent))
@@ -54,13 +60,17 @@ struct KDELaunchTests {
             #expect(got["b" + kept.dropFirst()] == kept, "\(kept) stays encoded")
         }
         #expect(got["u0"] == "é" && got["u1"] == "€" && got["u2"] == "😀")
-        #expect(got["u6"] == "%C3%28" && got["u8"] == "%ED%A0%80" && got["u9"] == "%EF%BF%BF", "invalid UTF-8 and the noncharacter stay encoded")
+        #expect(
+            got["u6"] == "%C3%28" && got["u8"] == "%ED%A0%80" && got["u9"] == "%EF%BF%BF",
+            "invalid UTF-8 and the noncharacter stay encoded")
         #expect(got["u10"] == "%2520", "decoded at most once")
         #expect(got["u12"] == "%2F", "hex case is uppercased")
         // Restoring gives back every value as sent, up to what RFC 3986 §6.2.2 calls equivalent.
         for c in cases {
             let restored = LinkIntake.restoringEncoding(got[c.name] ?? "<missing>")
-            #expect(restored == KDE.equivalent(c.sent), "\(c.sent) arrived as \(got[c.name] ?? "nothing"), restored as \(restored)")
+            #expect(
+                restored == KDE.equivalent(c.sent),
+                "\(c.sent) arrived as \(got[c.name] ?? "nothing"), restored as \(restored)")
         }
         // And the whole link, restored, is a valid URI again.
         #expect((try? URIReference.strict(LinkIntake.restoringEncoding(arrived), maxLength: 16_384)) != nil)
@@ -84,7 +94,9 @@ struct KDELaunchTests {
         let h = try world()
         try KDE.rebuildCache(h.desktop)
         let (path, url) = try h.app.beginQuiet()
-        let r = try h.desktop.xdgOpen("com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=\(Harness.state(of: url))")
+        let r = try h.desktop.xdgOpen(
+            "com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=\(Harness.state(of: url))"
+        )
         #expect(r.status == 0 && r.text == "failed\n", "\(r.status) \(r.text) \(r.errorText)")
         let error = dbusError { _ = try h.app.wait(path, timeoutMilliseconds: 2000) }
         #expect(error?.name == errorPrefix + "AuthorizationFailed")
@@ -92,7 +104,9 @@ struct KDELaunchTests {
         #expect(h.daemonAnswers)
     }
 
-    @Test("the README's set-up through KDE: a non-ASCII deep link reaches the app, the callback its owner; claimed https to the app, the rest to the browser")
+    @Test(
+        "the README's set-up through KDE: a non-ASCII deep link reaches the app, the callback its owner; claimed https to the app, the rest to the browser"
+    )
     func deepLinksAndClaims() throws {
         let h = try world(register: false)
         let app = try TestApp.execApp(h.desktop, claims: ["https://example.com/app/"])
@@ -103,7 +117,9 @@ struct KDELaunchTests {
         #expect(try h.desktop.xdgOpen(deep).text == "launched\n")
         #expect(app.waitForOpens(1) == [deep])
         let (path, url) = try h.app.beginQuiet()
-        #expect(try h.desktop.xdgOpen("com.example.app:/callback?code=c%C3%A9&state=\(Harness.state(of: url))").text == "completed\n")
+        #expect(
+            try h.desktop.xdgOpen("com.example.app:/callback?code=c%C3%A9&state=\(Harness.state(of: url))").text
+                == "completed\n")
         #expect(try h.app.wait(path)["code"] == "cé")
         let claimed = "https://example.com/app/caf%C3%A9?q=a%20b"
         #expect(try h.desktop.xdgOpen(claimed).text == "launched\n")
@@ -117,7 +133,9 @@ struct KDELaunchTests {
 }
 
 extension KDELaunchTests {
-    @Test("focus on KDE's X11 path: the click's startup id reaches the app; linkrouter's own entry starts silently, so a callback leaves no busy cursor")
+    @Test(
+        "focus on KDE's X11 path: the click's startup id reaches the app; linkrouter's own entry starts silently, so a callback leaves no busy cursor"
+    )
     func startupNotification() throws {
         let h = try world(register: false)
         let display = try XvfbDisplay(desktop: h.desktop)
@@ -128,13 +146,17 @@ extension KDELaunchTests {
         try KDE.rebuildCache(h.desktop)
         let watch = try StartupWatch(desktop: h.desktop)
         let (path, url) = try h.app.beginQuiet()
-        #expect(try h.desktop.xdgOpen("com.example.app:/callback?code=c&state=\(Harness.state(of: url))").text == "completed\n")
+        #expect(
+            try h.desktop.xdgOpen("com.example.app:/callback?code=c&state=\(Harness.state(of: url))").text
+                == "completed\n")
         #expect(try h.app.wait(path)["code"] == "c")
         #expect(try h.desktop.xdgOpen("com.example.app:/items/1").text == "launched\n")
         app.waitForOpens(1)
         // KIO announces a startup for every launch of linkrouter's entry: each one silent (no launch
         // feedback, so nothing waits for a window that a callback never opens).
-        let ours = watch.waitForMessages(2).filter { $0.hasPrefix("new:") && $0.contains("linkrouter-com.example.app.desktop") }
+        let ours = watch.waitForMessages(2).filter {
+            $0.hasPrefix("new:") && $0.contains("linkrouter-com.example.app.desktop")
+        }
         #expect(ours.count == 2, "\(watch.messages())")
         #expect(ours.allSatisfy { $0.contains("SILENT=1") }, "\(ours)")
         // The deep link's startup id is the one KIO made for that click, handed on to the app.
@@ -154,9 +176,11 @@ final class StartupWatch {
         pid = try Subprocess.spawn(
             ["/usr/bin/python3", Paths.fixtures + "/startup_watch.py", "--out", out], environment: desktop.environment,
             stdout: .file(ready), stderr: .file(ready + ".err"))
-        guard eventually(timeoutMilliseconds: 10_000, { ((try? FileSystem.readText(ready)) ?? "").contains("ready") }) else {
+        guard eventually(timeoutMilliseconds: 10_000, { ((try? FileSystem.readText(ready)) ?? "").contains("ready") })
+        else {
             Subprocess.stop(pid, name: "startup_watch.py")
-            throw SystemError("startup_watch did not start: \((try? FileSystem.readText(ready + ".err")) ?? "")", code: ETIMEDOUT)
+            throw SystemError(
+                "startup_watch did not start: \((try? FileSystem.readText(ready + ".err")) ?? "")", code: ETIMEDOUT)
         }
     }
 
@@ -181,7 +205,8 @@ final class StartupWatch {
 /// display, and KService's cache built from the test's own directories.
 enum KDE {
     static let unavailable: String? = {
-        for p in ["/usr/bin/kde-open5", "/usr/bin/kbuildsycoca5", "/etc/xdg/menus/kf5-applications.menu"] where FileSystem.status(p) == nil {
+        for p in ["/usr/bin/kde-open5", "/usr/bin/kbuildsycoca5", "/etc/xdg/menus/kf5-applications.menu"]
+        where FileSystem.status(p) == nil {
             return "\(p) is missing (Debian: kde-cli-tools); scripts/setup --test installs it"
         }
         return nil
@@ -192,7 +217,8 @@ enum KDE {
         // in a config directory it finds none. The menu names no application or default: those all
         // still come from the test's own directories.
         try? FileSystem.makeDirectories(d.systemConfig + "/menus", permissions: 0o700)
-        try? FileSystem.symlink("/etc/xdg/menus/kf5-applications.menu", at: d.systemConfig + "/menus/kf5-applications.menu")
+        try? FileSystem.symlink(
+            "/etc/xdg/menus/kf5-applications.menu", at: d.systemConfig + "/menus/kf5-applications.menu")
         d.extraEnvironment["XDG_CURRENT_DESKTOP"] = "KDE"
         d.extraEnvironment["KDE_SESSION_VERSION"] = "5"
         d.extraEnvironment["QT_QPA_PLATFORM"] = "offscreen"
@@ -209,14 +235,21 @@ enum KDE {
     /// characters decoded, every other escape's hex uppercase.
     static func equivalent(_ sent: String) -> String {
         func unreserved(_ b: UInt8) -> Bool {
-            (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+            (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E
+                || b == 0x5F || b == 0x7E
         }
         var out = ""
         let u = Array(sent.utf8)
         var i = 0
         while i < u.count {
-            if u[i] == 0x25, i + 2 < u.count, let v = UInt8(String(decoding: u[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
-                if unreserved(v) { out.append(Character(Unicode.Scalar(v))) } else { out += "%" + String(decoding: u[(i + 1)...(i + 2)], as: UTF8.self).uppercased() }
+            if u[i] == 0x25, i + 2 < u.count,
+                let v = UInt8(String(decoding: u[(i + 1)...(i + 2)], as: UTF8.self), radix: 16)
+            {
+                if unreserved(v) {
+                    out.append(Character(Unicode.Scalar(v)))
+                } else {
+                    out += "%" + String(decoding: u[(i + 1)...(i + 2)], as: UTF8.self).uppercased()
+                }
                 i += 3
             } else {
                 out.append(Character(Unicode.Scalar(u[i])))

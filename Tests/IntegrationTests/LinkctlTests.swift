@@ -8,7 +8,8 @@ import Testing
 @Suite("linkctl")
 struct LinkctlTests {
     static let commands = [
-        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "sessions", "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
+        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "sessions", "cancel",
+        "status", "explain", "register", "claim", "install", "uninstall", "doctor",
         "completion",
     ]
 
@@ -21,7 +22,10 @@ struct LinkctlTests {
         for c in Self.commands {
             let r = try d.linkctl(c, "--help")
             #expect(r.status == 0)
-            #expect(r.text == (try FileSystem.readText(Paths.root + "/Tests/IntegrationTests/Golden/linkctl-\(c)--help.txt")), "\(c)")
+            #expect(
+                r.text
+                    == (try FileSystem.readText(Paths.root + "/Tests/IntegrationTests/Golden/linkctl-\(c)--help.txt")),
+                "\(c)")
             #expect(try d.linkctl("help", c).text == r.text)
         }
         #expect(try d.linkctl("--version").text == "linkctl \(API.version)\n")
@@ -31,13 +35,34 @@ struct LinkctlTests {
         "usage errors exit 64 with the reason and a hint",
         arguments: [
             (["frobnicate"], "linkctl: unknown command \"frobnicate\"\nTry 'linkctl --help'.\n"),
-            (["wait"], "linkctl: wait needs SESSION\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
-            (["wait", "a", "b"], "linkctl: wait takes one operand (SESSION), not 2\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
-            (["begin", "--bogus"], "linkctl: unknown option --bogus\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-            (["begin", "--ttl"], "linkctl: --ttl needs a value (SECONDS)\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-            (["begin", "--ttl", "ten"], "linkctl: --ttl takes a number of seconds, not ten\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-            (["begin", "--json=yes"], "linkctl: --json takes no value\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"),
-            (["wait", "not/a/session"], "linkctl: not/a/session is not a session path or id\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"),
+            (
+                ["wait"],
+                "linkctl: wait needs SESSION\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"
+            ),
+            (
+                ["wait", "a", "b"],
+                "linkctl: wait takes one operand (SESSION), not 2\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"
+            ),
+            (
+                ["begin", "--bogus"],
+                "linkctl: unknown option --bogus\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"
+            ),
+            (
+                ["begin", "--ttl"],
+                "linkctl: --ttl needs a value (SECONDS)\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"
+            ),
+            (
+                ["begin", "--ttl", "ten"],
+                "linkctl: --ttl takes a number of seconds, not ten\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"
+            ),
+            (
+                ["begin", "--json=yes"],
+                "linkctl: --json takes no value\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"
+            ),
+            (
+                ["wait", "not/a/session"],
+                "linkctl: not/a/session is not a session path or id\nUsage: linkctl wait [OPTION…] SESSION\nTry 'linkctl wait --help'.\n"
+            ),
             (
                 ["register", "myapp"],
                 "linkctl: myapp is not a reverse-domain scheme; register a scheme such as com.example.app (https is claimed with linkctl install --claim-https)\nUsage: linkctl register [OPTION…] SCHEME\nTry 'linkctl register --help'.\n"
@@ -56,8 +81,10 @@ struct LinkctlTests {
         arguments: [
             ["open", "--", "--help"], ["open", "-x"], ["open", "--", "-x"], ["open"], ["open", "--", ""],
             ["open", "--", "com.example.app:/cb?code=1&state=2", "com.example.app:/cb?code=3&state=4"],
-            ["open", "--", "cb?code=1&state=2"], ["open", "--", "/callback?code=1"], ["open", "--", "file:///etc/passwd"],
-            ["open", "--", "javascript:alert(1)"], ["open", "--", "myapp:/callback?state=1"], ["open", "--", "com.example.app:/cb?code=a\nb"],
+            ["open", "--", "cb?code=1&state=2"], ["open", "--", "/callback?code=1"],
+            ["open", "--", "file:///etc/passwd"],
+            ["open", "--", "javascript:alert(1)"], ["open", "--", "myapp:/callback?state=1"],
+            ["open", "--", "com.example.app:/cb?code=a\nb"],
         ])
     func openRefusals(_ args: [String]) throws {
         // No bus at all: had linkctl tried to reach the daemon, it would have queued the link (exit 0).
@@ -75,7 +102,10 @@ struct LinkctlTests {
         let (path, url) = try h.app.beginQuiet()
         let refused = try h.desktop.linkctl("open", "--", "com.example.app:/callback?code=c&state=nope")
         #expect(refused.status == 1)
-        #expect(refused.errorText == "linkctl: no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged (UnknownState)\n")
+        #expect(
+            refused.errorText
+                == "linkctl: no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged (UnknownState)\n"
+        )
         let ok = try h.desktop.linkctl("open", "--", "com.example.app:/callback?code=c&state=\(Harness.state(of: url))")
         #expect(ok.status == 0 && ok.text == "completed\n")
         #expect(try h.app.wait(path)["code"] == "c")
@@ -87,7 +117,8 @@ struct LinkctlTests {
         let r = try d.linkctl("register", "com.Example.App", "--json")
         #expect(r.status == 0, "\(r.errorText)")
         let path = d.applications + "/linkrouter-com.example.app.desktop"
-        let entry = DesktopEntry(id: "linkrouter-com.example.app.desktop", path: path, text: try FileSystem.readText(path))
+        let entry = DesktopEntry(
+            id: "linkrouter-com.example.app.desktop", path: path, text: try FileSystem.readText(path))
         #expect(entry.exec == (FileSystem.resolve(Paths.linkctl) ?? Paths.linkctl) + " open -- %u")
         #expect(entry.noDisplay && entry.mimeTypes == ["x-scheme-handler/com.example.app"])
         let validate = try d.run(["desktop-file-validate", path])
@@ -98,7 +129,10 @@ struct LinkctlTests {
         #expect(cache.contains("x-scheme-handler/com.example.app=linkrouter-com.example.app.desktop;"))
         // Registering again changes nothing but the file's contents (idempotent).
         #expect(try d.linkctl("register", "com.example.app").status == 0)
-        #expect(FileSystem.list(d.applications).filter { $0.hasPrefix("linkrouter-") } == ["linkrouter-com.example.app.desktop"])
+        #expect(
+            FileSystem.list(d.applications).filter { $0.hasPrefix("linkrouter-") } == [
+                "linkrouter-com.example.app.desktop"
+            ])
     }
 
     @Test("sessions, status and cancel, for people and with --json")
@@ -114,7 +148,10 @@ struct LinkctlTests {
         let row = table.text.split(separator: "\n").dropFirst().first.map { $0.split(separator: " ").map(String.init) }
         #expect(row == [id, "pending", "com.example.app:/callback", h.app.name, "host"])
         let json = try h.desktop.linkctl("sessions", "--json")
-        #expect(json.text == "[{\"session\":\"\(path)\",\"status\":\"pending\",\"redirect_uri\":\"com.example.app:/callback\",\"owner\":\"\(h.app.name)\",\"owner_app\":\"host\"}]\n")
+        #expect(
+            json.text
+                == "[{\"session\":\"\(path)\",\"status\":\"pending\",\"redirect_uri\":\"com.example.app:/callback\",\"owner\":\"\(h.app.name)\",\"owner_app\":\"host\"}]\n"
+        )
         let status = try h.desktop.linkctl("status", "--json")
         #expect(status.text == "{\"running\":true,\"version\":\"\(API.version)\",\"pending\":1,\"sessions\":1}\n")
         let one = try h.desktop.linkctl("status", id)
@@ -136,14 +173,19 @@ struct LinkctlTests {
         _ = bus
     }
 
-    @Test("linkctl completion: bash completes verbs, each verb's options and its operand words; zsh and fish read their scripts, and fish completes from the same table")
+    @Test(
+        "linkctl completion: bash completes verbs, each verb's options and its operand words; zsh and fish read their scripts, and fish completes from the same table"
+    )
     func completion() throws {
         let d = try TestDesktop()
         let script = d.root + "/linkctl.bash"
         try FileSystem.writeAtomically(script, text: try d.linkctl("completion", "bash").text, permissions: 0o644)
         func bash(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
-            let r = try d.run(["bash", "-c", "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _linkctl; printf '%s\\n' \"${COMPREPLY[@]}\""])
+            let r = try d.run([
+                "bash", "-c",
+                "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _linkctl; printf '%s\\n' \"${COMPREPLY[@]}\"",
+            ])
             #expect(r.status == 0, "\(r.errorText)")
             return r.text.split(separator: "\n").map(String.init)
         }
@@ -159,9 +201,14 @@ struct LinkctlTests {
             let check = try d.run([shell, "-n", file])
             #expect(check.status == 0, "\(shell): \(check.errorText)")
         }
-        let fish = try d.run(["fish", "--no-config", "-c", "source '\(d.root)/linkctl.fish'; complete -C 'linkctl token --int'"])
+        let fish = try d.run([
+            "fish", "--no-config", "-c", "source '\(d.root)/linkctl.fish'; complete -C 'linkctl token --int'",
+        ])
         #expect(fish.text.hasPrefix("--interactive\t"), "\(fish.text)")
-        let zsh = try d.run(["zsh", "-f", "-c", "autoload -Uz compinit; compinit -u -d '\(d.root)/zcompdump'; source '\(d.root)/linkctl.zsh' 2>/dev/null; whence -w _linkctl"])
+        let zsh = try d.run([
+            "zsh", "-f", "-c",
+            "autoload -Uz compinit; compinit -u -d '\(d.root)/zcompdump'; source '\(d.root)/linkctl.zsh' 2>/dev/null; whence -w _linkctl",
+        ])
         #expect(zsh.text.contains("_linkctl: function"), "\(zsh.text) \(zsh.errorText)")
         let bad = try d.linkctl("completion", "tcsh")
         #expect(bad.status == 64 && bad.errorText.contains("bash, zsh or fish"))

@@ -18,7 +18,9 @@ struct LoopbackTests {
         var base: String { String(redirect.dropLast("/callback".count)) }
     }
 
-    func begin(_ h: Harness, _ redirect: String = "http://127.0.0.1/callback", client: BusClient? = nil) throws -> Listening {
+    func begin(_ h: Harness, _ redirect: String = "http://127.0.0.1/callback", client: BusClient? = nil) throws
+        -> Listening
+    {
         let (path, url) = try (client ?? h.app).beginQuiet(redirect: redirect)
         let redirectURI = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
         let port = Int(redirectURI.split(separator: ":").last!.split(separator: "/").first!)!
@@ -28,17 +30,23 @@ struct LoopbackTests {
     /// curl's status code for a request (`-g` so brackets in IPv6 URLs are literal).
     func curl(_ d: TestDesktop, _ args: [String]) throws -> (code: Int, headers: String, body: String) {
         let dir = d.root + "/curl-\(Clock.monotonicNanoseconds())"
-        let r = try d.run(["curl", "-sg", "--max-time", "5", "-D", dir + ".h", "-o", dir + ".b", "-w", "%{http_code}"] + args)
-        return (Int(r.text) ?? 0, (try? FileSystem.readText(dir + ".h")) ?? "", (try? FileSystem.readText(dir + ".b")) ?? "")
+        let r = try d.run(
+            ["curl", "-sg", "--max-time", "5", "-D", dir + ".h", "-o", dir + ".b", "-w", "%{http_code}"] + args)
+        return (
+            Int(r.text) ?? 0, (try? FileSystem.readText(dir + ".h")) ?? "", (try? FileSystem.readText(dir + ".b")) ?? ""
+        )
     }
 
-    @Test("linkctl login --redirect-uri http://127.0.0.1/callback: the listener is up before the browser, the result names the port")
+    @Test(
+        "linkctl login --redirect-uri http://127.0.0.1/callback: the listener is up before the browser, the result names the port"
+    )
     func linkctlLogin() throws {
         let h = try Harness()
         let out = h.desktop.root + "/login.json"
         let pid = try Subprocess.spawn(
             [
-                Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id", "cli",
+                Paths.linkctl, "login", "--authorization-endpoint", "https://auth.example.com/authorize", "--client-id",
+                "cli",
                 "--redirect-uri", "http://127.0.0.1/callback", "--json",
             ],
             environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
@@ -55,20 +63,25 @@ struct LoopbackTests {
         #expect(json.jsonField("redirect_uri") == redirect)
     }
 
-    @Test("a provider's 302 to the listener, followed by a browser", arguments: ["http://127.0.0.1/callback", "http://[::1]/callback", "http://localhost/callback"])
+    @Test(
+        "a provider's 302 to the listener, followed by a browser",
+        arguments: ["http://127.0.0.1/callback", "http://[::1]/callback", "http://localhost/callback"])
     func providerRedirect(_ registered: String) throws {
         let h = try Harness(browser: false)
         let provider = try Provider(desktop: h.desktop)
         try h.desktop.addCookieBrowser("browser-a.desktop", cafile: provider.cafile, makeDefault: true)
         let (path, url) = try h.app.begin([
-            ("authorization_endpoint", .string(provider.origin + "/authorize")), ("client_id", .string("c")), ("redirect_uri", .string(registered)),
+            ("authorization_endpoint", .string(provider.origin + "/authorize")), ("client_id", .string("c")),
+            ("redirect_uri", .string(registered)),
         ])
         let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
         // The provider gets the redirect URI as the app wrote it, with only the port filled in (issue 13 §3).
         if registered.contains("localhost") { #expect(redirect.hasPrefix("http://localhost:")) }
         if registered.contains("::1") { #expect(redirect.hasPrefix("http://[::1]:")) }
         _ = try #require(provider.waitForLogin())
-        let hop = provider.origin + "/redirect-to?url=" + PercentEncoding.encode(redirect + "?state=\(Harness.state(of: url))&code=via-302")
+        let hop =
+            provider.origin + "/redirect-to?url="
+            + PercentEncoding.encode(redirect + "?state=\(Harness.state(of: url))&code=via-302")
         let r = try h.desktop.run([
             "python3", Paths.fixtures + "/browser.py", "--name", "a", "--jar", h.desktop.root + "/a.cookies",
             "--log", h.desktop.root + "/browsers.jsonl", "--cafile", provider.cafile, hop,
@@ -88,7 +101,9 @@ struct LoopbackTests {
         let six = try begin(h, "http://[::1]/callback")
         let ss = try h.desktop.run(["ss", "-Hltn"]).text
         // The local address column of every listening socket on either port.
-        let local = ss.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }.filter { $0.count >= 4 }.map { String($0[3]) }
+        let local = ss.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }.filter {
+            $0.count >= 4
+        }.map { String($0[3]) }
             .filter { $0.hasSuffix(":\(four.port)") || $0.hasSuffix(":\(six.port)") }
         #expect(local.sorted() == ["127.0.0.1:\(four.port)", "[::1]:\(six.port)"].sorted(), "\(ss)")
         _ = try h.app.call("Cancel", path: four.path, interface: API.sessionInterface.rawValue)
@@ -98,7 +113,9 @@ struct LoopbackTests {
         #expect(RawSocket.isListening(port: six.port, ipv6: true))
     }
 
-    @Test("localhost: the provider gets localhost; the listener answers on 127.0.0.1 and ::1 on one port; Host must be localhost:PORT (issue 13 §3)")
+    @Test(
+        "localhost: the provider gets localhost; the listener answers on 127.0.0.1 and ::1 on one port; Host must be localhost:PORT (issue 13 §3)"
+    )
     func localhost() throws {
         let h = try Harness()
         func session() throws -> Listening {
@@ -109,7 +126,9 @@ struct LoopbackTests {
         // Whatever /etc/hosts says, a browser may reach localhost over either family: force each.
         for family in ["127.0.0.1", "[::1]"] {
             let l = try session()
-            let r = try curl(h.desktop, ["--resolve", "localhost:\(l.port):\(family)", "\(l.redirect)?code=via-\(family)&state=\(l.state)"])
+            let r = try curl(
+                h.desktop,
+                ["--resolve", "localhost:\(l.port):\(family)", "\(l.redirect)?code=via-\(family)&state=\(l.state)"])
             #expect(r.code == 200, "\(family)")
             #expect(try h.app.wait(l.path)["code"] == "via-\(family)")
         }
@@ -120,13 +139,16 @@ struct LoopbackTests {
         #expect(listening.split(separator: "\n").count == 2, "\(listening)")
         // The DNS-rebinding check stands for every other host, a loopback literal included.
         for host in ["127.0.0.1:\(l.port)", "[::1]:\(l.port)", "rebind.example:\(l.port)", "localhost:1"] {
-            let r = try curl(h.desktop, ["-H", "Host: \(host)", "http://127.0.0.1:\(l.port)/callback?code=c&state=\(l.state)"])
+            let r = try curl(
+                h.desktop, ["-H", "Host: \(host)", "http://127.0.0.1:\(l.port)/callback?code=c&state=\(l.state)"])
             #expect(r.code == 400, "\(host)")
         }
         #expect(try h.app.status(l.path) == "pending")
     }
 
-    @Test("every refusal, with its status code; the session untouched; the real callback still works (L1, L2, L3, L5, L6)")
+    @Test(
+        "every refusal, with its status code; the session untouched; the real callback still works (L1, L2, L3, L5, L6)"
+    )
     func refusals() throws {
         let h = try Harness()
         let other = try begin(h)
@@ -138,7 +160,13 @@ struct LoopbackTests {
             ("trailing slash", ["\(l.base)/callback/?code=c&state=\(l.state)"], 404),
             ("doubled slash", ["--path-as-is", "\(l.base)//callback?code=c&state=\(l.state)"], 404),
             ("POST", ["-X", "POST", "-d", "code=c&state=\(l.state)", good], 405),
-            ("OPTIONS preflight", ["-X", "OPTIONS", "-H", "Origin: https://evil.example", "-H", "Access-Control-Request-Method: GET", good], 405),
+            (
+                "OPTIONS preflight",
+                [
+                    "-X", "OPTIONS", "-H", "Origin: https://evil.example", "-H", "Access-Control-Request-Method: GET",
+                    good,
+                ], 405
+            ),
             ("PUT", ["-X", "PUT", good], 405),
             ("unknown state", ["\(l.base)/callback?code=c&state=guess"], 400),
             ("another session's state", ["\(l.base)/callback?code=c&state=\(other.state)"], 400),
@@ -160,13 +188,17 @@ struct LoopbackTests {
         }
         // Absolute-form request target (a proxy request).
         let abs = try RawSocket(port: l.port)
-        abs.send("GET http://evil.example/callback?code=c&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\n")
+        abs.send(
+            "GET http://evil.example/callback?code=c&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\n")
         #expect(abs.readAll().hasPrefix("HTTP/1.1 400"))
         #expect(try h.app.status(l.path) == "pending" && h.app.status(other.path) == "pending")
         #expect(h.daemonAnswers)
         let ok = try curl(h.desktop, [good])
         #expect(ok.code == 200)
-        for header in ["cache-control: no-store", "referrer-policy: no-referrer", "content-security-policy: default-src 'none'", "connection: close"] {
+        for header in [
+            "cache-control: no-store", "referrer-policy: no-referrer", "content-security-policy: default-src 'none'",
+            "connection: close",
+        ] {
             #expect(ok.headers.lowercased().contains(header), "\(header)")
         }
         #expect(!ok.body.contains("<script") && !ok.body.contains("src=") && !ok.body.contains("href="))
@@ -182,9 +214,13 @@ struct LoopbackTests {
         let h = try Harness()
         let l = try begin(h)
         let slow = try (0..<5).map { _ in try RawSocket(port: l.port) }
-        for s in slow { s.send("GET /callback?code=slow&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\nX-Slow: ") }
+        for s in slow {
+            s.send("GET /callback?code=slow&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\nX-Slow: ")
+        }
         let pipelined = try RawSocket(port: l.port)
-        pipelined.send("GET /nothing HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\nGET /callback?code=sneaky&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\n")
+        pipelined.send(
+            "GET /nothing HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\nGET /callback?code=sneaky&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\n"
+        )
         let answer = pipelined.readAll()
         #expect(answer.components(separatedBy: "HTTP/1.1 ").count - 1 == 1)
         #expect(answer.hasPrefix("HTTP/1.1 404"))
@@ -214,7 +250,11 @@ struct LoopbackTests {
     func errorPage() throws {
         let h = try Harness()
         let l = try begin(h)
-        let r = try curl(h.desktop, ["\(l.base)/callback?error=access_denied&error_description=%3Cscript%3Ealert(1)%3C%2Fscript%3E&state=\(l.state)"])
+        let r = try curl(
+            h.desktop,
+            [
+                "\(l.base)/callback?error=access_denied&error_description=%3Cscript%3Ealert(1)%3C%2Fscript%3E&state=\(l.state)"
+            ])
         #expect(r.code == 200)
         #expect(r.body.contains("The sign-in was declined."))
         #expect(!r.body.contains("script") && !r.body.contains("alert"))
@@ -225,7 +265,9 @@ struct LoopbackTests {
     func portTaken() throws {
         let h = try Harness()
         let squatter = try begin(h)
-        try h.expectRefusal(errorPrefix + "ListenerFailed") { _ = try h.app.beginQuiet(redirect: "http://127.0.0.1:\(squatter.port)/callback") }
+        try h.expectRefusal(errorPrefix + "ListenerFailed") {
+            _ = try h.app.beginQuiet(redirect: "http://127.0.0.1:\(squatter.port)/callback")
+        }
     }
 
     @Test("one fixed port serves two logins in a row: the first one's closed connections (TIME_WAIT) do not hold it")

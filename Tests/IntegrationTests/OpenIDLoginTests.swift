@@ -14,7 +14,9 @@ import Testing
     "The whole login: discovery, exchange, a verified ID token (Glewlwyd)", .serialized,
     .enabled(if: OpenIDWorld.unavailable == nil, "\(OpenIDWorld.unavailable ?? "")"))
 struct OpenIDLoginTests {
-    @Test("linkctl login --issuer --json through the real xdg-open prints verified tokens; linkctl token refresh gets new ones with the same checks")
+    @Test(
+        "linkctl login --issuer --json through the real xdg-open prints verified tokens; linkctl token refresh gets new ones with the same checks"
+    )
     func linkctlLogin() throws {
         let w = try OpenIDWorld()
         let (status, out, err) = try w.linkctlLogin([
@@ -37,28 +39,37 @@ struct OpenIDLoginTests {
         let refresh = try #require(json["refresh_token"] as? String)
         func refreshed(_ flags: String) throws -> Subprocess.Outcome {
             try w.h.desktop.run([
-                "/bin/sh", "-c", "printf '%s\\n' \"$1\" | \"$2\" token refresh \(flags) --issuer \"$3\" --client-id \"$4\" --refresh-token -",
+                "/bin/sh", "-c",
+                "printf '%s\\n' \"$1\" | \"$2\" token refresh \(flags) --issuer \"$3\" --client-id \"$4\" --refresh-token -",
                 "sh", refresh, Paths.linkctl, w.provider.issuer, w.provider.clientID,
             ])
         }
         let again = try refreshed("--json")
         #expect(again.status == 0, "\(again.errorText)")
-        let renewed = try #require(try? JSONSerialization.jsonObject(with: Data(again.text.utf8)) as? [String: Any], "\(again.text)")
-        #expect((renewed["access_token"] as? String).map { !$0.isEmpty && $0 != json["access_token"] as? String } == true)
+        let renewed = try #require(
+            try? JSONSerialization.jsonObject(with: Data(again.text.utf8)) as? [String: Any], "\(again.text)")
+        #expect(
+            (renewed["access_token"] as? String).map { !$0.isEmpty && $0 != json["access_token"] as? String } == true)
         #expect(renewed["expires_at"] as? Int != nil)
         // Plain output says what it got and hides the tokens.
         let plain = try refreshed("")
-        #expect(plain.status == 0 && plain.text.contains("Got a new access token") && plain.text.contains("expires at"), "\(plain.text)")
+        #expect(
+            plain.status == 0 && plain.text.contains("Got a new access token") && plain.text.contains("expires at"),
+            "\(plain.text)")
         #expect(!plain.text.contains(renewed["access_token"] as! String) && plain.errorText.contains("--show-tokens"))
         // A refresh token the provider never issued: its refusal, exit 2.
         let forged = try w.h.desktop.run([
             "/bin/sh", "-c", "echo forged | \"$1\" token refresh --issuer \"$2\" --client-id \"$3\" --refresh-token -",
             "sh", Paths.linkctl, w.provider.issuer, w.provider.clientID,
         ])
-        #expect(forged.status == 2 && forged.errorText.contains("TokenExchangeFailed"), "\(forged.status) \(forged.errorText)")
+        #expect(
+            forged.status == 2 && forged.errorText.contains("TokenExchangeFailed"),
+            "\(forged.status) \(forged.errorText)")
     }
 
-    @Test("an app: BeginSession({issuer, client_id, redirect_uri, scope, exchange: true}) and one Wait give the tokens, the session goes exchanging → completed")
+    @Test(
+        "an app: BeginSession({issuer, client_id, redirect_uri, scope, exchange: true}) and one Wait give the tokens, the session goes exchanging → completed"
+    )
     func app() throws {
         let w = try OpenIDWorld()
         try w.h.app.subscribe("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
@@ -73,7 +84,10 @@ struct OpenIDLoginTests {
         let result = try w.h.app.wait(path, timeoutMilliseconds: 20_000)
         #expect(result["access_token"] != nil && result["id_token"] != nil && result["code"] == nil, "\(result)")
         #expect(result["sub"] != nil && result["claims"]?.contains("\"nonce\"") == true)
-        let statuses = [w.h.app.nextSignal(member: "PropertiesChanged")?.statusChange, w.h.app.nextSignal(member: "PropertiesChanged")?.statusChange]
+        let statuses = [
+            w.h.app.nextSignal(member: "PropertiesChanged")?.statusChange,
+            w.h.app.nextSignal(member: "PropertiesChanged")?.statusChange,
+        ]
         #expect(statuses == ["exchanging", "completed"])
         _ = try w.h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
     }
@@ -88,7 +102,10 @@ struct OpenIDLoginTests {
             ("scope", .string("openid")), ("open_browser", .boolean(false)),
         ]
         var message = try w.h.expectRefusal(errorPrefix + "InvalidArgument") {
-            _ = try w.h.app.begin(base + [("authorization_endpoint", .string(w.provider.authorizationEndpoint)), ("exchange", .boolean(true))])
+            _ = try w.h.app.begin(
+                base + [
+                    ("authorization_endpoint", .string(w.provider.authorizationEndpoint)), ("exchange", .boolean(true)),
+                ])
         }
         #expect(message.contains("exchange needs the issuer"))
         message = try w.h.expectRefusal(errorPrefix + "InvalidArgument") {
@@ -100,21 +117,29 @@ struct OpenIDLoginTests {
         }
         #expect(message.contains("you hold the PKCE verifier"))
         message = try w.h.expectRefusal(errorPrefix + "DiscoveryFailed") {
-            _ = try w.h.app.begin(base + [("issuer", .string(w.provider.issuer + "/nowhere")), ("exchange", .boolean(true))])
+            _ = try w.h.app.begin(
+                base + [("issuer", .string(w.provider.issuer + "/nowhere")), ("exchange", .boolean(true))])
         }
         #expect(message.contains("answered HTTP 404"), "\(message)")
         message = try w.h.expectRefusal(errorPrefix + "DiscoveryFailed") {
-            _ = try w.h.app.begin(base + [("issuer", .string("http://127.0.0.1:1/closed")), ("exchange", .boolean(true))])
+            _ = try w.h.app.begin(
+                base + [("issuer", .string("http://127.0.0.1:1/closed")), ("exchange", .boolean(true))])
         }
         #expect(message.contains("could not fetch the metadata"), "\(message)")
         #expect(try w.h.app.allSessions().isEmpty)
 
         // A code Glewlwyd never issued: its token endpoint refuses it (403 invalid_code in 2.7).
-        let (path, url) = try w.h.app.begin(base + [("issuer", .string(w.provider.issuer)), ("exchange", .boolean(true))])
-        #expect(try w.h.app.route("com.example.app:/callback?code=forged&state=\(Harness.state(of: url))&iss=\(PercentEncodingForTests.encode(w.provider.issuer))") == "completed")
+        let (path, url) = try w.h.app.begin(
+            base + [("issuer", .string(w.provider.issuer)), ("exchange", .boolean(true))])
+        #expect(
+            try w.h.app.route(
+                "com.example.app:/callback?code=forged&state=\(Harness.state(of: url))&iss=\(PercentEncodingForTests.encode(w.provider.issuer))"
+            ) == "completed")
         // The session moves (exchanging → failed) while this Wait is parked: no snapshot check here.
         let refused = dbusError { _ = try w.h.app.wait(path, timeoutMilliseconds: 20_000) }
-        #expect(refused?.name == errorPrefix + "TokenExchangeFailed" && refused?.message.contains("token endpoint refused") == true, "\(String(describing: refused))")
+        #expect(
+            refused?.name == errorPrefix + "TokenExchangeFailed"
+                && refused?.message.contains("token endpoint refused") == true, "\(String(describing: refused))")
         #expect(try w.h.app.status(path) == "failed")
         #expect(w.h.daemonAnswers)
     }
@@ -129,10 +154,14 @@ struct OpenIDLoginTests {
             ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")),
             ("exchange", .boolean(true)), ("open_browser", .boolean(false)),
         ]
-        for (iss, requireIss, outcome) in [("https://evil.example.com", false, "failed"), (nil, true, "failed"), (nil, false, "completed")] {
+        for (iss, requireIss, outcome) in [
+            ("https://evil.example.com", false, "failed"), (nil, true, "failed"), (nil, false, "completed"),
+        ] {
             let (path, url) = try w.h.app.begin(options + (requireIss ? [("require_iss", .boolean(true))] : []))
             let code = try #require(try w.signIn(url).queryValue("code"))
-            let link = "com.example.app:/callback?code=\(code)&state=\(Harness.state(of: url))" + (iss.map { "&iss=" + PercentEncodingForTests.encode($0) } ?? "")
+            let link =
+                "com.example.app:/callback?code=\(code)&state=\(Harness.state(of: url))"
+                + (iss.map { "&iss=" + PercentEncodingForTests.encode($0) } ?? "")
             #expect(try w.h.app.route(link) == outcome)
             let e = dbusError { _ = try w.h.app.wait(path, timeoutMilliseconds: 20_000) }
             if outcome == "failed" {
@@ -161,8 +190,13 @@ struct OpenIDWorld {
 
     /// Signs in at Glewlwyd as its user would, for the authorize URL; the redirect's Location.
     func signIn(_ url: String) throws -> String {
-        let r = try h.desktop.run(["/usr/bin/python3", Paths.fixtures + "/scripted_login.py", "--provider", provider.infoPath, "--url", url, "--no-follow"])
-        guard let json = try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any], let location = json["location"] as? String else {
+        let r = try h.desktop.run([
+            "/usr/bin/python3", Paths.fixtures + "/scripted_login.py", "--provider", provider.infoPath, "--url", url,
+            "--no-follow",
+        ])
+        guard let json = try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any],
+            let location = json["location"] as? String
+        else {
             throw SystemError("scripted login failed: \(r.text) \(r.errorText)", code: EINVAL)
         }
         return location
@@ -178,7 +212,9 @@ struct OpenIDWorld {
             stdout: .file(out), stderr: .file(err))
         var url: String?
         _ = eventually(timeoutMilliseconds: 20_000) {
-            url = ((try? FileSystem.readText(err)) ?? "").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http") }
+            url = ((try? FileSystem.readText(err)) ?? "").split(separator: "\n").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.first { $0.hasPrefix("http") }
             return url != nil
         }
         guard let url else {

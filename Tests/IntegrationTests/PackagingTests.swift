@@ -31,7 +31,9 @@ struct PackagingTests {
     func substituted(_ d: TestDesktop, _ template: String, as name: String) throws -> String {
         let text = try FileSystem.readText(Paths.root + "/" + template)
         let out = d.root + "/" + name
-        try FileSystem.writeAtomically(out, text: text.replacing("@bindir@", with: Paths.bin).replacing("@scheme@", with: "com.example.app"), permissions: 0o644)
+        try FileSystem.writeAtomically(
+            out, text: text.replacing("@bindir@", with: Paths.bin).replacing("@scheme@", with: "com.example.app"),
+            permissions: 0o644)
         return out
     }
 
@@ -47,7 +49,9 @@ struct PackagingTests {
         }
     }
 
-    @Test("the user unit is clean under systemd-analyze verify (its exposure is checked on the installed unit by scripts/package-check)")
+    @Test(
+        "the user unit is clean under systemd-analyze verify (its exposure is checked on the installed unit by scripts/package-check)"
+    )
     func unit() throws {
         let d = try TestDesktop()
         let dir = d.root + "/units"
@@ -72,13 +76,22 @@ struct PackagingTests {
         let service = try FileSystem.readText(dest + "/usr/share/dbus-1/services/org.linkrouter.LinkRouter1.service")
         #expect(service == Installation.serviceFile(bindir: "/usr/bin"))
         #expect(FileSystem.exists(dest + "/usr/share/doc/linkrouter/README.md"))
-        #expect(try FileSystem.readText(dest + "/usr/share/linkrouter/desktop-files/linkrouter-https.desktop").contains("Exec=/usr/bin/linkctl open -- %u\n"))
+        #expect(
+            try FileSystem.readText(dest + "/usr/share/linkrouter/desktop-files/linkrouter-https.desktop").contains(
+                "Exec=/usr/bin/linkctl open -- %u\n"))
         // Manual pages and completion, made from the programs' own tables (help2man reads --help).
         let page = try FileSystem.readText(dest + "/usr/share/man/man1/linkctl.1")
-        #expect(page.contains(".SS token") && page.contains("--interactive") && page.contains("docker-credential-linkrouter"))
-        #expect(try FileSystem.readText(dest + "/usr/share/man/man1/linkrouterd.1").contains(#"\-\-system\-accounts\-dir"#))
-        #expect(try FileSystem.readText(dest + "/usr/share/bash-completion/completions/linkctl").contains("complete -o default -F _linkctl linkctl"))
-        #expect(FileSystem.exists(dest + "/usr/share/zsh/vendor-completions/_linkctl") && FileSystem.exists(dest + "/usr/share/fish/vendor_completions.d/linkctl.fish"))
+        #expect(
+            page.contains(".SS token") && page.contains("--interactive")
+                && page.contains("docker-credential-linkrouter"))
+        #expect(
+            try FileSystem.readText(dest + "/usr/share/man/man1/linkrouterd.1").contains(#"\-\-system\-accounts\-dir"#))
+        #expect(
+            try FileSystem.readText(dest + "/usr/share/bash-completion/completions/linkctl").contains(
+                "complete -o default -F _linkctl linkctl"))
+        #expect(
+            FileSystem.exists(dest + "/usr/share/zsh/vendor-completions/_linkctl")
+                && FileSystem.exists(dest + "/usr/share/fish/vendor_completions.d/linkctl.fish"))
     }
 
     @Test(
@@ -106,7 +119,8 @@ struct PackagingTests {
         let namespace =
             "mount --bind '\(desktop.runtimeDir)' '\(desktop.runtimeDir)' && mount --bind '\(desktop.records)' '\(desktop.records)' && mount -o remount,bind,ro / && exec python3 '\(desktop.root)/harden.py' '\(Paths.linkrouterd)'"
         let pid = try Subprocess.spawn(
-            ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", namespace], environment: desktop.environment,
+            ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", namespace],
+            environment: desktop.environment,
             stdout: .file(log), stderr: .file(log))
         defer {
             Subprocess.stop(pid, name: "the mount namespace")
@@ -118,7 +132,8 @@ struct PackagingTests {
         #expect(try desktop.linkctl("register", "com.example.app").status == 0)
         let (path, url) = try app.begin(BeginSessionRefusalTests.good)
         #expect(desktop.waitForBrowser(Harness.browser).count == 1)
-        #expect(try desktop.xdgOpen("com.example.app:/callback?code=hardened&state=\(Harness.state(of: url))").status == 0)
+        #expect(
+            try desktop.xdgOpen("com.example.app:/callback?code=hardened&state=\(Harness.state(of: url))").status == 0)
         #expect(try app.wait(path)["code"] == "hardened")
         #expect((try FileSystem.readText(log)).contains("mdwe=True"))
         #expect(!(try FileSystem.readText(log)).contains("<3>"), "\((try? FileSystem.readText(log)) ?? "")")

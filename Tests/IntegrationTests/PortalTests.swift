@@ -23,18 +23,25 @@ struct PortalTests {
         return (h, portal, app)
     }
 
-    @Test("the control: with the app's entry still a handler the portal opens its chooser and launches nobody; doctor names it; register leaves linkrouter alone")
+    @Test(
+        "the control: with the app's entry still a handler the portal opens its chooser and launches nobody; doctor names it; register leaves linkrouter alone"
+    )
     func chooserControl() throws {
         let (h, portal, app) = try world()
         // Put back what register took out: the app as a second handler, as before issue 20.
         let list = h.desktop.mimeappsList
         let text = try FileSystem.readText(list)
-        try FileSystem.writeAtomically(list, text: text.replacingOccurrences(of: "[Removed Associations]\n\(Self.mime)=\(app.id);\n", with: ""), permissions: 0o644)
+        try FileSystem.writeAtomically(
+            list, text: text.replacingOccurrences(of: "[Removed Associations]\n\(Self.mime)=\(app.id);\n", with: ""),
+            permissions: 0o644)
         let doctor = try h.desktop.linkctl("doctor", "--json")
-        #expect(doctor.text.contains("\(app.id) can take it too") && doctor.text.contains("linkctl register com.example.app"), "\(doctor.text)")
+        #expect(
+            doctor.text.contains("\(app.id) can take it too")
+                && doctor.text.contains("linkctl register com.example.app"), "\(doctor.text)")
         let (path, url) = try h.app.beginQuiet()
         let out = h.desktop.root + "/chooser.out"
-        let caller = try portal.openInBackground("com.example.app:/callback?code=C&state=\(Harness.state(of: url))", output: out)
+        let caller = try portal.openInBackground(
+            "com.example.app:/callback?code=C&state=\(Harness.state(of: url))", output: out)
         let chooser = eventuallyValue(timeoutMilliseconds: 20_000) { portal.windows(named: "Open With").first }
         #expect(chooser != nil, "the portal asks which app opens the link")
         // Escape, again if the dialog did not have the key yet (a loaded machine maps it late): until it answers.
@@ -55,14 +62,19 @@ struct PortalTests {
         #expect(app.opened().isEmpty)
     }
 
-    @Test("through the portal: a callback reaches its owner, an error callback fails the session with the provider's words, the app gets neither")
+    @Test(
+        "through the portal: a callback reaches its owner, an error callback fails the session with the provider's words, the app gets neither"
+    )
     func callbacks() throws {
         let (h, portal, app) = try world()
         let (path, url) = try h.app.beginQuiet()
         #expect(try portal.open("com.example.app:/callback?code=4%2F0Aportal&state=\(Harness.state(of: url))") == 0)
         #expect(try h.app.wait(path)["code"] == "4/0Aportal")
         let (failing, url2) = try h.app.beginQuiet()
-        #expect(try portal.open("com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=\(Harness.state(of: url2))") == 0)
+        #expect(
+            try portal.open(
+                "com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=\(Harness.state(of: url2))"
+            ) == 0)
         let error = dbusError { _ = try h.app.wait(failing) }
         #expect(error?.name == errorPrefix + "AuthorizationFailed")
         #expect(error?.message.contains("access_denied (The user denied access)") == true, "\(error?.message ?? "")")
@@ -70,7 +82,9 @@ struct PortalTests {
         #expect(h.daemonAnswers)
     }
 
-    @Test("through the portal: a non-ASCII deep link (with the caller's activation token) and a claimed https link reach the app, an unclaimed one the browser, each byte for byte")
+    @Test(
+        "through the portal: a non-ASCII deep link (with the caller's activation token) and a claimed https link reach the app, an unclaimed one the browser, each byte for byte"
+    )
     func deepLinks() throws {
         let (h, portal, app) = try world()
         let deep = "com.example.app:/search?q=caf%C3%A9%20au%20lait"
@@ -87,7 +101,9 @@ struct PortalTests {
         #expect(app.opened().count == 2)
     }
 
-    @Test("a pick of the app the portal remembers would win over the default: register forgets it, doctor names it, the code goes to its owner; uninstall gives it back")
+    @Test(
+        "a pick of the app the portal remembers would win over the default: register forgets it, doctor names it, the code goes to its owner; uninstall gives it back"
+    )
     func rememberedPick() throws {
         let (h, portal, app) = try world()
         let requester = "org.example.SandboxedBrowser"
@@ -97,10 +113,13 @@ struct PortalTests {
         #expect(try h.desktop.linkctl("register", "com.example.app").status == 0)
         #expect(!(try portal.picks(Self.mime)).contains("ExecApp"), "the pick is forgotten")
         let (path, url) = try h.app.beginQuiet()
-        #expect(try portal.open("com.example.app:/callback?code=mine&state=\(Harness.state(of: url))", as: requester) == 0)
+        #expect(
+            try portal.open("com.example.app:/callback?code=mine&state=\(Harness.state(of: url))", as: requester) == 0)
         #expect(try h.app.wait(path)["code"] == "mine")
         #expect(app.opened().isEmpty)
         #expect(try h.desktop.linkctl("uninstall").status == 0)
-        #expect(try portal.picks(Self.mime).contains("'\(requester)': ['org.example.ExecApp', '3', '3']"), "uninstall restores what was there")
+        #expect(
+            try portal.picks(Self.mime).contains("'\(requester)': ['org.example.ExecApp', '3', '3']"),
+            "uninstall restores what was there")
     }
 }

@@ -19,7 +19,9 @@ struct RealBrowserTests {
     /// `linkctl login` in the background; its JSON result once it exits, and
     /// once the browser the daemon opened is done too (it has saved its
     /// cookies and closed: the next login may use the profile).
-    func login(_ h: Harness, _ args: [String], steps: String, timeoutMilliseconds: Int = 120_000) throws -> (status: Int32, json: String, errors: String) {
+    func login(_ h: Harness, _ args: [String], steps: String, timeoutMilliseconds: Int = 120_000) throws -> (
+        status: Int32, json: String, errors: String
+    ) {
         // One file for every login of a test (appended): the browser waits for it to gain a line.
         let out = Self.loginOutput(h)
         let lines = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").count
@@ -28,8 +30,11 @@ struct RealBrowserTests {
             [Paths.linkctl, "login", "--json"] + args, environment: h.desktop.environment,
             stdout: .file(out), stderr: .file(out + ".err"))
         let status = Subprocess.wait(pid, timeoutMilliseconds: timeoutMilliseconds)
-        #expect(eventually(timeoutMilliseconds: 60_000) { RealBrowser.results(steps).count > before }, "the browser never finished")
-        let json = ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").dropFirst(lines).first.map(String.init) ?? ""
+        #expect(
+            eventually(timeoutMilliseconds: 60_000) { RealBrowser.results(steps).count > before },
+            "the browser never finished")
+        let json =
+            ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").dropFirst(lines).first.map(String.init) ?? ""
         return (status, json, (try? FileSystem.readText(out + ".err")) ?? "")
     }
 
@@ -42,7 +47,8 @@ struct RealBrowserTests {
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
         let profile = h.desktop.root + "/profile"
         let steps = h.desktop.root + "/browser.jsonl"
-        let id = try browser.install(h.desktop, profile: profile, provider: provider, out: steps, waitFor: Self.loginOutput(h))
+        let id = try browser.install(
+            h.desktop, profile: profile, provider: provider, out: steps, waitFor: Self.loginOutput(h))
         let args = [
             "--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
             "--redirect-uri", "com.example.app:/callback", "--scope", "openid", "--browser", id,
@@ -56,17 +62,21 @@ struct RealBrowserTests {
         let verifier = try #require(first.json.jsonField("code_verifier"))
         let nonce = try #require(first.json.jsonField("nonce"))
         #expect(first.json.jsonField("iss") == provider.issuer, "RFC 9207 iss on the redirect")
-        let exchanged = try provider.exchange(h.desktop, code: code, verifier: verifier, redirectURI: "com.example.app:/callback")
+        let exchanged = try provider.exchange(
+            h.desktop, code: code, verifier: verifier, redirectURI: "com.example.app:/callback")
         #expect(exchanged["status"] as? Int == 200, "\(exchanged)")
         let claims = try #require(exchanged["id_token_claims"] as? [String: Any])
         #expect(claims["nonce"] as? String == nonce && claims["iss"] as? String == provider.issuer, "\(claims)")
 
         // The remembered flow: the same profile, its session cookie; no password form anywhere.
-        try browser.install(h.desktop, profile: profile, provider: provider, out: steps, remembered: true, waitFor: Self.loginOutput(h))
+        try browser.install(
+            h.desktop, profile: profile, provider: provider, out: steps, remembered: true, waitFor: Self.loginOutput(h))
         let second = try login(h, args, steps: steps)
         #expect(second.status == 0, "\(second.errors) \(RealBrowser.results(steps))")
         let again = try #require(RealBrowser.results(steps).last)
-        #expect(again["ok"] as? Bool == true && again["form_seen"] as? Bool == false && again["mode"] as? String == "remembered", "\(again)")
+        #expect(
+            again["ok"] as? Bool == true && again["form_seen"] as? Bool == false
+                && again["mode"] as? String == "remembered", "\(again)")
         #expect(second.json.jsonField("code") != code)
     }
 
@@ -74,18 +84,24 @@ struct RealBrowserTests {
         let h = try Harness(browser: false)
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
         let steps = h.desktop.root + "/browser.jsonl"
-        let id = try browser.install(h.desktop, profile: h.desktop.root + "/profile", provider: provider, out: steps, waitFor: Self.loginOutput(h))
+        let id = try browser.install(
+            h.desktop, profile: h.desktop.root + "/profile", provider: provider, out: steps,
+            waitFor: Self.loginOutput(h))
         let r = try login(
             h,
             [
-                "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", "com.example.app:/callback",
+                "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri",
+                "com.example.app:/callback",
                 "--scope", "openid email profile", "--browser", id,
             ], steps: steps)
         #expect(r.status == 0, "\(r.errors) \(RealBrowser.results(steps))")
-        let json = try #require(try? JSONSerialization.jsonObject(with: Data(r.json.utf8)) as? [String: Any], "\(r.json)")
+        let json = try #require(
+            try? JSONSerialization.jsonObject(with: Data(r.json.utf8)) as? [String: Any], "\(r.json)")
         #expect(json["access_token"] as? String != nil && json["code"] == nil)
         let claims = try #require(json["claims"] as? [String: Any])
-        #expect(claims["iss"] as? String == provider.issuer && claims["aud"] as? String == provider.clientID && claims["email"] as? String == "alice@example.com")
+        #expect(
+            claims["iss"] as? String == provider.issuer && claims["aud"] as? String == provider.clientID
+                && claims["email"] as? String == "alice@example.com")
     }
 
     func loopback(_ browser: RealBrowser) throws {
@@ -113,20 +129,26 @@ struct RealBrowserTests {
 
         // The provider refuses (prompt=none needs an id_token_hint at Glewlwyd): the error page.
         let refused = shots + "/loopback-error-\(browser.rawValue).png"
-        try browser.install(h.desktop, profile: profile, provider: provider, out: steps, remembered: true, screenshot: refused)
+        try browser.install(
+            h.desktop, profile: profile, provider: provider, out: steps, remembered: true, screenshot: refused)
         let failed = try login(h, args + ["--param", "prompt=none"], steps: steps)
         #expect(failed.status == 2, "a provider refusal is exit 2: \(failed.errors)")
-        #expect(failed.errors.contains("AuthorizationFailed") && failed.errors.contains("invalid_request"), "\(failed.errors)")
+        #expect(
+            failed.errors.contains("AuthorizationFailed") && failed.errors.contains("invalid_request"),
+            "\(failed.errors)")
         #expect(FileSystem.status(refused)?.size ?? 0 > 1000, "no screenshot at \(refused)")
         print("loopback pages of \(browser.rawValue): \(signedIn) \(refused)")
     }
 
     /// Begins an app-to-app login at the TLS stand-in in real Chromium; the first
     /// leg's request at the stand-in (it set the `leg1` cookie in that browser).
-    func beginAppToApp(_ h: Harness, _ standIn: TLSStandIn, _ browser: RunningBrowserEntry) throws -> (path: String, authorize: [String: Any]) {
+    func beginAppToApp(_ h: Harness, _ standIn: TLSStandIn, _ browser: RunningBrowserEntry) throws -> (
+        path: String, authorize: [String: Any]
+    ) {
         let (path, _) = try h.app.begin([
             ("authorization_endpoint", .string(standIn.origin + "/authorize")), ("client_id", .string("merchant")),
-            ("redirect_uri", .string("com.example.app:/callback")), ("app_callback_uri", .string("com.example.app:/app-callback")),
+            ("redirect_uri", .string("com.example.app:/callback")),
+            ("app_callback_uri", .string("com.example.app:/app-callback")),
             ("scope", .string("openid")), ("browser", .string(browser.id)),
         ])
         let authorize = try #require(
@@ -140,13 +162,15 @@ struct RealBrowserTests {
     func appStep(_ h: Harness, _ authorize: [String: Any]) throws -> Subprocess.Outcome {
         let state = try #require((authorize["query"] as? [String: Any])?["state"] as? String)
         let resume = try #require(authorize["resume_uri"] as? String)
-        return try h.desktop.xdgOpen("com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))")
+        return try h.desktop.xdgOpen(
+            "com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))")
     }
 
     func appToApp() throws {
         let h = try Harness(browser: false)
         let standIn = try TLSStandIn(desktop: h.desktop)
-        let browser = try RunningBrowserEntry(h.desktop, id: "test-chromium.desktop", scheme: "com.example.app", allowOrigin: standIn.origin)
+        let browser = try RunningBrowserEntry(
+            h.desktop, id: "test-chromium.desktop", scheme: "com.example.app", allowOrigin: standIn.origin)
         defer { browser.stop() }
         let (path, authorize) = try beginAppToApp(h, standIn, browser)
         #expect(authorize["set_cookie"] as? Bool == true)
@@ -154,11 +178,14 @@ struct RealBrowserTests {
         let step = try appStep(h, authorize)
         #expect(step.status == 0, "\(step.errorText)")
         let waited = Result { () throws(DBusError) in try h.app.wait(path, timeoutMilliseconds: 60_000) }
-        let result = try #require(try? waited.get(), "\(waited) starts: \(browser.starts()) at the stand-in: \(standIn.requests("/resume"))")
+        let result = try #require(
+            try? waited.get(), "\(waited) starts: \(browser.starts()) at the stand-in: \(standIn.requests("/resume"))")
         let resumed = standIn.requests("/resume")
         #expect(resumed.count == 1, "\(resumed)")
         let first = try #require(resumed.first)
-        #expect(first["cookie_matches"] as? Bool == true && first["status"] as? Int == 302, "the resume request lacked the first leg's cookie: \(first)")
+        #expect(
+            first["cookie_matches"] as? Bool == true && first["status"] as? Int == 302,
+            "the resume request lacked the first leg's cookie: \(first)")
         let location = try #require(first["location"] as? String)
         #expect(result["code"].map { location.contains("code=" + $0) } == true, "\(result) vs \(location)")
         #expect(result["code_verifier"] != nil)
@@ -170,7 +197,8 @@ struct RealBrowserTests {
     func appToAppBrowserGone() throws {
         let h = try Harness(browser: false)
         let standIn = try TLSStandIn(desktop: h.desktop)
-        let browser = try RunningBrowserEntry(h.desktop, id: "test-chromium.desktop", scheme: "com.example.app", allowOrigin: standIn.origin)
+        let browser = try RunningBrowserEntry(
+            h.desktop, id: "test-chromium.desktop", scheme: "com.example.app", allowOrigin: standIn.origin)
         defer { browser.stop() }
         // Another browser is the default: it must not be used, as it has no cookie.
         try h.desktop.addCookieBrowser("other.desktop", cafile: standIn.info["ca_cert"] as! String, makeDefault: true)
@@ -198,10 +226,16 @@ extension RawSocket {
         var sa = sockaddr_in()
         sa.sin_family = sa_family_t(AF_INET)
         sa.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        _ = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var out = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &out) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &out) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         let port = Int(UInt16(bigEndian: out.sin_port))
         guard port > 0 else { throw SystemError("find a free port", code: errno) }
         return port
@@ -209,17 +243,23 @@ extension RawSocket {
 }
 
 extension RealBrowserTests {
-    @Suite("Chromium", .serialized, .enabled(if: RealBrowser.chromium.unavailable == nil, "\(RealBrowser.chromium.unavailable ?? "")"))
+    @Suite(
+        "Chromium", .serialized,
+        .enabled(if: RealBrowser.chromium.unavailable == nil, "\(RealBrowser.chromium.unavailable ?? "")"))
     struct Chromium {
         @Test(
             "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form"
         )
         func customScheme() throws { try RealBrowserTests().customScheme(.chromium) }
 
-        @Test("the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified")
+        @Test(
+            "the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified"
+        )
         func issuerLogin() throws { try RealBrowserTests().issuerLogin(.chromium) }
 
-        @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses")
+        @Test(
+            "loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses"
+        )
         func loopback() throws { try RealBrowserTests().loopback(.chromium) }
 
         @Test(
@@ -227,21 +267,29 @@ extension RealBrowserTests {
         )
         func appToApp() throws { try RealBrowserTests().appToApp() }
 
-        @Test("app-to-app when the browser that began the login is gone: nothing else opens, the app step and the owner's Wait both say BrowserFailed naming it, the daemon stays up")
+        @Test(
+            "app-to-app when the browser that began the login is gone: nothing else opens, the app step and the owner's Wait both say BrowserFailed naming it, the daemon stays up"
+        )
         func appToAppBrowserGone() throws { try RealBrowserTests().appToAppBrowserGone() }
     }
 
-    @Suite("Firefox ESR", .serialized, .enabled(if: RealBrowser.firefox.unavailable == nil, "\(RealBrowser.firefox.unavailable ?? "")"))
+    @Suite(
+        "Firefox ESR", .serialized,
+        .enabled(if: RealBrowser.firefox.unavailable == nil, "\(RealBrowser.firefox.unavailable ?? "")"))
     struct Firefox {
         @Test(
             "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form"
         )
         func customScheme() throws { try RealBrowserTests().customScheme(.firefox) }
 
-        @Test("the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified")
+        @Test(
+            "the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified"
+        )
         func issuerLogin() throws { try RealBrowserTests().issuerLogin(.firefox) }
 
-        @Test("loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses")
+        @Test(
+            "loopback with the exact port registered: the browser lands on the daemon's page, screenshotted when it succeeds and when the provider refuses"
+        )
         func loopback() throws { try RealBrowserTests().loopback(.firefox) }
     }
 }

@@ -24,7 +24,8 @@ struct ResultDeliveryTests {
         let m = DBusMessage.methodCall(API.busName, ObjectPath(path)!, API.sessionInterface, "Wait")
         try m.append(.uint32(0))
         #expect(dbusError { _ = try h.app.connection.call(m, timeoutMilliseconds: 300) }?.name == DBusError.noReply)
-        #expect(try h.app.route("com.example.app:/callback?code=not-lost&state=\(Harness.state(of: url))") == "completed")
+        #expect(
+            try h.app.route("com.example.app:/callback?code=not-lost&state=\(Harness.state(of: url))") == "completed")
         // The daemon answered the abandoned call (the reply went nowhere); the result is still there.
         #expect(try h.app.wait(path, timeoutMilliseconds: 3000)["code"] == "not-lost")
         #expect(try h.app.wait(path, timeoutMilliseconds: 3000)["code"] == "not-lost")
@@ -48,10 +49,15 @@ struct ResultDeliveryTests {
     func acknowledge() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue) }
-        #expect(try h.app.route("com.example.app:/callback?code=ACK-SECRET&state=\(Harness.state(of: url))") == "completed")
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
+        }
+        #expect(
+            try h.app.route("com.example.app:/callback?code=ACK-SECRET&state=\(Harness.state(of: url))") == "completed")
         let other = try h.client()
-        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try other.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue) }
+        try h.expectRefusal(errorPrefix + "AccessDenied") {
+            _ = try other.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
+        }
         let verifier = try #require(try h.app.wait(path)["code_verifier"])
         _ = try h.app.call("Acknowledge", path: path, interface: API.sessionInterface.rawValue)
         let e = try #require(dbusError { _ = try h.app.wait(path) })
@@ -71,11 +77,18 @@ struct ResultDeliveryTests {
     func retention() throws {
         let h = try Harness(daemonArguments: ["--grace-period", "1"])
         let (path, url) = try h.app.beginQuiet()
-        #expect(try h.app.route("com.example.app:/callback?code=kept-a-while&state=\(Harness.state(of: url))") == "completed")
+        #expect(
+            try h.app.route("com.example.app:/callback?code=kept-a-while&state=\(Harness.state(of: url))")
+                == "completed")
         #expect(try h.app.wait(path)["code"] == "kept-a-while")
-        #expect(eventually(timeoutMilliseconds: 5000) { dbusError { _ = try h.app.wait(path) }?.name == errorPrefix + "AlreadyDelivered" })
+        #expect(
+            eventually(timeoutMilliseconds: 5000) {
+                dbusError { _ = try h.app.wait(path) }?.name == errorPrefix + "AlreadyDelivered"
+            })
         #expect(try h.app.status(path) == "completed", "the record stays for its ttl, to tell a replay from a forgery")
-        try h.expectRefusal(errorPrefix + "Replayed") { _ = try h.app.route("com.example.app:/callback?code=again&state=\(Harness.state(of: url))") }
+        try h.expectRefusal(errorPrefix + "Replayed") {
+            _ = try h.app.route("com.example.app:/callback?code=again&state=\(Harness.state(of: url))")
+        }
     }
 
     @Test("a client that restarts claims its session and still gets the result it never saw")
@@ -84,10 +97,15 @@ struct ResultDeliveryTests {
         let token = String(repeating: "t", count: 32)
         var first: BusClient? = try h.client()
         let (path, url) = try first!.beginQuiet(extra: [("claim_token", .string(token))])
-        #expect(try h.app.route("com.example.app:/callback?code=for-later&state=\(Harness.state(of: url))") == "completed")
+        #expect(
+            try h.app.route("com.example.app:/callback?code=for-later&state=\(Harness.state(of: url))") == "completed")
         first = nil
         let second = try h.client()
-        #expect(eventually { (try? second.call("Claim", [.string(token)], path: path, interface: API.sessionInterface.rawValue)) != nil })
+        #expect(
+            eventually {
+                (try? second.call("Claim", [.string(token)], path: path, interface: API.sessionInterface.rawValue))
+                    != nil
+            })
         #expect(try second.wait(path)["code"] == "for-later")
     }
 
@@ -98,14 +116,18 @@ struct ResultDeliveryTests {
         // --timeout above the session's ttl: the documented remedy for gdbus's 25 s default.
         let pid = try Subprocess.spawn(
             [
-                "gdbus", "call", "--session", "--timeout", "660", "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1",
+                "gdbus", "call", "--session", "--timeout", "660", "--dest", "org.linkrouter.LinkRouter1",
+                "--object-path", "/org/linkrouter/LinkRouter1",
                 "--method", "org.linkrouter.LinkRouter1.Login",
                 "{'authorization_endpoint': <'https://auth.example.com/authorize'>, 'client_id': <'demo'>, 'redirect_uri': <'com.example.app:/callback'>, 'scope': <'openid'>}",
             ], environment: h.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         let opened = h.desktop.waitForBrowser(Harness.browser)
         let authorize = try #require(opened.first)
-        #expect(try h.desktop.xdgOpen("com.example.app:/callback?code=from-gdbus&state=\(Harness.state(of: authorize))").status == 0)
-        #expect(Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(out + ".err")) ?? "")")
+        #expect(
+            try h.desktop.xdgOpen("com.example.app:/callback?code=from-gdbus&state=\(Harness.state(of: authorize))")
+                .status == 0)
+        #expect(
+            Subprocess.wait(pid, timeoutMilliseconds: 60_000) == 0, "\((try? FileSystem.readText(out + ".err")) ?? "")")
         let text = try FileSystem.readText(out)
         #expect(text.hasPrefix("(objectpath '/org/linkrouter/LinkRouter1/sessions/"))
         #expect(text.contains("'code': <'from-gdbus'>") && text.contains("'code_verifier': <'"))

@@ -12,10 +12,18 @@ struct RouteRefusalTests {
         let h = try Harness()
         let (_, url) = try h.app.beginQuiet()
         let state = Harness.state(of: url)
-        try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/callback?code=c&state=forged") }
-        try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/callback?code=c&state=\(state)A") }
-        try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/callback?code=c&state=\(state.dropLast())") }
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/callback?code=c&state=") }
+        try h.expectRefusal(errorPrefix + "UnknownState") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=forged")
+        }
+        try h.expectRefusal(errorPrefix + "UnknownState") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=\(state)A")
+        }
+        try h.expectRefusal(errorPrefix + "UnknownState") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=\(state.dropLast())")
+        }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=")
+        }
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/callback?code=c") }
     }
 
@@ -24,13 +32,21 @@ struct RouteRefusalTests {
         let h = try Harness()
         let (_, url) = try h.app.beginQuiet()
         let state = Harness.state(of: url)
-        let slash = try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route("com.example.app:/callback/?code=c&state=\(state)") }
+        let slash = try h.expectRefusal(errorPrefix + "CallbackMismatch") {
+            _ = try h.app.route("com.example.app:/callback/?code=c&state=\(state)")
+        }
         #expect(slash.contains("trailing slash"))
-        let enc = try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route("com.example.app:/c%61llback?code=c&state=\(state)") }
+        let enc = try h.expectRefusal(errorPrefix + "CallbackMismatch") {
+            _ = try h.app.route("com.example.app:/c%61llback?code=c&state=\(state)")
+        }
         #expect(enc.contains("percent-encoding"))
-        let auth = try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route("com.example.app://callback?code=c&state=\(state)") }
+        let auth = try h.expectRefusal(errorPrefix + "CallbackMismatch") {
+            _ = try h.app.route("com.example.app://callback?code=c&state=\(state)")
+        }
         #expect(auth.contains("authority"))
-        try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route("com.other.app:/callback?code=c&state=\(state)") }
+        try h.expectRefusal(errorPrefix + "CallbackMismatch") {
+            _ = try h.app.route("com.other.app:/callback?code=c&state=\(state)")
+        }
     }
 
     @Test("a replay is refused and the first result stays (S2)")
@@ -75,10 +91,14 @@ struct RouteRefusalTests {
     func fragmentOnly() throws {
         let h = try Harness()
         let (_, url) = try h.app.beginQuiet()
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/callback#code=C&state=\(Harness.state(of: url))") }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.route("com.example.app:/callback#code=C&state=\(Harness.state(of: url))")
+        }
     }
 
-    @Test("schemes that are not callbacks are refused (R5)", arguments: ["file:///etc/passwd", "javascript:alert(1)", "mailto:x@example.com", "myapp:/callback?state=x"])
+    @Test(
+        "schemes that are not callbacks are refused (R5)",
+        arguments: ["file:///etc/passwd", "javascript:alert(1)", "mailto:x@example.com", "myapp:/callback?state=x"])
     func notCallbacks(_ uri: String) throws {
         let h = try Harness()
         try h.expectRefusal(errorPrefix + "NotACallback") { _ = try h.app.route(uri) }
@@ -93,15 +113,21 @@ struct RouteRefusalTests {
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("") }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownMethod") { _ = try h.app.call("Rout", [.string("x")]) }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownObject") {
-            _ = try h.app.call("Wait", [.uint32(1)], path: "/org/linkrouter/LinkRouter1/sessions/nothere", interface: API.sessionInterface.rawValue)
+            _ = try h.app.call(
+                "Wait", [.uint32(1)], path: "/org/linkrouter/LinkRouter1/sessions/nothere",
+                interface: API.sessionInterface.rawValue)
         }
-        try h.expectRefusal("org.freedesktop.DBus.Error.UnknownInterface") { _ = try h.app.call("Route", [.string("x")], interface: "org.example.Nope") }
+        try h.expectRefusal("org.freedesktop.DBus.Error.UnknownInterface") {
+            _ = try h.app.call("Route", [.string("x")], interface: "org.example.Nope")
+        }
     }
 }
 
 extension String {
     func replacingCode(_ code: String) -> String {
-        split(separator: "&").map { $0.hasPrefix("com.example.app:/callback?code=") ? "com.example.app:/callback?code=" + code : String($0) }.joined(separator: "&")
+        split(separator: "&").map {
+            $0.hasPrefix("com.example.app:/callback?code=") ? "com.example.app:/callback?code=" + code : String($0)
+        }.joined(separator: "&")
     }
 
     /// `state=S` → `state=<state>` (tests' placeholder).

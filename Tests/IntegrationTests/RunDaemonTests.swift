@@ -40,7 +40,9 @@ struct RunDaemonTests {
         #expect(alive(bus))
         // Ctrl-C reaches the whole foreground process group; SIGTERM (systemd, kill) the script.
         kill(signal == SIGINT ? -script : script, signal)
-        #expect(Subprocess.wait(script, timeoutMilliseconds: 15_000) == 0, "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
+        #expect(
+            Subprocess.wait(script, timeoutMilliseconds: 15_000) == 0,
+            "\((try? FileSystem.readText(desktop.root + "/run-daemon.log")) ?? "")")
         #expect(eventually { !alive(bus) }, "the private bus outlived the daemon")
         #expect(!FileSystem.exists(socket) && !FileSystem.exists(socket + ".pid"))
     }

@@ -11,7 +11,8 @@ import Testing
 /// verified; refresh tokens rotated with reuse detection, kept in a real
 /// gnome-keyring and read back after a restart.
 @Suite(
-    "django-oauth-toolkit 3.4.1: the second provider", .enabled(if: DjangoOAuthToolkit.unavailable == nil, "\(DjangoOAuthToolkit.unavailable ?? "")"))
+    "django-oauth-toolkit 3.4.1: the second provider",
+    .enabled(if: DjangoOAuthToolkit.unavailable == nil, "\(DjangoOAuthToolkit.unavailable ?? "")"))
 struct SecondProviderTests {
     static let scheme = "com.example.app:/callback"
     static let loopback = "http://127.0.0.1/callback"
@@ -27,12 +28,18 @@ struct SecondProviderTests {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop)
             keyring = try GnomeKeyring(desktop: desktop)
-            provider = try DjangoOAuthToolkit(desktop: desktop, redirectURIs: [SecondProviderTests.scheme, SecondProviderTests.loopback], accessTokenSeconds: accessTokenSeconds)
+            provider = try DjangoOAuthToolkit(
+                desktop: desktop, redirectURIs: [SecondProviderTests.scheme, SecondProviderTests.loopback],
+                accessTokenSeconds: accessTokenSeconds)
             daemon = try DaemonProcess(desktop: desktop)
         }
 
         func add(_ name: String, redirect: String, _ extra: [String] = []) throws -> Subprocess.Outcome {
-            try desktop.linkctl(["account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID, "--redirect-uri", redirect, "--min-valid", "0"] + extra)
+            try desktop.linkctl(
+                [
+                    "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                    "--redirect-uri", redirect, "--min-valid", "0",
+                ] + extra)
         }
 
         func token(_ name: String) throws -> String {
@@ -53,7 +60,9 @@ struct SecondProviderTests {
         let idToken = try w.desktop.linkctl("token", "dot", "--id-token")
         #expect(idToken.status == 0, "\(idToken.errorText)")
         let claims = JWTParts.payload(idToken.text.trimmingCharacters(in: .newlines))
-        #expect(claims["iss"] as? String == w.provider.issuer && claims["aud"] as? String == w.provider.clientID, "\(claims)")
+        #expect(
+            claims["iss"] as? String == w.provider.issuer && claims["aud"] as? String == w.provider.clientID,
+            "\(claims)")
 
         // Each refresh rotates the refresh token and the provider revokes the whole family when an old
         // one comes back: two refreshes in a row succeed only if the daemon kept each new one.
@@ -79,7 +88,9 @@ struct SecondProviderTests {
             }, "the token after a restart: \(w.daemon.log.suffix(800))")
     }
 
-    @Test("a loopback login: any port on the registered http://127.0.0.1/callback (RFC 8252 §7.3), iss checked, the account signed in")
+    @Test(
+        "a loopback login: any port on the registered http://127.0.0.1/callback (RFC 8252 §7.3), iss checked, the account signed in"
+    )
     func loopback() throws {
         let w = try World()
         #expect(try w.add("dot", redirect: Self.loopback).status == 0)
@@ -88,12 +99,17 @@ struct SecondProviderTests {
         #expect(!(try w.token("dot")).isEmpty)
     }
 
-    @Test("a callback whose iss names another issuer fails the login without an exchange (RFC 9207: this provider sends iss), and nothing is stored")
+    @Test(
+        "a callback whose iss names another issuer fails the login without an exchange (RFC 9207: this provider sends iss), and nothing is stored"
+    )
     func mixUp() throws {
         let w = try World()
         #expect(try w.add("dot", redirect: Self.scheme).status == 0)
         let login = try w.desktop.signIn(
-            "dot", at: w.provider, alter: { $0.replacingOccurrences(of: "iss=http%3A%2F%2F127.0.0.1%3A", with: "iss=http%3A%2F%2F127.0.0.2%3A") })
+            "dot", at: w.provider,
+            alter: {
+                $0.replacingOccurrences(of: "iss=http%3A%2F%2F127.0.0.1%3A", with: "iss=http%3A%2F%2F127.0.0.2%3A")
+            })
         #expect(login.status != 0 && login.errorText.contains("iss"), "\(login.status) \(login.errorText)")
         #expect(try w.keyring.items(account: "dot") == (unlocked: 0, locked: 0))
         #expect(try w.desktop.linkctl("token", "dot").status == 4)
@@ -107,15 +123,25 @@ struct SecondProviderTests {
         let w = try World()
         let endpoint = try #require(w.provider.info["device_authorization_endpoint"] as? String)
         let client = try #require(w.provider.info["device_client_id"] as? String)
-        #expect(try w.desktop.linkctl(["account", "add", "bare", "--issuer", w.provider.issuer, "--client-id", client]).status == 0)
+        #expect(
+            try w.desktop.linkctl(["account", "add", "bare", "--issuer", w.provider.issuer, "--client-id", client])
+                .status == 0)
         let refused = try w.desktop.linkctl("login", "bare", "--device")
-        #expect(refused.status == 1 && refused.errorText.contains("offers no device login") && refused.errorText.contains("device_authorization_endpoint"), "\(refused.errorText)")
-        let added = try w.desktop.linkctl(["account", "add", "cli", "--issuer", w.provider.issuer, "--client-id", client, "--device-authorization-endpoint", endpoint])
+        #expect(
+            refused.status == 1 && refused.errorText.contains("offers no device login")
+                && refused.errorText.contains("device_authorization_endpoint"), "\(refused.errorText)")
+        let added = try w.desktop.linkctl([
+            "account", "add", "cli", "--issuer", w.provider.issuer, "--client-id", client,
+            "--device-authorization-endpoint", endpoint,
+        ])
         #expect(added.status == 0, "\(added.errorText)")
         let login = try DeviceLoginEndToEndTests.start(w.desktop, ["login", "cli", "--device", "--timeout", "60000"])
         let shown = try #require(DeviceLoginEndToEndTests.shown(login), "no code shown: \(login.errorText)")
-        #expect(shown.page == w.provider.issuer + "/device/" && !login.errorText.contains("(or open"), "no verification_uri_complete here: \(login.errorText)")
-        let approval = try DeviceLoginEndToEndTests.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code)
+        #expect(
+            shown.page == w.provider.issuer + "/device/" && !login.errorText.contains("(or open"),
+            "no verification_uri_complete here: \(login.errorText)")
+        let approval = try DeviceLoginEndToEndTests.approve(
+            w.desktop, at: w.provider, page: shown.page, code: shown.code)
         #expect(approval.status == 0 && approval.text == "accepted\n", "\(approval.errorText)")
         #expect(Subprocess.wait(login.pid, timeoutMilliseconds: 60_000) == 0, "\(login.errorText)")
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "cli")) ?? (0, 0) == (1, 0) })
@@ -130,7 +156,10 @@ struct SecondProviderTests {
         let endpoint = try #require(w.provider.info["revocation_endpoint"] as? String)
         let db = try #require(w.provider.info["db"] as? String)
         func revoked() -> Int {
-            Int(((try? w.desktop.run(["sqlite3", db, "SELECT count(*) FROM oauth2_provider_refreshtoken WHERE revoked IS NOT NULL"]))?.text ?? "").filter(\.isNumber)) ?? -1
+            Int(
+                ((try? w.desktop.run([
+                    "sqlite3", db, "SELECT count(*) FROM oauth2_provider_refreshtoken WHERE revoked IS NOT NULL",
+                ]))?.text ?? "").filter(\.isNumber)) ?? -1
         }
         for (name, extra) in [("plain", [String]()), ("revoking", ["--revocation-endpoint", endpoint])] {
             #expect(try w.add(name, redirect: Self.scheme, extra).status == 0)
@@ -139,23 +168,32 @@ struct SecondProviderTests {
         }
         #expect(try w.desktop.linkctl("logout", "plain").status == 0)
         #expect(try w.desktop.linkctl("logout", "revoking").status == 0)
-        #expect(eventually(timeoutMilliseconds: 10_000) { revoked() == 1 }, "revoked refresh tokens: \(revoked()); \(w.daemon.log.suffix(600))")
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) { revoked() == 1 },
+            "revoked refresh tokens: \(revoked()); \(w.daemon.log.suffix(600))")
         #expect(try w.keyring.items(account: "revoking") == (unlocked: 0, locked: 0))
     }
 
-    @Test("refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried")
+    @Test(
+        "refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried"
+    )
     func refusals() throws {
         let w = try World()
         #expect(try w.add("elsewhere", redirect: "com.example.app:/other").status == 0)
-        let r = try w.desktop.linkctl(["login", "elsewhere", "--no-browser", "--timeout", "5000"], timeoutMilliseconds: 30_000)
+        let r = try w.desktop.linkctl(
+            ["login", "elsewhere", "--no-browser", "--timeout", "5000"], timeoutMilliseconds: 30_000)
         // The provider refuses the authorize request itself (400 to the browser, no redirect): nothing can
         // reach linkrouter, so the login can only time out, and says so.
         #expect(r.status == 3 && r.errorText.contains("(Timeout)"), "\(r.status) \(r.errorText)")
-        let wrong = try w.desktop.linkctl(["account", "add", "wrong", "--issuer", w.provider.issuer + "x", "--client-id", w.provider.clientID])
+        let wrong = try w.desktop.linkctl([
+            "account", "add", "wrong", "--issuer", w.provider.issuer + "x", "--client-id", w.provider.clientID,
+        ])
         #expect(wrong.status == 0)
-        let refused = try w.desktop.linkctl(["login", "wrong", "--no-browser", "--timeout", "5000"], timeoutMilliseconds: 30_000)
+        let refused = try w.desktop.linkctl(
+            ["login", "wrong", "--no-browser", "--timeout", "5000"], timeoutMilliseconds: 30_000)
         #expect(
-            refused.status == 1 && refused.errorText.contains("(DiscoveryFailed)") && refused.errorText.contains("answered HTTP 404") && !refused.errorText.contains("/authorize"),
+            refused.status == 1 && refused.errorText.contains("(DiscoveryFailed)")
+                && refused.errorText.contains("answered HTTP 404") && !refused.errorText.contains("/authorize"),
             "\(refused.status) \(refused.errorText)")
         #expect(w.daemon.isRunning)
     }
@@ -172,7 +210,9 @@ struct SecondProviderTests {
         #expect(plain.status == 1 && plain.errorText.contains("NoDPoPKey"), "\(plain.errorText)")
         #expect(try w.add("strict", redirect: Self.scheme, ["--dpop", "require"]).status == 0)
         let strict = try w.desktop.signIn("strict", at: w.provider)
-        #expect(strict.status == 2 && strict.errorText.contains("not DPoP, although the account requires DPoP"), "\(strict.status) \(strict.errorText)")
+        #expect(
+            strict.status == 2 && strict.errorText.contains("not DPoP, although the account requires DPoP"),
+            "\(strict.status) \(strict.errorText)")
         #expect(try w.desktop.linkctl("token", "strict").status == 4)
         #expect((try? w.keyring.items(account: "strict")) ?? (1, 0) == (0, 0))
         #expect(w.daemon.isRunning)

@@ -14,9 +14,13 @@ struct SessionLifecycleTests {
         let (path, url) = try h.app.beginQuiet()
         let intruder = try h.client()
         try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try intruder.wait(path, timeoutMilliseconds: 100) }
-        try h.expectRefusal(errorPrefix + "AccessDenied") { _ = try intruder.call("Cancel", path: path, interface: API.sessionInterface.rawValue) }
         try h.expectRefusal(errorPrefix + "AccessDenied") {
-            _ = try intruder.call("Claim", [.string(String(repeating: "t", count: 43))], path: path, interface: API.sessionInterface.rawValue)
+            _ = try intruder.call("Cancel", path: path, interface: API.sessionInterface.rawValue)
+        }
+        try h.expectRefusal(errorPrefix + "AccessDenied") {
+            _ = try intruder.call(
+                "Claim", [.string(String(repeating: "t", count: 43))], path: path,
+                interface: API.sessionInterface.rawValue)
         }
         guard case .array(_, let mine) = try intruder.call("ListSessions")[0] else {
             Issue.record("no array")
@@ -43,7 +47,9 @@ struct SessionLifecycleTests {
         let reply = try #require(eventuallyMessage(h.app) { $0.replySerial == m.serial })
         #expect(reply.error?.name == errorPrefix + "Cancelled")
         #expect(try h.app.status(path) == "cancelled")
-        try h.expectRefusal(errorPrefix + "Cancelled") { _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") }
+        try h.expectRefusal(errorPrefix + "Cancelled") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))")
+        }
     }
 
     @Test("a session expires at its ttl: Status, Wait and Route all say so (S7)")
@@ -52,7 +58,9 @@ struct SessionLifecycleTests {
         let (path, url) = try h.app.beginQuiet(extra: [("ttl", .uint32(1))])
         let (later, _) = try h.app.beginQuiet(extra: [("ttl", .uint32(101))])
         func expiresAt(_ p: String) throws -> UInt64? {
-            let v = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: p, interface: API.propertiesInterface.rawValue)
+            let v = try h.app.call(
+                "Get", [.string(API.sessionInterface.rawValue), .string("ExpiresAt")], path: p,
+                interface: API.propertiesInterface.rawValue)
             if case .uint64(let at)? = v.first?.variantValue { return at }
             return nil
         }
@@ -62,7 +70,9 @@ struct SessionLifecycleTests {
         #expect(b - a == 100 || b - a == 101, "\(a) \(b)")
         #expect(errorName { _ = try h.app.wait(path, timeoutMilliseconds: 4000) } == errorPrefix + "Expired")
         #expect(try h.app.status(path) == "expired")
-        try h.expectRefusal(errorPrefix + "Expired") { _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))") }
+        try h.expectRefusal(errorPrefix + "Expired") {
+            _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: url))")
+        }
     }
 
     @Test("PropertiesChanged tells the owner each status change, and carries no secret")
@@ -103,29 +113,41 @@ struct SessionLifecycleTests {
     func objects() throws {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet(extra: [("app_callback_uri", .string("com.example.app:/app"))])
-        let all = try h.app.call("GetAll", [.string(API.sessionInterface.rawValue)], path: path, interface: API.propertiesInterface.rawValue)[0]
+        let all = try h.app.call(
+            "GetAll", [.string(API.sessionInterface.rawValue)], path: path, interface: API.propertiesInterface.rawValue)[
+                0]
         let props = Dictionary(uniqueKeysWithValues: (all.stringKeyedEntries ?? []).map { ($0.0, $0.1.variantValue!) })
         #expect(props["Status"] == .string("pending"))
         #expect(props["RedirectUri"] == .string("com.example.app:/callback"))
         #expect(props["AppCallbackUri"] == .string("com.example.app:/app"))
         #expect(props["Browser"] == .string(""))
         try h.expectRefusal("org.freedesktop.DBus.Error.PropertyReadOnly") {
-            _ = try h.app.call("Set", [.string(API.sessionInterface.rawValue), .string("Status"), .variant(.string("completed"))], path: path, interface: API.propertiesInterface.rawValue)
+            _ = try h.app.call(
+                "Set", [.string(API.sessionInterface.rawValue), .string("Status"), .variant(.string("completed"))],
+                path: path, interface: API.propertiesInterface.rawValue)
         }
         try h.expectRefusal("org.freedesktop.DBus.Error.UnknownProperty") {
-            _ = try h.app.call("Get", [.string(API.sessionInterface.rawValue), .string("Code")], path: path, interface: API.propertiesInterface.rawValue)
+            _ = try h.app.call(
+                "Get", [.string(API.sessionInterface.rawValue), .string("Code")], path: path,
+                interface: API.propertiesInterface.rawValue)
         }
         #expect(try h.app.introspect("/").contains("<node name=\"org\"/>"))
-        #expect(try h.app.introspect(API.sessionsPath.rawValue).contains("<node name=\"\(path.split(separator: "/").last!)\"/>"))
+        #expect(
+            try h.app.introspect(API.sessionsPath.rawValue).contains(
+                "<node name=\"\(path.split(separator: "/").last!)\"/>"))
         let tree = try h.desktop.run(["busctl", "--address=" + h.bus.address, "tree", API.busName.rawValue])
         #expect(tree.status == 0 && tree.text.contains(path), "\(tree.errorText)")
-        let gdbus = try h.desktop.run(["gdbus", "introspect", "--session", "--dest", API.busName.rawValue, "--object-path", path])
+        let gdbus = try h.desktop.run([
+            "gdbus", "introspect", "--session", "--dest", API.busName.rawValue, "--object-path", path,
+        ])
         #expect(gdbus.status == 0 && gdbus.text.contains("Wait(in  u timeout_ms,"), "\(gdbus.errorText)")
     }
 }
 
 /// The next message on `client` that satisfies `match`.
-func eventuallyMessage(_ client: BusClient, timeoutMilliseconds: Int = 5000, _ match: (DBusMessage) -> Bool) -> DBusMessage? {
+func eventuallyMessage(_ client: BusClient, timeoutMilliseconds: Int = 5000, _ match: (DBusMessage) -> Bool)
+    -> DBusMessage?
+{
     let deadline = Clock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
     while Clock.monotonicMilliseconds() < deadline {
         if let m = client.connection.nextMessage(timeoutMilliseconds: 200), match(m) { return m }

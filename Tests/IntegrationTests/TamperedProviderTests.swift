@@ -22,13 +22,15 @@ struct TamperedProviderTests {
         init() throws {
             h = try Harness(browser: false)
             proxy = try TamperProxy(desktop: h.desktop)
-            provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin)
+            provider = try Glewlwyd(
+                desktop: h.desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin)
             try proxy.connect(upstream: try #require(provider.directOrigin))
         }
 
         var options: [(String, DBusValue)] {
             [
-                ("issuer", .string(provider.issuer)), ("client_id", .string(provider.clientID)), ("redirect_uri", .string("com.example.app:/callback")),
+                ("issuer", .string(provider.issuer)), ("client_id", .string(provider.clientID)),
+                ("redirect_uri", .string("com.example.app:/callback")),
                 ("scope", .string("openid email")), ("exchange", .boolean(true)), ("open_browser", .boolean(false)),
             ]
         }
@@ -41,20 +43,28 @@ struct TamperedProviderTests {
             let location = try OpenIDWorld(h: h, provider: provider).signIn(url)
             let opened = try h.desktop.xdgOpen(location)
             guard opened.status == 0 else { throw SystemError("xdg-open: \(opened.errorText)", code: EINVAL) }
-            do { return (path, try h.app.wait(path, timeoutMilliseconds: 30_000), nil) } catch { return (path, nil, error) }
+            do { return (path, try h.app.wait(path, timeoutMilliseconds: 30_000), nil) } catch {
+                return (path, nil, error)
+            }
         }
     }
 
-    @Test("each lie in the token answer fails the session with its own reason; no token is handed out; honest answers (and a key rotated in) still pass")
+    @Test(
+        "each lie in the token answer fails the session with its own reason; no token is handed out; honest answers (and a key rotated in) still pass"
+    )
     func tokenLies() throws {
         let w = try World()
         // First, with no keys cached: the token's kid is not in the first key set; the one refetch finds it.
         let rotated = try w.login("rotate-kid")
         #expect(rotated.result?["access_token"] != nil, "\(String(describing: rotated.error))")
-        #expect(w.proxy.requests().filter { ($0["path"] as? String)?.hasSuffix("/jwks") == true }.count == 2, "one refetch for the new kid")
+        #expect(
+            w.proxy.requests().filter { ($0["path"] as? String)?.hasSuffix("/jwks") == true }.count == 2,
+            "one refetch for the new kid")
 
         let honest = try w.login("resign-honest")
-        #expect(honest.result?["access_token"] != nil && honest.result?["sub"] != nil, "the proxy's own signing is sound: \(String(describing: honest.error))")
+        #expect(
+            honest.result?["access_token"] != nil && honest.result?["sub"] != nil,
+            "the proxy's own signing is sound: \(String(describing: honest.error))")
 
         let lies: [(mode: String, error: String, says: String)] = [
             ("flip-signature", "IDTokenRejected", "signature does not verify"),
@@ -96,7 +106,9 @@ struct TamperedProviderTests {
         }
     }
 
-    @Test("a token endpoint that stalls holds up only its own session: other links route and other owners get their results meanwhile")
+    @Test(
+        "a token endpoint that stalls holds up only its own session: other links route and other owners get their results meanwhile"
+    )
     func stalledTokenEndpoint() throws {
         let w = try World()
         try w.proxy.set("stall-token")
@@ -104,12 +116,17 @@ struct TamperedProviderTests {
         let location = try OpenIDWorld(h: w.h, provider: w.provider).signIn(url)
         #expect(try w.h.app.route(location) == "completed")
         #expect(
-            eventually { w.proxy.requests().contains { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true } },
+            eventually {
+                w.proxy.requests().contains {
+                    $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true
+                }
+            },
             "the token request reached the stalling endpoint")
         // Meanwhile: another app's login completes, and the stalled one is still exchanging.
         let other = try w.h.client()
         let (path, otherURL) = try other.beginQuiet()
-        #expect(try other.route("com.example.app:/callback?code=c2&state=\(Harness.state(of: otherURL))") == "completed")
+        #expect(
+            try other.route("com.example.app:/callback?code=c2&state=\(Harness.state(of: otherURL))") == "completed")
         #expect(try other.wait(path)["code"] == "c2")
         #expect(try w.h.app.status(stalled) == "exchanging")
         _ = try w.h.app.call("Cancel", path: stalled, interface: API.sessionInterface.rawValue)
@@ -118,7 +135,9 @@ struct TamperedProviderTests {
 }
 
 extension TamperedProviderTests {
-    @Test("a token endpoint that stalls holds at most 64 requests: the next RefreshTokens is refused at once with LimitsExceeded; logins still complete")
+    @Test(
+        "a token endpoint that stalls holds at most 64 requests: the next RefreshTokens is refused at once with LimitsExceeded; logins still complete"
+    )
     func inFlightCap() throws {
         let w = try World()
         // The issuer's metadata cached (Glewlwyd says no-store; the proxy lets it be kept), so a
@@ -128,7 +147,12 @@ extension TamperedProviderTests {
         #expect(w.proxy.requests().contains { ($0["tampered"] as? String)?.contains("max-age=300") == true })
         try w.proxy.set("stall-token")
         func refresh(_ n: Int) -> [DBusValue] {
-            [.vardict([("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)), ("refresh_token", .string("stalled-\(n)"))])]
+            [
+                .vardict([
+                    ("issuer", .string(w.provider.issuer)), ("client_id", .string(w.provider.clientID)),
+                    ("refresh_token", .string("stalled-\(n)")),
+                ])
+            ]
         }
         // 64 refreshes sent without waiting for their answers, all held at the stalled endpoint.
         let flood = try w.h.client()
@@ -140,15 +164,24 @@ extension TamperedProviderTests {
         flood.connection.flush()
         #expect(
             eventually(timeoutMilliseconds: 30_000) {
-                w.proxy.requests().filter { $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true }.count == 64
+                w.proxy.requests().filter {
+                    $0["mode"] as? String == "stall-token" && ($0["path"] as? String)?.hasSuffix("/token") == true
+                }.count == 64
             }, "64 refreshes reached the stalled token endpoint")
         // The 65th is refused now, with a reason, and nothing reaches the provider for it.
         // (Held behind the stall instead, it would end in NoReply after 10 s, not LimitsExceeded.)
         let refused = #expect(throws: DBusError.self) { _ = try w.h.app.call("RefreshTokens", refresh(64)) }
-        #expect(refused?.name == API.errorPrefix + "LimitsExceeded" && refused?.message.contains("64 requests to providers") == true, "\(String(describing: refused))")
-        #expect(w.proxy.requests().filter { ($0["path"] as? String)?.hasSuffix("/token") == true }.count == 64, "nothing more reached the provider")
         #expect(
-            !w.proxy.requests().contains { ($0["path"] as? String)?.hasSuffix("/.well-known/openid-configuration") == true && $0["mode"] as? String == "stall-token" },
+            refused?.name == API.errorPrefix + "LimitsExceeded"
+                && refused?.message.contains("64 requests to providers") == true, "\(String(describing: refused))")
+        #expect(
+            w.proxy.requests().filter { ($0["path"] as? String)?.hasSuffix("/token") == true }.count == 64,
+            "nothing more reached the provider")
+        #expect(
+            !w.proxy.requests().contains {
+                ($0["path"] as? String)?.hasSuffix("/.well-known/openid-configuration") == true
+                    && $0["mode"] as? String == "stall-token"
+            },
             "the refreshes used the cached metadata")
         // Everything that needs no provider goes on: another app's login completes.
         let other = try w.h.client()
@@ -157,7 +190,9 @@ extension TamperedProviderTests {
         #expect(try other.wait(path)["code"] == "c")
     }
 
-    @Test("kill -9 while the code is at the token endpoint: the restarted daemon exchanges it again and the owner gets the tokens; tokens collected before a restart are gone, and Wait says why")
+    @Test(
+        "kill -9 while the code is at the token endpoint: the restarted daemon exchanges it again and the owner gets the tokens; tokens collected before a restart are gone, and Wait says why"
+    )
     func restartDuringExchange() throws {
         let w = try World()
         // The stall holds the code at the proxy; it never reaches Glewlwyd, so it is still good.
@@ -177,7 +212,9 @@ extension TamperedProviderTests {
         w.h.daemon.stop(signal: SIGKILL)
         try w.h.restartDaemon()
         let lost = dbusError { _ = try w.h.app.wait(path, timeoutMilliseconds: 5000) }
-        #expect(lost?.name == errorPrefix + "TokenExchangeFailed" && lost?.message.contains("never written to disk") == true, "\(String(describing: lost))")
+        #expect(
+            lost?.name == errorPrefix + "TokenExchangeFailed"
+                && lost?.message.contains("never written to disk") == true, "\(String(describing: lost))")
         #expect(try w.h.app.status(path) == "failed")
     }
 }

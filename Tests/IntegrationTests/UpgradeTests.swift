@@ -31,7 +31,9 @@ struct UpgradeTests {
         func upgrade() throws { try installed.upgrade(desktop) }
     }
 
-    @Test("the executable replaced under a pending login: the daemon stops (75), its owner's Wait brings the new executable up by D-Bus activation, and the callback reaches the owner")
+    @Test(
+        "the executable replaced under a pending login: the daemon stops (75), its owner's Wait brings the new executable up by D-Bus activation, and the callback reaches the owner"
+    )
     func pendingLoginSurvives() throws {
         let w = try Installed()
         #expect(try w.desktop.linkctl("register", "com.example.app").status == 0)
@@ -39,13 +41,16 @@ struct UpgradeTests {
         let err = w.desktop.root + "/login.err"
         let login = try Subprocess.spawn(
             [
-                Paths.linkctl, "login", "--redirect-uri", "com.example.app:/callback", "--authorization-endpoint", "https://id.example.com/authorize",
+                Paths.linkctl, "login", "--redirect-uri", "com.example.app:/callback", "--authorization-endpoint",
+                "https://id.example.com/authorize",
                 "--client-id", "app", "--no-browser", "--timeout", "60000",
             ], environment: w.desktop.environment, stdout: .file(out), stderr: .file(err))
         var url = ""
         #expect(
             eventually(timeoutMilliseconds: 10_000) {
-                url = ((try? FileSystem.readText(err)) ?? "").split(separator: "\n").first { $0.hasPrefix("  https://") }.map { String($0.dropFirst(2)) } ?? ""
+                url =
+                    ((try? FileSystem.readText(err)) ?? "").split(separator: "\n").first { $0.hasPrefix("  https://") }
+                    .map { String($0.dropFirst(2)) } ?? ""
                 return !url.isEmpty
             })
         try w.upgrade()
@@ -57,9 +62,12 @@ struct UpgradeTests {
         let probe = try DBusConnection(address: w.bus.address)
         let pid = try #require(InstalledDaemon.owner(probe))
         #expect(Int32(pid) != w.daemon.pid)
-        #expect(FileSystem.readLink("/proc/\(pid)/exe") == w.executable, "the new daemon runs the file now at the path, not a deleted one")
+        #expect(
+            FileSystem.readLink("/proc/\(pid)/exe") == w.executable,
+            "the new daemon runs the file now at the path, not a deleted one")
 
-        let r = try w.desktop.linkctl("open", "--", "com.example.app:/callback?code=after-upgrade&state=\(Harness.state(of: url))")
+        let r = try w.desktop.linkctl(
+            "open", "--", "com.example.app:/callback?code=after-upgrade&state=\(Harness.state(of: url))")
         #expect(r.status == 0 && r.text == "completed\n", "\(r.text) \(r.errorText)")
         #expect(Subprocess.wait(login, timeoutMilliseconds: 60_000) == 0)
         #expect(((try? FileSystem.readText(out)) ?? "").contains("after-upgrade"))
@@ -67,20 +75,24 @@ struct UpgradeTests {
         #expect(eventually { !DaemonProcess.nameHasOwner(probe) })
     }
 
-    @Test("the executable replaced while a link is with an app: the daemon keeps serving until the app has answered, then restarts; the link was delivered once")
+    @Test(
+        "the executable replaced while a link is with an app: the daemon keeps serving until the app has answered, then restarts; the link was delivered once"
+    )
     func waitsForWorkUnderWay() throws {
         let w = try Installed()
         // An app that is running (its name is owned here) and slow to take the link.
         try FileSystem.writeAtomically(
             w.desktop.applications + "/org.example.Slow.desktop",
-            text: "[Desktop Entry]\nType=Application\nName=Slow app\nExec=/bin/false %u\nDBusActivatable=true\nMimeType=x-scheme-handler/com.example.slow;\n",
+            text:
+                "[Desktop Entry]\nType=Application\nName=Slow app\nExec=/bin/false %u\nDBusActivatable=true\nMimeType=x-scheme-handler/com.example.slow;\n",
             permissions: 0o644)
         let app = try DBusConnection(address: w.bus.address)
         _ = try app.requestName(BusName("org.example.Slow"))
         #expect(try w.desktop.linkctl("register", "com.example.slow").status == 0)
         let out = w.desktop.root + "/open.out"
         let opener = try Subprocess.spawn(
-            [Paths.linkctl, "open", "--", "com.example.slow:/item/1"], environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+            [Paths.linkctl, "open", "--", "com.example.slow:/item/1"], environment: w.desktop.environment,
+            stdout: .file(out), stderr: .file(out + ".err"))
         var open: DBusMessage?
         eventually(timeoutMilliseconds: 10_000) {
             while open == nil, let m = app.nextMessage(timeoutMilliseconds: 100) {
@@ -107,7 +119,8 @@ struct UpgradeTests {
         #expect(again == 0)
     }
 
-    @Test("an account signed in before the upgrade: the new daemon hands out the same token, read back from the keyring")
+    @Test(
+        "an account signed in before the upgrade: the new daemon hands out the same token, read back from the keyring")
     func accountSurvives() throws {
         let w = try AccountTests.World(installed: true)
         #expect(try w.add("work").status == 0)
@@ -131,7 +144,9 @@ struct UpgradeTests {
         #expect(eventually { !DaemonProcess.nameHasOwner(probe) })
     }
 
-    @Test("a store an older package left (schema 2) is migrated by the upgraded daemon at its start; the login pending in it completes for its owner")
+    @Test(
+        "a store an older package left (schema 2) is migrated by the upgraded daemon at its start; the login pending in it completes for its owner"
+    )
     func storeMigrated() throws {
         let desktop = try TestDesktop()
         let bus = try PrivateBus(desktop: desktop, activation: true)
@@ -139,11 +154,14 @@ struct UpgradeTests {
         let installed = try InstalledDaemon(desktop: desktop, bus: bus)
         #expect(try desktop.linkctl("register", "com.example.app").status == 0)
         let app = try BusClient(bus.address)
-        guard let m = try? BusProxy.bus.message("GetId", []), case .string(let busID)? = try app.connection.callArguments(m).first else {
+        guard let m = try? BusProxy.bus.message("GetId", []),
+            case .string(let busID)? = try app.connection.callArguments(m).first
+        else {
             Issue.record("the bus has no id")
             return
         }
-        // As the package of 93dea89 (schema 2: one column a field, and the exchange plan) left it, its owner still on the bus.
+        // As the package of 93dea89 (schema 2: one column a field, and the exchange plan) left it, its owner still on
+        // the bus.
         let now = Clock.unixSeconds()
         let state = "state_from_schema_two_" + String(repeating: "s", count: 21)
         let path = desktop.runtimeDir + "/linkrouter/sessions.sqlite3"
@@ -161,10 +179,12 @@ struct UpgradeTests {
         let sessionPath = API.path(of: try #require(SessionID("from_schema_two"))).rawValue
         #expect(try app.status(sessionPath) == "pending")
         #expect(try desktop.run(["sqlite3", path, "PRAGMA user_version;"]).text == "3\n")
-        let r = try desktop.linkctl("open", "--", "com.example.app:/callback?code=kept-across-the-schema&state=\(state)")
+        let r = try desktop.linkctl(
+            "open", "--", "com.example.app:/callback?code=kept-across-the-schema&state=\(state)")
         #expect(r.status == 0 && r.text == "completed\n", "\(r.text) \(r.errorText)")
         let result = try app.wait(sessionPath)
-        #expect(result["code"] == "kept-across-the-schema" && result["code_verifier"] == String(repeating: "v", count: 43))
+        #expect(
+            result["code"] == "kept-across-the-schema" && result["code_verifier"] == String(repeating: "v", count: 43))
         let probe = try DBusConnection(address: bus.address)
         if let pid = InstalledDaemon.owner(probe) { kill(Int32(pid), SIGTERM) }
         #expect(eventually { !DaemonProcess.nameHasOwner(probe) })

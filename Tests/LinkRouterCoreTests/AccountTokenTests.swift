@@ -20,11 +20,14 @@ struct AccountTokenTests {
     }
 
     static func tokens(_ access: String, expiresIn: Int64, refresh: String? = "r1") -> TokenSet {
-        TokenSet(accessToken: access, tokenType: "Bearer", expiresAt: now + expiresIn, refreshToken: refresh, idToken: nil, scope: "openid")
+        TokenSet(
+            accessToken: access, tokenType: "Bearer", expiresAt: now + expiresIn, refreshToken: refresh, idToken: nil,
+            scope: "openid")
     }
 
     static let metadata = ProviderMetadata(
-        issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks", issParameterSupported: false)
+        issuer: issuer, authorizationEndpoint: issuer + "/authorize", tokenEndpoint: issuer + "/token",
+        jwksURI: issuer + "/jwks", issParameterSupported: false)
 
     /// A router whose callers are on the host.
     static func router(_ callers: String...) -> Router {
@@ -33,7 +36,8 @@ struct AccountTokenTests {
         return r
     }
 
-    static let noInputs = BeginInputs(secrets: .failure(RouterError(.internalError, "unused")), browser: nil, claimTokenDigest: nil)
+    static let noInputs = BeginInputs(
+        secrets: .failure(RouterError(.internalError, "unused")), browser: nil, claimTokenDigest: nil)
 
     /// The operation the transition starts, and what for.
     static func started(_ t: Transition) -> [(OperationID, Operation)] {
@@ -46,7 +50,9 @@ struct AccountTokenTests {
         return out
     }
 
-    @Test("declarations: a bad name, issuer, scope, token kind, store or min_valid is refused with its rule; a file reads back as written")
+    @Test(
+        "declarations: a bad name, issuer, scope, token kind, store or min_valid is refused with its rule; a file reads back as written"
+    )
     func declarations() throws {
         for bad in ["", "-x", "a/b", "a b", String(repeating: "a", count: 65), "é"] {
             #expect(throws: RouterError.self) { try Account.checkName(bad) }
@@ -74,10 +80,16 @@ struct AccountTokenTests {
         refused({ $0.redirectURI = "myapp://cb" }, "reverse-domain")
         refused({ $0.registries = ["https://r.example"] }, "registries takes host names")
         refused({ $0.username = "a:b" }, "username must be")
-        refused({ $0.deviceAuthorizationEndpoint = "http://id.example.com/device" }, "device_authorization_endpoint must be an https URL")
-        refused({ $0.deviceAuthorizationEndpoint = "javascript:alert(1)" }, "device_authorization_endpoint must be an https URL")
-        refused({ $0.revocationEndpoint = "https://u@id.example.com/revoke" }, "revocation_endpoint must be an https URL")
-        refused({ $0.revocationEndpoint = "https://id.example.com/revoke#x" }, "revocation_endpoint must be an https URL")
+        refused(
+            { $0.deviceAuthorizationEndpoint = "http://id.example.com/device" },
+            "device_authorization_endpoint must be an https URL")
+        refused(
+            { $0.deviceAuthorizationEndpoint = "javascript:alert(1)" },
+            "device_authorization_endpoint must be an https URL")
+        refused(
+            { $0.revocationEndpoint = "https://u@id.example.com/revoke" }, "revocation_endpoint must be an https URL")
+        refused(
+            { $0.revocationEndpoint = "https://id.example.com/revoke#x" }, "revocation_endpoint must be an https URL")
         refused({ $0.gitURLs = ["http://git.example.com/"] }, "git_urls takes https URLs")
         refused({ $0.gitURLs = ["https://u@git.example.com/"] }, "git_urls takes https URLs")
         refused({ $0.gitURLs = ["https://git.example.com/?q"] }, "git_urls takes https URLs")
@@ -93,12 +105,16 @@ struct AccountTokenTests {
         #expect(Account.gitMatch(f.gitURLs, "https://git.example.com/teams/repo.git") == 24)
         #expect(Account.gitMatch(f.gitURLs, "https://git.example.org/") == nil)
         #expect(Account.gitMatch(f.gitURLs, "http://git.example.com/") == nil)
-        #expect(GitCredentialMessage([("protocol", "https"), ("host", "git.example.com"), ("path", "team/repo.git")]).url == "https://git.example.com/team/repo.git")
+        #expect(
+            GitCredentialMessage([("protocol", "https"), ("host", "git.example.com"), ("path", "team/repo.git")]).url
+                == "https://git.example.com/team/repo.git")
         #expect(GitCredentialMessage([("protocol", "https")]).url == nil)
         refused({ $0.gitURLs = ["https://git.example.com/a;b/"] }, "git_urls takes https URLs")
         refused({ $0.gitURLs = ["https://git.example.com/team/../other/"] }, "dot segment")
         refused({ $0.gitURLs = ["https://git.example.com/team/%2E%2e/"] }, "dot segment")
-        #expect(Account.gitMatch(f.gitURLs, "https://git.example.com/team/../other/x.git") == nil, "a path that climbs out matches nothing")
+        #expect(
+            Account.gitMatch(f.gitURLs, "https://git.example.com/team/../other/x.git") == nil,
+            "a path that climbs out matches nothing")
 
         var r = AccountRequest()
         r.issuer = Self.issuer
@@ -154,7 +170,10 @@ struct AccountTokenTests {
         let t5 = router.completed(read.0, .keyring(.success(.written)), now: Self.now)
         let answered = Self.answers(t5)
         #expect(answered.count == 3)
-        #expect(answered.values.allSatisfy { if case .token(let a) = $0 { a.tokens.accessToken == "new" && a.warning == nil } else { false } })
+        #expect(
+            answered.values.allSatisfy {
+                if case .token(let a) = $0 { a.tokens.accessToken == "new" && a.warning == nil } else { false }
+            })
         #expect(answered[w1] != nil)
         router.apply(core: t5.core)
         #expect(router.accountTokens[account.key]?.flight == nil)
@@ -164,13 +183,19 @@ struct AccountTokenTests {
         #expect(a.tokens.accessToken == "new" && Self.started(t6).isEmpty)
     }
 
-    @Test("invalid_grant: the keyring is read again first; a newer refresh token there is used, else the sign-in ends and the item is deleted")
+    @Test(
+        "invalid_grant: the keyring is read again first; a newer refresh token there is used, else the sign-in ends and the item is deleted"
+    )
     func refusedRefresh() throws {
         var router = Self.router(":1.1")
         let account = try Self.account()
-        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0), loaded: true))])
+        router.apply(core: [
+            .account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0), loaded: true))
+        ])
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
-        guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else { throw Failure("no flight") }
+        guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else {
+            throw Failure("no flight")
+        }
         router.apply(core: t1.core)
         router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now).core)
         let refusal = SessionFailure(code: .tokenExchangeFailed, providerError: "invalid_grant", message: "refused")
@@ -179,13 +204,17 @@ struct AccountTokenTests {
         #expect(Self.answers(t2).isEmpty)
         router.apply(core: t2.core)
         // Another process refreshed meanwhile: its refresh token is tried.
-        let t3 = router.completed(flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
-        guard case .refresh(_, let live, _)? = Self.started(t3).first?.1 else { throw Failure("no second refresh: \(t3.effects)") }
+        let t3 = router.completed(
+            flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
+        guard case .refresh(_, let live, _)? = Self.started(t3).first?.1 else {
+            throw Failure("no second refresh: \(t3.effects)")
+        }
         #expect(live == "r9")
         router.apply(core: t3.core)
         // Refused too, and the keyring has nothing newer: signed out, the item deleted.
         router.apply(core: router.completed(flight, .tokens(.failure(refusal)), now: Self.now).core)
-        let t4 = router.completed(flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
+        let t4 = router.completed(
+            flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
         guard case .refused(let e)? = Self.answers(t4)[wait] else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
         #expect(Self.started(t4).map(\.1) == [.keyringDelete(account.key)])
@@ -193,17 +222,22 @@ struct AccountTokenTests {
         #expect(router.accountTokens[account.key]?.tokens == nil)
     }
 
-    @Test("a provider that cannot be reached, or a locked keyring: an error to retry, the tokens kept, never a sign-out")
+    @Test(
+        "a provider that cannot be reached, or a locked keyring: an error to retry, the tokens kept, never a sign-out")
     func notASignOut() throws {
         var router = Self.router(":1.1")
         let account = try Self.account()
         let kept = Self.tokens("old", expiresIn: 0)
         router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
-        guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else { throw Failure("no flight") }
+        guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else {
+            throw Failure("no flight")
+        }
         router.apply(core: t1.core)
         router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now).core)
-        let down = SessionFailure(code: .tokenExchangeFailed, message: "the request to the token endpoint at id.example.com failed: connection refused")
+        let down = SessionFailure(
+            code: .tokenExchangeFailed,
+            message: "the request to the token endpoint at id.example.com failed: connection refused")
         let t2 = router.completed(flight, .tokens(.failure(down)), now: Self.now)
         guard case .refused(let e)? = Self.answers(t2)[wait] else { throw Failure("not answered") }
         #expect(e.code == .refreshFailed && e.message.contains("they are kept"))
@@ -229,11 +263,18 @@ struct AccountTokenTests {
         var router = Self.router(":1.1")
         let account = try Self.account()
         // 10 s left, less than min_valid (60): refreshed, but still usable.
-        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 10, refresh: "secret-rt"), loaded: true))])
-        let down = SessionFailure(code: .tokenExchangeFailed, message: "the request to the token endpoint at id.example.com failed: HTTP 503")
+        router.apply(core: [
+            .account(
+                account.key,
+                AccountTokens(tokens: Self.tokens("old", expiresIn: 10, refresh: "secret-rt"), loaded: true))
+        ])
+        let down = SessionFailure(
+            code: .tokenExchangeFailed, message: "the request to the token endpoint at id.example.com failed: HTTP 503")
         func fail(at now: Int64) throws -> Transition {
             let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: now)
-            guard case .held = t.reply, let (flight, _) = Self.started(t).first else { throw Failure("no flight at \(now)") }
+            guard case .held = t.reply, let (flight, _) = Self.started(t).first else {
+                throw Failure("no flight at \(now)")
+            }
             router.apply(core: t.core)
             router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: now).core)
             let failed = router.completed(flight, .tokens(.failure(down)), now: now)
@@ -241,16 +282,21 @@ struct AccountTokenTests {
             return failed
         }
         let first = try fail(at: Self.now)
-        guard case .token(let live)? = Self.answers(first).values.first else { throw Failure("the live token was not handed out") }
+        guard case .token(let live)? = Self.answers(first).values.first else {
+            throw Failure("the live token was not handed out")
+        }
         #expect(live.tokens.accessToken == "old" && live.warning?.contains("tried again after 5 s") == true)
         #expect(router.accountTokens[account.key]?.retryAt == Self.now + 5)
         // Within the wait: answered at once, no request.
         let soon = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 2)
         guard case .token(let again) = soon.reply else { throw Failure("not answered at once: \(soon.reply)") }
-        #expect(again.tokens.accessToken == "old" && again.warning?.contains("503") == true && Self.started(soon).isEmpty)
+        #expect(
+            again.tokens.accessToken == "old" && again.warning?.contains("503") == true && Self.started(soon).isEmpty)
         // After it: tried again; a second failure waits 10 s.
         _ = try fail(at: Self.now + 6)
-        #expect(router.accountTokens[account.key]?.retryAt == Self.now + 16 && router.accountTokens[account.key]?.failures == 2)
+        #expect(
+            router.accountTokens[account.key]?.retryAt == Self.now + 16
+                && router.accountTokens[account.key]?.failures == 2)
         // The token has run out meanwhile: RefreshFailed at once, not a sign-out.
         let late = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 12)
         guard case .refused(let e) = late.reply else { throw Failure("\(late.reply)") }
@@ -261,7 +307,8 @@ struct AccountTokenTests {
         guard let (flight, _) = Self.started(t).first else { throw Failure("no flight after the wait") }
         router.apply(core: t.core)
         router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now + 20).core)
-        let worked = router.completed(flight, .tokens(.success(Self.tokens("new", expiresIn: 3600))), now: Self.now + 20)
+        let worked = router.completed(
+            flight, .tokens(.success(Self.tokens("new", expiresIn: 3600))), now: Self.now + 20)
         router.apply(core: worked.core)
         router.apply(core: router.completed(flight, .keyring(.success(.written)), now: Self.now + 20).core)
         #expect(router.accountTokens[account.key]?.tokens?.accessToken == "new")
@@ -269,7 +316,11 @@ struct AccountTokenTests {
 
         // What a flight carries (a refresh token) never reaches a log line, even for an unexpected result.
         var odd = Self.router(":1.1")
-        odd.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0, refresh: "secret-rt"), loaded: true))])
+        odd.apply(core: [
+            .account(
+                account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0, refresh: "secret-rt"), loaded: true)
+            )
+        ])
         let t5 = odd.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard let (f5, _) = Self.started(t5).first else { throw Failure("no flight") }
         odd.apply(core: t5.core)
@@ -277,7 +328,9 @@ struct AccountTokenTests {
         let weird = odd.completed(f5, .fired, now: Self.now)
         let lines = weird.effects.compactMap { if case .log(let l) = $0 { "\(l)" } else { nil } }
         #expect(!lines.isEmpty && lines.allSatisfy { !$0.contains("secret-rt") }, "\(lines)")
-        #expect(!"\(TokenFlight.Stage.refreshing(used: "secret-rt"))".contains("secret") && !"\(Self.tokens("at-secret", expiresIn: 1))".contains("at-secret"))
+        #expect(
+            !"\(TokenFlight.Stage.refreshing(used: "secret-rt"))".contains("secret")
+                && !"\(Self.tokens("at-secret", expiresIn: 1))".contains("at-secret"))
     }
 
     @Test("a write that fails keeps the set in memory and says so; store=memory never touches the keyring")
@@ -285,11 +338,17 @@ struct AccountTokenTests {
         var router = Self.router(":1.1")
         let account = try Self.account()
         var ids = router.newOperationIDs
-        let keep = router.keepTokens(Self.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
+        let keep = router.keepTokens(
+            Self.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
         guard let (write, op) = Self.started(keep).first, case .keyringWrite = op else { throw Failure("no write") }
         router.apply(core: keep.core)
-        router.apply(core: router.completed(write, .keyring(.failure(RouterError(.keyringFailed, "no answer in 30 s"))), now: Self.now).core)
-        guard case .token(let a) = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now).reply else { throw Failure("no token") }
+        router.apply(
+            core: router.completed(
+                write, .keyring(.failure(RouterError(.keyringFailed, "no answer in 30 s"))), now: Self.now
+            ).core)
+        guard case .token(let a) = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now).reply else {
+            throw Failure("no token")
+        }
         #expect(a.tokens.accessToken == "a" && a.warning?.contains("not in the keyring") == true)
 
         let memory = Self.router(":1.1")
@@ -298,37 +357,52 @@ struct AccountTokenTests {
         guard case .refused(let e) = none.reply else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && Self.started(none).isEmpty)
         var ids2 = memory.newOperationIDs
-        let kept = memory.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, ids: &ids2, now: Self.now)
+        let kept = memory.keepTokens(
+            Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, ids: &ids2, now: Self.now)
         #expect(Self.started(kept).isEmpty)
     }
 
-    @Test("a caller not yet known waits for its identity; a sandboxed app sees none of the user's accounts, and may not sign in to one")
+    @Test(
+        "a caller not yet known waits for its identity; a sandboxed app sees none of the user's accounts, and may not sign in to one"
+    )
     func sandboxed() throws {
         var router = Router()
         let account = try Self.account()
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now)
-        guard case .held(let held) = t1.reply, let (identify, op) = Self.started(t1).first, case .identify = op else { throw Failure("not held for identity") }
+        guard case .held(let held) = t1.reply, let (identify, op) = Self.started(t1).first, case .identify = op else {
+            throw Failure("not held for identity")
+        }
         router.apply(core: t1.core)
         let t2 = router.completed(identify, .identified(.flatpak("org.example.App")), now: Self.now)
         guard case .refused(let e)? = Self.answers(t2)[held] else { throw Failure("not refused") }
-        #expect(e.code == .unknownAccount && !Self.started(t2).contains { if case .keyringRead = $0.1 { true } else { false } })
+        #expect(
+            e.code == .unknownAccount
+                && !Self.started(t2).contains { if case .keyringRead = $0.1 { true } else { false } })
         router.apply(core: t2.core)
-        #expect(router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(
+            router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now).reply
+                == .refused(Router.unknownAccount("work")))
         // Nor does it see any; a caller not yet known waits to be known before the list is shown.
         #expect(router.listAccounts([account], caller: ":1.7").reply == .accounts([]))
-        guard case .held = router.listAccounts([account], caller: ":1.8").reply else { throw Failure("listed to an unknown caller") }
+        guard case .held = router.listAccounts([account], caller: ":1.8").reply else {
+            throw Failure("listed to an unknown caller")
+        }
         // For a host caller, an account not read yet is read first, then listed.
         var host = Self.router(":1.9")
         let list = host.listAccounts([account], caller: ":1.9")
-        guard case .held(let listOp) = list.reply, let (read, op) = Self.started(list).first, case .keyringRead = op else { throw Failure("not read first") }
+        guard case .held(let listOp) = list.reply, let (read, op) = Self.started(list).first, case .keyringRead = op
+        else { throw Failure("not read first") }
         host.apply(core: list.core)
         let landed = host.completed(read, .keyring(.success(.tokens(nil))), now: Self.now)
         guard case .accounts(let shown)? = Self.answers(landed)[listOp] else { throw Failure("not listed") }
-        #expect(shown.map(\.account) == [account] && shown.first?.tokens?.loaded == true && shown.first?.tokens?.tokens == nil)
+        #expect(
+            shown.map(\.account) == [account] && shown.first?.tokens?.loaded == true
+                && shown.first?.tokens?.tokens == nil)
 
         var request = SessionRequest()
         request.account = "work"
-        let begin = router.beginSession(request, inputs: Self.noInputs, accounts: [account], caller: ":1.7", login: false, now: Self.now)
+        let begin = router.beginSession(
+            request, inputs: Self.noInputs, accounts: [account], caller: ":1.7", login: false, now: Self.now)
         guard case .refused(let b) = begin.reply else { throw Failure("begun") }
         #expect(b.code == .unknownAccount)
         // And an account's options are the account's: given again, refused.
@@ -342,15 +416,22 @@ struct AccountTokenTests {
     )
     func appAccounts() throws {
         var router = Router()
-        router.apply(core: [.caller(":1.2", .flatpak("org.example.App")), .caller(":1.3", .flatpak("org.example.Other")), .caller(":1.4", .host), .caller(":1.5", .unknown)])
+        router.apply(core: [
+            .caller(":1.2", .flatpak("org.example.App")), .caller(":1.3", .flatpak("org.example.Other")),
+            .caller(":1.4", .host), .caller(":1.5", .unknown),
+        ])
         let user = try Self.account()
         var r = AccountRequest()
         r.issuer = Self.issuer
         r.clientID = "app"
         let add = router.accountCall(.add("work", r), accounts: [user], caller: ":1.2", now: Self.now)
-        guard case .held(let addOp) = add.reply, let (writeOp, write) = Self.started(add).first, case .writeAccount(let mine) = write else { throw Failure("no write") }
+        guard case .held(let addOp) = add.reply, let (writeOp, write) = Self.started(add).first,
+            case .writeAccount(let mine) = write
+        else { throw Failure("no write") }
         #expect(addOp == writeOp && mine.owner == .app("flatpak:org.example.App") && mine.clientID == "app")
-        #expect(mine.key != user.key && mine.key.qualifiedName == "flatpak:org.example.App/work" && user.key.qualifiedName == "work")
+        #expect(
+            mine.key != user.key && mine.key.qualifiedName == "flatpak:org.example.App/work"
+                && user.key.qualifiedName == "work")
         #expect(AccountKey(qualifiedName: mine.key.qualifiedName, issuer: Self.issuer) == mine.key)
         router.apply(core: add.core)
         let added = router.completed(writeOp, .accountFile(nil), now: Self.now)
@@ -362,32 +443,54 @@ struct AccountTokenTests {
         #expect(again.reply == Transition.Reply.none && Self.started(again).isEmpty)
 
         // Each caller's `work` is its own: the user's tokens never reach the app.
-        router.apply(core: [.account(user.key, AccountTokens(tokens: Self.tokens("users", expiresIn: 3600), loaded: true))])
-        guard case .token(let hosts) = router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.4", now: Self.now).reply else {
+        router.apply(core: [
+            .account(user.key, AccountTokens(tokens: Self.tokens("users", expiresIn: 3600), loaded: true))
+        ])
+        guard
+            case .token(let hosts) = router.accountCall(
+                .getToken("work", TokenRequest()), accounts: declared, caller: ":1.4", now: Self.now
+            ).reply
+        else {
             throw Failure("host got none")
         }
         #expect(hosts.tokens.accessToken == "users")
-        let apps = router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.2", now: Self.now)
-        guard case .held = apps.reply, let (_, read) = Self.started(apps).first else { throw Failure("the app's not read") }
+        let apps = router.accountCall(
+            .getToken("work", TokenRequest()), accounts: declared, caller: ":1.2", now: Self.now)
+        guard case .held = apps.reply, let (_, read) = Self.started(apps).first else {
+            throw Failure("the app's not read")
+        }
         #expect(read == .keyringRead(mine.key))
-        #expect(router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(
+            router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now)
+                .reply == .refused(Router.unknownAccount("work")))
         #expect(router.accountCall(.list, accounts: declared, caller: ":1.3", now: Self.now).reply == .accounts([]))
-        #expect(router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(
+            router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.5", now: Self.now)
+                .reply == .refused(Router.unknownAccount("work")))
         let listed = router.accountCall(.list, accounts: declared, caller: ":1.2", now: Self.now)
-        guard listed.core.contains(where: { if case .track(_, .listWait([mine], _)) = $0 { true } else { false } }) else { throw Failure("the app's list is not its own") }
+        guard listed.core.contains(where: { if case .track(_, .listWait([mine], _)) = $0 { true } else { false } })
+        else { throw Failure("the app's list is not its own") }
         let hostList = router.accountCall(.list, accounts: declared, caller: ":1.4", now: Self.now)
-        guard hostList.core.contains(where: { if case .track(_, .listWait(declared, _)) = $0 { true } else { false } }) else { throw Failure("the host does not see the app's") }
+        guard hostList.core.contains(where: { if case .track(_, .listWait(declared, _)) = $0 { true } else { false } })
+        else { throw Failure("the host does not see the app's") }
 
         // Its login is its own account's: the request gets the app's client, and the tokens land on its key.
         var login = SessionRequest()
         login.account = "work"
-        let begin = router.beginSession(login, inputs: Self.noInputs, accounts: declared, caller: ":1.2", login: false, now: Self.now)
-        guard case .held(let beginOp) = begin.reply, case .track(_, .begin(let pending))? = begin.core.first else { throw Failure("not begun: \(begin.reply)") }
+        let begin = router.beginSession(
+            login, inputs: Self.noInputs, accounts: declared, caller: ":1.2", login: false, now: Self.now)
+        guard case .held(let beginOp) = begin.reply, case .track(_, .begin(let pending))? = begin.core.first else {
+            throw Failure("not begun: \(begin.reply)")
+        }
         #expect(pending.request.clientID == "app" && pending.request.account == "flatpak:org.example.App/work")
-        #expect(router.beginSession(login, inputs: Self.noInputs, accounts: declared, caller: ":1.3", login: false, now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(
+            router.beginSession(
+                login, inputs: Self.noInputs, accounts: declared, caller: ":1.3", login: false, now: Self.now
+            ).reply == .refused(Router.unknownAccount("work")))
         _ = beginOp
 
-        // Refused: the administrator's name; a declaration that breaks a rule; an unidentified caller; a host program's removing the administrator's.
+        // Refused: the administrator's name; a declaration that breaks a rule; an unidentified caller; a host program's
+        // removing the administrator's.
         let admin = try Account.make(
             name: "fleet",
             {
@@ -396,27 +499,49 @@ struct AccountTokenTests {
                 a.clientID = "c"
                 return a
             }(), owner: .system)
-        guard case .refused(let taken) = router.accountCall(.add("fleet", r), accounts: [admin], caller: ":1.4", now: Self.now).reply else { throw Failure("took the administrator's") }
+        guard
+            case .refused(let taken) = router.accountCall(
+                .add("fleet", r), accounts: [admin], caller: ":1.4", now: Self.now
+            ).reply
+        else { throw Failure("took the administrator's") }
         #expect(taken.code == .accessDenied)
-        guard case .refused(let bad) = router.accountCall(.add("x", AccountRequest()), accounts: [], caller: ":1.2", now: Self.now).reply else { throw Failure("bad one taken") }
+        guard
+            case .refused(let bad) = router.accountCall(
+                .add("x", AccountRequest()), accounts: [], caller: ":1.2", now: Self.now
+            ).reply
+        else { throw Failure("bad one taken") }
         #expect(bad.code == .invalidArgument && bad.message.contains("issuer is missing"))
-        #expect(router.accountCall(.add("x", r), accounts: [], caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("x")))
-        guard case .refused(let adminRemove) = router.accountCall(.remove("fleet"), accounts: [admin], caller: ":1.4", now: Self.now).reply else { throw Failure("removed") }
+        #expect(
+            router.accountCall(.add("x", r), accounts: [], caller: ":1.5", now: Self.now).reply
+                == .refused(Router.unknownAccount("x")))
+        guard
+            case .refused(let adminRemove) = router.accountCall(
+                .remove("fleet"), accounts: [admin], caller: ":1.4", now: Self.now
+            ).reply
+        else { throw Failure("removed") }
         #expect(adminRemove.code == .accessDenied)
         // Bounded: an app declares at most maxAccountsPerApp, counting those still being written.
         var small = Router(limits: Limits(maxAccountsPerApp: 1))
         small.apply(core: [.caller(":1.2", .flatpak("org.example.App"))])
-        guard case .refused(let many) = small.accountCall(.add("two", r), accounts: [mine], caller: ":1.2", now: Self.now).reply else { throw Failure("no bound") }
+        guard
+            case .refused(let many) = small.accountCall(.add("two", r), accounts: [mine], caller: ":1.2", now: Self.now)
+                .reply
+        else { throw Failure("no bound") }
         #expect(many.code == .limitsExceeded)
         let firstAdd = small.accountCall(.add("one", r), accounts: [], caller: ":1.2", now: Self.now)
         guard case .held = firstAdd.reply else { throw Failure("first not written") }
         small.apply(core: firstAdd.core)
-        guard case .refused(let racing) = small.accountCall(.add("two", r), accounts: [], caller: ":1.2", now: Self.now).reply else { throw Failure("a second slipped past") }
+        guard
+            case .refused(let racing) = small.accountCall(.add("two", r), accounts: [], caller: ":1.2", now: Self.now)
+                .reply
+        else { throw Failure("a second slipped past") }
         #expect(racing.code == .limitsExceeded)
         // An app with a long id signs in to its own account: the qualified name fits the option's bound.
         var long = Router()
         long.apply(core: [.caller(":1.9", .flatpak("io.github.someone.SomeApplicationWithALongName"))])
-        let longOwned = try Account.make(name: "work-account-of-some-length", r, owner: .app("flatpak:io.github.someone.SomeApplicationWithALongName"))
+        let longOwned = try Account.make(
+            name: "work-account-of-some-length", r,
+            owner: .app("flatpak:io.github.someone.SomeApplicationWithALongName"))
         var longLogin = SessionRequest()
         longLogin.account = "work-account-of-some-length"
         longLogin.openBrowser = false
@@ -427,11 +552,20 @@ struct AccountTokenTests {
         let planned = long.completed(longOp, .metadata(.success(Self.metadata)), now: Self.now)
         if case .refused(let e)? = Self.answers(planned)[longOp] { Issue.record("refused: \(e.message)") }
         // Its loopback redirect needs a listener first: the begin goes on to it, with the app's account.
-        #expect(planned.core.contains { if case .track(_, .begin(let b)) = $0 { b.request.account == longOwned.key.qualifiedName } else { false } })
+        #expect(
+            planned.core.contains {
+                if case .track(_, .begin(let b)) = $0 {
+                    b.request.account == longOwned.key.qualifiedName
+                } else {
+                    false
+                }
+            })
         #expect(Self.started(planned).contains { if case .listen = $0.1 { true } else { false } })
 
         // Replaced with another client: once written, the old tokens are forgotten, in memory and the keyring.
-        router.apply(core: [.account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))])
+        router.apply(core: [
+            .account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
+        ])
         var other = r
         other.clientID = "app2"
         let replace = router.accountCall(.add("work", other), accounts: declared, caller: ":1.2", now: Self.now)
@@ -439,14 +573,20 @@ struct AccountTokenTests {
         #expect(router.accountTokens[mine.key]?.tokens != nil)
         router.apply(core: replace.core)
         let replaced = router.completed(replaceOp, .accountFile(nil), now: Self.now)
-        #expect(Self.answers(replaced)[replaceOp] == Transition.Reply.none && Self.started(replaced).contains { $0.1 == .keyringDelete(mine.key) })
+        #expect(
+            Self.answers(replaced)[replaceOp] == Transition.Reply.none
+                && Self.started(replaced).contains { $0.1 == .keyringDelete(mine.key) })
         router.apply(core: replaced.core)
         #expect(router.accountTokens[mine.key]?.tokens == nil)
 
         // Removed: the file first; a failure changes nothing; then the tokens, then the answer.
-        router.apply(core: [.account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))])
+        router.apply(core: [
+            .account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
+        ])
         let remove = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
-        guard case .held(let removeOp) = remove.reply, Self.started(remove).first?.1 == .removeAccount(mine) else { throw Failure("not removed") }
+        guard case .held(let removeOp) = remove.reply, Self.started(remove).first?.1 == .removeAccount(mine) else {
+            throw Failure("not removed")
+        }
         router.apply(core: remove.core)
         let failed = router.completed(removeOp, .accountFile(RouterError(.storageFailed, "disk")), now: Self.now)
         #expect(Self.answers(failed)[removeOp] == .refused(RouterError(.storageFailed, "disk")))
@@ -456,9 +596,12 @@ struct AccountTokenTests {
         guard case .held(let removeOp2) = remove2.reply else { throw Failure("not removed") }
         router.apply(core: remove2.core)
         let gone = router.completed(removeOp2, .accountFile(nil), now: Self.now)
-        #expect(Self.answers(gone)[removeOp2] == nil && Self.started(gone).contains { $0.1 == .keyringDelete(mine.key) })
+        #expect(
+            Self.answers(gone)[removeOp2] == nil && Self.started(gone).contains { $0.1 == .keyringDelete(mine.key) })
         router.apply(core: gone.core)
-        #expect(router.accountTokens[mine.key]?.tokens == nil && router.accountTokens[user.key]?.tokens?.accessToken == "users")
+        #expect(
+            router.accountTokens[mine.key]?.tokens == nil
+                && router.accountTokens[user.key]?.tokens?.accessToken == "users")
         let forgotten = router.completed(removeOp2, .keyring(.success(.deleted)), now: Self.now)
         #expect(Self.answers(forgotten)[removeOp2] == Transition.Reply.none)
     }
@@ -469,11 +612,16 @@ struct AccountTokenTests {
     func revocation() throws {
         var router = Self.router(":1.1")
         let account = try Self.account()
-        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: "rt"), loaded: true))])
+        router.apply(core: [
+            .account(
+                account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: "rt"), loaded: true))
+        ])
         let out = router.logout(account, caller: ":1.1")
         guard case .held(let held) = out.reply else { throw Failure("not held") }
         let started = Self.started(out)
-        guard let (revokeOp, discover) = started.first(where: { $0.0 != held }), discover == .discover(issuer: Self.issuer) else { throw Failure("no revocation: \(started)") }
+        guard let (revokeOp, discover) = started.first(where: { $0.0 != held }),
+            discover == .discover(issuer: Self.issuer)
+        else { throw Failure("no revocation: \(started)") }
         #expect(started.contains { $0 == (held, .keyringDelete(account.key)) })
         router.apply(core: out.core)
         // The answer does not wait on the provider.
@@ -482,7 +630,8 @@ struct AccountTokenTests {
         router.apply(core: deleted.core)
         let revocationEndpoint = Self.issuer + "/revoke"
         let withEndpoint = ProviderMetadata(
-            issuer: Self.issuer, authorizationEndpoint: Self.issuer + "/authorize", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
+            issuer: Self.issuer, authorizationEndpoint: Self.issuer + "/authorize",
+            tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
             issParameterSupported: false, revocationEndpoint: revocationEndpoint)
         let asked = router.completed(revokeOp, .metadata(.success(withEndpoint)), now: Self.now)
         guard case .revoke(let r, let endpoint)? = Self.started(asked).first?.1 else { throw Failure("not revoked") }
@@ -490,15 +639,20 @@ struct AccountTokenTests {
         #expect("\(r)" == "revocation of work's refresh_token", "a revocation never prints its token")
         router.apply(core: asked.core)
         let refused = router.completed(revokeOp, .revoked(RouterError(.tokenExchangeFailed, "HTTP 401")), now: Self.now)
-        #expect(refused.core == [.finish(revokeOp)] && refused.effects.allSatisfy { if case .log = $0 { true } else { false } })
+        #expect(
+            refused.core == [.finish(revokeOp)]
+                && refused.effects.allSatisfy { if case .log = $0 { true } else { false } })
         router.apply(core: refused.core)
         #expect(router.operations.isEmpty)
 
         // No endpoint: logged, nothing sent. An access token alone is revoked as one.
         var bare = Self.router(":1.1")
-        bare.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: nil), loaded: true))])
+        bare.apply(core: [
+            .account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: nil), loaded: true))
+        ])
         let out2 = bare.logout(account, caller: ":1.1")
-        guard case .held(let held2) = out2.reply, let (op2, _) = Self.started(out2).first(where: { $0.0 != held2 }) else { throw Failure("no revocation") }
+        guard case .held(let held2) = out2.reply, let (op2, _) = Self.started(out2).first(where: { $0.0 != held2 })
+        else { throw Failure("no revocation") }
         bare.apply(core: out2.core)
         let none = bare.completed(op2, .metadata(.success(Self.metadata)), now: Self.now)
         #expect(none.core == [.finish(op2)] && Self.started(none).isEmpty)
@@ -514,38 +668,51 @@ struct AccountTokenTests {
         let left = leaving.ownerGone(":1.1", now: Self.now)
         #expect(left.effects.contains(.forget(goneOp)) && !left.core.contains(.finish(goneOp)))
         leaving.apply(core: left.core)
-        let readForNobody = leaving.completed(goneOp, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
+        let readForNobody = leaving.completed(
+            goneOp, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
         #expect(Self.started(readForNobody).contains { $0 == (goneOp, .keyringDelete(account.key)) })
         #expect(Self.started(readForNobody).contains { $0.1 == .discover(issuer: Self.issuer) })
 
         // Not read yet (a daemon just started): read, then deleted and revoked.
         var fresh = Self.router(":1.1")
         let out3 = fresh.logout(account, caller: ":1.1")
-        guard case .held(let held3) = out3.reply, Self.started(out3).map(\.1) == [.keyringRead(account.key)] else { throw Failure("not read first") }
+        guard case .held(let held3) = out3.reply, Self.started(out3).map(\.1) == [.keyringRead(account.key)] else {
+            throw Failure("not read first")
+        }
         fresh.apply(core: out3.core)
-        let read = fresh.completed(held3, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
+        let read = fresh.completed(
+            held3, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
         #expect(Self.started(read).contains { $0 == (held3, .keyringDelete(account.key)) })
         #expect(Self.started(read).contains { $0.1 == .discover(issuer: Self.issuer) })
         #expect(Self.answers(read).isEmpty)
         fresh.apply(core: read.core)
-        #expect(Self.answers(fresh.completed(held3, .keyring(.success(.deleted)), now: Self.now))[held3] == Transition.Reply.none)
+        #expect(
+            Self.answers(fresh.completed(held3, .keyring(.success(.deleted)), now: Self.now))[held3]
+                == Transition.Reply.none)
         // The metadata names a revocation endpoint only when it keeps the endpoint rules.
         func endpointRead(_ value: String) throws -> String? {
             let document = OpenIDTests.document(OpenIDTests.set("revocation_endpoint", .string(value)))
-            return try ProviderMetadata(document: document, expectedIssuer: OpenIDTests.issuer, from: "x").revocationEndpoint
+            return try ProviderMetadata(document: document, expectedIssuer: OpenIDTests.issuer, from: "x")
+                .revocationEndpoint
         }
         #expect(try endpointRead("http://evil.example/r") == nil)
         #expect(try endpointRead(OpenIDTests.issuer + "/revoke") == OpenIDTests.issuer + "/revoke")
     }
 
-    @Test("a caller whose app could not be found out is never taken for the host: its held calls and later ones are refused, not held forever; Logout and RejectToken wait for the identity too")
+    @Test(
+        "a caller whose app could not be found out is never taken for the host: its held calls and later ones are refused, not held forever; Logout and RejectToken wait for the identity too"
+    )
     func unknownIsNotHost() throws {
         var router = Router()
         let account = try Self.account()
-        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("t", expiresIn: 3600), loaded: true))])
+        router.apply(core: [
+            .account(account.key, AccountTokens(tokens: Self.tokens("t", expiresIn: 3600), loaded: true))
+        ])
         // Logout from a caller not yet known: held, nothing forgotten yet.
         let out = router.logout(account, caller: ":1.5")
-        guard case .held(let held) = out.reply, let (identify, _) = Self.started(out).first else { throw Failure("logout not held") }
+        guard case .held(let held) = out.reply, let (identify, _) = Self.started(out).first else {
+            throw Failure("logout not held")
+        }
         #expect(!out.core.contains { if case .account = $0 { true } else { false } })
         router.apply(core: out.core)
         // While it is being found out, a second call waits without a second identification.
@@ -560,19 +727,26 @@ struct AccountTokenTests {
         router.apply(core: t.core)
         #expect(router.accountTokens[account.key]?.tokens?.accessToken == "t")
         // And from now on it is refused at once, never held.
-        #expect(router.getToken(account, TokenRequest(), caller: ":1.5", now: Self.now).reply == .refused(Router.unknownAccount("work")))
+        #expect(
+            router.getToken(account, TokenRequest(), caller: ":1.5", now: Self.now).reply
+                == .refused(Router.unknownAccount("work")))
         #expect(router.listAccounts([account], caller: ":1.5").reply == .accounts([]))
     }
 
-    @Test("a sign-in that lands during a flight supersedes it: the flight is dropped, the new set is written and handed to its waiters")
+    @Test(
+        "a sign-in that lands during a flight supersedes it: the flight is dropped, the new set is written and handed to its waiters"
+    )
     func loginDuringFlight() throws {
         var router = Self.router(":1.1")
         let account = try Self.account()
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
-        guard case .held(let wait) = t1.reply, let (read, _) = Self.started(t1).first else { throw Failure("no flight") }
+        guard case .held(let wait) = t1.reply, let (read, _) = Self.started(t1).first else {
+            throw Failure("no flight")
+        }
         router.apply(core: t1.core)
         var ids = router.newOperationIDs
-        let login = router.keepTokens(Self.tokens("new-login", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
+        let login = router.keepTokens(
+            Self.tokens("new-login", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
         #expect(login.core.contains(.finish(read)))
         guard let (write, _) = Self.started(login).first else { throw Failure("no write") }
         router.apply(core: login.core)
@@ -583,11 +757,16 @@ struct AccountTokenTests {
         #expect(a.tokens.accessToken == "new-login")
     }
 
-    @Test("tokens kept only in memory after a failed write are written again at the next GetToken, which is answered at once")
+    @Test(
+        "tokens kept only in memory after a failed write are written again at the next GetToken, which is answered at once"
+    )
     func unsavedRetried() throws {
         var router = Self.router(":1.1")
         let account = try Self.account()
-        router.apply(core: [.account(account.key, AccountTokens(tokens: Self.tokens("m", expiresIn: 3600), loaded: true, unsaved: "locked"))])
+        router.apply(core: [
+            .account(
+                account.key, AccountTokens(tokens: Self.tokens("m", expiresIn: 3600), loaded: true, unsaved: "locked"))
+        ])
         let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .token(let a) = t.reply else { throw Failure("not answered at once") }
         #expect(a.warning != nil)
@@ -606,8 +785,12 @@ extension Router {
     fileprivate func getToken(_ a: Account, _ r: TokenRequest, caller: String, now: Int64) -> Transition {
         accountCall(.getToken(a.name, r), accounts: [a], caller: caller, now: now)
     }
-    fileprivate func listAccounts(_ accounts: [Account], caller: String) -> Transition { accountCall(.list, accounts: accounts, caller: caller, now: 0) }
-    fileprivate func logout(_ a: Account, caller: String) -> Transition { accountCall(.logout(a.name), accounts: [a], caller: caller, now: 0) }
+    fileprivate func listAccounts(_ accounts: [Account], caller: String) -> Transition {
+        accountCall(.list, accounts: accounts, caller: caller, now: 0)
+    }
+    fileprivate func logout(_ a: Account, caller: String) -> Transition {
+        accountCall(.logout(a.name), accounts: [a], caller: caller, now: 0)
+    }
     fileprivate func rejectToken(_ a: Account, _ token: String, caller: String) -> Transition {
         accountCall(.reject(a.name, token: token), accounts: [a], caller: caller, now: 0)
     }

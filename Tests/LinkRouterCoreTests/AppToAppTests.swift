@@ -9,21 +9,30 @@ struct AppToAppTests {
     static var encodedResume: String { PercentEncoding.encode(resume) }
 
     func vipps(_ configure: (inout SessionRequest) -> Void = { _ in }) throws -> (Router, Session) {
-        try Fixtures.router(Fixtures.request(redirect: "https://example.com/redirect", app: "https://example.com/app-callback", configure: configure))
+        try Fixtures.router(
+            Fixtures.request(
+                redirect: "https://example.com/redirect", app: "https://example.com/app-callback", configure: configure)
+        )
     }
 
     @Test("builder mode adds requested_flow and app_callback_uri to the authorize URL")
     func authorizeURL() throws {
-        let url = try Fixtures.authorizeURL(Fixtures.request(redirect: "https://example.com/redirect", app: "https://example.com/app-callback"))
+        let url = try Fixtures.authorizeURL(
+            Fixtures.request(redirect: "https://example.com/redirect", app: "https://example.com/app-callback"))
         #expect(url.contains("&requested_flow=app_to_app&app_callback_uri=https%3A%2F%2Fexample.com%2Fapp-callback"))
-        #expect(url.hasPrefix("https://auth.example.com/authorize?response_type=code&client_id=client&redirect_uri=https%3A%2F%2Fexample.com%2Fredirect&state="))
+        #expect(
+            url.hasPrefix(
+                "https://auth.example.com/authorize?response_type=code&client_id=client&redirect_uri=https%3A%2F%2Fexample.com%2Fredirect&state="
+            ))
         #expect(url.contains("&code_challenge=challenge-1&code_challenge_method=S256"))
     }
 
     @Test("the app step resumes, decoded exactly once; then the redirect completes")
     func flow() throws {
         var (router, s) = try vipps()
-        let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now)
+        let d = router.decide(
+            "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link,
+            now: now)
         guard case .resume(let resumed, let url) = d else {
             Issue.record("not resumed: \(d)")
             return
@@ -32,21 +41,34 @@ struct AppToAppTests {
         #expect(resumed.status == .resumed && resumed.code.resumeOpened)
         router.replace(resumed)
         // Opened at most once (R2).
-        #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
-        guard case .complete(let done) = router.decide("https://example.com/redirect?state=\(s.code.state)&code=C&scope=openid", source: .link, now: now) else {
+        #expect(
+            router.decide(
+                "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)",
+                source: .link, now: now
+            ).refusalCode == .replayed)
+        guard
+            case .complete(let done) = router.decide(
+                "https://example.com/redirect?state=\(s.code.state)&code=C&scope=openid", source: .link, now: now)
+        else {
             Issue.record("not completed")
             return
         }
         #expect(done.result?.code == "C")
         router.replace(done)
         // After the final callback the app step is a replay (R2).
-        #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link, now: now).refusalCode == .replayed)
+        #expect(
+            router.decide(
+                "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)",
+                source: .link, now: now
+            ).refusalCode == .replayed)
     }
 
     @Test("a resume_uri whose scheme is spelled HTTPS is opened with the canonical https (found by callback-fuzz)")
     func resumeSchemeCase() throws {
         let (router, s) = try vipps()
-        let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=" + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
+        let d = router.decide(
+            "https://example.com/app-callback?state=\(s.code.state)&resume_uri="
+                + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
         guard case .resume(_, let url) = d else {
             Issue.record("not resumed: \(d)")
             return
@@ -57,7 +79,10 @@ struct AppToAppTests {
     @Test("the remembered flow: the redirect alone completes")
     func remembered() throws {
         let (router, s) = try vipps()
-        guard case .complete = router.decide("https://example.com/redirect?state=\(s.code.state)&code=C", source: .link, now: now) else {
+        guard
+            case .complete = router.decide(
+                "https://example.com/redirect?state=\(s.code.state)&code=C", source: .link, now: now)
+        else {
             Issue.record("not completed")
             return
         }
@@ -66,7 +91,10 @@ struct AppToAppTests {
     @Test("an app step with neither resume_uri nor error keeps waiting (R4)")
     func acknowledge() throws {
         let (router, s) = try vipps()
-        guard case .acknowledge(let a) = router.decide("https://example.com/app-callback?state=\(s.code.state)", source: .link, now: now) else {
+        guard
+            case .acknowledge(let a) = router.decide(
+                "https://example.com/app-callback?state=\(s.code.state)", source: .link, now: now)
+        else {
             Issue.record("not acknowledged")
             return
         }
@@ -75,7 +103,8 @@ struct AppToAppTests {
 
     @Test("one URI in both roles: parameters tell the steps apart")
     func sharedURI() throws {
-        let (router, s) = try Fixtures.router(Fixtures.request(redirect: "https://example.com/app-callback", app: "https://example.com/app-callback"))
+        let (router, s) = try Fixtures.router(
+            Fixtures.request(redirect: "https://example.com/app-callback", app: "https://example.com/app-callback"))
         let base = "https://example.com/app-callback?state=\(s.code.state)"
         guard case .resume = router.decide(base + "&resume_uri=" + Self.encodedResume, source: .link, now: now) else {
             Issue.record("resume")
@@ -94,13 +123,18 @@ struct AppToAppTests {
     @Test("a code on a separate app_callback_uri is refused")
     func codeOnAppCallback() throws {
         let (router, s) = try vipps()
-        #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&code=C", source: .link, now: now).refusalCode == .callbackMismatch)
+        #expect(
+            router.decide("https://example.com/app-callback?state=\(s.code.state)&code=C", source: .link, now: now)
+                .refusalCode == .callbackMismatch)
     }
 
     @Test("an error on either callback fails the session")
     func errors() throws {
         let (router, s) = try vipps()
-        for uri in ["https://example.com/app-callback?state=\(s.code.state)&error=unknown_error", "https://example.com/redirect?state=\(s.code.state)&error=access_denied"] {
+        for uri in [
+            "https://example.com/app-callback?state=\(s.code.state)&error=unknown_error",
+            "https://example.com/redirect?state=\(s.code.state)&error=access_denied",
+        ] {
             guard case .fail(let f) = router.decide(uri, source: .link, now: now) else {
                 Issue.record("\(uri)")
                 continue
@@ -112,13 +146,18 @@ struct AppToAppTests {
     @Test(
         "resume_uri is an open redirect unless it is https on the endpoint's origin or a named host (R1)",
         arguments: [
-            "https://evil.example/", "https://auth.example.com@evil/x", "https://auth.example.com.evil/x", "https:\\\\evil",
-            "http://auth.example.com/vipps-login-idp/x", "javascript:alert(1)", "file:///etc/passwd", "https://auth.example.com:444/x",
-            "https://auth.example.com/x%0D%0ASet-Cookie:a", "data:text/html,x", "//evil.example/x", "HTTPS://evil.example/",
+            "https://evil.example/", "https://auth.example.com@evil/x", "https://auth.example.com.evil/x",
+            "https:\\\\evil",
+            "http://auth.example.com/vipps-login-idp/x", "javascript:alert(1)", "file:///etc/passwd",
+            "https://auth.example.com:444/x",
+            "https://auth.example.com/x%0D%0ASet-Cookie:a", "data:text/html,x", "//evil.example/x",
+            "HTTPS://evil.example/",
         ])
     func resumeRefused(_ target: String) throws {
         let (router, s) = try vipps()
-        let d = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(target))", source: .link, now: now)
+        let d = router.decide(
+            "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(target))",
+            source: .link, now: now)
         #expect(d.refusalCode == .resumeRefused || d.refusalCode == .invalidArgument, "\(d)")
         #expect(router.session(s.id)?.status == .pending)
         #expect(router.session(s.id)?.code.resumeOpened == false)
@@ -131,26 +170,44 @@ struct AppToAppTests {
             $0.resumePathPrefix = "/vipps-login-idp/"
         }
         let ok = "https://api.vipps.no/vipps-login-idp/index.html?tabId=1"
-        guard case .resume(_, let url) = router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(ok))", source: .link, now: now) else {
+        guard
+            case .resume(_, let url) = router.decide(
+                "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(ok))",
+                source: .link, now: now)
+        else {
             Issue.record("named host refused")
             return
         }
         #expect(url == ok)
-        for bad in ["https://api.vipps.no.evil.example/vipps-login-idp/", "https://api.vipps.no/other/", "https://api.vipps.no:8443/vipps-login-idp/"] {
-            #expect(router.decide("https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(bad))", source: .link, now: now).refusalCode == .resumeRefused, "\(bad)")
+        for bad in [
+            "https://api.vipps.no.evil.example/vipps-login-idp/", "https://api.vipps.no/other/",
+            "https://api.vipps.no:8443/vipps-login-idp/",
+        ] {
+            #expect(
+                router.decide(
+                    "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(bad))",
+                    source: .link, now: now
+                ).refusalCode == .resumeRefused, "\(bad)")
         }
     }
 
     @Test("the document's ?error= quirk fails an app-to-app session and nothing else (R3)")
     func quirk() throws {
         let (router, s) = try vipps()
-        guard case .fail(let f) = router.decide("https://example.com/app-callback?state=\(s.code.state)?error=unknown_error", source: .link, now: now) else {
+        guard
+            case .fail(let f) = router.decide(
+                "https://example.com/app-callback?state=\(s.code.state)?error=unknown_error", source: .link, now: now)
+        else {
             Issue.record("quirk not read")
             return
         }
         #expect(f.failure?.providerError == "unknown_error")
         #expect(f.status == .failed)
-        guard case .fail(let g) = router.decide("https://example.com/app-callback?state=\(s.code.state)?error=access_denied&error_description=No", source: .link, now: now) else {
+        guard
+            case .fail(let g) = router.decide(
+                "https://example.com/app-callback?state=\(s.code.state)?error=access_denied&error_description=No",
+                source: .link, now: now)
+        else {
             Issue.record("quirk with description not read")
             return
         }
@@ -170,6 +227,8 @@ struct AppToAppTests {
         }
         // Not for a session without an app callback.
         let (plain, p) = try Fixtures.router(Fixtures.request(redirect: "com.example.app:/cb"))
-        #expect(plain.decide("com.example.app:/cb?state=\(p.code.state)?error=unknown_error", source: .link, now: now).refusalCode == .unknownState)
+        #expect(
+            plain.decide("com.example.app:/cb?state=\(p.code.state)?error=unknown_error", source: .link, now: now)
+                .refusalCode == .unknownState)
     }
 }

@@ -61,7 +61,8 @@ struct CallbackURITests {
     func customSchemeCheck() {
         #expect(CallbackURI.isCustomScheme("com.example.app"))
         #expect(CallbackURI.isCustomScheme("no.vipps-merchant.app2"))
-        for bad in ["https", "http", "myapp", "com.", ".com", "com..app", "1com.app", "com.ex ample", "javascript", ""] {
+        for bad in ["https", "http", "myapp", "com.", ".com", "com..app", "1com.app", "com.ex ample", "javascript", ""]
+        {
             #expect(!CallbackURI.isCustomScheme(bad), "\(bad)")
         }
     }
@@ -72,7 +73,9 @@ struct CallbackURITests {
         let b = c.bound(port: 43123)
         #expect(b.string == "http://localhost:43123/callback?x=1")
         #expect(b.matchKey == "http:localhost/callback")
-        #expect(b.loopbackBinding == LoopbackBinding(addresses: ["127.0.0.1", "::1"], hostLiteral: "localhost", port: 43123))
+        #expect(
+            b.loopbackBinding
+                == LoopbackBinding(addresses: ["127.0.0.1", "::1"], hostLiteral: "localhost", port: 43123))
         let v6 = try CallbackURI.parse("http://[::1]/cb", role: "redirect_uri").bound(port: 5)
         #expect(v6.string == "http://[::1]:5/cb" && v6.loopbackBinding?.addresses == ["::1"])
     }
@@ -116,7 +119,8 @@ struct CallbackMatchTests {
         let r = try CallbackURI.parse("com.example.app:/cb?app=x%20y&v=1", role: "redirect_uri")
         #expect(try mismatch("com.example.app:/cb?app=x%20y&v=1&code=c&state=s", against: r) == nil)
         #expect(try mismatch("com.example.app:/cb?code=c&v=1&state=s&app=x%20y", against: r) == nil)
-        #expect(try mismatch("com.example.app:/cb?app=x+y&v=1&state=s", against: r)?.contains("percent-encoding") == true)
+        #expect(
+            try mismatch("com.example.app:/cb?app=x+y&v=1&state=s", against: r)?.contains("percent-encoding") == true)
         #expect(try mismatch("com.example.app:/cb?v=1&state=s", against: r)?.contains("missing") == true)
         #expect(try mismatch("com.example.app:/cb?app=x%20y&v=2&state=s", against: r)?.contains("\"2\"") == true)
         #expect(try mismatch("com.example.app:/cb?app=x%20y&v=1&v=1&state=s", against: r)?.contains("2 times") == true)
@@ -135,8 +139,10 @@ struct CallbackMatchTests {
     @Test(
         "claimed https look-alikes never match (U9)",
         arguments: [
-            "https://example.com@evil/cb?state=s", "https://example.com.evil/cb?state=s", "https://evil/example.com/cb?state=s",
-            "https://example.com:443/cb?state=s", "http://example.com/cb?state=s", "https://xn--exmple-cua.com/cb?state=s",
+            "https://example.com@evil/cb?state=s", "https://example.com.evil/cb?state=s",
+            "https://evil/example.com/cb?state=s",
+            "https://example.com:443/cb?state=s", "http://example.com/cb?state=s",
+            "https://xn--exmple-cua.com/cb?state=s",
         ])
     func lookAlikes(_ text: String) throws {
         let r = try CallbackURI.parse("https://example.com/cb", role: "redirect_uri")

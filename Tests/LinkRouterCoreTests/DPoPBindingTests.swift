@@ -8,14 +8,19 @@ import Testing
 struct DPoPBindingTests {
     static let issuer = OpenIDTests.issuer
     static let key = DPoPKey(
-        privateJWK: #"{"crv":"P-256","kty":"EC","x":"xx","y":"yy","d":"dd"}"#, thumbprint: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")!
+        privateJWK: #"{"crv":"P-256","kty":"EC","x":"xx","y":"yy","d":"dd"}"#,
+        thumbprint: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")!
 
     /// An account's login (`dpop` set as `use(account)` sets it) at a provider listing `algorithms`.
-    static func request(_ mode: DPoPBinding.Mode, algorithms: [String]? = ["ES256"], pushed: Bool = false) -> SessionRequest {
+    static func request(_ mode: DPoPBinding.Mode, algorithms: [String]? = ["ES256"], pushed: Bool = false)
+        -> SessionRequest
+    {
         var r = OpenIDTests.exchangeRequest()
         r.discovered = ProviderMetadata(
-            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
-            issParameterSupported: true, pushedAuthorizationRequestEndpoint: pushed ? issuer + "/par" : nil, dpopSigningAlgorithms: algorithms)
+            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
+            jwksURI: issuer + "/jwks",
+            issParameterSupported: true, pushedAuthorizationRequestEndpoint: pushed ? issuer + "/par" : nil,
+            dpopSigningAlgorithms: algorithms)
         r.dpop = mode
         r.account = "work"
         return r
@@ -29,15 +34,27 @@ struct DPoPBindingTests {
 
     @Test("the metadata's dpop_signing_alg_values_supported, read as strings or not at all")
     func metadata() throws {
-        let listed = OpenIDTests.document { $0.append(("dpop_signing_alg_values_supported", .array([.string("ES256"), .string("RS256")]))) }
-        #expect(try ProviderMetadata(document: listed, expectedIssuer: Self.issuer, from: "x").dpopSigningAlgorithms == ["ES256", "RS256"])
-        let odd = OpenIDTests.document { $0.append(("dpop_signing_alg_values_supported", .array([.string("ES256"), .integer(1)]))) }
-        #expect(try ProviderMetadata(document: odd, expectedIssuer: Self.issuer, from: "x").dpopSigningAlgorithms == nil)
+        let listed = OpenIDTests.document {
+            $0.append(("dpop_signing_alg_values_supported", .array([.string("ES256"), .string("RS256")])))
+        }
+        #expect(
+            try ProviderMetadata(document: listed, expectedIssuer: Self.issuer, from: "x").dpopSigningAlgorithms == [
+                "ES256", "RS256",
+            ])
+        let odd = OpenIDTests.document {
+            $0.append(("dpop_signing_alg_values_supported", .array([.string("ES256"), .integer(1)])))
+        }
+        #expect(
+            try ProviderMetadata(document: odd, expectedIssuer: Self.issuer, from: "x").dpopSigningAlgorithms == nil)
     }
 
-    @Test("auto binds where ES256 is listed, require always (refused where the list lacks ES256), off never; a login that is no account's never")
+    @Test(
+        "auto binds where ES256 is listed, require always (refused where the list lacks ES256), off never; a login that is no account's never"
+    )
     func decided() throws {
-        func required(_ r: SessionRequest) throws -> Bool? { try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).dpopRequired }
+        func required(_ r: SessionRequest) throws -> Bool? {
+            try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).dpopRequired
+        }
         #expect(try required(Self.request(.auto)) == false)
         #expect(try required(Self.request(.auto, algorithms: nil)) == nil)
         #expect(try required(Self.request(.auto, algorithms: ["PS256"])) == nil)
@@ -54,12 +71,17 @@ struct DPoPBindingTests {
     func bound() throws {
         let plan = try SessionPlan.make(Self.request(.auto), owner: Fixtures.caller, limits: Limits())
         let url = plan.authorizeURL(secrets: Self.secrets())
-        #expect(url.contains("&dpop_jkt=" + Self.key.thumbprint) || url.contains("?dpop_jkt=" + Self.key.thumbprint), "\(url)")
+        #expect(
+            url.contains("&dpop_jkt=" + Self.key.thumbprint) || url.contains("?dpop_jkt=" + Self.key.thumbprint),
+            "\(url)")
         let s = plan.makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
         #expect(s.code.exchange?.dpop == DPoPBinding(key: Self.key, required: false))
-        #expect(plan.missingDPoPKey(Self.secrets()) == nil && plan.missingDPoPKey(Self.secrets(key: nil))?.code == .internalError)
+        #expect(
+            plan.missingDPoPKey(Self.secrets()) == nil
+                && plan.missingDPoPKey(Self.secrets(key: nil))?.code == .internalError)
 
-        let pushedPlan = try SessionPlan.make(Self.request(.require, pushed: true), owner: Fixtures.caller, limits: Limits())
+        let pushedPlan = try SessionPlan.make(
+            Self.request(.require, pushed: true), owner: Fixtures.caller, limits: Limits())
         let push = try #require(pushedPlan.pushRequest(secrets: Self.secrets()))
         #expect(push.dpop == Self.key && !push.parameters.contains { $0.name == "dpop_jkt" })
         var extra = Self.request(.auto)
@@ -71,17 +93,25 @@ struct DPoPBindingTests {
     func stored() throws {
         let s = try SessionPlan.make(Self.request(.require), owner: Fixtures.caller, limits: Limits())
             .makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
-        let back = try #require(SessionFlow(kind: s.flow.kind, stored: s.flow.stored) { text, role in try? CallbackURI.parse(text, role: role, maxLength: 2048) })
+        let back = try #require(
+            SessionFlow(kind: s.flow.kind, stored: s.flow.stored) { text, role in
+                try? CallbackURI.parse(text, role: role, maxLength: 2048)
+            })
         #expect(back == s.flow && back.exchange?.dpop?.key == Self.key && back.exchange?.dpop?.required == true)
         let damaged = s.flow.stored.replacing(Self.key.thumbprint, with: "short")
-        #expect(SessionFlow(kind: "code", stored: damaged) { text, role in try? CallbackURI.parse(text, role: role, maxLength: 2048) } == nil)
+        #expect(
+            SessionFlow(kind: "code", stored: damaged) { text, role in
+                try? CallbackURI.parse(text, role: role, maxLength: 2048)
+            } == nil)
 
         let exchange = TokenExchange(
-            clientID: "c", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks", expectsIDToken: false, account: "work",
+            clientID: "c", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks", expectsIDToken: false,
+            account: "work",
             dpop: DPoPBinding(key: Self.key, required: false))
         let device = SessionFlow.device(
             DeviceFlow(
-                issuer: Self.issuer, exchange: exchange, deviceCode: "dc", userCode: "ABCD", verificationURI: Self.issuer + "/device",
+                issuer: Self.issuer, exchange: exchange, deviceCode: "dc", userCode: "ABCD",
+                verificationURI: Self.issuer + "/device",
                 verificationURIComplete: nil, interval: 5))
         #expect(SessionFlow(kind: "device", stored: device.stored) { _, _ in nil } == device)
 
@@ -89,7 +119,9 @@ struct DPoPBindingTests {
         #expect(ended.flow.exchange?.dpop == nil && !ended.flow.stored.contains("exchange_dpop"))
     }
 
-    @Test("SignProof's request: a method token, an https URL (http on loopback) without userinfo, a nonce of visible ASCII")
+    @Test(
+        "SignProof's request: a method token, an https URL (http on loopback) without userinfo, a nonce of visible ASCII"
+    )
     func proofRequest() throws {
         func checked(_ method: String, _ url: String, nonce: String? = nil) -> Bool {
             var r = ProofRequest(method: method, url: url)
@@ -114,7 +146,8 @@ struct DPoPBindingTests {
         var router = Router()
         router.insert(s)
         let t = router.route(
-            "com.example.app:/callback?code=c1&state=\(s.code.state)&iss=\(PercentEncoding.encode(Self.issuer))", source: .link, via: "test", now: Fixtures.now)
+            "com.example.app:/callback?code=c1&state=\(s.code.state)&iss=\(PercentEncoding.encode(Self.issuer))",
+            source: .link, via: "test", now: Fixtures.now)
         router.take(t)
         return (router, try #require(t.session))
     }
@@ -123,24 +156,36 @@ struct DPoPBindingTests {
         "an account login's answer: under require, token_type Bearer fails it and keeps nothing; a DPoP one completes it, the owner's result without the refresh token, the keyring write with it and the key"
     )
     func accountLoginAnswer() throws {
-        var bearer = TokenSet(accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil, scope: nil)
+        var bearer = TokenSet(
+            accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil,
+            scope: nil)
         bearer.dpopKey = Self.key
         let (router, s) = try Self.exchanging(.require)
         let refused = router.exchanged(s.id, .success(bearer), now: Fixtures.now)
         let failed = try #require(refused.session)
-        #expect(failed.status == .failed && failed.failure?.code == .tokenExchangeFailed && failed.failure?.message.contains("not DPoP") == true)
-        #expect(!refused.effects.contains { if case .start(_, .keyringWrite) = $0 { true } else { false } }, "nothing kept")
+        #expect(
+            failed.status == .failed && failed.failure?.code == .tokenExchangeFailed
+                && failed.failure?.message.contains("not DPoP") == true)
+        #expect(
+            !refused.effects.contains { if case .start(_, .keyringWrite) = $0 { true } else { false } }, "nothing kept")
 
         var bound = bearer
         bound.tokenType = "DPoP"
         let done = router.exchanged(s.id, .success(bound), now: Fixtures.now)
         let completed = try #require(done.session)
-        #expect(completed.status == .completed && completed.result?.tokens?.refreshToken == nil && completed.result?.tokens?.accessToken == "at")
-        #expect(done.effects.contains { if case .start(_, .keyringWrite(_, let kept)) = $0 { kept == bound } else { false } })
+        #expect(
+            completed.status == .completed && completed.result?.tokens?.refreshToken == nil
+                && completed.result?.tokens?.accessToken == "at")
+        #expect(
+            done.effects.contains {
+                if case .start(_, .keyringWrite(_, let kept)) = $0 { kept == bound } else { false }
+            })
         #expect(completed.flow.exchange?.dpop == nil, "the key left the session with the tokens")
     }
 
-    @Test("tokens kept without a key for an account that now requires DPoP: not handed out, forgotten (memory and keyring) and revoked")
+    @Test(
+        "tokens kept without a key for an account that now requires DPoP: not handed out, forgotten (memory and keyring) and revoked"
+    )
     func keptUnbound() throws {
         var r = AccountRequest()
         r.issuer = Self.issuer
@@ -149,12 +194,17 @@ struct DPoPBindingTests {
         let account = try Account.make(name: "work", r, owner: .user)
         var router = Router()
         router.apply(core: [.caller(":1.9", .host)])
-        let kept = TokenSet(accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil, scope: nil)
+        let kept = TokenSet(
+            accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil,
+            scope: nil)
         router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
-        let t = router.accountCall(.getToken("work", TokenRequest()), accounts: [account], caller: ":1.9", now: Fixtures.now)
+        let t = router.accountCall(
+            .getToken("work", TokenRequest()), accounts: [account], caller: ":1.9", now: Fixtures.now)
         #expect(t.refusal?.code == .notSignedIn && t.refusal?.message.contains("dpop=require") == true, "\(t.reply)")
         let started = t.effects.compactMap { if case .start(_, let o) = $0 { o } else { nil } }
-        #expect(started.contains(.keyringDelete(account.key)) && started.contains(.discover(issuer: Self.issuer)), "\(started)")
+        #expect(
+            started.contains(.keyringDelete(account.key)) && started.contains(.discover(issuer: Self.issuer)),
+            "\(started)")
         #expect(t.core.contains(.account(account.key, AccountTokens(tokens: nil, loaded: true, flight: nil))))
     }
 }

@@ -11,7 +11,8 @@ struct DeviceLoginTests {
 
     static func metadata(device: Bool = true) -> ProviderMetadata {
         ProviderMetadata(
-            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks", issParameterSupported: true,
+            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
+            jwksURI: issuer + "/jwks", issParameterSupported: true,
             deviceAuthorizationEndpoint: device ? issuer + "/device_authorization" : nil)
     }
 
@@ -27,19 +28,25 @@ struct DeviceLoginTests {
     }
 
     static let authorization = DeviceAuthorization(
-        deviceCode: "device-code-secret", userCode: "WDJB-MJHT", verificationURI: issuer + "/device", verificationURIComplete: issuer + "/device?user_code=WDJB-MJHT",
+        deviceCode: "device-code-secret", userCode: "WDJB-MJHT", verificationURI: issuer + "/device",
+        verificationURIComplete: issuer + "/device?user_code=WDJB-MJHT",
         expiresIn: 600, interval: 5)
 
     /// Up to the session: the router, the session, the poll's operation and the transition that began it.
     func begun(_ request: SessionRequest = request()) throws -> (Router, Session, OperationID, Transition) {
         var router = Router()
-        let asked = router.beginSession(request, inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
+        let asked = router.beginSession(
+            request, inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(asked.held)
         #expect(asked.operation(op) == .discover(issuer: Self.issuer))
         router.take(asked)
         let authorize = router.completed(op, .metadata(.success(Self.metadata())), now: now)
         #expect(authorize.changes.isEmpty, "nothing kept before the provider gave the codes")
-        #expect(authorize.operation(op) == .authorizeDevice(DeviceGrant.Request(endpoint: Self.issuer + "/device_authorization", clientID: "client", scope: "openid")))
+        #expect(
+            authorize.operation(op)
+                == .authorizeDevice(
+                    DeviceGrant.Request(
+                        endpoint: Self.issuer + "/device_authorization", clientID: "client", scope: "openid")))
         router.take(authorize)
         let begun = router.completed(op, .deviceAuthorized(.success(Self.authorization)), now: now)
         let session = try #require(begun.session)
@@ -48,7 +55,9 @@ struct DeviceLoginTests {
         return (router, session, poll, begun)
     }
 
-    @Test("the codes come back to the caller alone; the session polls after the interval, one timer, and is never a callback's")
+    @Test(
+        "the codes come back to the caller alone; the session polls after the interval, one timer, and is never a callback's"
+    )
     func begins() throws {
         let (router, session, poll, begun) = try begun()
         guard case .device(let flow) = session.flow else {
@@ -58,7 +67,9 @@ struct DeviceLoginTests {
         #expect(flow.deviceCode == "device-code-secret" && flow.userCode == "WDJB-MJHT" && flow.interval == 5)
         #expect(flow.exchange.tokenEndpoint == Self.issuer + "/token" && flow.exchange.expectsIDToken)
         #expect(session.expiresAt == now + 600 && session.status == .pending && session.owner?.name == Fixtures.owner)
-        guard case .answer(_, .deviceBegun(let id, let shown, let expiresAt))? = begun.answers.first, begun.answers.count == 1 else {
+        guard case .answer(_, .deviceBegun(let id, let shown, let expiresAt))? = begun.answers.first,
+            begun.answers.count == 1
+        else {
             Issue.record("the caller was not answered with the codes: \(begun.effects)")
             return
         }
@@ -66,13 +77,19 @@ struct DeviceLoginTests {
         #expect(begun.operation(poll) == .timer(milliseconds: 5000))
         let timers = begun.effects.filter { if case .start(_, .timer) = $0 { true } else { false } }
         #expect(timers.count == 1, "one timer, no busy polling")
-        #expect(begun.effects.contains { if case .start(_, .identify(name: Fixtures.owner)) = $0 { true } else { false } }, "its owner's app is found out, as for any session")
+        #expect(
+            begun.effects.contains { if case .start(_, .identify(name: Fixtures.owner)) = $0 { true } else { false } },
+            "its owner's app is found out, as for any session")
         // No callback ever reaches it, whatever it carries.
-        let route = router.route("com.example.app:/callback?code=c&state=WDJB-MJHT", source: .link, via: "test", apps: AppDirectory(), now: now)
+        let route = router.route(
+            "com.example.app:/callback?code=c&state=WDJB-MJHT", source: .link, via: "test", apps: AppDirectory(),
+            now: now)
         #expect(route.changes.isEmpty)
     }
 
-    @Test("pending polls again after the interval; slow_down adds 5 s for good (kept); tokens complete it and its Wait hears them")
+    @Test(
+        "pending polls again after the interval; slow_down adds 5 s for good (kept); tokens complete it and its Wait hears them"
+    )
     func polls() throws {
         var (router, session, poll, _) = try begun()
         let (wait, _) = try router.holdWait(session.id)
@@ -81,20 +98,32 @@ struct DeviceLoginTests {
             Issue.record("no poll: \(fired.effects)")
             return
         }
-        #expect(code == "device-code-secret" && grant.tokenEndpoint == Self.issuer + "/token" && grant.expected.nonce == nil)
+        #expect(
+            code == "device-code-secret" && grant.tokenEndpoint == Self.issuer + "/token" && grant.expected.nonce == nil
+        )
         router.take(fired)
 
-        let pending = router.completed(poll, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: "authorization_pending", message: "x"))), now: now + 6)
+        let pending = router.completed(
+            poll,
+            .tokens(
+                .failure(
+                    SessionFailure(code: .tokenExchangeFailed, providerError: "authorization_pending", message: "x"))),
+            now: now + 6)
         #expect(pending.operation(poll) == .timer(milliseconds: 5000) && pending.changes.isEmpty)
         router.take(pending)
         router.take(router.completed(poll, .fired, now: now + 11))
-        let slowed = router.completed(poll, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: "slow_down", message: "x"))), now: now + 12)
+        let slowed = router.completed(
+            poll,
+            .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: "slow_down", message: "x"))),
+            now: now + 12)
         #expect(slowed.operation(poll) == .timer(milliseconds: 10_000))
         #expect(slowed.session?.flow.deviceFlow?.interval == 10, "the longer interval is kept (and stored)")
         router.take(slowed)
         router.take(router.completed(poll, .fired, now: now + 22))
 
-        let tokens = TokenSet(accessToken: "at", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "rt", idToken: nil, scope: "openid")
+        let tokens = TokenSet(
+            accessToken: "at", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "rt", idToken: nil,
+            scope: "openid")
         let done = router.completed(poll, .tokens(.success(tokens)), now: now + 23)
         let finished = try #require(done.changes.compactMap { if case .update(let s) = $0 { s } else { nil } }.first)
         #expect(finished.status == .completed && finished.result?.tokens == tokens)
@@ -104,15 +133,27 @@ struct DeviceLoginTests {
         #expect(done.core.contains(.finish(poll)))
     }
 
-    @Test("access_denied, expired_token and any other error end the session with their own error; the device code is wiped; nothing polls again")
+    @Test(
+        "access_denied, expired_token and any other error end the session with their own error; the device code is wiped; nothing polls again"
+    )
     func ends() throws {
-        for (error, code) in [("access_denied", RouterError.Code.authorizationFailed), ("expired_token", .expired), ("invalid_client", .tokenExchangeFailed)] {
+        for (error, code) in [
+            ("access_denied", RouterError.Code.authorizationFailed), ("expired_token", .expired),
+            ("invalid_client", .tokenExchangeFailed),
+        ] {
             var (router, session, poll, _) = try begun()
             router.take(router.completed(poll, .fired, now: now + 5))
-            let ended = router.completed(poll, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: error, message: "refused"))), now: now + 6)
+            let ended = router.completed(
+                poll,
+                .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: error, message: "refused"))),
+                now: now + 6)
             let failed = try #require(ended.changes.compactMap { if case .update(let s) = $0 { s } else { nil } }.first)
-            #expect(failed.status == .failed && failed.failure?.code == code && failed.failure?.providerError == error, "\(error)")
-            #expect(failed.flow.deviceFlow?.deviceCode == nil && ended.started.isEmpty && ended.core.contains(.finish(poll)))
+            #expect(
+                failed.status == .failed && failed.failure?.code == code && failed.failure?.providerError == error,
+                "\(error)")
+            #expect(
+                failed.flow.deviceFlow?.deviceCode == nil && ended.started.isEmpty && ended.core.contains(.finish(poll))
+            )
             #expect(failed.id == session.id)
         }
     }
@@ -121,7 +162,8 @@ struct DeviceLoginTests {
     func afterTheEnd() throws {
         var (router, session, poll, _) = try begun()
         let cancelled = router.cancel(session.id, by: Fixtures.owner, now: now + 1)
-        #expect(cancelled.effects.contains(.cancel(poll)) && cancelled.core.contains(.finish(poll)), "\(cancelled.effects)")
+        #expect(
+            cancelled.effects.contains(.cancel(poll)) && cancelled.core.contains(.finish(poll)), "\(cancelled.effects)")
         router.take(cancelled)
         let late = router.completed(poll, .fired, now: now + 5)
         #expect(late.effects.isEmpty && late.changes.isEmpty && late.core.isEmpty)
@@ -131,17 +173,21 @@ struct DeviceLoginTests {
     func stopping() throws {
         var (router, _, poll, begun) = try begun()
         // The owner's app found out, so only the device poll is left under way.
-        let identify = try #require(begun.effects.compactMap { if case .start(let op, .identify) = $0 { op } else { nil } }.first)
+        let identify = try #require(
+            begun.effects.compactMap { if case .start(let op, .identify) = $0 { op } else { nil } }.first)
         router.take(router.completed(identify, .identified(.host), now: now))
         #expect(router.whatStoppingLoses().isEmpty, "\(router.whatStoppingLoses())")
         router.take(router.completed(poll, .fired, now: now + 5))
         #expect(router.whatStoppingLoses() == ["1 operations under way"])
     }
 
-    @Test("refused: a provider without a device endpoint (saying what to do instead), the options of a browser login, no client")
+    @Test(
+        "refused: a provider without a device endpoint (saying what to do instead), the options of a browser login, no client"
+    )
     func refused() throws {
         var router = Router()
-        let asked = router.beginSession(Self.request(), inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
+        let asked = router.beginSession(
+            Self.request(), inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
         let none = router.completed(op, .metadata(.success(Self.metadata(device: false))), now: now)
@@ -149,7 +195,9 @@ struct DeviceLoginTests {
             Issue.record("not refused: \(none.effects)")
             return
         }
-        #expect(e.code == .invalidArgument && e.message.contains("no device_authorization_endpoint") && e.message.contains("--no-browser"))
+        #expect(
+            e.code == .invalidArgument && e.message.contains("no device_authorization_endpoint")
+                && e.message.contains("--no-browser"))
         for (name, configure) in [
             ("authorize_url", { (r: inout SessionRequest) in r.authorizeURL = "https://a.example/auth?state=x" }),
             ("app_callback_uri", { (r: inout SessionRequest) in r.appCallbackURI = "com.example.app:/app" }),
@@ -171,13 +219,16 @@ struct DeviceLoginTests {
             ({ (r: inout SessionRequest) in r.scope = "openid\naccount=x" }, "scope must be space-separated tokens"),
         ] {
             let r = Router()
-            let t = r.beginSession(Self.request(configure), inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
+            let t = r.beginSession(
+                Self.request(configure), inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
             guard case .refused(let e) = t.reply else {
                 Issue.record("\(words) not refused: \(t.reply)")
                 continue
             }
             let onlyLogged = t.effects.allSatisfy { if case .log = $0 { true } else { false } }
-            #expect(e.code == .invalidArgument && e.message.contains(words) && t.changes.isEmpty && t.core.isEmpty && onlyLogged, "\(e.message)")
+            #expect(
+                e.code == .invalidArgument && e.message.contains(words) && t.changes.isEmpty && t.core.isEmpty
+                    && onlyLogged, "\(e.message)")
         }
         let r = Router()
         let noClient = r.beginSession(
@@ -195,11 +246,14 @@ struct DeviceLoginTests {
     @Test("the provider's refusal of the device request is the caller's error; nothing is kept")
     func providerRefused() throws {
         var router = Router()
-        let asked = router.beginSession(Self.request(), inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
+        let asked = router.beginSession(
+            Self.request(), inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
         router.take(router.completed(op, .metadata(.success(Self.metadata())), now: now))
-        let e = RouterError(.authorizationFailed, "the device authorization request to x was refused: HTTP 400: invalid_client; nothing was shown")
+        let e = RouterError(
+            .authorizationFailed,
+            "the device authorization request to x was refused: HTTP 400: invalid_client; nothing was shown")
         let refused = router.completed(op, .deviceAuthorized(.failure(e)), now: now)
         #expect(refused.changes.isEmpty && refused.answers == [.answer(op, .refused(e))])
     }
@@ -214,7 +268,10 @@ struct DeviceLoginTests {
         let restored = fresh.restore([session], previousBusID: "bus", now: now + 100)
         fresh.take(restored)
         let snapshot = try #require(restored.started.first)
-        let t = fresh.completed(snapshot, .busNames(.success(BusSnapshot(id: "bus", names: [Fixtures.owner]))), now: now + 100)
-        #expect(t.effects.contains { if case .start(_, .timer(milliseconds: 5000)) = $0 { true } else { false } }, "\(t.effects)")
+        let t = fresh.completed(
+            snapshot, .busNames(.success(BusSnapshot(id: "bus", names: [Fixtures.owner]))), now: now + 100)
+        #expect(
+            t.effects.contains { if case .start(_, .timer(milliseconds: 5000)) = $0 { true } else { false } },
+            "\(t.effects)")
     }
 }

@@ -19,10 +19,14 @@ enum Fixtures {
 
     /// What the daemon gathers before `BeginSession` reaches the core: secrets `n`, and the browser if one opens.
     static func inputs(_ n: Int = 1, browser: String? = nil, claimTokenDigest: [UInt8]? = nil) -> BeginInputs {
-        BeginInputs(secrets: .success(secrets(n)), browser: browser.map { .success($0) }, claimTokenDigest: claimTokenDigest)
+        BeginInputs(
+            secrets: .success(secrets(n)), browser: browser.map { .success($0) }, claimTokenDigest: claimTokenDigest)
     }
 
-    static func request(redirect: String = "com.example.app:/callback", app: String? = nil, configure: (inout SessionRequest) -> Void = { _ in }) -> SessionRequest {
+    static func request(
+        redirect: String = "com.example.app:/callback", app: String? = nil,
+        configure: (inout SessionRequest) -> Void = { _ in }
+    ) -> SessionRequest {
         var r = SessionRequest()
         r.authorizationEndpoint = "https://auth.example.com/authorize"
         r.clientID = "client"
@@ -34,7 +38,9 @@ enum Fixtures {
     }
 
     /// A router holding one pending session made from `request`.
-    static func router(_ request: SessionRequest = request(), n: Int = 1, owner: String = owner, limits: Limits = Limits()) throws -> (Router, Session) {
+    static func router(
+        _ request: SessionRequest = request(), n: Int = 1, owner: String = owner, limits: Limits = Limits()
+    ) throws -> (Router, Session) {
         var router = Router(limits: limits)
         let s = try session(request, n: n, owner: owner, limits: limits)
         router.insert(s)
@@ -48,16 +54,22 @@ enum Fixtures {
         return plan.authorizeURL(secrets: secrets(n))
     }
 
-    static func session(_ request: SessionRequest, n: Int = 1, owner: String = owner, limits: Limits = Limits(), port: Int = 49152) throws -> Session {
+    static func session(
+        _ request: SessionRequest, n: Int = 1, owner: String = owner, limits: Limits = Limits(), port: Int = 49152
+    ) throws -> Session {
         var plan = try SessionPlan.make(request, owner: Caller(name: owner), limits: limits)
         if plan.loopbackBinding != nil { plan.bind(port: port) }
         return plan.makeSession(secrets: secrets(n), claimTokenDigest: nil, browser: nil, now: now)
     }
 
     /// `session` with a claim token's digest: parked, not cancelled, when its owner leaves.
-    static func claimable(_ request: SessionRequest = request(), n: Int, digest: [UInt8], owner: String = owner) throws -> Session {
+    static func claimable(_ request: SessionRequest = request(), n: Int, digest: [UInt8], owner: String = owner) throws
+        -> Session
+    {
         let s = try session(request, n: n, owner: owner)
-        return Session(id: s.id, owner: s.owner, claimTokenDigest: digest, flow: s.flow, createdAt: s.createdAt, expiresAt: s.expiresAt)
+        return Session(
+            id: s.id, owner: s.owner, claimTokenDigest: digest, flow: s.flow, createdAt: s.createdAt,
+            expiresAt: s.expiresAt)
     }
 
     /// The callback that completes `s` (custom-scheme fixtures) with code `code`.

@@ -12,8 +12,14 @@ struct LinkIntakeTests {
                 "com.example.app:/callback?error=access_denied&error_description=The%20user%20denied%20access&state=abc"
             ),
             ("com.example.app:/search?q=café au lait", "com.example.app:/search?q=caf%C3%A9%20au%20lait"),
-            ("com.example.app:/a b/%2F/~A/café?q=1#frag x%2Fé", "com.example.app:/a%20b/%2F/~A/caf%C3%A9?q=1#frag%20x%2F%C3%A9"),
-            ("https://news.example/search?q=café au lait&a=%2F%26%3D#top x", "https://news.example/search?q=caf%C3%A9%20au%20lait&a=%2F%26%3D#top%20x"),
+            (
+                "com.example.app:/a b/%2F/~A/café?q=1#frag x%2Fé",
+                "com.example.app:/a%20b/%2F/~A/caf%C3%A9?q=1#frag%20x%2F%C3%A9"
+            ),
+            (
+                "https://news.example/search?q=café au lait&a=%2F%26%3D#top x",
+                "https://news.example/search?q=caf%C3%A9%20au%20lait&a=%2F%26%3D#top%20x"
+            ),
             ("com.example.app:/e?x=€😀", "com.example.app:/e?x=%E2%82%AC%F0%9F%98%80"),
         ])
     func restores(_ decoded: String, _ original: String) {
@@ -24,12 +30,15 @@ struct LinkIntakeTests {
     @Test(
         "a link with nothing decoded is the same string, byte for byte; restoring twice is restoring once",
         arguments: [
-            "com.example.app:/callback?code=4%2F0AfKde-Code_1~x&state=abc", "com.example.app:/p?x=a+b&y=a%2Bb", "https://example.com:443/app/~user/?x=A",
+            "com.example.app:/callback?code=4%2F0AfKde-Code_1~x&state=abc", "com.example.app:/p?x=a+b&y=a%2Bb",
+            "https://example.com:443/app/~user/?x=A",
             "com.example.app:/p?x=%2520",
         ])
     func untouched(_ link: String) {
         #expect(LinkIntake.restoringEncoding(link) == link)
-        #expect(LinkIntake.restoringEncoding(LinkIntake.restoringEncoding("com.example.app:/a b")) == "com.example.app:/a%20b")
+        #expect(
+            LinkIntake.restoringEncoding(LinkIntake.restoringEncoding("com.example.app:/a b"))
+                == "com.example.app:/a%20b")
     }
 
     @Test("control characters are refused, not encoded: no launcher decodes them")
@@ -58,7 +67,9 @@ extension LinkIntakeTests {
         #expect(LinkIntake.restoringEncoding("com.example.app:é") == "com.example.app:%C3%A9")
     }
 
-    @Test("without a daemon: a web link that is no pending callback goes to the browser; a pending callback or any app link is queued")
+    @Test(
+        "without a daemon: a web link that is no pending callback goes to the browser; a pending callback or any app link is queued"
+    )
     func withoutDaemon() {
         let pending = ClaimedCallbacks(text: "https://example.com/cb\n")
         #expect(LinkIntake.withoutDaemon("https://example.com/page", pending: pending) == .browser)

@@ -9,7 +9,9 @@ struct PercentEncodingTests {
         #expect(try PercentEncoding.decode("a+b", form: true) == "a b")
         #expect(try PercentEncoding.decode("a+b", form: false) == "a+b")
         #expect(try PercentEncoding.decode("%C3%A9", form: true) == "é")
-        #expect(try PercentEncoding.decode("https%3A%2F%2Fapi.vipps.no%2Fx%3Fa%3D1", form: true) == "https://api.vipps.no/x?a=1")
+        #expect(
+            try PercentEncoding.decode("https%3A%2F%2Fapi.vipps.no%2Fx%3Fa%3D1", form: true)
+                == "https://api.vipps.no/x?a=1")
     }
 
     @Test(

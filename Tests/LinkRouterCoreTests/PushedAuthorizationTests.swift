@@ -9,11 +9,15 @@ struct PushedAuthorizationTests {
     static let issuer = OpenIDTests.issuer
 
     /// An exchange login whose provider offers PAR (`required`: and requires it).
-    static func request(endpoint: String? = issuer + "/par", required: Bool = false, par: String? = nil) -> SessionRequest {
+    static func request(endpoint: String? = issuer + "/par", required: Bool = false, par: String? = nil)
+        -> SessionRequest
+    {
         var r = OpenIDTests.exchangeRequest()
         r.discovered = ProviderMetadata(
-            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
-            issParameterSupported: true, pushedAuthorizationRequestEndpoint: endpoint, requirePushedAuthorizationRequests: required)
+            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
+            jwksURI: issuer + "/jwks",
+            issParameterSupported: true, pushedAuthorizationRequestEndpoint: endpoint,
+            requirePushedAuthorizationRequests: required)
         r.par = par
         return r
     }
@@ -21,19 +25,30 @@ struct PushedAuthorizationTests {
     @Test("the metadata: the endpoint under the endpoint rules, and the requirement")
     func metadata() throws {
         let document = OpenIDTests.document {
-            $0 += [("pushed_authorization_request_endpoint", .string(Self.issuer + "/par")), ("require_pushed_authorization_requests", .bool(true))]
+            $0 += [
+                ("pushed_authorization_request_endpoint", .string(Self.issuer + "/par")),
+                ("require_pushed_authorization_requests", .bool(true)),
+            ]
         }
         let m = try ProviderMetadata(document: document, expectedIssuer: Self.issuer, from: "x")
         #expect(m.pushedAuthorizationRequestEndpoint == Self.issuer + "/par" && m.requirePushedAuthorizationRequests)
-        #expect(try ProviderMetadata(document: OpenIDTests.document(), expectedIssuer: Self.issuer, from: "x").pushedAuthorizationRequestEndpoint == nil)
-        let plain = OpenIDTests.document(OpenIDTests.set("pushed_authorization_request_endpoint", .string("http://elsewhere.example/par")))
-        #expect(try ProviderMetadata(document: plain, expectedIssuer: Self.issuer, from: "x").pushedAuthorizationRequestEndpoint == nil, "plain http off loopback is no endpoint")
+        #expect(
+            try ProviderMetadata(document: OpenIDTests.document(), expectedIssuer: Self.issuer, from: "x")
+                .pushedAuthorizationRequestEndpoint == nil)
+        let plain = OpenIDTests.document(
+            OpenIDTests.set("pushed_authorization_request_endpoint", .string("http://elsewhere.example/par")))
+        #expect(
+            try ProviderMetadata(document: plain, expectedIssuer: Self.issuer, from: "x")
+                .pushedAuthorizationRequestEndpoint == nil, "plain http off loopback is no endpoint")
     }
 
-    @Test("auto: the request is pushed before anything is kept or opened; the browser gets client_id and request_uri only")
+    @Test(
+        "auto: the request is pushed before anything is kept or opened; the browser gets client_id and request_uri only"
+    )
     func pushedThenBegun() throws {
         var router = Router()
-        let asked = router.beginSession(Self.request(), inputs: Fixtures.inputs(4), caller: ":1.5", login: false, now: now)
+        let asked = router.beginSession(
+            Self.request(), inputs: Fixtures.inputs(4), caller: ":1.5", login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
         let begin = router.completed(op, .metadata(.success(try #require(Self.request().discovered))), now: now)
@@ -44,14 +59,26 @@ struct PushedAuthorizationTests {
         }
         #expect(push.endpoint == Self.issuer + "/par")
         let fields = Dictionary(uniqueKeysWithValues: push.parameters.map { ($0.name, $0.value) })
-        #expect(fields["client_id"] == "client" && fields["response_type"] == "code" && fields["redirect_uri"] == "com.example.app:/callback")
-        #expect(fields["state"] == Fixtures.secrets(4).state && fields["code_challenge_method"] == "S256" && fields["nonce"] != nil)
+        #expect(
+            fields["client_id"] == "client" && fields["response_type"] == "code"
+                && fields["redirect_uri"] == "com.example.app:/callback")
+        #expect(
+            fields["state"] == Fixtures.secrets(4).state && fields["code_challenge_method"] == "S256"
+                && fields["nonce"] != nil)
         router.take(begin)
 
         let pushed = router.completed(op, .pushed(.success("urn:ietf:params:oauth:request_uri:abc")), now: now)
         let session = try #require(pushed.session)
         #expect(session.code.state == Fixtures.secrets(4).state)
-        #expect(pushed.answers == [.answer(op, .begun(session.id, authorizeURL: Self.issuer + "/auth?client_id=client&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc"))])
+        #expect(
+            pushed.answers == [
+                .answer(
+                    op,
+                    .begun(
+                        session.id,
+                        authorizeURL: Self.issuer
+                            + "/auth?client_id=client&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc"))
+            ])
     }
 
     /// A loopback login at a provider with PAR, up to its listener's port: the router, the
@@ -75,10 +102,16 @@ struct PushedAuthorizationTests {
             Issue.record("no push after the listener: \(listening.effects)")
             return
         }
-        #expect(push.parameters.contains(PushRequest.Field(name: "redirect_uri", value: "http://127.0.0.1:40123/callback")))
-        #expect(!listening.effects.contains(.closeListener(Fixtures.secrets(5).id)), "the listener stays while the request is pushed")
+        #expect(
+            push.parameters.contains(PushRequest.Field(name: "redirect_uri", value: "http://127.0.0.1:40123/callback")))
+        #expect(
+            !listening.effects.contains(.closeListener(Fixtures.secrets(5).id)),
+            "the listener stays while the request is pushed")
         router.take(listening)
-        let e = RouterError(.authorizationFailed, "the pushed authorization request to \(Self.issuer)/par was refused: HTTP 403, with an empty body; nothing was opened")
+        let e = RouterError(
+            .authorizationFailed,
+            "the pushed authorization request to \(Self.issuer)/par was refused: HTTP 403, with an empty body; nothing was opened"
+        )
         let failed = router.completed(op, .pushed(.failure(e)), now: now)
         #expect(failed.changes.isEmpty)
         #expect(failed.answers == [.answer(op, .refused(e))])
@@ -90,7 +123,8 @@ struct PushedAuthorizationTests {
     @Test("par: off never pushes, require always does, and each refuses what cannot be met")
     func modes() throws {
         func plan(_ r: SessionRequest) -> Result<String?, RouterError> {
-            do { return .success(try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).pushEndpoint) } catch { return .failure(error) }
+            do { return .success(try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).pushEndpoint) } catch
+            { return .failure(error) }
         }
         #expect(try plan(Self.request()).get() == Self.issuer + "/par")
         #expect(try plan(Self.request(par: "off")).get() == nil)
@@ -100,7 +134,9 @@ struct PushedAuthorizationTests {
             if case .failure(let e) = plan(r) { return e.message }
             return "accepted"
         }
-        #expect(refusal(Self.request(endpoint: nil, par: "require")).contains("lists no usable pushed_authorization_request_endpoint"))
+        #expect(
+            refusal(Self.request(endpoint: nil, par: "require")).contains(
+                "lists no usable pushed_authorization_request_endpoint"))
         #expect(refusal(Self.request(required: true, par: "off")).contains("requires pushed authorization requests"))
         #expect(refusal(Self.request(endpoint: nil, required: true)).contains("requires pushed authorization requests"))
         #expect(refusal(Self.request(par: "maybe")).contains("not one of auto, require, off"))
@@ -117,7 +153,9 @@ struct PushedAuthorizationTests {
             ).contains("cannot be combined with authorize_url"))
     }
 
-    @Test("a loopback login pushed: its listener stays up through the push, and the session listens on the port it pushed")
+    @Test(
+        "a loopback login pushed: its listener stays up through the push, and the session listens on the port it pushed"
+    )
     func loopbackPushed() throws {
         var (router, op, listening) = try loopbackListening(6, port: 40124)
         #expect(!listening.effects.contains(.closeListener(Fixtures.secrets(6).id)))
@@ -132,7 +170,9 @@ struct PushedAuthorizationTests {
     @Test("request_uri is the daemon's: extra_params may not set it")
     func requestURIReserved() throws {
         do {
-            _ = try SessionPlan.make(Fixtures.request { $0.extraParams = ["request_uri": "urn:x"] }, owner: Fixtures.caller, limits: Limits())
+            _ = try SessionPlan.make(
+                Fixtures.request { $0.extraParams = ["request_uri": "urn:x"] }, owner: Fixtures.caller, limits: Limits()
+            )
             Issue.record("accepted")
         } catch {
             #expect(error.message.contains("may not set \"request_uri\""), "\(error.message)")

@@ -49,7 +49,9 @@ struct RouterTests {
         }
         for s in sessions.dropFirst(10).prefix(5) {
             #expect(router.session(s.id) == nil)
-            #expect(router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now).refusalCode == .unknownState)
+            #expect(
+                router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+                    .refusalCode == .unknownState)
         }
     }
 
@@ -66,7 +68,8 @@ struct RouterTests {
     @Test(
         "unknown, empty or missing states never match (S1, U2, U3)",
         arguments: [
-            "com.example.app:/callback?code=c&state=nope", "com.example.app:/callback?code=c&state=", "com.example.app:/callback?code=c",
+            "com.example.app:/callback?code=c&state=nope", "com.example.app:/callback?code=c&state=",
+            "com.example.app:/callback?code=c",
         ])
     func unknownState(_ uri: String) throws {
         let (router, s) = try Fixtures.router()
@@ -78,7 +81,10 @@ struct RouterTests {
     @Test("state near-misses are not the state (U3)")
     func nearMisses() throws {
         let (router, s) = try Fixtures.router()
-        for variant in [s.code.state + "1", String(s.code.state.dropLast()), s.code.state.uppercased(), s.code.state + "%20", s.code.state + "+"] {
+        for variant in [
+            s.code.state + "1", String(s.code.state.dropLast()), s.code.state.uppercased(), s.code.state + "%20",
+            s.code.state + "+",
+        ] {
             let d = router.decide("com.example.app:/callback?code=c&state=\(variant)", source: .link, now: now)
             #expect(d.refusalCode == .unknownState, "\(variant)")
         }
@@ -87,12 +93,14 @@ struct RouterTests {
     @Test(
         "duplicate or conflicting parameters are refused, the session untouched (U1)",
         arguments: [
-            "code=c&state=S&state=S", "code=a&code=b&state=S", "code=c&error=x&state=S", "resume_uri=https%3A%2F%2Fa&code=c&state=S",
+            "code=c&state=S&state=S", "code=a&code=b&state=S", "code=c&error=x&state=S",
+            "resume_uri=https%3A%2F%2Fa&code=c&state=S",
             "error=a&error=b&state=S", "iss=a&iss=b&code=c&state=S",
         ])
     func duplicates(_ query: String) throws {
         let (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/callback"))
-        let d = router.decide("com.example.app:/callback?" + query.replacingState(s.code.state), source: .link, now: now)
+        let d = router.decide(
+            "com.example.app:/callback?" + query.replacingState(s.code.state), source: .link, now: now)
         #expect(d.refusalCode == .invalidArgument, "\(d)")
         #expect(router.session(s.id)?.status == .pending)
     }
@@ -100,9 +108,16 @@ struct RouterTests {
     @Test("response parameters are never read from the fragment (U7)")
     func fragment() throws {
         let (router, s) = try Fixtures.router()
-        #expect(router.decide("com.example.app:/callback#code=C&state=\(s.code.state)", source: .link, now: now).refusalCode == .invalidArgument)
-        #expect(router.decide("com.example.app:/callback?state=\(s.code.state)#code=EVIL", source: .link, now: now).refusalCode == .invalidArgument)
-        guard case .complete(let done) = router.decide("com.example.app:/callback?code=C&state=\(s.code.state)#_=_", source: .link, now: now) else {
+        #expect(
+            router.decide("com.example.app:/callback#code=C&state=\(s.code.state)", source: .link, now: now).refusalCode
+                == .invalidArgument)
+        #expect(
+            router.decide("com.example.app:/callback?state=\(s.code.state)#code=EVIL", source: .link, now: now)
+                .refusalCode == .invalidArgument)
+        guard
+            case .complete(let done) = router.decide(
+                "com.example.app:/callback?code=C&state=\(s.code.state)#_=_", source: .link, now: now)
+        else {
             Issue.record("benign fragment refused")
             return
         }
@@ -123,7 +138,9 @@ struct RouterTests {
     @Test("a provider error fails the session with its words, charset-checked (S6)")
     func providerError() throws {
         let (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.code.state)", source: .link, now: now)
+        let d = router.decide(
+            "com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.code.state)",
+            source: .link, now: now)
         guard case .fail(let f) = d else {
             Issue.record("not failed")
             return
@@ -133,7 +150,9 @@ struct RouterTests {
         #expect(f.failure?.providerError == "access_denied")
         #expect(f.failure?.providerDescription == "User said no")
         #expect(f.code.codeVerifier == nil)
-        let html = router.decide("com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.code.state)", source: .link, now: now)
+        let html = router.decide(
+            "com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.code.state)",
+            source: .link, now: now)
         guard case .fail(let g) = html else {
             Issue.record("not failed")
             return
@@ -155,14 +174,17 @@ struct RouterTests {
     @Test("a redirect with neither code nor error is refused")
     func empty() throws {
         let (router, s) = try Fixtures.router()
-        #expect(router.decide("com.example.app:/callback?state=\(s.code.state)", source: .link, now: now).refusalCode == .invalidArgument)
+        #expect(
+            router.decide("com.example.app:/callback?state=\(s.code.state)", source: .link, now: now).refusalCode
+                == .invalidArgument)
     }
 
     @Test("web links pass through unless their state names a session (R5, U9)")
     func passthrough() throws {
         let (router, s) = try Fixtures.router(Fixtures.request(redirect: "https://example.com/cb"))
         for url in [
-            "https://example.com/other?x=1#f", "https://example.com/cb?state=unknown", "http://news.example/a b", "https://x/%zz",
+            "https://example.com/other?x=1#f", "https://example.com/cb?state=unknown", "http://news.example/a b",
+            "https://x/%zz",
             "https://example.com/cb?code=1&state=a&state=b",
         ] {
             #expect(router.decide(url, source: .link, now: now) == .passthrough(url), "\(url)")
@@ -173,13 +195,18 @@ struct RouterTests {
         // A malformed URL whose state is known is refused, not forwarded.
         let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.code.state)", source: .link, now: now)
         #expect(bad.refusalCode == .invalidArgument)
-        guard case .complete = router.decide("https://example.com/cb?code=c&state=\(s.code.state)", source: .link, now: now) else {
+        guard
+            case .complete = router.decide(
+                "https://example.com/cb?code=c&state=\(s.code.state)", source: .link, now: now)
+        else {
             Issue.record("claimed callback not routed")
             return
         }
     }
 
-    @Test("other schemes are not callbacks (R5)", arguments: ["file:///etc/passwd", "javascript:alert(1)", "mailto:a@b", "smb://host/x"])
+    @Test(
+        "other schemes are not callbacks (R5)",
+        arguments: ["file:///etc/passwd", "javascript:alert(1)", "mailto:a@b", "smb://host/x"])
     func otherSchemes(_ url: String) throws {
         let (router, _) = try Fixtures.router()
         #expect(router.decide(url, source: .link, now: now).refusalCode == .notACallback)
@@ -192,9 +219,13 @@ struct RouterTests {
         let b = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 2, port: 40002)
         router.insert(a)
         router.insert(b)
-        let onA = router.decide("http://127.0.0.1:40001/cb?code=c&state=\(b.code.state)", source: .loopback(a.id), now: now)
+        let onA = router.decide(
+            "http://127.0.0.1:40001/cb?code=c&state=\(b.code.state)", source: .loopback(a.id), now: now)
         #expect(onA.refusalCode == .callbackMismatch)
-        guard case .complete(let done) = router.decide("http://127.0.0.1:40002/cb?code=c&state=\(b.code.state)", source: .loopback(b.id), now: now) else {
+        guard
+            case .complete(let done) = router.decide(
+                "http://127.0.0.1:40002/cb?code=c&state=\(b.code.state)", source: .loopback(b.id), now: now)
+        else {
             Issue.record("loopback not completed")
             return
         }
@@ -205,7 +236,8 @@ struct RouterTests {
     func issuer() throws {
         let (router, s) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example" })
         let base = "com.example.app:/callback?code=c&state=\(s.code.state)"
-        guard case .complete(let ok) = router.decide(base + "&iss=https%3A%2F%2Fas.example", source: .link, now: now) else {
+        guard case .complete(let ok) = router.decide(base + "&iss=https%3A%2F%2Fas.example", source: .link, now: now)
+        else {
             Issue.record("matching iss refused")
             return
         }
@@ -227,7 +259,10 @@ struct RouterTests {
                 $0.issuer = "https://as.example"
                 $0.requireIssuer = true
             })
-        guard case .fail(let f) = strict.decide("com.example.app:/callback?code=c&state=\(t.code.state)", source: .link, now: now) else {
+        guard
+            case .fail(let f) = strict.decide(
+                "com.example.app:/callback?code=c&state=\(t.code.state)", source: .link, now: now)
+        else {
             Issue.record("missing iss accepted")
             return
         }
@@ -243,7 +278,11 @@ struct RouterTests {
         router.insert(plain)
         #expect(
             router.owned(withToken.id, by: Fixtures.intruder)
-                == .failure(RouterError(.accessDenied, "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it")))
+                == .failure(
+                    RouterError(
+                        .accessDenied,
+                        "session id1 belongs to another connection; only the connection that began it (or one that claimed it with its claim_token) may use it"
+                    )))
         let cancelled = router.cancel(plain.id, by: Fixtures.intruder, now: now)
         #expect(cancelled.refusal?.code == .accessDenied && cancelled.changes.isEmpty)
         let noToken = router.claim(plain.id, tokenDigest: [1, 2, 3], by: Fixtures.intruder)
@@ -258,7 +297,8 @@ struct RouterTests {
         #expect(claimed.ownerName == ":1.7")
         // The owner index follows every change: the old owner holds nothing now, the claimer holds one.
         #expect(router.ownerGone(Fixtures.owner, now: now).changes.isEmpty)
-        #expect(router.ownerGone(":1.7", now: now).changes.isEmpty, "claiming returns a copy; the table changes on replace")
+        #expect(
+            router.ownerGone(":1.7", now: now).changes.isEmpty, "claiming returns a copy; the table changes on replace")
         router.replace(claimed)
         #expect(router.ownerGone(":1.7", now: now).changes.map(\.id) == [withToken.id])
         #expect(router.ownerGone(":1.99", now: now).changes.isEmpty)
@@ -281,7 +321,8 @@ struct RouterTests {
     @Test("releasing the result wipes the code and verifier; a later Wait is told so")
     func delivery() throws {
         var (router, s) = try Fixtures.router()
-        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now).session!
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+            .session!
         router.replace(done)
         guard case .success(let r)? = router.session(s.id)?.waitAnswer else {
             Issue.record("no result")
@@ -300,7 +341,8 @@ struct RouterTests {
     @Test("finished sessions are purged after ttl and grace")
     func purge() throws {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
-        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now + 10).session!
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now + 10)
+            .session!
         router.replace(done)
         // The result is released first, when the grace period ends; the record goes after its ttl.
         #expect(router.deadline(of: done) == now + 10 + 60)

@@ -27,7 +27,9 @@ struct SmallPartsTests {
     @Test("session ids are object-path elements only (D7)")
     func sessionIDs() {
         #expect(SessionID("abc_123") != nil)
-        for bad in ["", "a-b", "a/b", "a.b", "é", String(repeating: "a", count: 65)] { #expect(SessionID(bad) == nil, "\(bad)") }
+        for bad in ["", "a-b", "a/b", "a.b", "é", String(repeating: "a", count: 65)] {
+            #expect(SessionID(bad) == nil, "\(bad)")
+        }
         #expect(SessionID(objectPath: "/org/linkrouter/LinkRouter1/sessions/abc")?.rawValue == "abc")
         #expect(SessionID(objectPath: "/org/linkrouter/LinkRouter1/sessions/a/b") == nil)
         #expect(SessionID(randomBytes: [0, 255, 16]).rawValue == "00ff10")
@@ -61,12 +63,15 @@ struct SmallPartsTests {
                 bytes.withUnsafeBufferPointer { p in
                     for from in 0...length {
                         let expected = bytes[from...].firstIndex(of: 0x0A) ?? length
-                        #expect(ByteScan.index(of: 0x0A, in: p, from: from) == expected, "length \(length), match at \(at), from \(from)")
+                        #expect(
+                            ByteScan.index(of: 0x0A, in: p, from: from) == expected,
+                            "length \(length), match at \(at), from \(from)")
                     }
                 }
             }
         }
-        // Bytes next to the one wanted, or with the high bit set (where the word test could borrow or misfire), are no match.
+        // Bytes next to the one wanted, or with the high bit set (where the word test could borrow or misfire), are no
+        // match.
         let near: [UInt8] = [0x09, 0x0B, 0x8A, 0x8B, 0xFA, 0xF5, 0x0B, 0x89, 0x0B, 0x0A]
         near.withUnsafeBufferPointer { #expect(ByteScan.index(of: 0x0A, in: $0, from: 0) == 9) }
     }

@@ -20,11 +20,14 @@ struct StoredFlowTests {
         let c = s.code
         return .code(
             CodeFlow(
-                source: c.source, state: c.state, nonce: c.nonce, codeVerifier: c.codeVerifier, redirect: c.redirect, appCallback: c.appCallback,
-                authorizationOrigin: c.authorizationOrigin, resumeHosts: c.resumeHosts, resumePathPrefix: c.resumePathPrefix, resumeMode: .client,
+                source: c.source, state: c.state, nonce: c.nonce, codeVerifier: c.codeVerifier, redirect: c.redirect,
+                appCallback: c.appCallback,
+                authorizationOrigin: c.authorizationOrigin, resumeHosts: c.resumeHosts,
+                resumePathPrefix: c.resumePathPrefix, resumeMode: .client,
                 browser: "firefox.desktop", issuer: c.issuer, requireIssuer: c.requireIssuer,
                 exchange: TokenExchange(
-                    clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true, account: "work",
+                    clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks",
+                    expectsIDToken: true, account: "work",
                     accountInMemory: true),
                 resumeOpened: true))
     }
@@ -35,12 +38,19 @@ struct StoredFlowTests {
         #expect(SessionFlow(kind: "code", stored: flow.stored, callback: Self.parse) == flow)
         // Written in two passes (length, then bytes): exactly the lines, none empty, no stray byte.
         let lines = flow.stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first == "v=1" && lines.count == 21 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
-        #expect(SessionFlow(kind: "code", stored: lines.reversed().joined(separator: "\n"), callback: Self.parse) == flow)
-        #expect(SessionFlow(kind: "code", stored: (lines + ["from_a_newer_daemon=x"]).joined(separator: "\n"), callback: Self.parse) == flow)
+        #expect(
+            lines.first == "v=1" && lines.count == 21 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
+        #expect(
+            SessionFlow(kind: "code", stored: lines.reversed().joined(separator: "\n"), callback: Self.parse) == flow)
+        #expect(
+            SessionFlow(
+                kind: "code", stored: (lines + ["from_a_newer_daemon=x"]).joined(separator: "\n"), callback: Self.parse)
+                == flow)
     }
 
-    @Test("refused: another kind, another version, a line with no '=', a required field missing, a callback that does not parse")
+    @Test(
+        "refused: another kind, another version, a line with no '=', a required field missing, a callback that does not parse"
+    )
     func refused() throws {
         let stored = try Self.full().stored
         #expect(stored.hasPrefix("v=1\n"))
@@ -48,14 +58,21 @@ struct StoredFlowTests {
         #expect(SessionFlow(kind: "device", stored: stored, callback: Self.parse) == nil)
         #expect(SessionFlow(kind: "code", stored: "v=2" + stored.dropFirst(3), callback: Self.parse) == nil)
         #expect(SessionFlow(kind: "code", stored: stored + "\nnoequals", callback: Self.parse) == nil)
-        #expect(SessionFlow(kind: "code", stored: lines.filter { !$0.hasPrefix("state=") }.joined(separator: "\n"), callback: Self.parse) == nil)
         #expect(
             SessionFlow(
-                kind: "code", stored: lines.map { $0.hasPrefix("app_callback=") ? "app_callback=not a uri" : $0 }.joined(separator: "\n"),
+                kind: "code", stored: lines.filter { !$0.hasPrefix("state=") }.joined(separator: "\n"),
+                callback: Self.parse) == nil)
+        #expect(
+            SessionFlow(
+                kind: "code",
+                stored: lines.map { $0.hasPrefix("app_callback=") ? "app_callback=not a uri" : $0 }.joined(
+                    separator: "\n"),
                 callback: Self.parse) == nil)
     }
 
-    @Test("a restore shares what rows have in common: a callback parsed once for two rows, a new one parsed again; each row reads as written")
+    @Test(
+        "a restore shares what rows have in common: a callback parsed once for two rows, a new one parsed again; each row reads as written"
+    )
     func sharedAcrossRows() throws {
         let a = try Self.full()
         let b = SessionFlow.code(try Fixtures.session(Fixtures.request(redirect: "com.example.other:/cb"), n: 2).code)
@@ -69,7 +86,9 @@ struct StoredFlowTests {
             var text = flow.stored
             let read = text.withUTF8 { SessionFlow(kind: "code", bytes: $0, reuse: &reuse, callback: counting) }
             #expect(read == flow)
-            #expect(parses == expected, "redirect and app callback of the first row, none for the same again, the new redirect of the third")
+            #expect(
+                parses == expected,
+                "redirect and app callback of the first row, none for the same again, the new redirect of the third")
         }
     }
 }

@@ -8,17 +8,25 @@ import Testing
 struct TransitionTests {
     let now = Fixtures.now
 
-    @Test("a completing callback: one update, written or refused; listener, waiters, status and purge deadline; the outcome")
+    @Test(
+        "a completing callback: one update, written or refused; listener, waiters, status and purge deadline; the outcome"
+    )
     func completes() throws {
         var (router, s) = try Fixtures.router()
         // Nobody waiting: the listener, the status and the deadline all the same, and no answer.
-        let alone = router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+        let alone = router.route(
+            "com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
         let finished = try #require(alone.session)
-        #expect(Array(alone.effects.prefix(3)) == [.closeListener(s.id), .emitStatus(s.id, .completed), .scheduleDeadline(s.id, at: router.deadline(of: finished))])
+        #expect(
+            Array(alone.effects.prefix(3)) == [
+                .closeListener(s.id), .emitStatus(s.id, .completed),
+                .scheduleDeadline(s.id, at: router.deadline(of: finished)),
+            ])
         #expect(alone.effects.count == 4 && alone.answers.isEmpty && alone.core.isEmpty)
 
         let (wait, _) = try router.holdWait(s.id)
-        let t = router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+        let t = router.route(
+            "com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
         let done = try #require(t.session)
         #expect(t.changes == [.update(done)])
         #expect(t.ifWriteFails == .refuse)
@@ -42,7 +50,8 @@ struct TransitionTests {
     @Test("a refusal changes nothing, writes nothing and logs why; the state is never in the line")
     func refusal() throws {
         let (router, s) = try Fixtures.router()
-        let t = router.route("com.example.app:/callback?code=C&state=xyzzy-no-such", source: .link, via: "test", now: now)
+        let t = router.route(
+            "com.example.app:/callback?code=C&state=xyzzy-no-such", source: .link, via: "test", now: now)
         #expect(t.changes.isEmpty && t.core.isEmpty)
         guard case .refused(let e) = t.reply else {
             Issue.record("not refused")
@@ -53,7 +62,9 @@ struct TransitionTests {
             Issue.record("no log line")
             return
         }
-        #expect(line.priority == .notice && line.text.contains("UnknownState") && line.text.contains("state hash") && !line.text.contains("xyzzy"))
+        #expect(
+            line.priority == .notice && line.text.contains("UnknownState") && line.text.contains("state hash")
+                && !line.text.contains("xyzzy"))
         #expect(router.session(s.id)?.status == .pending)
     }
 
@@ -65,12 +76,16 @@ struct TransitionTests {
         #expect(t.effects.first == .openBrowser("https://example.org/page?x=1#y", in: .web))
     }
 
-    @Test("resume: the browser that began the login reopens resume_uri, or the owner is signalled, or nothing; refused when the owner is gone")
+    @Test(
+        "resume: the browser that began the login reopens resume_uri, or the owner is signalled, or nothing; refused when the owner is gone"
+    )
     func resume() throws {
         func world(_ mode: String) throws -> (Router, Session) {
             try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = mode })
         }
-        let uri = { (s: Session) in "com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume" }
+        let uri = { (s: Session) in
+            "com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume"
+        }
         var (router, s) = try world("browser")
         var t = router.route(uri(s), source: .link, via: "test", now: now)
         #expect(t.effects.first == .openBrowser("https://auth.example.com/resume", in: .sameAs(nil)))
@@ -79,7 +94,9 @@ struct TransitionTests {
 
         (router, s) = try world("client")
         t = router.route(uri(s), source: .link, via: "test", now: now)
-        #expect(t.effects.first == .requestResume(s.id, owner: Fixtures.owner, resumeURI: "https://auth.example.com/resume"))
+        #expect(
+            t.effects.first == .requestResume(s.id, owner: Fixtures.owner, resumeURI: "https://auth.example.com/resume")
+        )
         // Parked: the owner left with a claim token, and nobody has claimed it yet.
         var parked = try #require(router.session(s.id))
         parked.owner = nil
@@ -93,33 +110,57 @@ struct TransitionTests {
 
         (router, s) = try world("none")
         t = router.route(uri(s), source: .link, via: "test", now: now)
-        #expect(!t.effects.contains { if case .openBrowser = $0 { true } else if case .requestResume = $0 { true } else { false } })
+        #expect(
+            !t.effects.contains {
+                if case .openBrowser = $0 { true } else if case .requestResume = $0 { true } else { false }
+            })
     }
 
-    @Test("the browser that began the login cannot take resume_uri: the session fails with BrowserFailed, its waiters hear it, once")
+    @Test(
+        "the browser that began the login cannot take resume_uri: the session fails with BrowserFailed, its waiters hear it, once"
+    )
     func resumeBrowserFailed() throws {
         var (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = "browser" })
         let (wait, _) = try router.holdWait(s.id)
-        let resume = router.route("com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume", source: .link, via: "test", now: now)
+        let resume = router.route(
+            "com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume",
+            source: .link, via: "test", now: now)
         let reopen = try #require(resume.effects.first)
         #expect(reopen == .openBrowser("https://auth.example.com/resume", in: .sameAs(nil)) && reopen.undoesOnFailure)
         // The executor undid the resume (nothing was taken in) and tells the core what failed.
-        let error = RouterError(.browserFailed, "the browser that began this login (gone.desktop) is no longer installed")
+        let error = RouterError(
+            .browserFailed, "the browser that began this login (gone.desktop) is no longer installed")
         let t = router.effectFailed(reopen, sessions: resume.changes.map(\.id), error: error, now: now)
         let failed = try #require(t.session)
         #expect(failed.status == .failed && failed.failure?.code == .browserFailed)
-        #expect(failed.failure?.message.contains("gone.desktop") == true && failed.failure?.message.contains("begin a new login") == true)
+        #expect(
+            failed.failure?.message.contains("gone.desktop") == true
+                && failed.failure?.message.contains("begin a new login") == true)
         let failure = try #require(failed.failure)
-        #expect(t.effects.contains(.answer(wait, .waited(.failure(failure.error)))) && t.effects.contains(.emitStatus(s.id, .failed)))
+        #expect(
+            t.effects.contains(.answer(wait, .waited(.failure(failure.error))))
+                && t.effects.contains(.emitStatus(s.id, .failed)))
         #expect(t.core == [.finish(wait)])
         #expect(t.ifWriteFails == .keepInMemory)
         // Any other failure has no consequence of its own: the caller heard it, the session is as it was.
-        #expect(router.effectFailed(.openBrowser("https://example.org/", in: .web), sessions: [], error: error, now: now) == Transition())
-        #expect(router.effectFailed(.openBrowser("https://a.example/auth", in: .entry("b.desktop")), sessions: [s.id], error: error, now: now) == Transition())
-        #expect(router.effectFailed(.requestResume(s.id, owner: Fixtures.owner, resumeURI: "https://auth.example.com/resume"), sessions: [s.id], error: error, now: now) == Transition())
-        #expect(router.effectFailed(reopen, sessions: [s.id], error: RouterError(.storageFailed, "disk full"), now: now) == Transition())
+        #expect(
+            router.effectFailed(.openBrowser("https://example.org/", in: .web), sessions: [], error: error, now: now)
+                == Transition())
+        #expect(
+            router.effectFailed(
+                .openBrowser("https://a.example/auth", in: .entry("b.desktop")), sessions: [s.id], error: error,
+                now: now) == Transition())
+        #expect(
+            router.effectFailed(
+                .requestResume(s.id, owner: Fixtures.owner, resumeURI: "https://auth.example.com/resume"),
+                sessions: [s.id], error: error, now: now) == Transition())
+        #expect(
+            router.effectFailed(reopen, sessions: [s.id], error: RouterError(.storageFailed, "disk full"), now: now)
+                == Transition())
         router.take(t)
-        #expect(router.effectFailed(reopen, sessions: [s.id], error: error, now: now) == Transition(), "a finished session is left alone")
+        #expect(
+            router.effectFailed(reopen, sessions: [s.id], error: error, now: now) == Transition(),
+            "a finished session is left alone")
         #expect(router.resumeBrowserFailed(s.id, reason: "again", now: now) == Transition())
         s = try #require(router.session(s.id))
         #expect(s.status == .failed)
@@ -146,18 +187,22 @@ struct TransitionTests {
         let identify = try #require(t.started.first)
         #expect(t.started == [identify] && t.operation(identify) == .identify(name: Fixtures.owner))
         #expect(t.core == [.caller(Fixtures.owner, .unknown), .track(identify, .identify(name: Fixtures.owner))])
-        let quiet = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let quiet = router.beginSession(
+            Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         #expect(quiet.session?.code.browser == nil)
         #expect(!quiet.effects.contains { if case .openBrowser = $0 { true } else { false } })
     }
 
-    @Test("begin refused: the browser lookup or the secrets failed, or the options are wrong; nothing is written, held or started")
+    @Test(
+        "begin refused: the browser lookup or the secrets failed, or the options are wrong; nothing is written, held or started"
+    )
     func beginRefused() throws {
         let router = Router()
         let noBrowser = RouterError(.browserFailed, "no default browser is set")
         let browserless = router.beginSession(
             Fixtures.request { $0.openBrowser = true },
-            inputs: BeginInputs(secrets: .success(Fixtures.secrets()), browser: .failure(noBrowser), claimTokenDigest: nil),
+            inputs: BeginInputs(
+                secrets: .success(Fixtures.secrets()), browser: .failure(noBrowser), claimTokenDigest: nil),
             caller: Fixtures.owner, login: false, now: now)
         #expect(browserless.refusal == noBrowser)
         let noSecrets = RouterError(.internalError, "RAND_bytes failed")
@@ -165,7 +210,8 @@ struct TransitionTests {
             Fixtures.request(), inputs: BeginInputs(secrets: .failure(noSecrets), browser: nil, claimTokenDigest: nil),
             caller: Fixtures.owner, login: false, now: now)
         #expect(secretless.refusal == noSecrets)
-        let invalid = router.beginSession(Fixtures.request { $0.ttl = 0 }, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
+        let invalid = router.beginSession(
+            Fixtures.request { $0.ttl = 0 }, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
         #expect(invalid.refusal?.code == .invalidArgument)
         for t in [browserless, secretless, invalid] {
             #expect(t.changes.isEmpty && t.core.isEmpty && t.started.isEmpty && t.answers.isEmpty)
@@ -179,13 +225,21 @@ struct TransitionTests {
         let op = try #require(held.held)
         let timer = try #require(held.started.first)
         #expect(held.changes.isEmpty && held.effects == [.start(timer, .timer(milliseconds: 5))])
-        #expect(held.core == [.track(op, .wait(s.id, caller: Fixtures.owner, login: false, timer: timer)), .track(timer, .waitTimeout(op, milliseconds: 5))])
+        #expect(
+            held.core == [
+                .track(op, .wait(s.id, caller: Fixtures.owner, login: false, timer: timer)),
+                .track(timer, .waitTimeout(op, milliseconds: 5)),
+            ])
         let forever = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
         let untimed = try #require(forever.held)
-        #expect(forever.effects.isEmpty && forever.core == [.track(untimed, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
+        #expect(
+            forever.effects.isEmpty
+                && forever.core == [.track(untimed, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
         let intruder = router.wait(s.id, by: Fixtures.intruder, timeoutMilliseconds: 0)
         #expect(intruder.refusal?.code == .accessDenied && intruder.core.isEmpty && intruder.effects.isEmpty)
-        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
+        router.apply(
+            router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+                .changes)
         for _ in 0..<2 {
             let t = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
             guard case .waited(.success(let r)) = t.reply else {
@@ -196,11 +250,17 @@ struct TransitionTests {
         }
     }
 
-    @Test("acknowledge: owner only, after the result; wipes it (written or refused) and folds the WAL; twice is nothing")
+    @Test(
+        "acknowledge: owner only, after the result; wipes it (written or refused) and folds the WAL; twice is nothing")
     func acknowledge() throws {
         var (router, s) = try Fixtures.router()
-        #expect(router.acknowledge(s.id, by: Fixtures.owner).refusal == RouterError(.invalidArgument, "the session is still pending; acknowledge its result once Wait has returned it"))
-        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
+        #expect(
+            router.acknowledge(s.id, by: Fixtures.owner).refusal
+                == RouterError(
+                    .invalidArgument, "the session is still pending; acknowledge its result once Wait has returned it"))
+        router.apply(
+            router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+                .changes)
         let intruder = router.acknowledge(s.id, by: Fixtures.intruder)
         #expect(intruder.refusal?.code == .accessDenied && intruder.changes.isEmpty)
         let t = router.acknowledge(s.id, by: Fixtures.owner)
@@ -220,7 +280,9 @@ struct TransitionTests {
     @Test("an unacknowledged result is released when the grace period ends, the record purged after its ttl")
     func release() throws {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
-        router.apply(router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now).changes)
+        router.apply(
+            router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+                .changes)
         let done = try #require(router.session(s.id))
         #expect(router.deadline(of: done) == now + 60)
         let t = router.deadlineReached(s.id, now: now + 60)
@@ -239,13 +301,18 @@ struct TransitionTests {
         let t = router.cancel(s.id, by: Fixtures.owner, now: now)
         let cancelled = try #require(t.session)
         #expect(cancelled.status == .cancelled && t.ifWriteFails == .refuse)
-        #expect(t.effects.contains(.answer(wait, .waited(.failure(RouterError(.cancelled, "the session was cancelled by its owner"))))))
+        #expect(
+            t.effects.contains(
+                .answer(wait, .waited(.failure(RouterError(.cancelled, "the session was cancelled by its owner"))))))
         #expect(t.effects.contains(.emitStatus(s.id, .cancelled)) && t.effects.contains(.closeListener(s.id)))
         #expect(t.core == [.finish(wait)])
         router.take(t)
         #expect(router.cancel(s.id, by: Fixtures.owner, now: now) == Transition())
         let claim = router.claim(s.id, tokenDigest: [1], by: ":1.7")
-        #expect(claim.refusal == RouterError(.accessDenied, "the claim token does not match this session's (or it was begun without one)"))
+        #expect(
+            claim.refusal
+                == RouterError(
+                    .accessDenied, "the claim token does not match this session's (or it was begun without one)"))
         #expect(claim.changes.isEmpty && claim.core.isEmpty)
     }
 
@@ -276,20 +343,28 @@ struct TransitionTests {
         let expired = try #require(expiry.session)
         #expect(expired.status == .expired && expiry.ifWriteFails == .keepInMemory)
         let failure = try #require(expired.failure)
-        #expect(expiry.effects.contains(.answer(wait, .waited(.failure(failure.error)))) && expiry.effects.contains(.closeListener(s.id)))
+        #expect(
+            expiry.effects.contains(.answer(wait, .waited(.failure(failure.error))))
+                && expiry.effects.contains(.closeListener(s.id)))
         let timerOp = try #require(timer)
         #expect(expiry.effects.contains(.cancel(timerOp)) && expiry.core == [.finish(wait), .finish(timerOp)])
         router.take(expiry)
         let purgeAt = router.deadline(of: router.session(s.id)!)
         #expect(router.deadlineReached(s.id, now: purgeAt - 1) == Transition())
         let purge = router.deadlineReached(s.id, now: purgeAt)
-        #expect(purge.changes == [.remove(s.id)] && purge.effects == [.closeListener(s.id), .checkpoint] && purge.core.isEmpty)
+        #expect(
+            purge.changes == [.remove(s.id)] && purge.effects == [.closeListener(s.id), .checkpoint]
+                && purge.core.isEmpty)
         // No event holds a Wait on a finished session; one the core still tracked would hear the session is gone.
         var tracking = router
         let stray = OperationID(900)
         tracking.apply(core: [.track(stray, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
         let told = tracking.deadlineReached(s.id, now: purgeAt)
-        #expect(told.effects == [.closeListener(s.id), .answer(stray, .waited(.failure(RouterError(.unknownSession, "the session was purged")))), .checkpoint])
+        #expect(
+            told.effects == [
+                .closeListener(s.id),
+                .answer(stray, .waited(.failure(RouterError(.unknownSession, "the session was purged")))), .checkpoint,
+            ])
         #expect(told.core == [.finish(stray)])
         router.take(purge)
         #expect(router.session(s.id) == nil && router.deadlineReached(s.id, now: purgeAt) == Transition())
@@ -307,7 +382,9 @@ struct TransitionTests {
         let t = router.ownerGone(Fixtures.owner, now: now)
         let timerOp = try #require(timer)
         // Dropped, not answered: nobody is there to hear; the timer stops with its Wait.
-        #expect(Array(t.effects.prefix(3)) == [.forget(onPlain), .cancel(timerOp), .forget(onToken)] && t.ifWriteFails == .keepInMemory)
+        #expect(
+            Array(t.effects.prefix(3)) == [.forget(onPlain), .cancel(timerOp), .forget(onToken)]
+                && t.ifWriteFails == .keepInMemory)
         #expect(t.answers.isEmpty)
         #expect(t.core == [.finish(onPlain), .finish(timerOp), .finish(onToken)])
         let byID = Dictionary(
@@ -315,9 +392,13 @@ struct TransitionTests {
                 if case .update(let s) = c { return (s.id, s) }
                 return nil
             })
-        #expect(byID[plain.id]?.status == .cancelled && byID[plain.id]?.owner == nil && byID[plain.id]?.code.codeVerifier == nil)
+        #expect(
+            byID[plain.id]?.status == .cancelled && byID[plain.id]?.owner == nil
+                && byID[plain.id]?.code.codeVerifier == nil)
         #expect(byID[withToken.id]?.status == .pending && byID[withToken.id]?.owner == nil)
-        #expect(t.effects.contains(.emitStatus(plain.id, .cancelled)) && !t.effects.contains(.emitStatus(withToken.id, .cancelled)))
+        #expect(
+            t.effects.contains(.emitStatus(plain.id, .cancelled))
+                && !t.effects.contains(.emitStatus(withToken.id, .cancelled)))
         #expect(router.ownerGone(":1.1000", now: now).changes.isEmpty)
         router.take(t)
         #expect(router.operations.isEmpty)
@@ -325,7 +406,8 @@ struct TransitionTests {
         #expect(router.completed(timerOp, .fired, now: now) == Transition())
     }
 
-    @Test("restore: owners gone are settled in one transition; loopback sessions listen again; every deadline is queued")
+    @Test(
+        "restore: owners gone are settled in one transition; loopback sessions listen again; every deadline is queued")
     func restore() throws {
         var router = Router()
         let stored = try Fixtures.session(Fixtures.request(redirect: "http://127.0.0.1/cb"), n: 1)
@@ -334,15 +416,21 @@ struct TransitionTests {
         // The rows are taken in, not written; then the bus is asked who is still on it.
         #expect(back.changes == [.restore(stored), .restore(other)] && back.changes.allSatisfy { !$0.isWritten })
         let ask = try #require(back.started.first)
-        #expect(back.effects == [.start(ask, .busNames)] && back.core == [.track(ask, .restore(previousBusID: "bus-1"))])
+        #expect(
+            back.effects == [.start(ask, .busNames)] && back.core == [.track(ask, .restore(previousBusID: "bus-1"))])
         #expect(back.ifWriteFails == .keepInMemory)
         router.take(back)
-        let t = router.completed(ask, .busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner, ":1.3"]))), now: now)
+        let t = router.completed(
+            ask, .busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner, ":1.3"]))), now: now)
         #expect(t.ifWriteFails == .keepInMemory)
         #expect(t.changes.map(\.id) == [other.id] && t.session?.status == .cancelled)
         let relisten = try #require(t.started.first)
         #expect(t.started == [relisten])
-        #expect(t.operation(relisten) == .listen(stored.id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 49152), path: "/cb"))
+        #expect(
+            t.operation(relisten)
+                == .listen(
+                    stored.id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 49152),
+                    path: "/cb"))
         #expect(t.core == [.finish(ask), .track(relisten, .relisten(stored.id))])
         #expect(t.effects.contains(.scheduleDeadline(stored.id, at: stored.expiresAt)))
         #expect(t.effects.contains(.scheduleDeadline(other.id, at: router.deadline(of: t.session!))))
@@ -350,14 +438,17 @@ struct TransitionTests {
         router.take(t)
         // A port that cannot be had again fails that session, with its effects.
         let (wait, _) = try router.holdWait(stored.id)
-        let failed = router.completed(relisten, .listening(.failure(RouterError(.listenerFailed, "port taken"))), now: now)
+        let failed = router.completed(
+            relisten, .listening(.failure(RouterError(.listenerFailed, "port taken"))), now: now)
         let session = try #require(failed.session)
         #expect(session.failure?.code == .listenerFailed && session.failure?.message.contains("port taken") == true)
         #expect(failed.effects.contains(.answer(wait, .waited(.failure(session.failure!.error)))))
         #expect(failed.core == [.finish(relisten), .finish(wait)])
         #expect(failed.ifWriteFails == .keepInMemory)
         // A port had again changes nothing.
-        #expect(router.completed(relisten, .listening(.success(49152)), now: now) == Transition(core: [.finish(relisten)], ifWriteFails: .keepInMemory))
+        #expect(
+            router.completed(relisten, .listening(.success(49152)), now: now)
+                == Transition(core: [.finish(relisten)], ifWriteFails: .keepInMemory))
         // Stored times that cannot be right expire the session as it comes back (P5).
         var future = Router()
         let ahead = try Fixtures.session(Fixtures.request(), n: 3)
@@ -384,28 +475,37 @@ struct TransitionTests {
                 Issue.record("\(previous): owners not settled: \(t.changes)")
                 continue
             }
-            #expect(cancelled.status == .cancelled && cancelled.owner == nil && kept.status == .pending && kept.owner == nil, "\(previous)")
+            #expect(
+                cancelled.status == .cancelled && cancelled.owner == nil && kept.status == .pending
+                    && kept.owner == nil, "\(previous)")
             #expect(t.effects.last == .serve)
             if case .busNames(.failure) = answer {
                 #expect(!t.effects.contains { if case .recordBusID = $0 { true } else { false } })
-                #expect(t.effects.contains { if case .log(let l) = $0 { l.priority == .warning && l.text.contains("no bus") } else { false } })
+                #expect(
+                    t.effects.contains {
+                        if case .log(let l) = $0 { l.priority == .warning && l.text.contains("no bus") } else { false }
+                    })
             } else {
                 #expect(t.effects.contains(.recordBusID("bus-1")))
             }
         }
     }
 
-    @Test("the executor's order: fallible effects first, then operations, listeners, answers, status, deadlines; notices, the log and serving last; the core's order kept within a rank")
+    @Test(
+        "the executor's order: fallible effects first, then operations, listeners, answers, status, deadlines; notices, the log and serving last; the core's order kept within a rank"
+    )
     func ranks() {
         let id = SessionID("a")!
         let op = OperationID(7)
         let effects: [Effect] = [
             .serve, .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .checkpoint, .recordBusID("bus"),
-            .emitStatus(id, .completed), .answer(op, .none), .forget(op), .closeListener(id), .start(op, .timer(milliseconds: 1)),
+            .emitStatus(id, .completed), .answer(op, .none), .forget(op), .closeListener(id),
+            .start(op, .timer(milliseconds: 1)),
             .cancel(op), .openBrowser("u", in: .web), .scheduleDeadline(id, at: 1),
             .requestResume(id, owner: ":1.1", resumeURI: "u"),
         ]
-        let sorted = effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(\.element)
+        let sorted = effects.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }.map(
+            \.element)
         #expect(
             sorted == [
                 .openBrowser("u", in: .web), .requestResume(id, owner: ":1.1", resumeURI: "u"),
@@ -414,9 +514,14 @@ struct TransitionTests {
                 .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .serve,
             ])
         let binding = LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0)
-        #expect(Effect.openBrowser("u", in: .web).undoesOnFailure && Effect.requestResume(id, owner: ":1.1", resumeURI: "u").undoesOnFailure)
+        #expect(
+            Effect.openBrowser("u", in: .web).undoesOnFailure
+                && Effect.requestResume(id, owner: ":1.1", resumeURI: "u").undoesOnFailure)
         #expect(!Effect.start(op, .listen(id, binding, path: "/")).undoesOnFailure)
-        #expect(!Effect.start(op, .deliver(url: "com.example.app:/x", app: LinkApp(id: "a.desktop", delivery: .dbus), context: .none)).undoesOnFailure)
+        #expect(
+            !Effect.start(
+                op, .deliver(url: "com.example.app:/x", app: LinkApp(id: "a.desktop", delivery: .dbus), context: .none)
+            ).undoesOnFailure)
         #expect(effects.filter(\.undoesOnFailure).count == 2)
     }
 }
@@ -427,14 +532,25 @@ struct TransitionTests {
 struct OperationTests {
     let now = Fixtures.now
 
-    @Test("a Wait's timer fires: the Wait hears Timeout, both operations finish, the session is untouched and can be waited for again")
+    @Test(
+        "a Wait's timer fires: the Wait hears Timeout, both operations finish, the session is untouched and can be waited for again"
+    )
     func waitTimesOut() throws {
         var (router, s) = try Fixtures.router()
         let (wait, timer) = try router.holdWait(s.id, timeout: 250)
         let timerOp = try #require(timer)
         let fired = router.completed(timerOp, .fired, now: now)
         #expect(fired.changes.isEmpty && fired.reply == .none)
-        #expect(fired.effects == [.answer(wait, .refused(RouterError(.timeout, "no callback arrived within 250 ms; the session is still pending and can be waited for again")))])
+        #expect(
+            fired.effects == [
+                .answer(
+                    wait,
+                    .refused(
+                        RouterError(
+                            .timeout,
+                            "no callback arrived within 250 ms; the session is still pending and can be waited for again"
+                        )))
+            ])
         #expect(fired.core == [.finish(timerOp), .finish(wait)])
         router.take(fired)
         #expect(router.operations.isEmpty && router.session(s.id)?.status == .pending)
@@ -444,7 +560,9 @@ struct OperationTests {
         #expect(router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0).held != nil)
     }
 
-    @Test("a session finishing before the timer answers the Wait and cancels the timer; the timer's late firing does nothing")
+    @Test(
+        "a session finishing before the timer answers the Wait and cancels the timer; the timer's late firing does nothing"
+    )
     func finishBeatsTimer() throws {
         var (router, s) = try Fixtures.router()
         let (wait, timer) = try router.holdWait(s.id, timeout: 250)
@@ -464,7 +582,8 @@ struct OperationTests {
         let (first, _) = try router.holdWait(s.id)
         let (second, timer) = try router.holdWait(s.id, timeout: 10)
         let t = router.cancel(s.id, by: Fixtures.owner, now: now)
-        let answer = Transition.Reply.waited(.failure(RouterError(.cancelled, "the session was cancelled by its owner")))
+        let answer = Transition.Reply.waited(
+            .failure(RouterError(.cancelled, "the session was cancelled by its owner")))
         #expect(t.answers == [.answer(first, answer), .answer(second, answer)])
         let timerOp = try #require(timer)
         #expect(t.core == [.finish(first), .finish(second), .finish(timerOp)])
@@ -475,8 +594,10 @@ struct OperationTests {
         let (router, _) = try Fixtures.router()
         let nobody = OperationID(4242)
         let results: [OperationResult] = [
-            .fired, .metadata(.failure(RouterError(.discoveryFailed, "x"))), .listening(.success(1)), .delivered(.success(.delivered)),
-            .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "x"))), .identified(.host), .busNames(.success(BusSnapshot(id: "b", names: []))),
+            .fired, .metadata(.failure(RouterError(.discoveryFailed, "x"))), .listening(.success(1)),
+            .delivered(.success(.delivered)),
+            .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "x"))), .identified(.host),
+            .busNames(.success(BusSnapshot(id: "b", names: []))),
         ]
         for result in results {
             #expect(router.completed(nobody, result, now: now) == Transition(), "\(result)")
@@ -502,7 +623,8 @@ struct OperationTests {
     @Test("Login holds the call until the session's result, answered with the session and the result")
     func login() throws {
         var router = Router()
-        let t = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
+        let t = router.beginSession(
+            Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
         let s = try #require(t.session)
         let op = try #require(t.held)
         #expect(t.changes == [.insert(s)] && t.answers.isEmpty)
@@ -514,7 +636,8 @@ struct OperationTests {
         #expect(done.answers == [.answer(op, .loggedIn(s.id, .success(result)))] && done.core.contains(.finish(op)))
         // A login that ends without a code says why, with the session.
         var other = Router()
-        let second = other.beginSession(Fixtures.request(), inputs: Fixtures.inputs(2), caller: Fixtures.owner, login: true, now: now)
+        let second = other.beginSession(
+            Fixtures.request(), inputs: Fixtures.inputs(2), caller: Fixtures.owner, login: true, now: now)
         other.take(second)
         let secondOp = try #require(second.held)
         let secondID = try #require(second.session?.id)
@@ -523,7 +646,9 @@ struct OperationTests {
         #expect(expired.answers == [.answer(secondOp, .loggedIn(secondID, .failure(failure.error)))])
     }
 
-    @Test("a begin that needs the issuer's metadata: the call is held while it is fetched; then the session, or the refusal")
+    @Test(
+        "a begin that needs the issuer's metadata: the call is held while it is fetched; then the session, or the refusal"
+    )
     func discovery() throws {
         var router = Router()
         var request = OpenIDTests.exchangeRequest()
@@ -531,31 +656,56 @@ struct OperationTests {
         let t = router.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(t.held)
         #expect(t.changes.isEmpty && t.effects == [.start(op, .discover(issuer: OpenIDTests.issuer))])
-        #expect(t.core == [.track(op, .begin(PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false)))])
+        #expect(
+            t.core == [
+                .track(
+                    op,
+                    .begin(
+                        PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false))
+                )
+            ])
         router.take(t)
 
         let metadata = try #require(OpenIDTests.exchangeRequest().discovered)
         let begun = router.completed(op, .metadata(.success(metadata)), now: now)
         let s = try #require(begun.session)
         #expect(begun.changes == [.insert(s)] && begun.reply == .none && begun.ifWriteFails == .refuse)
-        #expect(s.code.exchange == TokenExchange(clientID: "client", tokenEndpoint: OpenIDTests.issuer + "/token", jwksURI: OpenIDTests.issuer + "/jwks", expectsIDToken: true))
+        #expect(
+            s.code.exchange
+                == TokenExchange(
+                    clientID: "client", tokenEndpoint: OpenIDTests.issuer + "/token",
+                    jwksURI: OpenIDTests.issuer + "/jwks", expectsIDToken: true))
         #expect(s.code.requireIssuer && s.code.issuer == OpenIDTests.issuer)
-        #expect(begun.answers == [.answer(op, .begun(s.id, authorizeURL: try Fixtures.authorizeURL(OpenIDTests.exchangeRequest())))])
+        #expect(
+            begun.answers == [
+                .answer(op, .begun(s.id, authorizeURL: try Fixtures.authorizeURL(OpenIDTests.exchangeRequest())))
+            ])
         #expect(begun.core.prefix(1) == [.finish(op)])
 
-        let error = RouterError(.discoveryFailed, "https://id.example.com/realm/.well-known/openid-configuration answered 404")
+        let error = RouterError(
+            .discoveryFailed, "https://id.example.com/realm/.well-known/openid-configuration answered 404")
         let failed = router.completed(op, .metadata(.failure(error)), now: now)
-        #expect(failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
+        #expect(
+            failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
 
         // Metadata in, but the begin is refused after all (the per-client limit): the held call hears why.
         var tooMany = Router(limits: Limits(maxPendingPerOwner: 1))
         tooMany.insert(try Fixtures.session(Fixtures.request(), n: 9))
-        let held = tooMany.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let held = tooMany.beginSession(
+            request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let heldOp = try #require(held.held)
         tooMany.take(held)
         let refused = tooMany.completed(heldOp, .metadata(.success(metadata)), now: now)
         #expect(refused.changes.isEmpty && refused.core == [.finish(heldOp)])
-        #expect(refused.answers.count == 1 && { if case .answer(_, .refused(let e)) = refused.answers[0] { e.code == .limitsExceeded } else { false } }())
+        #expect(
+            refused.answers.count == 1
+                && {
+                    if case .answer(_, .refused(let e)) = refused.answers[0] {
+                        e.code == .limitsExceeded
+                    } else {
+                        false
+                    }
+                }())
     }
 
     @Test("a loopback begin: its listener first, on any port; the session and its URL name the port it got")
@@ -566,8 +716,21 @@ struct OperationTests {
         let op = try #require(t.held)
         let id = Fixtures.secrets().id
         #expect(t.changes.isEmpty)
-        #expect(t.effects == [.start(op, .listen(id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0), path: "/cb"))])
-        #expect(t.core == [.track(op, .begin(PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false)))])
+        #expect(
+            t.effects == [
+                .start(
+                    op,
+                    .listen(
+                        id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0), path: "/cb"))
+            ])
+        #expect(
+            t.core == [
+                .track(
+                    op,
+                    .begin(
+                        PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false))
+                )
+            ])
         router.take(t)
 
         let begun = router.completed(op, .listening(.success(40555)), now: now)
@@ -585,35 +748,48 @@ struct OperationTests {
         // No port: the call is refused, nothing begun.
         let error = RouterError(.listenerFailed, "could not listen on 127.0.0.1: address in use")
         let failed = router.completed(op, .listening(.failure(error)), now: now)
-        #expect(failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
+        #expect(
+            failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
 
         // Refused after all (the per-client limit reached meanwhile): the new listener closes with the refusal.
         var limited = Router(limits: Limits(maxPendingPerOwner: 1))
-        let waiting = limited.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let waiting = limited.beginSession(
+            request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let waitingOp = try #require(waiting.held)
         limited.take(waiting)
         limited.insert(try Fixtures.session(Fixtures.request(), n: 5))
         let late = limited.completed(waitingOp, .listening(.success(40556)), now: now)
         #expect(late.changes.isEmpty && late.effects.contains(.closeListener(id)) && late.core == [.finish(waitingOp)])
-        #expect(late.answers.count == 1 && { if case .answer(_, .refused(let e)) = late.answers[0] { e.code == .limitsExceeded } else { false } }())
+        #expect(
+            late.answers.count == 1
+                && {
+                    if case .answer(_, .refused(let e)) = late.answers[0] { e.code == .limitsExceeded } else { false }
+                }())
     }
 
     @Test("a loopback Login: the listener first, then the call goes on waiting for the result under the same operation")
     func loopbackLogin() throws {
         var router = Router()
-        let t = router.beginSession(Fixtures.request(redirect: "http://127.0.0.1/cb"), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: true, now: now)
+        let t = router.beginSession(
+            Fixtures.request(redirect: "http://127.0.0.1/cb"), inputs: Fixtures.inputs(), caller: Fixtures.owner,
+            login: true, now: now)
         let op = try #require(t.held)
         router.take(t)
         let begun = router.completed(op, .listening(.success(40557)), now: now)
         let s = try #require(begun.session)
-        #expect(begun.answers.isEmpty && begun.core.first == .track(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
+        #expect(
+            begun.answers.isEmpty
+                && begun.core.first == .track(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
         router.take(begun)
-        let done = router.route("http://127.0.0.1:40557/cb?code=C&state=\(s.code.state)", source: .loopback(s.id), via: "test", now: now)
+        let done = router.route(
+            "http://127.0.0.1:40557/cb?code=C&state=\(s.code.state)", source: .loopback(s.id), via: "test", now: now)
         let result = try #require(done.session?.result)
         #expect(done.answers == [.answer(op, .loggedIn(s.id, .success(result)))])
     }
 
-    @Test("a caller leaving while its BeginSession waits for metadata: the call is forgotten, and the metadata begins nothing")
+    @Test(
+        "a caller leaving while its BeginSession waits for metadata: the call is forgotten, and the metadata begins nothing"
+    )
     func leaveWhileDiscovering() throws {
         var router = Router()
         var request = OpenIDTests.exchangeRequest()
@@ -622,16 +798,24 @@ struct OperationTests {
         let op = try #require(t.held)
         router.take(t)
         let gone = router.ownerGone(Fixtures.owner, now: now)
-        #expect(gone.effects.first == .forget(op) && gone.core == [.finish(op)] && gone.answers.isEmpty && gone.changes.isEmpty)
+        #expect(
+            gone.effects.first == .forget(op) && gone.core == [.finish(op)] && gone.answers.isEmpty
+                && gone.changes.isEmpty)
         router.take(gone)
-        #expect(router.completed(op, .metadata(.success(try #require(OpenIDTests.exchangeRequest().discovered))), now: now) == Transition())
+        #expect(
+            router.completed(op, .metadata(.success(try #require(OpenIDTests.exchangeRequest().discovered))), now: now)
+                == Transition())
         #expect(router.count == 0)
     }
 
-    @Test("a caller leaving while its BeginSession waits for its listener: the call is forgotten, and the listener does not outlive it")
+    @Test(
+        "a caller leaving while its BeginSession waits for its listener: the call is forgotten, and the listener does not outlive it"
+    )
     func leaveWhileListening() throws {
         var router = Router()
-        let t = router.beginSession(Fixtures.request(redirect: "http://127.0.0.1/cb"), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let t = router.beginSession(
+            Fixtures.request(redirect: "http://127.0.0.1/cb"), inputs: Fixtures.inputs(), caller: Fixtures.owner,
+            login: false, now: now)
         let op = try #require(t.held)
         router.take(t)
         let gone = router.ownerGone(Fixtures.owner, now: now)
@@ -647,19 +831,26 @@ struct OperationTests {
     @Test("the app behind a caller: recorded on its sessions, shown in the log, kept until it leaves")
     func identify() throws {
         var router = Router()
-        let t = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
+        let t = router.beginSession(
+            Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let s = try #require(t.session)
         let op = try #require(t.started.first)
         router.take(t)
         #expect(router.callers[Fixtures.owner] == .unknown)
         let found = router.completed(op, .identified(.flatpak("org.example.App")), now: now)
         #expect(found.core == [.finish(op), .caller(Fixtures.owner, .flatpak("org.example.App"))])
-        #expect(found.session?.owner == Caller(name: Fixtures.owner, app: .flatpak("org.example.App")) && found.session?.id == s.id)
+        #expect(
+            found.session?.owner == Caller(name: Fixtures.owner, app: .flatpak("org.example.App"))
+                && found.session?.id == s.id)
         #expect(found.ifWriteFails == .keepInMemory)
-        #expect(found.effects.contains { if case .log(let l) = $0 { l.text.contains("flatpak:org.example.App") } else { false } })
+        #expect(
+            found.effects.contains {
+                if case .log(let l) = $0 { l.text.contains("flatpak:org.example.App") } else { false }
+            })
         router.take(found)
         // A later session of the same caller starts with its app, and nothing more is asked.
-        let next = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(2), caller: Fixtures.owner, login: false, now: now)
+        let next = router.beginSession(
+            Fixtures.request(), inputs: Fixtures.inputs(2), caller: Fixtures.owner, login: false, now: now)
         #expect(next.session?.owner?.app == .flatpak("org.example.App") && next.started.isEmpty)
         // Gone from the bus: forgotten.
         let gone = router.ownerGone(Fixtures.owner, now: now)
@@ -678,18 +869,30 @@ struct OperationTests {
         #expect(t.changes.isEmpty && t.started.isEmpty)
         #expect(
             t.answers == [
-                .answer(wait, .refused(RouterError(.timeout, "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))),
-                .answer(try #require(begin.held), .refused(RouterError(.internalError, "linkrouterd is stopping; try again once it is back"))),
+                .answer(
+                    wait,
+                    .refused(
+                        RouterError(
+                            .timeout,
+                            "linkrouterd is stopping; the session is kept and can be waited for again once it is back"))
+                ),
+                .answer(
+                    try #require(begin.held),
+                    .refused(RouterError(.internalError, "linkrouterd is stopping; try again once it is back"))),
             ])
     }
 
-    @Test("a replaced executable restarts the daemon at the end of a turn when only Waits are held, else once the last other operation has finished")
+    @Test(
+        "a replaced executable restarts the daemon at the end of a turn when only Waits are held, else once the last other operation has finished"
+    )
     func restartWhenIdle() throws {
         var (router, s) = try Fixtures.router()
         _ = try router.holdWait(s.id, timeout: 30_000)
         let quiet = router.executableReplaced("/usr/bin/linkrouterd")
         #expect(quiet.core == [.restartWhenIdle])
-        #expect(!quiet.effects.contains(.restart), "never in the middle of a turn: the rest of it could start work a stop would cut")
+        #expect(
+            !quiet.effects.contains(.restart),
+            "never in the middle of a turn: the rest of it could start work a stop would cut")
         #expect(quiet.changes.isEmpty && quiet.answers.isEmpty)
         router.take(quiet)
         #expect(router.restartIfIdle().effects == [.restart])
@@ -702,7 +905,14 @@ struct OperationTests {
         router.take(begin)
         let op = try #require(begin.held)
         let busy = router.executableReplaced("/usr/bin/linkrouterd")
-        #expect(busy.effects == [.log(LogLine(.notice, "/usr/bin/linkrouterd was replaced; restarting on the new executable once nothing is lost by it (now: 1 operations under way)"))])
+        #expect(
+            busy.effects == [
+                .log(
+                    LogLine(
+                        .notice,
+                        "/usr/bin/linkrouterd was replaced; restarting on the new executable once nothing is lost by it (now: 1 operations under way)"
+                    ))
+            ])
         router.take(busy)
         #expect(router.restartWanted)
         #expect(router.restartIfIdle().effects.isEmpty)
@@ -712,10 +922,13 @@ struct OperationTests {
         #expect(router.restartIfIdle().effects == [.restart])
     }
 
-    @Test("a held Login (its caller has no path to wait on again) and account tokens not yet in the keyring hold a restart back")
+    @Test(
+        "a held Login (its caller has no path to wait on again) and account tokens not yet in the keyring hold a restart back"
+    )
     func restartHeldBack() throws {
         var (router, _) = try Fixtures.router()
-        let login = router.beginSession(Fixtures.request(), inputs: Fixtures.inputs(3), caller: ":1.9", login: true, now: now)
+        let login = router.beginSession(
+            Fixtures.request(), inputs: Fixtures.inputs(3), caller: ":1.9", login: true, now: now)
         router.take(login)
         let held = try #require(login.held)
         router.take(router.executableReplaced("/usr/bin/linkrouterd"))
@@ -727,8 +940,11 @@ struct OperationTests {
         #expect(router.restartIfIdle().effects == [.restart])
 
         let key = AccountKey(name: "work", issuer: "https://id.example.com")
-        let tokens = TokenSet(accessToken: "a", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "r", idToken: nil, scope: nil)
-        router.apply(core: [.account(key, AccountTokens(tokens: tokens, loaded: true, unsaved: "the keyring is locked"))])
+        let tokens = TokenSet(
+            accessToken: "a", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "r", idToken: nil, scope: nil)
+        router.apply(core: [
+            .account(key, AccountTokens(tokens: tokens, loaded: true, unsaved: "the keyring is locked"))
+        ])
         #expect(router.restartIfIdle().effects.isEmpty, "the only copy of the tokens is in memory")
         router.apply(core: [.account(key, AccountTokens(tokens: tokens, loaded: true))])
         #expect(router.restartIfIdle().effects == [.restart])

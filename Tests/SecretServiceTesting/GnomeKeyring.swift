@@ -20,11 +20,16 @@ public final class GnomeKeyring {
         try FileSystem.writeAtomically(password, text: "test-pass", permissions: 0o600)
         let log = directory + "/gnome-keyring.log"
         pid = try Subprocess.spawn(
-            ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", password],
+            [
+                "/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"",
+                password,
+            ],
             environment: environment, stdout: .file(log), stderr: .file(log))
         client = try DBusConnection(address: busAddress)
         let deadline = Clock.monotonicMilliseconds() + 10_000
-        while !client.nameHasOwner("org.freedesktop.secrets") && Clock.monotonicMilliseconds() < deadline { Clock.sleep(milliseconds: 10) }
+        while !client.nameHasOwner("org.freedesktop.secrets") && Clock.monotonicMilliseconds() < deadline {
+            Clock.sleep(milliseconds: 10)
+        }
         guard client.nameHasOwner("org.freedesktop.secrets") else {
             kill(pid, SIGKILL)
             Subprocess.wait(pid)
@@ -34,17 +39,22 @@ public final class GnomeKeyring {
 
     /// `Lock` on the default collection, as a screen locker would.
     public func lockDefault() throws {
-        let alias = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
+        let alias = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
         try alias.append(.string("default"))
-        guard case .objectPath(let collection)? = try client.callArguments(alias).first else { throw SystemError("no default collection", code: ENOENT) }
-        let lock = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Lock")
+        guard case .objectPath(let collection)? = try client.callArguments(alias).first else {
+            throw SystemError("no default collection", code: ENOENT)
+        }
+        let lock = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Lock")
         try lock.append(.array(element: "o", [.objectPath(collection)]))
         _ = try client.callArguments(lock)
     }
 
     /// Items whose attribute `account` is `name`: (unlocked, locked). Attributes only: no secret is read.
     public func items(account name: String) throws -> (unlocked: Int, locked: Int) {
-        let search = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems")
+        let search = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems")
         try search.append(.dictionary(key: "s", value: "s", [.init(.string("account"), .string(name))]))
         let answer = try client.callArguments(search)
         func count(_ v: DBusValue?) -> Int { if case .array(_, let a)? = v { a.count } else { -1 } }

@@ -19,7 +19,9 @@ struct ExecutorOrderTests {
         if case .refused(let e) = reply { e.code } else { nil }
     }
 
-    @Test("effects run by rank, not as listed: the fallible signal first, then status signals in the core's order, the notification last")
+    @Test(
+        "effects run by rank, not as listed: the fallible signal first, then status signals in the core's order, the notification last"
+    )
     func byRank() throws {
         let w = try InProcessDaemon()
         let a = try w.begin()
@@ -36,10 +38,16 @@ struct ExecutorOrderTests {
         #expect(reply == .routed(.resumed))
         let got = w.received(until: Self.barrier)
         #expect(got.map(\.member) == ["ResumeRequested", "PropertiesChanged", "PropertiesChanged", "Notify"])
-        #expect(got.map(\.path) == [API.path(of: a.id).rawValue, API.path(of: b.id).rawValue, API.path(of: a.id).rawValue, "/org/freedesktop/Notifications"])
+        #expect(
+            got.map(\.path) == [
+                API.path(of: a.id).rawValue, API.path(of: b.id).rawValue, API.path(of: a.id).rawValue,
+                "/org/freedesktop/Notifications",
+            ])
     }
 
-    @Test("a refused write stops everything: nothing taken in, no effect, the compensation runs, the caller hears StorageFailed")
+    @Test(
+        "a refused write stops everything: nothing taken in, no effect, the compensation runs, the caller hears StorageFailed"
+    )
     func refusedWrite() throws {
         let w = try InProcessDaemon()
         let a = try w.begin()
@@ -61,7 +69,9 @@ struct ExecutorOrderTests {
                 ],
                 compensation: [.emitStatus(b.id, .cancelled)], reply: .routed(.completed)))
         #expect(Self.refusal(reply) == .storageFailed, "\(reply)")
-        #expect(w.received(until: Self.barrier).map(\.path) == [API.path(of: b.id).rawValue], "only the compensation was said")
+        #expect(
+            w.received(until: Self.barrier).map(\.path) == [API.path(of: b.id).rawValue],
+            "only the compensation was said")
         #expect(w.daemon.sessions.router.session(a.id)?.status == .pending)
         kill(locker, SIGKILL)
         #expect(try w.stored(a.id)?.status == .pending)
@@ -80,7 +90,9 @@ struct ExecutorOrderTests {
             kill(locker, SIGKILL)
             Subprocess.wait(locker)
         }
-        let reply = w.daemon.execute(Transition(changes: [.update(expired)], ifWriteFails: .keepInMemory, effects: [.emitStatus(a.id, .expired)]))
+        let reply = w.daemon.execute(
+            Transition(changes: [.update(expired)], ifWriteFails: .keepInMemory, effects: [.emitStatus(a.id, .expired)])
+        )
         #expect(reply == .none)
         #expect(w.daemon.sessions.router.session(a.id)?.status == .expired, "taken in")
         #expect(w.received(until: Self.barrier).map(\.path) == [API.path(of: a.id).rawValue])
@@ -89,7 +101,9 @@ struct ExecutorOrderTests {
         #expect(try w.stored(a.id)?.status == .pending, "the store catches up at the next write, not before")
     }
 
-    @Test("a fallible effect that fails undoes the written changes, runs the compensation, runs nothing later, and the caller hears why")
+    @Test(
+        "a fallible effect that fails undoes the written changes, runs the compensation, runs nothing later, and the caller hears why"
+    )
     func fallibleFailure() throws {
         let w = try InProcessDaemon()
         let a = try w.begin()
@@ -108,7 +122,9 @@ struct ExecutorOrderTests {
         #expect(Self.refusal(reply) == .browserFailed)
         #expect(w.daemon.sessions.router.session(a.id)?.status == .pending, "taken back in memory")
         #expect(try w.stored(a.id)?.status == .pending, "and in the store")
-        #expect(w.received(until: Self.barrier).map(\.path) == [API.path(of: b.id).rawValue], "the status signal after the browser never went")
+        #expect(
+            w.received(until: Self.barrier).map(\.path) == [API.path(of: b.id).rawValue],
+            "the status signal after the browser never went")
         #expect(w.daemon.launcher.browsersStarted == 0)
     }
 }

@@ -48,12 +48,16 @@ final class InProcessDaemon {
             connected = try? DBusConnection(address: address)
             if connected == nil { Clock.sleep(milliseconds: 5) }
         }
-        guard let watcher = connected else { throw SystemError("dbus-daemon did not start", path: root + "/bus.log", code: ETIMEDOUT) }
+        guard let watcher = connected else {
+            throw SystemError("dbus-daemon did not start", path: root + "/bus.log", code: ETIMEDOUT)
+        }
         self.watcher = watcher
         try watcher.addMatch("type='signal',path_namespace='\(API.sessionsPath.rawValue)'")
         // It is the desktop's notification service too, so `Effect.notify` reaches it.
         _ = try watcher.requestName("org.freedesktop.Notifications")
-        var config = DaemonConfiguration(busAddress: address, paths: LinkRouterPaths(runtimeDirectory: root + "/run/linkrouter", stateDirectory: root + "/state"))
+        var config = DaemonConfiguration(
+            busAddress: address,
+            paths: LinkRouterPaths(runtimeDirectory: root + "/run/linkrouter", stateDirectory: root + "/state"))
         config.maxRoutesPerSecond = 1000
         daemon = Daemon(config: config, connection: try DBusConnection(address: address), loop: EventLoop())
         daemon.sessions.openStore()
@@ -66,7 +70,8 @@ final class InProcessDaemon {
         request.clientID = "demo"
         request.redirectURI = "com.example.app:/callback"
         request.openBrowser = false
-        let t = daemon.sessions.router.beginSession(request, inputs: daemon.inputs(for: request), caller: watcher.uniqueName, login: false, now: daemon.now)
+        let t = daemon.sessions.router.beginSession(
+            request, inputs: daemon.inputs(for: request), caller: watcher.uniqueName, login: false, now: daemon.now)
         let s = try requireSession(t)
         _ = daemon.execute(t)
         return s
@@ -118,7 +123,8 @@ final class InProcessDaemon {
             Clock.sleep(milliseconds: 5)
         }
         kill(pid, SIGKILL)
-        throw SystemError("could not lock the store: \((try? FileSystem.readText(out + ".err")) ?? "")", code: ETIMEDOUT)
+        throw SystemError(
+            "could not lock the store: \((try? FileSystem.readText(out + ".err")) ?? "")", code: ETIMEDOUT)
     }
 
     /// The row the store holds for `id` now.

@@ -15,7 +15,8 @@ struct ResultDictionaryTests {
     @Test("a sign-out's way back (no code) has state and callback_uri but no code; a login's has its code")
     func signOutHasNoCode() {
         var r = AuthorizationResult(
-            code: "", state: "s", redirectURI: "com.example.app:/callback", callbackURI: "com.example.app:/callback?state=s", issuer: nil, codeVerifier: nil,
+            code: "", state: "s", redirectURI: "com.example.app:/callback",
+            callbackURI: "com.example.app:/callback?state=s", issuer: nil, codeVerifier: nil,
             nonce: nil)
         #expect(Self.keys(ResultDictionary.make(r)) == ["state", "redirect_uri", "callback_uri"])
         r.code = "c"

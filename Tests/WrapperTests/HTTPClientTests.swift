@@ -54,7 +54,9 @@ struct HTTPClientTests {
         #expect(r.mediaType == "application/json")
         #expect(r.cacheControl.maxAge == 300)
         #expect(r.age == 20)
-        #expect(r.freshnessSeconds.map { (278...280).contains($0) } == true, "max-age 300 less Age 20: \(String(describing: r.freshnessSeconds))")
+        #expect(
+            r.freshnessSeconds.map { (278...280).contains($0) } == true,
+            "max-age 300 less Age 20: \(String(describing: r.freshnessSeconds))")
         #expect(r.headers["x-got-user-agent"] == "linkrouter-test/1", "the User-Agent its caller gave")
         #expect(r.headers["X-Got-Accept"] == "application/json")
         #expect(r.headers["X-Got-Cookie"] == "")
@@ -70,7 +72,9 @@ struct HTTPClientTests {
         let expected =
             "grant_type=authorization_code&code=a+b%2Bc%26d%3De%2F%C3%A9"
             + "&redirect_uri=http%3A%2F%2F127.0.0.1%3A8080%2Fcb%3Fx%3D1&code_verifier=%7E%2A%27%21-._"
-        guard let r = response(try fetch(.postForm(server.https + "/echo", pairs), caFile: server.caFile)) else { return }
+        guard let r = response(try fetch(.postForm(server.https + "/echo", pairs), caFile: server.caFile)) else {
+            return
+        }
         #expect(r.status == 200)
         #expect(r.body == Array(expected.utf8))
         #expect(r.headers["X-Got-Method"] == "POST")
@@ -81,7 +85,9 @@ struct HTTPClientTests {
     @Test("4xx and 5xx are responses, not errors", arguments: [400, 404, 503])
     func statuses(_ status: Int) throws {
         let server = try TestHTTPServer()
-        guard let r = response(try fetch(.get(server.https + "/status/\(status)"), caFile: server.caFile)) else { return }
+        guard let r = response(try fetch(.get(server.https + "/status/\(status)"), caFile: server.caFile)) else {
+            return
+        }
         #expect(r.status == status)
         #expect(r.body == Array("status \(status)".utf8))
     }
@@ -95,7 +101,9 @@ struct HTTPClientTests {
         #expect(r.body == Array("moved".utf8))
     }
 
-    @Test("a body over maxResponseBytes fails with tooLarge, with or without Content-Length", arguments: ["big", "stream"])
+    @Test(
+        "a body over maxResponseBytes fails with tooLarge, with or without Content-Length",
+        arguments: ["big", "stream"])
     func tooLarge(_ kind: String) throws {
         let server = try TestHTTPServer()
         var request = HTTPRequest.get(server.https + "/\(kind)/50000")
@@ -106,7 +114,8 @@ struct HTTPClientTests {
         #expect(response(try fetch(request, caFile: server.caFile))?.body.count == 4000)
     }
 
-    @Test("a stalling server ends in .timeout, naming the server (the bound is libcurl's to keep; no clock is read here)")
+    @Test(
+        "a stalling server ends in .timeout, naming the server (the bound is libcurl's to keep; no clock is read here)")
     func timeout() throws {
         let server = try TestHTTPServer()
         var request = HTTPRequest.get(server.https + "/stall")
@@ -135,7 +144,8 @@ struct HTTPClientTests {
         let loop = EventLoop()
         let client = try HTTPClient(loop: loop, userAgent: "linkrouter-test/1", caFile: nil)
         var urls = [
-            "http://example.com/", "http://192.0.2.1/token", "http://127.0.0.2/", "ftp://127.0.0.1/", "file:///etc/passwd",
+            "http://example.com/", "http://192.0.2.1/token", "http://127.0.0.2/", "ftp://127.0.0.1/",
+            "file:///etc/passwd",
             "https://user:pw@127.0.0.1/", "not a url", "/relative", "https://127.0.0.1/\u{0}x",
         ]
         var requests = urls.map { HTTPRequest.get($0) }
@@ -190,7 +200,9 @@ struct HTTPClientTests {
         let client = try HTTPClient(loop: loop, userAgent: "linkrouter-test/1", caFile: server.caFile)
         var ports: [String] = []
         for _ in 0..<2 {
-            client.send(.get(server.https + "/hello")) { ports.append((try? $0.get().headers["X-Client-Port"]) ?? "failed") }
+            client.send(.get(server.https + "/hello")) {
+                ports.append((try? $0.get().headers["X-Client-Port"]) ?? "failed")
+            }
             let count = ports.count
             turn(loop, limit: 5000) { ports.count > count }
         }

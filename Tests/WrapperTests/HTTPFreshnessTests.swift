@@ -34,7 +34,8 @@ struct HTTPFreshnessTests {
         #expect(CacheControl(parsing: ["max-age=abc"]).maxAge == 0)
         #expect(CacheControl(parsing: ["max-age=-1"]).maxAge == 0)
         #expect(CacheControl(parsing: ["max-age=0000000000000099999999999"]).maxAge == 1 << 31)
-        #expect(CacheControl(parsing: ["no-store, must-revalidate"]) == CacheControl(noStore: true, mustRevalidate: true))
+        #expect(
+            CacheControl(parsing: ["no-store, must-revalidate"]) == CacheControl(noStore: true, mustRevalidate: true))
         #expect(CacheControl(parsing: []) == CacheControl())
     }
 

@@ -19,7 +19,8 @@ enum JOSEVectors {
     static let es256D = "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI"
 
     /// RFC 8037 Appendix A.4: EdDSA (Ed25519) over "Example of Ed25519 signing", key from A.2.
-    static let edDSAToken = "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
+    static let edDSAToken =
+        "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
     static let edDSAJWK = #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
 
     /// PS256, made once with OpenSSL 3.0.19's CLI (no published vector
@@ -28,7 +29,9 @@ enum JOSEVectors {
     ///     b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
     ///     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out ps256.pem
     ///     header=$(printf '%s' '{"alg":"PS256","kid":"ps256-test"}' | b64url)
-    ///     payload=$(printf '%s' '{"iss":"https://issuer.example","sub":"248289761001","aud":"linkrouter","nonce":"n-0S6_WzA2Mj","exp":1311281970,"iat":1311280970}' | b64url)
+    ///     payload=$(printf '%s'
+    /// '{"iss":"https://issuer.example","sub":"248289761001","aud":"linkrouter","nonce":"n-0S6_WzA2Mj","exp":1311281970,"iat":1311280970}'
+    /// | b64url)
     ///     sig=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -sign ps256.pem \
     ///           -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:32 -sigopt rsa_mgf1_md:sha256 | b64url)
     ///     echo "$header.$payload.$sig"
@@ -55,6 +58,7 @@ enum JOSEVectors {
     /// `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256` and
     /// `openssl genpkey -algorithm ED25519` (the last 64 and 32 bytes of
     /// `openssl pkey -pubout -outform DER`), private halves deleted.
-    static let otherP256JWK = #"{"kty":"EC","crv":"P-256","x":"RYOEZBxxTWx_gYmZGHYJuv2znlANKG7xoXydiPfJHfc","y":"CKJQ1c0rCPSNDSppeszqv1ZOcyKcuvPn_ycWbkEdJJ0"}"#
+    static let otherP256JWK =
+        #"{"kty":"EC","crv":"P-256","x":"RYOEZBxxTWx_gYmZGHYJuv2znlANKG7xoXydiPfJHfc","y":"CKJQ1c0rCPSNDSppeszqv1ZOcyKcuvPn_ycWbkEdJJ0"}"#
     static let otherEd25519JWK = #"{"kty":"OKP","crv":"Ed25519","x":"Mo5-agLxQHP9d55EcA0QOJ7ehQB7wVMnmgcwJAfTKfY"}"#
 }

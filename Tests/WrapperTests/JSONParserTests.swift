@@ -56,7 +56,10 @@ struct JSONParserTests {
         #expect(error?.code == .tooDeep)
         #expect(error?.message.contains("$.a[0].b") == true)
         // Far past Jansson's own cap (2048) it stops reading by itself.
-        #expect(refusal(String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000), limits: .init(maxDepth: 10_000))?.code == .tooDeep)
+        #expect(
+            refusal(
+                String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
+                limits: .init(maxDepth: 10_000))?.code == .tooDeep)
     }
 
     @Test("documents over the byte limit are refused before parsing")
@@ -146,7 +149,8 @@ struct JSONParserTests {
     @Test("encode: exact text for a known value")
     func encodeText() {
         #expect(
-            JSONParser.encode(.object([("alg", .string("ES256")), ("n", .integer(1)), ("r", .number(1)), ("é", .bool(true))]))
+            JSONParser.encode(
+                .object([("alg", .string("ES256")), ("n", .integer(1)), ("r", .number(1)), ("é", .bool(true))]))
                 == #"{"alg":"ES256","n":1,"r":1.0,"é":true}"#)
         #expect(JSONParser.encode(.array([.number(.nan), .number(.infinity)])) == "[null,null]")
         #expect(JSONParser.encode(.string("")) == #""""#)

@@ -65,7 +65,9 @@ struct JWKTests {
 
     @Test("a JWK with private members is refused: a published private key is compromised")
     func privateMembers() {
-        let error = refusal(#"{"kty":"EC","crv":"P-256","x":"\#(JOSEVectors.es256X)","y":"\#(JOSEVectors.es256Y)","d":"\#(JOSEVectors.es256D)"}"#)
+        let error = refusal(
+            #"{"kty":"EC","crv":"P-256","x":"\#(JOSEVectors.es256X)","y":"\#(JOSEVectors.es256Y)","d":"\#(JOSEVectors.es256D)"}"#
+        )
         #expect(error?.code == .invalidKey)
         #expect(error?.message.contains("\"d\"") == true)
         #expect(refusal(#"{"kty":"RSA","n":"\#(JOSEVectors.rs256N)","e":"AQAB","p":"AQAB"}"#)?.code == .invalidKey)

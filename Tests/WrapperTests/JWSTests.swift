@@ -31,13 +31,15 @@ struct JWSTests {
         Vector(
             alg: "PS256", token: JOSEVectors.ps256Token, jwk: JOSEVectors.ps256JWK,
             wrongJWK: #"{"kty":"RSA","kid":"ps256-test","n":"\#(JOSEVectors.rs256N)","e":"AQAB"}"#,
-            payload: #"{"iss":"https://issuer.example","sub":"248289761001","aud":"linkrouter","nonce":"n-0S6_WzA2Mj","exp":1311281970,"iat":1311280970}"#,
+            payload:
+                #"{"iss":"https://issuer.example","sub":"248289761001","aud":"linkrouter","nonce":"n-0S6_WzA2Mj","exp":1311281970,"iat":1311280970}"#,
             otherAlg: "RS256", otherAlgCode: .noMatchingKey),  // the JWK declares alg PS256
         Vector(
             alg: "ES256", token: JOSEVectors.es256Token, jwk: JOSEVectors.es256JWK, wrongJWK: JOSEVectors.otherP256JWK,
             payload: JOSEVectors.a1Payload, otherAlg: "RS256", otherAlgCode: .noMatchingKey),
         Vector(
-            alg: "EdDSA", token: JOSEVectors.edDSAToken, jwk: JOSEVectors.edDSAJWK, wrongJWK: JOSEVectors.otherEd25519JWK,
+            alg: "EdDSA", token: JOSEVectors.edDSAToken, jwk: JOSEVectors.edDSAJWK,
+            wrongJWK: JOSEVectors.otherEd25519JWK,
             payload: "Example of Ed25519 signing", otherAlg: "ES256", otherAlgCode: .noMatchingKey),
     ]
 
@@ -105,7 +107,9 @@ struct JWSTests {
         #expect(T.refusal { _ = try JWS.verify(JOSEVectors.rs256Token, keys: [ec, ed]) }?.code == .noMatchingKey)
         #expect(T.refusal { _ = try JWS.verify(JOSEVectors.edDSAToken, keys: [rsa, ec]) }?.code == .noMatchingKey)
         // And the primitive refuses the question, not just the answer.
-        #expect(T.refusal { _ = try rsa.verify([UInt8](repeating: 1, count: 64), of: [1], using: .es256) }?.code == .noMatchingKey)
+        #expect(
+            T.refusal { _ = try rsa.verify([UInt8](repeating: 1, count: 64), of: [1], using: .es256) }?.code
+                == .noMatchingKey)
         // The right one among the wrong ones is found.
         _ = try JWS.verify(JOSEVectors.es256Token, keys: [rsa, ed, ec])
     }
@@ -123,7 +127,8 @@ struct JWSTests {
 
     @Test("HS256/384/512 are refused with their own error (RFC 7515 A.1 among them)")
     func hmac() throws {
-        let a1 = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        let a1 =
+            "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         let key = try T.key(JOSEVectors.rs256JWK)
         #expect(T.refusal { _ = try JWS.verify(a1, keys: [key]) }?.code == .symmetricAlgorithm)
         for alg in ["HS384", "HS512"] {
@@ -210,7 +215,8 @@ struct JWSTests {
     @Test("crit is refused: we understand no extensions")
     func crit() throws {
         let key = try T.key(JOSEVectors.rs256JWK)
-        let token = T.replacing(part: 0, of: JOSEVectors.rs256Token, with: Array(#"{"alg":"RS256","crit":["b64"],"b64":false}"#.utf8))
+        let token = T.replacing(
+            part: 0, of: JOSEVectors.rs256Token, with: Array(#"{"alg":"RS256","crit":["b64"],"b64":false}"#.utf8))
         #expect(T.refusal { _ = try JWS.verify(token, keys: [key]) }?.code == .criticalHeader)
     }
 
@@ -227,12 +233,14 @@ struct JWSTests {
         #expect(error == .unknownKeyID("ps256-test"))
 
         // A key with the kid but the wrong type is no fit, not an unknown kid.
-        let ecNamed = try T.key(#"{"kty":"EC","crv":"P-256","kid":"ps256-test","x":"\#(JOSEVectors.es256X)","y":"\#(JOSEVectors.es256Y)"}"#)
+        let ecNamed = try T.key(
+            #"{"kty":"EC","crv":"P-256","kid":"ps256-test","x":"\#(JOSEVectors.es256X)","y":"\#(JOSEVectors.es256Y)"}"#)
         let misfit = T.refusal { _ = try JWS.verify(JOSEVectors.ps256Token, keys: [ecNamed]) }
         #expect(misfit?.code == .noMatchingKey)
         #expect(misfit?.message.contains("P-256") == true)
         // A key declared for encryption never verifies.
-        let encryption = try T.key(#"{"kty":"RSA","kid":"ps256-test","use":"enc","n":"\#(JOSEVectors.ps256N)","e":"AQAB"}"#)
+        let encryption = try T.key(
+            #"{"kty":"RSA","kid":"ps256-test","use":"enc","n":"\#(JOSEVectors.ps256N)","e":"AQAB"}"#)
         #expect(T.refusal { _ = try JWS.verify(JOSEVectors.ps256Token, keys: [encryption]) }?.code == .noMatchingKey)
     }
 

@@ -18,7 +18,9 @@ struct LibCurlLoadingTests {
             return
         }
         #expect(error.code == .unavailable)
-        #expect(error.message.contains("libcurl-linkrouter-test-missing.so.4") && error.message.contains("libcurl4"), "\(error)")
+        #expect(
+            error.message.contains("libcurl-linkrouter-test-missing.so.4") && error.message.contains("libcurl4"),
+            "\(error)")
         #expect(error.message.contains("cannot be loaded"), "\(error)")
         do throws(HTTPError) {
             _ = try HTTPClient(loop: EventLoop(), userAgent: "linkrouter-test/1", caFile: nil, library: library)
@@ -36,12 +38,16 @@ struct LibCurlLoadingTests {
         }
         #expect(error.code == .unavailable)
         #expect(error.message.contains("libc.so.6 (Debian: libcurl4)"), "\(error)")
-        #expect(error.message.contains("curl_global_init") && error.message.contains("curl_multi_socket_action"), "\(error)")
+        #expect(
+            error.message.contains("curl_global_init") && error.message.contains("curl_multi_socket_action"), "\(error)"
+        )
     }
 
     /// Runs in a fresh process (this test binary again, with only this test
     /// selected): another test in this one may have made a client already.
-    @Test("libcurl is not mapped until the first client; SSLKEYLOGFILE is gone before it loads, and no TLS secret is written")
+    @Test(
+        "libcurl is not mapped until the first client; SSLKEYLOGFILE is gone before it loads, and no TLS secret is written"
+    )
     func loadedOnFirstUse() throws {
         if let keyFile = Environment.get(Self.childVariable) {
             try Self.childChecks(keyFile: keyFile)
@@ -49,9 +55,13 @@ struct LibCurlLoadingTests {
         }
         let directory = TemporaryDirectory("linkrouter-libcurl")
         let keyFile = directory.path + "/keys"
-        let argv = [FileSystem.executablePath(), "--testing-library", "swift-testing", "--filter", "LibCurlLoadingTests/loadedOnFirstUse"]
+        let argv = [
+            FileSystem.executablePath(), "--testing-library", "swift-testing", "--filter",
+            "LibCurlLoadingTests/loadedOnFirstUse",
+        ]
         let child = try Subprocess.run(
-            argv, environment: Environment.entries(overriding: [Self.childVariable: keyFile, "SSLKEYLOGFILE": keyFile]),
+            argv,
+            environment: Environment.entries(overriding: [Self.childVariable: keyFile, "SSLKEYLOGFILE": keyFile]),
             timeoutMilliseconds: 60_000)
         let output = child.text + child.errorText
         #expect(child.status == 0, "\(output)")

@@ -6,12 +6,15 @@ import Testing
 struct CryptoTests {
     @Test("RFC 7636 Appendix B: the verifier's S256 challenge")
     func appendixB() throws {
-        #expect(try SecretFactory.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(
+            try SecretFactory.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }
 
     @Test("SHA-256 of a known string (FIPS 180-2 'abc')")
     func sha256() throws {
-        #expect(Hex.encode(try SHA256.hash("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Hex.encode(try SHA256.hash("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test("secrets: 256-bit, base64url, 43 characters, a verifier's challenge matches")

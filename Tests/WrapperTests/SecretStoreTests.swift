@@ -32,7 +32,9 @@ final class KeyringBus {
                 </busconfig>
                 """, permissions: 0o600)
         try FileSystem.makeDirectories(root + "/services", permissions: 0o700)
-        busPID = try Subprocess.spawn(["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus.conf"], stdout: .null, stderr: .null)
+        busPID = try Subprocess.spawn(
+            ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus.conf"], stdout: .null,
+            stderr: .null)
         var connected: DBusConnection?
         let deadline = Clock.monotonicMilliseconds() + 5000
         while connected == nil && Clock.monotonicMilliseconds() < deadline {
@@ -44,11 +46,14 @@ final class KeyringBus {
             keyring = nil
             return
         }
-        for d in ["/home", "/home/.local/share", "/run"] { try FileSystem.makeDirectories(root + d, permissions: 0o700) }
+        for d in ["/home", "/home/.local/share", "/run"] {
+            try FileSystem.makeDirectories(root + d, permissions: 0o700)
+        }
         keyring = try GnomeKeyring(
             busAddress: address,
             environment: [
-                "DBUS_SESSION_BUS_ADDRESS=" + address, "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share",
+                "DBUS_SESSION_BUS_ADDRESS=" + address, "HOME=" + root + "/home",
+                "XDG_DATA_HOME=" + root + "/home/.local/share",
                 "XDG_RUNTIME_DIR=" + root + "/run", "PATH=/usr/bin:/bin",
             ], directory: root)
     }
@@ -61,13 +66,21 @@ final class KeyringBus {
     /// Keeps an item of linkrouter's schema through the D-Bus API itself
     /// (a `plain` session), for a keyring that libsecret in this process is not on.
     func createItem(account: String, issuer: String, secret: String) throws {
-        let open = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession")
+        let open = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession")
         try open.append(.string("plain"), .variant(.string("")))
-        guard case .objectPath(let session)? = try client.callArguments(open).dropFirst().first else { throw SystemError("no session", code: EPROTO) }
-        let create = DBusMessage.methodCall("org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.Secret.Collection", "CreateItem")
+        guard case .objectPath(let session)? = try client.callArguments(open).dropFirst().first else {
+            throw SystemError("no session", code: EPROTO)
+        }
+        let create = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets/aliases/default", "org.freedesktop.Secret.Collection",
+            "CreateItem")
         let attributes = DBusValue.dictionary(
             key: "s", value: "s",
-            [.init(.string("account"), .string(account)), .init(.string("issuer"), .string(issuer)), .init(.string("xdg:schema"), .string(SecretStore.schemaName))])
+            [
+                .init(.string("account"), .string(account)), .init(.string("issuer"), .string(issuer)),
+                .init(.string("xdg:schema"), .string(SecretStore.schemaName)),
+            ])
         try create.append(
             .dictionary(
                 key: "s", value: "v",
@@ -76,7 +89,8 @@ final class KeyringBus {
                     .init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(attributes)),
                 ]),
             .structure([
-                .objectPath(session), .array(element: "y", []), .array(element: "y", Array(secret.utf8).map { .byte($0) }), .string("text/plain"),
+                .objectPath(session), .array(element: "y", []),
+                .array(element: "y", Array(secret.utf8).map { .byte($0) }), .string("text/plain"),
             ]),
             .boolean(true))
         _ = try client.callArguments(create)
@@ -121,7 +135,9 @@ struct SecretStoreTests {
 
     static let key = SecretStore.Key(account: "work", issuer: "https://id.example.com")
 
-    func call<T>(_ address: String?, deadline: Int64 = 20_000, _ body: @escaping (SecretStore, @escaping (T) -> Void) -> Void) -> T? {
+    func call<T>(
+        _ address: String?, deadline: Int64 = 20_000, _ body: @escaping (SecretStore, @escaping (T) -> Void) -> Void
+    ) -> T? {
         var store: SecretStore?
         return onLoop { loop, done in
             let s = SecretStore(loop: loop, busAddress: address, deadlineMilliseconds: deadline)
@@ -138,12 +154,18 @@ struct SecretStoreTests {
         let bus = try #require(Self.shared, "gnome-keyring-daemon could not be started")
         let a = bus.address
         #expect(call(a) { s, done in s.read(Self.key, done) } == .success(nil))
-        #expect(call(a) { s, done in s.write(Self.key, label: "linkrouter: work", secret: "one", done) } == .success(.written))
+        #expect(
+            call(a) { s, done in s.write(Self.key, label: "linkrouter: work", secret: "one", done) }
+                == .success(.written))
         #expect(call(a) { s, done in s.read(Self.key, done) } == .success("one"))
         let before = try #require(FileSystem.status(bus.keyringFile))
-        #expect(call(a) { s, done in s.write(Self.key, label: "linkrouter: work", secret: "one", done) } == .success(.unchanged))
+        #expect(
+            call(a) { s, done in s.write(Self.key, label: "linkrouter: work", secret: "one", done) }
+                == .success(.unchanged))
         #expect(FileSystem.status(bus.keyringFile)?.modifiedNanoseconds == before.modifiedNanoseconds)
-        #expect(call(a) { s, done in s.write(Self.key, label: "linkrouter: work", secret: "two", done) } == .success(.written))
+        #expect(
+            call(a) { s, done in s.write(Self.key, label: "linkrouter: work", secret: "two", done) }
+                == .success(.written))
         #expect(FileSystem.status(bus.keyringFile)?.modifiedNanoseconds != before.modifiedNanoseconds)
         #expect(call(a) { s, done in s.read(Self.key, done) } == .success("two"))
         // Another issuer is another item.
@@ -179,7 +201,9 @@ struct SecretStoreTests {
         }
         #expect(why.contains("org.freedesktop.secrets"))
         #expect(SecretError.noService(why).description.contains("store=memory"))
-        #expect(call(nil) { s, done in s.write(Self.key, label: "x", secret: "y", done) } == .failure(.noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set")))
+        #expect(
+            call(nil) { s, done in s.write(Self.key, label: "x", secret: "y", done) }
+                == .failure(.noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set")))
     }
 
     @Test("a Secret Service that never answers: TimedOut at the deadline, and the next call is not stuck behind it")

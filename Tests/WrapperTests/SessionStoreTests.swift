@@ -15,12 +15,15 @@ struct SessionStoreTests {
         r.appCallbackURI = n % 2 == 0 ? "https://example.com/app" : nil
         r.issuer = "https://as.example"
         r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
-        var plan = try SessionPlan.make(r, owner: Caller(name: ":1.\(n)", app: n == 3 ? .flatpak("org.example.App") : .unknown), limits: Limits())
+        var plan = try SessionPlan.make(
+            r, owner: Caller(name: ":1.\(n)", app: n == 3 ? .flatpak("org.example.App") : .unknown), limits: Limits())
         plan.bind(port: 40000 + n)
         let secrets = SessionSecrets(
             id: SessionID("s\(n)")!, state: "state\(n)_" + String(repeating: "x", count: 30), nonce: "n\(n)",
             codeVerifier: "v\(n)" + String(repeating: "y", count: 42), codeChallenge: "c\(n)")
-        var s = plan.makeSession(secrets: secrets, claimTokenDigest: [UInt8](repeating: UInt8(n), count: 32), browser: "firefox.desktop", now: 1_800_000_000)
+        var s = plan.makeSession(
+            secrets: secrets, claimTokenDigest: [UInt8](repeating: UInt8(n), count: 32), browser: "firefox.desktop",
+            now: 1_800_000_000)
         s.status = status
         return s
     }
@@ -40,7 +43,8 @@ struct SessionStoreTests {
             code: "C", state: sessions[1].code.state, redirectURI: sessions[1].code.redirect.string,
             callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].code.codeVerifier, nonce: "n2")
         sessions[1].finishedAt = 1_800_000_010
-        sessions[2].failure = SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
+        sessions[2].failure = SessionFailure(
+            code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
         for s in sessions { try store.insert(s) }
         try store.update(sessions[1])
         try store.delete(sessions[4].id)
@@ -54,7 +58,9 @@ struct SessionStoreTests {
         let reopened = try SessionStore(directory: dir.path + "/lr")
         let (loaded, problems) = try reopened.loadAll()
         #expect(problems.isEmpty)
-        #expect(Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: sessions.prefix(4).map { ($0.id, $0) }))
+        #expect(
+            Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
+                == Dictionary(uniqueKeysWithValues: sessions.prefix(4).map { ($0.id, $0) }))
         #expect(FileSystem.status(dir.path + "/lr")?.permissions == 0o700)
         #expect(FileSystem.status(store.path)?.permissions == 0o600)
         #expect(FileSystem.status(store.path + "-wal")?.permissions == 0o600)
@@ -85,7 +91,8 @@ struct SessionStoreTests {
         let store = try SessionStore(directory: dir.path + "/lr")
         try store.insert(exchanging)
         var reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
-        #expect(reloaded == [exchanging], "the exchange plan and the code come back, so a restart finishes the exchange")
+        #expect(
+            reloaded == [exchanging], "the exchange plan and the code come back, so a restart finishes the exchange")
 
         var done = exchanging
         done.status = .completed
@@ -93,7 +100,9 @@ struct SessionStoreTests {
         done.code.codeVerifier = nil
         done.result?.code = ""
         done.result?.codeVerifier = nil
-        done.result?.tokens = TokenSet(accessToken: "secret-access", tokenType: "Bearer", expiresAt: 1, refreshToken: "secret-refresh", idToken: "a.b.c", scope: nil)
+        done.result?.tokens = TokenSet(
+            accessToken: "secret-access", tokenType: "Bearer", expiresAt: 1, refreshToken: "secret-refresh",
+            idToken: "a.b.c", scope: nil)
         try store.update(done)
         store.checkpoint()
         reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
@@ -123,12 +132,16 @@ struct SessionStoreTests {
                 """)
     }
 
-    @Test("schema 1 and 2 stores move to schema 3 (a header and one flow value) in one transaction, keeping every session as it was")
+    @Test(
+        "schema 1 and 2 stores move to schema 3 (a header and one flow value) in one transaction, keeping every session as it was"
+    )
     func migration() throws {
         for schema in [1, 2] {
             let dir = TemporaryDirectory()
             let path = dir.path + "/lr/" + SessionStore.fileName
-            let exchange = TokenExchange(clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", expectsIDToken: true)
+            let exchange = TokenExchange(
+                clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks",
+                expectsIDToken: true)
             try Self.oldStore(path, schema: schema, exchange: exchange.stored)
             let store = try SessionStore(directory: dir.path + "/lr")
             guard case .existing = store.opening else {
@@ -137,25 +150,47 @@ struct SessionStoreTests {
             }
             let (loaded, problems) = try store.loadAll()
             #expect(problems.isEmpty)
-            #expect(store.migrationProblems.count == 1 && store.migrationProblems[0].contains("m3"), "a row the move cannot read is named, not lost silently")
+            #expect(
+                store.migrationProblems.count == 1 && store.migrationProblems[0].contains("m3"),
+                "a row the move cannot read is named, not lost silently")
             #expect(loaded.count == 2)
             let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) })
             let a = try #require(byID[SessionID("m1")!])
-            #expect(a.ownerName == ":1.5" && a.owner?.app == .unknown && a.status == .resumed && a.claimTokenDigest == nil)
-            #expect(a.code.source == .builder && a.code.state == "state_old_" + String(repeating: "o", count: 30) && a.code.nonce == "n1")
+            #expect(
+                a.ownerName == ":1.5" && a.owner?.app == .unknown && a.status == .resumed && a.claimTokenDigest == nil)
+            #expect(
+                a.code.source == .builder && a.code.state == "state_old_" + String(repeating: "o", count: 30)
+                    && a.code.nonce == "n1")
             #expect(a.code.codeVerifier == String(repeating: "v", count: 43), "a pending session keeps its verifier")
-            #expect(a.code.redirect.string == "com.example.app:/cb" && a.code.appCallback?.string == "https://example.com/app")
-            #expect(a.code.resumeHosts == ["api.vipps.no", "apitest.vipps.no"] && a.code.resumePathPrefix == "/p/" && a.code.resumeMode == .client)
-            #expect(a.code.browser == "firefox.desktop" && a.code.issuer == "https://as.example" && a.code.requireIssuer && a.code.resumeOpened)
+            #expect(
+                a.code.redirect.string == "com.example.app:/cb"
+                    && a.code.appCallback?.string == "https://example.com/app")
+            #expect(
+                a.code.resumeHosts == ["api.vipps.no", "apitest.vipps.no"] && a.code.resumePathPrefix == "/p/"
+                    && a.code.resumeMode == .client)
+            #expect(
+                a.code.browser == "firefox.desktop" && a.code.issuer == "https://as.example" && a.code.requireIssuer
+                    && a.code.resumeOpened)
             #expect(a.code.exchange == (schema == 1 ? nil : exchange))
             #expect(a.createdAt == 1_800_000_000 && a.expiresAt == 1_800_000_600 && a.finishedAt == nil)
             let b = try #require(byID[SessionID("m2")!])
-            #expect(b.owner == nil && b.claimTokenDigest == [9, 9] && b.status == .failed && b.released && b.finishedAt == 1_800_000_005)
-            #expect(b.code.source == .adopted && b.code.codeVerifier == nil && b.code.redirect.style == .loopback && b.code.resumeHosts.isEmpty)
-            #expect(b.failure == SessionFailure(code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "the provider refused"))
+            #expect(
+                b.owner == nil && b.claimTokenDigest == [9, 9] && b.status == .failed && b.released
+                    && b.finishedAt == 1_800_000_005)
+            #expect(
+                b.code.source == .adopted && b.code.codeVerifier == nil && b.code.redirect.style == .loopback
+                    && b.code.resumeHosts.isEmpty)
+            #expect(
+                b.failure
+                    == SessionFailure(
+                        code: .authorizationFailed, providerError: "access_denied", providerDescription: "no",
+                        message: "the provider refused"))
             #expect(try store.meta("bus_id") == "b0", "the rest of the store is kept")
             #expect(try Subprocess.run(["sqlite3", store.path, "PRAGMA user_version;"]).text == "3\n")
-            #expect(try Subprocess.run(["sqlite3", store.path, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions_schema2';"]).text == "0\n")
+            #expect(
+                try Subprocess.run([
+                    "sqlite3", store.path, "SELECT count(*) FROM sqlite_master WHERE name = 'sessions_schema2';",
+                ]).text == "0\n")
             // What was migrated is written back and read again unchanged.
             try store.update(a)
             #expect(try SessionStore(directory: dir.path + "/lr").loadAll().sessions.count == 2)

@@ -17,10 +17,12 @@ final class TestHTTPServer {
         let dir = directory.path
         caFile = dir + "/ca.pem"
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
-        try Self.openssl(["req", "-x509"] + ec + ["-subj", "/CN=linkrouter test CA", "-keyout", dir + "/ca.key", "-out", caFile])
+        try Self.openssl(
+            ["req", "-x509"] + ec + ["-subj", "/CN=linkrouter test CA", "-keyout", dir + "/ca.key", "-out", caFile])
         try Self.openssl(
             ["req", "-x509", "-CA", caFile, "-CAkey", dir + "/ca.key"] + ec + [
-                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:FALSE",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-addext",
+                "basicConstraints=critical,CA:FALSE",
                 "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
             ])
         let https = try Self.listen()

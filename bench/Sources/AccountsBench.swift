@@ -10,7 +10,10 @@ import SystemKit
 /// beside git's own `credential-cache`. A real gnome-keyring on the bench's
 /// bus, a real Glewlwyd, one real (scripted) sign-in.
 extension Bench {
-    var fixtures: String { FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath))) + "/Tests/IntegrationTests/Fixtures" }
+    var fixtures: String {
+        FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath)))
+            + "/Tests/IntegrationTests/Fixtures"
+    }
 
     func accounts() throws {
         say("accounts: linkctl token, git credential fill")
@@ -28,7 +31,8 @@ extension Bench {
             let r: Subprocess.Outcome
             if let input {
                 try FileSystem.writeAtomically(w.root + "/stdin", text: input, permissions: 0o600)
-                r = try Subprocess.run(["/bin/sh", "-c", "exec \"$@\" < \"$0\"", w.root + "/stdin"] + argv, environment: env)
+                r = try Subprocess.run(
+                    ["/bin/sh", "-c", "exec \"$@\" < \"$0\"", w.root + "/stdin"] + argv, environment: env)
             } else {
                 r = try Subprocess.run(argv, environment: env)
             }
@@ -37,32 +41,57 @@ extension Bench {
         // Warm: the first token reads the keyring; after it, memory answers.
         try must([bin + "/linkctl", "token", "work"])
         let (token, lookup) = try Measure.interleaved(
-            runs, { try must([bin + "/linkctl", "token", "work"]) }, { try must(["secret-tool", "lookup", "account", "work", "issuer", issuer]) })
+            runs, { try must([bin + "/linkctl", "token", "work"]) },
+            { try must(["secret-tool", "lookup", "account", "work", "issuer", issuer]) })
         row(
-            "`linkctl token NAME` with a token in memory, whole process, beside `secret-tool lookup` of its item (median of \(runs))", value: token, unit: "ms",
+            "`linkctl token NAME` with a token in memory, whole process, beside `secret-tool lookup` of its item (median of \(runs))",
+            value: token, unit: "ms",
             floor: lookup, goal: "≤ 1.0×", met: token / lookup <= 1.0)
         let (token2, ping) = try Measure.interleaved(
             runs, { try must([bin + "/linkctl", "token", "work"]) },
-            { try must(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"]) })
-        row("`linkctl token NAME` beside a `dbus-send` ping (median of \(runs))", value: token2, unit: "ms", floor: ping, goal: "≤ 1.5×", met: token2 / ping <= 1.5)
+            {
+                try must([
+                    "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue,
+                    API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping",
+                ])
+            })
+        row(
+            "`linkctl token NAME` beside a `dbus-send` ping (median of \(runs))", value: token2, unit: "ms",
+            floor: ping, goal: "≤ 1.5×", met: token2 / ping <= 1.5)
         // Where the difference is: the daemon's GetToken against its Ping, both from one `gdbus call`.
         func gdbus(_ method: String, _ args: [String]) -> [String] {
-            ["gdbus", "call", "--session", "--dest", API.busName.rawValue, "--object-path", API.managerPath.rawValue, "--method", method] + args
+            [
+                "gdbus", "call", "--session", "--dest", API.busName.rawValue, "--object-path", API.managerPath.rawValue,
+                "--method", method,
+            ] + args
         }
         let (viaGdbus, ping2) = try Measure.interleaved(
-            runs, { try must(gdbus(API.managerInterface.rawValue + ".GetToken", ["work", "{}"])) }, { try must(gdbus("org.freedesktop.DBus.Peer.Ping", [])) })
-        row("`GetToken` from `gdbus call`, beside its ping: the daemon's part (median of \(runs))", value: viaGdbus, unit: "ms", floor: ping2, goal: "—", met: nil)
+            runs, { try must(gdbus(API.managerInterface.rawValue + ".GetToken", ["work", "{}"])) },
+            { try must(gdbus("org.freedesktop.DBus.Peer.Ping", [])) })
+        row(
+            "`GetToken` from `gdbus call`, beside its ping: the daemon's part (median of \(runs))", value: viaGdbus,
+            unit: "ms", floor: ping2, goal: "—", met: nil)
         // git: the same fill through linkrouter, and through git's own cache (primed first).
         let request = "protocol=https\nhost=git.example.com\n\n"
-        let cache = ["git", "-c", "credential.helper=", "-c", "credential.helper=cache --socket " + w.root + "/git-cache/socket"]
-        try must(cache + ["credential", "approve"], input: "protocol=https\nhost=git.example.com\nusername=oauth2\npassword=cached-token\n\n")
-        let helper = ["git", "-c", "credential.helper=", "-c", "credential.helper=!'" + bin + "/linkctl' credential git --account work"]
+        let cache = [
+            "git", "-c", "credential.helper=", "-c", "credential.helper=cache --socket " + w.root + "/git-cache/socket",
+        ]
+        try must(
+            cache + ["credential", "approve"],
+            input: "protocol=https\nhost=git.example.com\nusername=oauth2\npassword=cached-token\n\n")
+        let helper = [
+            "git", "-c", "credential.helper=", "-c",
+            "credential.helper=!'" + bin + "/linkctl' credential git --account work",
+        ]
         let (viaLinkrouter, viaCache) = try Measure.interleaved(
-            runs, { try must(helper + ["credential", "fill"], input: request) }, { try must(cache + ["credential", "fill"], input: request) })
+            runs, { try must(helper + ["credential", "fill"], input: request) },
+            { try must(cache + ["credential", "fill"], input: request) })
         row(
-            "`git credential fill` through `linkctl credential git`, beside through git's own `credential-cache` (median of \(runs))", value: viaLinkrouter,
+            "`git credential fill` through `linkctl credential git`, beside through git's own `credential-cache` (median of \(runs))",
+            value: viaLinkrouter,
             unit: "ms", floor: viaCache, goal: "≤ 1.2×", met: viaLinkrouter / viaCache <= 1.2)
-        _ = try? Subprocess.run(cache + ["credential-cache", "--socket", w.root + "/git-cache/socket", "exit"], environment: env)
+        _ = try? Subprocess.run(
+            cache + ["credential-cache", "--socket", w.root + "/git-cache/socket", "exit"], environment: env)
 
         try concurrentRefresh(w, probe: probe, runs: n(100, 20))
         try memoryWithAccounts(w, issuer: issuer, client: client, redirect: redirect, count: n(100, 10))
@@ -74,24 +103,37 @@ extension Bench {
     /// many refresh requests the daemon sent (its `token_refreshes` counter).
     private func concurrentRefresh(_ w: BenchWorld, probe: DBusConnection, runs: Int) throws {
         let env = w.environment
-        let current = try Subprocess.run([bin + "/linkctl", "token", "work"], environment: env).text.split(separator: "\n").first.map(String.init) ?? ""
+        let current =
+            try Subprocess.run([bin + "/linkctl", "token", "work"], environment: env).text.split(separator: "\n").first
+            .map(String.init) ?? ""
         try FileSystem.writeAtomically(w.root + "/refused", text: "password=\(current)\n", permissions: 0o600)
-        _ = try Subprocess.run(["/bin/sh", "-c", "exec \"$0\" credential git --account work erase < \"$1\"", bin + "/linkctl", w.root + "/refused"], environment: env)
+        _ = try Subprocess.run(
+            [
+                "/bin/sh", "-c", "exec \"$0\" credential git --account work erase < \"$1\"", bin + "/linkctl",
+                w.root + "/refused",
+            ], environment: env)
         func refreshes() throws -> UInt64 { try counter(probe, "token_refreshes") }
         func all(_ argv: [String]) throws -> Double {
             try Measure.ms {
                 let pids = try (0..<runs).map { i in
                     try Subprocess.spawn(argv, environment: env, stdout: .file(w.root + "/c\(i).out"), stderr: .null)
                 }
-                for pid in pids where Subprocess.wait(pid) != 0 { throw BenchError("\(argv[0]) failed in the concurrent run") }
+                for pid in pids where Subprocess.wait(pid) != 0 {
+                    throw BenchError("\(argv[0]) failed in the concurrent run")
+                }
             }
         }
         let before = try refreshes()
         let tokens = try all([bin + "/linkctl", "token", "work"])
         let sent = try refreshes() - before
         let distinct = Set((0..<runs).map { ((try? FileSystem.readText(w.root + "/c\($0).out")) ?? "") })
-        guard distinct.count == 1, !distinct.contains(current + "\n") else { throw BenchError("the concurrent callers got \(distinct.count) tokens") }
-        let pings = try all(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"])
+        guard distinct.count == 1, !distinct.contains(current + "\n") else {
+            throw BenchError("the concurrent callers got \(distinct.count) tokens")
+        }
+        let pings = try all([
+            "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue,
+            "org.freedesktop.DBus.Peer.Ping",
+        ])
         row(
             "\(runs) `linkctl token NAME` at once while its token must be refreshed, until all have it, beside \(runs) `dbus-send` pings at once; refresh requests sent: \(sent)",
             value: tokens, unit: "ms", floor: pings, goal: "1 refresh request", met: sent == 1)
@@ -101,7 +143,9 @@ extension Bench {
     /// it holds, beside with one (the keyring's libraries, opened on the
     /// first keyring call, are in both). The other accounts' sets are the
     /// first one's, stored in the keyring under their names, as a sign-in would.
-    private func memoryWithAccounts(_ w: BenchWorld, issuer: String, client: String, redirect: String, count: Int) throws {
+    private func memoryWithAccounts(_ w: BenchWorld, issuer: String, client: String, redirect: String, count: Int)
+        throws
+    {
         let env = w.environment
         func rss() throws -> Double {
             let status = try FileSystem.readText("/proc/\(w.daemonPID)/status")
@@ -111,17 +155,25 @@ extension Bench {
             return kb / 1024
         }
         let one = try rss()
-        let set = try Subprocess.run(["secret-tool", "lookup", "account", "work", "issuer", issuer], environment: env).text
+        let set = try Subprocess.run(["secret-tool", "lookup", "account", "work", "issuer", issuer], environment: env)
+            .text
         guard set.hasPrefix("{") else { throw BenchError("the keyring gave no token set for work") }
         try FileSystem.writeAtomically(w.root + "/set.json", text: set, permissions: 0o600)
         for i in 2...count {
             let name = "work\(i)"
             guard
-                try Subprocess.run([bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", client, "--redirect-uri", redirect], environment: env)
-                    .status == 0,
                 try Subprocess.run(
                     [
-                        "/bin/sh", "-c", "exec secret-tool store --label=\"linkrouter: $0\" xdg:schema org.linkrouter.Tokens account \"$0\" issuer \"$1\" < \"$2\"", name, issuer,
+                        bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", client,
+                        "--redirect-uri", redirect,
+                    ], environment: env
+                )
+                .status == 0,
+                try Subprocess.run(
+                    [
+                        "/bin/sh", "-c",
+                        "exec secret-tool store --label=\"linkrouter: $0\" xdg:schema org.linkrouter.Tokens account \"$0\" issuer \"$1\" < \"$2\"",
+                        name, issuer,
                         w.root + "/set.json",
                     ], environment: env
                 ).status == 0,
@@ -130,7 +182,8 @@ extension Bench {
         }
         let many = try rss()
         row(
-            "linkrouterd's resident memory with \(count) accounts' tokens held, beside with one", value: many, unit: "MiB", floor: one, goal: "≤ +1 MiB",
+            "linkrouterd's resident memory with \(count) accounts' tokens held, beside with one", value: many,
+            unit: "MiB", floor: one, goal: "≤ +1 MiB",
             met: many - one <= 1)
     }
 
@@ -139,7 +192,9 @@ extension Bench {
         let m = DBusMessage.methodCall(API.busName, API.managerPath, "org.freedesktop.DBus.Properties", "Get")
         try m.append(.string(API.managerInterface.rawValue))
         try m.append(.string("Counters"))
-        guard case .dictionary(_, _, let entries)? = try probe.callArguments(m).first?.variantValue else { throw BenchError("no Counters") }
+        guard case .dictionary(_, _, let entries)? = try probe.callArguments(m).first?.variantValue else {
+            throw BenchError("no Counters")
+        }
         for e in entries where e.key.stringValue == name { if case .uint64(let n) = e.value { return n } }
         throw BenchError("no \(name) counter")
     }
@@ -148,7 +203,10 @@ extension Bench {
     func keyringStarted(_ w: BenchWorld) throws -> Int32 {
         try FileSystem.writeAtomically(w.root + "/keyring-password", text: "bench", permissions: 0o600)
         let keyring = try Subprocess.spawn(
-            ["/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"", w.root + "/keyring-password"],
+            [
+                "/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"",
+                w.root + "/keyring-password",
+            ],
             environment: w.environment, stdout: .null, stderr: .file(w.root + "/keyring.log"))
         let probe = try DBusConnection(address: w.address)
         guard w.wait({ probe.nameHasOwner("org.freedesktop.secrets") }) else {
@@ -161,21 +219,29 @@ extension Bench {
     /// `linkctl login NAME --no-browser`, signed in at Glewlwyd as its login page would, the callback clicked.
     func signIn(_ w: BenchWorld, _ name: String, providerInfo: String) throws {
         let err = w.root + "/login-\(name).err"
-        let pid = try Subprocess.spawn([bin + "/linkctl", "login", name, "--no-browser"], environment: w.environment, stdout: .null, stderr: .file(err))
+        let pid = try Subprocess.spawn(
+            [bin + "/linkctl", "login", name, "--no-browser"], environment: w.environment, stdout: .null,
+            stderr: .file(err))
         var url = ""
         _ = w.wait(
             {
                 let text = (try? FileSystem.readText(err)) ?? ""
-                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }) else { return false }
+                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }) else {
+                    return false
+                }
                 url = String(line.dropFirst(2))
                 return true
             }, milliseconds: 20_000)
         guard !url.isEmpty else { throw BenchError("linkctl login printed no URL") }
-        let signin = try w.run(["/usr/bin/python3", fixtures + "/glewlwyd_signin.py", "--provider", providerInfo, "--url", url])
+        let signin = try w.run([
+            "/usr/bin/python3", fixtures + "/glewlwyd_signin.py", "--provider", providerInfo, "--url", url,
+        ])
         guard signin.status == 0 else { throw BenchError("sign-in failed: \(signin.errorText)") }
         var callback = signin.text
         while callback.hasSuffix("\n") { callback.removeLast() }
         _ = try w.run([bin + "/linkctl", "open", callback])
-        guard Subprocess.wait(pid) == 0 else { throw BenchError("linkctl login failed: \((try? FileSystem.readText(err)) ?? "")") }
+        guard Subprocess.wait(pid) == 0 else {
+            throw BenchError("linkctl login failed: \((try? FileSystem.readText(err)) ?? "")")
+        }
     }
 }

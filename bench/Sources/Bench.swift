@@ -21,12 +21,16 @@ final class Bench {
 
     func say(_ s: String) { StandardStreams.err("bench: " + s + "\n") }
 
-    func row(_ figure: String, value: Double, unit: String, floor: Double?, floorUnit: String? = nil, goal: String, met: Bool?) {
+    func row(
+        _ figure: String, value: Double, unit: String, floor: Double?, floorUnit: String? = nil, goal: String,
+        met: Bool?
+    ) {
         let ratio = floor.map { Measure.format(value / $0) + "×" } ?? "—"
         rows.append(
             Row(
                 figure: figure, value: Measure.format(value) + " " + unit,
-                floor: floor.map { Measure.format($0) + " " + (floorUnit ?? unit) } ?? "—", ratio: ratio, goal: goal, met: met))
+                floor: floor.map { Measure.format($0) + " " + (floorUnit ?? unit) } ?? "—", ratio: ratio, goal: goal,
+                met: met))
         StandardStreams.out(rows.last!.cells.joined(separator: " | ") + "\n")
     }
 
@@ -40,8 +44,10 @@ final class Bench {
     var sections: [(String, () throws -> Void)] {
         [
             ("open", linkctlOpen), ("click", linkClick), ("passthrough", passthrough), ("scaling", routeScaling),
-            ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions), ("deeplink", deepLinks),
-            ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin), ("accounts", accounts), ("dpop", dpop), ("device", deviceLogin),
+            ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions),
+            ("deeplink", deepLinks),
+            ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin),
+            ("accounts", accounts), ("dpop", dpop), ("device", deviceLogin),
             ("soak", soak),
         ]
     }
@@ -71,11 +77,16 @@ final class Bench {
             {
                 let (_, state) = sessions[i]
                 i += 1
-                let r = try Subprocess.run([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state], environment: env)
+                let r = try Subprocess.run(
+                    [bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state], environment: env)
                 guard r.status == 0 else { throw BenchError("linkctl open failed: \(r.errorText)") }
             },
             {
-                let r = try Subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"], environment: env)
+                let r = try Subprocess.run(
+                    [
+                        "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue,
+                        API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping",
+                    ], environment: env)
                 guard r.status == 0 else { throw BenchError("dbus-send failed") }
             })
         row(
@@ -89,7 +100,9 @@ final class Bench {
         say("xdg-open click to Wait")
         let w = try world("click")
         try w.startDaemon()
-        guard try w.run([bin + "/linkctl", "register", "com.example.bench"]).status == 0 else { throw BenchError("register failed") }
+        guard try w.run([bin + "/linkctl", "register", "com.example.bench"]).status == 0 else {
+            throw BenchError("register failed")
+        }
         try w.entry("bench-true.desktop", exec: "/bin/true %u", types: ["x-scheme-handler/com.example.true"])
         let client = try BenchClient(w.address)
         let runs = n(30, 3)
@@ -107,7 +120,8 @@ final class Bench {
         let a = Measure.median(clicks)
         let b = Measure.median(floors)
         row(
-            "a click: `xdg-open` → linkrouter → owner's `Wait` returns (median of \(runs))", value: a, unit: "ms", floor: b,
+            "a click: `xdg-open` → linkrouter → owner's `Wait` returns (median of \(runs))", value: a, unit: "ms",
+            floor: b,
             goal: "≤ 1.15×", met: a / b <= 1.15)
     }
 
@@ -119,17 +133,23 @@ final class Bench {
         try w.startDaemon()
         let script = w.root + "/bin/bench-browser"
         try FileSystem.writeAtomically(script, text: "#!/bin/sh\n: > \(w.marker)\n", permissions: 0o755)
-        try w.entry("bench-browser.desktop", exec: script + " %u", types: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
-        guard try w.run([bin + "/linkctl", "install", "--claim-https"]).status == 0 else { throw BenchError("install --claim-https failed") }
+        try w.entry(
+            "bench-browser.desktop", exec: script + " %u",
+            types: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
+        guard try w.run([bin + "/linkctl", "install", "--claim-https"]).status == 0 else {
+            throw BenchError("install --claim-https failed")
+        }
         let list = w.root + "/home/.config/mimeapps.list"
         let claimedList = try FileSystem.readText(list)
-        let direct = claimedList.replacing("x-scheme-handler/https=linkrouter-https.desktop;", with: "x-scheme-handler/https=bench-browser.desktop;")
+        let direct = claimedList.replacing(
+            "x-scheme-handler/https=linkrouter-https.desktop;", with: "x-scheme-handler/https=bench-browser.desktop;")
         let env = w.environment
         func click(_ mimeapps: String) throws -> Double {
             try FileSystem.writeAtomically(list, text: mimeapps, permissions: 0o644)
             try? FileSystem.remove(w.marker)
             let t0 = Measure.now()
-            let pid = try Subprocess.spawn(["xdg-open", "https://example.org/page?x=1"], environment: env, stdout: .null, stderr: .null)
+            let pid = try Subprocess.spawn(
+                ["xdg-open", "https://example.org/page?x=1"], environment: env, stdout: .null, stderr: .null)
             while !FileSystem.exists(w.marker) {
                 if Measure.now() - t0 > 10_000_000_000 { throw BenchError("the browser never ran") }
                 var ts = timespec(tv_sec: 0, tv_nsec: 100_000)
@@ -145,13 +165,15 @@ final class Bench {
         for _ in 0..<runs {
             through.append(try click(claimedList))
             straight.append(try click(direct))
-            // The daemon starts at most 10 browsers a second (`Launcher`: a link loop's brake); the clicks stay under it.
+            // The daemon starts at most 10 browsers a second (`Launcher`: a link loop's brake); the clicks stay under
+            // it.
             Clock.sleep(milliseconds: 110)
         }
         let a = Measure.median(through)
         let b = Measure.median(straight)
         row(
-            "https passthrough: `xdg-open` → linkrouter → browser entry (median of \(runs))", value: a, unit: "ms", floor: b,
+            "https passthrough: `xdg-open` → linkrouter → browser entry (median of \(runs))", value: a, unit: "ms",
+            floor: b,
             goal: "≤ 1.15×", met: a / b <= 1.15)
     }
 
@@ -180,19 +202,25 @@ final class Bench {
             }
             if level == 10_000 || (smoke && level == 200) {
                 let mem = rss(w.daemonPID)
-                row("daemon resident memory, \(level) pending sessions", value: mem, unit: "MiB", floor: nil, goal: "≤ 24 MiB", met: smoke ? nil : mem <= 24)
+                row(
+                    "daemon resident memory, \(level) pending sessions", value: mem, unit: "MiB", floor: nil,
+                    goal: "≤ 24 MiB", met: smoke ? nil : mem <= 24)
             }
             // One fresh session at a time, so the table holds `level` while each Route runs.
             var xs: [Double] = []
             for _ in 0..<n(300, 20) {
                 let (_, state) = try client.begin()
-                xs.append(try Measure.ms { _ = try client.call("Route", [.string("com.example.bench:/cb?code=c&state=" + state)]) })
+                xs.append(
+                    try Measure.ms {
+                        _ = try client.call("Route", [.string("com.example.bench:/cb?code=c&state=" + state)])
+                    })
             }
             let m = Measure.median(xs)
             if level == 10 { base = m }
             row(
                 "`Route` round trip at \(level) pending sessions (median of \(xs.count))", value: m * 1000, unit: "µs",
-                floor: level == 10 ? nil : base * 1000, goal: level == 10 ? "the floor" : "≤ 1.3× growth", met: level == 10 ? nil : m / base <= 1.3)
+                floor: level == 10 ? nil : base * 1000, goal: level == 10 ? "the floor" : "≤ 1.3× growth",
+                met: level == 10 ? nil : m / base <= 1.3)
         }
     }
 
@@ -222,23 +250,32 @@ final class Bench {
         let me = FileSystem.executablePath()
         func parallel(_ argv: (Int) -> [String]) throws -> Double {
             let t0 = Measure.now()
-            let pids = try (0..<8).map { try Subprocess.spawn(argv($0), environment: w.environment, stdout: .null, stderr: .inherit) }
+            let pids = try (0..<8).map {
+                try Subprocess.spawn(argv($0), environment: w.environment, stdout: .null, stderr: .inherit)
+            }
             for p in pids { guard Subprocess.wait(p) == 0 else { throw BenchError("a worker failed") } }
             return Double(8 * per) / (Double(Measure.now() - t0) / 1e9)
         }
         let routes = try parallel { [me, "route-worker", w.address, files[$0]] }
         let getid = try parallel { _ in [me, "getid-worker", w.address, String(per)] }
-        row("routed callbacks per second, 8 clients × \(per)", value: routes, unit: "/s", floor: getid, goal: "≥ 0.5×", met: routes / getid >= 0.5)
+        row(
+            "routed callbacks per second, 8 clients × \(per)", value: routes, unit: "/s", floor: getid, goal: "≥ 0.5×",
+            met: routes / getid >= 0.5)
         // The ceiling any service on this bus has: a process that answers every call at once (serve-name).
-        let echo = try Subprocess.spawn([me, "serve-name", w.address, "org.linkrouter.BenchEcho"], environment: w.environment, stdout: .null, stderr: .null)
+        let echo = try Subprocess.spawn(
+            [me, "serve-name", w.address, "org.linkrouter.BenchEcho"], environment: w.environment, stdout: .null,
+            stderr: .null)
         defer {
             kill(echo, SIGTERM)
             Subprocess.wait(echo)
         }
-        guard w.wait({ client.c.nameHasOwner("org.linkrouter.BenchEcho") }) else { throw BenchError("echo service did not start") }
+        guard w.wait({ client.c.nameHasOwner("org.linkrouter.BenchEcho") }) else {
+            throw BenchError("echo service did not start")
+        }
         let pings = try parallel { _ in [me, "echo-worker", w.address, String(per)] }
         row(
-            "calls per second to a do-nothing service on the same bus, 8 clients × \(per)", value: pings, unit: "/s", floor: getid,
+            "calls per second to a do-nothing service on the same bus, 8 clients × \(per)", value: pings, unit: "/s",
+            floor: getid,
             goal: "(the bus's ceiling for any service)", met: nil)
     }
 
@@ -278,7 +315,9 @@ final class Bench {
             floor.append(try Measure.ms { _ = try probe.c.call(floorPing, timeoutMilliseconds: 30_000) })
             // Stop both activated services for the next cold start.
             for name in [API.busName.rawValue, "org.linkrouter.BenchFloor"] {
-                let pidCall = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
+                let pidCall = DBusMessage.methodCall(
+                    "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                    "GetConnectionUnixProcessID")
                 try pidCall.append(.string(name))
                 if case .uint32(let pid)? = try probe.c.callArguments(pidCall).first {
                     kill(Int32(pid), SIGTERM)
@@ -289,7 +328,8 @@ final class Bench {
         let c = Measure.median(cold)
         let f = Measure.median(floor)
         row(
-            "cold start: activation → name acquired → reply, \(n(10_000, 100)) stored sessions (median of \(cold.count))", value: c, unit: "ms", floor: f,
+            "cold start: activation → name acquired → reply, \(n(10_000, 100)) stored sessions (median of \(cold.count))",
+            value: c, unit: "ms", floor: f,
             goal: "≤ 50 ms", met: c <= 50)
     }
 
@@ -304,7 +344,9 @@ final class Bench {
         let t0 = Measure.now()
         for _ in 0..<count { _ = try client.begin() }
         let rate = Double(count) / (Double(Measure.now() - t0) / 1e9)
-        row("`BeginSession` with its durable write, one client, \(count) calls", value: rate, unit: "/s", floor: nil, goal: "≥ 2,000/s", met: rate >= 2000)
+        row(
+            "`BeginSession` with its durable write, one client, \(count) calls", value: rate, unit: "/s", floor: nil,
+            goal: "≥ 2,000/s", met: rate >= 2000)
     }
 
     // MARK: 8. instruction counts (callgrind): repeatable whatever the noise
@@ -322,23 +364,33 @@ final class Bench {
         let keep = Environment.nonEmpty("LINKROUTER_BENCH_CALLGRIND")
         func count(_ argv: [String]) throws -> Double {
             let file = (keep ?? w.root) + "/cg.\(FileSystem.baseName(argv[0])).\(argv.dropFirst().first ?? "")"
-            _ = try Subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file] + argv, environment: w.environment, timeoutMilliseconds: 120_000)
+            _ = try Subprocess.run(
+                ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + file] + argv, environment: w.environment,
+                timeoutMilliseconds: 120_000)
             return Self.total(try FileSystem.readText(file, maxBytes: 256 << 20))
         }
         let (_, state) = try client.begin()
         let open = try count([bin + "/linkctl", "open", "--", "com.example.bench:/cb?code=c&state=" + state])
-        let send = try count(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"])
-        row("instructions: `linkctl open` of a callback, whole process", value: open / 1e6, unit: "M", floor: send / 1e6, goal: "a count to watch", met: nil)
+        let send = try count([
+            "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue,
+            "org.freedesktop.DBus.Peer.Ping",
+        ])
+        row(
+            "instructions: `linkctl open` of a callback, whole process", value: open / 1e6, unit: "M",
+            floor: send / 1e6, goal: "a count to watch", met: nil)
         let version = try count([bin + "/linkctl", "--version"])
         let truth = try count(["/bin/true"])
-        row("instructions: `linkctl --version` (start-up alone)", value: version / 1e6, unit: "M", floor: truth / 1e6, goal: "a count to watch", met: nil)
+        row(
+            "instructions: `linkctl --version` (start-up alone)", value: version / 1e6, unit: "M", floor: truth / 1e6,
+            goal: "a count to watch", met: nil)
         w.stopDaemon()
 
         // The daemon under callgrind: counters zeroed, N routes, dumped.
         let file = w.root + "/cg.daemon"
         let pid = try Subprocess.spawn(
             [
-                "valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client",
+                "valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file,
+                bin + "/linkrouterd", "--max-routes-per-second", "10000000", "--max-pending-per-client",
                 "300000",
             ],
             environment: w.environment, stdout: .null, stderr: .null)
@@ -350,7 +402,9 @@ final class Bench {
             }
         }
         let c = try BenchClient(w.address)
-        guard w.wait({ c.c.nameHasOwner(API.busName.rawValue) }, milliseconds: 60_000) else { throw BenchError("daemon under callgrind did not start") }
+        guard w.wait({ c.c.nameHasOwner(API.busName.rawValue) }, milliseconds: 60_000) else {
+            throw BenchError("daemon under callgrind did not start")
+        }
         let routes = n(500, 20)
         let states = try (0..<routes).map { _ in try c.begin().1 }
         _ = try Subprocess.run(["callgrind_control", "-z", String(pid)])
@@ -361,7 +415,9 @@ final class Bench {
         guard let dump = dumps.last else { throw BenchError("no callgrind dump") }
         if let keep { _ = try? Subprocess.run(["cp", w.root + "/" + dump, keep + "/cg.daemon.route"]) }
         let perRoute = Self.total(try FileSystem.readText(w.root + "/" + dump, maxBytes: 256 << 20)) / Double(routes)
-        row("instructions in the daemon per `Route` that completes a session", value: perRoute / 1000, unit: "k", floor: nil, goal: "a count to watch", met: nil)
+        row(
+            "instructions in the daemon per `Route` that completes a session", value: perRoute / 1000, unit: "k",
+            floor: nil, goal: "a count to watch", met: nil)
         kill(pid, SIGTERM)
         Subprocess.wait(pid)
         running = false
@@ -381,7 +437,8 @@ final class Bench {
         let file = w.root + "/cg.restore"
         let pid = try Subprocess.spawn(
             [
-                "valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file, bin + "/linkrouterd",
+                "valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + file,
+                bin + "/linkrouterd",
                 "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000",
             ],
             environment: w.environment, stdout: .null, stderr: .null)
@@ -390,14 +447,23 @@ final class Bench {
             Subprocess.wait(pid)
         }
         let probe = try BenchClient(w.address)
-        guard w.wait({ probe.c.nameHasOwner(API.busName.rawValue) }, milliseconds: 120_000) else { throw BenchError("daemon under callgrind did not start") }
+        guard w.wait({ probe.c.nameHasOwner(API.busName.rawValue) }, milliseconds: 120_000) else {
+            throw BenchError("daemon under callgrind did not start")
+        }
         // Answered after the restore's transition, which runs on the turn after the bus's answer.
-        func ping() throws { _ = try probe.c.callArguments(DBusMessage.methodCall(API.busName, API.managerPath, API.peerInterface, "Ping"), timeoutMilliseconds: 120_000) }
+        func ping() throws {
+            _ = try probe.c.callArguments(
+                DBusMessage.methodCall(API.busName, API.managerPath, API.peerInterface, "Ping"),
+                timeoutMilliseconds: 120_000)
+        }
         try ping()
         func dump(_ name: String) throws -> Double {
             let before = Set(FileSystem.list(w.root))
             _ = try Subprocess.run(["callgrind_control", "-d", String(pid)])
-            guard w.wait({ FileSystem.list(w.root).contains { !before.contains($0) && $0.hasPrefix("cg.restore.") } }, milliseconds: 30_000),
+            guard
+                w.wait(
+                    { FileSystem.list(w.root).contains { !before.contains($0) && $0.hasPrefix("cg.restore.") } },
+                    milliseconds: 30_000),
                 let new = FileSystem.list(w.root).first(where: { !before.contains($0) && $0.hasPrefix("cg.restore.") })
             else { throw BenchError("no callgrind dump") }
             Clock.sleep(milliseconds: 200)
@@ -406,15 +472,19 @@ final class Bench {
         }
         let start = try dump("restore")
         row(
-            "instructions: daemon start-up with \(stored) stored sessions, to name taken and one Ping answered", value: start / 1e6, unit: "M", floor: nil,
+            "instructions: daemon start-up with \(stored) stored sessions, to name taken and one Ping answered",
+            value: start / 1e6, unit: "M", floor: nil,
             goal: "a count to watch", met: nil)
         // The owner leaves: the bus tells the daemon before it answers a Ping sent after the name is gone.
         filler = nil
-        guard w.wait({ !probe.c.nameHasOwner(fillerName) }, milliseconds: 30_000) else { throw BenchError("the filler did not leave") }
+        guard w.wait({ !probe.c.nameHasOwner(fillerName) }, milliseconds: 30_000) else {
+            throw BenchError("the filler did not leave")
+        }
         try ping()
         let gone = try dump("owner-gone")
         row(
-            "instructions: the owner of \(stored) sessions leaves the bus (each settled, one transition)", value: gone / 1e6, unit: "M", floor: nil,
+            "instructions: the owner of \(stored) sessions leaves the bus (each settled, one transition)",
+            value: gone / 1e6, unit: "M", floor: nil,
             goal: "a count to watch", met: nil)
     }
 
@@ -429,7 +499,8 @@ final class Bench {
 
     func write() throws {
         let header = ["figure", "value", "floor (same run)", "ratio", "goal", "met"]
-        var md = "| " + header.joined(separator: " | ") + " |\n|" + String(repeating: "---|", count: header.count) + "\n"
+        var md =
+            "| " + header.joined(separator: " | ") + " |\n|" + String(repeating: "---|", count: header.count) + "\n"
         for r in rows { md += "| " + r.cells.joined(separator: " | ") + " |\n" }
         for n in notes { md += "\n" + n + "\n" }
         try FileSystem.writeAtomically(out + "/table.md", text: md, permissions: 0o644)

@@ -24,7 +24,11 @@ final class BenchAccountWorld {
 
     /// `linkctl account add NAME` at this provider, with `extra` options.
     func add(_ name: String, bin: String, _ extra: [String] = []) throws {
-        let r = try w.run([bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", clientID, "--redirect-uri", Self.redirect] + extra)
+        let r = try w.run(
+            [
+                bin + "/linkctl", "account", "add", name, "--issuer", issuer, "--client-id", clientID, "--redirect-uri",
+                Self.redirect,
+            ] + extra)
         guard r.status == 0 else { throw BenchError("account add \(name) failed: \(r.errorText)") }
     }
 
@@ -36,15 +40,18 @@ final class BenchAccountWorld {
 
 extension Bench {
     /// The world of an accounts section `name`, or nil (with a note) when a tool it needs is missing.
-    func accountWorld(_ name: String, providerOptions: [String] = [], tools: [String] = []) throws -> BenchAccountWorld? {
-        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd"] + tools where !FileSystem.isExecutable(tool) {
+    func accountWorld(_ name: String, providerOptions: [String] = [], tools: [String] = []) throws -> BenchAccountWorld?
+    {
+        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd"] + tools where !FileSystem.isExecutable(tool)
+        {
             notes.append("\(name) not measured: \(tool) is missing (scripts/setup --test installs it)")
             return nil
         }
         let w = try world(name)
         let keyring = try keyringStarted(w)
         do {
-            let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [BenchAccountWorld.redirect], options: providerOptions)
+            let provider = try BenchProvider(
+                w, fixtures: fixtures, redirectURIs: [BenchAccountWorld.redirect], options: providerOptions)
             return try BenchAccountWorld(w, keyring: keyring, provider: provider)
         } catch {
             Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")

@@ -7,7 +7,10 @@ final class BenchClient {
     let c: DBusConnection
     init(_ address: String) throws { c = try DBusConnection(address: address) }
 
-    func call(_ member: MemberName, _ args: [DBusValue] = [], path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface) throws -> [DBusValue] {
+    func call(
+        _ member: MemberName, _ args: [DBusValue] = [], path: ObjectPath = API.managerPath,
+        interface: InterfaceName = API.managerInterface
+    ) throws -> [DBusValue] {
         let m = DBusMessage.methodCall(API.busName, path, interface, member)
         try m.append(contentsOf: args)
         return try c.callArguments(m, timeoutMilliseconds: 60_000)
@@ -19,7 +22,8 @@ final class BenchClient {
             "BeginSession",
             [
                 .vardict([
-                    ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("bench")),
+                    ("authorization_endpoint", .string("https://auth.example.com/authorize")),
+                    ("client_id", .string("bench")),
                     ("redirect_uri", .string(scheme + ":/cb")), ("open_browser", .boolean(false)),
                 ])
             ])
@@ -35,7 +39,9 @@ final class BenchClient {
         let (path, state) = try begin()
         let serial = try sendWait(path)
         let t0 = Measure.now()
-        let pid = try Subprocess.spawn(launcher + ["com.example.bench:/cb?code=c&state=" + state], environment: environment, stdout: .null, stderr: .null)
+        let pid = try Subprocess.spawn(
+            launcher + ["com.example.bench:/cb?code=c&state=" + state], environment: environment, stdout: .null,
+            stderr: .null)
         guard awaitReply(serial) else { throw BenchError("Wait did not return after \(launcher[0])") }
         let ms = Double(Measure.now() - t0) / 1e6
         Subprocess.wait(pid, timeoutMilliseconds: 30_000)
@@ -55,7 +61,9 @@ final class BenchClient {
     func awaitReply(_ serial: UInt32, timeoutMilliseconds: Int = 10_000) -> Bool {
         let deadline = Clock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         while Clock.monotonicMilliseconds() < deadline {
-            if let m = c.nextMessage(timeoutMilliseconds: 1000), m.replySerial == serial { return m.kind == .methodReturn }
+            if let m = c.nextMessage(timeoutMilliseconds: 1000), m.replySerial == serial {
+                return m.kind == .methodReturn
+            }
         }
         return false
     }

@@ -14,7 +14,8 @@ final class BenchProvider {
     init(_ w: BenchWorld, fixtures: String, redirectURIs: [String], options: [String] = []) throws {
         infoPath = w.root + "/glewlwyd.json"
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd"] + redirectURIs.flatMap { ["--redirect-uri", $0] } + options,
+            ["/usr/bin/python3", fixtures + "/glewlwyd_provider.py", "--dir", w.root + "/glewlwyd"]
+                + redirectURIs.flatMap { ["--redirect-uri", $0] } + options,
             environment: w.environment, stdout: .file(infoPath), stderr: .file(w.root + "/glewlwyd.err"))
         let path = infoPath
         guard w.wait({ ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }, milliseconds: 30_000),

@@ -19,7 +19,10 @@ final class BenchWorld {
     init(root: String, bin: String) throws {
         self.root = root
         self.bin = bin
-        for d in [root + "/home/.local/share/applications", root + "/home/.config", root + "/home/.local/state", root + "/bus/services", root + "/bin"] {
+        for d in [
+            root + "/home/.local/share/applications", root + "/home/.config", root + "/home/.local/state",
+            root + "/bus/services", root + "/bin",
+        ] {
             try FileSystem.makeDirectories(d, permissions: 0o700)
         }
         try FileSystem.ensurePrivateDirectory(runtime)
@@ -30,9 +33,11 @@ final class BenchWorld {
 
     var environment: [String] {
         extraEnvironment + [
-            "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share", "XDG_CONFIG_HOME=" + root + "/home/.config",
+            "HOME=" + root + "/home", "XDG_DATA_HOME=" + root + "/home/.local/share",
+            "XDG_CONFIG_HOME=" + root + "/home/.config",
             "XDG_STATE_HOME=" + root + "/home/.local/state", "XDG_RUNTIME_DIR=" + runtime,
-            "XDG_DATA_DIRS=" + root + "/home/.local/share:/usr/share", "DISPLAY=:99", "PATH=" + root + "/bin:/usr/bin:/bin",
+            "XDG_DATA_DIRS=" + root + "/home/.local/share:/usr/share", "DISPLAY=:99",
+            "PATH=" + root + "/bin:/usr/bin:/bin",
             "DBUS_SESSION_BUS_ADDRESS=" + address, "LANG=C.UTF-8",
         ]
     }
@@ -53,17 +58,28 @@ final class BenchWorld {
             ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + root + "/bus/bus.conf"],
             environment: environment, stdout: .null, stderr: .file(root + "/bus.log"))
         // The socket file appears at bind(), a moment before listen(): wait until a client gets in.
-        guard wait({ FileSystem.status(self.root + "/bus/socket")?.kind == .socket && (try? DBusConnection(address: self.address)) != nil }) else {
+        guard
+            wait({
+                FileSystem.status(self.root + "/bus/socket")?.kind == .socket
+                    && (try? DBusConnection(address: self.address)) != nil
+            })
+        else {
             throw BenchError("dbus-daemon did not start")
         }
     }
 
     func startDaemon(_ extra: [String] = []) throws {
         daemonPID = try Subprocess.spawn(
-            [bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000", "--max-routes-per-second", "10000000"] + extra,
+            [
+                bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000",
+                "--max-routes-per-second", "10000000",
+            ] + extra,
             environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
         let c = try DBusConnection(address: address)
-        guard wait({ c.nameHasOwner(API.busName.rawValue) }) else { throw BenchError("linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? "")) }
+        guard wait({ c.nameHasOwner(API.busName.rawValue) }) else {
+            throw BenchError(
+                "linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? ""))
+        }
     }
 
     func stopDaemon() {
@@ -83,9 +99,14 @@ final class BenchWorld {
 
     /// A desktop entry and mimeapps default.
     func entry(_ id: String, exec: String, types: [String]) throws {
-        try FileSystem.writeAtomically(applications + "/" + id, text: "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(exec)\nMimeType=\(types.map { $0 + ";" }.joined())\n", permissions: 0o644)
+        try FileSystem.writeAtomically(
+            applications + "/" + id,
+            text:
+                "[Desktop Entry]\nType=Application\nName=\(id)\nExec=\(exec)\nMimeType=\(types.map { $0 + ";" }.joined())\n",
+            permissions: 0o644)
         let list = root + "/home/.config/mimeapps.list"
-        try FileSystem.writeAtomically(list, text: MimeApps.settingDefault(id, for: types, in: try? FileSystem.readText(list)), permissions: 0o644)
+        try FileSystem.writeAtomically(
+            list, text: MimeApps.settingDefault(id, for: types, in: try? FileSystem.readText(list)), permissions: 0o644)
     }
 
     func run(_ argv: [String]) throws -> Subprocess.Outcome { try Subprocess.run(argv, environment: environment) }

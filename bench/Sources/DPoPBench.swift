@@ -12,7 +12,10 @@ extension Bench {
     func dpop() throws {
         say("dpop: a bound refresh, SignProof")
         // Access tokens of 600 s: `--min-valid 3600` makes every `linkctl token` a refresh.
-        guard let world = try accountWorld("dpop", providerOptions: ["--dpop", "allowed", "--access-token-duration", "600"]) else { return }
+        guard
+            let world = try accountWorld(
+                "dpop", providerOptions: ["--dpop", "allowed", "--access-token-duration", "600"])
+        else { return }
         defer { withExtendedLifetime(world) {} }
         let w = world.w
         for (name, mode) in [("bound", "auto"), ("plain", "off")] {
@@ -25,12 +28,15 @@ extension Bench {
             guard r.status == 0 else { throw BenchError("\(argv.joined(separator: " ")) failed: \(r.errorText)") }
             return r.text
         }
-        guard try must([bin + "/linkctl", "token", "bound", "--json"]).contains("\"token_type\":\"DPoP\"") else { throw BenchError("the bound account's token is not DPoP") }
+        guard try must([bin + "/linkctl", "token", "bound", "--json"]).contains("\"token_type\":\"DPoP\"") else {
+            throw BenchError("the bound account's token is not DPoP")
+        }
         let runs = n(30, 3)
         let probe = try DBusConnection(address: w.address)
         let before = try counter(probe, "token_refreshes")
         let (bound, plain) = try Measure.interleaved(
-            runs, { _ = try must([bin + "/linkctl", "token", "bound", "--min-valid", "3600"]) }, { _ = try must([bin + "/linkctl", "token", "plain", "--min-valid", "3600"]) })
+            runs, { _ = try must([bin + "/linkctl", "token", "bound", "--min-valid", "3600"]) },
+            { _ = try must([bin + "/linkctl", "token", "plain", "--min-valid", "3600"]) })
         let refreshed = try counter(probe, "token_refreshes") - before
         guard refreshed == UInt64(2 * runs) else { throw BenchError("\(refreshed) refreshes for \(2 * runs) calls") }
         row(
@@ -39,9 +45,15 @@ extension Bench {
         let url = "https://api.example.com/me"
         let (proof, ping) = try Measure.interleaved(
             runs, { _ = try must([bin + "/linkctl", "token", "bound", "--dpop", "GET", url]) },
-            { _ = try must(["dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue, API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping"]) })
+            {
+                _ = try must([
+                    "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue,
+                    API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping",
+                ])
+            })
         row(
-            "`linkctl token NAME --dpop GET URL` (GetToken, then SignProof), whole process, beside a `dbus-send` ping (median of \(runs))", value: proof, unit: "ms",
+            "`linkctl token NAME --dpop GET URL` (GetToken, then SignProof), whole process, beside a `dbus-send` ping (median of \(runs))",
+            value: proof, unit: "ms",
             floor: ping, goal: "≤ 1.5×", met: proof / ping <= 1.5)
         w.stopDaemon()
         try signProofInstructions(w)
@@ -54,9 +66,12 @@ extension Bench {
             notes.append("valgrind is not installed: no instructions per proof")
             return
         }
-        let daemon = try CallgrindDaemon(w, bin: bin, name: "dpop", extra: ["--system-accounts-dir", w.root + "/etc-accounts"])
+        let daemon = try CallgrindDaemon(
+            w, bin: bin, name: "dpop", extra: ["--system-accounts-dir", w.root + "/etc-accounts"])
         let c = try BenchClient(w.address)
-        let proofArgs: [DBusValue] = [.string("bound"), .string("GET"), .string("https://api.example.com/me"), .vardict([])]
+        let proofArgs: [DBusValue] = [
+            .string("bound"), .string("GET"), .string("https://api.example.com/me"), .vardict([]),
+        ]
         _ = try c.call("SignProof", proofArgs)
         let count = n(200, 10)
         try daemon.zero()
@@ -71,7 +86,8 @@ extension Bench {
     }
 }
 
-/// linkrouterd under valgrind's callgrind on a bench world's bus, for instruction counts of what it does between `zero` and `dump`.
+/// linkrouterd under valgrind's callgrind on a bench world's bus, for instruction counts of what it does between `zero`
+/// and `dump`.
 final class CallgrindDaemon {
     let w: BenchWorld
     let pid: Int32
@@ -83,7 +99,10 @@ final class CallgrindDaemon {
         self.w = w
         prefix = "cg." + name
         pid = try Subprocess.spawn(
-            ["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=" + w.root + "/" + prefix, bin + "/linkrouterd"] + extra,
+            [
+                "valgrind", "--tool=callgrind", "--compress-strings=no",
+                "--callgrind-out-file=" + w.root + "/" + prefix, bin + "/linkrouterd",
+            ] + extra,
             environment: w.environment, stdout: .null, stderr: .file(w.root + "/" + prefix + ".log"))
         let probe = try DBusConnection(address: w.address)
         guard w.wait({ probe.nameHasOwner(API.busName.rawValue) }, milliseconds: 120_000) else {
@@ -101,12 +120,16 @@ final class CallgrindDaemon {
         var made: String?
         _ = w.wait(
             {
-                made = FileSystem.list(w.root).first { !before.contains($0) && $0.hasPrefix(prefix + ".") && !$0.hasSuffix(".log") }
+                made = FileSystem.list(w.root).first {
+                    !before.contains($0) && $0.hasPrefix(prefix + ".") && !$0.hasSuffix(".log")
+                }
                 return made != nil
             }, milliseconds: 30_000)
         guard let made else { throw BenchError("no callgrind dump") }
         // The dump is written before callgrind_control returns; its totals line is last.
-        _ = w.wait({ ((try? FileSystem.readText(w.root + "/" + made, maxBytes: 256 << 20)) ?? "").contains("totals:") }, milliseconds: 10_000)
+        _ = w.wait(
+            { ((try? FileSystem.readText(w.root + "/" + made, maxBytes: 256 << 20)) ?? "").contains("totals:") },
+            milliseconds: 10_000)
         if let keep { _ = try? Subprocess.run(["cp", w.root + "/" + made, keep + "/" + prefix + "." + label]) }
         return Bench.total(try FileSystem.readText(w.root + "/" + made, maxBytes: 256 << 20))
     }

@@ -32,7 +32,10 @@ extension Bench {
             let link = "com.example.bench:/items/\(opened)"
             let t0 = Measure.now()
             let pid = try Subprocess.spawn(launcher + [link], environment: w.environment, stdout: .null, stderr: .null)
-            guard w.wait({ ((try? FileSystem.readText(record)) ?? "").contains("\"" + link + "\"") }, milliseconds: 20_000) else {
+            guard
+                w.wait(
+                    { ((try? FileSystem.readText(record)) ?? "").contains("\"" + link + "\"") }, milliseconds: 20_000)
+            else {
                 throw BenchError("the app never got \(link) from \(launcher[0])")
             }
             let ms = Double(Measure.now() - t0) / 1e6
@@ -45,11 +48,16 @@ extension Bench {
         var samples: [String: [Double]] = [:]
         for _ in 0..<n(30, 3) {
             for (mimeapps, variants) in [
-                (viaLinkrouter, [("xdg", ["xdg-open"]), ("gio", ["gio", "open"]), ("linkctl", [bin + "/linkctl", "open"])]),
+                (
+                    viaLinkrouter,
+                    [("xdg", ["xdg-open"]), ("gio", ["gio", "open"]), ("linkctl", [bin + "/linkctl", "open"])]
+                ),
                 (straight, [("xdg floor", ["xdg-open"]), ("gio floor", ["gio", "open"])]),
             ] {
                 _ = try click(["gio", "open"], mimeapps: mimeapps)  // after the change: not sampled
-                for (name, launcher) in variants { samples[name, default: []].append(try click(launcher, mimeapps: mimeapps)) }
+                for (name, launcher) in variants {
+                    samples[name, default: []].append(try click(launcher, mimeapps: mimeapps))
+                }
             }
         }
         let xdg = Measure.median(samples["xdg"]!)
@@ -59,16 +67,20 @@ extension Bench {
         let gioFloor = Measure.median(samples["gio floor"]!)
         let runs = samples["xdg"]!.count
         row(
-            "deep link, app running: `xdg-open` → linkrouter → the app's Open (median of \(runs))", value: xdg, unit: "ms", floor: gioFloor,
+            "deep link, app running: `xdg-open` → linkrouter → the app's Open (median of \(runs))", value: xdg,
+            unit: "ms", floor: gioFloor,
             goal: "≤ 1.15× (floor: `gio open` straight to the app)", met: xdg / gioFloor <= 1.15)
         row(
-            "deep link, app running: `gio open` → linkrouter → the app's Open (median of \(runs))", value: gio, unit: "ms", floor: gioFloor,
+            "deep link, app running: `gio open` → linkrouter → the app's Open (median of \(runs))", value: gio,
+            unit: "ms", floor: gioFloor,
             goal: "same launcher, with and without linkrouter", met: nil)
         row(
-            "deep link, app running: `linkctl open` run by hand → the app's Open (median of \(runs))", value: linkctl, unit: "ms", floor: gioFloor,
+            "deep link, app running: `linkctl open` run by hand → the app's Open (median of \(runs))", value: linkctl,
+            unit: "ms", floor: gioFloor,
             goal: "linkrouter's own part of the two above", met: nil)
         row(
-            "deep link, app running: `xdg-open` straight to the app, no linkrouter (median of \(runs))", value: xdgFloor, unit: "ms", floor: gioFloor,
+            "deep link, app running: `xdg-open` straight to the app, no linkrouter (median of \(runs))",
+            value: xdgFloor, unit: "ms", floor: gioFloor,
             goal: "what `xdg-open` itself costs over `gio open`", met: nil)
         // Not running: each click starts it by D-Bus activation (through linkrouter, or GIO's own).
         var cold: [Double] = []
@@ -83,7 +95,8 @@ extension Bench {
         let c = Measure.median(cold)
         let cf = Measure.median(coldFloor)
         row(
-            "deep link, app not running: `xdg-open` → linkrouter → activation → Open (median of \(cold.count))", value: c, unit: "ms", floor: cf,
+            "deep link, app not running: `xdg-open` → linkrouter → activation → Open (median of \(cold.count))",
+            value: c, unit: "ms", floor: cf,
             goal: "floor: `gio open` starting it directly", met: nil)
     }
 }
@@ -94,8 +107,11 @@ struct BenchAppProcess {
 
     func stop() {
         guard let c = try? DBusConnection(address: world.address) else { return }
-        let m = DBusMessage.methodCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
-        guard (try? m.append(.string("org.example.BenchApp"))) != nil, case .uint32(let pid)? = try? c.callArguments(m).first else { return }
+        let m = DBusMessage.methodCall(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID")
+        guard (try? m.append(.string("org.example.BenchApp"))) != nil,
+            case .uint32(let pid)? = try? c.callArguments(m).first
+        else { return }
         kill(Int32(pid), SIGTERM)
         _ = world.wait({ !c.nameHasOwner("org.example.BenchApp") })
     }
@@ -118,15 +134,22 @@ struct BenchApp {
         let command = "/usr/bin/python3 \(root)/Tests/IntegrationTests/Fixtures/gapp.py org.example.BenchApp \(record)"
         try FileSystem.writeAtomically(
             w.applications + "/org.example.BenchApp.desktop",
-            text: "[Desktop Entry]\nType=Application\nName=Bench app\nExec=\(command) %U\nDBusActivatable=true\nMimeType=x-scheme-handler/com.example.bench;\n",
+            text:
+                "[Desktop Entry]\nType=Application\nName=Bench app\nExec=\(command) %U\nDBusActivatable=true\nMimeType=x-scheme-handler/com.example.bench;\n",
             permissions: 0o644)
         try FileSystem.writeAtomically(
             w.root + "/bus/services/org.example.BenchApp.service",
-            text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n", permissions: 0o644)
-        guard try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"]).status == 0 else {
+            text: "[D-BUS Service]\nName=org.example.BenchApp\nExec=\(command) --gapplication-service\n",
+            permissions: 0o644)
+        guard
+            try w.run([bin + "/linkctl", "register", "com.example.bench", "--app", "org.example.BenchApp.desktop"])
+                .status == 0
+        else {
             throw BenchError("register failed")
         }
-        viaLinkrouter = MimeApps.settingDefault("linkrouter-com.example.bench.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
-        straight = MimeApps.settingDefault("org.example.BenchApp.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        viaLinkrouter = MimeApps.settingDefault(
+            "linkrouter-com.example.bench.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
+        straight = MimeApps.settingDefault(
+            "org.example.BenchApp.desktop", for: ["x-scheme-handler/com.example.bench"], in: nil)
     }
 }

@@ -28,7 +28,9 @@ extension Bench {
         let idle = try cpu() - idleStart
         let login = try startDeviceLogin(w)
         // From the first poll on: the discovery, the device request and libcurl's first use are behind it.
-        func polled(_ count: UInt64, within ms: Int) -> Bool { w.wait({ ((try? self.counter(probe, "device_polls")) ?? 0) >= count }, milliseconds: ms) }
+        func polled(_ count: UInt64, within ms: Int) -> Bool {
+            w.wait({ ((try? self.counter(probe, "device_polls")) ?? 0) >= count }, milliseconds: ms)
+        }
         guard polled(1, within: 30_000) else { throw BenchError("the daemon did not poll") }
         // The window is slept through: asking the daemon's counters meanwhile would be work it does for the bench.
         let first = try counter(probe, "device_polls")
@@ -58,14 +60,17 @@ extension Bench {
         let perPoll = perPollTotal / Double(counted)
         try approve(w, provider: provider, login: again)
         row(
-            "instructions in the daemon per device-grant poll that is answered authorization_pending (the timer, the request, the answer)", value: perPoll / 1000,
+            "instructions in the daemon per device-grant poll that is answered authorization_pending (the timer, the request, the answer)",
+            value: perPoll / 1000,
             unit: "k", floor: nil, goal: "a count to watch", met: nil)
     }
 
     /// `linkctl login work --device` started: its pid, and where its stderr goes.
     private func startDeviceLogin(_ w: BenchWorld) throws -> (pid: Int32, err: String) {
         let err = w.root + "/device-\(Clock.monotonicMilliseconds()).err"
-        let pid = try Subprocess.spawn([bin + "/linkctl", "login", "work", "--device", "--timeout", "600000"], environment: w.environment, stdout: .null, stderr: .file(err))
+        let pid = try Subprocess.spawn(
+            [bin + "/linkctl", "login", "work", "--device", "--timeout", "600000"], environment: w.environment,
+            stdout: .null, stderr: .file(err))
         return (pid, err)
     }
 
@@ -75,16 +80,26 @@ extension Bench {
         var code = ""
         _ = w.wait(
             {
-                let lines = ((try? FileSystem.readText(login.err)) ?? "").split(separator: "\n").map { String($0.drop { $0 == " " }) }
-                guard let p = lines.firstIndex(where: { $0.hasPrefix("To sign in, open this page") }), let c = lines.firstIndex(of: "and enter the code:"),
+                let lines = ((try? FileSystem.readText(login.err)) ?? "").split(separator: "\n").map {
+                    String($0.drop { $0 == " " })
+                }
+                guard let p = lines.firstIndex(where: { $0.hasPrefix("To sign in, open this page") }),
+                    let c = lines.firstIndex(of: "and enter the code:"),
                     p + 1 < lines.count, c + 1 < lines.count
                 else { return false }
                 (page, code) = (lines[p + 1], lines[c + 1])
                 return true
             }, milliseconds: 30_000)
-        guard !code.isEmpty else { throw BenchError("linkctl login --device showed no code: \((try? FileSystem.readText(login.err)) ?? "")") }
-        let approval = try w.run(["/usr/bin/python3", fixtures + "/glewlwyd_signin.py", "--provider", provider.infoPath, "--url", page, "--user-code", code])
+        guard !code.isEmpty else {
+            throw BenchError("linkctl login --device showed no code: \((try? FileSystem.readText(login.err)) ?? "")")
+        }
+        let approval = try w.run([
+            "/usr/bin/python3", fixtures + "/glewlwyd_signin.py", "--provider", provider.infoPath, "--url", page,
+            "--user-code", code,
+        ])
         guard approval.status == 0 else { throw BenchError("the approval failed: \(approval.errorText)") }
-        guard Subprocess.wait(login.pid, timeoutMilliseconds: 120_000) == 0 else { throw BenchError("the device login failed: \((try? FileSystem.readText(login.err)) ?? "")") }
+        guard Subprocess.wait(login.pid, timeoutMilliseconds: 120_000) == 0 else {
+            throw BenchError("the device login failed: \((try? FileSystem.readText(login.err)) ?? "")")
+        }
     }
 }

@@ -21,7 +21,8 @@ extension Bench {
         // A program that launches with GIO's synchronous API and exits at once; and one that stays
         // (as Firefox does) and launches each link with the asynchronous API, waiting for its callback.
         let syncExit = [
-            "/usr/bin/python3", "-c", "import sys, gi; gi.require_version('Gio', '2.0'); from gi.repository import Gio; Gio.AppInfo.launch_default_for_uri(sys.argv[1], None)",
+            "/usr/bin/python3", "-c",
+            "import sys, gi; gi.require_version('Gio', '2.0'); from gi.repository import Gio; Gio.AppInfo.launch_default_for_uri(sys.argv[1], None)",
         ]
         let longRunning = """
             import sys, gi
@@ -35,7 +36,9 @@ extension Bench {
         let app = BenchAppProcess(world: w)
         var batch = 0
         /// `count` links through `launch`; how many arrived, and whether once each and in order.
-        func deliver(_ name: String, mimeapps: String, count: Int, stopApp: Bool = false, _ launch: ([String]) throws -> Void) throws -> (arrived: Int, clean: Bool) {
+        func deliver(
+            _ name: String, mimeapps: String, count: Int, stopApp: Bool = false, _ launch: ([String]) throws -> Void
+        ) throws -> (arrived: Int, clean: Bool) {
             try FileSystem.writeAtomically(list, text: mimeapps, permissions: 0o644)
             batch += 1
             let links = (1...count).map { "com.example.bench:/\(batch)/\(name.filter(\.isLetter))/\($0)" }
@@ -61,7 +64,8 @@ extension Bench {
         func eachProcess(_ argv: [String]) -> ([String]) throws -> Void {
             { links in
                 for link in links {
-                    let pid = try Subprocess.spawn(argv + [link], environment: w.environment, stdout: .null, stderr: .null)
+                    let pid = try Subprocess.spawn(
+                        argv + [link], environment: w.environment, stdout: .null, stderr: .null)
                     Subprocess.wait(pid)
                 }
             }
@@ -70,27 +74,50 @@ extension Bench {
         let cold = n(20, 2)
         _ = try deliver("warm", mimeapps: straight, count: 1, eachProcess(["gio", "open"]))
         var results: [(String, Int, Int, Bool, Bool?)] = []
-        for (label, launcher) in [("`gio open`", eachProcess(["gio", "open"])), ("a program that launches with GIO's synchronous API and exits", eachProcess(syncExit))] {
+        for (label, launcher) in [
+            ("`gio open`", eachProcess(["gio", "open"])),
+            ("a program that launches with GIO's synchronous API and exits", eachProcess(syncExit)),
+        ] {
             let r = try deliver(label, mimeapps: straight, count: total, launcher)
-            results.append(("GIO → a D-Bus-activatable app, running: " + label, r.arrived, total, r.clean, r.arrived == total && r.clean))
+            results.append(
+                (
+                    "GIO → a D-Bus-activatable app, running: " + label, r.arrived, total, r.clean,
+                    r.arrived == total && r.clean
+                ))
         }
         let stays = try deliver(
             "long", mimeapps: straight, count: total,
             { links in
-                let pid = try Subprocess.spawn(["/usr/bin/python3", "-c", longRunning] + links, environment: w.environment, stdout: .null, stderr: .null)
+                let pid = try Subprocess.spawn(
+                    ["/usr/bin/python3", "-c", longRunning] + links, environment: w.environment, stdout: .null,
+                    stderr: .null)
                 Subprocess.wait(pid)
             })
-        results.append(("GIO → a D-Bus-activatable app, running: one long-running program, the asynchronous API", stays.arrived, total, stays.clean, stays.arrived == total && stays.clean))
+        results.append(
+            (
+                "GIO → a D-Bus-activatable app, running: one long-running program, the asynchronous API", stays.arrived,
+                total, stays.clean, stays.arrived == total && stays.clean
+            ))
         let activated = try deliver("cold", mimeapps: straight, count: cold, stopApp: true, eachProcess(syncExit))
         results.append(
-            ("GIO → a D-Bus-activatable app, not running (D-Bus activation): the synchronous API, then exit", activated.arrived, cold, activated.clean, activated.arrived == cold && activated.clean))
+            (
+                "GIO → a D-Bus-activatable app, not running (D-Bus activation): the synchronous API, then exit",
+                activated.arrived, cold, activated.clean, activated.arrived == cold && activated.clean
+            ))
         let shipped = try deliver("shipped", mimeapps: viaLinkrouter, count: total, eachProcess(syncExit))
-        results.append(("linkrouter's entry as shipped (`Exec=linkctl open`): the synchronous API, then exit → linkctl → the app", shipped.arrived, total, shipped.clean, nil))
+        results.append(
+            (
+                "linkrouter's entry as shipped (`Exec=linkctl open`): the synchronous API, then exit → linkctl → the app",
+                shipped.arrived, total, shipped.clean, nil
+            ))
         app.stop()
         for (figure, arrived, of, clean, met) in results {
             row(
-                figure + (clean ? "" : " (not once each in order)"), value: Double(arrived), unit: "of \(of) arrived", floor: nil,
-                goal: met == nil ? "every one (what linkrouter does today)" : "\(of) of \(of), once each, in order (the condition for a D-Bus-activatable linkrouter entry)",
+                figure + (clean ? "" : " (not once each in order)"), value: Double(arrived), unit: "of \(of) arrived",
+                floor: nil,
+                goal: met == nil
+                    ? "every one (what linkrouter does today)"
+                    : "\(of) of \(of), once each, in order (the condition for a D-Bus-activatable linkrouter entry)",
                 met: met ?? (arrived == of && clean))
         }
     }
@@ -100,7 +127,10 @@ extension Bench {
         let prefix = "com.example.bench:/\(batch)/"
         let text: String = (try? FileSystem.readText(record)) ?? ""
         return text.split(separator: "\n").compactMap { line in
-            guard let start = line.firstRange(of: "\"uri\": \"")?.upperBound ?? line.firstRange(of: "\"uri\":\"")?.upperBound else { return nil }
+            guard
+                let start = line.firstRange(of: "\"uri\": \"")?.upperBound
+                    ?? line.firstRange(of: "\"uri\":\"")?.upperBound
+            else { return nil }
             let uri = line[start...].prefix { $0 != "\"" }
             return uri.hasPrefix(prefix) ? String(uri) : nil
         }

@@ -11,21 +11,29 @@ import SystemKit
 /// `http.server`, as google-auth-oauthlib does), in the same run, interleaved.
 extension Bench {
     func realBrowserLogin() throws {
-        guard ["/usr/lib/chromium/chromium", "/usr/bin/chromedriver", "/usr/bin/glewlwyd"].allSatisfy(FileSystem.isExecutable) else {
-            say("real-browser login skipped: chromium, chromium-driver or glewlwyd not installed (scripts/setup --test installs them)")
+        guard
+            ["/usr/lib/chromium/chromium", "/usr/bin/chromedriver", "/usr/bin/glewlwyd"].allSatisfy(
+                FileSystem.isExecutable)
+        else {
+            say(
+                "real-browser login skipped: chromium, chromium-driver or glewlwyd not installed (scripts/setup --test installs them)"
+            )
             return
         }
         say("a whole real-browser login, click on sign in → code in the app")
         let w = try world("realbrowser")
         try w.startDaemon()
-        guard try w.run([bin + "/linkctl", "register", "com.example.app"]).status == 0 else { throw BenchError("register failed") }
+        guard try w.run([bin + "/linkctl", "register", "com.example.app"]).status == 0 else {
+            throw BenchError("register failed")
+        }
         let viaPort = try freeLoopbackPort()
         let floorPort = try freeLoopbackPort()
         let custom = "com.example.app:/callback"
         let viaLoopback = "http://127.0.0.1:\(viaPort)/callback"
         let floorRedirect = "http://127.0.0.1:\(floorPort)/callback"
         let customFloorRedirect = "com.example.floor:/callback"
-        let provider = try BenchProvider(w, fixtures: fixtures, redirectURIs: [custom, viaLoopback, floorRedirect, customFloorRedirect])
+        let provider = try BenchProvider(
+            w, fixtures: fixtures, redirectURIs: [custom, viaLoopback, floorRedirect, customFloorRedirect])
         // Glewlwyd lives until the section ends, not until the value's last use.
         defer { withExtendedLifetime(provider) {} }
         let endpoint = try provider.string("authorization_endpoint")
@@ -39,7 +47,8 @@ extension Bench {
         func browserArgs() -> [String] {
             run += 1
             return [
-                "/usr/bin/python3", fixtures + "/browser_login.py", "--browser", "chromium", "--profile", w.root + "/profile-\(run)",
+                "/usr/bin/python3", fixtures + "/browser_login.py", "--browser", "chromium", "--profile",
+                w.root + "/profile-\(run)",
                 "--username", user, "--password=" + password, "--out", steps, "--timeout", "90",
             ]
         }
@@ -49,7 +58,8 @@ extension Bench {
         func fromSignIn(codeAt: Double, _ name: String) throws -> Double {
             let lines = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n")
             guard let last = lines.last, let step = try? JSONParser.parse(Array(last.utf8)), step["ok"] == .bool(true),
-                let start = step["navigation_started_at"]?.double, let click = step["timings"]?["login_submitted"]?.double,
+                let start = step["navigation_started_at"]?.double,
+                let click = step["timings"]?["login_submitted"]?.double,
                 let redirect = step["timings"]?["redirect_received"]?.double
             else {
                 throw BenchError("the browser did not finish its login: \(lines.last ?? "nothing")")
@@ -71,32 +81,47 @@ extension Bench {
             let before = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count
             let pid = try Subprocess.spawn(
                 [
-                    bin + "/linkctl", "login", "--json", "--authorization-endpoint", endpoint, "--client-id", "com.example.app",
+                    bin + "/linkctl", "login", "--json", "--authorization-endpoint", endpoint, "--client-id",
+                    "com.example.app",
                     "--redirect-uri", redirect, "--scope", "openid", "--browser", "driven.desktop",
                 ],
                 environment: w.environment, stdout: .file(printed), stderr: .file(printed + ".err"))
-            guard Subprocess.wait(pid) == 0 else { throw BenchError("linkctl login failed: \((try? FileSystem.readText(printed + ".err")) ?? "")") }
+            guard Subprocess.wait(pid) == 0 else {
+                throw BenchError("linkctl login failed: \((try? FileSystem.readText(printed + ".err")) ?? "")")
+            }
             let codeAt = Measure.wallSeconds()
             return try awaitBrowser(after: before) { try fromSignIn(codeAt: codeAt, name) }
         }
         /// The floor: the app's own listener catches the redirect; the browser is started by the app.
         func floor() throws -> Double {
-            let authorize = try w.run(["/usr/bin/python3", fixtures + "/oidc_client.py", "authorize", "--provider", providerInfo, "--redirect-uri", floorRedirect])
-            guard authorize.status == 0, let url = (try? JSONParser.parse(Array(authorize.text.utf8)))?["url"]?.stringValue else {
+            let authorize = try w.run([
+                "/usr/bin/python3", fixtures + "/oidc_client.py", "authorize", "--provider", providerInfo,
+                "--redirect-uri", floorRedirect,
+            ])
+            guard authorize.status == 0,
+                let url = (try? JSONParser.parse(Array(authorize.text.utf8)))?["url"]?.stringValue
+            else {
                 throw BenchError("oidc_client authorize: \(authorize.errorText)")
             }
             let caught = w.root + "/catcher.out"
             let catcher = try Subprocess.spawn(
                 ["/usr/bin/python3", fixtures + "/loopback_catcher.py", "--port", "\(floorPort)", "--timeout", "90"],
                 environment: w.environment, stdout: .file(caught), stderr: .file(caught + ".err"))
-            guard w.wait({ ((try? FileSystem.readText(caught)) ?? "").contains("listening") }) else { throw BenchError("loopback_catcher did not start") }
+            guard w.wait({ ((try? FileSystem.readText(caught)) ?? "").contains("listening") }) else {
+                throw BenchError("loopback_catcher did not start")
+            }
             let count = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count
-            let browser = try Subprocess.spawn(browserArgs() + ["--url", url], environment: w.environment, stdout: .null, stderr: .file(w.root + "/floor-browser.err"))
-            guard Subprocess.wait(catcher) == 0 else { throw BenchError("the catcher got no redirect: \((try? FileSystem.readText(caught + ".err")) ?? "")") }
+            let browser = try Subprocess.spawn(
+                browserArgs() + ["--url", url], environment: w.environment, stdout: .null,
+                stderr: .file(w.root + "/floor-browser.err"))
+            guard Subprocess.wait(catcher) == 0 else {
+                throw BenchError("the catcher got no redirect: \((try? FileSystem.readText(caught + ".err")) ?? "")")
+            }
             // When its handler had the code and had answered (its own clock: the catcher's
             // shutdown polls every 200 ms, which an app that carries on never pays).
             guard let line = ((try? FileSystem.readText(caught)) ?? "").split(separator: "\n").last,
-                let got = try? JSONParser.parse(Array(line.utf8)), let at = got["received_at"]?.double, let served = got["served_seconds"]?.double
+                let got = try? JSONParser.parse(Array(line.utf8)), let at = got["received_at"]?.double,
+                let served = got["served_seconds"]?.double
             else {
                 throw BenchError("the catcher printed no result")
             }
@@ -108,7 +133,8 @@ extension Bench {
         /// shell script that notes the time and the link), as apps do without linkrouter.
         let handled = w.root + "/handled.txt"
         let handler = w.root + "/bin/app-handler"
-        try FileSystem.writeAtomically(handler, text: "#!/bin/sh\necho \"$(date +%s.%N) $1\" >> \(handled)\n", permissions: 0o755)
+        try FileSystem.writeAtomically(
+            handler, text: "#!/bin/sh\necho \"$(date +%s.%N) $1\" >> \(handled)\n", permissions: 0o755)
         try FileSystem.writeAtomically(
             w.applications + "/app-own-handler.desktop",
             text: """
@@ -120,12 +146,20 @@ extension Bench {
                 MimeType=x-scheme-handler/com.example.floor;
 
                 """, permissions: 0o644)
-        guard try w.run(["xdg-mime", "default", "app-own-handler.desktop", "x-scheme-handler/com.example.floor"]).status == 0 else {
+        guard
+            try w.run(["xdg-mime", "default", "app-own-handler.desktop", "x-scheme-handler/com.example.floor"]).status
+                == 0
+        else {
             throw BenchError("xdg-mime default failed")
         }
         func customFloor() throws -> Double {
-            let authorize = try w.run(["/usr/bin/python3", fixtures + "/oidc_client.py", "authorize", "--provider", providerInfo, "--redirect-uri", customFloorRedirect])
-            guard authorize.status == 0, let url = (try? JSONParser.parse(Array(authorize.text.utf8)))?["url"]?.stringValue else {
+            let authorize = try w.run([
+                "/usr/bin/python3", fixtures + "/oidc_client.py", "authorize", "--provider", providerInfo,
+                "--redirect-uri", customFloorRedirect,
+            ])
+            guard authorize.status == 0,
+                let url = (try? JSONParser.parse(Array(authorize.text.utf8)))?["url"]?.stringValue
+            else {
                 throw BenchError("oidc_client authorize: \(authorize.errorText)")
             }
             let count = ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count
@@ -140,7 +174,11 @@ extension Bench {
         }
         /// Waits for the browser's result line (it closes after the code is in), then measures.
         func awaitBrowser(after count: Int, _ measure: () throws -> Double) throws -> Double {
-            guard w.wait({ ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count > count }, milliseconds: 60_000) else {
+            guard
+                w.wait(
+                    { ((try? FileSystem.readText(steps)) ?? "").split(separator: "\n").count > count },
+                    milliseconds: 60_000)
+            else {
                 throw BenchError("the browser never reported its login")
             }
             return try measure()
@@ -153,21 +191,29 @@ extension Bench {
             samples["loopback", default: []].append(try viaLinkrouter(viaLoopback, "loopback"))
         }
         for (name, xs) in samples.sorted(by: { $0.key < $1.key }) {
-            say("\(name): whole \(xs.map { Measure.format($0, 0) }.joined(separator: " ")) ms; after the 302 \(tails[name, default: []].map { Measure.format($0, 0) }.joined(separator: " ")) ms")
+            say(
+                "\(name): whole \(xs.map { Measure.format($0, 0) }.joined(separator: " ")) ms; after the 302 \(tails[name, default: []].map { Measure.format($0, 0) }.joined(separator: " ")) ms"
+            )
         }
         let runs = samples["floor"]!.count
         func report(_ name: String, _ label: String, floor: String, _ floorLabel: String) {
             let v = Measure.median(samples[name]!)
             let f = Measure.median(samples[floor]!)
             row(
-                "real-browser login through linkrouter, \(label): sign-in click → code in `linkctl login` (median of \(runs))", value: v, unit: "ms",
+                "real-browser login through linkrouter, \(label): sign-in click → code in `linkctl login` (median of \(runs))",
+                value: v, unit: "ms",
                 floor: f, goal: "≤ 1.05× (floor: \(floorLabel))", met: smoke ? nil : v / f <= 1.05)
             row(
-                "… of which after the provider's 302 reached the browser", value: Measure.median(tails[name]!), unit: "ms",
+                "… of which after the provider's 302 reached the browser", value: Measure.median(tails[name]!),
+                unit: "ms",
                 floor: Measure.median(tails[floor]!), goal: "linkrouter's part, beside the floor's", met: nil)
         }
-        report("loopback", "loopback (the daemon's listener)", floor: "floor", "the app's own `http.server` listener, as google-auth-oauthlib")
-        report("custom", "custom scheme (Chromium → xdg-open → `linkctl open`)", floor: "custom floor", "the app's own desktop entry for its scheme")
+        report(
+            "loopback", "loopback (the daemon's listener)", floor: "floor",
+            "the app's own `http.server` listener, as google-auth-oauthlib")
+        report(
+            "custom", "custom scheme (Chromium → xdg-open → `linkctl open`)", floor: "custom floor",
+            "the app's own desktop entry for its scheme")
     }
 
     /// A loopback port free right now (the provider registers exact ports).
@@ -177,9 +223,15 @@ extension Bench {
         var sa = sockaddr_in()
         sa.sin_family = sa_family_t(AF_INET)
         sa.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        _ = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         let port = Int(UInt16(bigEndian: sa.sin_port))
         guard port > 0 else { throw BenchError("no free loopback port") }
         return port

@@ -26,14 +26,20 @@ extension Bench {
             let store = w.runtime + "/linkrouter/sessions.sqlite3"
             let bytes = ["", "-wal"].compactMap { FileSystem.status(store + $0)?.size }.reduce(0, +)
             let held: Int
-            if case .array(_, let items)? = try probe.call("ListAllSessions").first { held = items.count } else { held = -1 }
+            if case .array(_, let items)? = try probe.call("ListAllSessions").first {
+                held = items.count
+            } else {
+                held = -1
+            }
             return Reading(
                 rss: rss(w.daemonPID), fds: FileSystem.list("/proc/\(w.daemonPID)/fd").count,
                 storeKiB: Double(bytes) / 1024, held: held)
         }
         /// Everything begun has expired, been purged and folded out of the WAL.
         func settle() throws {
-            guard w.wait({ ((try? reading())?.held ?? 1) == 0 }, milliseconds: 60_000) else { throw BenchError("sessions were not purged") }
+            guard w.wait({ ((try? reading())?.held ?? 1) == 0 }, milliseconds: 60_000) else {
+                throw BenchError("sessions were not purged")
+            }
             let wal = w.runtime + "/linkrouter/sessions.sqlite3-wal"
             _ = w.wait({ (FileSystem.status(wal)?.size ?? 0) == 0 }, milliseconds: 10_000)
         }
@@ -49,10 +55,14 @@ extension Bench {
         let idle = try reading()
         // LINKROUTER_SOAK_SMAPS=DIR keeps the daemon's memory map at idle and at the end, to see what grew.
         func keepMap(_ name: String) {
-            if let d = Environment.nonEmpty("LINKROUTER_SOAK_SMAPS") { _ = try? Subprocess.run(["/bin/cp", "/proc/\(w.daemonPID)/smaps", "\(d)/\(name).smaps"]) }
+            if let d = Environment.nonEmpty("LINKROUTER_SOAK_SMAPS") {
+                _ = try? Subprocess.run(["/bin/cp", "/proc/\(w.daemonPID)/smaps", "\(d)/\(name).smaps"])
+            }
         }
         keepMap("idle")
-        var readings: [(label: String, Reading)] = [("as started", fresh), ("idle: after 400 warm-up sessions, purged", idle)]
+        var readings: [(label: String, Reading)] = [
+            ("as started", fresh), ("idle: after 400 warm-up sessions, purged", idle),
+        ]
         // LINKROUTER_SOAK_SESSIONS: a shorter (or longer) soak, for looking into a figure.
         let total = Environment.nonEmpty("LINKROUTER_SOAK_SESSIONS").flatMap { Int($0) } ?? n(1_000_000, 3_000)
         let step = max(total / 10, 1)
@@ -63,7 +73,9 @@ extension Bench {
             done += step
             let r = try reading()
             readings.append((String(done), r))
-            say("soak: \(done) sessions, RSS \(Measure.format(r.rss)) MiB, \(r.fds) fds, store \(Measure.format(r.storeKiB)) KiB, \(r.held) held")
+            say(
+                "soak: \(done) sessions, RSS \(Measure.format(r.rss)) MiB, \(r.fds) fds, store \(Measure.format(r.storeKiB)) KiB, \(r.held) held"
+            )
         }
         let seconds = Double(Measure.now() - t0) / 1e9
         try settle()
@@ -74,18 +86,22 @@ extension Bench {
             "soak: resident memory after \(total) sessions, all purged", value: end.rss, unit: "MiB", floor: idle.rss,
             goal: "≤ idle + 2 MiB", met: smoke ? nil : end.rss <= idle.rss + 2)
         row(
-            "soak: resident memory of the daemon as started, before its first session (for comparison)", value: fresh.rss, unit: "MiB",
+            "soak: resident memory of the daemon as started, before its first session (for comparison)",
+            value: fresh.rss, unit: "MiB",
             floor: nil, goal: "—", met: nil)
         row(
             "soak: open descriptors after \(total) sessions", value: Double(end.fds), unit: "", floor: Double(idle.fds),
             goal: "flat", met: end.fds <= idle.fds)
         row(
-            "soak: store on disk (database and WAL) after \(total) sessions", value: end.storeKiB, unit: "KiB", floor: idle.storeKiB,
+            "soak: store on disk (database and WAL) after \(total) sessions", value: end.storeKiB, unit: "KiB",
+            floor: idle.storeKiB,
             goal: "back to idle", met: end.storeKiB <= idle.storeKiB)
         row(
-            "soak: sessions per second, 4 clients (begin + complete/cancel/expire)", value: Double(total) / seconds, unit: "/s", floor: nil,
+            "soak: sessions per second, 4 clients (begin + complete/cancel/expire)", value: Double(total) / seconds,
+            unit: "/s", floor: nil,
             goal: "(the soak's own pace)", met: nil)
-        var table = "Soak readings (sessions begun so far; one third completed, acknowledged; one third cancelled; one third left to expire):\n\n"
+        var table =
+            "Soak readings (sessions begun so far; one third completed, acknowledged; one third cancelled; one third left to expire):\n\n"
         table += "| sessions | RSS (MiB) | descriptors | store (KiB) | sessions held |\n|---|---|---|---|---|\n"
         for (label, r) in readings {
             table += "| \(label) | \(Measure.format(r.rss)) | \(r.fds) | \(Measure.format(r.storeKiB)) | \(r.held) |\n"
@@ -99,7 +115,9 @@ extension Bench {
         let me = FileSystem.executablePath()
         let per = sessions / 4
         let pids = try (0..<4).map { _ in
-            try Subprocess.spawn([me, "soak-worker", w.address, String(per)], environment: w.environment, stdout: .null, stderr: .inherit)
+            try Subprocess.spawn(
+                [me, "soak-worker", w.address, String(per)], environment: w.environment, stdout: .null, stderr: .inherit
+            )
         }
         for p in pids { guard Subprocess.wait(p) == 0 else { throw BenchError("a soak worker failed") } }
     }
@@ -115,8 +133,10 @@ func soakWorker(_ address: String, _ count: Int) -> Int32 {
                 "BeginSession",
                 [
                     .vardict([
-                        ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("soak")),
-                        ("redirect_uri", .string("com.example.bench:/cb")), ("open_browser", .boolean(false)), ("ttl", .uint32(5)),
+                        ("authorization_endpoint", .string("https://auth.example.com/authorize")),
+                        ("client_id", .string("soak")),
+                        ("redirect_uri", .string("com.example.bench:/cb")), ("open_browser", .boolean(false)),
+                        ("ttl", .uint32(5)),
                     ])
                 ]), case .objectPath(let path)? = r.first, let url = r.last?.stringValue,
             let state = url.split(separator: "&").first(where: { $0.hasPrefix("state=") })?.dropFirst(6)

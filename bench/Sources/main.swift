@@ -22,7 +22,9 @@ func worker() -> Int32 {
     } else if args[0] == "echo-worker" {
         for _ in 0..<(Int(args[2]) ?? 0) {
             let m = DBusMessage.methodCall("org.linkrouter.BenchEcho", "/", "org.linkrouter.BenchEcho", "Echo")
-            guard (try? m.append(.string("com.example.bench:/cb?code=c&state=0123456789012345678901234567890123456789012"))) != nil,
+            guard
+                (try? m.append(
+                    .string("com.example.bench:/cb?code=c&state=0123456789012345678901234567890123456789012"))) != nil,
                 (try? client.c.call(m)) != nil
             else { return 1 }
         }
@@ -61,7 +63,9 @@ guard args.count >= 3, args[0] == "run" else {
     exit(64)
 }
 let smoke = args.contains("--smoke")
-let only = args.firstIndex(of: "--only").flatMap { $0 + 1 < args.count ? Set(args[$0 + 1].split(separator: ",").map(String.init)) : nil }
+let only = args.firstIndex(of: "--only").flatMap {
+    $0 + 1 < args.count ? Set(args[$0 + 1].split(separator: ",").map(String.init)) : nil
+}
 do {
     let rows = try Bench(bin: args[1], out: args[2], smoke: smoke).all(only: only)
     _ = rows

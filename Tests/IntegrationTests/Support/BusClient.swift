@@ -11,7 +11,8 @@ final class BusClient {
     var name: String { connection.uniqueName }
 
     func call(
-        _ member: String, _ args: [DBusValue] = [], path: String = API.managerPath.rawValue, interface: String = API.managerInterface.rawValue,
+        _ member: String, _ args: [DBusValue] = [], path: String = API.managerPath.rawValue,
+        interface: String = API.managerInterface.rawValue,
         timeoutMilliseconds: Int32 = 10_000
     ) throws(DBusError) -> [DBusValue] {
         // Tests send what they like: a name that is not valid is the daemon's to refuse, not ours.
@@ -54,10 +55,13 @@ final class BusClient {
     }
 
     /// A session on a custom scheme with no browser: the common fixture.
-    func beginQuiet(redirect: String = "com.example.app:/callback", extra: [(String, DBusValue)] = []) throws(DBusError) -> (path: String, url: String) {
+    func beginQuiet(redirect: String = "com.example.app:/callback", extra: [(String, DBusValue)] = []) throws(DBusError)
+        -> (path: String, url: String)
+    {
         try begin(
             [
-                ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
+                ("authorization_endpoint", .string("https://auth.example.com/authorize")),
+                ("client_id", .string("demo")),
                 ("redirect_uri", .string(redirect)), ("open_browser", .boolean(false)),
             ] + extra)
     }
@@ -66,7 +70,9 @@ final class BusClient {
 
     /// `Wait`'s result as strings.
     func wait(_ path: String, timeoutMilliseconds: UInt32 = 10_000) throws(DBusError) -> [String: String] {
-        let r = try call("Wait", [.uint32(timeoutMilliseconds)], path: path, interface: API.sessionInterface.rawValue, timeoutMilliseconds: Int32(timeoutMilliseconds) + 5000)
+        let r = try call(
+            "Wait", [.uint32(timeoutMilliseconds)], path: path, interface: API.sessionInterface.rawValue,
+            timeoutMilliseconds: Int32(timeoutMilliseconds) + 5000)
         var out: [String: String] = [:]
         for (k, v) in r[0].stringKeyedEntries ?? [] { out[k] = v.variantValue?.stringValue }
         return out
@@ -78,8 +84,12 @@ final class BusClient {
 
     /// A session's string property (`Status`, `OwnerApp`…); a missing one or one of another type fails the call.
     func sessionProperty(_ name: String, of path: String) throws(DBusError) -> String {
-        let v = try call("Get", [.string(API.sessionInterface.rawValue), .string(name)], path: path, interface: API.propertiesInterface.rawValue)
-        guard let s = v.first?.variantValue?.stringValue else { throw DBusError(name: DBusError.invalidArgs, message: "\(name) is not a string: \(v)") }
+        let v = try call(
+            "Get", [.string(API.sessionInterface.rawValue), .string(name)], path: path,
+            interface: API.propertiesInterface.rawValue)
+        guard let s = v.first?.variantValue?.stringValue else {
+            throw DBusError(name: DBusError.invalidArgs, message: "\(name) is not a string: \(v)")
+        }
         return s
     }
 
@@ -95,7 +105,9 @@ final class BusClient {
 
     /// The daemon's `Counters` property (what it has done since it started).
     func counters() throws(DBusError) -> [String: UInt64] {
-        let v = try call("Get", [.string(API.managerInterface.rawValue), .string("Counters")], interface: API.propertiesInterface.rawValue)[0].variantValue
+        let v = try call(
+            "Get", [.string(API.managerInterface.rawValue), .string("Counters")],
+            interface: API.propertiesInterface.rawValue)[0].variantValue
         // A property of another shape, or an entry of another type, fails the test: it is never read as 0.
         guard case .dictionary(_, _, let entries)? = v else {
             throw DBusError(name: DBusError.invalidArgs, message: "Counters is not an a{st}: \(String(describing: v))")
@@ -114,7 +126,9 @@ final class BusClient {
     func counter(_ name: String) throws(DBusError) -> UInt64 {
         let all = try counters()
         guard let n = all[name] else {
-            throw DBusError(name: DBusError.invalidArgs, message: "the daemon reports no counter \(name); it has \(all.keys.sorted())")
+            throw DBusError(
+                name: DBusError.invalidArgs,
+                message: "the daemon reports no counter \(name); it has \(all.keys.sorted())")
         }
         return n
     }
@@ -144,7 +158,8 @@ final class BusClient {
     func nextSignal(member: String, timeoutMilliseconds: Int = 5000) -> DBusMessage? {
         let deadline = Clock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         while Clock.monotonicMilliseconds() < deadline {
-            guard let m = connection.nextMessage(timeoutMilliseconds: Int(deadline - Clock.monotonicMilliseconds())) else { continue }
+            guard let m = connection.nextMessage(timeoutMilliseconds: Int(deadline - Clock.monotonicMilliseconds()))
+            else { continue }
             if m.kind == .signal && m.member == member { return m }
         }
         return nil

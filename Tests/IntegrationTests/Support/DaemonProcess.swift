@@ -11,7 +11,8 @@ final class DaemonProcess {
     private(set) var exitStatus: Int32?
 
     init(
-        desktop: TestDesktop, arguments: [String] = [], waitForName: Bool = true, logName: String = "linkrouterd.log", executable: String = Paths.linkrouterd
+        desktop: TestDesktop, arguments: [String] = [], waitForName: Bool = true, logName: String = "linkrouterd.log",
+        executable: String = Paths.linkrouterd
     ) throws {
         logPath = desktop.root + "/" + logName
         pid = try Subprocess.spawn(

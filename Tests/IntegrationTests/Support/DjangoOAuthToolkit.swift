@@ -8,7 +8,8 @@ import SystemKit
 final class DjangoOAuthToolkit: OpenIDTestProvider {
     static let python = Paths.root + "/.build/test-tools/dot-venv/bin/python"
     static let unavailable: String? =
-        FileSystem.isExecutable(python) ? nil : "django-oauth-toolkit is not installed: scripts/setup --test makes \(python) from PyPI, and could not"
+        FileSystem.isExecutable(python)
+        ? nil : "django-oauth-toolkit is not installed: scripts/setup --test makes \(python) from PyPI, and could not"
 
     let pid: Int32
     let info: [String: Any]
@@ -19,7 +20,10 @@ final class DjangoOAuthToolkit: OpenIDTestProvider {
         infoPath = desktop.root + "/dot.json"
         let err = desktop.root + "/dot.err"
         pid = try Subprocess.spawn(
-            [Self.python, Paths.fixtures + "/dot_provider.py", "--dir", desktop.root + "/dot", "--access-token-seconds", String(accessTokenSeconds)]
+            [
+                Self.python, Paths.fixtures + "/dot_provider.py", "--dir", desktop.root + "/dot",
+                "--access-token-seconds", String(accessTokenSeconds),
+            ]
                 + redirectURIs.flatMap { ["--redirect-uri", $0] },
             environment: desktop.environment, stdout: .file(infoPath), stderr: .file(err))
         let path = infoPath
@@ -28,7 +32,8 @@ final class DjangoOAuthToolkit: OpenIDTestProvider {
             let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else {
             Subprocess.stop(pid, name: "dot_provider.py")
-            throw SystemError("django-oauth-toolkit did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
+            throw SystemError(
+                "django-oauth-toolkit did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
         info = json
     }

@@ -19,7 +19,8 @@ final class FlatpakSandbox {
         return nil
     }()
 
-    /// The directory of the Swift runtime this process loaded (a debug build's binaries load it too), unless it is under /usr already.
+    /// The directory of the Swift runtime this process loaded (a debug build's binaries load it too), unless it is
+    /// under /usr already.
     static let swiftRuntime: String? = {
         guard let maps = try? FileSystem.readText("/proc/self/maps", maxBytes: 1 << 22) else { return nil }
         for line in maps.split(separator: "\n") {
@@ -52,9 +53,11 @@ final class FlatpakSandbox {
     /// It dies with bubblewrap, as under Flatpak, so stopping bwrap leaves nothing running.
     func command(_ argv: [String]) -> [String] {
         [
-            "bwrap", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink", "usr/lib", "/lib",
+            "bwrap", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--symlink",
+            "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
-            "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info, "/.flatpak-info",
+            "--bind", desktop.root, desktop.root, "--ro-bind", Paths.fixtures, Paths.fixtures, "--ro-bind", info,
+            "/.flatpak-info",
             // linkctl as the app's own CLI: the build's binaries and the Swift runtime they load.
             "--ro-bind", Paths.bin, Paths.bin,
         ] + (Self.swiftRuntime.map { ["--ro-bind", $0, $0] } ?? []) + ["--"] + argv
@@ -69,7 +72,8 @@ final class FlatpakSandbox {
             command(["/usr/bin/xdg-dbus-proxy", address, socket, "--filter"] + names.map { "--talk=" + $0 }),
             environment: desktop.environment, stdout: .file(socket + ".out"), stderr: .file(socket + ".err"))
         guard eventually(timeoutMilliseconds: 10_000, { FileSystem.status(socket)?.kind == .socket }) else {
-            throw SystemError("xdg-dbus-proxy did not start: \((try? FileSystem.readText(socket + ".err")) ?? "")", code: ETIMEDOUT)
+            throw SystemError(
+                "xdg-dbus-proxy did not start: \((try? FileSystem.readText(socket + ".err")) ?? "")", code: ETIMEDOUT)
         }
         return "unix:path=" + socket
     }

@@ -18,11 +18,14 @@ final class FullDisk {
         if geteuid() == 0 {
             let dir = desktop.runtimeDir + "/linkrouter"
             try FileSystem.makeDirectories(dir, permissions: 0o700)
-            let r = try Subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0700,size=\(max(kilobytes, 16))k", "tmpfs", dir])
+            let r = try Subprocess.run([
+                "mount", "-t", "tmpfs", "-o", "mode=0700,size=\(max(kilobytes, 16))k", "tmpfs", dir,
+            ])
             guard r.status == 0 else { throw SystemError("mount failed: \(r.errorText)", code: EPERM) }
             mountPoint = dir
             if kilobytes == 0 { _ = try Subprocess.run(["dd", "if=/dev/zero", "of=" + dir + "/filler", "bs=4k"]) }
-            pid = try Subprocess.spawn([Paths.linkrouterd], environment: desktop.environment, stdout: .file(log), stderr: .file(log))
+            pid = try Subprocess.spawn(
+                [Paths.linkrouterd], environment: desktop.environment, stdout: .file(log), stderr: .file(log))
         } else {
             mountPoint = nil
             pid = try Subprocess.spawn(

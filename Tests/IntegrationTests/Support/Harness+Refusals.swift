@@ -21,7 +21,9 @@ extension Harness {
     /// Runs `body`, expects the D-Bus error `name`, and checks that nothing
     /// changed and the daemon still answers. Returns the error's message.
     @discardableResult
-    func expectRefusal(_ name: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) throws -> String {
+    func expectRefusal(_ name: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void)
+        throws -> String
+    {
         let before = try snapshot()
         let e = dbusError(body)
         #expect(e?.name == name, "got \(e?.description ?? "no error")", sourceLocation: sourceLocation)

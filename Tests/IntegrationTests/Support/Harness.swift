@@ -29,7 +29,8 @@ final class Harness {
     /// Restarts the daemon (after a crash or a stop).
     func restartDaemon(arguments: [String] = []) throws {
         daemon.stop()
-        daemon = try DaemonProcess(desktop: desktop, arguments: arguments, logName: "linkrouterd.\(Clock.monotonicNanoseconds()).log")
+        daemon = try DaemonProcess(
+            desktop: desktop, arguments: arguments, logName: "linkrouterd.\(Clock.monotonicNanoseconds()).log")
     }
 
     /// True while the daemon is up and answering on the bus.

@@ -20,7 +20,9 @@ struct InstalledDaemon {
 
     /// What dpkg does to a file it upgrades: the new one is written beside it, then renamed over it.
     func upgrade(_ desktop: TestDesktop) throws {
-        let r = try desktop.run(["sh", "-c", "cp \"$0\" \"$1.dpkg-new\" && mv -f \"$1.dpkg-new\" \"$1\"", Paths.linkrouterd, executable])
+        let r = try desktop.run([
+            "sh", "-c", "cp \"$0\" \"$1.dpkg-new\" && mv -f \"$1.dpkg-new\" \"$1\"", Paths.linkrouterd, executable,
+        ])
         guard r.status == 0 else { throw SystemError("the upgrade's rename: \(r.errorText)", code: EIO) }
     }
 

@@ -15,9 +15,11 @@ protocol OpenIDTestProvider: AnyObject {
 extension TestDesktop {
     /// `linkctl login NAME --no-browser` (or `command`, which prints the URL on stderr), signed in at
     /// `provider` as a person would, the callback clicked; the command's exit status and what it printed.
-    /// `inside`: how the command is run (in a sandbox, say); `alter`: what an attacker makes of the callback on its way.
+    /// `inside`: how the command is run (in a sandbox, say); `alter`: what an attacker makes of the callback on its
+    /// way.
     func signIn(
-        _ name: String, at provider: some OpenIDTestProvider, command: [String]? = nil, environment: [String]? = nil, inside wrap: ([String]) -> [String] = { $0 },
+        _ name: String, at provider: some OpenIDTestProvider, command: [String]? = nil, environment: [String]? = nil,
+        inside wrap: ([String]) -> [String] = { $0 },
         alter: (String) -> String = { $0 }
     ) throws -> (status: Int32, errorText: String, output: String) {
         let out = root + "/login-\(name).out"
@@ -25,7 +27,8 @@ extension TestDesktop {
         // A second login of the same name reads its own URL, not the first one's.
         for f in [out, err] { try? FileSystem.remove(f) }
         let pid = try Subprocess.spawn(
-            wrap(command ?? [Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"]), environment: environment ?? self.environment,
+            wrap(command ?? [Paths.linkctl, "login", name, "--no-browser", "--timeout", "60000"]),
+            environment: environment ?? self.environment,
             stdout: .file(out), stderr: .file(err))
         var url = ""
         _ = eventually(timeoutMilliseconds: 20_000) {

@@ -10,7 +10,9 @@ enum Paths {
     }()
 
     /// `$LINKROUTER_BIN_DIR`, or the debug build.
-    static let bin: String = Environment.nonEmpty("LINKROUTER_BIN_DIR") ?? FileSystem.resolve(root + "/.build/debug") ?? root + "/.build/debug"
+    static let bin: String =
+        Environment.nonEmpty("LINKROUTER_BIN_DIR") ?? FileSystem.resolve(root + "/.build/debug") ?? root
+        + "/.build/debug"
     static var linkctl: String { bin + "/linkctl" }
     static var linkrouterd: String { bin + "/linkrouterd" }
     static var fixtures: String { root + "/Tests/IntegrationTests/Fixtures" }

@@ -13,10 +13,12 @@ final class Portal {
 
     static let unavailable: String? = {
         for p in [
-            "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk", "/usr/libexec/xdg-permission-store",
+            "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk",
+            "/usr/libexec/xdg-permission-store",
             "/usr/bin/bwrap", "/usr/bin/xdotool", "/usr/bin/Xvfb",
         ] where !FileSystem.isExecutable(p) {
-            return "\(p) is missing (Debian: xdg-desktop-portal xdg-desktop-portal-gtk bubblewrap xdotool xvfb); scripts/setup --test installs them"
+            return
+                "\(p) is missing (Debian: xdg-desktop-portal xdg-desktop-portal-gtk bubblewrap xdotool xvfb); scripts/setup --test installs them"
         }
         return nil
     }()
@@ -44,7 +46,9 @@ final class Portal {
     }
 
     /// `portal_open.py URI` inside bubblewrap with a `/.flatpak-info` naming `appID`, as Flatpak runs an app.
-    func sandboxed(_ uri: String, as appID: String, timeoutSeconds: Int, activationToken: String? = nil) throws -> [String] {
+    func sandboxed(_ uri: String, as appID: String, timeoutSeconds: Int, activationToken: String? = nil) throws
+        -> [String]
+    {
         try FlatpakSandbox(desktop: desktop, appID: appID).command(
             ["/usr/bin/python3", Paths.fixtures + "/portal_open.py", uri, "--timeout", "\(timeoutSeconds)"]
                 + (activationToken.map { ["--activation-token", $0] } ?? []))
@@ -52,7 +56,10 @@ final class Portal {
 
     /// `OpenURI(uri)` from a Flatpak-shaped caller, as a sandboxed browser hands a link to the
     /// host; the portal's Response code (0 success, 1 cancelled, 2 other), or nil when none came.
-    func open(_ uri: String, as appID: String = "org.example.SandboxedBrowser", activationToken: String? = nil, timeoutSeconds: Int = 20) throws -> Int? {
+    func open(
+        _ uri: String, as appID: String = "org.example.SandboxedBrowser", activationToken: String? = nil,
+        timeoutSeconds: Int = 20
+    ) throws -> Int? {
         let r = try desktop.run(
             try sandboxed(uri, as: appID, timeoutSeconds: timeoutSeconds, activationToken: activationToken),
             timeoutMilliseconds: (timeoutSeconds + 10) * 1000)
@@ -60,7 +67,9 @@ final class Portal {
     }
 
     /// The same call, left running (for a chooser someone must answer); its output goes to `output`.
-    func openInBackground(_ uri: String, as appID: String = "org.example.SandboxedBrowser", output: String) throws -> Int32 {
+    func openInBackground(_ uri: String, as appID: String = "org.example.SandboxedBrowser", output: String) throws
+        -> Int32
+    {
         try Subprocess.spawn(
             try sandboxed(uri, as: appID, timeoutSeconds: 60), environment: desktop.environment,
             stdout: .file(output), stderr: .file(output + ".err"))

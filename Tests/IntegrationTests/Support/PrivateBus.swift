@@ -40,7 +40,11 @@ final class PrivateBus {
             ["dbus-daemon", "--nofork", "--nopidfile", "--config-file=" + dir + "/bus.conf"],
             environment: desktop.environment, stdout: .file(logPath), stderr: .file(logPath))
         // The socket file appears at bind(), a moment before listen(): wait until a client gets in.
-        guard eventually(timeoutMilliseconds: 5000, { FileSystem.status(socket)?.kind == .socket && (try? DBusConnection(address: address)) != nil }) else {
+        guard
+            eventually(
+                timeoutMilliseconds: 5000,
+                { FileSystem.status(socket)?.kind == .socket && (try? DBusConnection(address: address)) != nil })
+        else {
             kill(pid, SIGKILL)
             throw SystemError("dbus-daemon did not start", path: logPath, code: ETIMEDOUT)
         }

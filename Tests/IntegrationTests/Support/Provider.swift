@@ -30,7 +30,10 @@ final class Provider {
             found = Int(((try? FileSystem.readText(portFile)) ?? "").split(separator: "\n").first ?? "") ?? 0
             return found > 0
         }
-        guard found > 0 else { throw SystemError("provider did not start: \((try? FileSystem.readText(dir + "/provider.log")) ?? "")", code: ETIMEDOUT) }
+        guard found > 0 else {
+            throw SystemError(
+                "provider did not start: \((try? FileSystem.readText(dir + "/provider.log")) ?? "")", code: ETIMEDOUT)
+        }
         port = found
     }
 

@@ -4,7 +4,9 @@ import SystemKit
 /// with Debian's zbarimg, as a phone's camera would read the screen: the
 /// blocks become a bitmap, each module 4 × 4 pixels, light where drawn.
 enum QRReader {
-    static let unavailable: String? = FileSystem.isExecutable("/usr/bin/zbarimg") ? nil : "zbarimg is missing (Debian: zbar-tools); scripts/setup --test installs it"
+    static let unavailable: String? =
+        FileSystem.isExecutable("/usr/bin/zbarimg")
+        ? nil : "zbarimg is missing (Debian: zbar-tools); scripts/setup --test installs it"
 
     /// The text of the first QR code drawn in `text` (its lines of blocks), or nil.
     static func read(_ text: String, in directory: String) throws -> String? {

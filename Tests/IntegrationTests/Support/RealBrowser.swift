@@ -13,14 +13,16 @@ enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// What must be installed for this browser's tests, and what is missing.
     var missing: [String] {
-        let needed = self == .chromium ? ["/usr/lib/chromium/chromium", "/usr/bin/chromedriver"] : ["/usr/bin/firefox-esr"]
+        let needed =
+            self == .chromium ? ["/usr/lib/chromium/chromium", "/usr/bin/chromedriver"] : ["/usr/bin/firefox-esr"]
         return (needed + ["/usr/bin/glewlwyd", "/usr/bin/python3"]).filter { !FileSystem.isExecutable($0) }
     }
 
     /// Whether this browser's tests can run; when not, why, on one line (its suite skips only then).
     var unavailable: String? {
         guard !missing.isEmpty else { return nil }
-        return "\(rawValue)'s tests skipped: \(missing.joined(separator: ", ")) not installed (scripts/setup --test installs chromium chromium-driver firefox-esr glewlwyd)"
+        return
+            "\(rawValue)'s tests skipped: \(missing.joined(separator: ", ")) not installed (scripts/setup --test installs chromium chromium-driver firefox-esr glewlwyd)"
     }
 
     /// A desktop entry, `desktopID`, in the test's applications directory whose "browser"
@@ -70,17 +72,22 @@ final class Glewlwyd: OpenIDTestProvider {
     /// `par`: pushed authorization requests `off`, `allowed` or `required` (RFC 9126).
     /// `signing`: the ID tokens' key, `rsa` (RS256), `ecdsa` (ES256) or `eddsa` (EdDSA).
     /// `deviceSeconds`: the device grant (RFC 8628) on, its codes valid this long (0: off).
-    /// `dpop`: DPoP (RFC 9449) `off` (not listed; Glewlwyd binds any proof anyway), `allowed`, or `nonce` (a nonce required).
+    /// `dpop`: DPoP (RFC 9449) `off` (not listed; Glewlwyd binds any proof anyway), `allowed`, or `nonce` (a nonce
+    /// required).
     init(
-        desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil, revocation: Bool = false, par: String = "off",
+        desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil,
+        revocation: Bool = false, par: String = "off",
         signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off"
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
         infoPath = path
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir] + redirectURIs.flatMap { ["--redirect-uri", $0] }
-                + (publicOrigin.map { ["--public-origin", $0] } ?? []) + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? []) + (revocation ? ["--revocation"] : []) + [
+            ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir]
+                + redirectURIs.flatMap { ["--redirect-uri", $0] }
+                + (publicOrigin.map { ["--public-origin", $0] } ?? [])
+                + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? [])
+                + (revocation ? ["--revocation"] : []) + [
                     "--par", par, "--signing", signing, "--device", String(deviceSeconds), "--dpop", dpop,
                 ],
             environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
@@ -89,7 +96,9 @@ final class Glewlwyd: OpenIDTestProvider {
             let json = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else {
             Subprocess.stop(pid, name: "glewlwyd_provider.py")
-            throw SystemError("glewlwyd did not start: \((try? FileSystem.readText(desktop.root + "/glewlwyd.err")) ?? "")", code: ETIMEDOUT)
+            throw SystemError(
+                "glewlwyd did not start: \((try? FileSystem.readText(desktop.root + "/glewlwyd.err")) ?? "")",
+                code: ETIMEDOUT)
         }
         info = json
     }
@@ -111,7 +120,9 @@ final class Glewlwyd: OpenIDTestProvider {
             "/usr/bin/python3", Paths.fixtures + "/oidc_client.py", "token", "--provider", infoPath,
             "--redirect-uri=" + redirectURI, "--code=" + code, "--code-verifier=" + verifier,
         ])
-        return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? ["error": r.text + r.errorText]
+        return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [
+            "error": r.text + r.errorText
+        ]
     }
 
     deinit {

@@ -4,7 +4,10 @@ import Testing
 /// sanitizer; a report in their output fails the test that ran them, even when
 /// the process itself carried on (ThreadSanitizer does by default).
 enum SanitizerReport {
-    static let markers = ["ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer", "runtime error: "]
+    static let markers = [
+        "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer",
+        "runtime error: ",
+    ]
 
     /// The report's first lines, if `output` holds one.
     static func find(in output: String) -> String? {

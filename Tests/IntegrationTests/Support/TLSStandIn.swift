@@ -14,7 +14,10 @@ final class TLSStandIn {
         let out = desktop.root + "/tls.json"
         let err = desktop.root + "/tls.err"
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/tls_provider.py", "--dir", desktop.root + "/tls", "--trust-home", desktop.home],
+            [
+                "/usr/bin/python3", Paths.fixtures + "/tls_provider.py", "--dir", desktop.root + "/tls", "--trust-home",
+                desktop.home,
+            ],
             environment: desktop.environment, stdout: .file(out), stderr: .file(err))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any]
@@ -53,7 +56,8 @@ final class RunningBrowserEntry {
         profile = desktop.root + "/profile-" + id
         record = profile + ".invocations.jsonl"
         let r = try desktop.run([
-            "/usr/bin/python3", Paths.fixtures + "/make_browser_entry.py", "--browser", "chromium", "--profile", profile,
+            "/usr/bin/python3", Paths.fixtures + "/make_browser_entry.py", "--browser", "chromium", "--profile",
+            profile,
             "--applications", desktop.applications, "--id", id, "--scheme", scheme, "--allow-origin", allowOrigin,
         ])
         guard r.status == 0 else { throw SystemError("make_browser_entry: \(r.errorText)", code: EINVAL) }
@@ -68,7 +72,9 @@ final class RunningBrowserEntry {
 
     /// Stops the browser it started (SIGTERM, so it saves its profile).
     func stop() {
-        _ = try? Subprocess.run(["/usr/bin/python3", Paths.fixtures + "/make_browser_entry.py", "--stop", "--profile", profile])
+        _ = try? Subprocess.run([
+            "/usr/bin/python3", Paths.fixtures + "/make_browser_entry.py", "--stop", "--profile", profile,
+        ])
     }
 
     deinit { stop() }

@@ -29,7 +29,8 @@ final class TamperProxy {
         upstreamFile = desktop.root + "/tamper-upstream"
         pid = try Subprocess.spawn(
             [
-                "/usr/bin/python3", Paths.fixtures + "/tamper_provider.py", "--upstream-file", upstreamFile, "--port", "0",
+                "/usr/bin/python3", Paths.fixtures + "/tamper_provider.py", "--upstream-file", upstreamFile, "--port",
+                "0",
                 "--dir", desktop.root + "/tamper",
             ],
             environment: desktop.environment, stdout: .file(out), stderr: .file(err))
@@ -37,7 +38,8 @@ final class TamperProxy {
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any]
         else {
             Subprocess.stop(pid, name: "tamper_provider.py")
-            throw SystemError("tamper_provider did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
+            throw SystemError(
+                "tamper_provider did not start: \((try? FileSystem.readText(err)) ?? "")", code: ETIMEDOUT)
         }
         info = json
     }
@@ -49,9 +51,10 @@ final class TamperProxy {
 
     /// Every request the proxy answered, as JSON objects.
     func requests() -> [[String: Any]] {
-        ((try? FileSystem.readText(info["requests_log"] as! String, maxBytes: 1 << 24)) ?? "").split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        ((try? FileSystem.readText(info["requests_log"] as! String, maxBytes: 1 << 24)) ?? "").split(separator: "\n")
+            .compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
     }
 
     deinit {

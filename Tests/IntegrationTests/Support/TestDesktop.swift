@@ -32,7 +32,10 @@ final class TestDesktop {
     var extraEnvironment: [String: String] = [:]
 
     init() throws {
-        for d in [home, dataHome, configHome, stateHome, applications, records, root + "/bin", systemData + "/applications", systemConfig] {
+        for d in [
+            home, dataHome, configHome, stateHome, applications, records, root + "/bin", systemData + "/applications",
+            systemConfig,
+        ] {
             try FileSystem.makeDirectories(d, permissions: 0o700)
         }
         try FileSystem.ensurePrivateDirectory(runtimeDir)
@@ -42,7 +45,8 @@ final class TestDesktop {
     var environment: [String] {
         var env: [String: String] = [
             "HOME": home, "XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": configHome, "XDG_STATE_HOME": stateHome,
-            "XDG_RUNTIME_DIR": runtimeDir, "XDG_DATA_DIRS": systemData, "XDG_CONFIG_DIRS": systemConfig, "DISPLAY": ":99", "PATH": root + "/bin:/usr/local/bin:/usr/bin:/bin",
+            "XDG_RUNTIME_DIR": runtimeDir, "XDG_DATA_DIRS": systemData, "XDG_CONFIG_DIRS": systemConfig,
+            "DISPLAY": ":99", "PATH": root + "/bin:/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8", "NO_COLOR": "1",
             // xdg-utils falls back to $BROWSER, then x-www-browser and friends on PATH, for a link no
             // handler takes: `false` ends that search, so no system browser ever starts.
@@ -56,7 +60,8 @@ final class TestDesktop {
     /// A stand-in browser: a desktop entry whose program writes its argv,
     /// NUL-separated, to one new file per invocation.
     @discardableResult
-    func addBrowser(_ id: String, execArguments: String = "--new-window %u", makeDefault: Bool = true) throws -> String {
+    func addBrowser(_ id: String, execArguments: String = "--new-window %u", makeDefault: Bool = true) throws -> String
+    {
         let script = root + "/bin/" + id.replacingDotsWithDashes
         try FileSystem.writeAtomically(
             script,
@@ -83,14 +88,17 @@ final class TestDesktop {
 
     func setDefault(_ id: String, for types: [String]) throws {
         let current = try? FileSystem.readText(mimeappsList)
-        try FileSystem.writeAtomically(mimeappsList, text: MimeApps.settingDefault(id, for: types, in: current), permissions: 0o644)
+        try FileSystem.writeAtomically(
+            mimeappsList, text: MimeApps.settingDefault(id, for: types, in: current), permissions: 0o644)
     }
 
     /// Every invocation of browser `id` so far, oldest first: its argv after the program.
     func invocations(_ id: String) -> [[String]] {
         FileSystem.list(records).filter { $0.hasPrefix(id + ".") && !$0.hasSuffix(".tmp") }.map { name in
             let bytes = (try? FileSystem.read(records + "/" + name)) ?? []
-            return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+            return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map {
+                String(decoding: $0, as: UTF8.self)
+            }
         }
     }
 

@@ -18,7 +18,9 @@ struct BusFuzzTests {
         DBusError.unknownProperty, DBusError.propertyReadOnly, "org.freedesktop.DBus.Error.AccessDenied",
     ]
 
-    @Test("random calls, signatures and values never crash, hang or disconnect the daemon; a login still works afterwards")
+    @Test(
+        "random calls, signatures and values never crash, hang or disconnect the daemon; a login still works afterwards"
+    )
     func fuzz() throws {
         let iterations = Int(Environment.nonEmpty("LINKROUTER_FUZZ_ITERATIONS") ?? "") ?? 4000
         let seed = UInt64(Environment.nonEmpty("LINKROUTER_FUZZ_SEED") ?? "") ?? UInt64(Clock.monotonicMilliseconds())
@@ -28,7 +30,10 @@ struct BusFuzzTests {
         // A session of another client, one of the fuzzer's own, and paths that name nothing.
         let (bystander, bystanderURL) = try h.app.beginQuiet()
         let (own, _) = try fuzzer.beginQuiet()
-        let paths = [API.managerPath.rawValue, bystander, own, API.sessionsPath.rawValue + "/00ff", API.sessionsPath.rawValue, "/", "/org/linkrouter", API.managerPath.rawValue + "/x"]
+        let paths = [
+            API.managerPath.rawValue, bystander, own, API.sessionsPath.rawValue + "/00ff", API.sessionsPath.rawValue,
+            "/", "/org/linkrouter", API.managerPath.rawValue + "/x",
+        ]
         let interfaces = [Interfaces.manager, Interfaces.session] + StandardInterfaces.all
         var replies = 0
         var errors: [String: Int] = [:]
@@ -41,9 +46,13 @@ struct BusFuzzTests {
             let interface: String? = rng.chance(10) ? nil : (rng.chance(10) ? "org.example.Nothing" : iface.name)
             let args = wellFormed ? method.input.map { rng.value(DBusSignature($0.type)!, option: true) } : rng.values()
             // Mostly an object that has this interface, so the calls reach the handlers, not only the dispatcher.
-            let fitting = iface == Interfaces.manager ? [API.managerPath.rawValue] : iface == Interfaces.session ? [bystander, own] : paths
+            let fitting =
+                iface == Interfaces.manager
+                ? [API.managerPath.rawValue] : iface == Interfaces.session ? [bystander, own] : paths
             let path = rng.chance(3) ? rng.pick(paths) : rng.pick(fitting)
-            guard let p = ObjectPath(path), let mem = MemberName(member), let iname = interface.map(InterfaceName.init) ?? .some(nil) else {
+            guard let p = ObjectPath(path), let mem = MemberName(member),
+                let iname = interface.map(InterfaceName.init) ?? .some(nil)
+            else {
                 unsendable += 1
                 continue
             }
@@ -59,20 +68,30 @@ struct BusFuzzTests {
                 replies += 1
             } catch {
                 errors[error.name, default: 0] += 1
-                let expected = Self.answers.contains(error.name) || error.name.hasPrefix(errorPrefix) || (mayBlock && error.name == DBusError.noReply)
-                #expect(expected, "seed \(seed), call \(i): \(interface ?? "-").\(member) on \(path) with \(args.map(\.signature).joined()): \(error)")
+                let expected =
+                    Self.answers.contains(error.name) || error.name.hasPrefix(errorPrefix)
+                    || (mayBlock && error.name == DBusError.noReply)
+                #expect(
+                    expected,
+                    "seed \(seed), call \(i): \(interface ?? "-").\(member) on \(path) with \(args.map(\.signature).joined()): \(error)"
+                )
                 #expect(!error.message.isEmpty, "seed \(seed), call \(i): \(error.name) without a message")
                 if !expected { break }
             }
-            if i % 100 == 99 { try #require(h.daemonAnswers, "seed \(seed): the daemon stopped answering after call \(i)") }
+            if i % 100 == 99 {
+                try #require(h.daemonAnswers, "seed \(seed): the daemon stopped answering after call \(i)")
+            }
         }
-        print("bus fuzz, seed \(seed): \(iterations) calls, \(replies) replies, \(unsendable) not sendable, errors \(errors.sorted { $0.key < $1.key })")
+        print(
+            "bus fuzz, seed \(seed): \(iterations) calls, \(replies) replies, \(unsendable) not sendable, errors \(errors.sorted { $0.key < $1.key })"
+        )
         #expect(h.daemonAnswers)
         // Enough of both kinds to have reached the decoders and the handlers.
         #expect(replies > iterations / 20 && (errors[DBusError.invalidArgs] ?? 0) > iterations / 20)
         // The bystander's session is untouched and still completes, for its owner only.
         #expect(try h.app.status(bystander) == "pending")
-        #expect(try h.app.route("com.example.app:/callback?code=C&state=\(Harness.state(of: bystanderURL))") == "completed")
+        #expect(
+            try h.app.route("com.example.app:/callback?code=C&state=\(Harness.state(of: bystanderURL))") == "completed")
         #expect(try h.app.wait(bystander)["code"] == "C")
     }
 }
@@ -102,7 +121,8 @@ struct SplitMix {
         switch roll {
         case 12: return DBusSignature("a" + signature(depth: depth - 1).rawValue)!
         case 13: return DBusSignature("a{" + String(pick(Self.basic)) + signature(depth: depth - 1).rawValue + "}")!
-        case 14: return DBusSignature("(" + (0...below(3)).map { _ in signature(depth: depth - 1).rawValue }.joined() + ")")!
+        case 14:
+            return DBusSignature("(" + (0...below(3)).map { _ in signature(depth: depth - 1).rawValue }.joined() + ")")!
         case 15: return DBusSignature("v")
         default: return DBusSignature(String(Self.basic[roll]))!
         }
@@ -114,8 +134,10 @@ struct SplitMix {
     /// Text that exercises the daemon's parsers: URLs near the real ones, odd Unicode, long runs.
     mutating func text() -> String {
         let pieces = [
-            "com.example.app:/callback", "https://auth.example.com/authorize", "http://127.0.0.1:1/cb", "?", "&", "=", "state", "code",
-            "error", "resume_uri", "%", "%2", "%00", "%0D%0A", "#", "@", ":", "/", "..", "\u{202E}", "é", "\u{FEFF}", "😀", " ", "\t",
+            "com.example.app:/callback", "https://auth.example.com/authorize", "http://127.0.0.1:1/cb", "?", "&", "=",
+            "state", "code",
+            "error", "resume_uri", "%", "%2", "%00", "%0D%0A", "#", "@", ":", "/", "..", "\u{202E}", "é", "\u{FEFF}",
+            "😀", " ", "\t",
             "javascript:", "org.linkrouter.LinkRouter1", "/org/linkrouter/LinkRouter1/sessions/", "a{sv}",
         ]
         var s = ""
@@ -124,7 +146,9 @@ struct SplitMix {
         return s
     }
 
-    mutating func name() -> String { pick(["X", "Wait", "BeginSession", "route", "Get", "Claim", "Ping", "A" + String(below(1000))]) }
+    mutating func name() -> String {
+        pick(["X", "Wait", "BeginSession", "route", "Get", "Claim", "Ping", "A" + String(below(1000))])
+    }
 
     /// A value of type `sig`; with `option`, an a{sv} is filled with linkrouter's option names, mostly well typed.
     mutating func value(_ sig: DBusSignature, option: Bool = false) -> DBusValue {
@@ -134,7 +158,8 @@ struct SplitMix {
             return .vardict(
                 (0..<below(8)).map { _ in
                     let key = chance(10) ? text() : pick(keys)
-                    let type = chance(4) ? signature() : DBusSignature(SessionRequest.options.named(key)?.signature ?? "s")!
+                    let type =
+                        chance(4) ? signature() : DBusSignature(SessionRequest.options.named(key)?.signature ?? "s")!
                     return (key, value(type))
                 })
         }
@@ -149,15 +174,20 @@ struct SplitMix {
         case "t": return .uint64(next())
         case "d": return .double(pick([0, -0.0, .nan, .infinity, Double(bitPattern: next())]))
         case "s": return .string(text())
-        case "o": return .objectPath(ObjectPath(pick(["/", "/org/linkrouter/LinkRouter1/sessions/" + String(next(), radix: 16), "/a/b_c/D9"]))!)
+        case "o":
+            return .objectPath(
+                ObjectPath(
+                    pick(["/", "/org/linkrouter/LinkRouter1/sessions/" + String(next(), radix: 16), "/a/b_c/D9"]))!)
         case "g": return .signature(signature())
         case "v": return .variant(value(signature(depth: 2)))
         case "(":
-            return .structure(DBusSignature.completeTypes(of: String(t.dropFirst().dropLast()))!.map { value(DBusSignature($0)!) })
+            return .structure(
+                DBusSignature.completeTypes(of: String(t.dropFirst().dropLast()))!.map { value(DBusSignature($0)!) })
         default:
             if t.hasPrefix("a{") {
                 let kv = DBusSignature.completeTypes(of: String(t.dropFirst(2).dropLast()))!.map { DBusSignature($0)! }
-                return .dictionary(key: kv[0], value: kv[1], (0..<below(4)).map { _ in .init(value(kv[0]), value(kv[1])) })
+                return .dictionary(
+                    key: kv[0], value: kv[1], (0..<below(4)).map { _ in .init(value(kv[0]), value(kv[1])) })
             }
             let inner = DBusSignature(String(t.dropFirst()))!
             return .array(element: inner, (0..<below(4)).map { _ in value(inner) })

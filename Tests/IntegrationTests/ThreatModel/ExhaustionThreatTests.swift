@@ -12,8 +12,11 @@ struct ExhaustionThreatTests {
     func x1() throws {
         let h = try Harness(daemonArguments: ["--max-routes-per-second", "50"])
         // A burst: 100 calls sent before any answer is read (`BusClient.burst`).
-        let answers = try h.app.burst("Route", (0..<100).map { [.string("com.example.app:/callback?code=c&state=flood\($0)")] })
-        #expect(answers.allSatisfy { $0 == errorPrefix + "LimitsExceeded" || $0 == errorPrefix + "UnknownState" }, "\(Set(answers.map { $0 ?? "ok" }))")
+        let answers = try h.app.burst(
+            "Route", (0..<100).map { [.string("com.example.app:/callback?code=c&state=flood\($0)")] })
+        #expect(
+            answers.allSatisfy { $0 == errorPrefix + "LimitsExceeded" || $0 == errorPrefix + "UnknownState" },
+            "\(Set(answers.map { $0 ?? "ok" }))")
         let limited = answers.filter { $0 == errorPrefix + "LimitsExceeded" }.count
         // What the callers heard is what the limiter counted, link for link, and the burst was
         // refused in part (100 links at 50 a second: all would be admitted only if the daemon
@@ -28,7 +31,10 @@ struct ExhaustionThreatTests {
         h.desktop.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + h.desktop.root + "/gone"
         let inbox = h.desktop.runtimeDir + "/linkrouter/inbox"
         try FileSystem.ensurePrivateDirectory(inbox)
-        for i in 0..<256 { try FileSystem.writeAtomically(inbox + "/\(String(i).leftPadded(20))-1-x.link", text: "com.example.app:/x?state=\(i)\n") }
+        for i in 0..<256 {
+            try FileSystem.writeAtomically(
+                inbox + "/\(String(i).leftPadded(20))-1-x.link", text: "com.example.app:/x?state=\(i)\n")
+        }
         let r = try h.desktop.linkctl("open", "--", "com.example.app:/callback?state=one-more")
         #expect(r.status == 69 && r.errorText.contains("256"))
     }
@@ -46,30 +52,44 @@ struct ExhaustionThreatTests {
         _ = try h.app.route("com.example.app:/callback?code=c&state=\(Harness.state(of: sessions[0].url))")
         _ = try h.app.beginQuiet()
         // Arguments are capped by the daemon, not left to the bus's ~128 MiB message limit.
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try others[2].begin(BeginSessionRefusalTests.with("scope", .string(String(repeating: "s", count: 10_000)))) }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try others[2].begin(
+                BeginSessionRefusalTests.with("scope", .string(String(repeating: "s", count: 10_000))))
+        }
     }
 
-    @Test("X3: a connection flood on the loopback listener (wrk) does not stop the legitimate callback; logging stays bounded")
+    @Test(
+        "X3: a connection flood on the loopback listener (wrk) does not stop the legitimate callback; logging stays bounded"
+    )
     func x3() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(redirect: "http://127.0.0.1/cb")
         let redirect = try PercentEncoding.decode(Substring(url.queryValue("redirect_uri")!), form: true)
         let base = String(redirect.dropLast(3))
-        let wrk = try Subprocess.spawn(["wrk", "-t", "1", "-c", "16", "-d", "4s", base + "/favicon.ico"], stdout: .file(h.desktop.root + "/wrk.out"), stderr: .null)
+        let wrk = try Subprocess.spawn(
+            ["wrk", "-t", "1", "-c", "16", "-d", "4s", base + "/favicon.ico"],
+            stdout: .file(h.desktop.root + "/wrk.out"), stderr: .null)
         // The flood is on once wrk holds its 16 connections to the listener.
         let port = String(redirect.split(separator: ":").last!.prefix { $0.isNumber })
         #expect(
             eventually(timeoutMilliseconds: 3000) {
-                let ss = (try? Subprocess.run(["ss", "-Htn", "state", "established", "( dport = :\(port) )"]).text) ?? ""
+                let ss =
+                    (try? Subprocess.run(["ss", "-Htn", "state", "established", "( dport = :\(port) )"]).text) ?? ""
                 return ss.split(separator: "\n").count >= 16
             })
         #expect(
             eventually(timeoutMilliseconds: 3000) {
-                (try? h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "\(redirect)?code=under-flood&state=\(Harness.state(of: url))"]).text) == "200"
+                (try? h.desktop.run([
+                    "curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}",
+                    "\(redirect)?code=under-flood&state=\(Harness.state(of: url))",
+                ]).text) == "200"
             })
         Subprocess.wait(wrk, timeoutMilliseconds: 60_000)
         #expect(try h.app.wait(path)["code"] == "under-flood")
-        let requests = (try FileSystem.readText(h.desktop.root + "/wrk.out")).split(separator: "\n").first { $0.contains("requests in") } ?? ""
+        let requests =
+            (try FileSystem.readText(h.desktop.root + "/wrk.out")).split(separator: "\n").first {
+                $0.contains("requests in")
+            } ?? ""
         #expect(!requests.isEmpty, "wrk did not run")
         #expect(h.daemon.log.components(separatedBy: "\n").count < 50)
     }

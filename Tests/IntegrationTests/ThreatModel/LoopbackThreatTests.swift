@@ -19,7 +19,9 @@ struct LoopbackThreatTests {
         try h.desktop.run(["curl", "-s", "-o", "/dev/null", "--max-time", "5", "-w", "%{http_code}"] + args).text
     }
 
-    @Test("L1: DNS rebinding: a foreign Host, none, or no port is 400, with no state lookup; the real callback still works")
+    @Test(
+        "L1: DNS rebinding: a foreign Host, none, or no port is 400, with no state lookup; the real callback still works"
+    )
     func l1() throws {
         let h = try Harness()
         let l = try listening(h)
@@ -40,8 +42,14 @@ struct LoopbackThreatTests {
     func l2() throws {
         let h = try Harness()
         let l = try listening(h)
-        for (args, want) in [(["-X", "OPTIONS", "-H", "Origin: https://evil"], "405"), (["-X", "POST"], "405")] as [([String], String)] {
-            let r = try h.desktop.run(["curl", "-s", "-D", "-", "-o", "/dev/null", "--max-time", "5"] + args + ["\(l.base)/cb?code=c&state=\(l.state)"]).text
+        for (args, want) in [(["-X", "OPTIONS", "-H", "Origin: https://evil"], "405"), (["-X", "POST"], "405")]
+            as [([String], String)]
+        {
+            let r = try h.desktop.run(
+                ["curl", "-s", "-D", "-", "-o", "/dev/null", "--max-time", "5"] + args + [
+                    "\(l.base)/cb?code=c&state=\(l.state)"
+                ]
+            ).text
             #expect(r.hasPrefix("HTTP/1.1 " + want) && !r.lowercased().contains("access-control"))
         }
         for p in ["/", "/favicon.ico", "/cb/"] { #expect(try code(h, ["\(l.base)\(p)"]) == "404") }
@@ -52,7 +60,9 @@ struct LoopbackThreatTests {
         #expect(try h.app.status(l.path) == "pending")
     }
 
-    @Test("L3: a sub-resource request from a web page: a guessed state is 400, and a non-document fetch is 400 even with the right one")
+    @Test(
+        "L3: a sub-resource request from a web page: a guessed state is 400, and a non-document fetch is 400 even with the right one"
+    )
     func l3() throws {
         let h = try Harness()
         let l = try listening(h)
@@ -77,23 +87,37 @@ struct LoopbackThreatTests {
             _ = try? Subprocess.run(["ip", "link", "del", host])
         }
         for cmd in [
-            ["ip", "netns", "add", ns], ["ip", "link", "add", host, "type", "veth", "peer", "name", peer], ["ip", "link", "set", peer, "netns", ns],
+            ["ip", "netns", "add", ns], ["ip", "link", "add", host, "type", "veth", "peer", "name", peer],
+            ["ip", "link", "set", peer, "netns", ns],
             ["ip", "addr", "add", net + ".1/24", "dev", host], ["ip", "link", "set", host, "up"],
-            ["ip", "netns", "exec", ns, "ip", "addr", "add", net + ".2/24", "dev", peer], ["ip", "netns", "exec", ns, "ip", "link", "set", peer, "up"],
+            ["ip", "netns", "exec", ns, "ip", "addr", "add", net + ".2/24", "dev", peer],
+            ["ip", "netns", "exec", ns, "ip", "link", "set", peer, "up"],
         ] {
             let r = try Subprocess.run(cmd)
             try #require(r.status == 0, "\(cmd): \(r.errorText)")
         }
         // Control: the host address is reachable from the namespace (a server bound to it answers).
-        let server = try Subprocess.spawn(["python3", "-m", "http.server", "--bind", net + ".1", "18123"], stdout: .null, stderr: .null)
+        let server = try Subprocess.spawn(
+            ["python3", "-m", "http.server", "--bind", net + ".1", "18123"], stdout: .null, stderr: .null)
         defer {
             Subprocess.stop(server, name: "http.server")
         }
-        #expect(eventually(timeoutMilliseconds: 5000) { (try? Subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "1", "http://\(net).1:18123/"]).status) == 0 })
-        let r = try Subprocess.run(["ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}", "http://\(net).1:\(l.port)/cb?code=c&state=\(l.state)"])
+        #expect(
+            eventually(timeoutMilliseconds: 5000) {
+                (try? Subprocess.run([
+                    "ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "1",
+                    "http://\(net).1:18123/",
+                ]).status) == 0
+            })
+        let r = try Subprocess.run([
+            "ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null", "--max-time", "2", "-w", "%{http_code}",
+            "http://\(net).1:\(l.port)/cb?code=c&state=\(l.state)",
+        ])
         #expect(r.status == 7 && r.text == "000", "curl exit \(r.status), \(r.text)")
         #expect(try h.app.status(l.path) == "pending")
-        try h.expectRefusal(errorPrefix + "ListenerFailed") { _ = try h.app.beginQuiet(redirect: "http://127.0.0.1:\(l.port)/cb") }
+        try h.expectRefusal(errorPrefix + "ListenerFailed") {
+            _ = try h.app.beginQuiet(redirect: "http://127.0.0.1:\(l.port)/cb")
+        }
     }
 
     @Test("L5: slow clients, huge headers, pipelining and a flood of connections never stop the real callback")
@@ -112,7 +136,9 @@ struct LoopbackThreatTests {
         #expect(try h.app.status(l.path) == "pending")
         flood = nil
         let pipelined = try RawSocket(port: l.port)
-        pipelined.send("GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\nGET /cb?code=c&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\n")
+        pipelined.send(
+            "GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\nGET /cb?code=c&state=\(l.state) HTTP/1.1\r\nHost: 127.0.0.1:\(l.port)\r\n\r\n"
+        )
         #expect(pipelined.readAll().components(separatedBy: "HTTP/1.1 ").count == 2)
         #expect(try h.app.status(l.path) == "pending")
         // With the flood gone, the real callback is answered while the slow ones still hang.
@@ -121,12 +147,19 @@ struct LoopbackThreatTests {
         _ = slow
     }
 
-    @Test("L6: the page reflects nothing, is not cached, sends no referrer, loads nothing; the listener closes after the one valid answer")
+    @Test(
+        "L6: the page reflects nothing, is not cached, sends no referrer, loads nothing; the listener closes after the one valid answer"
+    )
     func l6() throws {
         let h = try Harness()
         let l = try listening(h)
-        let r = try h.desktop.run(["curl", "-s", "-D", "-", "--max-time", "5", "\(l.base)/cb?error=access_denied&error_description=%3Cb%3Ehi%3C%2Fb%3E&state=\(l.state)"]).text
-        #expect(r.contains("Cache-Control: no-store") && r.contains("Referrer-Policy: no-referrer") && r.contains("default-src 'none'"))
+        let r = try h.desktop.run([
+            "curl", "-s", "-D", "-", "--max-time", "5",
+            "\(l.base)/cb?error=access_denied&error_description=%3Cb%3Ehi%3C%2Fb%3E&state=\(l.state)",
+        ]).text
+        #expect(
+            r.contains("Cache-Control: no-store") && r.contains("Referrer-Policy: no-referrer")
+                && r.contains("default-src 'none'"))
         #expect(!r.contains("<b>hi") && !r.contains("src=") && !r.contains("<script"))
         #expect(eventually { !RawSocket.isListening(port: l.port) })
     }

@@ -8,7 +8,9 @@ import Testing
 struct PersistenceThreatTests {
     var db: (Harness) -> String { { $0.desktop.runtimeDir + "/linkrouter/sessions.sqlite3" } }
 
-    @Test("P1: kill -9 between accepting a callback and delivering it: the owner gets the result after restart until it acknowledges it; a replay is refused")
+    @Test(
+        "P1: kill -9 between accepting a callback and delivering it: the owner gets the result after restart until it acknowledges it; a replay is refused"
+    )
     func p1() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet()
@@ -31,19 +33,26 @@ struct PersistenceThreatTests {
         let file = db(h)
         for s in ["-wal", "-shm"] { try? FileSystem.remove(file + s) }
         let bytes = try FileSystem.read(file)
-        try FileSystem.writeAtomically(file, Array(bytes.prefix(bytes.count / 2)) + [UInt8](repeating: 0xFF, count: 512), permissions: 0o600)
+        try FileSystem.writeAtomically(
+            file, Array(bytes.prefix(bytes.count / 2)) + [UInt8](repeating: 0xFF, count: 512), permissions: 0o600)
         try h.restartDaemon()
         #expect(h.daemonAnswers)
         // Quarantined once: exactly one damaged store moved aside, next to a fresh one.
         let dir = FileSystem.directoryName(file)
-        let aside = FileSystem.list(dir).filter { $0.hasPrefix(FileSystem.baseName(file) + ".corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+        let aside = FileSystem.list(dir).filter {
+            $0.hasPrefix(FileSystem.baseName(file) + ".corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm")
+        }
         #expect(aside.count == 1, "\(FileSystem.list(dir))")
-        #expect(try aside.first.map { try FileSystem.read(dir + "/" + $0).suffix(512) } == [UInt8](repeating: 0xFF, count: 512)[...], "the damaged bytes are kept for a look")
+        #expect(
+            try aside.first.map { try FileSystem.read(dir + "/" + $0).suffix(512) }
+                == [UInt8](repeating: 0xFF, count: 512)[...], "the damaged bytes are kept for a look")
         #expect(try h.app.allSessions().isEmpty)
         _ = try h.app.beginQuiet()
     }
 
-    @Test("P3: a store that is a symlink, readable by others, or not private is not loaded; files are created 0600 in 0700")
+    @Test(
+        "P3: a store that is a symlink, readable by others, or not private is not loaded; files are created 0600 in 0700"
+    )
     func p3() throws {
         let h = try Harness()
         _ = try h.app.beginQuiet()
@@ -93,7 +102,8 @@ struct PersistenceThreatTests {
         // The kernel's view of the running daemon: a core limit of zero, soft and hard.
         let limits = try FileSystem.readText("/proc/\(h.daemon.pid)/limits")
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
-        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        #expect(
+            core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
         // The daemon folds the WAL (TRUNCATE) soon after a wipe: wait for that, then kill it so
         // no shutdown checkpoint can help; the files must hold neither secret.
         let file = db(h)
@@ -109,7 +119,9 @@ struct PersistenceThreatTests {
         let h = try Harness()
         let (path, _) = try h.app.beginQuiet()
         h.daemon.stop()
-        let r = try Subprocess.run(["sqlite3", db(h), "UPDATE sessions SET created_at = created_at + 86400, expires_at = expires_at + 86400"])
+        let r = try Subprocess.run([
+            "sqlite3", db(h), "UPDATE sessions SET created_at = created_at + 86400, expires_at = expires_at + 86400",
+        ])
         try #require(r.status == 0, "\(r.errorText)")
         try h.restartDaemon()
         #expect(try h.app.status(path) == "expired")

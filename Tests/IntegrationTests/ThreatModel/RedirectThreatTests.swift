@@ -12,7 +12,9 @@ struct RedirectThreatTests {
     static let origin = "https://api.vipps.no"
 
     /// An app-to-app session on the Vipps origin (adopted, as a merchant backend builds it).
-    func vipps(_ h: Harness, resume: String = "client", extra: [(String, DBusValue)] = []) throws -> (path: String, state: String) {
+    func vipps(_ h: Harness, resume: String = "client", extra: [(String, DBusValue)] = []) throws -> (
+        path: String, state: String
+    ) {
         let state = "RFiQdrl_lvJUpVmTRSKmsZRGLM0G1N1qh0WebZ1gD" + String(Int.random(in: 100...999))
         let url =
             Self.origin
@@ -26,13 +28,17 @@ struct RedirectThreatTests {
         return (path, state)
     }
 
-    @Test("R1: resume_uri off the issuer's origin, with userinfo, look-alike, http, script, file, other port or encoded CR/LF is refused; the session stays pending")
+    @Test(
+        "R1: resume_uri off the issuer's origin, with userinfo, look-alike, http, script, file, other port or encoded CR/LF is refused; the session stays pending"
+    )
     func r1() throws {
         let h = try Harness()
         let (path, state) = try vipps(h, resume: "browser")
         for target in [
-            "https://evil.example/", "https://api.vipps.no@evil/vipps-login-idp/", "https://api.vipps.no.evil/vipps-login-idp/", "https:\\\\evil",
-            "http://api.vipps.no/vipps-login-idp/", "javascript:alert(1)", "file:///etc/passwd", "https://api.vipps.no:8443/vipps-login-idp/",
+            "https://evil.example/", "https://api.vipps.no@evil/vipps-login-idp/",
+            "https://api.vipps.no.evil/vipps-login-idp/", "https:\\\\evil",
+            "http://api.vipps.no/vipps-login-idp/", "javascript:alert(1)", "file:///etc/passwd",
+            "https://api.vipps.no:8443/vipps-login-idp/",
             "https://api.vipps.no/vipps-login-idp/x%0D%0ASet-Cookie:%20a", "https://api.vipps.no/other/path",
         ] {
             try h.expectRefusal(errorPrefix + "ResumeRefused") {
@@ -40,7 +46,10 @@ struct RedirectThreatTests {
             }
         }
         #expect(try h.app.status(path) == "pending")
-        #expect(try h.app.route("com.example.app:/app?state=\(state)&resume_uri=\(PercentEncoding.encode(Self.origin + "/vipps-login-idp/index.html?tabId=1"))") == "resumed")
+        #expect(
+            try h.app.route(
+                "com.example.app:/app?state=\(state)&resume_uri=\(PercentEncoding.encode(Self.origin + "/vipps-login-idp/index.html?tabId=1"))"
+            ) == "resumed")
         #expect(h.desktop.waitForBrowser(Harness.browser) == [Self.origin + "/vipps-login-idp/index.html?tabId=1"])
     }
 
@@ -48,7 +57,8 @@ struct RedirectThreatTests {
     func r2() throws {
         let h = try Harness()
         let (_, state) = try vipps(h, resume: "browser")
-        let link = "com.example.app:/app?state=\(state)&resume_uri=\(PercentEncoding.encode(Self.origin + "/vipps-login-idp/i"))"
+        let link =
+            "com.example.app:/app?state=\(state)&resume_uri=\(PercentEncoding.encode(Self.origin + "/vipps-login-idp/i"))"
         #expect(try h.app.route(link) == "resumed")
         #expect(h.desktop.waitForBrowser(Harness.browser).count == 1)
         try h.expectRefusal(errorPrefix + "Replayed") { _ = try h.app.route(link) }
@@ -61,8 +71,12 @@ struct RedirectThreatTests {
     func r3() throws {
         let h = try Harness()
         let (path, state) = try vipps(h)
-        try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/callback?state=\(state)?error=unknown_error") }
-        try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/app?state=\(state)?code=C") }
+        try h.expectRefusal(errorPrefix + "UnknownState") {
+            _ = try h.app.route("com.example.app:/callback?state=\(state)?error=unknown_error")
+        }
+        try h.expectRefusal(errorPrefix + "UnknownState") {
+            _ = try h.app.route("com.example.app:/app?state=\(state)?code=C")
+        }
         #expect(try h.app.route("com.example.app:/app?state=\(state)?error=unknown_error") == "failed")
         let e = try #require(dbusError { _ = try h.app.wait(path) })
         #expect(e.name == errorPrefix + "AuthorizationFailed" && e.message.contains("unknown_error"))
@@ -79,15 +93,22 @@ struct RedirectThreatTests {
         #expect(try h.app.route("com.example.app:/callback?code=C&state=\(state)") == "completed")
     }
 
-    @Test("R5: only http and https are forwarded, unchanged; other schemes are refused; a URL whose state matched is never forwarded")
+    @Test(
+        "R5: only http and https are forwarded, unchanged; other schemes are refused; a URL whose state matched is never forwarded"
+    )
     func r5() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/cb")
-        for u in ["file:///etc/passwd", "smb://host/share", "sftp://host/x", "data:text/html,x", "javascript:alert(1)"] {
+        for u in ["file:///etc/passwd", "smb://host/share", "sftp://host/x", "data:text/html,x", "javascript:alert(1)"]
+        {
             try h.expectRefusal(errorPrefix + "NotACallback") { _ = try h.app.route(u) }
         }
-        try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route("https://example.com/cb/?code=C&state=\(Harness.state(of: url))") }
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("https://example.com/cb?code=%zz&state=\(Harness.state(of: url))") }
+        try h.expectRefusal(errorPrefix + "CallbackMismatch") {
+            _ = try h.app.route("https://example.com/cb/?code=C&state=\(Harness.state(of: url))")
+        }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.route("https://example.com/cb?code=%zz&state=\(Harness.state(of: url))")
+        }
         #expect(try h.app.route("https://example.org/page?a=%20#f") == "passthrough")
         #expect(h.desktop.waitForBrowser(Harness.browser) == ["https://example.org/page?a=%20#f"])
         #expect(try h.app.status(path) == "pending")

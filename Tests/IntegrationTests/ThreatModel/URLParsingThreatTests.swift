@@ -28,7 +28,9 @@ struct URLParsingThreatTests {
     @Test("U2: an empty or missing state never matches")
     func u2() throws {
         let (h, path, _) = try world()
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/cb?code=C&state=") }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.route("com.example.app:/cb?code=C&state=")
+        }
         try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/cb?code=C") }
         #expect(try h.app.status(path) == "pending")
     }
@@ -37,7 +39,9 @@ struct URLParsingThreatTests {
     func u3() throws {
         let (h, _, s) = try world()
         for v in [s + "1", String(s.dropLast(3)), s.uppercased(), s + "%20", s + "+", "%20" + s] {
-            try h.expectRefusal(errorPrefix + "UnknownState") { _ = try h.app.route("com.example.app:/cb?code=C&state=" + v) }
+            try h.expectRefusal(errorPrefix + "UnknownState") {
+                _ = try h.app.route("com.example.app:/cb?code=C&state=" + v)
+            }
         }
     }
 
@@ -52,7 +56,10 @@ struct URLParsingThreatTests {
     @Test("U5: embedded NUL and controls are refused before parsing; raw controls never reach the bus")
     func u5() throws {
         let (h, _, s) = try world()
-        for q in ["code=ab%00cd&state=\(s)", "code=a%0Ab&state=\(s)", "code=a\nb&state=\(s)", "code=a\tb&state=\(s)", "code=a b&state=\(s)"] {
+        for q in [
+            "code=ab%00cd&state=\(s)", "code=a%0Ab&state=\(s)", "code=a\nb&state=\(s)", "code=a\tb&state=\(s)",
+            "code=a b&state=\(s)",
+        ] {
             try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/cb?" + q) }
         }
         // linkctl refuses raw controls itself (exit 64), so no such string is ever sent over D-Bus:
@@ -65,21 +72,36 @@ struct URLParsingThreatTests {
         #expect(try counted() == before)
     }
 
-    @Test("U6: oversize URLs, too many parameters and long values are refused with bounded work; the daemon keeps serving")
+    @Test(
+        "U6: oversize URLs, too many parameters and long values are refused with bounded work; the daemon keeps serving"
+    )
     func u6() throws {
         let (h, path, s) = try world()
-        try h.expectRefusal(errorPrefix + "LimitsExceeded") { _ = try h.app.route("com.example.app:/cb?state=\(s)&code=" + String(repeating: "a", count: 9000)) }
-        try h.expectRefusal(errorPrefix + "LimitsExceeded") { _ = try h.app.route("com.example.app:/cb?" + (0..<40).map { "p\($0)=1" }.joined(separator: "&") + "&state=\(s)") }
-        try h.expectRefusal(errorPrefix + "LimitsExceeded") { _ = try h.app.route("com.example.app:/cb?state=\(s)&code=" + String(repeating: "b", count: 2100)) }
-        #expect(try h.app.route("com.example.app:/cb?state=\(s)&code=" + String(repeating: "c", count: 2000)) == "completed")
+        try h.expectRefusal(errorPrefix + "LimitsExceeded") {
+            _ = try h.app.route("com.example.app:/cb?state=\(s)&code=" + String(repeating: "a", count: 9000))
+        }
+        try h.expectRefusal(errorPrefix + "LimitsExceeded") {
+            _ = try h.app.route(
+                "com.example.app:/cb?" + (0..<40).map { "p\($0)=1" }.joined(separator: "&") + "&state=\(s)")
+        }
+        try h.expectRefusal(errorPrefix + "LimitsExceeded") {
+            _ = try h.app.route("com.example.app:/cb?state=\(s)&code=" + String(repeating: "b", count: 2100))
+        }
+        #expect(
+            try h.app.route("com.example.app:/cb?state=\(s)&code=" + String(repeating: "c", count: 2000)) == "completed"
+        )
         #expect(try h.app.wait(path)["code"]?.count == 2000)
     }
 
     @Test("U7: the fragment is never read; a benign fragment is ignored")
     func u7() throws {
         let (h, path, s) = try world()
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/cb?state=\(s)#code=EVIL") }
-        try h.expectRefusal(errorPrefix + "InvalidArgument") { _ = try h.app.route("com.example.app:/cb#code=C&state=\(s)") }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.route("com.example.app:/cb?state=\(s)#code=EVIL")
+        }
+        try h.expectRefusal(errorPrefix + "InvalidArgument") {
+            _ = try h.app.route("com.example.app:/cb#code=C&state=\(s)")
+        }
         #expect(try h.app.route("com.example.app:/cb?code=good&state=\(s)#_=_") == "completed")
         #expect(try h.app.wait(path)["code"] == "good")
     }
@@ -87,20 +109,26 @@ struct URLParsingThreatTests {
     @Test("U8: received-on URI variants are not the redirect URI; the scheme compares without case")
     func u8() throws {
         let (h, path, s) = try world()
-        for v in ["com.example.app:/cb/", "com.example.app:/CB", "com.example.app:/%63b", "com.example.app:/cb;x", "com.example.app://cb", "com.example.app:/./cb"] {
+        for v in [
+            "com.example.app:/cb/", "com.example.app:/CB", "com.example.app:/%63b", "com.example.app:/cb;x",
+            "com.example.app://cb", "com.example.app:/./cb",
+        ] {
             try h.expectRefusal(errorPrefix + "CallbackMismatch") { _ = try h.app.route(v + "?code=C&state=\(s)") }
         }
         #expect(try h.app.route("COM.EXAMPLE.APP:/cb?code=C&state=\(s)") == "completed")
         #expect(try h.app.wait(path)["code"] == "C")
     }
 
-    @Test("U9: claimed-https look-alikes are never matched; without the state they go to the browser, with it they are refused")
+    @Test(
+        "U9: claimed-https look-alikes are never matched; without the state they go to the browser, with it they are refused"
+    )
     func u9() throws {
         let h = try Harness()
         let (path, url) = try h.app.beginQuiet(redirect: "https://example.com/cb")
         let s = Harness.state(of: url)
         for (i, v) in [
-            "https://example.com@evil/cb", "https://example.com.evil/cb", "https://evil/example.com/cb", "https://xn--exmple-cua.com/cb",
+            "https://example.com@evil/cb", "https://example.com.evil/cb", "https://evil/example.com/cb",
+            "https://xn--exmple-cua.com/cb",
             "https://example.com:443/cb", "http://example.com/cb",
         ].enumerated() {
             // Carrying the session's state: never forwarded (R5), refused as another URI.
@@ -113,12 +141,15 @@ struct URLParsingThreatTests {
         #expect(try h.app.status(path) == "pending")
     }
 
-    @Test("U10: linkctl takes exactly one absolute URL with a handled scheme; anything else exits non-zero without a D-Bus call")
+    @Test(
+        "U10: linkctl takes exactly one absolute URL with a handled scheme; anything else exits non-zero without a D-Bus call"
+    )
     func u10() throws {
         let d = try TestDesktop()
         d.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + d.root + "/no-bus"
         for args in [
-            ["open", "--", "--help"], ["open", "-x"], ["open", "--", "com.example.app:/a", "com.example.app:/b"], ["open", "--", "cb?code=1&state=2"],
+            ["open", "--", "--help"], ["open", "-x"], ["open", "--", "com.example.app:/a", "com.example.app:/b"],
+            ["open", "--", "cb?code=1&state=2"],
             ["open", "--", "ftp://x/y"], ["open", "--", "file:///etc/passwd"],
         ] {
             let r = try d.linkctl(args)

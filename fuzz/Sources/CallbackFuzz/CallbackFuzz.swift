@@ -26,7 +26,8 @@ enum CallbackFuzz {
             if plan.loopbackBinding != nil { plan.bind(port: 40000 + n) }
             let state = "S\(n)" + String(repeating: "x", count: 30)
             let s = plan.makeSession(
-                secrets: SessionSecrets(id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
+                secrets: SessionSecrets(
+                    id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
                 claimTokenDigest: nil, browser: nil, now: now)
             router.insert(s)
             return s
@@ -34,7 +35,9 @@ enum CallbackFuzz {
         _ = add(1, "com.example.app:/callback")
         _ = add(2, "com.example.app:/cb?app=1&x=a%20b")
         let vipps = add(3, "https://example.com/redirect", app: "https://example.com/app-callback")
-        _ = add(4, "https://example.com/app-callback", app: "https://example.com/app-callback", issuer: "https://as.example")
+        _ = add(
+            4, "https://example.com/app-callback", app: "https://example.com/app-callback", issuer: "https://as.example"
+        )
         let loop = add(5, "http://127.0.0.1/callback")
         return World(router: router, loopback: loop.id, vipps: vipps)
     }()
@@ -44,7 +47,9 @@ enum CallbackFuzz {
     static let apps: AppDirectory = {
         let app = LinkApp(id: "com.example.App.desktop", delivery: .dbus)
         let web = LinkApp(id: "org.example.Web.desktop", delivery: .exec)
-        let claims = ["https://example.com/", "https://example.com/app/", "https://left.example/x/"].map { try! HTTPSClaim.parse($0, app: web) }
+        let claims = ["https://example.com/", "https://example.com/app/", "https://left.example/x/"].map {
+            try! HTTPSClaim.parse($0, app: web)
+        }
         return AppDirectory(schemes: ["com.example.app": app], claims: claims, leftToBrowser: ["left.example"])
     }()
 
@@ -59,10 +64,13 @@ enum CallbackFuzz {
         _ = try? PercentEncoding.decode(Substring(text), form: true)
         _ = try? CallbackURI.parse(text, role: "fuzz")
         if let resumed = try? ResumePolicy.check(text, for: world.vipps.code, maxLength: 8192) {
-            // Opened as given but for the scheme's spelling; on the endpoint's host (compared without case, RFC 3986 §3.2.2) and port.
+            // Opened as given but for the scheme's spelling; on the endpoint's host (compared without case, RFC 3986
+            // §3.2.2) and port.
             precondition(resumed == "https" + text.dropFirst(5), "resume changed the URL beyond the scheme's case")
             let uri = try? URIReference.strict(text, maxLength: 8192)
-            precondition(uri?.host.map { $0.lowercased() } == "auth.example.com" && uri?.port == nil, "resume allowed off the endpoint's origin")
+            precondition(
+                uri?.host.map { $0.lowercased() } == "auth.example.com" && uri?.port == nil,
+                "resume allowed off the endpoint's origin")
         }
         var adopt = SessionRequest()
         adopt.authorizeURL = text
@@ -85,14 +93,20 @@ enum CallbackFuzz {
         switch d {
         case .complete(let s):
             // Only a strictly valid callback with exactly this state and a code, on the registered redirect URI.
-            guard let uri = try? URIReference.strict(text, maxLength: 8192), let q = try? QueryParameters.parse(uri.query) else {
+            guard let uri = try? URIReference.strict(text, maxLength: 8192),
+                let q = try? QueryParameters.parse(uri.query)
+            else {
                 preconditionFailure("completed from a URI the strict parser refuses")
             }
-            precondition(q.all("state").count == 1 && q.all("state")[0].value == s.code.state, "completed with another state")
-            precondition(q.all("code").count == 1 && s.result?.code == q.all("code")[0].value, "completed with another code")
+            precondition(
+                q.all("state").count == 1 && q.all("state")[0].value == s.code.state, "completed with another state")
+            precondition(
+                q.all("code").count == 1 && s.result?.code == q.all("code")[0].value, "completed with another code")
             precondition(q.all("error").isEmpty, "completed despite an error")
             precondition(s.code.redirect.mismatch(with: uri, query: q) == nil, "completed on another URI")
-            if case .loopback(let id) = source { precondition(id == s.id, "a loopback listener completed another session") }
+            if case .loopback(let id) = source {
+                precondition(id == s.id, "a loopback listener completed another session")
+            }
         case .fail(let s):
             precondition(s.status == .failed && s.result == nil, "a failure that carries a result")
         case .resume(let s, let url):
@@ -106,22 +120,34 @@ enum CallbackFuzz {
             precondition(scheme == "http" || scheme == "https", "passthrough of a non-web scheme")
             // A URL whose state names a session is never forwarded (threat model R5).
             let states = Set(world.router.all.map(\.code.state))
-            for value in lenientStates(text) { precondition(!states.contains(value), "forwarded a URL carrying a session's state") }
+            for value in lenientStates(text) {
+                precondition(!states.contains(value), "forwarded a URL carrying a session's state")
+            }
         case .deliver(let url, let app, _):
             // Only a strictly valid link from Route, of the app's scheme or under its claim, that is no login link.
             precondition(url == text && source == .link, "delivered a changed URL, or from a listener")
-            guard let uri = try? URIReference.strict(text, maxLength: 8192), let q = try? QueryParameters.parse(uri.query) else {
+            guard let uri = try? URIReference.strict(text, maxLength: 8192),
+                let q = try? QueryParameters.parse(uri.query)
+            else {
                 preconditionFailure("delivered a URI the strict parser refuses")
             }
             let states = Set(world.router.all.map(\.code.state))
-            for value in lenientStates(text) { precondition(!states.contains(value), "delivered a session's callback to an app") }
+            for value in lenientStates(text) {
+                precondition(!states.contains(value), "delivered a session's callback to an app")
+            }
             let hasResponse = q.pairs.contains { ["code", "error", "iss", "resume_uri"].contains($0.name) }
-            precondition(!(q.pairs.contains { $0.name == "state" } && hasResponse), "delivered a login response to an app")
+            precondition(
+                !(q.pairs.contains { $0.name == "state" } && hasResponse), "delivered a login response to an app")
             if uri.normalizedScheme == "https" {
-                precondition(apps.claims.contains { $0.covers(uri) && $0.app == app }, "delivered a web link no claim of the app covers")
-                precondition(!apps.leftToBrowser.contains(uri.host?.lowercased() ?? ""), "delivered a link of a host left to the browser")
+                precondition(
+                    apps.claims.contains { $0.covers(uri) && $0.app == app },
+                    "delivered a web link no claim of the app covers")
+                precondition(
+                    !apps.leftToBrowser.contains(uri.host?.lowercased() ?? ""),
+                    "delivered a link of a host left to the browser")
             } else {
-                precondition(apps.schemes[uri.normalizedScheme] == app, "delivered to an app that does not own the scheme")
+                precondition(
+                    apps.schemes[uri.normalizedScheme] == app, "delivered to an app that does not own the scheme")
             }
         case .refuse:
             break

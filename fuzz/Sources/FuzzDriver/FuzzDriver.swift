@@ -35,7 +35,8 @@ public enum FuzzDriver {
     // swift-format-ignore: AlwaysUseLowerCamelCase
     @_silgen_name("LLVMFuzzerRunDriver")
     func LLVMFuzzerRunDriver(
-        _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
         _ callback: FuzzDriver.TestOneInput
     ) -> Int32
 #endif

@@ -27,13 +27,18 @@ enum MessageFuzz {
             preconditionFailure("a decoded value could not be re-encoded")
         }
         out.serial = 1
-        guard let wire = try? out.marshal(), let back = try? DBusMessage.demarshal(wire), let again = try? back.arguments() else {
+        guard let wire = try? out.marshal(), let back = try? DBusMessage.demarshal(wire),
+            let again = try? back.arguments()
+        else {
             preconditionFailure("a re-encoded message did not read back")
         }
         precondition(again.count == args.count, "re-encoding changed the arguments")
-        // Bit for bit (a NaN is not equal to itself, but its bytes are): writing what was read back gives the same message.
+        // Bit for bit (a NaN is not equal to itself, but its bytes are): writing what was read back gives the same
+        // message.
         let twice = DBusMessage.methodCall(nil, "/", nil, "Fuzz")
-        guard (try? twice.append(contentsOf: again)) != nil else { preconditionFailure("a value read back could not be re-encoded") }
+        guard (try? twice.append(contentsOf: again)) != nil else {
+            preconditionFailure("a value read back could not be re-encoded")
+        }
         twice.serial = 1
         precondition((try? twice.marshal()) == wire, "re-encoding changed a value")
     }
@@ -55,9 +60,12 @@ enum MessageFuzz {
                     "BeginSession", manager, iface,
                     [
                         .vardict([
-                            ("authorization_endpoint", .string("https://auth.example.com/authorize")), ("client_id", .string("demo")),
-                            ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")), ("ttl", .uint32(600)),
-                            ("extra_params", .stringDict([("prompt", "login")])), ("resume_hosts", .stringArray(["api.vipps.no"])),
+                            ("authorization_endpoint", .string("https://auth.example.com/authorize")),
+                            ("client_id", .string("demo")),
+                            ("redirect_uri", .string("com.example.app:/callback")), ("scope", .string("openid")),
+                            ("ttl", .uint32(600)),
+                            ("extra_params", .stringDict([("prompt", "login")])),
+                            ("resume_hosts", .stringArray(["api.vipps.no"])),
                             ("open_browser", .boolean(false)),
                         ])
                     ])
@@ -68,14 +76,33 @@ enum MessageFuzz {
                     "BeginSession", manager, iface,
                     [
                         .vardict([
-                            ("authorize_url", .string("https://api.vipps.no/oauth2/auth?response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&state=abcdefghijklmnopqrstu"))
+                            (
+                                "authorize_url",
+                                .string(
+                                    "https://api.vipps.no/oauth2/auth?response_type=code&redirect_uri=https%3A%2F%2Fexample.com%2Fcb&state=abcdefghijklmnopqrstu"
+                                )
+                            )
                         ])
                     ])
             ),
             ("route", message("Route", manager, iface, [.string("com.example.app:/callback?code=c&state=s")])),
-            ("wait", message("Wait", "/org/linkrouter/LinkRouter1/sessions/00ff", "org.linkrouter.LinkRouter1.Session", [.uint32(1000)])),
-            ("properties", message("Get", manager, "org.freedesktop.DBus.Properties", [.string(iface.rawValue), .string("Version")])),
-            ("nested", message("X", "/", "a.b", [.structure([.variant(.array(element: DBusSignature("(oss)"), [])), .double(-0.0), .int64(.min)])])),
+            (
+                "wait",
+                message(
+                    "Wait", "/org/linkrouter/LinkRouter1/sessions/00ff", "org.linkrouter.LinkRouter1.Session",
+                    [.uint32(1000)])
+            ),
+            (
+                "properties",
+                message(
+                    "Get", manager, "org.freedesktop.DBus.Properties", [.string(iface.rawValue), .string("Version")])
+            ),
+            (
+                "nested",
+                message(
+                    "X", "/", "a.b",
+                    [.structure([.variant(.array(element: DBusSignature("(oss)"), [])), .double(-0.0), .int64(.min)])])
+            ),
         ]
     }
 }
@@ -86,7 +113,8 @@ extension DBusValue {
         case .unixFD: return true
         case .variant(let v): return v.holdsFileDescriptor
         case .array(_, let items), .structure(let items): return items.contains(where: \.holdsFileDescriptor)
-        case .dictionary(_, _, let entries): return entries.contains { $0.key.holdsFileDescriptor || $0.value.holdsFileDescriptor }
+        case .dictionary(_, _, let entries):
+            return entries.contains { $0.key.holdsFileDescriptor || $0.value.holdsFileDescriptor }
         default: return false
         }
     }
@@ -104,7 +132,9 @@ struct Main {
     static func main() throws {
         let args = Array(CommandLine.arguments.dropFirst())
         if args.first == "--seeds", args.count == 2 {
-            for (name, bytes) in MessageFuzz.seeds() { try FileSystem.writeAtomically(args[1] + "/" + name, bytes, permissions: 0o644) }
+            for (name, bytes) in MessageFuzz.seeds() {
+                try FileSystem.writeAtomically(args[1] + "/" + name, bytes, permissions: 0o644)
+            }
             return
         }
         FuzzDriver.main("message-fuzz") { data, size in fuzzerTestOneInput(data, size) }

@@ -1,2 +1,0 @@
-#include <stdio.h>
-int main(){puts("hi");return 0;}
