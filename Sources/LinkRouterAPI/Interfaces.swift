@@ -111,11 +111,11 @@ public enum Interfaces {
         ],
         properties: [
             .init("Status", "s", .emits) { .string($1.status.rawValue) },
-            .init("RedirectUri", "s", .const) { .string($1.flow.codeFlow?.redirect.string ?? "") },
-            .init("AppCallbackUri", "s", .const) { .string($1.flow.codeFlow?.appCallback?.string ?? "") },
+            .init("RedirectUri", "s", .const) { .string($1.login.redirect?.string ?? "") },
+            .init("AppCallbackUri", "s", .const) { .string($1.login.appCallback?.string ?? "") },
             .init("ExpiresAt", "t", .const) { .uint64(UInt64(max(0, $1.expiresAt))) },
-            .init("Browser", "s", .const) { .string($1.flow.codeFlow?.browser ?? "") },
-            .init("Flow", "s", .const) { .string($1.flow.kind) },
+            .init("Browser", "s", .const) { .string($1.login.browser ?? "") },
+            .init("Flow", "s", .const) { .string($1.login.kind) },
             .init("OwnerApp", "s", .unsignalled) { .string($1.owner?.app.label ?? "") },
         ])
 
@@ -156,7 +156,7 @@ public enum Interfaces {
             sessions.map { s in
                 var fields: [DBusValue] = [
                     .objectPath(API.path(of: s.id)), .string(s.status.rawValue),
-                    .string(s.flow.codeFlow?.redirect.string ?? ""),
+                    .string(s.login.redirect?.string ?? ""),
                 ]
                 if withOwner { fields.append(.string(s.ownerName ?? "")) }
                 return .structure(fields)

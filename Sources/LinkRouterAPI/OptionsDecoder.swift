@@ -21,9 +21,9 @@ public enum OptionsDecoder {
             }
             switch (row.field, value) {
             case (.string(let set, _), .string(let s)): set(&request, s)
-            case (.bool(let set), .boolean(let b)): set(&request, b)
-            case (.uint32(let set), .uint32(let u)): set(&request, u)
-            case (.strings(let set), .array(_, let items)): set(&request, items.compactMap(\.stringValue))
+            case (.bool(let set, _), .boolean(let b)): set(&request, b)
+            case (.uint32(let set, _), .uint32(let u)): set(&request, u)
+            case (.strings(let set, _), .array(_, let items)): set(&request, items.compactMap(\.stringValue))
             case (.stringMap(let set), let dict):
                 var map: [String: String] = [:]
                 for (k, v) in dict.stringKeyedEntries ?? [] {

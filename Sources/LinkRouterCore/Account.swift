@@ -313,13 +313,13 @@ extension OptionTable {
         func items() -> [String] { text.split(separator: ";", omittingEmptySubsequences: true).map(String.init) }
         switch row.field {
         case .string(let set, _): set(&request, text)
-        case .bool(let set):
+        case .bool(let set, _):
             guard text == "true" || text == "false" else { throw .invalid("\(key) is true or false, not \(text)") }
             set(&request, text == "true")
-        case .uint32(let set):
+        case .uint32(let set, _):
             guard let n = UInt32(text) else { throw .invalid("\(key) is a number, not \(text)") }
             set(&request, n)
-        case .strings(let set): set(&request, items())
+        case .strings(let set, _): set(&request, items())
         case .stringMap(let set):
             var map: [String: String] = [:]
             for item in items() {

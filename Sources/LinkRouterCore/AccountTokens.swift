@@ -45,6 +45,15 @@ public struct AccountTokens: Sendable, Equatable {
         lastFailure = nil
     }
 
+    /// What a keyring call said of the collection: locked, or not (any other failure says nothing of it).
+    mutating func noteKeyring(_ r: Result<Void, RouterError>) {
+        switch r {
+        case .success: keyringLocked = false
+        case .failure(let e) where e.code == .keyringLocked: keyringLocked = true
+        case .failure: break
+        }
+    }
+
     /// The token of `kind` when it has `minValid` seconds left at `now`.
     func usable(_ kind: Account.TokenKind, minValid: Int64, now: Int64) -> Bool {
         guard let t = tokens else { return false }
@@ -56,102 +65,4 @@ public struct AccountTokens: Sendable, Equatable {
             return (t.idTokenExpiresAt ?? t.expiresAt).map { $0 - now >= minValid } ?? true
         }
     }
-}
-
-/// `GetToken`'s answer: the account's token set, which token the caller
-/// asked for, and a warning when the set is not yet in the keyring.
-public struct TokenAnswer: Sendable, Equatable {
-    public var tokens: TokenSet
-    public var kind: Account.TokenKind
-    public var warning: String?
-    public init(tokens: TokenSet, kind: Account.TokenKind, warning: String? = nil) {
-        self.tokens = tokens
-        self.kind = kind
-        self.warning = warning
-    }
-}
-
-/// One account's read, refresh or write in progress, and how far it got.
-public struct TokenFlight: Sendable, Equatable {
-    public enum Stage: Sendable, Equatable {
-        /// Reading the keyring (nothing in memory yet).
-        case reading
-        /// The issuer's metadata, for its token endpoint and keys.
-        case discovering
-        /// At the token endpoint with this refresh token.
-        case refreshing(used: String)
-        /// The new set going to the keyring before anyone gets it.
-        case writing(TokenSet)
-        /// The provider refused `used`: the keyring is read again in case
-        /// another process refreshed meanwhile, before anything is forgotten.
-        case rereading(used: String, refusal: RouterError)
-        /// A sign-in that ended: the keyring forgets the spent tokens.
-        case forgetting
-    }
-
-    public var key: AccountKey
-    /// The account's declaration (nil for a login's write: it only writes).
-    public var account: Account?
-    public var stage: Stage
-    public var metadata: ProviderMetadata?
-
-    public init(key: AccountKey, account: Account?, stage: Stage, metadata: ProviderMetadata? = nil) {
-        self.key = key
-        self.account = account
-        self.stage = stage
-        self.metadata = metadata
-    }
-}
-
-/// What the keyring answered (`Operation.keyringRead/Write/Delete`).
-public enum KeyringAnswer: Sendable, Equatable {
-    case tokens(TokenSet?)
-    case written
-    case deleted
-}
-
-/// A token to revoke at sign-out (RFC 7009): the refresh token when there
-/// is one (revoking it ends the grant, and the provider SHOULD revoke its
-/// access tokens with it, §2.1), else the access token.
-public struct Revocation: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-    public let account: AccountKey
-    public let clientID: String
-    public let token: String
-    public let hint: String
-    /// The account's revocation endpoint, for a provider whose metadata lists none.
-    public let endpoint: String?
-
-    public init?(_ account: Account, _ tokens: TokenSet) {
-        self.account = account.key
-        clientID = account.clientID
-        endpoint = account.revocationEndpoint
-        if let refresh = tokens.refreshToken, !refresh.isEmpty {
-            token = refresh
-            hint = "refresh_token"
-        } else if !tokens.accessToken.isEmpty {
-            token = tokens.accessToken
-            hint = "access_token"
-        } else {
-            return nil
-        }
-    }
-
-    /// Never the token: a revocation reaches log lines.
-    public var description: String { "revocation of \(account.name)'s \(hint)" }
-    public var debugDescription: String { description }
-}
-
-/// A stage names what it waits for, never the token it carries: stages reach log lines.
-extension TokenFlight.Stage: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String {
-        switch self {
-        case .reading: "reading"
-        case .discovering: "discovering"
-        case .refreshing: "refreshing"
-        case .writing: "writing"
-        case .rereading: "rereading"
-        case .forgetting: "forgetting"
-        }
-    }
-    public var debugDescription: String { description }
 }

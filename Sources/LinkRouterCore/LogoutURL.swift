@@ -20,11 +20,12 @@ enum LogoutURL {
     /// The plan of an account's sign-out: the account's client and redirect
     /// (its callback, custom scheme or loopback, is where the provider sends
     /// the browser back), the endpoint from the issuer's metadata.
-    static func plan(_ request: SessionRequest, owner: Caller, ttl: UInt32, limits: Limits) throws(RouterError)
-        -> SessionPlan
-    {
+    static func plan(
+        _ request: SessionRequest, metadata: ProviderMetadata?, idTokenHint: String?, owner: Caller, ttl: UInt32,
+        limits: Limits
+    ) throws(RouterError) -> SessionPlan {
         guard let issuer = request.issuer, let clientID = request.clientID, let redirectText = request.redirectURI,
-            let metadata = request.discovered
+            let metadata
         else {
             throw RouterError(
                 .internalError, "a sign-out at the provider was planned without its account or the issuer's metadata")
@@ -38,16 +39,15 @@ enum LogoutURL {
             endpointText, role: "end_session_endpoint", maxLength: limits.maxOptionBytes)
         let redirect = try CallbackURI.parse(
             redirectText, role: "post_logout_redirect_uri", maxLength: limits.maxOptionBytes)
-        if let hint = request.idTokenHint, !OAuthText.isVisibleText(hint) {
+        if let idTokenHint, !OAuthText.isVisibleText(idTokenHint) {
             throw RouterError(
                 .internalError, "the account's ID token is not printable ASCII; it is not named to the provider")
         }
         return SessionPlan(
-            source: .logout(endpoint: endpoint, clientID: clientID, idTokenHint: request.idTokenHint),
+            source: .logout(endpoint: endpoint, clientID: clientID, idTokenHint: idTokenHint),
             owner: owner, redirect: redirect, appCallback: nil, openBrowser: request.openBrowser,
-            browser: request.browser, ttl: ttl,
-            resumeMode: .none, resumeHosts: [], resumePathPrefix: nil, claimToken: request.claimToken,
-            issuer: metadata.issuer, requireIssuer: false,
-            exchange: nil, authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: nil)
+            browser: request.browser, ttl: ttl, options: LoginOptions(), claimToken: request.claimToken,
+            issuer: metadata.issuer, exchange: nil, authorizationOrigin: AuthorizeURL.origin(of: endpoint),
+            clientChallenge: nil)
     }
 }

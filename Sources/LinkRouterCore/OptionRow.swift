@@ -8,10 +8,12 @@ public struct OptionRow<Request>: Sendable {
     /// The value's D-Bus type, and how it sets the request. Closures, not key
     /// paths: key paths cost linkctl ~0.6 M instructions to make at start.
     public enum Field: Sendable {
+        /// Every kind but `stringMap` may say how to read the value back: an option a login keeps
+        /// (`LoginOptions`) is written to the store by the same row that took it in.
         case string(@Sendable (inout Request, String) -> Void, get: @Sendable (Request) -> String?)
-        case bool(@Sendable (inout Request, Bool) -> Void)
-        case uint32(@Sendable (inout Request, UInt32) -> Void)
-        case strings(@Sendable (inout Request, [String]) -> Void)
+        case bool(@Sendable (inout Request, Bool) -> Void, get: (@Sendable (Request) -> Bool)? = nil)
+        case uint32(@Sendable (inout Request, UInt32) -> Void, get: (@Sendable (Request) -> UInt32?)? = nil)
+        case strings(@Sendable (inout Request, [String]) -> Void, get: (@Sendable (Request) -> [String])? = nil)
         case stringMap(@Sendable (inout Request, [String: String]) -> Void)
 
         /// The D-Bus signature the option's variant must hold.
@@ -85,4 +87,51 @@ public struct OptionRow<Request>: Sendable {
 
     /// The D-Bus signature of the option's value.
     public var signature: String { field.signature }
+}
+
+extension OptionRow {
+    /// The same option, for a request that holds a `Request` as a part (`SessionRequest.login`):
+    /// one declaration serves both.
+    func lifted<Outer>(
+        _ part: @escaping @Sendable (Outer) -> Request, _ put: @escaping @Sendable (inout Outer, Request) -> Void
+    ) -> OptionRow<Outer> {
+        func setting<V>(_ set: @escaping @Sendable (inout Request, V) -> Void) -> @Sendable (inout Outer, V) -> Void {
+            { outer, value in
+                var inner = part(outer)
+                set(&inner, value)
+                put(&outer, inner)
+            }
+        }
+        func getting<V>(_ get: (@Sendable (Request) -> V)?) -> (@Sendable (Outer) -> V)? {
+            guard let get else { return nil }
+            return { outer in get(part(outer)) }
+        }
+        let lifted: OptionRow<Outer>.Field
+        switch field {
+        case .string(let set, let get):
+            let read: @Sendable (Outer) -> String? = { outer in get(part(outer)) }
+            lifted = .string(setting(set), get: read)
+        case .bool(let set, let get): lifted = .bool(setting(set), get: getting(get))
+        case .uint32(let set, let get): lifted = .uint32(setting(set), get: getting(get))
+        case .strings(let set, let get): lifted = .strings(setting(set), get: getting(get))
+        case .stringMap(let set): lifted = .stringMap(setting(set))
+        }
+        // `Limit` and `Flag` are the same in every row type, but nested in a generic one: spelled again.
+        let outerLimit: OptionRow<Outer>.Limit =
+            switch limit {
+            case .option: .option
+            case .authorizeURL: .authorizeURL
+            case .bytes(let n): .bytes(n)
+            case .none: .none
+            }
+        let outerFlag: OptionRow<Outer>.Flag =
+            switch flag {
+            case .value(let n, let p): .value(n, placeholder: p)
+            case .repeated(let n, let p): .repeated(n, placeholder: p)
+            case .pairs(let n): .pairs(n)
+            case .setsTrue(let n): .setsTrue(n)
+            case .setsFalse(let n): .setsFalse(n)
+            }
+        return OptionRow<Outer>(key, lifted, limit: outerLimit, flag: outerFlag, help: help, doc: doc)
+    }
 }

@@ -5,7 +5,7 @@ public enum ResumePolicy {
     /// https only, no userinfo, on the authorization endpoint's origin or on a
     /// host the session named in `resume_hosts` (default port), under
     /// `resume_path_prefix` when one was given. Returns the URL to open.
-    public static func check(_ text: String, for session: CodeFlow, maxLength: Int) throws(RouterError) -> String {
+    public static func check(_ text: String, for session: CodeLogin, maxLength: Int) throws(RouterError) -> String {
         let uri: URIReference
         do { uri = try URIReference.strict(text, maxLength: maxLength) } catch {
             throw RouterError(.resumeRefused, "resume_uri is not a valid URI (\(error.message)); nothing was opened")
@@ -28,16 +28,16 @@ public enum ResumePolicy {
         let origin = AuthorizeURL.origin(of: uri)
         let host = uri.host.map(ASCII.lowercased) ?? ""
         let onEndpoint = origin == session.authorizationOrigin
-        let onNamedHost = uri.port == nil && session.resumeHosts.contains(host)
+        let onNamedHost = uri.port == nil && session.options.resumeHosts.contains(host)
         guard onEndpoint || onNamedHost else {
-            let allowed = ([session.authorizationOrigin] + session.resumeHosts.map { "https://" + $0 }).joined(
+            let allowed = ([session.authorizationOrigin] + session.options.resumeHosts.map { "https://" + $0 }).joined(
                 separator: ", ")
             throw RouterError(
                 .resumeRefused,
                 "resume_uri is on \(origin), which is not the authorization endpoint's origin or a resume host (allowed: \(allowed)); nothing was opened"
             )
         }
-        if let prefix = session.resumePathPrefix, !uri.path.hasPrefix(prefix) {
+        if let prefix = session.options.resumePathPrefix, !uri.path.hasPrefix(prefix) {
             throw RouterError(
                 .resumeRefused,
                 "resume_uri path \"\(uri.path)\" is not under the session's resume_path_prefix \"\(prefix)\"; nothing was opened"

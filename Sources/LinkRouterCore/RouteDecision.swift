@@ -8,8 +8,8 @@ public enum RouteDecision: Sendable, Equatable {
     /// The provider answered `error=` (or the issuer did not match): the session failed.
     case fail(Session)
     /// The Vipps/MobilePay app returned with a `resume_uri` that passed `ResumePolicy`;
-    /// the session's `code.resumeMode` says who reopens it.
-    case resume(Session, resumeURI: String)
+    /// the session's `resume` option says who reopens it (`by`), and `browser` is the one that began the login.
+    case resume(Session, resumeURI: String, by: ResumeMode, browser: String?)
     /// The app step came back with neither `resume_uri` nor `error`: keep waiting (threat model R4).
     case acknowledge(Session)
     /// Not a callback: hand the URL, byte for byte, to the real browser.
@@ -22,7 +22,7 @@ public enum RouteDecision: Sendable, Equatable {
     /// The changed session, if the decision changes one.
     public var session: Session? {
         switch self {
-        case .complete(let s), .fail(let s), .resume(let s, _), .acknowledge(let s): return s
+        case .complete(let s), .fail(let s), .resume(let s, _, _, _), .acknowledge(let s): return s
         case .passthrough, .refuse, .deliver: return nil
         }
     }

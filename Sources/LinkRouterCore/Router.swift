@@ -1,217 +1,63 @@
-/// The table of sessions and every rule that decides what a link does to one.
+/// The core: the table of sessions, the work under way, and every rule that
+/// decides what an event does. Pure: no clock, no randomness, no I/O. Each
+/// event (a link, a method call, an operation's result, a deadline, a client
+/// leaving the bus, a restart) returns a `Transition`; the daemon persists and
+/// carries it out, and only then takes its changes in (`apply`).
 ///
-/// Pure: no clock, no randomness, no I/O. The daemon passes `now` and the
-/// secrets in, persists what a transition changes, and only then takes it in
-/// (`apply`). Besides the sessions it tracks the operations under way
-/// (`PendingOperation`) and the apps behind the callers it has identified.
+/// Work that waits is a machine of its own (`OperationMachine`,
+/// `LoginMachine`); the router keeps each under its operation's id
+/// (`running`) and hands it the results of that operation only
+/// (`completed`). Calls held on a machine's progress are `held`.
 public struct Router: Sendable {
     public let limits: Limits
-    /// The sessions, densely (a dictionary of 249-byte values wastes a
-    /// quarter of its slots), with an index by id.
-    private(set) var table: [Session] = []
-    private var index: [SessionID: Int] = [:]
-    /// Every session by its state, finished ones too, so a replay is known as one.
-    private(set) var byState: [ByteKey: SessionID] = [:]
-    /// Per owner: its sessions (finished ones too, so a client leaving the bus
-    /// that owns none, as most do, costs a lookup, not a walk of the table)
-    /// and its unfinished ones (threat model X2); and unfinished ones in all.
-    private var owners: [ByteKey: (sessions: Int, pending: Int)] = [:]
-    public private(set) var pendingCount = 0
-    /// Match keys of the unfinished sessions' app callbacks (for the Vipps error quirk).
-    private var appCallbackKeys: [ByteKey: Int] = [:]
-    /// Match keys of every session's custom-scheme and https callbacks, finished
-    /// ones too: a link on one of them is a login link, never a deep link.
-    private var callbackKeys: [ByteKey: Int] = [:]
-    /// Match keys of the unfinished sessions' https callbacks, and a counter
-    /// that moves whenever that set does (the daemon republishes it then).
-    private var httpsKeys: [ByteKey: Int] = [:]
-    public private(set) var claimedVersion = 0
-    /// One copy of each callback and origin string, however many sessions use
-    /// it, counted so an entry goes with its last session (loopback callbacks
-    /// differ by port: kept forever they would grow without bound).
-    private var callbacks: [ByteKey: (uri: CallbackURI, uses: Int)] = [:]
-    private var strings: [ByteKey: (shared: String, uses: Int)] = [:]
-    /// The operations under way, and what each is for.
-    public private(set) var operations: [OperationID: PendingOperation] = [:]
-    /// The daemon's executable was replaced (an upgrade): it stops, to be
-    /// started again on the new one, once stopping cuts no work short.
-    public private(set) var restartWanted = false
-    /// The next operation's number (operation ids are never reused in a daemon's life).
-    private var nextOperation: UInt64 = 1
+    /// The sessions and their indexes.
+    public private(set) var sessions = SessionTable()
+    /// The operations under way, and the machine each one's result goes to.
+    public private(set) var running: [OperationID: Running] = [:]
+    /// Calls held until a machine's progress answers them.
+    private(set) var held = HeldCalls()
     /// The app behind each bus name found out so far (until the name leaves).
     public private(set) var callers: [String: CallerApp] = [:]
     /// What is known of each account's tokens (memory: a cache of the keyring).
     public private(set) var accountTokens: [AccountKey: AccountTokens] = [:]
-    /// The held `Wait`s of each session, in the order they came.
-    private var waitsBySession: [SessionID: [OperationID]] = [:]
+    /// The next operation's number (operation ids are never reused in a daemon's life).
+    private var nextOperation: UInt64 = 1
+    /// The daemon's executable was replaced (an upgrade): it stops, to be
+    /// started again on the new one, once stopping cuts no work short.
+    public private(set) var restartWanted = false
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
-    /// Gives back the room of sessions that are gone. Swift's arrays and
-    /// dictionaries keep their capacity when they shrink, so a burst of
-    /// 10,000 sessions would otherwise hold its high-water memory for the
-    /// daemon's life (the soak, issue 13 §5). Cheap when nothing is sparse.
-    public mutating func compact() {
-        guard table.capacity > 64, table.count * 4 < table.capacity else { return }
-        var fresh: [Session] = []
-        fresh.reserveCapacity(table.count)
-        fresh.append(contentsOf: table)
-        table = fresh
-        index = Self.compacted(index)
-        byState = Self.compacted(byState)
-        owners = Self.compacted(owners)
-        appCallbackKeys = Self.compacted(appCallbackKeys)
-        callbackKeys = Self.compacted(callbackKeys)
-        httpsKeys = Self.compacted(httpsKeys)
-        callbacks = Self.compacted(callbacks)
-        strings = Self.compacted(strings)
-        operations = Self.compacted(operations)
-        waitsBySession = Self.compacted(waitsBySession)
-    }
+    /// Operation ids for one event, from the next free one.
+    var newOperationIDs: OperationIDs { OperationIDs(from: nextOperation) }
 
-    private static func compacted<K: Hashable, V>(_ d: [K: V]) -> [K: V] {
-        var out = [K: V](minimumCapacity: d.count)
-        for (k, v) in d { out[k] = v }
-        return out
-    }
+    // MARK: Taking in
 
-    // MARK: The table
+    /// Takes in what a transition changed of the sessions (after the executor wrote it).
+    public mutating func apply(_ changes: [SessionChange]) { sessions.apply(changes) }
 
-    /// Checks that `plan` may become a session now: limits, and that an
-    /// adopted state is not already in use (no session fixation, threat model D5).
-    public func admit(_ plan: SessionPlan) throws(RouterError) {
-        try admit(owner: plan.owner.name)
-        if let state = plan.adoptedState, byState[ByteKey(state)] != nil {
-            throw .invalid(
-                "the adopted state is already in use by another session; a backend must make a fresh state for every login"
-            )
-        }
-    }
-
-    /// The limits on unfinished sessions, for one more of `owner`'s.
-    func admit(owner: String) throws(RouterError) {
-        if pendingCount >= limits.maxPendingTotal {
-            throw RouterError(
-                .limitsExceeded,
-                "the daemon already holds \(pendingCount) unfinished sessions, its limit; finish or cancel some first")
-        }
-        if (owners[ByteKey(owner)]?.pending ?? 0) >= limits.maxPendingPerOwner {
-            throw RouterError(
-                .limitsExceeded,
-                "this connection already holds \(limits.maxPendingPerOwner) unfinished sessions, the per-client limit; finish or cancel some first"
-            )
-        }
-    }
-
-    /// Whether a freshly drawn state or id collides with one in the table.
-    public func isInUse(state: String, id: SessionID) -> Bool {
-        byState[ByteKey(state)] != nil || index[id] != nil
-    }
-
-    /// Every session, in no particular order.
-    public var all: [Session] { table }
-
-    public var count: Int { table.count }
-
-    public mutating func insert(_ new: consuming Session) {
-        var session = new
-        session.flow.modifyCode { c in
-            c.redirect = intern(c.redirect)
-            if let a = c.appCallback { c.appCallback = intern(a) }
-            c.authorizationOrigin = intern(c.authorizationOrigin)
-            if !c.resumeHosts.isEmpty { c.resumeHosts = c.resumeHosts.map { intern($0) } }
-            if let i = c.issuer { c.issuer = intern(i) }
-        }
-        if session.isCodeFlow {
-            let clash = byState.updateValue(session.id, forKey: ByteKey(session.code.state))
-            precondition(clash == nil, "insert of a state already in the table")
-        }
-        let previous = index.updateValue(table.count, forKey: session.id)
-        precondition(previous == nil, "insert of a session already in the table")
-        account(session, +1)
-        table.append(session)
-    }
-
-    // One dictionary access each (the entry is counted and read in place).
-    private mutating func intern(_ c: CallbackURI) -> CallbackURI {
-        func use(_ entry: inout (uri: CallbackURI, uses: Int)) -> CallbackURI {
-            entry.uses += 1
-            return entry.uri
-        }
-        return use(&callbacks[c.key, default: (c, 0)])
-    }
-
-    private mutating func release(_ c: CallbackURI) {
-        let key = c.key
-        guard let known = callbacks[key] else { return }
-        callbacks[key] = known.uses > 1 ? (known.uri, known.uses - 1) : nil
-    }
-
-    private mutating func intern(_ s: String) -> String {
-        func use(_ entry: inout (shared: String, uses: Int)) -> String {
-            entry.uses += 1
-            return entry.shared
-        }
-        return use(&strings[ByteKey(s), default: (s, 0)])
-    }
-
-    private mutating func release(_ s: String) {
-        let key = ByteKey(s)
-        guard let known = strings[key] else { return }
-        strings[key] = known.uses > 1 ? (known.shared, known.uses - 1) : nil
-    }
-
-    /// Distinct callbacks and strings held for sharing (tests: they go with their sessions).
-    public var internedCount: Int { callbacks.count + strings.count }
-
-    /// Room for `count` sessions without rehashing (a restore of many at once).
-    public mutating func reserveCapacity(_ count: Int) {
-        table.reserveCapacity(count)
-        index.reserveCapacity(count)
-        byState.reserveCapacity(count)
-    }
-
-    /// Takes in a changed copy of a session already in the table.
-    public mutating func replace(_ session: Session) {
-        guard let i = index[session.id] else { return }
-        account(table[i], -1)
-        table[i] = session
-        account(session, +1)
-    }
-
-    /// Takes in what a transition changed (after the executor wrote it).
-    public mutating func apply(_ changes: [SessionChange]) {
-        // A restore brings thousands at once: grow the tables once, not by doubling.
-        if changes.count > 64 {
-            let adding = changes.count {
-                if case .update = $0 { false } else if case .remove = $0 { false } else { true }
-            }
-            if adding > 64 { reserveCapacity(table.count + adding) }
-        }
-        for change in changes {
-            switch change {
-            case .insert(let s), .restore(let s): insert(s)
-            case .update(let s): replace(s)
-            case .remove(let id): remove(id)
-            }
-        }
-    }
-
-    /// Takes in what a transition changed of the core's own tables.
+    /// Takes in what a transition changed of the core's own tables. An operation's id
+    /// is never given to a second machine while the first waits on it.
     public mutating func apply(core changes: [CoreChange]) {
         for change in changes {
             switch change {
-            case .track(let id, let pending):
-                operations[id] = pending
-                nextOperation = max(nextOperation, id.value + 1)
-                if case .wait(let session, _, _, _) = pending { waitsBySession[session, default: []].append(id) }
-            case .finish(let id):
-                if case .wait(let session, _, _, _)? = operations.removeValue(forKey: id) {
-                    let left = (waitsBySession[session] ?? []).filter { $0 != id }
-                    waitsBySession[session] = left.isEmpty ? nil : left
+            case .track(let op, let machine):
+                if let live = running[op] {
+                    assert(
+                        live.isSameKind(as: machine),
+                        "\(op) tracked for a \(machine.kind) while a \(live.kind) waits on it")
                 }
+                running[op] = machine
+                nextOperation = max(nextOperation, op.value + 1)
+            case .hold(let op, let call):
+                assert(held[op] == nil, "\(op) holds a second call")
+                held.hold(op, call)
+                nextOperation = max(nextOperation, op.value + 1)
+            case .finish(let op):
+                running[op] = nil
+                held.release(op)
             case .caller(let name, let app):
                 callers[name] = app
             case .account(let key, let state):
@@ -222,113 +68,90 @@ public struct Router: Sendable {
         }
     }
 
-    /// Operation ids for one transition: the next free ones, in order.
-    struct OperationIDs {
-        private var next: UInt64
-        init(from next: UInt64) { self.next = next }
-        mutating func take() -> OperationID {
-            defer { next += 1 }
-            return OperationID(next)
-        }
+    /// Gives back the room of sessions and operations that are gone (the soak, issue 13 §5).
+    public mutating func compact() {
+        sessions.compact()
+        running = running.compacted()
+        held.compact()
     }
 
-    var newOperationIDs: OperationIDs { OperationIDs(from: nextOperation) }
+    // MARK: Results
 
-    /// The held `Wait`s of a session.
-    func waits(on id: SessionID) -> [OperationID] { waitsBySession[id] ?? [] }
-
-    public mutating func remove(_ id: SessionID) {
-        guard let i = index.removeValue(forKey: id) else { return }
-        let old = table[i]
-        let last = table.removeLast()
-        if i < table.count {
-            table[i] = last
-            index[last.id] = i
+    /// The one event for everything the daemon waited on: operation `op`'s
+    /// result, handed to the machine that started it. A result whose machine
+    /// is gone (its caller left, its session ended) does nothing.
+    public func completed(_ op: OperationID, _ completion: Completion, now: Int64) -> Transition {
+        guard running[op] != nil else { return Transition() }
+        var turn = Turn(self, now: now)
+        var t: Transition
+        switch completion {
+        case .begin(let e): t = step(Begin.self, op, e, &turn)
+        case .code(let e): t = step(CodeLogin.self, op, e, &turn)
+        case .device(let e): t = step(DeviceLogin.self, op, e, &turn)
+        case .signOut(let e): t = step(ProviderSignOut.self, op, e, &turn)
+        case .delivery(let e): t = step(Delivery.self, op, e, &turn)
+        case .flight(let e): t = step(TokenFlight.self, op, e, &turn)
+        case .revoking(let e): t = step(Revoking.self, op, e, &turn)
+        case .identification(let e): t = step(Identification.self, op, e, &turn)
+        case .refresh(let e): t = step(RefreshCall.self, op, e, &turn)
+        case .restore(let e): t = step(Restore.self, op, e, &turn)
+        case .logout(let e): t = step(LogoutCall.self, op, e, &turn)
+        case .accountFile(let e): t = step(AccountFileWrite.self, op, e, &turn)
+        case .waitTimer(let e): t = step(WaitTimer.self, op, e, &turn)
         }
-        account(old, -1)
-        switch old.flow {
-        case .code(let c):
-            if byState[ByteKey(c.state)] == id { byState[ByteKey(c.state)] = nil }
-            release(c.redirect)
-            if let a = c.appCallback { release(a) }
-            release(c.authorizationOrigin)
-            for h in c.resumeHosts { release(h) }
-            if let i = c.issuer { release(i) }
-        case .device:
-            break
-        }
+        // Only a held begin has someone to hear StorageFailed (its session is
+        // then not begun); every other result is taken in and logged.
+        if case .begin = completion {} else { t.ifWriteFails = .keepInMemory }
+        return t
     }
 
-    private mutating func account(_ s: Session, _ delta: Int) {
-        let code = s.isCodeFlow
-        // `s.code.…` read in place: a `let` of the whole flow copied (and retained) every field, twice a Route.
-        if code && s.code.redirect.style != .loopback {
-            _ = Self.count(&callbackKeys[s.code.redirect.matchByteKey], delta)
-        }
-        if code, let a = s.code.appCallback { _ = Self.count(&callbackKeys[a.matchByteKey], delta) }
-        let unfinished = !s.status.isFinished
-        if let owner = s.owner?.name {
-            func count(_ entry: inout (sessions: Int, pending: Int)?) {
-                let old = entry ?? (0, 0)
-                let new = (sessions: old.sessions + delta, pending: old.pending + (unfinished ? delta : 0))
-                entry = new.sessions > 0 ? new : nil
+    /// `op`'s machine takes `event`; unless the transition finishes `op` (or
+    /// hands it to another machine), the machine's next state stays under it.
+    private func step<M: OperationMachine>(_: M.Type, _ op: OperationID, _ event: M.Event, _ turn: inout Turn)
+        -> Transition
+    {
+        guard let found = running[op], var machine = M(found) else { return Transition() }
+        var t = machine.handle(event, op: op, &turn)
+        let settled = t.core.contains {
+            switch $0 {
+            case .finish(op), .track(op, _): true
+            default: false
             }
-            count(&owners[ByteKey(owner)])
         }
-        guard unfinished else { return }
-        pendingCount += delta
-        guard code else { return }
-        if let key = s.code.appCallback?.matchByteKey { _ = Self.count(&appCallbackKeys[key], delta) }
-        for callback in [s.code.redirect, s.code.appCallback] {
-            guard let callback, callback.style == .claimedHTTPS else { continue }
-            let (before, after) = Self.count(&httpsKeys[callback.matchByteKey], delta)
-            if (before == 0) != (after == 0) { claimedVersion += 1 }
-        }
+        // Its next state stays under `op`, when it has a new one.
+        if !settled, machine.running != found { t.core.append(.track(op, machine.running)) }
+        return t
     }
 
-    /// Adds `delta` to a count kept in a dictionary entry, which goes at zero
-    /// (one access: the entry is changed in place).
-    private static func count(_ entry: inout Int?, _ delta: Int) -> (before: Int, after: Int) {
-        let before = entry ?? 0
-        let after = max(0, before + delta)
-        entry = after > 0 ? after : nil
-        return (before, after)
+    /// `op`'s session's login takes `event`, if the session is still there and of that kind.
+    private func step<M: LoginMachine>(_: M.Type, _ op: OperationID, _ event: M.Event, _ turn: inout Turn) -> Transition
+    {
+        guard case .login(let id, _)? = running[op] else { return Transition() }
+        guard let s = sessions.session(id), let login = M(s.login) else { return Transition(core: [.finish(op)]) }
+        return login.handle(event, in: s, op: op, &turn)
     }
 
-    /// The https callbacks unfinished sessions wait on.
-    public var claimedCallbacks: ClaimedCallbacks { ClaimedCallbacks(keys: Set(httpsKeys.keys.map(\.string))) }
+    // MARK: The table
 
-    public func session(_ id: SessionID) -> Session? { index[id].map { table[$0] } }
+    public func session(_ id: SessionID) -> Session? { sessions.session(id) }
 
-    /// The session with exactly this state, compared in constant time once found.
-    func session(withState state: String) -> Session? {
-        guard let id = byState[ByteKey(state)], let s = session(id), ConstantTime.equals(s.code.state, state) else {
-            return nil
-        }
-        return s
+    /// Every session, in no particular order.
+    public var all: [Session] { sessions.all }
+
+    public var count: Int { sessions.count }
+
+    public var pendingCount: Int { sessions.pendingCount }
+
+    /// The https callbacks unfinished sessions wait on, and a counter that moves when they change.
+    public var claimedCallbacks: ClaimedCallbacks { sessions.claimedCallbacks }
+    public var claimedVersion: Int { sessions.claimedVersion }
+
+    /// Whether `op` holds a `Wait` (which a failed write leaves waiting).
+    public func holdsWait(_ op: OperationID) -> Bool {
+        if case .wait? = held[op] { return true }
+        return false
     }
 
-    /// Whether `name` owns any session, finished ones too (one lookup: most clients that leave own none).
-    func ownsSessions(_ name: String) -> Bool { owners[ByteKey(name)] != nil }
-
-    public func sessions(ownedBy owner: String) -> [Session] {
-        table.filter { $0.owner?.name == owner }.sorted {
-            $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt
-        }
-    }
-
-    /// When a session should next be looked at: its expiry while unfinished;
-    /// the release of a result nobody acknowledged (`gracePeriod` after the
-    /// callback); its purge (after its ttl and the grace period).
-    public func deadline(of s: Session) -> Int64 {
-        guard s.status.isFinished else { return s.expiresAt }
-        let graceEnds = (s.finishedAt ?? 0) + limits.gracePeriod
-        return s.holdsResult ? graceEnds : max(s.expiresAt, graceEnds)
-    }
-
-    /// Whether `key` is the callback of any session the router holds.
-    func isCallbackKey(_ key: String) -> Bool { callbackKeys[ByteKey(key)] != nil }
-
-    /// Whether `key` (a `CallbackURI.matchKey`) is an unfinished session's app callback.
-    func isAppCallbackKey(_ key: String) -> Bool { appCallbackKeys[ByteKey(key)] != nil }
+    /// Whether anything waits under `op`: a machine, or a held call.
+    public func isLive(_ op: OperationID) -> Bool { running[op] != nil || held[op] != nil }
 }

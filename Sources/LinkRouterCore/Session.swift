@@ -1,6 +1,6 @@
 /// One login in flight, and afterwards its result until it is delivered or
 /// purged: a header every login has (who, where it is, when, how it ended)
-/// and the flow that says what kind of login it is (`SessionFlow`).
+/// and the login itself, whose kind says what it remembers and how it goes on (`Login`).
 ///
 /// A value type: the router decides on a copy, the daemon persists the copy,
 /// and only then does the router take it in (`Router.replace`). A failed write
@@ -31,17 +31,17 @@ public struct Session: Sendable, Equatable {
     public let createdAt: Int64
     public let expiresAt: Int64
     public var finishedAt: Int64?
-    public var flow: SessionFlow
+    public var login: Login
 
     public init(
-        id: SessionID, owner: Caller?, claimTokenDigest: [UInt8]?, flow: SessionFlow, status: SessionStatus = .pending,
+        id: SessionID, owner: Caller?, claimTokenDigest: [UInt8]?, login: Login, status: SessionStatus = .pending,
         result: AuthorizationResult? = nil, failure: SessionFailure? = nil, released: Bool = false,
         createdAt: Int64, expiresAt: Int64, finishedAt: Int64? = nil
     ) {
         self.id = id
         self.owner = owner
         self.claimTokenDigest = claimTokenDigest
-        self.flow = flow
+        self.login = login
         self.status = status
         self.resultBox = result.map(Box.init)
         self.failureBox = failure.map(Box.init)
@@ -50,24 +50,6 @@ public struct Session: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.finishedAt = finishedAt
     }
-
-    /// The code flow's part. Only code-flow sessions are indexed by state and
-    /// callback, so only they reach the paths that read it; a device-grant
-    /// session there is a bug, and stops the daemon rather than guess.
-    public var code: CodeFlow {
-        // Read in place: `s.code.state` borrows the flow instead of copying
-        // (and retaining) every field of it.
-        _read {
-            switch flow {
-            case .code(let c): yield c
-            case .device: preconditionFailure("\(logTag) is a device-grant session, read as a code flow")
-            }
-        }
-        set { flow = .code(newValue) }
-    }
-
-    /// Whether the session is an authorization-code login (indexed by state and callback).
-    public var isCodeFlow: Bool { if case .code = flow { true } else { false } }
 
     /// The owner's unique bus name, if it has one.
     public var ownerName: String? { owner?.name }
@@ -81,7 +63,8 @@ public struct Session: Sendable, Equatable {
         s.status = status
         s.failure = failure
         s.finishedAt = now
-        if status != .completed || !s.isCodeFlow { s.flow = s.flow.withoutSecrets() }
+        // A completed code login keeps its verifier for its owner's `Wait` until the result is released.
+        if case .code = s.login, status == .completed {} else { s.login = s.login.withoutSecrets() }
         return s
     }
 
@@ -98,7 +81,7 @@ public struct Session: Sendable, Equatable {
     /// Code and verifier gone; the record stays so a replay is still known as one.
     func wiped() -> Session {
         var s = self
-        s.flow = s.flow.withoutSecrets()
+        s.login = s.login.withoutSecrets()
         if var r = s.result {
             r.code = ""
             r.codeVerifier = nil

@@ -19,12 +19,10 @@ public struct SessionPlan: Sendable {
     public let openBrowser: Bool
     public let browser: String?
     public let ttl: UInt32
-    public let resumeMode: ResumeMode
-    public let resumeHosts: [String]
-    public let resumePathPrefix: String?
+    /// The options the login keeps (`LoginOptions`), checked: `resume` named, `require_iss` settled.
+    public let options: LoginOptions
     public let claimToken: String?
     public let issuer: String?
-    public let requireIssuer: Bool
     /// Set with the `exchange` option: where the code goes after the callback.
     public let exchange: TokenExchange?
     public let authorizationOrigin: String
@@ -37,7 +35,12 @@ public struct SessionPlan: Sendable {
     /// no, else whether binding is required (an account's `dpop`, its provider's metadata).
     public var dpopRequired: Bool? = nil
 
-    public var mode: CodeFlow.Source {
+    /// Who makes the URL, without what each carries.
+    public enum Mode: Sendable, Equatable {
+        case builder, adopted, logout
+    }
+
+    public var mode: Mode {
         switch source {
         case .builder: return .builder
         case .adopted: return .adopted
@@ -68,36 +71,32 @@ public struct SessionPlan: Sendable {
     /// mode without a client-held challenge; a sign-out has none).
     public var needsVerifier: Bool { mode == .builder && clientChallenge == nil }
 
-    /// The session, given its secrets, at `now` (unix seconds). The authorize
-    /// URL is `authorizeURL(secrets:)`; the session does not keep it.
+    /// The session, given its secrets, at `now` (unix seconds): a code login, or a sign-out at
+    /// the provider. The authorize URL is `authorizeURL(secrets:)`; the session does not keep it.
     public func makeSession(secrets: SessionSecrets, claimTokenDigest: [UInt8]?, browser: String?, now: Int64)
         -> Session
     {
-        let state: String
-        let nonce: String?
-        let verifier: String?
+        let login: Login
         switch source {
         case .builder:
-            state = secrets.state
-            nonce = secrets.nonce
-            verifier = clientChallenge == nil ? secrets.codeVerifier : nil
-        case .logout:
-            state = secrets.state
-            nonce = nil
-            verifier = nil
+            login = .code(
+                CodeLogin(
+                    source: .builder, state: secrets.state, nonce: secrets.nonce,
+                    codeVerifier: clientChallenge == nil ? secrets.codeVerifier : nil, redirect: redirect,
+                    appCallback: appCallback, authorizationOrigin: authorizationOrigin, options: options,
+                    browser: browser, issuer: issuer, exchange: exchange?.binding(dpop(secrets))))
         case .adopted(_, let adoptedState, let adoptedNonce):
-            state = adoptedState
-            nonce = adoptedNonce
-            verifier = nil
+            login = .code(
+                CodeLogin(
+                    source: .adopted, state: adoptedState, nonce: adoptedNonce, codeVerifier: nil, redirect: redirect,
+                    appCallback: appCallback, authorizationOrigin: authorizationOrigin, options: options,
+                    browser: browser, issuer: issuer))
+        case .logout:
+            login = .signOut(
+                ProviderSignOut(state: secrets.state, redirect: redirect, browser: browser, issuer: issuer ?? ""))
         }
-        let flow = CodeFlow(
-            source: mode, state: state, nonce: nonce, codeVerifier: verifier, redirect: redirect,
-            appCallback: appCallback,
-            authorizationOrigin: authorizationOrigin, resumeHosts: resumeHosts, resumePathPrefix: resumePathPrefix,
-            resumeMode: resumeMode, browser: browser, issuer: issuer, requireIssuer: requireIssuer,
-            exchange: exchange?.binding(dpop(secrets)))
         return Session(
-            id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, flow: .code(flow),
+            id: secrets.id, owner: owner, claimTokenDigest: claimTokenDigest, login: login,
             createdAt: now, expiresAt: now + Int64(ttl))
     }
 }
@@ -171,15 +170,21 @@ extension SessionPlan {
     /// Whether the daemon must fetch the issuer's metadata before `make`: an
     /// issuer without an authorization endpoint, or any exchange (which needs the
     /// token endpoint and the keys), or `par=require` (the PAR endpoint). An adopted URL never needs it.
-    public static func needsDiscovery(_ request: SessionRequest) -> Bool {
-        request.authorizeURL == nil && request.issuer != nil
-            && (request.authorizationEndpoint == nil || request.exchange || request.par == "require" || request.device
-                || request.logout)
+    /// A device login and a sign-out always need it (their endpoints are the metadata's).
+    public static func needsDiscovery(_ request: SessionRequest, flow: LoginFlow = .code) -> Bool {
+        guard request.authorizeURL == nil, request.issuer != nil else { return false }
+        switch flow {
+        case .code: return request.authorizationEndpoint == nil || request.exchange || request.par == "require"
+        case .device, .signOut: return true
+        }
     }
 
-    /// Validates `request` for `owner`: every refusal here leaves nothing behind.
-    public static func make(_ request: SessionRequest, owner: Caller, limits: Limits) throws(RouterError) -> SessionPlan
-    {
+    /// Validates `request` for `owner`: every refusal here leaves nothing behind. `metadata` is
+    /// the issuer's, when `needsDiscovery` had it fetched; `flow` a code login or a sign-out.
+    public static func make(
+        _ request: SessionRequest, flow: LoginFlow = .code, metadata: ProviderMetadata? = nil, owner: Caller,
+        limits: Limits
+    ) throws(RouterError) -> SessionPlan {
         // Every string option's length, by the option table.
         try SessionRequest.options.checkLengths(request, limits: limits)
         let maxOption = limits.maxOptionBytes
@@ -188,26 +193,21 @@ extension SessionPlan {
         guard ttl >= 1, ttl <= limits.maxTTL else {
             throw .invalid("ttl \(ttl) is out of range; give 1 to \(limits.maxTTL) seconds (default 600)")
         }
-        let resumeMode: ResumeMode
-        if let raw = request.resume {
-            guard let m = ResumeMode(rawValue: raw) else {
-                throw .invalid(
-                    "resume \"\(PercentEncoding.preview(Substring(raw)))\" is not one of browser, client, none")
-            }
-            resumeMode = m
-        } else {
-            resumeMode = .browser
+        var options = request.login
+        if let raw = options.resume, ResumeMode(rawValue: raw) == nil {
+            throw .invalid("resume \"\(PercentEncoding.preview(Substring(raw)))\" is not one of browser, client, none")
         }
-        guard request.resumeHosts.count <= limits.maxListEntries else {
+        options.resume = options.resumeMode.rawValue
+        guard options.resumeHosts.count <= limits.maxListEntries else {
             throw .invalid(
-                "resume_hosts has \(request.resumeHosts.count) entries; the limit is \(limits.maxListEntries)")
+                "resume_hosts has \(options.resumeHosts.count) entries; the limit is \(limits.maxListEntries)")
         }
-        for host in request.resumeHosts where !OAuthText.isHostName(host) {
+        for host in options.resumeHosts where !OAuthText.isHostName(host) {
             throw .invalid(
                 "resume_hosts entry \"\(PercentEncoding.preview(Substring(host)))\" is not a lowercase host name such as api.vipps.no"
             )
         }
-        if let prefix = request.resumePathPrefix, !prefix.hasPrefix("/") || !prefix.utf8.allSatisfy(ASCII.isURIByte) {
+        if let prefix = options.resumePathPrefix, !prefix.hasPrefix("/") || !prefix.utf8.allSatisfy(ASCII.isURIByte) {
             throw .invalid("resume_path_prefix must be a path starting with \"/\", such as /vipps-login-idp/")
         }
         if let browser = request.browser, !OAuthText.isDesktopID(browser) {
@@ -230,7 +230,7 @@ extension SessionPlan {
             }
         }
         let issuer = try request.issuer.map { i throws(RouterError) in try checkIssuer(i, maxLength: maxOption) }
-        if request.requireIssuer && issuer == nil {
+        if options.requireIssuer && issuer == nil {
             throw .invalid("require_iss needs the issuer option: the iss parameter is compared with it")
         }
         if request.exchange {
@@ -250,10 +250,17 @@ extension SessionPlan {
                 )
             }
         }
-        if needsDiscovery(request) && request.discovered == nil {
+        if needsDiscovery(request, flow: flow) && metadata == nil {
             throw RouterError(.internalError, "the issuer's metadata was not fetched before the session was planned")
         }
-        if request.logout { return try LogoutURL.plan(request, owner: owner, ttl: ttl, limits: limits) }
+        switch flow {
+        case .code: break
+        case .signOut(let hint):
+            return try LogoutURL.plan(
+                request, metadata: metadata, idTokenHint: hint, owner: owner, ttl: ttl, limits: limits)
+        case .device:
+            throw RouterError(.internalError, "a device login has no browser and no plan of this kind")
+        }
         if request.appCallbackURI != nil && request.authorizeURL != nil {
             throw .invalid("app_callback_uri is read from the adopted authorize_url; do not pass it separately")
         }
@@ -273,11 +280,10 @@ extension SessionPlan {
                 throw .invalid("par cannot be combined with authorize_url: the adopted URL is opened as it is")
             }
             return try adopt(
-                adopted, request: request, owner: owner, ttl: ttl, resumeMode: resumeMode, issuer: issuer,
-                limits: limits)
+                adopted, request: request, owner: owner, ttl: ttl, options: options, issuer: issuer, limits: limits)
         }
 
-        guard let endpointText = request.authorizationEndpoint ?? request.discovered?.authorizationEndpoint else {
+        guard let endpointText = request.authorizationEndpoint ?? metadata?.authorizationEndpoint else {
             throw .invalid(
                 "give issuer (or authorization_endpoint), client_id and redirect_uri, or an authorize_url your backend built"
             )
@@ -321,7 +327,7 @@ extension SessionPlan {
         }
         let exchange =
             request.exchange
-            ? request.discovered.map {
+            ? metadata.map {
                 TokenExchange(
                     clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
                     expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false,
@@ -332,17 +338,16 @@ extension SessionPlan {
             source: .builder(
                 endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
-            browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
-            resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
-            requireIssuer: request.requireIssuer || request.discovered?.issParameterSupported == true,
-            exchange: exchange,
+            browser: request.browser, ttl: ttl,
+            options: options.requiringIssuer(metadata?.issParameterSupported == true),
+            claimToken: request.claimToken, issuer: issuer, exchange: exchange,
             authorizationOrigin: AuthorizeURL.origin(of: endpoint), clientChallenge: request.codeChallenge,
             pushEndpoint: try PushedAuthorization.endpoint(
-                PushedAuthorization.Mode(option: request.par, name: "par"), metadata: request.discovered),
+                PushedAuthorization.Mode(option: request.par, name: "par"), metadata: metadata),
             dpopRequired: exchange == nil
                 ? nil
                 : try request.dpop.flatMap { m throws(RouterError) in
-                    try DPoPBinding.decide(m, metadata: request.discovered)
+                    try DPoPBinding.decide(m, metadata: metadata)
                 })
     }
 
@@ -387,7 +392,7 @@ extension SessionPlan {
     }
 
     static func adopt(
-        _ text: String, request: SessionRequest, owner: Caller, ttl: UInt32, resumeMode: ResumeMode,
+        _ text: String, request: SessionRequest, owner: Caller, ttl: UInt32, options: LoginOptions,
         issuer: String?, limits: Limits
     ) throws(RouterError) -> SessionPlan {
         let uri = try AuthorizeURL.parseEndpoint(text, role: "authorize_url", maxLength: limits.maxAuthorizeURLBytes)
@@ -434,9 +439,7 @@ extension SessionPlan {
         return SessionPlan(
             source: .adopted(url: text, state: state, nonce: try query.single("nonce")),
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
-            browser: request.browser, ttl: ttl, resumeMode: resumeMode, resumeHosts: request.resumeHosts,
-            resumePathPrefix: request.resumePathPrefix, claimToken: request.claimToken, issuer: issuer,
-            requireIssuer: request.requireIssuer, exchange: nil, authorizationOrigin: AuthorizeURL.origin(of: uri),
-            clientChallenge: challenge)
+            browser: request.browser, ttl: ttl, options: options, claimToken: request.claimToken, issuer: issuer,
+            exchange: nil, authorizationOrigin: AuthorizeURL.origin(of: uri), clientChallenge: challenge)
     }
 }

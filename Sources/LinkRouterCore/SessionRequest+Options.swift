@@ -38,22 +38,9 @@ extension SessionRequest {
                 flag: .value("app-callback-uri", placeholder: "URI"),
                 help: "Vipps/MobilePay app-to-app: where the app returns",
                 doc: "Vipps/MobilePay app-to-app: where the app returns (custom scheme or https)"),
-            OptionRow(
-                "resume", .string({ $0.resume = $1 }, get: { $0.resume }), limit: .option,
-                flag: .value("resume", placeholder: "MODE"),
-                help: "who reopens resume_uri: browser (default), client or none",
-                doc:
-                    "who reopens `resume_uri`: `browser` (default: the daemon, in the browser that began the login), `client` (a `ResumeRequested` signal to the owner), `none`"
-            ),
-            OptionRow(
-                "resume_hosts", .strings { $0.resumeHosts = $1 },
-                flag: .repeated("resume-host", placeholder: "HOST"), help: "another host resume_uri may be on",
-                doc: "more hosts `resume_uri` may be on (lowercase names, default port)"),
-            OptionRow(
-                "resume_path_prefix", .string({ $0.resumePathPrefix = $1 }, get: { $0.resumePathPrefix }),
-                limit: .option,
-                flag: .value("resume-path-prefix", placeholder: "PATH"), help: "resume_uri must be under this path",
-                doc: "`resume_uri`'s path must start with this (e.g. `/vipps-login-idp/`)"),
+            LoginOptions.sessionRow("resume"),
+            LoginOptions.sessionRow("resume_hosts"),
+            LoginOptions.sessionRow("resume_path_prefix"),
             OptionRow(
                 "browser", .string({ $0.browser = $1 }, get: { $0.browser }), limit: .option,
                 flag: .value("browser", placeholder: "DESKTOP-ID"),
@@ -99,12 +86,7 @@ extension SessionRequest {
                 doc:
                     "`auto` (default): when the issuer's metadata lists `pushed_authorization_request_endpoint`, the daemon posts the authorization request there and opens the browser with only `client_id` and the `request_uri` it got back (RFC 9126); `require`: always, and a provider without the endpoint is an error; `off`: never (an error where the metadata says `require_pushed_authorization_requests`). Builder mode only"
             ),
-            OptionRow(
-                "require_iss", .bool { $0.requireIssuer = $1 },
-                flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
-                doc:
-                    "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"
-            ),
+            LoginOptions.sessionRow("require_iss"),
             OptionRow(
                 "code_challenge", .string({ $0.codeChallenge = $1 }, get: { $0.codeChallenge }), limit: .option,
                 flag: .value("code-challenge", placeholder: "S256"),

@@ -12,14 +12,12 @@ public struct SessionRequest: Sendable, Equatable {
     /// Adopt mode: an authorize URL the app's backend built.
     public var authorizeURL: String?
     public var appCallbackURI: String?
-    public var resume: String?
-    public var resumeHosts: [String] = []
-    public var resumePathPrefix: String?
+    /// The options a code login keeps (`resume`, `resume_hosts`, `resume_path_prefix`, `require_iss`).
+    public var login = LoginOptions()
     public var claimToken: String?
     /// Client-held PKCE: the S256 challenge of a verifier the daemon never sees.
     public var codeChallenge: String?
     public var issuer: String?
-    public var requireIssuer: Bool = false
     /// `auto` (default), `require` or `off`: whether the authorization request is pushed first (RFC 9126).
     public var par: String?
     /// Exchange the code for tokens and verify the ID token (needs `issuer`).
@@ -29,19 +27,10 @@ public struct SessionRequest: Sendable, Equatable {
     public var account: String?
     /// Set with the account: where it keeps its tokens; not an option.
     public var accountStore: Account.Storage?
-    /// The issuer's metadata, once the daemon fetched it (`SessionPlan.needsDiscovery`); not an option.
-    public var discovered: ProviderMetadata?
-    /// A device login (`BeginDeviceLogin`, RFC 8628): no browser here, no callback; not an option.
-    public var device = false
     /// Set with the account: its device authorization endpoint, where the metadata lists none; not an option.
     public var deviceAuthorizationEndpoint: String?
     /// Set with the account: whether its tokens are bound to a key the daemon holds (RFC 9449); not an option.
     public var dpop: DPoPBinding.Mode?
-    /// A sign-out at the provider (`BeginLogout`, OpenID Connect RP-Initiated Logout): the browser goes to
-    /// its `end_session_endpoint` and comes back to the account's redirect by `state`; not an option.
-    public var logout = false
-    /// The account's ID token, named to the provider in a sign-out (`id_token_hint`); not an option.
-    public var idTokenHint: String?
 
     public init() {}
 
@@ -53,8 +42,8 @@ public struct SessionRequest: Sendable, Equatable {
         let given: [(String, Bool)] = [
             ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil),
             ("app_callback_uri", appCallbackURI != nil),
-            ("resume", resume != nil), ("resume_hosts", !resumeHosts.isEmpty),
-            ("resume_path_prefix", resumePathPrefix != nil),
+            ("resume", login.resume != nil), ("resume_hosts", !login.resumeHosts.isEmpty),
+            ("resume_path_prefix", login.resumePathPrefix != nil),
             ("browser", browser != nil), ("authorization_endpoint", authorizationEndpoint != nil),
             ("par", account == nil && par != nil), ("extra_params", account == nil && !extraParams.isEmpty),
         ]

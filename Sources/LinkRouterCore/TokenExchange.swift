@@ -36,15 +36,49 @@ public struct TokenExchange: Sendable, Equatable {
         return e
     }
 
-    /// One line per field, for the store (no field can hold a line break: each was checked as a URI or printable
-    /// ASCII).
-    public var stored: String {
-        [clientID, tokenEndpoint, jwksURI, expectsIDToken ? "openid" : "-"].joined(separator: "\n")
-    }
-
-    public init?(stored: String) {
+    /// The schema 2 store's `exchange` column (one line per field), read by its migration only.
+    public init?(schema2 stored: String) {
         let f = stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard f.count == 4 else { return nil }
         self.init(clientID: f[0], tokenEndpoint: f[1], jwksURI: f[2], expectsIDToken: f[3] == "openid")
+    }
+}
+
+// MARK: The stored form
+
+extension TokenExchange {
+    /// Its lines in a login's stored value (`StoredForm`), for every kind of login that has one.
+    static let storedKeys = [
+        "exchange_client_id", "exchange_token_endpoint", "exchange_jwks_uri", "exchange_openid", "exchange_account",
+        "exchange_account_memory", "exchange_dpop",
+    ]
+
+    /// Its lines, at `base` and after.
+    func write(_ w: inout StoredWriter, at base: Int) {
+        w.add(base, clientID)
+        w.add(base + 1, tokenEndpoint)
+        w.add(base + 2, jwksURI)
+        w.flag(base + 3, expectsIDToken)
+        w.add(base + 4, account)
+        w.flag(base + 5, accountInMemory)
+        w.add(base + 6, dpop?.stored)
+    }
+
+    /// The exchange at `base`, or nil when the login has none (no client id).
+    /// A key that does not read back is damage: its login could only fail at the token endpoint.
+    static func read(_ r: StoredReader, at base: Int, _ reuse: inout StoredReuse) throws(StoredDamage) -> TokenExchange?
+    {
+        guard let client = r.shared(base, &reuse) else { return nil }
+        guard let token = r.shared(base + 1, &reuse), let jwks = r.shared(base + 2, &reuse) else {
+            throw StoredDamage()
+        }
+        var dpop: DPoPBinding?
+        if let line = r.text(base + 6) {
+            guard let binding = DPoPBinding(stored: line) else { throw StoredDamage() }
+            dpop = binding
+        }
+        return TokenExchange(
+            clientID: client, tokenEndpoint: token, jwksURI: jwks, expectsIDToken: r.flag(base + 3),
+            account: r.shared(base + 4, &reuse), accountInMemory: r.flag(base + 5), dpop: dpop)
     }
 }

@@ -43,7 +43,7 @@ public struct Transition: Sendable, Equatable {
         /// `BeginSession`'s answer.
         case begun(SessionID, authorizeURL: String)
         /// `BeginDeviceLogin`'s answer: the session, and what the person is shown (its codes and deadline).
-        case deviceBegun(SessionID, DeviceFlow, expiresAt: Int64)
+        case deviceBegun(SessionID, DeviceLogin, expiresAt: Int64)
         /// `Wait`'s answer: the result, or why there is none.
         case waited(Result<AuthorizationResult, RouterError>)
         /// `Login`'s answer: the session and its result, or why there is none.
@@ -91,13 +91,6 @@ public struct Transition: Sendable, Equatable {
     }
 
     /// The one changed session, when there is exactly one.
-    /// Whether the `BeginSession` held under `op` ends here with no session:
-    /// not when it makes one, nor when it goes on to a next step (a push,
-    /// RFC 9126) under the same operation. What was bound for it goes then.
-    func endsWithoutSession(_ op: OperationID) -> Bool {
-        session == nil && !core.contains { if case .track(op, .begin) = $0 { true } else { false } }
-    }
-
     public var session: Session? {
         guard changes.count == 1 else { return nil }
         switch changes[0] {

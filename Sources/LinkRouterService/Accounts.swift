@@ -97,7 +97,7 @@ final class Accounts {
         return out
     }
 
-    // MARK: The keyring (operations .keyringRead, .keyringWrite, .keyringDelete)
+    // MARK: The keyring (a token flight's and a logout's reads, writes and deletes)
 
     private var keyring: SecretStore {
         if let store { return store }
@@ -106,36 +106,37 @@ final class Accounts {
         return s
     }
 
-    func read(_ key: AccountKey, _ done: @escaping (OperationResult) -> Void) {
+    func read(_ key: AccountKey, _ done: @escaping (KeyringRead) -> Void) {
         keyring.read(Self.secretKey(key)) { r in
             switch r {
-            case .success(nil): done(.keyring(.success(.tokens(nil))))
+            case .success(nil): done(.success(nil))
             case .success(let text?):
                 // Not "not signed in": an item of another version, or damaged, is left as it is.
                 guard let tokens = StoredTokens.decode(text) else {
                     done(
-                        .keyring(
-                            .failure(
-                                RouterError(
-                                    .keyringFailed,
-                                    "the keyring's item for \(key.name) is not one this linkrouter can read (another version, or damaged); it is left as it is"
-                                ))))
+                        .failure(
+                            RouterError(
+                                .keyringFailed,
+                                "the keyring's item for \(key.name) is not one this linkrouter can read (another version, or damaged); it is left as it is"
+                            )))
                     return
                 }
-                done(.keyring(.success(.tokens(tokens))))
-            case .failure(let e): done(.keyring(.failure(Self.error(e))))
+                done(.success(tokens))
+            case .failure(let e): done(.failure(Self.error(e)))
             }
         }
     }
 
-    func write(_ key: AccountKey, _ tokens: TokenSet, _ done: @escaping (OperationResult) -> Void) {
+    /// Writes the account's item; `done` hears nil, or why not.
+    func write(_ key: AccountKey, _ tokens: TokenSet, _ done: @escaping (RouterError?) -> Void) {
         keyring.write(Self.secretKey(key), label: "linkrouter: \(key.name)", secret: StoredTokens.encode(tokens)) { r in
-            done(.keyring(r.map { _ in .written }.mapError(Self.error)))
+            done(r.failure.map(Self.error))
         }
     }
 
-    func delete(_ key: AccountKey, _ done: @escaping (OperationResult) -> Void) {
-        keyring.delete(Self.secretKey(key)) { r in done(.keyring(r.map { _ in .deleted }.mapError(Self.error))) }
+    /// Deletes the account's item; `done` hears nil, or why not.
+    func delete(_ key: AccountKey, _ done: @escaping (RouterError?) -> Void) {
+        keyring.delete(Self.secretKey(key)) { r in done(r.failure.map(Self.error)) }
     }
 
     private static func secretKey(_ key: AccountKey) -> SecretStore.Key {
@@ -149,5 +150,13 @@ final class Accounts {
         case .noService, .noDefaultCollection, .unavailable: RouterError(.noKeyring, e.description)
         case .timedOut, .failed: RouterError(.keyringFailed, e.description)
         }
+    }
+}
+
+extension Result {
+    /// The error, if this is one.
+    var failure: Failure? {
+        if case .failure(let e) = self { return e }
+        return nil
     }
 }

@@ -108,37 +108,24 @@ final class Bus {
         }
     }
 
-    /// A desktop notification (org.freedesktop.Notifications), best effort.
+    /// A desktop notification (org.freedesktop.Notifications), best effort: nothing waits for its answer.
     func notify(summary: String, body: String) {
-        let proxy = BusProxy(
-            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
-            interface: "org.freedesktop.Notifications")
-        try? proxy.send(
-            "Notify",
-            [
-                .string("linkrouter"), .uint32(0), .string("dialog-warning"), .string(summary), .string(body),
-                .stringArray([]), .vardict([]), .int32(-1),
-            ], on: connection)
+        try? Notify(appName: "linkrouter", icon: "dialog-warning", summary: summary, body: body).send(on: connection)
     }
 
     // MARK: Calls the daemon makes
 
-    /// Calls `member` on `proxy`; `completion` gets the reply's arguments or the error, on the loop.
-    func call(
-        _ proxy: BusProxy, _ member: MemberName, _ arguments: [DBusValue], timeoutMilliseconds: Int64,
-        _ completion: @escaping (Result<[DBusValue], DBusError>) -> Void
+    /// Makes `call`; `completion` gets its reply, read, or the error, on the loop.
+    func call<C: BusCall>(
+        _ call: C, timeoutMilliseconds: Int64, _ completion: @escaping (Result<C.Reply, DBusError>) -> Void
     ) {
-        proxy.call(member, arguments, timeoutMilliseconds: timeoutMilliseconds, via: calls, completion)
+        call.call(timeoutMilliseconds: timeoutMilliseconds, via: calls, completion)
     }
 
     /// The pid behind a connection (`GetConnectionCredentials`), or nil when the bus does not say.
     func processID(of name: String, _ completion: @escaping (UInt32?) -> Void) {
-        BusProxy.bus.call("GetConnectionCredentials", [.string(name)], timeoutMilliseconds: 5000, via: calls) {
-            result in
-            guard case .success(let values) = result, case .uint32(let pid)? = values.first?.entry("ProcessID") else {
-                return completion(nil)
-            }
-            completion(pid)
+        ConnectionCredentials(of: name).call(timeoutMilliseconds: 5000, via: calls) { result in
+            completion(try? result.get().processID)
         }
     }
 

@@ -29,21 +29,22 @@ extension Daemon {
         }
         // 2. Take in the sessions (keeping the previous copies when an effect may undo them).
         let fallible = Self.ordered(t.effects.filter(\.undoesOnFailure))
-        let before = fallible.isEmpty ? [] : t.changes.map { sessions.router.session($0.id) }
-        sessions.apply(t.changes)
+        let before = fallible.isEmpty ? [] : t.changes.map { core.router.session($0.id) }
+        core.apply(t.changes)
         // 3. Fallible effects: a failure undoes the changes, and nothing later runs.
         for effect in fallible {
             do { try performFallible(effect) } catch {
                 sessions.undo(t.changes, before: before)
+                core.undo(t.changes, before: before)
                 let reply = abandon(t, error)
-                execute(sessions.router.effectFailed(effect, sessions: t.changes.map(\.id), error: error, now: now))
+                execute(core.router.effectFailed(effect, sessions: t.changes.map(\.id), error: error, now: now))
                 return reply
             }
         }
         // 4. The core's own tables; the proof signer keeps only the keys of tokens still held.
-        sessions.apply(core: t.core)
+        core.apply(core: t.core)
         if t.core.contains(where: { if case .account = $0 { true } else { false } }) {
-            bus.proofs.keep(Set(sessions.router.accountTokens.values.compactMap { $0.tokens?.dpopKey?.thumbprint }))
+            bus.proofs.keep(Set(core.router.accountTokens.values.compactMap { $0.tokens?.dpopKey?.thumbprint }))
         }
         // 5. Every other effect, by rank (the core's order within a rank).
         for effect in Self.ordered(t.effects) where !effect.undoesOnFailure { perform(effect) }
@@ -57,13 +58,17 @@ extension Daemon {
     /// `Wait` whose session the failure left unchanged goes on waiting.
     private func abandon(_ t: Transition, _ error: RouterError) -> Transition.Reply {
         for effect in Self.ordered(t.compensation) { perform(effect) }
-        let router = sessions.router
+        let router = core.router
         var calls = Set(t.answered)
-        for case .track(let op, _) in t.core where router.operations[op] != nil { calls.insert(op) }
-        for op in calls.sorted() {
-            if case .wait? = router.operations[op] { continue }
+        for change in t.core {
+            switch change {
+            case .track(let op, _) where router.isLive(op), .hold(let op, _) where router.isLive(op): calls.insert(op)
+            default: break
+            }
+        }
+        for op in calls.sorted() where !router.holdsWait(op) {
             bus.answer(op, .refused(error))
-            sessions.apply(core: [.finish(op)])
+            core.apply(core: [.finish(op)])
         }
         return .refused(error)
     }

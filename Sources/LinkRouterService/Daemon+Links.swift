@@ -9,15 +9,17 @@ extension Daemon {
     /// A request a session's loopback listener let through: routed like any
     /// link, but only this session's callback is accepted on this port.
     func loopbackRequest(_ request: HTTPRequest, session id: SessionID, port: Int) -> HTTPResponse {
-        guard let s = sessions.router.session(id) else {
+        guard let s = core.router.session(id) else {
             return HTTPResponse(status: 400, body: CallbackPage.status(400))
         }
-        let uri = "http://" + (s.code.redirect.uri.host ?? "127.0.0.1") + ":" + String(port) + request.target
-        switch routeLink(uri, source: .loopback(id), via: "loopback request", context: .none, answers: false) {
+        let uri = "http://" + (s.login.redirect?.uri.host ?? "127.0.0.1") + ":" + String(port) + request.target
+        switch routeLink(
+            uri, source: .loopback(id), via: "loopback request", caller: "", context: .none, answers: false)
+        {
         case .routed(.completed): return HTTPResponse(status: 200, body: CallbackPage.signedIn, final: true)
         case .routed(.failed):
             return HTTPResponse(
-                status: 200, body: CallbackPage.failed(sessions.router.session(id)?.failure?.providerError), final: true
+                status: 200, body: CallbackPage.failed(core.router.session(id)?.failure?.providerError), final: true
             )
         case .refused(let e) where e.code == .storageFailed:
             return HTTPResponse(
@@ -29,16 +31,21 @@ extension Daemon {
         }
     }
 
-    /// One link from any source (`Route`, the inbox, a loopback listener), decided and carried out.
+    /// One link from any source (`Route`, the inbox, a loopback listener), decided and carried out;
+    /// `caller` holds for its outcome when `answers`. The desktop's app directory is read (the
+    /// core's input) only for a link that is no login's: a callback costs no read.
     @discardableResult
-    func routeLink(_ link: String, source: RouteSource, via: String, context: ActivationContext, answers: Bool)
-        -> Transition.Reply
-    {
-        let router = sessions.router
-        let reply = execute(
-            router.route(
-                link, source: source, via: via, apps: launcher.currentApps(), context: context, answers: answers,
-                now: now))
+    func routeLink(
+        _ link: String, source: RouteSource, via: String, caller: String, context: ActivationContext, answers: Bool
+    ) -> Transition.Reply {
+        let router = core.router
+        let t =
+            router.routeLogin(
+                link, source: source, via: via, caller: caller, context: context, answers: answers, now: now)
+            ?? router.route(
+                link, source: source, via: via, caller: caller, apps: launcher.currentApps(), context: context,
+                answers: answers, now: now)
+        let reply = execute(t)
         links.count(reply)
         return reply
     }

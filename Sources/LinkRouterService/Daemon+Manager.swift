@@ -12,7 +12,7 @@ extension Daemon: ManagerHandlers {
     /// `BeginSession`: the session and its authorize URL, once the issuer's
     /// metadata and its loopback listener are there when it needs them.
     public func beginSession(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        try begin(OptionsDecoder.session(options), call, login: false)
+        try begin(OptionsDecoder.session(options), flow: .code, call, login: false)
     }
 
     /// `Login`: `BeginSession` and a `Wait` with no timeout in one call, for
@@ -20,21 +20,22 @@ extension Daemon: ManagerHandlers {
     /// `busctl call`). The answer is `(session, result)`; the session's ttl
     /// bounds it, so the caller's own call timeout must be longer than that.
     public func login(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        try begin(OptionsDecoder.session(options), call, login: true)
+        try begin(OptionsDecoder.session(options), flow: .code, call, login: true)
     }
 
     /// `BeginDeviceLogin(options)`: `BeginSession`'s provider options (or an
     /// account) for a login with no browser here (RFC 8628). Nothing is opened.
     public func beginDeviceLogin(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         var request = try OptionsDecoder.session(options)
-        request.device = true
         request.openBrowser = false
-        return try begin(request, call, login: false)
+        return try begin(request, flow: .device, call, login: false)
     }
 
     /// With `account`, the core is given every declared account (the files are read here): which one the caller may use
     /// is its to decide.
-    private func begin(_ request: SessionRequest, _ call: MethodCall, login: Bool) throws(DBusError) -> MethodReply {
+    private func begin(_ request: SessionRequest, flow: LoginFlow, _ call: MethodCall, login: Bool)
+        throws(DBusError) -> MethodReply
+    {
         if let name = request.account {
             do { try Account.checkName(name) } catch { throw DBusError(error) }
         }
@@ -42,13 +43,14 @@ extension Daemon: ManagerHandlers {
         return try answer(
             call,
             execute(
-                sessions.router.beginSession(
-                    request, inputs: inputs(for: request), accounts: declared, caller: call.sender, login: login,
+                core.router.beginSession(
+                    request, flow: flow, inputs: inputs(for: request, flow: flow), accounts: declared,
+                    caller: call.sender, login: login,
                     now: now)))
     }
 
     /// What a `BeginSession` needs from outside the core. Reading it opens nothing.
-    func inputs(for request: SessionRequest) -> BeginInputs {
+    func inputs(for request: SessionRequest, flow: LoginFlow) -> BeginInputs {
         var secrets: Result<SessionSecrets, RouterError>
         // No fallback randomness (threat model S8).
         do {
@@ -59,7 +61,8 @@ extension Daemon: ManagerHandlers {
                 RouterError(.internalError, "the daemon could not draw random secrets (\(error)); nothing was started"))
         }
         // An account's login may bind its tokens (its `dpop`, decided by the core): a key is ready for it.
-        if request.account != nil, !request.logout, case .success(var drawn) = secrets {
+        let signsOut = if case .signOut = flow { true } else { false }
+        if request.account != nil, !signsOut, case .success(var drawn) = secrets {
             do {
                 drawn.dpopKey = try DPoPKey.generate()
                 secrets = .success(drawn)
@@ -79,7 +82,7 @@ extension Daemon: ManagerHandlers {
     /// token endpoint, with the same checks on a new ID token. The daemon keeps nothing.
     public func refreshTokens(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         let request = try OptionsDecoder.refresh(options)
-        return try answer(call, execute(sessions.router.refreshTokens(request, caller: call.sender)))
+        return try answer(call, execute(core.router.refreshTokens(request, caller: call.sender)))
     }
 
     /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
@@ -97,7 +100,7 @@ extension Daemon: ManagerHandlers {
         let decoded = try OptionsDecoder.decode(
             options, ProofRequest.options, into: ProofRequest(method: method, url: url))
         var request = TokenRequest()
-        do { request.proof = try decoded.checked(limits: sessions.router.limits) } catch { throw DBusError(error) }
+        do { request.proof = try decoded.checked(limits: core.router.limits) } catch { throw DBusError(error) }
         // A proof for a token the caller holds needs that token to be the current one, not any more life than it has.
         if decoded.accessToken != nil { request.minValid = 0 }
         return try accountCall(.getToken(name, request), named: name, call)
@@ -109,8 +112,7 @@ extension Daemon: ManagerHandlers {
     public func beginLogout(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         var request = try OptionsDecoder.decode(options, SessionRequest.logoutOptions, into: SessionRequest())
         request.account = name
-        request.logout = true
-        return try begin(request, call, login: false)
+        return try begin(request, flow: .signOut(idTokenHint: nil), call, login: false)
     }
 
     /// `Logout(account)`: the account's tokens forgotten, in memory and in the keyring.
@@ -126,7 +128,7 @@ extension Daemon: ManagerHandlers {
     /// `ListAccounts`: the accounts the caller may see and what the daemon knows of their tokens.
     public func listAccounts(_ call: MethodCall) throws(DBusError) -> MethodReply {
         try answer(
-            call, execute(sessions.router.accountCall(.list, accounts: accounts.all(), caller: call.sender, now: now)))
+            call, execute(core.router.accountCall(.list, accounts: accounts.all(), caller: call.sender, now: now)))
     }
 
     /// `AddAccount(account, options)`: an account declared for the caller (a sandboxed app's is its own).
@@ -145,7 +147,7 @@ extension Daemon: ManagerHandlers {
     {
         do { try Account.checkName(name) } catch { throw DBusError(error) }
         return try answer(
-            call, execute(sessions.router.accountCall(c, accounts: accounts.all(), caller: call.sender, now: now)))
+            call, execute(core.router.accountCall(c, accounts: accounts.all(), caller: call.sender, now: now)))
     }
 
     /// `Route`: a link click, from `linkctl open` (which uses `RouteLink` to pass the click's activation token).
@@ -162,12 +164,15 @@ extension Daemon: ManagerHandlers {
             throw DBusError(flood)
         }
         return try answer(
-            call, routeLink(uri, source: .link, via: "link from " + call.sender, context: context, answers: true))
+            call,
+            routeLink(
+                uri, source: .link, via: "link from " + call.sender, caller: call.sender, context: context,
+                answers: true))
     }
 
     /// What `Route` would do, without doing it (`linkctl explain`).
     public func explain(_ uri: String, _ call: MethodCall) -> (outcome: String, reason: String) {
-        switch sessions.router.decide(uri, source: .link, apps: launcher.currentApps(), now: now) {
+        switch core.router.decide(uri, source: .link, apps: launcher.currentApps(), now: now) {
         case .complete(let s):
             return (
                 RouteOutcome.completed.word,
@@ -178,10 +183,10 @@ extension Daemon: ManagerHandlers {
                 RouteOutcome.failed.word,
                 "the state matches \(s.logTag); the callback carries an error, so the session would fail: \(s.failure?.message ?? "")"
             )
-        case .resume(let s, let url):
+        case .resume(let s, let url, let mode, _):
             return (
                 RouteOutcome.resumed.word,
-                "the state matches \(s.logTag) on its app_callback_uri; resume_uri \(url) would be reopened by \(s.code.resumeMode.rawValue)"
+                "the state matches \(s.logTag) on its app_callback_uri; resume_uri \(url) would be reopened by \(mode.rawValue)"
             )
         case .acknowledge(let s):
             return (
@@ -209,21 +214,21 @@ extension Daemon: ManagerHandlers {
     public var state: ManagerState {
         ManagerState(
             counters: [
-                ("sessions_begun", sessions.begun), ("sessions_restored", sessions.restoredCount),
+                ("sessions_begun", core.begun), ("sessions_restored", sessions.restoredCount),
                 ("links_routed", links.routed),
                 ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued),
                 ("browsers_started", launcher.browsersStarted),
                 ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
                 ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),
                 ("store_write_failures", sessions.writeFailures), ("log_lines_suppressed", log.suppressedTotal),
-                ("restart_held_back", UInt64(sessions.router.restartHeldBack)),
+                ("restart_held_back", UInt64(core.router.restartHeldBack)),
             ], store: sessions.storeDescription)
     }
 
-    public func listSessions(_ call: MethodCall) -> [Session] { sessions.router.sessions(ownedBy: call.sender) }
+    public func listSessions(_ call: MethodCall) -> [Session] { core.router.sessions.sessions(ownedBy: call.sender) }
 
     public func listAllSessions(_ call: MethodCall) -> [Session] {
-        sessions.router.all.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
+        core.router.all.sorted { $0.createdAt == $1.createdAt ? $0.id < $1.id : $0.createdAt < $1.createdAt }
     }
 
     /// A core reply as the method's reply: its values now, its error, or the

@@ -5,75 +5,96 @@ import LinkRouterCore
 import Loopback
 import SystemKit
 
-/// Operations: `Effect.start(id, operation)` hands the work to the component
-/// that does it, and its outcome comes back, on the loop, as the one event
-/// `Router.completed(id, result)`. A new kind of waiting is a case here and
-/// in `Operation`, not a new path through the daemon.
+/// Operations: `Effect.start(id, operation)` hands each kind of work to the
+/// component that does it, and its result comes back, on the loop, as the
+/// one event `Router.completed(id, completion)`: the event of the machine
+/// that asked for it, of the kind its work answers with. The table below is
+/// exhaustive: a machine's new work does not compile until it has its row.
 extension Daemon {
     func start(_ op: OperationID, _ operation: Operation) {
-        // An outcome known at once (metadata in the cache, a port bound) still
+        // A result known at once (metadata in the cache, a port bound) still
         // arrives on a later turn: an event never runs inside another's transition.
         var inside = true
-        let done: (OperationResult) -> Void = { [unowned self] result in
+        let done: (Completion) -> Void = { [unowned self] completion in
             if inside {
-                loop.schedule(afterMilliseconds: 0) { [unowned self] in complete(op, result) }
+                loop.schedule(afterMilliseconds: 0) { [unowned self] in complete(op, completion) }
             } else {
-                complete(op, result)
+                complete(op, completion)
             }
         }
         defer { inside = false }
         switch operation {
-        case .timer(let ms):
-            sessions.startTimer(op, milliseconds: Int64(ms)) { done(.fired) }
-        case .discover(let issuer):
-            providers.discover(issuer) { done(.metadata($0)) }
-        case .listen(let id, let binding, let path):
-            done(
-                .listening(
-                    sessions.listen(id, binding: binding, path: path) { [unowned self] request, id, port in
-                        loopbackRequest(request, session: id, port: port)
-                    }))
-        case .deliver(let url, let app, let context):
+        case .begin(.discover(let issuer)): providers.discover(issuer) { done(.begin(.metadata($0))) }
+        case .begin(.listen(let id, let binding, let path)): done(.begin(.listening(listen(id, binding, path))))
+        case .begin(.push(let request)): providers.push(request) { done(.begin(.pushed($0))) }
+        case .begin(.authorizeDevice(let request)):
+            providers.authorizeDevice(request) { done(.begin(.deviceAuthorized($0))) }
+
+        case .code(.redeem(let grant, let code, let redirectURI, let verifier)):
+            providers.redeem(grant, code: code, redirectURI: redirectURI, verifier: verifier) {
+                done(.code(.redeemed($0)))
+            }
+        case .code(.listen(let id, let binding, let path)): done(.code(.listening(listen(id, binding, path))))
+
+        case .device(.wait(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.device(.due)) }
+        case .device(.poll(let grant, let code)):
+            providers.pollDevice(grant, deviceCode: code) { done(.device(.polled($0))) }
+
+        case .signOut(.listen(let id, let binding, let path)): done(.signOut(.listening(listen(id, binding, path))))
+
+        case .delivery(.deliver(let url, let app, let context)):
             switch launcher.delivery(url, to: app, context: context) {
             case .done(let outcome):
-                done(.delivered(outcome))
-            case .open(let proxy, let arguments):
-                bus.call(proxy, "Open", arguments, timeoutMilliseconds: Int64(LinkIntake.appAnswerMilliseconds)) {
-                    [unowned self] answer in
-                    done(.delivered(launcher.opened(app, answer.map { _ in () })))
+                done(.delivery(.delivered(outcome)))
+            case .open(let call):
+                bus.call(call, timeoutMilliseconds: Int64(LinkIntake.appAnswerMilliseconds)) { [unowned self] answer in
+                    done(.delivery(.delivered(launcher.opened(app, answer))))
                 }
             }
-        case .redeem(let grant, let code, let redirectURI, let verifier):
-            providers.redeem(grant, code: code, redirectURI: redirectURI, verifier: verifier) { done(.tokens($0)) }
-        case .refresh(let grant, let refreshToken, let scope):
-            providers.refresh(grant, refreshToken: refreshToken, scope: scope) { done(.tokens($0)) }
-        case .identify(let name):
-            bus.processID(of: name) { pid in done(.identified(pid.map { CallerApps.app(ofProcess: $0) } ?? .unknown)) }
-        case .busNames:
-            bus.snapshot { done(.busNames($0)) }
-        case .keyringRead(let key):
-            accounts.read(key, done)
-        case .keyringWrite(let key, let tokens):
-            accounts.write(key, tokens, done)
-        case .keyringDelete(let key):
-            accounts.delete(key, done)
-        case .writeAccount(let account):
-            done(.accountFile(accounts.save(account)))
-        case .removeAccount(let account):
-            done(.accountFile(accounts.remove(account)))
-        case .revoke(let r, let endpoint):
-            providers.revoke(r, endpoint: endpoint) { done(.revoked($0)) }
-        case .push(let request):
-            providers.push(request) { done(.pushed($0)) }
-        case .authorizeDevice(let request):
-            providers.authorizeDevice(request) { done(.deviceAuthorized($0)) }
-        case .pollDevice(let grant, let code):
-            providers.pollDevice(grant, deviceCode: code) { done(.tokens($0)) }
+
+        case .flight(.read(let key)): accounts.read(key) { done(.flight(.read($0))) }
+        case .flight(.discover(let issuer)): providers.discover(issuer) { done(.flight(.metadata($0))) }
+        case .flight(.refresh(let grant, let used)):
+            providers.refresh(grant, refreshToken: used, scope: nil) { done(.flight(.refreshed($0, used: used))) }
+        case .flight(.reread(let key, let used, let refusal)):
+            accounts.read(key) { done(.flight(.reread($0, used: used, refusal: refusal))) }
+        case .flight(.write(let key, let tokens)): accounts.write(key, tokens) { done(.flight(.written($0, tokens))) }
+        case .flight(.delete(let key)): accounts.delete(key) { done(.flight(.deleted($0))) }
+
+        case .revoking(.discover(let issuer)): providers.discover(issuer) { done(.revoking(.metadata($0))) }
+        case .revoking(.revoke(let r, let endpoint)):
+            providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
+
+        case .identification(.identify(let name)):
+            bus.processID(of: name) { pid in
+                done(.identification(.identified(pid.map { CallerApps.app(ofProcess: $0) } ?? .unknown)))
+            }
+
+        case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }
+        case .refresh(.refresh(let grant, let token, let scope)):
+            providers.refresh(grant, refreshToken: token, scope: scope) { done(.refresh(.refreshed($0))) }
+
+        case .restore(.busNames): bus.snapshot { done(.restore(.busNames($0))) }
+
+        case .logout(.read(let key)): accounts.read(key) { done(.logout(.read($0))) }
+        case .logout(.delete(let key)): accounts.delete(key) { done(.logout(.deleted($0))) }
+
+        case .accountFile(.write(let account)): done(.accountFile(.done(accounts.save(account))))
+        case .accountFile(.remove(let account)): done(.accountFile(.done(accounts.remove(account))))
+
+        case .waitTimer(.timer(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.waitTimer(.fired)) }
         }
     }
 
-    /// An operation's outcome: an event for the core like any other.
-    func complete(_ op: OperationID, _ result: OperationResult) {
-        execute(sessions.router.completed(op, result, now: now))
+    /// A session's loopback listener (bound now); its requests are routed like any link.
+    private func listen(_ id: SessionID, _ binding: LoopbackBinding, _ path: String) -> Result<Int, RouterError> {
+        sessions.listen(id, binding: binding, path: path) { [unowned self] request, id, port in
+            loopbackRequest(request, session: id, port: port)
+        }
+    }
+
+    /// An operation's result: an event for the core like any other.
+    func complete(_ op: OperationID, _ completion: Completion) {
+        execute(core.router.completed(op, completion, now: now))
     }
 }

@@ -5,8 +5,8 @@ import LinkRouterCore
 import SystemKit
 
 /// `linkrouterd`: one thread, one loop, and the components that own the
-/// daemon's state, wired together here. The core (`Router`, held by
-/// `Sessions`) decides every event and returns a `Transition`; the executor
+/// daemon's state, wired together here. The core (`Router`, held by `Core`)
+/// decides every event and returns a `Transition`; the executor
 /// (`Daemon+Executor.swift`) carries it out by calling on the components;
 /// work that waits comes back as `Router.completed` (`Daemon+Operations.swift`).
 /// No component calls another: what crosses between them goes through here.
@@ -15,7 +15,9 @@ public final class Daemon {
     let loop: EventLoop
     /// The connection, the objects it serves, the calls it makes and holds.
     let bus: Bus
-    /// The core, the store, deadlines, timers and loopback listeners.
+    /// The core: the sessions, the machines waiting on operations, callers, accounts' tokens.
+    let core: Core
+    /// The store, deadlines, timers and loopback listeners.
     let sessions: Sessions
     /// Browsers and apps, and the limit on starting them.
     let launcher: Launcher
@@ -35,8 +37,9 @@ public final class Daemon {
     init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop) {
         self.loop = loop
         bus = Bus(connection: connection, loop: loop)
+        core = Core(limits: config.limits)
         sessions = Sessions(
-            limits: config.limits, storeDirectory: config.storeDirectory,
+            storeDirectory: config.storeDirectory,
             claimedCallbacksFile: config.paths.claimedCallbacksFile, loop: loop)
         launcher = Launcher(paths: config.paths)
         providers = Providers(loop: loop)
@@ -97,16 +100,16 @@ public final class Daemon {
         bus.objects.register(API.managerPath, [Interfaces.managerTable.serving(self, ())])
         bus.objects.registerSubtree(
             API.sessionsPath, missing: "sessions live under \(API.sessionsPath) until they are purged",
-            children: { [unowned self] in sessions.router.all.map(\.id).sorted().map(\.rawValue) },
+            children: { [unowned self] in core.router.all.map(\.id).sorted().map(\.rawValue) },
             resolve: { [unowned self] element in
-                guard let id = SessionID(element), let s = sessions.router.session(id) else { return nil }
+                guard let id = SessionID(element), let s = core.router.session(id) else { return nil }
                 return [Interfaces.sessionTable.serving(self, s)]
             })
         bus.onDisconnect = { [unowned self] in
             Log.error("Disconnected from the bus; stopping (D-Bus activation or systemd will start linkrouterd again)")
             loop.stop()
         }
-        sessions.onDeadline = { [unowned self] id in execute(sessions.router.deadlineReached(id, now: now)) }
+        sessions.onDeadline = { [unowned self] id in execute(core.router.deadlineReached(id, now: now)) }
         bus.attach()
         do {
             try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in clientLeft(m) }
@@ -116,10 +119,10 @@ public final class Daemon {
         }
         sessions.openStore()
         let (stored, previousBus) = sessions.load()
-        execute(sessions.router.restore(stored, previousBusID: previousBus, now: now))
+        execute(core.router.restore(stored, previousBusID: previousBus, now: now))
         loop.afterEachTurn { [unowned self] in
-            sessions.publishClaimedCallbacks()
-            if sessions.router.restartWanted { execute(sessions.router.restartIfIdle()) }
+            sessions.publishClaimedCallbacks(version: core.router.claimedVersion) { core.router.claimedCallbacks }
+            if core.router.restartWanted { execute(core.router.restartIfIdle()) }
         }
         watchExecutable()
         loop.run()
@@ -133,7 +136,7 @@ public final class Daemon {
     private func watchExecutable() {
         do {
             let w = try ExecutableWatcher()
-            w.attach(to: loop) { [unowned self, path = w.path] in execute(sessions.router.executableReplaced(path)) }
+            w.attach(to: loop) { [unowned self, path = w.path] in execute(core.router.executableReplaced(path)) }
             executable = w
         } catch {
             Log.warning(
@@ -153,14 +156,14 @@ public final class Daemon {
                 return
             }
             links.startInbox(on: loop) { [unowned self] link in
-                routeLink(link, source: .link, via: "queued link", context: .none, answers: false)
+                routeLink(link, source: .link, via: "queued link", caller: "", context: .none, answers: false)
             }
             launcher.checkHandlers()
             let launching =
                 launcher.method == .spawn
                 ? "browsers are started directly" : "browsers are started by the systemd user manager"
             Log.notice(
-                "linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(sessions.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)"
+                "linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(core.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)"
             )
         }
     }
@@ -171,7 +174,7 @@ public final class Daemon {
             case .string(let newOwner) = args[2],
             name.hasPrefix(":"), newOwner.isEmpty
         else { return }
-        execute(sessions.router.ownerGone(name, now: now))
+        execute(core.router.ownerGone(name, now: now))
     }
 
     func handleSignal(_ signal: Int32) {
@@ -196,7 +199,7 @@ public final class Daemon {
         sessions.closeAllListeners()
         sessions.checkpointNow()
         if !bus.failed { bus.release([API.busName]) }
-        execute(sessions.router.stopping())
+        execute(core.router.stopping())
         bus.connection.flush()
         Log.notice(
             restarting ? "linkrouterd stopped, to be started again on its new executable" : "linkrouterd stopped")

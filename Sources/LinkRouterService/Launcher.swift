@@ -113,12 +113,12 @@ final class Launcher {
         return apps
     }
 
-    /// How a link reaches its app (`Operation.deliver`).
+    /// How a link reaches its app (a `Delivery`'s work).
     enum Delivery {
         /// Done already: its `Exec` started (or could not).
         case done(Result<RouteOutcome, RouterError>)
-        /// Call `org.freedesktop.Application.Open` with these arguments (the daemon's bus does).
-        case open(BusProxy, [DBusValue])
+        /// Call `org.freedesktop.Application.Open` (the daemon's bus does).
+        case open(ApplicationOpen)
     }
 
     /// Hands a link to its app through its `Exec`, or says which `Open` call to make.
@@ -156,17 +156,15 @@ final class Launcher {
                         RouterError(
                             .appFailed, "\(app.id) has no valid bus name or object path; the link was not delivered")))
             }
-            var platform: [(String, DBusValue)] = []
-            if let t = context.activationToken { platform.append((LinkIntake.activationTokenKey, .string(t))) }
-            if let t = context.desktopStartupID { platform.append((LinkIntake.desktopStartupIDKey, .string(t))) }
-            return .open(
-                BusProxy(destination: name, path: path, interface: "org.freedesktop.Application"),
-                [.stringArray([url]), .vardict(platform)])
+            var platform: [(String, String)] = []
+            if let t = context.activationToken { platform.append((LinkIntake.activationTokenKey, t)) }
+            if let t = context.desktopStartupID { platform.append((LinkIntake.desktopStartupIDKey, t)) }
+            return .open(ApplicationOpen(app: name, path: path, uris: [url], platformData: platform))
         }
     }
 
     /// What the app's `Open` answer means for the link.
-    func opened(_ app: LinkApp, _ answer: Result<Void, DBusError>) -> Result<RouteOutcome, RouterError> {
+    func opened(_ app: LinkApp, _ answer: Result<NoReply, DBusError>) -> Result<RouteOutcome, RouterError> {
         switch answer {
         case .success:
             appsDelivered += 1

@@ -4,12 +4,12 @@ import Loopback
 import Store
 import SystemKit
 
-/// The sessions component: the core (`Router`: sessions and the operations
-/// under way), the store that keeps sessions durable, the deadlines that
-/// move them on, the loopback listeners that catch their redirects, and the
-/// list of pending https callbacks linkctl reads while the daemon is down.
+/// The sessions component: the store that keeps sessions durable, the
+/// deadlines that move them on, the timers of operations, the loopback
+/// listeners that catch their redirects, and the list of pending https
+/// callbacks linkctl reads while the daemon is down. The sessions themselves
+/// are the core's (`Core`).
 final class Sessions {
-    private(set) var router: Router
     private(set) var store: SessionStore?
     /// Why the store is unavailable, for error messages (nil when it is fine).
     private(set) var storeProblem: String?
@@ -27,15 +27,15 @@ final class Sessions {
     private var publishedClaimedVersion = -1
     private(set) var restoredCount: UInt64 = 0
     private(set) var writeFailures: UInt64 = 0
-    private(set) var begun: UInt64 = 0
     /// A deadline came due: the daemon asks the core about the session.
     var onDeadline: (SessionID) -> Void = { _ in }
+    /// The store was checkpointed after a burst: the daemon gives the core's room back too.
+    var onCheckpoint: () -> Void = {}
 
     /// Where the https callbacks pending sessions wait on are published (`ClaimedCallbacksFile`).
     private let claimedCallbacksFile: String?
 
-    init(limits: Limits, storeDirectory: String?, claimedCallbacksFile: String? = nil, loop: EventLoop) {
-        router = Router(limits: limits)
+    init(storeDirectory: String?, claimedCallbacksFile: String? = nil, loop: EventLoop) {
         self.storeDirectory = storeDirectory
         self.claimedCallbacksFile = claimedCallbacksFile
         self.loop = loop
@@ -127,7 +127,7 @@ final class Sessions {
             checkpointTimer = nil
             store?.checkpoint()
             // Sessions just went (or their secrets): give their memory back too (soak, issue 13 §5).
-            router.compact()
+            onCheckpoint()
             deadlines.shrinkIfSparse()
             Memory.returnFreePages()
         }
@@ -135,17 +135,7 @@ final class Sessions {
 
     func checkpointNow() { store?.checkpoint() }
 
-    // MARK: The core's tables
-
-    /// Takes in a transition's session changes (after they were written).
-    func apply(_ changes: [SessionChange]) {
-        router.apply(changes)
-        for case .insert in changes { begun += 1 }
-    }
-
-    func apply(core changes: [CoreChange]) { router.apply(core: changes) }
-
-    /// Puts every changed session back as it was, in the store and the router.
+    /// Writes every changed session back as it was (a fallible effect failed; `Core.undo` takes them back in).
     func undo(_ changes: [SessionChange], before: [Session?]) {
         var restore: [SessionChange] = []
         for (change, old) in zip(changes, before) {
@@ -156,9 +146,6 @@ final class Sessions {
                 "Failed to undo a change in the store: \(error.message); the store holds it until the session's next write"
             )
         }
-        for case .insert in changes { begun -= 1 }
-        for case .remove(let id) in restore { router.remove(id) }
-        for case .update(let s) in restore { router.replace(s) }
     }
 
     // MARK: Deadlines
@@ -238,11 +225,12 @@ final class Sessions {
     /// Rewrites the claimed-callbacks list when the set of pending https
     /// callbacks changed, so `linkctl open` can queue, not browse, such a
     /// link while the daemon is down.
-    func publishClaimedCallbacks() {
-        guard router.claimedVersion != publishedClaimedVersion, let path = claimedCallbacksFile else { return }
-        do { try ClaimedCallbacksFile.write(router.claimedCallbacks, to: path) } catch {
+    /// `version` is the core's count of changes to the set; the set is asked for only when it moved.
+    func publishClaimedCallbacks(version: Int, _ callbacks: () -> ClaimedCallbacks) {
+        guard version != publishedClaimedVersion, let path = claimedCallbacksFile else { return }
+        do { try ClaimedCallbacksFile.write(callbacks(), to: path) } catch {
             Log.warning("Failed to publish the claimed callbacks to \(path): \(error)")
         }
-        publishedClaimedVersion = router.claimedVersion
+        publishedClaimedVersion = version
     }
 }

@@ -31,7 +31,7 @@ enum Schema2Rows {
     }
 
     static func decode(_ s: SQLiteStatement) -> Session? {
-        guard let id = s.text(0).flatMap({ SessionID($0) }), let source = s.value(1, as: CodeFlow.Source.self),
+        guard let id = s.text(0).flatMap({ SessionID($0) }), let source = s.value(1, as: CodeLogin.Source.self),
             let state = s.text(4),
             let redirect = s.text(7).flatMap({ try? CallbackURI.parse($0, role: "redirect_uri") }),
             let origin = s.text(9), let resumeMode = s.value(12, as: ResumeMode.self),
@@ -57,17 +57,19 @@ enum Schema2Rows {
                 code: code, providerError: s.text(21), providerDescription: s.text(22), message: s.text(23) ?? "")
         }
         let hosts = s.text(10) ?? ""
-        let flow = CodeFlow(
+        var options = LoginOptions()
+        options.resume = resumeMode.rawValue
+        options.resumeHosts = hosts.isEmpty ? [] : hosts.split(separator: " ").map(String.init)
+        options.resumePathPrefix = s.text(11)
+        options.requireIssuer = s.int64(15) != 0
+        let login = CodeLogin(
             source: source, state: state, nonce: s.text(5),
             codeVerifier: !status.isFinished || (status == .completed && !released) ? verifier : nil,
-            redirect: redirect,
-            appCallback: appCallback, authorizationOrigin: origin,
-            resumeHosts: hosts.isEmpty ? [] : hosts.split(separator: " ").map(String.init),
-            resumePathPrefix: s.text(11), resumeMode: resumeMode, browser: s.text(13), issuer: s.text(14),
-            requireIssuer: s.int64(15) != 0, exchange: s.text(29).flatMap(TokenExchange.init(stored:)),
+            redirect: redirect, appCallback: appCallback, authorizationOrigin: origin, options: options,
+            browser: s.text(13), issuer: s.text(14), exchange: s.text(29).flatMap { TokenExchange(schema2: $0) },
             resumeOpened: s.int64(24) != 0)
         return Session(
-            id: id, owner: s.text(2).map { Caller(name: $0) }, claimTokenDigest: s.blob(3), flow: .code(flow),
+            id: id, owner: s.text(2).map { Caller(name: $0) }, claimTokenDigest: s.blob(3), login: .code(login),
             status: status,
             result: result, failure: failure, released: released, createdAt: s.int64(26), expiresAt: s.int64(27),
             finishedAt: s.isNull(28) ? nil : s.int64(28))

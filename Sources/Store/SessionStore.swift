@@ -172,7 +172,7 @@ public final class SessionStore {
             .optional(s.failure?.providerDescription),
             .optional(s.failure?.message), .bool(s.released), .integer(s.createdAt), .integer(s.expiresAt),
             .optional(s.finishedAt),
-            .text(s.flow.kind), .text(s.flow.stored),
+            .text(s.login.kind), .text(s.login.stored),
         ]
     }
 
@@ -263,9 +263,9 @@ public final class SessionStore {
             return c
         }
         var owner: String?
-        var reuse = StoredFlowReuse()
+        var reuse = StoredReuse(parse: callback)
         while try s.step() {
-            if let session = Self.decode(s, &owner, &reuse, callback) {
+            if let session = Self.decode(s, &owner, &reuse) {
                 body(session)
             } else {
                 let id = s.text(0) ?? ""
@@ -278,23 +278,35 @@ public final class SessionStore {
     }
 
     private static func decode(
-        _ s: SQLiteStatement, _ lastOwner: inout String?, _ reuse: inout StoredFlowReuse,
-        _ callback: (String, String) -> CallbackURI?
+        _ s: SQLiteStatement, _ lastOwner: inout String?, _ reuse: inout StoredReuse
     ) -> Session? {
         guard let id = s.text(0).flatMap({ SessionID($0) }), let status = s.value(4, as: SessionStatus.self),
             let kind = s.text(16),
-            var flow = s.withBytes(17, { SessionFlow(kind: kind, bytes: $0, reuse: &reuse, callback: callback) })
+            var login = s.withBytes(17, { Login(kind: kind, bytes: $0, reuse: &reuse) })
         else { return nil }
         let released = s.int64(12) != 0
-        var c = flow.codeFlow
-        // A finished session keeps no verifier unless it still holds a completed result.
-        if status.isFinished && !(status == .completed && !released) { c?.codeVerifier = nil }
-        if let c { flow = .code(c) }
         var result: AuthorizationResult?
-        if let c, status == .completed || status == .exchanging {
-            result = AuthorizationResult(
-                code: s.text(5) ?? "", state: c.state, redirectURI: c.redirect.string, callbackURI: s.text(6) ?? "",
-                issuer: s.text(7), codeVerifier: released ? nil : c.codeVerifier, nonce: c.nonce)
+        switch login {
+        case .code(var c):
+            // A finished session keeps no verifier unless it still holds a completed result.
+            if c.codeVerifier != nil, status.isFinished && !(status == .completed && !released) {
+                c.codeVerifier = nil
+                login = .code(c)
+            }
+            if status == .completed || status == .exchanging {
+                result = AuthorizationResult(
+                    code: s.text(5) ?? "", state: c.state, redirectURI: c.redirect.string, callbackURI: s.text(6) ?? "",
+                    issuer: s.text(7), codeVerifier: released ? nil : c.codeVerifier, nonce: c.nonce)
+            }
+        case .signOut(let o):
+            if status == .completed {
+                result = AuthorizationResult(
+                    code: "", state: o.state, redirectURI: o.redirect.string, callbackURI: s.text(6) ?? "",
+                    issuer: s.text(7), codeVerifier: nil, nonce: nil)
+            }
+        case .device:
+            // Its tokens were never written: a completed one is failed at restore (`Router.restored`).
+            break
         }
         var failure: SessionFailure?
         if let code = s.text(8).flatMap(RouterError.Code.init(rawValue:)) {
@@ -305,7 +317,7 @@ public final class SessionStore {
             Caller(name: $0, app: s.text(2).flatMap(CallerApp.init(label:)) ?? .unknown)
         }
         return Session(
-            id: id, owner: owner, claimTokenDigest: s.blob(3), flow: flow, status: status, result: result,
+            id: id, owner: owner, claimTokenDigest: s.blob(3), login: login, status: status, result: result,
             failure: failure,
             released: released, createdAt: s.int64(13), expiresAt: s.int64(14),
             finishedAt: s.isNull(15) ? nil : s.int64(15))

@@ -213,7 +213,8 @@ struct SecondProviderTests {
         #expect(
             strict.status == 2 && strict.errorText.contains("not DPoP, although the account requires DPoP"),
             "\(strict.status) \(strict.errorText)")
-        #expect(try w.desktop.linkctl("token", "strict").status == 4)
+        let token = try w.desktop.linkctl("token", "strict")
+        #expect(token.status == 4, "\(token.status) \(token.errorText)")
         #expect((try? w.keyring.items(account: "strict")) ?? (1, 0) == (0, 0))
         #expect(w.daemon.isRunning)
     }

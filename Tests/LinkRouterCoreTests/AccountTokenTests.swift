@@ -143,7 +143,7 @@ struct AccountTokenTests {
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .held(let w1) = t1.reply else { throw Failure("not held") }
         let read = try #require(Self.started(t1).first)
-        #expect(read.1 == .keyringRead(account.key))
+        #expect(read.1 == .flight(.read(account.key)))
         router.apply(core: t1.core)
         // The others wait on it: nothing more is started.
         for caller in [":1.2", ":1.3"] {
@@ -152,22 +152,22 @@ struct AccountTokenTests {
             router.apply(core: t.core)
         }
         // The keyring holds a token with 10 s left: short of the 60 asked for, so one refresh.
-        let t2 = router.completed(read.0, .keyring(.success(.tokens(Self.tokens("old", expiresIn: 10)))), now: Self.now)
+        let t2 = router.completed(read.0, .flight(.read(.success(Self.tokens("old", expiresIn: 10)))), now: Self.now)
         #expect(Self.answers(t2).isEmpty)
-        #expect(Self.started(t2).map(\.1) == [.discover(issuer: Self.issuer)])
+        #expect(Self.started(t2).map(\.1) == [.flight(.discover(issuer: Self.issuer))])
         router.apply(core: t2.core)
-        let t3 = router.completed(read.0, .metadata(.success(Self.metadata)), now: Self.now)
-        guard case .refresh(_, let used, _)? = Self.started(t3).first?.1 else { throw Failure("no refresh") }
+        let t3 = router.completed(read.0, .flight(.metadata(.success(Self.metadata))), now: Self.now)
+        guard case .flight(.refresh(_, let used))? = Self.started(t3).first?.1 else { throw Failure("no refresh") }
         #expect(used == "r1")
         router.apply(core: t3.core)
         // The provider rotates the refresh token: it goes to the keyring first, and no caller hears yet.
         let fresh = Self.tokens("new", expiresIn: 3600, refresh: "r2")
-        let t4 = router.completed(read.0, .tokens(.success(fresh)), now: Self.now)
+        let t4 = router.completed(read.0, .flight(.refreshed(.success(fresh), used: used)), now: Self.now)
         #expect(Self.answers(t4).isEmpty)
-        #expect(Self.started(t4).map(\.1) == [.keyringWrite(account.key, fresh)])
+        #expect(Self.started(t4).map(\.1) == [.flight(.write(account.key, fresh))])
         router.apply(core: t4.core)
         // Written: all three get the new token, the same one.
-        let t5 = router.completed(read.0, .keyring(.success(.written)), now: Self.now)
+        let t5 = router.completed(read.0, .flight(.written(nil, fresh)), now: Self.now)
         let answered = Self.answers(t5)
         #expect(answered.count == 3)
         #expect(
@@ -197,27 +197,34 @@ struct AccountTokenTests {
             throw Failure("no flight")
         }
         router.apply(core: t1.core)
-        router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now).core)
+        router.apply(core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: Self.now).core)
         let refusal = SessionFailure(code: .tokenExchangeFailed, providerError: "invalid_grant", message: "refused")
-        let t2 = router.completed(flight, .tokens(.failure(refusal)), now: Self.now)
-        #expect(Self.started(t2).map(\.1) == [.keyringRead(account.key)])
+        let t2 = router.completed(flight, .flight(.refreshed(.failure(refusal), used: "r1")), now: Self.now)
+        guard case .flight(.reread(account.key, "r1", let why))? = Self.started(t2).first?.1 else {
+            throw Failure("not read again: \(t2.effects)")
+        }
         #expect(Self.answers(t2).isEmpty)
         router.apply(core: t2.core)
         // Another process refreshed meanwhile: its refresh token is tried.
         let t3 = router.completed(
-            flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
-        guard case .refresh(_, let live, _)? = Self.started(t3).first?.1 else {
+            flight,
+            .flight(.reread(.success(Self.tokens("other", expiresIn: 0, refresh: "r9")), used: "r1", refusal: why)),
+            now: Self.now)
+        guard case .flight(.refresh(_, let live))? = Self.started(t3).first?.1 else {
             throw Failure("no second refresh: \(t3.effects)")
         }
         #expect(live == "r9")
         router.apply(core: t3.core)
         // Refused too, and the keyring has nothing newer: signed out, the item deleted.
-        router.apply(core: router.completed(flight, .tokens(.failure(refusal)), now: Self.now).core)
+        router.apply(
+            core: router.completed(flight, .flight(.refreshed(.failure(refusal), used: "r9")), now: Self.now).core)
         let t4 = router.completed(
-            flight, .keyring(.success(.tokens(Self.tokens("other", expiresIn: 0, refresh: "r9")))), now: Self.now)
+            flight,
+            .flight(.reread(.success(Self.tokens("other", expiresIn: 0, refresh: "r9")), used: "r9", refusal: why)),
+            now: Self.now)
         guard case .refused(let e)? = Self.answers(t4)[wait] else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
-        #expect(Self.started(t4).map(\.1) == [.keyringDelete(account.key)])
+        #expect(Self.started(t4).map(\.1) == [.flight(.delete(account.key))])
         router.apply(core: t4.core)
         #expect(router.accountTokens[account.key]?.tokens == nil)
     }
@@ -234,11 +241,11 @@ struct AccountTokenTests {
             throw Failure("no flight")
         }
         router.apply(core: t1.core)
-        router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now).core)
+        router.apply(core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: Self.now).core)
         let down = SessionFailure(
             code: .tokenExchangeFailed,
             message: "the request to the token endpoint at id.example.com failed: connection refused")
-        let t2 = router.completed(flight, .tokens(.failure(down)), now: Self.now)
+        let t2 = router.completed(flight, .flight(.refreshed(.failure(down), used: "r1")), now: Self.now)
         guard case .refused(let e)? = Self.answers(t2)[wait] else { throw Failure("not answered") }
         #expect(e.code == .refreshFailed && e.message.contains("they are kept"))
         #expect(Self.started(t2).isEmpty)
@@ -250,7 +257,7 @@ struct AccountTokenTests {
         let t3 = fresh.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .held(let w3) = t3.reply, let (read, _) = Self.started(t3).first else { throw Failure("no read") }
         fresh.apply(core: t3.core)
-        let t4 = fresh.completed(read, .keyring(.failure(RouterError(.keyringLocked, "locked"))), now: Self.now)
+        let t4 = fresh.completed(read, .flight(.read(.failure(RouterError(.keyringLocked, "locked")))), now: Self.now)
         guard case .refused(let locked)? = Self.answers(t4)[w3] else { throw Failure("not answered") }
         #expect(locked.code == .keyringLocked && Self.started(t4).isEmpty)
     }
@@ -276,8 +283,10 @@ struct AccountTokenTests {
                 throw Failure("no flight at \(now)")
             }
             router.apply(core: t.core)
-            router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: now).core)
-            let failed = router.completed(flight, .tokens(.failure(down)), now: now)
+            router.apply(core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: now).core)
+            let failed = router.completed(flight, .flight(.refreshed(.failure(down), used: "secret-rt")), now: now)
+            // What a flight carries (the refresh token it spent) never reaches a log line.
+            for case .log(let line) in failed.effects { #expect(!"\(line)".contains("secret-rt"), "\(line)") }
             router.apply(core: failed.core)
             return failed
         }
@@ -306,30 +315,18 @@ struct AccountTokenTests {
         let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 20)
         guard let (flight, _) = Self.started(t).first else { throw Failure("no flight after the wait") }
         router.apply(core: t.core)
-        router.apply(core: router.completed(flight, .metadata(.success(Self.metadata)), now: Self.now + 20).core)
-        let worked = router.completed(
-            flight, .tokens(.success(Self.tokens("new", expiresIn: 3600))), now: Self.now + 20)
+        router.apply(
+            core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: Self.now + 20).core)
+        let new = Self.tokens("new", expiresIn: 3600)
+        let worked = router.completed(flight, .flight(.refreshed(.success(new), used: "secret-rt")), now: Self.now + 20)
         router.apply(core: worked.core)
-        router.apply(core: router.completed(flight, .keyring(.success(.written)), now: Self.now + 20).core)
+        router.apply(core: router.completed(flight, .flight(.written(nil, new)), now: Self.now + 20).core)
         #expect(router.accountTokens[account.key]?.tokens?.accessToken == "new")
         #expect(router.accountTokens[account.key]?.failures == 0 && router.accountTokens[account.key]?.retryAt == nil)
 
-        // What a flight carries (a refresh token) never reaches a log line, even for an unexpected result.
-        var odd = Self.router(":1.1")
-        odd.apply(core: [
-            .account(
-                account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0, refresh: "secret-rt"), loaded: true)
-            )
-        ])
-        let t5 = odd.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
-        guard let (f5, _) = Self.started(t5).first else { throw Failure("no flight") }
-        odd.apply(core: t5.core)
-        odd.apply(core: odd.completed(f5, .metadata(.success(Self.metadata)), now: Self.now).core)
-        let weird = odd.completed(f5, .fired, now: Self.now)
-        let lines = weird.effects.compactMap { if case .log(let l) = $0 { "\(l)" } else { nil } }
-        #expect(!lines.isEmpty && lines.allSatisfy { !$0.contains("secret-rt") }, "\(lines)")
+        // Nor does a flight's description (stages and token sets reach log lines).
         #expect(
-            !"\(TokenFlight.Stage.refreshing(used: "secret-rt"))".contains("secret")
+            !"\(TokenFlight.Stage.writing(Self.tokens("at-secret", expiresIn: 1)))".contains("secret")
                 && !"\(Self.tokens("at-secret", expiresIn: 1))".contains("at-secret"))
     }
 
@@ -337,14 +334,14 @@ struct AccountTokenTests {
     func unsavedAndMemory() throws {
         var router = Self.router(":1.1")
         let account = try Self.account()
-        var ids = router.newOperationIDs
-        let keep = router.keepTokens(
-            Self.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
-        guard let (write, op) = Self.started(keep).first, case .keyringWrite = op else { throw Failure("no write") }
+        var turn = Turn(router, now: Self.now)
+        let a1 = Self.tokens("a", expiresIn: 3600)
+        let keep = AccountBook.keepTokens(a1, for: account.key, inMemoryOnly: false, &turn)
+        guard let (write, op) = Self.started(keep).first, case .flight(.write) = op else { throw Failure("no write") }
         router.apply(core: keep.core)
         router.apply(
             core: router.completed(
-                write, .keyring(.failure(RouterError(.keyringFailed, "no answer in 30 s"))), now: Self.now
+                write, .flight(.written(RouterError(.keyringFailed, "no answer in 30 s"), a1)), now: Self.now
             ).core)
         guard case .token(let a) = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now).reply else {
             throw Failure("no token")
@@ -356,9 +353,8 @@ struct AccountTokenTests {
         let none = memory.getToken(m, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .refused(let e) = none.reply else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && Self.started(none).isEmpty)
-        var ids2 = memory.newOperationIDs
-        let kept = memory.keepTokens(
-            Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, ids: &ids2, now: Self.now)
+        var turn2 = Turn(memory, now: Self.now)
+        let kept = AccountBook.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, &turn2)
         #expect(Self.started(kept).isEmpty)
     }
 
@@ -369,19 +365,21 @@ struct AccountTokenTests {
         var router = Router()
         let account = try Self.account()
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now)
-        guard case .held(let held) = t1.reply, let (identify, op) = Self.started(t1).first, case .identify = op else {
+        guard case .held(let held) = t1.reply, let (identify, op) = Self.started(t1).first,
+            case .identification(.identify) = op
+        else {
             throw Failure("not held for identity")
         }
         router.apply(core: t1.core)
-        let t2 = router.completed(identify, .identified(.flatpak("org.example.App")), now: Self.now)
+        let t2 = router.completed(identify, .identification(.identified(.flatpak("org.example.App"))), now: Self.now)
         guard case .refused(let e)? = Self.answers(t2)[held] else { throw Failure("not refused") }
         #expect(
             e.code == .unknownAccount
-                && !Self.started(t2).contains { if case .keyringRead = $0.1 { true } else { false } })
+                && !Self.started(t2).contains { if case .flight(.read) = $0.1 { true } else { false } })
         router.apply(core: t2.core)
         #expect(
             router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now).reply
-                == .refused(Router.unknownAccount("work")))
+                == .refused(AccountBook.unknownAccount("work")))
         // Nor does it see any; a caller not yet known waits to be known before the list is shown.
         #expect(router.listAccounts([account], caller: ":1.7").reply == .accounts([]))
         guard case .held = router.listAccounts([account], caller: ":1.8").reply else {
@@ -390,10 +388,10 @@ struct AccountTokenTests {
         // For a host caller, an account not read yet is read first, then listed.
         var host = Self.router(":1.9")
         let list = host.listAccounts([account], caller: ":1.9")
-        guard case .held(let listOp) = list.reply, let (read, op) = Self.started(list).first, case .keyringRead = op
+        guard case .held(let listOp) = list.reply, let (read, op) = Self.started(list).first, case .flight(.read) = op
         else { throw Failure("not read first") }
         host.apply(core: list.core)
-        let landed = host.completed(read, .keyring(.success(.tokens(nil))), now: Self.now)
+        let landed = host.completed(read, .flight(.read(.success(nil))), now: Self.now)
         guard case .accounts(let shown)? = Self.answers(landed)[listOp] else { throw Failure("not listed") }
         #expect(
             shown.map(\.account) == [account] && shown.first?.tokens?.loaded == true
@@ -426,7 +424,7 @@ struct AccountTokenTests {
         r.clientID = "app"
         let add = router.accountCall(.add("work", r), accounts: [user], caller: ":1.2", now: Self.now)
         guard case .held(let addOp) = add.reply, let (writeOp, write) = Self.started(add).first,
-            case .writeAccount(let mine) = write
+            case .accountFile(.write(let mine)) = write
         else { throw Failure("no write") }
         #expect(addOp == writeOp && mine.owner == .app("flatpak:org.example.App") && mine.clientID == "app")
         #expect(
@@ -434,7 +432,7 @@ struct AccountTokenTests {
                 && user.key.qualifiedName == "work")
         #expect(AccountKey(qualifiedName: mine.key.qualifiedName, issuer: Self.issuer) == mine.key)
         router.apply(core: add.core)
-        let added = router.completed(writeOp, .accountFile(nil), now: Self.now)
+        let added = router.completed(writeOp, .accountFile(.done(nil)), now: Self.now)
         #expect(Self.answers(added)[addOp] == Transition.Reply.none)
         router.apply(core: added.core)
         let declared = [user, mine]
@@ -459,19 +457,19 @@ struct AccountTokenTests {
         guard case .held = apps.reply, let (_, read) = Self.started(apps).first else {
             throw Failure("the app's not read")
         }
-        #expect(read == .keyringRead(mine.key))
+        #expect(read == .flight(.read(mine.key)))
         #expect(
             router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now)
-                .reply == .refused(Router.unknownAccount("work")))
+                .reply == .refused(AccountBook.unknownAccount("work")))
         #expect(router.accountCall(.list, accounts: declared, caller: ":1.3", now: Self.now).reply == .accounts([]))
         #expect(
             router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.5", now: Self.now)
-                .reply == .refused(Router.unknownAccount("work")))
+                .reply == .refused(AccountBook.unknownAccount("work")))
         let listed = router.accountCall(.list, accounts: declared, caller: ":1.2", now: Self.now)
-        guard listed.core.contains(where: { if case .track(_, .listWait([mine], _)) = $0 { true } else { false } })
+        guard listed.core.contains(where: { if case .hold(_, .list([mine], _)) = $0 { true } else { false } })
         else { throw Failure("the app's list is not its own") }
         let hostList = router.accountCall(.list, accounts: declared, caller: ":1.4", now: Self.now)
-        guard hostList.core.contains(where: { if case .track(_, .listWait(declared, _)) = $0 { true } else { false } })
+        guard hostList.core.contains(where: { if case .hold(_, .list(declared, _)) = $0 { true } else { false } })
         else { throw Failure("the host does not see the app's") }
 
         // Its login is its own account's: the request gets the app's client, and the tokens land on its key.
@@ -486,7 +484,7 @@ struct AccountTokenTests {
         #expect(
             router.beginSession(
                 login, inputs: Self.noInputs, accounts: declared, caller: ":1.3", login: false, now: Self.now
-            ).reply == .refused(Router.unknownAccount("work")))
+            ).reply == .refused(AccountBook.unknownAccount("work")))
         _ = beginOp
 
         // Refused: the administrator's name; a declaration that breaks a rule; an unidentified caller; a host program's
@@ -513,7 +511,7 @@ struct AccountTokenTests {
         #expect(bad.code == .invalidArgument && bad.message.contains("issuer is missing"))
         #expect(
             router.accountCall(.add("x", r), accounts: [], caller: ":1.5", now: Self.now).reply
-                == .refused(Router.unknownAccount("x")))
+                == .refused(AccountBook.unknownAccount("x")))
         guard
             case .refused(let adminRemove) = router.accountCall(
                 .remove("fleet"), accounts: [admin], caller: ":1.4", now: Self.now
@@ -549,7 +547,7 @@ struct AccountTokenTests {
             longLogin, inputs: Fixtures.inputs(), accounts: [longOwned], caller: ":1.9", login: false, now: Self.now)
         guard case .held(let longOp) = longBegin.reply else { throw Failure("not begun: \(longBegin.reply)") }
         long.apply(core: longBegin.core)
-        let planned = long.completed(longOp, .metadata(.success(Self.metadata)), now: Self.now)
+        let planned = long.completed(longOp, .begin(.metadata(.success(Self.metadata))), now: Self.now)
         if case .refused(let e)? = Self.answers(planned)[longOp] { Issue.record("refused: \(e.message)") }
         // Its loopback redirect needs a listener first: the begin goes on to it, with the app's account.
         #expect(
@@ -560,7 +558,7 @@ struct AccountTokenTests {
                     false
                 }
             })
-        #expect(Self.started(planned).contains { if case .listen = $0.1 { true } else { false } })
+        #expect(Self.started(planned).contains { if case .begin(.listen) = $0.1 { true } else { false } })
 
         // Replaced with another client: once written, the old tokens are forgotten, in memory and the keyring.
         router.apply(core: [
@@ -572,10 +570,10 @@ struct AccountTokenTests {
         guard case .held(let replaceOp) = replace.reply else { throw Failure("not written") }
         #expect(router.accountTokens[mine.key]?.tokens != nil)
         router.apply(core: replace.core)
-        let replaced = router.completed(replaceOp, .accountFile(nil), now: Self.now)
+        let replaced = router.completed(replaceOp, .accountFile(.done(nil)), now: Self.now)
         #expect(
             Self.answers(replaced)[replaceOp] == Transition.Reply.none
-                && Self.started(replaced).contains { $0.1 == .keyringDelete(mine.key) })
+                && Self.started(replaced).contains { $0.1 == .flight(.delete(mine.key)) })
         router.apply(core: replaced.core)
         #expect(router.accountTokens[mine.key]?.tokens == nil)
 
@@ -584,25 +582,26 @@ struct AccountTokenTests {
             .account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
         ])
         let remove = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
-        guard case .held(let removeOp) = remove.reply, Self.started(remove).first?.1 == .removeAccount(mine) else {
+        guard case .held(let removeOp) = remove.reply, Self.started(remove).first?.1 == .accountFile(.remove(mine))
+        else {
             throw Failure("not removed")
         }
         router.apply(core: remove.core)
-        let failed = router.completed(removeOp, .accountFile(RouterError(.storageFailed, "disk")), now: Self.now)
+        let failed = router.completed(removeOp, .accountFile(.done(RouterError(.storageFailed, "disk"))), now: Self.now)
         #expect(Self.answers(failed)[removeOp] == .refused(RouterError(.storageFailed, "disk")))
         router.apply(core: failed.core)
         #expect(router.accountTokens[mine.key]?.tokens != nil)
         let remove2 = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
         guard case .held(let removeOp2) = remove2.reply else { throw Failure("not removed") }
         router.apply(core: remove2.core)
-        let gone = router.completed(removeOp2, .accountFile(nil), now: Self.now)
+        let gone = router.completed(removeOp2, .accountFile(.done(nil)), now: Self.now)
         #expect(
-            Self.answers(gone)[removeOp2] == nil && Self.started(gone).contains { $0.1 == .keyringDelete(mine.key) })
+            Self.answers(gone)[removeOp2] == nil && Self.started(gone).contains { $0.1 == .logout(.delete(mine.key)) })
         router.apply(core: gone.core)
         #expect(
             router.accountTokens[mine.key]?.tokens == nil
                 && router.accountTokens[user.key]?.tokens?.accessToken == "users")
-        let forgotten = router.completed(removeOp2, .keyring(.success(.deleted)), now: Self.now)
+        let forgotten = router.completed(removeOp2, .logout(.deleted(nil)), now: Self.now)
         #expect(Self.answers(forgotten)[removeOp2] == Transition.Reply.none)
     }
 
@@ -620,12 +619,12 @@ struct AccountTokenTests {
         guard case .held(let held) = out.reply else { throw Failure("not held") }
         let started = Self.started(out)
         guard let (revokeOp, discover) = started.first(where: { $0.0 != held }),
-            discover == .discover(issuer: Self.issuer)
+            discover == .revoking(.discover(issuer: Self.issuer))
         else { throw Failure("no revocation: \(started)") }
-        #expect(started.contains { $0 == (held, .keyringDelete(account.key)) })
+        #expect(started.contains { $0 == (held, .logout(.delete(account.key))) })
         router.apply(core: out.core)
         // The answer does not wait on the provider.
-        let deleted = router.completed(held, .keyring(.success(.deleted)), now: Self.now)
+        let deleted = router.completed(held, .logout(.deleted(nil)), now: Self.now)
         #expect(Self.answers(deleted)[held] == Transition.Reply.none)
         router.apply(core: deleted.core)
         let revocationEndpoint = Self.issuer + "/revoke"
@@ -633,17 +632,20 @@ struct AccountTokenTests {
             issuer: Self.issuer, authorizationEndpoint: Self.issuer + "/authorize",
             tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
             issParameterSupported: false, revocationEndpoint: revocationEndpoint)
-        let asked = router.completed(revokeOp, .metadata(.success(withEndpoint)), now: Self.now)
-        guard case .revoke(let r, let endpoint)? = Self.started(asked).first?.1 else { throw Failure("not revoked") }
+        let asked = router.completed(revokeOp, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
+        guard case .revoking(.revoke(let r, let endpoint))? = Self.started(asked).first?.1 else {
+            throw Failure("not revoked")
+        }
         #expect(endpoint == revocationEndpoint && r.token == "rt" && r.hint == "refresh_token" && r.clientID == "cli")
         #expect("\(r)" == "revocation of work's refresh_token", "a revocation never prints its token")
         router.apply(core: asked.core)
-        let refused = router.completed(revokeOp, .revoked(RouterError(.tokenExchangeFailed, "HTTP 401")), now: Self.now)
+        let refused = router.completed(
+            revokeOp, .revoking(.revoked(RouterError(.tokenExchangeFailed, "HTTP 401"))), now: Self.now)
         #expect(
             refused.core == [.finish(revokeOp)]
                 && refused.effects.allSatisfy { if case .log = $0 { true } else { false } })
         router.apply(core: refused.core)
-        #expect(router.operations.isEmpty)
+        #expect(router.running.isEmpty)
 
         // No endpoint: logged, nothing sent. An access token alone is revoked as one.
         var bare = Self.router(":1.1")
@@ -654,10 +656,12 @@ struct AccountTokenTests {
         guard case .held(let held2) = out2.reply, let (op2, _) = Self.started(out2).first(where: { $0.0 != held2 })
         else { throw Failure("no revocation") }
         bare.apply(core: out2.core)
-        let none = bare.completed(op2, .metadata(.success(Self.metadata)), now: Self.now)
+        let none = bare.completed(op2, .revoking(.metadata(.success(Self.metadata))), now: Self.now)
         #expect(none.core == [.finish(op2)] && Self.started(none).isEmpty)
-        let at = bare.completed(op2, .metadata(.success(withEndpoint)), now: Self.now)
-        guard case .revoke(let r2, _)? = Self.started(at).first?.1 else { throw Failure("access token not revoked") }
+        let at = bare.completed(op2, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
+        guard case .revoking(.revoke(let r2, _))? = Self.started(at).first?.1 else {
+            throw Failure("access token not revoked")
+        }
         #expect(r2.token == "at" && r2.hint == "access_token")
 
         // The caller leaves while the tokens are read for its sign-out: the sign-out goes on for nobody.
@@ -669,25 +673,25 @@ struct AccountTokenTests {
         #expect(left.effects.contains(.forget(goneOp)) && !left.core.contains(.finish(goneOp)))
         leaving.apply(core: left.core)
         let readForNobody = leaving.completed(
-            goneOp, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
-        #expect(Self.started(readForNobody).contains { $0 == (goneOp, .keyringDelete(account.key)) })
-        #expect(Self.started(readForNobody).contains { $0.1 == .discover(issuer: Self.issuer) })
+            goneOp, .logout(.read(.success(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
+        #expect(Self.started(readForNobody).contains { $0 == (goneOp, .logout(.delete(account.key))) })
+        #expect(Self.started(readForNobody).contains { $0.1 == .revoking(.discover(issuer: Self.issuer)) })
 
         // Not read yet (a daemon just started): read, then deleted and revoked.
         var fresh = Self.router(":1.1")
         let out3 = fresh.logout(account, caller: ":1.1")
-        guard case .held(let held3) = out3.reply, Self.started(out3).map(\.1) == [.keyringRead(account.key)] else {
+        guard case .held(let held3) = out3.reply, Self.started(out3).map(\.1) == [.logout(.read(account.key))] else {
             throw Failure("not read first")
         }
         fresh.apply(core: out3.core)
         let read = fresh.completed(
-            held3, .keyring(.success(.tokens(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
-        #expect(Self.started(read).contains { $0 == (held3, .keyringDelete(account.key)) })
-        #expect(Self.started(read).contains { $0.1 == .discover(issuer: Self.issuer) })
+            held3, .logout(.read(.success(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
+        #expect(Self.started(read).contains { $0 == (held3, .logout(.delete(account.key))) })
+        #expect(Self.started(read).contains { $0.1 == .revoking(.discover(issuer: Self.issuer)) })
         #expect(Self.answers(read).isEmpty)
         fresh.apply(core: read.core)
         #expect(
-            Self.answers(fresh.completed(held3, .keyring(.success(.deleted)), now: Self.now))[held3]
+            Self.answers(fresh.completed(held3, .logout(.deleted(nil)), now: Self.now))[held3]
                 == Transition.Reply.none)
         // The metadata names a revocation endpoint only when it keeps the endpoint rules.
         func endpointRead(_ value: String) throws -> String? {
@@ -721,16 +725,50 @@ struct AccountTokenTests {
         #expect(Self.started(reject).isEmpty)
         router.apply(core: reject.core)
         // Found out: unknown. Both are refused, the tokens untouched.
-        let t = router.completed(identify, .identified(.unknown), now: Self.now)
-        #expect(Self.answers(t)[held] == .refused(Router.unknownAccount("work")))
-        #expect(Self.answers(t)[rejectHeld] == .refused(Router.unknownAccount("work")))
+        let t = router.completed(identify, .identification(.identified(.unknown)), now: Self.now)
+        #expect(Self.answers(t)[held] == .refused(AccountBook.unknownAccount("work")))
+        #expect(Self.answers(t)[rejectHeld] == .refused(AccountBook.unknownAccount("work")))
         router.apply(core: t.core)
         #expect(router.accountTokens[account.key]?.tokens?.accessToken == "t")
         // And from now on it is refused at once, never held.
         #expect(
             router.getToken(account, TokenRequest(), caller: ":1.5", now: Self.now).reply
-                == .refused(Router.unknownAccount("work")))
+                == .refused(AccountBook.unknownAccount("work")))
         #expect(router.listAccounts([account], caller: ":1.5").reply == .accounts([]))
+    }
+
+    @Test(
+        "calls held while the caller is identified go on under the same operations once it is known: one answered from memory, one waiting on the keyring read it started, each held once"
+    )
+    func heldUntilIdentified() throws {
+        var router = Router()
+        let account = try Self.account()
+        let first = router.getToken(account, TokenRequest(), caller: ":1.6", now: Self.now)
+        guard case .held(let held) = first.reply, let (identify, _) = Self.started(first).first else {
+            throw Failure("not held for identity")
+        }
+        router.apply(core: first.core)
+        let list = router.listAccounts([account], caller: ":1.6")
+        guard case .held(let listHeld) = list.reply else { throw Failure("list not held") }
+        router.apply(core: list.core)
+        let known = router.completed(identify, .identification(.identified(.host)), now: Self.now)
+        // The token call now waits on the keyring read it started; the list waits on the same read.
+        guard let (read, work) = Self.started(known).first, case .flight(.read) = work else {
+            throw Failure("no read: \(known.effects)")
+        }
+        #expect(Self.started(known).count == 1, "one read for both")
+        #expect(Self.answers(known).isEmpty)
+        router.apply(core: known.core)
+        #expect(router.held[held] == .token(account.key, caller: ":1.6", kind: .access, minValid: 60, proof: nil))
+        #expect(router.held[listHeld] == .list([account], caller: ":1.6"))
+        let landed = router.completed(
+            read, .flight(.read(.success(Self.tokens("kept", expiresIn: 3600)))), now: Self.now)
+        guard case .token(let a)? = Self.answers(landed)[held], case .accounts? = Self.answers(landed)[listHeld] else {
+            throw Failure("not answered: \(landed.effects)")
+        }
+        #expect(a.tokens.accessToken == "kept")
+        router.apply(core: landed.core)
+        #expect(router.held.calls.isEmpty && router.running.isEmpty)
     }
 
     @Test(
@@ -744,15 +782,15 @@ struct AccountTokenTests {
             throw Failure("no flight")
         }
         router.apply(core: t1.core)
-        var ids = router.newOperationIDs
-        let login = router.keepTokens(
-            Self.tokens("new-login", expiresIn: 3600), for: account.key, inMemoryOnly: false, ids: &ids, now: Self.now)
+        var turn = Turn(router, now: Self.now)
+        let newLogin = Self.tokens("new-login", expiresIn: 3600)
+        let login = AccountBook.keepTokens(newLogin, for: account.key, inMemoryOnly: false, &turn)
         #expect(login.core.contains(.finish(read)))
         guard let (write, _) = Self.started(login).first else { throw Failure("no write") }
         router.apply(core: login.core)
         // The old read's answer finds nothing; the write's hands the waiter the new set.
-        #expect(router.completed(read, .keyring(.success(.tokens(nil))), now: Self.now).effects.isEmpty)
-        let landed = router.completed(write, .keyring(.success(.written)), now: Self.now)
+        #expect(router.completed(read, .flight(.read(.success(nil))), now: Self.now).effects.isEmpty)
+        let landed = router.completed(write, .flight(.written(nil, newLogin)), now: Self.now)
         guard case .token(let a)? = Self.answers(landed)[wait] else { throw Failure("waiter not answered") }
         #expect(a.tokens.accessToken == "new-login")
     }
@@ -770,7 +808,9 @@ struct AccountTokenTests {
         let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .token(let a) = t.reply else { throw Failure("not answered at once") }
         #expect(a.warning != nil)
-        guard case .keyringWrite(_, let written)? = Self.started(t).first?.1 else { throw Failure("no write retried") }
+        guard case .flight(.write(_, let written))? = Self.started(t).first?.1 else {
+            throw Failure("no write retried")
+        }
         #expect(written.accessToken == "m")
     }
 

@@ -31,24 +31,25 @@ struct AppToAppTests {
     func flow() throws {
         var (router, s) = try vipps()
         let d = router.decide(
-            "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)", source: .link,
+            "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri=\(Self.encodedResume)",
+            source: .link,
             now: now)
-        guard case .resume(let resumed, let url) = d else {
+        guard case .resume(let resumed, let url, _, _) = d else {
             Issue.record("not resumed: \(d)")
             return
         }
         #expect(url == Self.resume)
-        #expect(resumed.status == .resumed && resumed.code.resumeOpened)
+        #expect(resumed.status == .resumed && resumed.codeLogin.resumeOpened)
         router.replace(resumed)
         // Opened at most once (R2).
         #expect(
             router.decide(
-                "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)",
+                "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri=\(Self.encodedResume)",
                 source: .link, now: now
             ).refusalCode == .replayed)
         guard
             case .complete(let done) = router.decide(
-                "https://example.com/redirect?state=\(s.code.state)&code=C&scope=openid", source: .link, now: now)
+                "https://example.com/redirect?state=\(s.codeLogin.state)&code=C&scope=openid", source: .link, now: now)
         else {
             Issue.record("not completed")
             return
@@ -58,7 +59,7 @@ struct AppToAppTests {
         // After the final callback the app step is a replay (R2).
         #expect(
             router.decide(
-                "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(Self.encodedResume)",
+                "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri=\(Self.encodedResume)",
                 source: .link, now: now
             ).refusalCode == .replayed)
     }
@@ -67,9 +68,9 @@ struct AppToAppTests {
     func resumeSchemeCase() throws {
         let (router, s) = try vipps()
         let d = router.decide(
-            "https://example.com/app-callback?state=\(s.code.state)&resume_uri="
+            "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri="
                 + PercentEncoding.encode("httpS://auth.example.com/vipps-login-idp/x"), source: .link, now: now)
-        guard case .resume(_, let url) = d else {
+        guard case .resume(_, let url, _, _) = d else {
             Issue.record("not resumed: \(d)")
             return
         }
@@ -81,7 +82,7 @@ struct AppToAppTests {
         let (router, s) = try vipps()
         guard
             case .complete = router.decide(
-                "https://example.com/redirect?state=\(s.code.state)&code=C", source: .link, now: now)
+                "https://example.com/redirect?state=\(s.codeLogin.state)&code=C", source: .link, now: now)
         else {
             Issue.record("not completed")
             return
@@ -93,19 +94,19 @@ struct AppToAppTests {
         let (router, s) = try vipps()
         guard
             case .acknowledge(let a) = router.decide(
-                "https://example.com/app-callback?state=\(s.code.state)", source: .link, now: now)
+                "https://example.com/app-callback?state=\(s.codeLogin.state)", source: .link, now: now)
         else {
             Issue.record("not acknowledged")
             return
         }
-        #expect(a.status == .resumed && !a.code.resumeOpened)
+        #expect(a.status == .resumed && !a.codeLogin.resumeOpened)
     }
 
     @Test("one URI in both roles: parameters tell the steps apart")
     func sharedURI() throws {
         let (router, s) = try Fixtures.router(
             Fixtures.request(redirect: "https://example.com/app-callback", app: "https://example.com/app-callback"))
-        let base = "https://example.com/app-callback?state=\(s.code.state)"
+        let base = "https://example.com/app-callback?state=\(s.codeLogin.state)"
         guard case .resume = router.decide(base + "&resume_uri=" + Self.encodedResume, source: .link, now: now) else {
             Issue.record("resume")
             return
@@ -124,7 +125,7 @@ struct AppToAppTests {
     func codeOnAppCallback() throws {
         let (router, s) = try vipps()
         #expect(
-            router.decide("https://example.com/app-callback?state=\(s.code.state)&code=C", source: .link, now: now)
+            router.decide("https://example.com/app-callback?state=\(s.codeLogin.state)&code=C", source: .link, now: now)
                 .refusalCode == .callbackMismatch)
     }
 
@@ -132,8 +133,8 @@ struct AppToAppTests {
     func errors() throws {
         let (router, s) = try vipps()
         for uri in [
-            "https://example.com/app-callback?state=\(s.code.state)&error=unknown_error",
-            "https://example.com/redirect?state=\(s.code.state)&error=access_denied",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)&error=unknown_error",
+            "https://example.com/redirect?state=\(s.codeLogin.state)&error=access_denied",
         ] {
             guard case .fail(let f) = router.decide(uri, source: .link, now: now) else {
                 Issue.record("\(uri)")
@@ -156,23 +157,23 @@ struct AppToAppTests {
     func resumeRefused(_ target: String) throws {
         let (router, s) = try vipps()
         let d = router.decide(
-            "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(target))",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri=\(PercentEncoding.encode(target))",
             source: .link, now: now)
         #expect(d.refusalCode == .resumeRefused || d.refusalCode == .invalidArgument, "\(d)")
         #expect(router.session(s.id)?.status == .pending)
-        #expect(router.session(s.id)?.code.resumeOpened == false)
+        #expect(router.session(s.id)?.codeLogin.resumeOpened == false)
     }
 
     @Test("resume_hosts and resume_path_prefix widen and narrow the allow-list")
     func resumeHosts() throws {
         let (router, s) = try vipps {
-            $0.resumeHosts = ["api.vipps.no"]
-            $0.resumePathPrefix = "/vipps-login-idp/"
+            $0.login.resumeHosts = ["api.vipps.no"]
+            $0.login.resumePathPrefix = "/vipps-login-idp/"
         }
         let ok = "https://api.vipps.no/vipps-login-idp/index.html?tabId=1"
         guard
-            case .resume(_, let url) = router.decide(
-                "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(ok))",
+            case .resume(_, let url, _, _) = router.decide(
+                "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri=\(PercentEncoding.encode(ok))",
                 source: .link, now: now)
         else {
             Issue.record("named host refused")
@@ -185,7 +186,7 @@ struct AppToAppTests {
         ] {
             #expect(
                 router.decide(
-                    "https://example.com/app-callback?state=\(s.code.state)&resume_uri=\(PercentEncoding.encode(bad))",
+                    "https://example.com/app-callback?state=\(s.codeLogin.state)&resume_uri=\(PercentEncoding.encode(bad))",
                     source: .link, now: now
                 ).refusalCode == .resumeRefused, "\(bad)")
         }
@@ -196,7 +197,8 @@ struct AppToAppTests {
         let (router, s) = try vipps()
         guard
             case .fail(let f) = router.decide(
-                "https://example.com/app-callback?state=\(s.code.state)?error=unknown_error", source: .link, now: now)
+                "https://example.com/app-callback?state=\(s.codeLogin.state)?error=unknown_error", source: .link,
+                now: now)
         else {
             Issue.record("quirk not read")
             return
@@ -205,7 +207,7 @@ struct AppToAppTests {
         #expect(f.status == .failed)
         guard
             case .fail(let g) = router.decide(
-                "https://example.com/app-callback?state=\(s.code.state)?error=access_denied&error_description=No",
+                "https://example.com/app-callback?state=\(s.codeLogin.state)?error=access_denied&error_description=No",
                 source: .link, now: now)
         else {
             Issue.record("quirk with description not read")
@@ -214,13 +216,13 @@ struct AppToAppTests {
         #expect(g.failure?.providerDescription == "No")
         // Never a code or a resume from the tail, never on the redirect_uri, never a near-miss state.
         for uri in [
-            "https://example.com/app-callback?state=\(s.code.state)?code=C",
-            "https://example.com/app-callback?state=\(s.code.state)?resume_uri=\(Self.encodedResume)",
-            "https://example.com/app-callback?state=\(s.code.state)?error=x&code=C",
-            "https://example.com/app-callback?state=\(s.code.state)?error=x&error=y",
-            "https://example.com/redirect?state=\(s.code.state)?error=unknown_error",
-            "https://example.com/app-callback?state=\(s.code.state)x?error=unknown_error",
-            "https://example.com/app-callback/?state=\(s.code.state)?error=unknown_error",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)?code=C",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)?resume_uri=\(Self.encodedResume)",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)?error=x&code=C",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)?error=x&error=y",
+            "https://example.com/redirect?state=\(s.codeLogin.state)?error=unknown_error",
+            "https://example.com/app-callback?state=\(s.codeLogin.state)x?error=unknown_error",
+            "https://example.com/app-callback/?state=\(s.codeLogin.state)?error=unknown_error",
         ] {
             let d = router.decide(uri, source: .link, now: now)
             #expect(d.session == nil, "\(uri) → \(d)")
@@ -228,7 +230,7 @@ struct AppToAppTests {
         // Not for a session without an app callback.
         let (plain, p) = try Fixtures.router(Fixtures.request(redirect: "com.example.app:/cb"))
         #expect(
-            plain.decide("com.example.app:/cb?state=\(p.code.state)?error=unknown_error", source: .link, now: now)
+            plain.decide("com.example.app:/cb?state=\(p.codeLogin.state)?error=unknown_error", source: .link, now: now)
                 .refusalCode == .unknownState)
     }
 }

@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// DPoP (RFC 9449) in the core: when a login binds its tokens, how the key
 /// reaches the authorize URL, the push and the grant, that it is stored with
@@ -11,19 +12,30 @@ struct DPoPBindingTests {
         privateJWK: #"{"crv":"P-256","kty":"EC","x":"xx","y":"yy","d":"dd"}"#,
         thumbprint: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")!
 
-    /// An account's login (`dpop` set as `use(account)` sets it) at a provider listing `algorithms`.
-    static func request(_ mode: DPoPBinding.Mode, algorithms: [String]? = ["ES256"], pushed: Bool = false)
-        -> SessionRequest
-    {
+    /// An account's login (`dpop` set as `use(account)` sets it).
+    static func request(_ mode: DPoPBinding.Mode) -> SessionRequest {
         var r = OpenIDTests.exchangeRequest()
-        r.discovered = ProviderMetadata(
+        r.dpop = mode
+        r.account = "work"
+        return r
+    }
+
+    /// A provider listing `algorithms` (and a PAR endpoint, when `pushed`).
+    static func metadata(algorithms: [String]? = ["ES256"], pushed: Bool = false) -> ProviderMetadata {
+        ProviderMetadata(
             issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
             jwksURI: issuer + "/jwks",
             issParameterSupported: true, pushedAuthorizationRequestEndpoint: pushed ? issuer + "/par" : nil,
             dpopSigningAlgorithms: algorithms)
-        r.dpop = mode
-        r.account = "work"
-        return r
+    }
+
+    /// The plan of a login of `mode` at a provider listing `algorithms`.
+    static func plan(_ mode: DPoPBinding.Mode, algorithms: [String]? = ["ES256"], pushed: Bool = false) throws
+        -> SessionPlan
+    {
+        try SessionPlan.make(
+            request(mode), metadata: metadata(algorithms: algorithms, pushed: pushed), owner: Fixtures.caller,
+            limits: Limits())
     }
 
     static func secrets(key: DPoPKey? = key) -> SessionSecrets {
@@ -52,16 +64,19 @@ struct DPoPBindingTests {
         "auto binds where ES256 is listed, require always (refused where the list lacks ES256), off never; a login that is no account's never"
     )
     func decided() throws {
-        func required(_ r: SessionRequest) throws -> Bool? {
-            try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).dpopRequired
+        func required(_ mode: DPoPBinding.Mode, algorithms: [String]? = ["ES256"]) throws -> Bool? {
+            try Self.plan(mode, algorithms: algorithms).dpopRequired
         }
-        #expect(try required(Self.request(.auto)) == false)
-        #expect(try required(Self.request(.auto, algorithms: nil)) == nil)
-        #expect(try required(Self.request(.auto, algorithms: ["PS256"])) == nil)
-        #expect(try required(Self.request(.require, algorithms: nil)) == true)
-        #expect(try required(Self.request(.off)) == nil)
-        #expect(try required(OpenIDTests.exchangeRequest()) == nil)
-        #expect(throws: RouterError.self) { try required(Self.request(.require, algorithms: ["RS256"])) }
+        #expect(try required(.auto) == false)
+        #expect(try required(.auto, algorithms: nil) == nil)
+        #expect(try required(.auto, algorithms: ["PS256"]) == nil)
+        #expect(try required(.require, algorithms: nil) == true)
+        #expect(try required(.off) == nil)
+        #expect(
+            try SessionPlan.make(
+                OpenIDTests.exchangeRequest(), metadata: Self.metadata(), owner: Fixtures.caller, limits: Limits()
+            ).dpopRequired == nil)
+        #expect(throws: RouterError.self) { try required(.require, algorithms: ["RS256"]) }
         #expect(throws: RouterError.self) { try DPoPBinding.Mode(option: "sometimes", name: "dpop") }
     }
 
@@ -69,54 +84,50 @@ struct DPoPBindingTests {
         "a bound login: dpop_jkt in the authorize URL (none in a pushed request, whose push carries the key), the binding in its exchange; a key-less bound plan refused; dpop_jkt not an extra parameter"
     )
     func bound() throws {
-        let plan = try SessionPlan.make(Self.request(.auto), owner: Fixtures.caller, limits: Limits())
+        let plan = try Self.plan(.auto)
         let url = plan.authorizeURL(secrets: Self.secrets())
         #expect(
             url.contains("&dpop_jkt=" + Self.key.thumbprint) || url.contains("?dpop_jkt=" + Self.key.thumbprint),
             "\(url)")
         let s = plan.makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
-        #expect(s.code.exchange?.dpop == DPoPBinding(key: Self.key, required: false))
+        #expect(s.codeLogin.exchange?.dpop == DPoPBinding(key: Self.key, required: false))
         #expect(
             plan.missingDPoPKey(Self.secrets()) == nil
                 && plan.missingDPoPKey(Self.secrets(key: nil))?.code == .internalError)
 
-        let pushedPlan = try SessionPlan.make(
-            Self.request(.require, pushed: true), owner: Fixtures.caller, limits: Limits())
+        let pushedPlan = try Self.plan(.require, pushed: true)
         let push = try #require(pushedPlan.pushRequest(secrets: Self.secrets()))
         #expect(push.dpop == Self.key && !push.parameters.contains { $0.name == "dpop_jkt" })
         var extra = Self.request(.auto)
         extra.extraParams = ["dpop_jkt": "someone-elses"]
-        #expect(throws: RouterError.self) { try SessionPlan.make(extra, owner: Fixtures.caller, limits: Limits()) }
+        #expect(throws: RouterError.self) {
+            try SessionPlan.make(extra, metadata: Self.metadata(), owner: Fixtures.caller, limits: Limits())
+        }
     }
 
     @Test("the key is stored with a pending session (code and device flows) and wiped when the session ends")
     func stored() throws {
-        let s = try SessionPlan.make(Self.request(.require), owner: Fixtures.caller, limits: Limits())
+        let s = try Self.plan(.require)
             .makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
-        let back = try #require(
-            SessionFlow(kind: s.flow.kind, stored: s.flow.stored) { text, role in
-                try? CallbackURI.parse(text, role: role, maxLength: 2048)
-            })
-        #expect(back == s.flow && back.exchange?.dpop?.key == Self.key && back.exchange?.dpop?.required == true)
-        let damaged = s.flow.stored.replacing(Self.key.thumbprint, with: "short")
-        #expect(
-            SessionFlow(kind: "code", stored: damaged) { text, role in
-                try? CallbackURI.parse(text, role: role, maxLength: 2048)
-            } == nil)
+        let parse: (String, String) -> CallbackURI? = { text, role in try? CallbackURI.parse(text, role: role) }
+        let back = try #require(Login(kind: s.login.kind, stored: s.login.stored, parse: parse))
+        #expect(back == s.login && back.exchange?.dpop?.key == Self.key && back.exchange?.dpop?.required == true)
+        let damaged = s.login.stored.replacing(Self.key.thumbprint, with: "short")
+        #expect(Login(kind: "code", stored: damaged, parse: parse) == nil)
 
         let exchange = TokenExchange(
             clientID: "c", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks", expectsIDToken: false,
             account: "work",
             dpop: DPoPBinding(key: Self.key, required: false))
-        let device = SessionFlow.device(
-            DeviceFlow(
+        let device = Login.device(
+            DeviceLogin(
                 issuer: Self.issuer, exchange: exchange, deviceCode: "dc", userCode: "ABCD",
                 verificationURI: Self.issuer + "/device",
                 verificationURIComplete: nil, interval: 5))
-        #expect(SessionFlow(kind: "device", stored: device.stored) { _, _ in nil } == device)
+        #expect(Login(kind: "device", stored: device.stored, parse: parse) == device)
 
         let ended = s.releasingResult()
-        #expect(ended.flow.exchange?.dpop == nil && !ended.flow.stored.contains("exchange_dpop"))
+        #expect(ended.login.exchange?.dpop == nil && !ended.login.stored.contains("exchange_dpop"))
     }
 
     @Test(
@@ -141,12 +152,12 @@ struct DPoPBindingTests {
 
     /// A bound account login of `mode`, its code routed in: the router and the exchanging session.
     static func exchanging(_ mode: DPoPBinding.Mode) throws -> (Router, Session) {
-        let s = try SessionPlan.make(Self.request(mode), owner: Fixtures.caller, limits: Limits())
+        let s = try Self.plan(mode)
             .makeSession(secrets: Self.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now)
         var router = Router()
         router.insert(s)
         let t = router.route(
-            "com.example.app:/callback?code=c1&state=\(s.code.state)&iss=\(PercentEncoding.encode(Self.issuer))",
+            "com.example.app:/callback?code=c1&state=\(s.codeLogin.state)&iss=\(PercentEncoding.encode(Self.issuer))",
             source: .link, via: "test", now: Fixtures.now)
         router.take(t)
         return (router, try #require(t.session))
@@ -161,26 +172,29 @@ struct DPoPBindingTests {
             scope: nil)
         bearer.dpopKey = Self.key
         let (router, s) = try Self.exchanging(.require)
-        let refused = router.exchanged(s.id, .success(bearer), now: Fixtures.now)
+        var turn = Turn(router, now: Fixtures.now)
+        let refused = router.exchanged(s.id, .success(bearer), &turn)
         let failed = try #require(refused.session)
         #expect(
             failed.status == .failed && failed.failure?.code == .tokenExchangeFailed
                 && failed.failure?.message.contains("not DPoP") == true)
         #expect(
-            !refused.effects.contains { if case .start(_, .keyringWrite) = $0 { true } else { false } }, "nothing kept")
+            !refused.effects.contains { if case .start(_, .flight(.write)) = $0 { true } else { false } },
+            "nothing kept")
 
         var bound = bearer
         bound.tokenType = "DPoP"
-        let done = router.exchanged(s.id, .success(bound), now: Fixtures.now)
+        var again = Turn(router, now: Fixtures.now)
+        let done = router.exchanged(s.id, .success(bound), &again)
         let completed = try #require(done.session)
         #expect(
             completed.status == .completed && completed.result?.tokens?.refreshToken == nil
                 && completed.result?.tokens?.accessToken == "at")
         #expect(
             done.effects.contains {
-                if case .start(_, .keyringWrite(_, let kept)) = $0 { kept == bound } else { false }
+                if case .start(_, .flight(.write(_, let kept))) = $0 { kept == bound } else { false }
             })
-        #expect(completed.flow.exchange?.dpop == nil, "the key left the session with the tokens")
+        #expect(completed.login.exchange?.dpop == nil, "the key left the session with the tokens")
     }
 
     @Test(
@@ -203,7 +217,8 @@ struct DPoPBindingTests {
         #expect(t.refusal?.code == .notSignedIn && t.refusal?.message.contains("dpop=require") == true, "\(t.reply)")
         let started = t.effects.compactMap { if case .start(_, let o) = $0 { o } else { nil } }
         #expect(
-            started.contains(.keyringDelete(account.key)) && started.contains(.discover(issuer: Self.issuer)),
+            started.contains(.flight(.delete(account.key)))
+                && started.contains(.revoking(.discover(issuer: Self.issuer))),
             "\(started)")
         #expect(t.core.contains(.account(account.key, AccountTokens(tokens: nil, loaded: true, flight: nil))))
     }

@@ -56,8 +56,10 @@ struct DeepLinkRoutingTests {
         let (router, s) = try Fixtures.router()
         let apps = try Self.apps(claims: ["https://example.com/", "https://example.com/app/"])
         #expect(
-            router.decide("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, apps: apps, now: now)
-                .session?.status == .completed)
+            router.decide(
+                "com.example.app:/callback?code=C&state=\(s.codeLogin.state)", source: .link, apps: apps, now: now
+            )
+            .session?.status == .completed)
         guard
             case .deliver(let url, let app, _) = router.decide(
                 "com.example.app:/items/42", source: .link, apps: apps, now: now)
@@ -130,23 +132,28 @@ struct DeepLinkRoutingTests {
         let op = try #require(t.held)
         #expect(
             t.changes.isEmpty
-                && t.core == [.track(op, .deliver(url: "com.example.app:/items/1", app: Self.app, answers: true))])
+                && t.core == [
+                    .track(op, .delivery(Delivery(url: "com.example.app:/items/1", app: Self.app, caller: "")))
+                ])
         #expect(
-            t.effects.first == .start(op, .deliver(url: "com.example.app:/items/1", app: Self.app, context: context)))
+            t.effects.first
+                == .start(op, .delivery(.deliver(url: "com.example.app:/items/1", app: Self.app, context: context))))
         #expect(Self.delivery(router.decide("com.example.app:/items/1", source: .link, apps: apps, now: now)) == .dbus)
         router.take(t)
-        let delivered = router.completed(op, .delivered(.success(.delivered)), now: now)
+        let delivered = router.completed(op, .delivery(.delivered(.success(.delivered))), now: now)
         #expect(
             delivered.answers == [.answer(op, .routed(.delivered))] && delivered.core == [.finish(op)]
                 && delivered.changes.isEmpty)
 
         let exec = router.route("https://example.com/app/y", source: .link, via: "test", apps: apps, now: now)
         let execOp = try #require(exec.held)
-        #expect(exec.operation(execOp) == .deliver(url: "https://example.com/app/y", app: Self.web, context: .none))
+        #expect(
+            exec.operation(execOp)
+                == .delivery(.deliver(url: "https://example.com/app/y", app: Self.web, context: .none)))
         #expect(Self.delivery(router.decide("https://example.com/app/y", source: .link, apps: apps, now: now)) == .exec)
         router.take(exec)
         #expect(
-            router.completed(execOp, .delivered(.success(.launched)), now: now).answers == [
+            router.completed(execOp, .delivery(.delivered(.success(.launched))), now: now).answers == [
                 .answer(execOp, .routed(.launched))
             ])
         #expect(
@@ -160,10 +167,10 @@ struct DeepLinkRoutingTests {
         #expect(
             queued.reply == .none
                 && queued.core == [
-                    .track(queuedOp, .deliver(url: "com.example.app:/items/2", app: Self.app, answers: false))
+                    .track(queuedOp, .delivery(Delivery(url: "com.example.app:/items/2", app: Self.app, caller: nil)))
                 ])
         router.take(queued)
-        #expect(router.completed(queuedOp, .delivered(.success(.delivered)), now: now).answers.isEmpty)
+        #expect(router.completed(queuedOp, .delivery(.delivered(.success(.delivered))), now: now).answers.isEmpty)
     }
 
     @Test(
@@ -176,7 +183,7 @@ struct DeepLinkRoutingTests {
         let webOp = try #require(web.held)
         router.take(web)
         let failure = RouterError(.appFailed, "org.example.Web.desktop could not be started")
-        let fallback = router.completed(webOp, .delivered(.failure(failure)), now: now)
+        let fallback = router.completed(webOp, .delivery(.delivered(.failure(failure))), now: now)
         #expect(
             Array(fallback.effects.prefix(2)) == [
                 .openBrowser("https://example.com/app/z", in: .web), .answer(webOp, .routed(.passthrough)),
@@ -189,7 +196,7 @@ struct DeepLinkRoutingTests {
         let customOp = try #require(custom.held)
         router.take(custom)
         let lost = RouterError(.appFailed, "com.example.App.desktop did not answer Open")
-        let refused = router.completed(customOp, .delivered(.failure(lost)), now: now)
+        let refused = router.completed(customOp, .delivery(.delivered(.failure(lost))), now: now)
         #expect(refused.answers == [.answer(customOp, .refused(lost))] && refused.core == [.finish(customOp)])
         #expect(!refused.effects.contains { if case .openBrowser = $0 { true } else { false } })
         #expect(refused.effects.contains(.notify(summary: "A link could not be opened", body: lost.message)))
@@ -199,14 +206,14 @@ struct DeepLinkRoutingTests {
             "https://example.com/app/q", source: .link, via: "inbox", apps: apps, answers: false, now: now)
         let queuedOp = try #require(queued.started.first)
         router.take(queued)
-        let quiet = router.completed(queuedOp, .delivered(.failure(failure)), now: now)
+        let quiet = router.completed(queuedOp, .delivery(.delivered(.failure(failure))), now: now)
         #expect(quiet.effects.first == .openBrowser("https://example.com/app/q", in: .web) && quiet.answers.isEmpty)
         // Another failure than the app's (the link itself refused) is only answered and logged.
         let other = RouterError(.invalidArgument, "bad link")
         let queued2 = router.route("com.example.app:/items/4", source: .link, via: "test", apps: apps, now: now)
         let op2 = try #require(queued2.held)
         router.take(queued2)
-        let plain = router.completed(op2, .delivered(.failure(other)), now: now)
+        let plain = router.completed(op2, .delivery(.delivered(.failure(other))), now: now)
         #expect(
             plain.answers == [.answer(op2, .refused(other))]
                 && !plain.effects.contains { if case .notify = $0 { true } else { false } })

@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// A device login through the core (RFC 8628): the codes asked for after the
 /// metadata, the session shown to its owner, one timer between polls, the
@@ -21,7 +22,6 @@ struct DeviceLoginTests {
         r.issuer = issuer
         r.clientID = "client"
         r.scope = "openid"
-        r.device = true
         r.openBrowser = false
         configure(&r)
         return r
@@ -36,19 +36,20 @@ struct DeviceLoginTests {
     func begun(_ request: SessionRequest = request()) throws -> (Router, Session, OperationID, Transition) {
         var router = Router()
         let asked = router.beginSession(
-            request, inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
+            request, flow: .device, inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(asked.held)
-        #expect(asked.operation(op) == .discover(issuer: Self.issuer))
+        #expect(asked.operation(op) == .begin(.discover(issuer: Self.issuer)))
         router.take(asked)
-        let authorize = router.completed(op, .metadata(.success(Self.metadata())), now: now)
+        let authorize = router.completed(op, .begin(.metadata(.success(Self.metadata()))), now: now)
         #expect(authorize.changes.isEmpty, "nothing kept before the provider gave the codes")
         #expect(
             authorize.operation(op)
-                == .authorizeDevice(
-                    DeviceGrant.Request(
-                        endpoint: Self.issuer + "/device_authorization", clientID: "client", scope: "openid")))
+                == .begin(
+                    .authorizeDevice(
+                        DeviceGrant.Request(
+                            endpoint: Self.issuer + "/device_authorization", clientID: "client", scope: "openid"))))
         router.take(authorize)
-        let begun = router.completed(op, .deviceAuthorized(.success(Self.authorization)), now: now)
+        let begun = router.completed(op, .begin(.deviceAuthorized(.success(Self.authorization))), now: now)
         let session = try #require(begun.session)
         router.take(begun)
         let poll = try #require(begun.started.first)
@@ -60,8 +61,8 @@ struct DeviceLoginTests {
     )
     func begins() throws {
         let (router, session, poll, begun) = try begun()
-        guard case .device(let flow) = session.flow else {
-            Issue.record("not a device session: \(session.flow)")
+        guard case .device(let flow) = session.login else {
+            Issue.record("not a device session: \(session.login)")
             return
         }
         #expect(flow.deviceCode == "device-code-secret" && flow.userCode == "WDJB-MJHT" && flow.interval == 5)
@@ -74,11 +75,13 @@ struct DeviceLoginTests {
             return
         }
         #expect(id == session.id && shown == flow && expiresAt == now + 600)
-        #expect(begun.operation(poll) == .timer(milliseconds: 5000))
-        let timers = begun.effects.filter { if case .start(_, .timer) = $0 { true } else { false } }
+        #expect(begun.operation(poll) == .device(.wait(milliseconds: 5000)))
+        let timers = begun.effects.filter { if case .start(_, .device(.wait)) = $0 { true } else { false } }
         #expect(timers.count == 1, "one timer, no busy polling")
         #expect(
-            begun.effects.contains { if case .start(_, .identify(name: Fixtures.owner)) = $0 { true } else { false } },
+            begun.effects.contains {
+                if case .start(_, .identification(.identify(name: Fixtures.owner))) = $0 { true } else { false }
+            },
             "its owner's app is found out, as for any session")
         // No callback ever reaches it, whatever it carries.
         let route = router.route(
@@ -93,8 +96,8 @@ struct DeviceLoginTests {
     func polls() throws {
         var (router, session, poll, _) = try begun()
         let (wait, _) = try router.holdWait(session.id)
-        let fired = router.completed(poll, .fired, now: now + 5)
-        guard case .pollDevice(let grant, let code)? = fired.operation(poll) else {
+        let fired = router.completed(poll, .device(.due), now: now + 5)
+        guard case .device(.poll(let grant, let code))? = fired.operation(poll) else {
             Issue.record("no poll: \(fired.effects)")
             return
         }
@@ -105,29 +108,32 @@ struct DeviceLoginTests {
 
         let pending = router.completed(
             poll,
-            .tokens(
-                .failure(
-                    SessionFailure(code: .tokenExchangeFailed, providerError: "authorization_pending", message: "x"))),
+            .device(
+                .polled(
+                    .failure(
+                        SessionFailure(code: .tokenExchangeFailed, providerError: "authorization_pending", message: "x")
+                    ))),
             now: now + 6)
-        #expect(pending.operation(poll) == .timer(milliseconds: 5000) && pending.changes.isEmpty)
+        #expect(pending.operation(poll) == .device(.wait(milliseconds: 5000)) && pending.changes.isEmpty)
         router.take(pending)
-        router.take(router.completed(poll, .fired, now: now + 11))
+        router.take(router.completed(poll, .device(.due), now: now + 11))
         let slowed = router.completed(
             poll,
-            .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: "slow_down", message: "x"))),
+            .device(
+                .polled(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: "slow_down", message: "x")))),
             now: now + 12)
-        #expect(slowed.operation(poll) == .timer(milliseconds: 10_000))
-        #expect(slowed.session?.flow.deviceFlow?.interval == 10, "the longer interval is kept (and stored)")
+        #expect(slowed.operation(poll) == .device(.wait(milliseconds: 10_000)))
+        #expect(slowed.session?.login.device?.interval == 10, "the longer interval is kept (and stored)")
         router.take(slowed)
-        router.take(router.completed(poll, .fired, now: now + 22))
+        router.take(router.completed(poll, .device(.due), now: now + 22))
 
         let tokens = TokenSet(
             accessToken: "at", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "rt", idToken: nil,
             scope: "openid")
-        let done = router.completed(poll, .tokens(.success(tokens)), now: now + 23)
+        let done = router.completed(poll, .device(.polled(.success(tokens))), now: now + 23)
         let finished = try #require(done.changes.compactMap { if case .update(let s) = $0 { s } else { nil } }.first)
         #expect(finished.status == .completed && finished.result?.tokens == tokens)
-        #expect(finished.flow.deviceFlow?.deviceCode == nil, "the device code is gone with the grant")
+        #expect(finished.login.device?.deviceCode == nil, "the device code is gone with the grant")
         let result = try #require(finished.result)
         #expect(done.effects.contains(Effect.answer(wait, .waited(.success(result)))))
         #expect(done.core.contains(.finish(poll)))
@@ -142,17 +148,19 @@ struct DeviceLoginTests {
             ("invalid_client", .tokenExchangeFailed),
         ] {
             var (router, session, poll, _) = try begun()
-            router.take(router.completed(poll, .fired, now: now + 5))
+            router.take(router.completed(poll, .device(.due), now: now + 5))
             let ended = router.completed(
                 poll,
-                .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, providerError: error, message: "refused"))),
+                .device(
+                    .polled(
+                        .failure(SessionFailure(code: .tokenExchangeFailed, providerError: error, message: "refused")))),
                 now: now + 6)
             let failed = try #require(ended.changes.compactMap { if case .update(let s) = $0 { s } else { nil } }.first)
             #expect(
                 failed.status == .failed && failed.failure?.code == code && failed.failure?.providerError == error,
                 "\(error)")
             #expect(
-                failed.flow.deviceFlow?.deviceCode == nil && ended.started.isEmpty && ended.core.contains(.finish(poll))
+                failed.login.device?.deviceCode == nil && ended.started.isEmpty && ended.core.contains(.finish(poll))
             )
             #expect(failed.id == session.id)
         }
@@ -165,7 +173,7 @@ struct DeviceLoginTests {
         #expect(
             cancelled.effects.contains(.cancel(poll)) && cancelled.core.contains(.finish(poll)), "\(cancelled.effects)")
         router.take(cancelled)
-        let late = router.completed(poll, .fired, now: now + 5)
+        let late = router.completed(poll, .device(.due), now: now + 5)
         #expect(late.effects.isEmpty && late.changes.isEmpty && late.core.isEmpty)
     }
 
@@ -174,10 +182,10 @@ struct DeviceLoginTests {
         var (router, _, poll, begun) = try begun()
         // The owner's app found out, so only the device poll is left under way.
         let identify = try #require(
-            begun.effects.compactMap { if case .start(let op, .identify) = $0 { op } else { nil } }.first)
-        router.take(router.completed(identify, .identified(.host), now: now))
+            begun.effects.compactMap { if case .start(let op, .identification) = $0 { op } else { nil } }.first)
+        router.take(router.completed(identify, .identification(.identified(.host)), now: now))
         #expect(router.whatStoppingLoses().isEmpty, "\(router.whatStoppingLoses())")
-        router.take(router.completed(poll, .fired, now: now + 5))
+        router.take(router.completed(poll, .device(.due), now: now + 5))
         #expect(router.whatStoppingLoses() == ["1 operations under way"])
     }
 
@@ -187,10 +195,10 @@ struct DeviceLoginTests {
     func refused() throws {
         var router = Router()
         let asked = router.beginSession(
-            Self.request(), inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
+            Self.request(), flow: .device, inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
-        let none = router.completed(op, .metadata(.success(Self.metadata(device: false))), now: now)
+        let none = router.completed(op, .begin(.metadata(.success(Self.metadata(device: false)))), now: now)
         guard case .answer(_, .refused(let e))? = none.answers.first else {
             Issue.record("not refused: \(none.effects)")
             return
@@ -204,9 +212,9 @@ struct DeviceLoginTests {
             ("code_challenge", { (r: inout SessionRequest) in r.codeChallenge = String(repeating: "a", count: 43) }),
         ] {
             let r = Router()
-            var request = Self.request(configure)
-            request.discovered = Self.metadata()
-            let t = r.beginSession(request, inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
+            let request = Self.request(configure)
+            let t = r.beginSession(
+                request, flow: .device, inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
             guard case .refused(let e) = t.reply else {
                 Issue.record("\(name) not refused: \(t.reply)")
                 continue
@@ -220,7 +228,8 @@ struct DeviceLoginTests {
         ] {
             let r = Router()
             let t = r.beginSession(
-                Self.request(configure), inputs: Fixtures.inputs(8), caller: Fixtures.owner, login: false, now: now)
+                Self.request(configure), flow: .device, inputs: Fixtures.inputs(8), caller: Fixtures.owner,
+                login: false, now: now)
             guard case .refused(let e) = t.reply else {
                 Issue.record("\(words) not refused: \(t.reply)")
                 continue
@@ -232,10 +241,8 @@ struct DeviceLoginTests {
         }
         let r = Router()
         let noClient = r.beginSession(
-            Self.request {
-                $0.clientID = nil
-                $0.discovered = Self.metadata()
-            }, inputs: Fixtures.inputs(9), caller: Fixtures.owner, login: false, now: now)
+            Self.request { $0.clientID = nil }, flow: .device, inputs: Fixtures.inputs(9), caller: Fixtures.owner,
+            login: false, now: now)
         guard case .refused(let missing) = noClient.reply else {
             Issue.record("no client_id was not refused: \(noClient.reply)")
             return
@@ -247,31 +254,31 @@ struct DeviceLoginTests {
     func providerRefused() throws {
         var router = Router()
         let asked = router.beginSession(
-            Self.request(), inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
+            Self.request(), flow: .device, inputs: Fixtures.inputs(7), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
-        router.take(router.completed(op, .metadata(.success(Self.metadata())), now: now))
+        router.take(router.completed(op, .begin(.metadata(.success(Self.metadata()))), now: now))
         let e = RouterError(
             .authorizationFailed,
             "the device authorization request to x was refused: HTTP 400: invalid_client; nothing was shown")
-        let refused = router.completed(op, .deviceAuthorized(.failure(e)), now: now)
+        let refused = router.completed(op, .begin(.deviceAuthorized(.failure(e))), now: now)
         #expect(refused.changes.isEmpty && refused.answers == [.answer(op, .refused(e))])
     }
 
     @Test("stored and read back, a device session is the same; restored, it polls again after its interval")
     func restored() throws {
         let (_, session, _, _) = try begun()
-        let flow = session.flow
-        let back = SessionFlow(kind: flow.kind, stored: flow.stored, callback: { _, _ in nil })
-        #expect(back == flow)
+        let login = session.login
+        let back = Login(kind: login.kind, stored: login.stored, parse: { _, _ in nil })
+        #expect(back == login)
         var fresh = Router()
         let restored = fresh.restore([session], previousBusID: "bus", now: now + 100)
         fresh.take(restored)
         let snapshot = try #require(restored.started.first)
         let t = fresh.completed(
-            snapshot, .busNames(.success(BusSnapshot(id: "bus", names: [Fixtures.owner]))), now: now + 100)
+            snapshot, .restore(.busNames(.success(BusSnapshot(id: "bus", names: [Fixtures.owner])))), now: now + 100)
         #expect(
-            t.effects.contains { if case .start(_, .timer(milliseconds: 5000)) = $0 { true } else { false } },
+            t.effects.contains { if case .start(_, .device(.wait(milliseconds: 5000))) = $0 { true } else { false } },
             "\(t.effects)")
     }
 }

@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// Deterministic sessions for the router tests: the core takes its secrets
 /// as input, so tests choose them.
@@ -37,27 +38,39 @@ enum Fixtures {
         return r
     }
 
+    /// What the daemon would have fetched before planning `request`: the test issuer's metadata, when it needs one.
+    static func discovered(_ request: SessionRequest) -> ProviderMetadata? {
+        SessionPlan.needsDiscovery(request) ? OpenIDTests.metadata : nil
+    }
+
     /// A router holding one pending session made from `request`.
     static func router(
-        _ request: SessionRequest = request(), n: Int = 1, owner: String = owner, limits: Limits = Limits()
+        _ request: SessionRequest = request(), metadata: ProviderMetadata? = nil, n: Int = 1, owner: String = owner,
+        limits: Limits = Limits()
     ) throws -> (Router, Session) {
         var router = Router(limits: limits)
-        let s = try session(request, n: n, owner: owner, limits: limits)
+        let s = try session(request, metadata: metadata, n: n, owner: owner, limits: limits)
         router.insert(s)
         return (router, s)
     }
 
     /// The authorize URL the session made from `request` would open.
-    static func authorizeURL(_ request: SessionRequest, n: Int = 1, port: Int = 49152) throws -> String {
-        var plan = try SessionPlan.make(request, owner: caller, limits: Limits())
+    static func authorizeURL(
+        _ request: SessionRequest, flow: LoginFlow = .code, metadata: ProviderMetadata? = nil, n: Int = 1,
+        port: Int = 49152
+    ) throws -> String {
+        var plan = try SessionPlan.make(
+            request, flow: flow, metadata: metadata ?? discovered(request), owner: caller, limits: Limits())
         if plan.loopbackBinding != nil { plan.bind(port: port) }
         return plan.authorizeURL(secrets: secrets(n))
     }
 
     static func session(
-        _ request: SessionRequest, n: Int = 1, owner: String = owner, limits: Limits = Limits(), port: Int = 49152
+        _ request: SessionRequest, flow: LoginFlow = .code, metadata: ProviderMetadata? = nil, n: Int = 1,
+        owner: String = owner, limits: Limits = Limits(), port: Int = 49152
     ) throws -> Session {
-        var plan = try SessionPlan.make(request, owner: Caller(name: owner), limits: limits)
+        var plan = try SessionPlan.make(
+            request, flow: flow, metadata: metadata ?? discovered(request), owner: Caller(name: owner), limits: limits)
         if plan.loopbackBinding != nil { plan.bind(port: port) }
         return plan.makeSession(secrets: secrets(n), claimTokenDigest: nil, browser: nil, now: now)
     }
@@ -68,13 +81,13 @@ enum Fixtures {
     {
         let s = try session(request, n: n, owner: owner)
         return Session(
-            id: s.id, owner: s.owner, claimTokenDigest: digest, flow: s.flow, createdAt: s.createdAt,
+            id: s.id, owner: s.owner, claimTokenDigest: digest, login: s.login, createdAt: s.createdAt,
             expiresAt: s.expiresAt)
     }
 
     /// The callback that completes `s` (custom-scheme fixtures) with code `code`.
     static func callback(_ s: Session, code: String = "C") -> String {
-        "com.example.app:/callback?code=\(code)&state=\(s.code.state)"
+        "com.example.app:/callback?code=\(code)&state=\(s.codeLogin.state)"
     }
 }
 
@@ -133,7 +146,42 @@ extension Router {
         let t = wait(id, by: caller, timeoutMilliseconds: timeout)
         let op = try #require(t.held, "the Wait was not held: \(t.reply)", sourceLocation: sourceLocation)
         take(t)
-        let timer = t.effects.compactMap { if case .start(let id, .timer) = $0 { id } else { nil } }.first
+        let timer = t.effects.compactMap { if case .start(let id, .waitTimer) = $0 { id } else { nil } }.first
         return (op, timer)
+    }
+}
+
+extension Session {
+    /// The code login a fixture made (most fixtures here are one); a test of another kind fails here.
+    var codeLogin: CodeLogin {
+        get {
+            guard case .code(let c) = login else { fatalError("\(logTag) is not a code login") }
+            return c
+        }
+        set { login = .code(newValue) }
+    }
+}
+
+extension Router {
+    /// A session put straight into the table, as a restore or a begin would (tests build their world so).
+    mutating func insert(_ s: Session) { apply([.insert(s)]) }
+}
+
+extension Router {
+    /// A changed copy of a session taken in, as the executor would after writing it.
+    mutating func replace(_ s: Session) { apply([.update(s)]) }
+}
+
+extension Router {
+    /// A session gone from the table, as a purge would take it.
+    mutating func remove(_ id: SessionID) { apply([.remove(id)]) }
+
+    /// Distinct callbacks and strings the table shares (they go with their sessions).
+    var internedCount: Int { sessions.internedCount }
+
+    /// Tokens from the token endpoint for session `id`, as one event of their own.
+    func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
+        var turn = Turn(self, now: now)
+        return exchanged(id, outcome, &turn)
     }
 }

@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// Signing out at the provider in the core: the end-session URL, and the way
 /// back routed by state to the sign-out's session like a login's callback.
@@ -8,47 +9,64 @@ struct LogoutRoutingTests {
     static let issuer = OpenIDTests.issuer
     let now = Fixtures.now
 
-    /// An account's sign-out once its metadata is in (`use(account)` has filled the provider options).
-    static func request(endSession: String? = issuer + "/logout", hint: String? = "id.token.hint") -> SessionRequest {
+    /// An account's sign-out (`use(account)` has filled the provider options).
+    static func request() -> SessionRequest {
         var r = OpenIDTests.exchangeRequest()
-        r.discovered = ProviderMetadata(
-            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
-            jwksURI: issuer + "/jwks",
-            issParameterSupported: true, endSessionEndpoint: endSession)
         r.account = "work"
-        r.logout = true
-        r.idTokenHint = hint
         return r
+    }
+
+    /// The provider's metadata, with its end-session endpoint.
+    static func metadata(endSession: String? = issuer + "/logout") -> ProviderMetadata {
+        ProviderMetadata(
+            issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
+            jwksURI: issuer + "/jwks", issParameterSupported: true, endSessionEndpoint: endSession)
+    }
+
+    /// The sign-out of an account whose ID token is `hint`.
+    static func session(hint: String? = "id.token.hint") throws -> Session {
+        try Fixtures.session(request(), flow: .signOut(idTokenHint: hint), metadata: metadata())
     }
 
     @Test(
         "the end-session URL: id_token_hint, client_id, post_logout_redirect_uri and state; no hint when the account had no ID token; none at a provider without the endpoint"
     )
     func url() throws {
-        let url = try Fixtures.authorizeURL(Self.request())
+        let url = try Fixtures.authorizeURL(
+            Self.request(), flow: .signOut(idTokenHint: "id.token.hint"), metadata: Self.metadata())
         #expect(
             url == Self.issuer
                 + "/logout?id_token_hint=id.token.hint&client_id=client&post_logout_redirect_uri=com.example.app%3A%2Fcallback&state="
                 + Fixtures.secrets(1).state)
-        #expect(!(try Fixtures.authorizeURL(Self.request(hint: nil))).contains("id_token_hint"))
-        #expect(throws: RouterError.self) { try Fixtures.authorizeURL(Self.request(endSession: nil)) }
-        let s = try Fixtures.session(Self.request())
-        #expect(s.code.source == .logout && s.code.codeVerifier == nil && s.code.nonce == nil && s.code.exchange == nil)
-        let back = try #require(
-            SessionFlow(kind: "code", stored: s.flow.stored) { text, role in
-                try? CallbackURI.parse(text, role: role, maxLength: 2048)
-            })
-        #expect(back == s.flow, "a sign-out is stored and restored like a login")
+        #expect(
+            !(try Fixtures.authorizeURL(Self.request(), flow: .signOut(idTokenHint: nil), metadata: Self.metadata()))
+                .contains("id_token_hint"))
+        #expect(throws: RouterError.self) {
+            try Fixtures.authorizeURL(
+                Self.request(), flow: .signOut(idTokenHint: nil), metadata: Self.metadata(endSession: nil))
+        }
+        let s = try Self.session()
+        guard case .signOut(let out) = s.login else { throw Failure("not a sign-out: \(s.login)") }
+        #expect(out.state == Fixtures.secrets(1).state && out.redirect.string == "com.example.app:/callback")
+        #expect(s.login.exchange == nil && s.login.kind == "signout")
+        let parse: (String, String) -> CallbackURI? = { text, role in try? CallbackURI.parse(text, role: role) }
+        let back = try #require(Login(kind: "signout", stored: s.login.stored, parse: parse))
+        #expect(back == s.login, "a sign-out is stored and restored like a login")
+        // A sign-out a previous version stored, as a code login of source `logout`, reads back as one.
+        let former =
+            "v=1\nsource=logout\nstate=\(out.state)\nredirect=com.example.app:/callback\norigin=https://x"
+            + "\nresume=none\nissuer=\(Self.issuer)"
+        #expect(Login(kind: "code", stored: former, parse: parse) == s.login.withBrowser(nil))
     }
 
     @Test(
         "the way back: state alone completes it (no code in the result); a code or resume_uri is refused; error fails it; another state is unknown; a second time is a replay"
     )
     func wayBack() throws {
-        let s = try Fixtures.session(Self.request())
+        let s = try Self.session()
         var router = Router()
         router.insert(s)
-        let state = s.code.state
+        let state = try #require(s.login.state)
         #expect(
             router.decide("com.example.app:/callback?state=\(state)&code=c", source: .link, now: now).refusalCode
                 == .invalidArgument)
@@ -81,5 +99,19 @@ struct LogoutRoutingTests {
         router.take(t)
         #expect(
             router.decide("com.example.app:/callback?state=\(state)", source: .link, now: now).refusalCode == .replayed)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+}
+
+extension Login {
+    /// The same login opened in `browser` (a sign-out's stored form from before named none).
+    fileprivate func withBrowser(_ browser: String?) -> Login {
+        guard case .signOut(var s) = self else { return self }
+        s.browser = browser
+        return .signOut(s)
     }
 }

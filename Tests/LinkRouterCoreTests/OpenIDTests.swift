@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// The OpenID Connect rules the core owns: metadata checks, the token
 /// response, the ID-token claims, and the exchange as transitions.
@@ -190,15 +191,17 @@ struct OpenIDTests {
         #expect(rejected(Self.claims(Self.set("exp", .string("tomorrow"))))?.contains("no exp") == true)
     }
 
+    /// The test issuer's metadata (what `exchangeRequest`'s discovery brings).
+    static let metadata = ProviderMetadata(
+        issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
+        jwksURI: issuer + "/jwks", issParameterSupported: true)
+
     static func exchangeRequest() -> SessionRequest {
         Fixtures.request {
             $0.authorizationEndpoint = nil
             $0.issuer = issuer
             $0.scope = "openid"
             $0.exchange = true
-            $0.discovered = ProviderMetadata(
-                issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
-                jwksURI: issuer + "/jwks", issParameterSupported: true)
         }
     }
 
@@ -211,39 +214,43 @@ struct OpenIDTests {
             "an explicit endpoint with no exchange needs no network")
         let s = try Fixtures.session(Self.exchangeRequest())
         #expect(
-            s.code.exchange
+            s.codeLogin.exchange
                 == TokenExchange(
                     clientID: "client", tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
                     expectsIDToken: true))
-        #expect(s.code.requireIssuer && s.code.issuer == Self.issuer)
+        #expect(s.codeLogin.options.requireIssuer && s.codeLogin.issuer == Self.issuer)
         #expect(try Fixtures.authorizeURL(Self.exchangeRequest()).hasPrefix(Self.issuer + "/auth?"))
-        func refused(_ change: (inout SessionRequest) -> Void) -> String? {
+        func refused(metadata: ProviderMetadata? = Self.metadata, _ change: (inout SessionRequest) -> Void) -> String? {
             var r = Self.exchangeRequest()
             change(&r)
-            do { _ = try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()) } catch { return error.message }
+            do { _ = try SessionPlan.make(r, metadata: metadata, owner: Fixtures.caller, limits: Limits()) } catch {
+                return error.message
+            }
             return nil
         }
         #expect(
-            refused {
+            refused(metadata: nil) {
                 $0.issuer = nil
-                $0.discovered = nil
                 $0.authorizationEndpoint = "https://a.example.com/auth"
             }?.contains("exchange needs the issuer") == true)
         #expect(
             refused { $0.codeChallenge = String(repeating: "A", count: 43) }?.contains("you hold the PKCE verifier")
                 == true)
-        #expect(refused { $0.discovered = nil }?.contains("not fetched") == true)
-        #expect(TokenExchange(stored: s.code.exchange!.stored) == s.code.exchange)
+        #expect(refused(metadata: nil) { _ in }?.contains("not fetched") == true)
     }
 
     /// What the session's code is redeemed with: its exchange plan, nonce and verifier.
     static func redeem(_ s: Session, code: String) -> Operation {
+        .code(redeemWork(s, code: code))
+    }
+
+    static func redeemWork(_ s: Session, code: String) -> CodeLogin.Work {
         .redeem(
             TokenGrant(
                 tokenEndpoint: issuer + "/token", jwksURI: issuer + "/jwks",
-                expected: IDTokenClaims.Expected(issuer: issuer, clientID: "client", nonce: s.code.nonce),
+                expected: IDTokenClaims.Expected(issuer: issuer, clientID: "client", nonce: s.codeLogin.nonce),
                 requiresIDToken: true),
-            code: code, redirectURI: "com.example.app:/callback", verifier: s.code.codeVerifier)
+            code: code, redirectURI: "com.example.app:/callback", verifier: s.codeLogin.codeVerifier)
     }
 
     @Test(
@@ -253,31 +260,32 @@ struct OpenIDTests {
         var (router, s) = try Fixtures.router(Self.exchangeRequest())
         let (wait, _) = try router.holdWait(s.id)
         let t = router.route(
-            "com.example.app:/callback?code=c1&state=\(s.code.state)&iss=\(PercentEncoding.encode(Self.issuer))",
+            "com.example.app:/callback?code=c1&state=\(s.codeLogin.state)&iss=\(PercentEncoding.encode(Self.issuer))",
             source: .link, via: "test", now: now)
         #expect(t.reply == .routed(.completed))
         let exchanging = try #require(t.session)
         #expect(exchanging.status == .exchanging && exchanging.result?.code == "c1")
         let op = try #require(t.started.first)
         #expect(
-            t.started == [op] && t.operation(op) == Self.redeem(s, code: "c1") && t.core == [.track(op, .redeem(s.id))])
+            t.started == [op] && t.operation(op) == Self.redeem(s, code: "c1")
+                && t.core == [.track(op, .login(s.id, idle: false))])
         #expect(
             t.answers.isEmpty && t.effects.contains(.emitStatus(s.id, .exchanging))
                 && t.effects.contains(.closeListener(s.id)))
         router.take(t)
         // A second callback with the state is a replay.
         #expect(
-            router.decide("com.example.app:/callback?code=c2&state=\(s.code.state)", source: .link, now: now)
+            router.decide("com.example.app:/callback?code=c2&state=\(s.codeLogin.state)", source: .link, now: now)
                 .refusalCode == .replayed)
 
         let tokens = TokenSet(
             accessToken: "at", tokenType: "Bearer", expiresAt: now + 60, refreshToken: nil, idToken: "x.y.z", scope: nil
         )
-        let done = router.completed(op, .tokens(.success(tokens)), now: now)
+        let done = router.completed(op, .code(.redeemed(.success(tokens))), now: now)
         let completed = try #require(done.session)
         #expect(
             completed.status == .completed && completed.result?.tokens == tokens && completed.result?.code == ""
-                && completed.code.codeVerifier == nil)
+                && completed.codeLogin.codeVerifier == nil)
         let result = try #require(completed.result)
         #expect(done.answers == [.answer(wait, .waited(.success(result)))] && done.effects.contains(.checkpoint))
         #expect(done.core == [.finish(op), .finish(wait)])
@@ -286,13 +294,14 @@ struct OpenIDTests {
         var copy = router
         copy.take(done)
         #expect(
-            copy.completed(op, .tokens(.success(tokens)), now: now) == Transition(), "a second outcome changes nothing")
+            copy.completed(op, .code(.redeemed(.success(tokens))), now: now) == Transition(),
+            "a second outcome changes nothing")
         #expect(copy.exchanged(s.id, .success(tokens), now: now).changes.isEmpty, "a second outcome changes nothing")
         // The result is let go like any other: tokens wiped with it.
         #expect(copy.session(s.id)?.releasingResult().result?.tokens == nil)
 
         let failed = router.completed(
-            op, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "refused"))), now: now)
+            op, .code(.redeemed(.failure(SessionFailure(code: .tokenExchangeFailed, message: "refused")))), now: now)
         #expect(
             failed.session?.status == .failed && failed.session?.failure?.code == .tokenExchangeFailed
                 && failed.session?.result?.code == "")
@@ -302,7 +311,7 @@ struct OpenIDTests {
         var cancelled = router
         cancelled.take(cancelled.cancel(s.id, by: Fixtures.owner, now: now))
         #expect(
-            cancelled.completed(op, .tokens(.success(tokens)), now: now)
+            cancelled.completed(op, .code(.redeemed(.success(tokens))), now: now)
                 == Transition(core: [.finish(op)], ifWriteFails: .keepInMemory))
 
         (router, s) = try Fixtures.router(Self.exchangeRequest())
@@ -316,7 +325,7 @@ struct OpenIDTests {
         var stored = try Fixtures.session(Self.exchangeRequest(), n: 1)
         stored.status = .exchanging
         stored.result = AuthorizationResult(
-            code: "c1", state: stored.code.state, redirectURI: stored.code.redirect.string, callbackURI: "x",
+            code: "c1", state: stored.codeLogin.state, redirectURI: stored.codeLogin.redirect.string, callbackURI: "x",
             issuer: nil, codeVerifier: nil, nonce: nil)
         var collected = try Fixtures.session(Self.exchangeRequest(), n: 2)
         collected.status = .completed
@@ -326,11 +335,11 @@ struct OpenIDTests {
         let back = router.restore([stored, collected], previousBusID: "bus-1", now: now)
         router.take(back)
         let t = router.completed(
-            try #require(back.started.first), .busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner]))),
-            now: now)
+            try #require(back.started.first),
+            .restore(.busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner])))), now: now)
         let redeem = try #require(t.started.first)
         #expect(t.started == [redeem] && t.operation(redeem) == Self.redeem(stored, code: "c1"))
-        #expect(t.core.contains(.track(redeem, .redeem(stored.id))))
+        #expect(t.core.contains(.track(redeem, .login(stored.id, idle: false))))
         let lost = try #require(
             t.changes.compactMap { if case .update(let s) = $0, s.id == collected.id { s } else { nil } }.first)
         #expect(
@@ -358,20 +367,20 @@ struct OpenIDTests {
         let t = router.refreshTokens(request, caller: Fixtures.owner)
         let op = try #require(t.held)
         #expect(
-            t.effects == [.start(op, .discover(issuer: Self.issuer))]
-                && t.core == [.track(op, .refresh(PendingRefresh(request: request, caller: Fixtures.owner)))])
+            t.effects == [.start(op, .refresh(.discover(issuer: Self.issuer)))]
+                && t.core == [.track(op, .refresh(RefreshCall(request: request, caller: Fixtures.owner)))])
         #expect(t.changes.isEmpty)
         router.take(t)
         let discovering = router
 
-        let metadata = try #require(Self.exchangeRequest().discovered)
-        let posted = router.completed(op, .metadata(.success(metadata)), now: now)
+        let posted = router.completed(op, .refresh(.metadata(.success(Self.metadata))), now: now)
         let grant = TokenGrant(
             tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
             expected: IDTokenClaims.Expected(issuer: Self.issuer, clientID: "client", nonce: nil),
             requiresIDToken: false)
         #expect(
-            posted.effects == [.start(op, .refresh(grant, refreshToken: "rt", scope: "openid"))] && posted.core.isEmpty
+            posted.effects == [.start(op, .refresh(.refresh(grant, refreshToken: "rt", scope: "openid")))]
+                && posted.core.isEmpty
                 && posted.answers.isEmpty)
         router.take(posted)
 
@@ -379,17 +388,18 @@ struct OpenIDTests {
             accessToken: "at2", tokenType: "Bearer", expiresAt: now + 60, refreshToken: "rt2", idToken: nil,
             scope: "openid")
         #expect(
-            router.completed(op, .tokens(.success(tokens)), now: now)
+            router.completed(op, .refresh(.refreshed(.success(tokens))), now: now)
                 == Transition(core: [.finish(op)], ifWriteFails: .keepInMemory, effects: [.answer(op, .tokens(tokens))])
         )
         let refusedGrant = router.completed(
-            op, .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "invalid_grant"))), now: now)
+            op, .refresh(.refreshed(.failure(SessionFailure(code: .tokenExchangeFailed, message: "invalid_grant")))),
+            now: now)
         #expect(
             refusedGrant.answers == [.answer(op, .refused(RouterError(.tokenExchangeFailed, "invalid_grant")))]
                 && refusedGrant.core == [.finish(op)])
 
         let error = RouterError(.discoveryFailed, "no metadata")
-        let undiscovered = discovering.completed(op, .metadata(.failure(error)), now: now)
+        let undiscovered = discovering.completed(op, .refresh(.metadata(.failure(error))), now: now)
         #expect(
             undiscovered.answers == [.answer(op, .refused(error))] && undiscovered.core == [.finish(op)]
                 && undiscovered.started.isEmpty)
@@ -399,6 +409,6 @@ struct OpenIDTests {
         let gone = left.ownerGone(Fixtures.owner, now: now)
         #expect(gone.effects.first == .forget(op) && gone.core == [.finish(op)])
         left.take(gone)
-        #expect(left.completed(op, .tokens(.success(tokens)), now: now) == Transition())
+        #expect(left.completed(op, .refresh(.refreshed(.success(tokens))), now: now) == Transition())
     }
 }

@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// Pushed authorization requests (RFC 9126): when and where a login pushes,
 /// what the browser then opens, and what a refused push leaves (nothing).
@@ -8,18 +9,20 @@ struct PushedAuthorizationTests {
     let now: Int64 = 1_800_000_000
     static let issuer = OpenIDTests.issuer
 
-    /// An exchange login whose provider offers PAR (`required`: and requires it).
-    static func request(endpoint: String? = issuer + "/par", required: Bool = false, par: String? = nil)
-        -> SessionRequest
-    {
+    /// An exchange login with the `par` option.
+    static func request(par: String? = nil) -> SessionRequest {
         var r = OpenIDTests.exchangeRequest()
-        r.discovered = ProviderMetadata(
+        r.par = par
+        return r
+    }
+
+    /// A provider that offers PAR at `endpoint` (`required`: and requires it).
+    static func metadata(endpoint: String? = issuer + "/par", required: Bool = false) -> ProviderMetadata {
+        ProviderMetadata(
             issuer: issuer, authorizationEndpoint: issuer + "/auth", tokenEndpoint: issuer + "/token",
             jwksURI: issuer + "/jwks",
             issParameterSupported: true, pushedAuthorizationRequestEndpoint: endpoint,
             requirePushedAuthorizationRequests: required)
-        r.par = par
-        return r
     }
 
     @Test("the metadata: the endpoint under the endpoint rules, and the requirement")
@@ -51,9 +54,9 @@ struct PushedAuthorizationTests {
             Self.request(), inputs: Fixtures.inputs(4), caller: ":1.5", login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
-        let begin = router.completed(op, .metadata(.success(try #require(Self.request().discovered))), now: now)
+        let begin = router.completed(op, .begin(.metadata(.success(Self.metadata()))), now: now)
         #expect(begin.changes.isEmpty, "no session before the provider has the request")
-        guard case .push(let push)? = begin.operation(op) else {
+        guard case .begin(.push(let push))? = begin.operation(op) else {
             Issue.record("no push: \(begin.effects)")
             return
         }
@@ -67,9 +70,9 @@ struct PushedAuthorizationTests {
                 && fields["nonce"] != nil)
         router.take(begin)
 
-        let pushed = router.completed(op, .pushed(.success("urn:ietf:params:oauth:request_uri:abc")), now: now)
+        let pushed = router.completed(op, .begin(.pushed(.success("urn:ietf:params:oauth:request_uri:abc"))), now: now)
         let session = try #require(pushed.session)
-        #expect(session.code.state == Fixtures.secrets(4).state)
+        #expect(session.codeLogin.state == Fixtures.secrets(4).state)
         #expect(
             pushed.answers == [
                 .answer(
@@ -90,15 +93,15 @@ struct PushedAuthorizationTests {
         let asked = router.beginSession(r, inputs: Fixtures.inputs(n), caller: ":1.5", login: false, now: now)
         let op = try #require(asked.held)
         router.take(asked)
-        router.take(router.completed(op, .metadata(.success(try #require(r.discovered))), now: now))
+        router.take(router.completed(op, .begin(.metadata(.success(Self.metadata()))), now: now))
         // The listener first (it names the port), then the push.
-        return (router, op, router.completed(op, .listening(.success(port)), now: now))
+        return (router, op, router.completed(op, .begin(.listening(.success(port))), now: now))
     }
 
     @Test("a refused push: the caller hears why, no session is kept, a loopback listener is closed")
     func refused() throws {
         var (router, op, listening) = try loopbackListening(5, port: 40123)
-        guard case .push(let push)? = listening.operation(op) else {
+        guard case .begin(.push(let push))? = listening.operation(op) else {
             Issue.record("no push after the listener: \(listening.effects)")
             return
         }
@@ -112,35 +115,43 @@ struct PushedAuthorizationTests {
             .authorizationFailed,
             "the pushed authorization request to \(Self.issuer)/par was refused: HTTP 403, with an empty body; nothing was opened"
         )
-        let failed = router.completed(op, .pushed(.failure(e)), now: now)
+        let failed = router.completed(op, .begin(.pushed(.failure(e))), now: now)
         #expect(failed.changes.isEmpty)
         #expect(failed.answers == [.answer(op, .refused(e))])
         #expect(failed.effects.contains(.closeListener(Fixtures.secrets(5).id)))
         router.take(failed)
-        #expect(router.operations.isEmpty && router.all.isEmpty)
+        #expect(router.running.isEmpty && router.all.isEmpty)
     }
 
     @Test("par: off never pushes, require always does, and each refuses what cannot be met")
     func modes() throws {
-        func plan(_ r: SessionRequest) -> Result<String?, RouterError> {
-            do { return .success(try SessionPlan.make(r, owner: Fixtures.caller, limits: Limits()).pushEndpoint) } catch
-            { return .failure(error) }
+        func plan(_ r: SessionRequest, _ m: ProviderMetadata? = Self.metadata()) -> Result<String?, RouterError> {
+            do {
+                return .success(
+                    try SessionPlan.make(r, metadata: m, owner: Fixtures.caller, limits: Limits()).pushEndpoint)
+            } catch { return .failure(error) }
         }
         #expect(try plan(Self.request()).get() == Self.issuer + "/par")
         #expect(try plan(Self.request(par: "off")).get() == nil)
-        #expect(try plan(Self.request(endpoint: nil)).get() == nil, "auto without an endpoint: a plain authorize URL")
+        #expect(
+            try plan(Self.request(), Self.metadata(endpoint: nil)).get() == nil,
+            "auto without an endpoint: a plain authorize URL")
         #expect(try plan(Self.request(par: "require")).get() == Self.issuer + "/par")
-        func refusal(_ r: SessionRequest) -> String {
-            if case .failure(let e) = plan(r) { return e.message }
+        func refusal(_ r: SessionRequest, _ m: ProviderMetadata? = Self.metadata()) -> String {
+            if case .failure(let e) = plan(r, m) { return e.message }
             return "accepted"
         }
         #expect(
-            refusal(Self.request(endpoint: nil, par: "require")).contains(
+            refusal(Self.request(par: "require"), Self.metadata(endpoint: nil)).contains(
                 "lists no usable pushed_authorization_request_endpoint"))
-        #expect(refusal(Self.request(required: true, par: "off")).contains("requires pushed authorization requests"))
-        #expect(refusal(Self.request(endpoint: nil, required: true)).contains("requires pushed authorization requests"))
+        #expect(
+            refusal(Self.request(par: "off"), Self.metadata(required: true)).contains(
+                "requires pushed authorization requests"))
+        #expect(
+            refusal(Self.request(), Self.metadata(endpoint: nil, required: true)).contains(
+                "requires pushed authorization requests"))
         #expect(refusal(Self.request(par: "maybe")).contains("not one of auto, require, off"))
-        #expect(refusal(Fixtures.request { $0.par = "require" }).contains("needs the issuer's metadata"))
+        #expect(refusal(Fixtures.request { $0.par = "require" }, nil).contains("needs the issuer's metadata"))
         #expect(
             refusal(
                 Fixtures.request {
@@ -160,9 +171,9 @@ struct PushedAuthorizationTests {
         var (router, op, listening) = try loopbackListening(6, port: 40124)
         #expect(!listening.effects.contains(.closeListener(Fixtures.secrets(6).id)))
         router.take(listening)
-        let pushed = router.completed(op, .pushed(.success("urn:ietf:params:oauth:request_uri:loop")), now: now)
+        let pushed = router.completed(op, .begin(.pushed(.success("urn:ietf:params:oauth:request_uri:loop"))), now: now)
         let session = try #require(pushed.session)
-        #expect(session.code.redirect.string == "http://127.0.0.1:40124/callback")
+        #expect(session.codeLogin.redirect.string == "http://127.0.0.1:40124/callback")
         #expect(!pushed.effects.contains(.closeListener(session.id)))
         #expect(pushed.compensation == [.closeListener(session.id)], "closed only if the session is undone")
     }

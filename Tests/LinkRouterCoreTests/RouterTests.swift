@@ -8,7 +8,7 @@ struct RouterTests {
     @Test("a redirect with code and the session's state completes it, with the verifier and nonce")
     func completes() throws {
         let (router, s) = try Fixtures.router()
-        let uri = "com.example.app:/callback?code=C0DE&state=\(s.code.state)"
+        let uri = "com.example.app:/callback?code=C0DE&state=\(s.codeLogin.state)"
         guard case .complete(let done) = router.decide(uri, source: .link, now: now) else {
             Issue.record("not completed")
             return
@@ -17,15 +17,15 @@ struct RouterTests {
         #expect(
             done.result
                 == AuthorizationResult(
-                    code: "C0DE", state: s.code.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
-                    issuer: nil, codeVerifier: s.code.codeVerifier, nonce: s.code.nonce))
+                    code: "C0DE", state: s.codeLogin.state, redirectURI: "com.example.app:/callback", callbackURI: uri,
+                    issuer: nil, codeVerifier: s.codeLogin.codeVerifier, nonce: s.codeLogin.nonce))
         #expect(done.finishedAt == now)
     }
 
     @Test("the decision does not change the table; replace does")
     func decideIsPure() throws {
         var (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+        let d = router.decide("com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
         #expect(router.session(s.id)?.status == .pending)
         #expect(router.pendingCount == 1)
         router.replace(d.session!)
@@ -43,14 +43,15 @@ struct RouterTests {
         #expect(router.pendingCount == 10)
         for (n, s) in zip(1..., sessions.prefix(10)) {
             #expect(router.session(s.id) == s)
-            #expect(router.sessions(ownedBy: ":1.\(n)").map(\.id) == [s.id])
-            let d = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+            #expect(router.sessions.sessions(ownedBy: ":1.\(n)").map(\.id) == [s.id])
+            let d = router.decide(
+                "com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
             #expect(d.session?.status == .completed)
         }
         for s in sessions.dropFirst(10).prefix(5) {
             #expect(router.session(s.id) == nil)
             #expect(
-                router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+                router.decide("com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
                     .refusalCode == .unknownState)
         }
     }
@@ -58,7 +59,7 @@ struct RouterTests {
     @Test("a state completes once; a replay is refused and the result kept (S2)")
     func replay() throws {
         var (router, s) = try Fixtures.router()
-        let uri = "com.example.app:/callback?code=c&state=\(s.code.state)"
+        let uri = "com.example.app:/callback?code=c&state=\(s.codeLogin.state)"
         router.replace(router.decide(uri, source: .link, now: now).session!)
         let again = router.decide(uri, source: .link, now: now)
         #expect(again.refusalCode == .replayed)
@@ -82,8 +83,9 @@ struct RouterTests {
     func nearMisses() throws {
         let (router, s) = try Fixtures.router()
         for variant in [
-            s.code.state + "1", String(s.code.state.dropLast()), s.code.state.uppercased(), s.code.state + "%20",
-            s.code.state + "+",
+            s.codeLogin.state + "1", String(s.codeLogin.state.dropLast()), s.codeLogin.state.uppercased(),
+            s.codeLogin.state + "%20",
+            s.codeLogin.state + "+",
         ] {
             let d = router.decide("com.example.app:/callback?code=c&state=\(variant)", source: .link, now: now)
             #expect(d.refusalCode == .unknownState, "\(variant)")
@@ -100,7 +102,7 @@ struct RouterTests {
     func duplicates(_ query: String) throws {
         let (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/callback"))
         let d = router.decide(
-            "com.example.app:/callback?" + query.replacingState(s.code.state), source: .link, now: now)
+            "com.example.app:/callback?" + query.replacingState(s.codeLogin.state), source: .link, now: now)
         #expect(d.refusalCode == .invalidArgument, "\(d)")
         #expect(router.session(s.id)?.status == .pending)
     }
@@ -109,14 +111,15 @@ struct RouterTests {
     func fragment() throws {
         let (router, s) = try Fixtures.router()
         #expect(
-            router.decide("com.example.app:/callback#code=C&state=\(s.code.state)", source: .link, now: now).refusalCode
+            router.decide("com.example.app:/callback#code=C&state=\(s.codeLogin.state)", source: .link, now: now)
+                .refusalCode
                 == .invalidArgument)
         #expect(
-            router.decide("com.example.app:/callback?state=\(s.code.state)#code=EVIL", source: .link, now: now)
+            router.decide("com.example.app:/callback?state=\(s.codeLogin.state)#code=EVIL", source: .link, now: now)
                 .refusalCode == .invalidArgument)
         guard
             case .complete(let done) = router.decide(
-                "com.example.app:/callback?code=C&state=\(s.code.state)#_=_", source: .link, now: now)
+                "com.example.app:/callback?code=C&state=\(s.codeLogin.state)#_=_", source: .link, now: now)
         else {
             Issue.record("benign fragment refused")
             return
@@ -127,11 +130,11 @@ struct RouterTests {
     @Test("the state's session must own the URI, byte for byte (U8, S3)")
     func mismatch() throws {
         let (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback/?code=c&state=\(s.code.state)", source: .link, now: now)
+        let d = router.decide("com.example.app:/callback/?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
         #expect(d.refusalCode == .callbackMismatch)
         #expect(d.refusal?.message.contains("trailing slash") == true)
         // App A's state on app B's scheme.
-        let b = router.decide("com.other.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+        let b = router.decide("com.other.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
         #expect(b.refusalCode == .callbackMismatch)
     }
 
@@ -139,7 +142,7 @@ struct RouterTests {
     func providerError() throws {
         let (router, s) = try Fixtures.router()
         let d = router.decide(
-            "com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.code.state)",
+            "com.example.app:/callback?error=access_denied&error_description=User%20said%20no&error_uri=javascript%3Aalert(1)&state=\(s.codeLogin.state)",
             source: .link, now: now)
         guard case .fail(let f) = d else {
             Issue.record("not failed")
@@ -149,9 +152,9 @@ struct RouterTests {
         #expect(f.failure?.code == .authorizationFailed)
         #expect(f.failure?.providerError == "access_denied")
         #expect(f.failure?.providerDescription == "User said no")
-        #expect(f.code.codeVerifier == nil)
+        #expect(f.codeLogin.codeVerifier == nil)
         let html = router.decide(
-            "com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.code.state)",
+            "com.example.app:/callback?error=%22x%5C&error_description=%3Cscript%3E%22&state=\(s.codeLogin.state)",
             source: .link, now: now)
         guard case .fail(let g) = html else {
             Issue.record("not failed")
@@ -164,7 +167,8 @@ struct RouterTests {
     @Test("a callback after the ttl is refused as expired (S7)")
     func expired() throws {
         let (router, s) = try Fixtures.router()
-        let d = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: s.expiresAt)
+        let d = router.decide(
+            "com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: s.expiresAt)
         #expect(d.refusalCode == .expired)
         let e = try #require(router.deadlineReached(s.id, now: s.expiresAt).session)
         #expect(e.status == .expired && e.failure?.code == .expired)
@@ -175,7 +179,7 @@ struct RouterTests {
     func empty() throws {
         let (router, s) = try Fixtures.router()
         #expect(
-            router.decide("com.example.app:/callback?state=\(s.code.state)", source: .link, now: now).refusalCode
+            router.decide("com.example.app:/callback?state=\(s.codeLogin.state)", source: .link, now: now).refusalCode
                 == .invalidArgument)
     }
 
@@ -190,14 +194,15 @@ struct RouterTests {
             #expect(router.decide(url, source: .link, now: now) == .passthrough(url), "\(url)")
         }
         // A look-alike carrying the real state is refused, never forwarded.
-        let look = router.decide("https://example.com.evil/cb?code=c&state=\(s.code.state)", source: .link, now: now)
+        let look = router.decide(
+            "https://example.com.evil/cb?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
         #expect(look.refusalCode == .callbackMismatch)
         // A malformed URL whose state is known is refused, not forwarded.
-        let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.code.state)", source: .link, now: now)
+        let bad = router.decide("https://example.com/cb?code=%zz&state=\(s.codeLogin.state)", source: .link, now: now)
         #expect(bad.refusalCode == .invalidArgument)
         guard
             case .complete = router.decide(
-                "https://example.com/cb?code=c&state=\(s.code.state)", source: .link, now: now)
+                "https://example.com/cb?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
         else {
             Issue.record("claimed callback not routed")
             return
@@ -220,11 +225,11 @@ struct RouterTests {
         router.insert(a)
         router.insert(b)
         let onA = router.decide(
-            "http://127.0.0.1:40001/cb?code=c&state=\(b.code.state)", source: .loopback(a.id), now: now)
+            "http://127.0.0.1:40001/cb?code=c&state=\(b.codeLogin.state)", source: .loopback(a.id), now: now)
         #expect(onA.refusalCode == .callbackMismatch)
         guard
             case .complete(let done) = router.decide(
-                "http://127.0.0.1:40002/cb?code=c&state=\(b.code.state)", source: .loopback(b.id), now: now)
+                "http://127.0.0.1:40002/cb?code=c&state=\(b.codeLogin.state)", source: .loopback(b.id), now: now)
         else {
             Issue.record("loopback not completed")
             return
@@ -235,7 +240,7 @@ struct RouterTests {
     @Test("RFC 9207: iss is compared after form decoding; a mismatch fails without the code (S4, S5)")
     func issuer() throws {
         let (router, s) = try Fixtures.router(Fixtures.request { $0.issuer = "https://as.example" })
-        let base = "com.example.app:/callback?code=c&state=\(s.code.state)"
+        let base = "com.example.app:/callback?code=c&state=\(s.codeLogin.state)"
         guard case .complete(let ok) = router.decide(base + "&iss=https%3A%2F%2Fas.example", source: .link, now: now)
         else {
             Issue.record("matching iss refused")
@@ -257,11 +262,11 @@ struct RouterTests {
         let (strict, t) = try Fixtures.router(
             Fixtures.request {
                 $0.issuer = "https://as.example"
-                $0.requireIssuer = true
+                $0.login.requireIssuer = true
             })
         guard
             case .fail(let f) = strict.decide(
-                "com.example.app:/callback?code=c&state=\(t.code.state)", source: .link, now: now)
+                "com.example.app:/callback?code=c&state=\(t.codeLogin.state)", source: .link, now: now)
         else {
             Issue.record("missing iss accepted")
             return
@@ -321,16 +326,16 @@ struct RouterTests {
     @Test("releasing the result wipes the code and verifier; a later Wait is told so")
     func delivery() throws {
         var (router, s) = try Fixtures.router()
-        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now)
+        let done = router.decide("com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: now)
             .session!
         router.replace(done)
         guard case .success(let r)? = router.session(s.id)?.waitAnswer else {
             Issue.record("no result")
             return
         }
-        #expect(r.code == "c" && r.codeVerifier == s.code.codeVerifier)
+        #expect(r.code == "c" && r.codeVerifier == s.codeLogin.codeVerifier)
         let wiped = done.releasingResult()
-        #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.code.codeVerifier == nil)
+        #expect(wiped.result?.code == "" && wiped.result?.codeVerifier == nil && wiped.codeLogin.codeVerifier == nil)
         guard case .failure(let e)? = wiped.waitAnswer else {
             Issue.record("released, yet answered")
             return
@@ -341,8 +346,10 @@ struct RouterTests {
     @Test("finished sessions are purged after ttl and grace")
     func purge() throws {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
-        let done = router.decide("com.example.app:/callback?code=c&state=\(s.code.state)", source: .link, now: now + 10)
-            .session!
+        let done = router.decide(
+            "com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, now: now + 10
+        )
+        .session!
         router.replace(done)
         // The result is released first, when the grace period ends; the record goes after its ttl.
         #expect(router.deadline(of: done) == now + 10 + 60)
@@ -370,7 +377,7 @@ struct RouterSharingTests {
         router.insert(a)
         router.insert(b)
         router.insert(loop)
-        #expect(router.session(a.id)!.code.redirect === router.session(b.id)!.code.redirect)
+        #expect(router.session(a.id)!.codeLogin.redirect === router.session(b.id)!.codeLogin.redirect)
         #expect(router.internedCount == 3)  // two callbacks, one origin
         router.remove(loop.id)
         #expect(router.internedCount == 2)

@@ -32,14 +32,14 @@ struct SessionPlanTests {
         #expect(refused(Fixtures.request { $0.extraParams = ["a": "b\nc"] }, "control character"))
         #expect(refused(Fixtures.request { $0.ttl = 0 }, "ttl 0 is out of range"))
         #expect(refused(Fixtures.request { $0.ttl = 86400 }, "out of range"))
-        #expect(refused(Fixtures.request { $0.resume = "later" }, "not one of browser, client, none"))
-        #expect(refused(Fixtures.request { $0.resumeHosts = ["API.vipps.no"] }, "lowercase host name"))
+        #expect(refused(Fixtures.request { $0.login.resume = "later" }, "not one of browser, client, none"))
+        #expect(refused(Fixtures.request { $0.login.resumeHosts = ["API.vipps.no"] }, "lowercase host name"))
         #expect(refused(Fixtures.request { $0.browser = "firefox" }, "desktop file id"))
         #expect(refused(Fixtures.request { $0.browser = "../x.desktop" }, "desktop file id"))
         #expect(refused(Fixtures.request { $0.claimToken = "short" }, "at least 22"))
         #expect(refused(Fixtures.request { $0.codeChallenge = "plain-verifier" }, "S256"))
         #expect(refused(Fixtures.request { $0.issuer = "http://as.example" }, "issuer must be an https URL"))
-        #expect(refused(Fixtures.request { $0.requireIssuer = true }, "needs the issuer"))
+        #expect(refused(Fixtures.request { $0.login.requireIssuer = true }, "needs the issuer"))
         #expect(refused(Fixtures.request { $0.appCallbackURI = "http://127.0.0.1/cb" }, "not loopback"))
         #expect(refused(Fixtures.request { $0.redirectURI = "com.example.app:/cb#frag" }, "fragment"))
     }
@@ -54,7 +54,7 @@ struct SessionPlanTests {
         let s = try Fixtures.session(request)
         #expect(
             try Fixtures.authorizeURL(request)
-                == "https://auth.example.com/authorize?tenant=a%20b&response_type=code&client_id=client&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state=\(s.code.state)&nonce=nonce-1&code_challenge=challenge-1&code_challenge_method=S256&audience=x%20y&prompt=login"
+                == "https://auth.example.com/authorize?tenant=a%20b&response_type=code&client_id=client&redirect_uri=com.example.app%3A%2Fcallback&scope=openid%20profile&state=\(s.codeLogin.state)&nonce=nonce-1&code_challenge=challenge-1&code_challenge_method=S256&audience=x%20y&prompt=login"
         )
         #expect(s.expiresAt == Fixtures.now + 600)
     }
@@ -67,7 +67,7 @@ struct SessionPlanTests {
         #expect(!plan.needsVerifier)
         plan.bind(port: 1)
         let s = plan.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now)
-        #expect(s.code.codeVerifier == nil)
+        #expect(s.codeLogin.codeVerifier == nil)
         #expect(
             plan.authorizeURL(secrets: Fixtures.secrets()).contains(
                 "code_challenge=\(challenge)&code_challenge_method=S256"))
@@ -128,8 +128,8 @@ struct SessionPlanTests {
         #expect(plan.authorizationOrigin == "https://api.vipps.no")
         let s = plan.makeSession(secrets: Fixtures.secrets(), claimTokenDigest: nil, browser: nil, now: Fixtures.now)
         #expect(
-            plan.authorizeURL(secrets: Fixtures.secrets()) == url && s.code.codeVerifier == nil
-                && s.code.nonce == "n0nce")
+            plan.authorizeURL(secrets: Fixtures.secrets()) == url && s.codeLogin.codeVerifier == nil
+                && s.codeLogin.nonce == "n0nce")
     }
 
     @Test("adopted states are checked; one already in use is refused (D5)")

@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// Each event's transition, with no bus and no I/O: the changes the daemon
 /// must write, every effect it must carry out, and what the caller hears.
@@ -15,7 +16,7 @@ struct TransitionTests {
         var (router, s) = try Fixtures.router()
         // Nobody waiting: the listener, the status and the deadline all the same, and no answer.
         let alone = router.route(
-            "com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+            "com.example.app:/callback?code=C&state=\(s.codeLogin.state)", source: .link, via: "test", now: now)
         let finished = try #require(alone.session)
         #expect(
             Array(alone.effects.prefix(3)) == [
@@ -26,7 +27,7 @@ struct TransitionTests {
 
         let (wait, _) = try router.holdWait(s.id)
         let t = router.route(
-            "com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
+            "com.example.app:/callback?code=C&state=\(s.codeLogin.state)", source: .link, via: "test", now: now)
         let done = try #require(t.session)
         #expect(t.changes == [.update(done)])
         #expect(t.ifWriteFails == .refuse)
@@ -44,7 +45,7 @@ struct TransitionTests {
             Issue.record("no log line")
             return
         }
-        #expect(line.priority == .info && !line.text.contains("C&") && !line.text.contains(s.code.state))
+        #expect(line.priority == .info && !line.text.contains("C&") && !line.text.contains(s.codeLogin.state))
     }
 
     @Test("a refusal changes nothing, writes nothing and logs why; the state is never in the line")
@@ -81,16 +82,16 @@ struct TransitionTests {
     )
     func resume() throws {
         func world(_ mode: String) throws -> (Router, Session) {
-            try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = mode })
+            try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.login.resume = mode })
         }
         let uri = { (s: Session) in
-            "com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume"
+            "com.example.app:/app?state=\(s.codeLogin.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume"
         }
         var (router, s) = try world("browser")
         var t = router.route(uri(s), source: .link, via: "test", now: now)
         #expect(t.effects.first == .openBrowser("https://auth.example.com/resume", in: .sameAs(nil)))
         #expect(t.effects.contains(.emitStatus(s.id, .resumed)) && t.reply == .routed(.resumed))
-        #expect(t.session?.code.resumeOpened == true)
+        #expect(t.session?.codeLogin.resumeOpened == true)
 
         (router, s) = try world("client")
         t = router.route(uri(s), source: .link, via: "test", now: now)
@@ -120,10 +121,11 @@ struct TransitionTests {
         "the browser that began the login cannot take resume_uri: the session fails with BrowserFailed, its waiters hear it, once"
     )
     func resumeBrowserFailed() throws {
-        var (router, s) = try Fixtures.router(Fixtures.request(app: "com.example.app:/app") { $0.resume = "browser" })
+        var (router, s) = try Fixtures.router(
+            Fixtures.request(app: "com.example.app:/app") { $0.login.resume = "browser" })
         let (wait, _) = try router.holdWait(s.id)
         let resume = router.route(
-            "com.example.app:/app?state=\(s.code.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume",
+            "com.example.app:/app?state=\(s.codeLogin.state)&resume_uri=https%3A%2F%2Fauth.example.com%2Fresume",
             source: .link, via: "test", now: now)
         let reopen = try #require(resume.effects.first)
         #expect(reopen == .openBrowser("https://auth.example.com/resume", in: .sameAs(nil)) && reopen.undoesOnFailure)
@@ -174,22 +176,26 @@ struct TransitionTests {
             caller: Fixtures.owner, login: false, now: now)
         let s = try #require(t.session)
         #expect(t.changes == [.insert(s)] && t.ifWriteFails == .refuse)
-        #expect(s.code.browser == "b.desktop" && s.owner == Fixtures.caller)
+        #expect(s.codeLogin.browser == "b.desktop" && s.owner == Fixtures.caller)
         guard case .begun(let id, let url) = t.reply else {
             Issue.record("no reply")
             return
         }
-        #expect(id == s.id && url.contains("state=\(s.code.state)"))
+        #expect(id == s.id && url.contains("state=\(s.codeLogin.state)"))
         #expect(t.effects.contains(.openBrowser(url, in: .entry("b.desktop"))))
         #expect(t.effects.contains(.scheduleDeadline(s.id, at: s.expiresAt)))
         #expect(t.compensation.isEmpty, "no listener to close for a custom-scheme callback")
         // The app behind a caller seen for the first time is found out, as an operation of its own.
         let identify = try #require(t.started.first)
-        #expect(t.started == [identify] && t.operation(identify) == .identify(name: Fixtures.owner))
-        #expect(t.core == [.caller(Fixtures.owner, .unknown), .track(identify, .identify(name: Fixtures.owner))])
+        #expect(t.started == [identify] && t.operation(identify) == .identification(.identify(name: Fixtures.owner)))
+        #expect(
+            t.core == [
+                .caller(Fixtures.owner, .unknown),
+                .track(identify, .identification(Identification(name: Fixtures.owner))),
+            ])
         let quiet = router.beginSession(
             Fixtures.request(), inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
-        #expect(quiet.session?.code.browser == nil)
+        #expect(quiet.session?.codeLogin.browser == nil)
         #expect(!quiet.effects.contains { if case .openBrowser = $0 { true } else { false } })
     }
 
@@ -224,22 +230,24 @@ struct TransitionTests {
         let held = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 5)
         let op = try #require(held.held)
         let timer = try #require(held.started.first)
-        #expect(held.changes.isEmpty && held.effects == [.start(timer, .timer(milliseconds: 5))])
+        #expect(held.changes.isEmpty && held.effects == [.start(timer, .waitTimer(.timer(milliseconds: 5)))])
         #expect(
             held.core == [
-                .track(op, .wait(s.id, caller: Fixtures.owner, login: false, timer: timer)),
-                .track(timer, .waitTimeout(op, milliseconds: 5)),
+                .hold(op, .wait(s.id, caller: Fixtures.owner, login: false, timer: timer)),
+                .track(timer, .waitTimer(WaitTimer(wait: op, milliseconds: 5))),
             ])
         let forever = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
         let untimed = try #require(forever.held)
         #expect(
             forever.effects.isEmpty
-                && forever.core == [.track(untimed, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
+                && forever.core == [.hold(untimed, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
         let intruder = router.wait(s.id, by: Fixtures.intruder, timeoutMilliseconds: 0)
         #expect(intruder.refusal?.code == .accessDenied && intruder.core.isEmpty && intruder.effects.isEmpty)
         router.apply(
-            router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
-                .changes)
+            router.route(
+                "com.example.app:/callback?code=C&state=\(s.codeLogin.state)", source: .link, via: "test", now: now
+            )
+            .changes)
         for _ in 0..<2 {
             let t = router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0)
             guard case .waited(.success(let r)) = t.reply else {
@@ -259,13 +267,15 @@ struct TransitionTests {
                 == RouterError(
                     .invalidArgument, "the session is still pending; acknowledge its result once Wait has returned it"))
         router.apply(
-            router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
-                .changes)
+            router.route(
+                "com.example.app:/callback?code=C&state=\(s.codeLogin.state)", source: .link, via: "test", now: now
+            )
+            .changes)
         let intruder = router.acknowledge(s.id, by: Fixtures.intruder)
         #expect(intruder.refusal?.code == .accessDenied && intruder.changes.isEmpty)
         let t = router.acknowledge(s.id, by: Fixtures.owner)
         let released = try #require(t.session)
-        #expect(released.released && released.result?.code == "" && released.code.codeVerifier == nil)
+        #expect(released.released && released.result?.code == "" && released.codeLogin.codeVerifier == nil)
         #expect(t.ifWriteFails == .refuse && t.effects.contains(.checkpoint))
         #expect(t.effects.contains(.scheduleDeadline(s.id, at: router.deadline(of: released))))
         router.apply(t.changes)
@@ -281,8 +291,10 @@ struct TransitionTests {
     func release() throws {
         var (router, s) = try Fixtures.router(limits: Limits(gracePeriod: 60))
         router.apply(
-            router.route("com.example.app:/callback?code=C&state=\(s.code.state)", source: .link, via: "test", now: now)
-                .changes)
+            router.route(
+                "com.example.app:/callback?code=C&state=\(s.codeLogin.state)", source: .link, via: "test", now: now
+            )
+            .changes)
         let done = try #require(router.session(s.id))
         #expect(router.deadline(of: done) == now + 60)
         let t = router.deadlineReached(s.id, now: now + 60)
@@ -326,7 +338,7 @@ struct TransitionTests {
         let claimed = try #require(t.session)
         #expect(claimed.owner == Caller(name: ":1.7") && t.reply == .none)
         let identify = try #require(t.started.first)
-        #expect(t.core == [.caller(":1.7", .unknown), .track(identify, .identify(name: ":1.7"))])
+        #expect(t.core == [.caller(":1.7", .unknown), .track(identify, .identification(Identification(name: ":1.7")))])
         router.take(t)
         #expect(router.wait(s.id, by: ":1.7", timeoutMilliseconds: 0).held != nil)
         #expect(router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0).refusal?.code == .accessDenied)
@@ -358,7 +370,7 @@ struct TransitionTests {
         // No event holds a Wait on a finished session; one the core still tracked would hear the session is gone.
         var tracking = router
         let stray = OperationID(900)
-        tracking.apply(core: [.track(stray, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
+        tracking.apply(core: [.hold(stray, .wait(s.id, caller: Fixtures.owner, login: false, timer: nil))])
         let told = tracking.deadlineReached(s.id, now: purgeAt)
         #expect(
             told.effects == [
@@ -394,16 +406,16 @@ struct TransitionTests {
             })
         #expect(
             byID[plain.id]?.status == .cancelled && byID[plain.id]?.owner == nil
-                && byID[plain.id]?.code.codeVerifier == nil)
+                && byID[plain.id]?.codeLogin.codeVerifier == nil)
         #expect(byID[withToken.id]?.status == .pending && byID[withToken.id]?.owner == nil)
         #expect(
             t.effects.contains(.emitStatus(plain.id, .cancelled))
                 && !t.effects.contains(.emitStatus(withToken.id, .cancelled)))
         #expect(router.ownerGone(":1.1000", now: now).changes.isEmpty)
         router.take(t)
-        #expect(router.operations.isEmpty)
+        #expect(router.running.isEmpty && router.held.calls.isEmpty)
         // The timer's late firing finds nothing.
-        #expect(router.completed(timerOp, .fired, now: now) == Transition())
+        #expect(router.completed(timerOp, .waitTimer(.fired), now: now) == Transition())
     }
 
     @Test(
@@ -417,21 +429,23 @@ struct TransitionTests {
         #expect(back.changes == [.restore(stored), .restore(other)] && back.changes.allSatisfy { !$0.isWritten })
         let ask = try #require(back.started.first)
         #expect(
-            back.effects == [.start(ask, .busNames)] && back.core == [.track(ask, .restore(previousBusID: "bus-1"))])
+            back.effects == [.start(ask, .restore(.busNames))]
+                && back.core == [.track(ask, .restore(Restore(previousBusID: "bus-1")))])
         #expect(back.ifWriteFails == .keepInMemory)
         router.take(back)
         let t = router.completed(
-            ask, .busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner, ":1.3"]))), now: now)
+            ask, .restore(.busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner, ":1.3"])))), now: now)
         #expect(t.ifWriteFails == .keepInMemory)
         #expect(t.changes.map(\.id) == [other.id] && t.session?.status == .cancelled)
         let relisten = try #require(t.started.first)
         #expect(t.started == [relisten])
         #expect(
             t.operation(relisten)
-                == .listen(
-                    stored.id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 49152),
-                    path: "/cb"))
-        #expect(t.core == [.finish(ask), .track(relisten, .relisten(stored.id))])
+                == .code(
+                    .listen(
+                        stored.id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 49152),
+                        path: "/cb")))
+        #expect(t.core == [.finish(ask), .track(relisten, .login(stored.id, idle: false))])
         #expect(t.effects.contains(.scheduleDeadline(stored.id, at: stored.expiresAt)))
         #expect(t.effects.contains(.scheduleDeadline(other.id, at: router.deadline(of: t.session!))))
         #expect(t.effects.last == .serve && t.effects.contains(.recordBusID("bus-1")))
@@ -439,7 +453,7 @@ struct TransitionTests {
         // A port that cannot be had again fails that session, with its effects.
         let (wait, _) = try router.holdWait(stored.id)
         let failed = router.completed(
-            relisten, .listening(.failure(RouterError(.listenerFailed, "port taken"))), now: now)
+            relisten, .code(.listening(.failure(RouterError(.listenerFailed, "port taken")))), now: now)
         let session = try #require(failed.session)
         #expect(session.failure?.code == .listenerFailed && session.failure?.message.contains("port taken") == true)
         #expect(failed.effects.contains(.answer(wait, .waited(.failure(session.failure!.error)))))
@@ -447,7 +461,7 @@ struct TransitionTests {
         #expect(failed.ifWriteFails == .keepInMemory)
         // A port had again changes nothing.
         #expect(
-            router.completed(relisten, .listening(.success(49152)), now: now)
+            router.completed(relisten, .code(.listening(.success(49152))), now: now)
                 == Transition(core: [.finish(relisten)], ifWriteFails: .keepInMemory))
         // Stored times that cannot be right expire the session as it comes back (P5).
         var future = Router()
@@ -461,15 +475,15 @@ struct TransitionTests {
     @Test("restore on another bus, or when the bus cannot say: every stored owner is gone")
     func restoreAnotherBus() throws {
         for (previous, answer) in [
-            ("bus-0", OperationResult.busNames(.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner])))),
-            ("bus-1", .busNames(.failure(RouterError(.internalError, "no bus")))),
+            ("bus-0", Result<BusSnapshot, RouterError>.success(BusSnapshot(id: "bus-1", names: [Fixtures.owner]))),
+            ("bus-1", .failure(RouterError(.internalError, "no bus"))),
         ] {
             var router = Router()
             let s = try Fixtures.session(Fixtures.request(), n: 1)
             let parked = try Fixtures.claimable(n: 2, digest: [1])
             let back = router.restore([s, parked], previousBusID: previous, now: now)
             router.take(back)
-            let t = router.completed(try #require(back.started.first), answer, now: now)
+            let t = router.completed(try #require(back.started.first), .restore(.busNames(answer)), now: now)
             let byID = Dictionary(uniqueKeysWithValues: t.changes.map { ($0.id, $0) })
             guard case .update(let cancelled)? = byID[s.id], case .update(let kept)? = byID[parked.id] else {
                 Issue.record("\(previous): owners not settled: \(t.changes)")
@@ -479,7 +493,7 @@ struct TransitionTests {
                 cancelled.status == .cancelled && cancelled.owner == nil && kept.status == .pending
                     && kept.owner == nil, "\(previous)")
             #expect(t.effects.last == .serve)
-            if case .busNames(.failure) = answer {
+            if case .failure = answer {
                 #expect(!t.effects.contains { if case .recordBusID = $0 { true } else { false } })
                 #expect(
                     t.effects.contains {
@@ -500,7 +514,7 @@ struct TransitionTests {
         let effects: [Effect] = [
             .serve, .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .checkpoint, .recordBusID("bus"),
             .emitStatus(id, .completed), .answer(op, .none), .forget(op), .closeListener(id),
-            .start(op, .timer(milliseconds: 1)),
+            .start(op, .waitTimer(.timer(milliseconds: 1))),
             .cancel(op), .openBrowser("u", in: .web), .scheduleDeadline(id, at: 1),
             .requestResume(id, owner: ":1.1", resumeURI: "u"),
         ]
@@ -509,7 +523,8 @@ struct TransitionTests {
         #expect(
             sorted == [
                 .openBrowser("u", in: .web), .requestResume(id, owner: ":1.1", resumeURI: "u"),
-                .start(op, .timer(milliseconds: 1)), .cancel(op), .closeListener(id), .answer(op, .none), .forget(op),
+                .start(op, .waitTimer(.timer(milliseconds: 1))), .cancel(op), .closeListener(id), .answer(op, .none),
+                .forget(op),
                 .emitStatus(id, .completed), .scheduleDeadline(id, at: 1), .checkpoint, .recordBusID("bus"),
                 .log(LogLine(.info, "x")), .notify(summary: "s", body: "b"), .serve,
             ])
@@ -517,10 +532,12 @@ struct TransitionTests {
         #expect(
             Effect.openBrowser("u", in: .web).undoesOnFailure
                 && Effect.requestResume(id, owner: ":1.1", resumeURI: "u").undoesOnFailure)
-        #expect(!Effect.start(op, .listen(id, binding, path: "/")).undoesOnFailure)
+        #expect(!Effect.start(op, .begin(.listen(id, binding, path: "/"))).undoesOnFailure)
         #expect(
             !Effect.start(
-                op, .deliver(url: "com.example.app:/x", app: LinkApp(id: "a.desktop", delivery: .dbus), context: .none)
+                op,
+                .delivery(
+                    .deliver(url: "com.example.app:/x", app: LinkApp(id: "a.desktop", delivery: .dbus), context: .none))
             ).undoesOnFailure)
         #expect(effects.filter(\.undoesOnFailure).count == 2)
     }
@@ -539,7 +556,7 @@ struct OperationTests {
         var (router, s) = try Fixtures.router()
         let (wait, timer) = try router.holdWait(s.id, timeout: 250)
         let timerOp = try #require(timer)
-        let fired = router.completed(timerOp, .fired, now: now)
+        let fired = router.completed(timerOp, .waitTimer(.fired), now: now)
         #expect(fired.changes.isEmpty && fired.reply == .none)
         #expect(
             fired.effects == [
@@ -553,7 +570,7 @@ struct OperationTests {
             ])
         #expect(fired.core == [.finish(timerOp), .finish(wait)])
         router.take(fired)
-        #expect(router.operations.isEmpty && router.session(s.id)?.status == .pending)
+        #expect(router.running.isEmpty && router.held.calls.isEmpty && router.session(s.id)?.status == .pending)
         // The session finishing later answers nobody; a new Wait is held again.
         let later = router.route(Fixtures.callback(s), source: .link, via: "test", now: now)
         #expect(later.answers.isEmpty && later.core.isEmpty)
@@ -572,8 +589,8 @@ struct OperationTests {
         #expect(t.answers == [.answer(wait, .waited(.success(result)))] && t.effects.contains(.cancel(timerOp)))
         #expect(t.core == [.finish(wait), .finish(timerOp)])
         router.take(t)
-        #expect(router.operations.isEmpty)
-        #expect(router.completed(timerOp, .fired, now: now) == Transition())
+        #expect(router.running.isEmpty && router.held.calls.isEmpty)
+        #expect(router.completed(timerOp, .waitTimer(.fired), now: now) == Transition())
     }
 
     @Test("every held Wait of a session hears its result, in the order they came")
@@ -593,31 +610,28 @@ struct OperationTests {
     func unknownOperation() throws {
         let (router, _) = try Fixtures.router()
         let nobody = OperationID(4242)
-        let results: [OperationResult] = [
-            .fired, .metadata(.failure(RouterError(.discoveryFailed, "x"))), .listening(.success(1)),
-            .delivered(.success(.delivered)),
-            .tokens(.failure(SessionFailure(code: .tokenExchangeFailed, message: "x"))), .identified(.host),
-            .busNames(.success(BusSnapshot(id: "b", names: []))),
+        let results: [Completion] = [
+            .waitTimer(.fired), .begin(.metadata(.failure(RouterError(.discoveryFailed, "x")))),
+            .begin(.listening(.success(1))), .delivery(.delivered(.success(.delivered))),
+            .code(.redeemed(.failure(SessionFailure(code: .tokenExchangeFailed, message: "x")))),
+            .identification(.identified(.host)), .restore(.busNames(.success(BusSnapshot(id: "b", names: [])))),
         ]
         for result in results {
             #expect(router.completed(nobody, result, now: now) == Transition(), "\(result)")
         }
     }
 
-    @Test("an outcome of the wrong kind finishes its operation and is logged as an error; nothing else happens")
+    @Test(
+        "a result of another machine's kind cannot reach the machine that waits: it does nothing, and the timer still waits"
+    )
     func wrongKind() throws {
         var (router, s) = try Fixtures.router()
         let (wait, timer) = try router.holdWait(s.id, timeout: 5)
         let timerOp = try #require(timer)
-        let t = router.completed(timerOp, .listening(.success(1)), now: now)
-        #expect(t.core == [.finish(timerOp)] && t.changes.isEmpty && t.answers.isEmpty)
-        guard case .log(let line)? = t.effects.first, t.effects.count == 1 else {
-            Issue.record("not logged: \(t.effects)")
-            return
-        }
-        #expect(line.priority == .error)
-        router.take(t)
-        #expect(router.operations[wait] != nil, "the Wait is still held")
+        #expect(router.completed(timerOp, .begin(.listening(.success(1))), now: now) == Transition())
+        #expect(router.isLive(wait) && router.isLive(timerOp), "the Wait and its timer are still there")
+        let fired = router.completed(timerOp, .waitTimer(.fired), now: now)
+        #expect(fired.core == [.finish(timerOp), .finish(wait)])
     }
 
     @Test("Login holds the call until the session's result, answered with the session and the result")
@@ -628,9 +642,9 @@ struct OperationTests {
         let s = try #require(t.session)
         let op = try #require(t.held)
         #expect(t.changes == [.insert(s)] && t.answers.isEmpty)
-        #expect(t.core.first == .track(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
+        #expect(t.core.first == .hold(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
         router.take(t)
-        #expect(router.operations[op] == .wait(s.id, caller: Fixtures.owner, login: true, timer: nil))
+        #expect(router.held[op] == .wait(s.id, caller: Fixtures.owner, login: true, timer: nil))
         let done = router.route(Fixtures.callback(s), source: .link, via: "test", now: now)
         let result = try #require(done.session?.result)
         #expect(done.answers == [.answer(op, .loggedIn(s.id, .success(result)))] && done.core.contains(.finish(op)))
@@ -651,31 +665,24 @@ struct OperationTests {
     )
     func discovery() throws {
         var router = Router()
-        var request = OpenIDTests.exchangeRequest()
-        request.discovered = nil
+        let request = OpenIDTests.exchangeRequest()
         let t = router.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(t.held)
-        #expect(t.changes.isEmpty && t.effects == [.start(op, .discover(issuer: OpenIDTests.issuer))])
+        #expect(t.changes.isEmpty && t.effects == [.start(op, .begin(.discover(issuer: OpenIDTests.issuer)))])
         #expect(
-            t.core == [
-                .track(
-                    op,
-                    .begin(
-                        PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false))
-                )
-            ])
+            t.core == [.track(op, .begin(Begin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner)))])
         router.take(t)
 
-        let metadata = try #require(OpenIDTests.exchangeRequest().discovered)
-        let begun = router.completed(op, .metadata(.success(metadata)), now: now)
+        let metadata = OpenIDTests.metadata
+        let begun = router.completed(op, .begin(.metadata(.success(metadata))), now: now)
         let s = try #require(begun.session)
         #expect(begun.changes == [.insert(s)] && begun.reply == .none && begun.ifWriteFails == .refuse)
         #expect(
-            s.code.exchange
+            s.codeLogin.exchange
                 == TokenExchange(
                     clientID: "client", tokenEndpoint: OpenIDTests.issuer + "/token",
                     jwksURI: OpenIDTests.issuer + "/jwks", expectsIDToken: true))
-        #expect(s.code.requireIssuer && s.code.issuer == OpenIDTests.issuer)
+        #expect(s.codeLogin.options.requireIssuer && s.codeLogin.issuer == OpenIDTests.issuer)
         #expect(
             begun.answers == [
                 .answer(op, .begun(s.id, authorizeURL: try Fixtures.authorizeURL(OpenIDTests.exchangeRequest())))
@@ -684,7 +691,7 @@ struct OperationTests {
 
         let error = RouterError(
             .discoveryFailed, "https://id.example.com/realm/.well-known/openid-configuration answered 404")
-        let failed = router.completed(op, .metadata(.failure(error)), now: now)
+        let failed = router.completed(op, .begin(.metadata(.failure(error))), now: now)
         #expect(
             failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
 
@@ -695,7 +702,7 @@ struct OperationTests {
             request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let heldOp = try #require(held.held)
         tooMany.take(held)
-        let refused = tooMany.completed(heldOp, .metadata(.success(metadata)), now: now)
+        let refused = tooMany.completed(heldOp, .begin(.metadata(.success(metadata))), now: now)
         #expect(refused.changes.isEmpty && refused.core == [.finish(heldOp)])
         #expect(
             refused.answers.count == 1
@@ -720,22 +727,18 @@ struct OperationTests {
             t.effects == [
                 .start(
                     op,
-                    .listen(
-                        id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0), path: "/cb"))
+                    .begin(
+                        .listen(
+                            id, LoopbackBinding(addresses: ["127.0.0.1"], hostLiteral: "127.0.0.1", port: 0),
+                            path: "/cb")))
             ])
         #expect(
-            t.core == [
-                .track(
-                    op,
-                    .begin(
-                        PendingBegin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false))
-                )
-            ])
+            t.core == [.track(op, .begin(Begin(request: request, inputs: Fixtures.inputs(), caller: Fixtures.owner)))])
         router.take(t)
 
-        let begun = router.completed(op, .listening(.success(40555)), now: now)
+        let begun = router.completed(op, .begin(.listening(.success(40555))), now: now)
         let s = try #require(begun.session)
-        #expect(s.id == id && s.code.redirect.string == "http://127.0.0.1:40555/cb")
+        #expect(s.id == id && s.codeLogin.redirect.string == "http://127.0.0.1:40555/cb")
         guard case .answer(op, .begun(id, let url))? = begun.answers.first else {
             Issue.record("not answered: \(begun.effects)")
             return
@@ -747,7 +750,7 @@ struct OperationTests {
 
         // No port: the call is refused, nothing begun.
         let error = RouterError(.listenerFailed, "could not listen on 127.0.0.1: address in use")
-        let failed = router.completed(op, .listening(.failure(error)), now: now)
+        let failed = router.completed(op, .begin(.listening(.failure(error))), now: now)
         #expect(
             failed.changes.isEmpty && failed.core == [.finish(op)] && failed.answers == [.answer(op, .refused(error))])
 
@@ -758,7 +761,7 @@ struct OperationTests {
         let waitingOp = try #require(waiting.held)
         limited.take(waiting)
         limited.insert(try Fixtures.session(Fixtures.request(), n: 5))
-        let late = limited.completed(waitingOp, .listening(.success(40556)), now: now)
+        let late = limited.completed(waitingOp, .begin(.listening(.success(40556))), now: now)
         #expect(late.changes.isEmpty && late.effects.contains(.closeListener(id)) && late.core == [.finish(waitingOp)])
         #expect(
             late.answers.count == 1
@@ -775,14 +778,17 @@ struct OperationTests {
             login: true, now: now)
         let op = try #require(t.held)
         router.take(t)
-        let begun = router.completed(op, .listening(.success(40557)), now: now)
+        let begun = router.completed(op, .begin(.listening(.success(40557))), now: now)
         let s = try #require(begun.session)
         #expect(
             begun.answers.isEmpty
-                && begun.core.first == .track(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)))
+                && begun.core.prefix(2) == [
+                    .finish(op), .hold(op, .wait(s.id, caller: Fixtures.owner, login: true, timer: nil)),
+                ], "the begin is done, and its call is held for the result under the same operation")
         router.take(begun)
         let done = router.route(
-            "http://127.0.0.1:40557/cb?code=C&state=\(s.code.state)", source: .loopback(s.id), via: "test", now: now)
+            "http://127.0.0.1:40557/cb?code=C&state=\(s.codeLogin.state)", source: .loopback(s.id), via: "test",
+            now: now)
         let result = try #require(done.session?.result)
         #expect(done.answers == [.answer(op, .loggedIn(s.id, .success(result)))])
     }
@@ -792,8 +798,7 @@ struct OperationTests {
     )
     func leaveWhileDiscovering() throws {
         var router = Router()
-        var request = OpenIDTests.exchangeRequest()
-        request.discovered = nil
+        let request = OpenIDTests.exchangeRequest()
         let t = router.beginSession(request, inputs: Fixtures.inputs(), caller: Fixtures.owner, login: false, now: now)
         let op = try #require(t.held)
         router.take(t)
@@ -803,7 +808,7 @@ struct OperationTests {
                 && gone.changes.isEmpty)
         router.take(gone)
         #expect(
-            router.completed(op, .metadata(.success(try #require(OpenIDTests.exchangeRequest().discovered))), now: now)
+            router.completed(op, .begin(.metadata(.success(OpenIDTests.metadata))), now: now)
                 == Transition())
         #expect(router.count == 0)
     }
@@ -822,7 +827,7 @@ struct OperationTests {
         #expect(gone.effects.first == .forget(op) && gone.core == [.finish(op)] && gone.answers.isEmpty)
         router.take(gone)
         // The listener comes up after all: nothing is begun.
-        let late = router.completed(op, .listening(.success(40558)), now: now)
+        let late = router.completed(op, .begin(.listening(.success(40558))), now: now)
         #expect(late.changes.isEmpty && router.count == 0)
         // Whatever was bound for the session that will never be is let go when its caller leaves.
         #expect(gone.effects.contains(.closeListener(Fixtures.secrets().id)))
@@ -837,7 +842,7 @@ struct OperationTests {
         let op = try #require(t.started.first)
         router.take(t)
         #expect(router.callers[Fixtures.owner] == .unknown)
-        let found = router.completed(op, .identified(.flatpak("org.example.App")), now: now)
+        let found = router.completed(op, .identification(.identified(.flatpak("org.example.App"))), now: now)
         #expect(found.core == [.finish(op), .caller(Fixtures.owner, .flatpak("org.example.App"))])
         #expect(
             found.session?.owner == Caller(name: Fixtures.owner, app: .flatpak("org.example.App"))
@@ -861,8 +866,7 @@ struct OperationTests {
     func stopping() throws {
         var (router, s) = try Fixtures.router()
         let (wait, _) = try router.holdWait(s.id)
-        var request = OpenIDTests.exchangeRequest()
-        request.discovered = nil
+        let request = OpenIDTests.exchangeRequest()
         let begin = router.beginSession(request, inputs: Fixtures.inputs(2), caller: ":1.5", login: false, now: now)
         router.take(begin)
         let t = router.stopping()
@@ -899,8 +903,7 @@ struct OperationTests {
 
         // A BeginSession waiting for discovery: stopping would lose it.
         (router, _) = try Fixtures.router()
-        var request = OpenIDTests.exchangeRequest()
-        request.discovered = nil
+        let request = OpenIDTests.exchangeRequest()
         let begin = router.beginSession(request, inputs: Fixtures.inputs(2), caller: ":1.5", login: false, now: now)
         router.take(begin)
         let op = try #require(begin.held)
@@ -933,8 +936,8 @@ struct OperationTests {
         let held = try #require(login.held)
         router.take(router.executableReplaced("/usr/bin/linkrouterd"))
         // Finding out the caller's app is over; the Login alone is held.
-        router.apply(core: router.operations.keys.filter { $0 != held }.map { .finish($0) })
-        #expect(router.operations.count == 1)
+        router.apply(core: router.running.keys.filter { $0 != held }.map { .finish($0) })
+        #expect(router.running.isEmpty && router.held.calls.count == 1)
         #expect(router.restartIfIdle().effects.isEmpty, "a Login answered \"wait again\" would lose its session")
         router.apply(core: [.finish(held)])
         #expect(router.restartIfIdle().effects == [.restart])

@@ -72,7 +72,7 @@ struct ExecutorOrderTests {
         #expect(
             w.received(until: Self.barrier).map(\.path) == [API.path(of: b.id).rawValue],
             "only the compensation was said")
-        #expect(w.daemon.sessions.router.session(a.id)?.status == .pending)
+        #expect(w.daemon.core.router.session(a.id)?.status == .pending)
         kill(locker, SIGKILL)
         #expect(try w.stored(a.id)?.status == .pending)
         #expect(w.daemon.sessions.writeFailures == 1)
@@ -94,7 +94,7 @@ struct ExecutorOrderTests {
             Transition(changes: [.update(expired)], ifWriteFails: .keepInMemory, effects: [.emitStatus(a.id, .expired)])
         )
         #expect(reply == .none)
-        #expect(w.daemon.sessions.router.session(a.id)?.status == .expired, "taken in")
+        #expect(w.daemon.core.router.session(a.id)?.status == .expired, "taken in")
         #expect(w.received(until: Self.barrier).map(\.path) == [API.path(of: a.id).rawValue])
         #expect(w.daemon.sessions.writeFailures == 1)
         kill(locker, SIGKILL)
@@ -120,7 +120,7 @@ struct ExecutorOrderTests {
                 ],
                 compensation: [.emitStatus(b.id, .cancelled)], reply: .routed(.resumed)))
         #expect(Self.refusal(reply) == .browserFailed)
-        #expect(w.daemon.sessions.router.session(a.id)?.status == .pending, "taken back in memory")
+        #expect(w.daemon.core.router.session(a.id)?.status == .pending, "taken back in memory")
         #expect(try w.stored(a.id)?.status == .pending, "and in the store")
         #expect(
             w.received(until: Self.barrier).map(\.path) == [API.path(of: b.id).rawValue],

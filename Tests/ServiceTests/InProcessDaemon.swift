@@ -70,8 +70,9 @@ final class InProcessDaemon {
         request.clientID = "demo"
         request.redirectURI = "com.example.app:/callback"
         request.openBrowser = false
-        let t = daemon.sessions.router.beginSession(
-            request, inputs: daemon.inputs(for: request), caller: watcher.uniqueName, login: false, now: daemon.now)
+        let t = daemon.core.router.beginSession(
+            request, inputs: daemon.inputs(for: request, flow: .code), caller: watcher.uniqueName, login: false,
+            now: daemon.now)
         let s = try requireSession(t)
         _ = daemon.execute(t)
         return s

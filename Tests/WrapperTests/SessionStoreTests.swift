@@ -14,7 +14,7 @@ struct SessionStoreTests {
         r.redirectURI = n % 2 == 0 ? "com.example.app:/cb" : "http://127.0.0.1/cb"
         r.appCallbackURI = n % 2 == 0 ? "https://example.com/app" : nil
         r.issuer = "https://as.example"
-        r.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
+        r.login.resumeHosts = ["api.vipps.no", "apitest.vipps.no"]
         var plan = try SessionPlan.make(
             r, owner: Caller(name: ":1.\(n)", app: n == 3 ? .flatpak("org.example.App") : .unknown), limits: Limits())
         plan.bind(port: 40000 + n)
@@ -35,13 +35,14 @@ struct SessionStoreTests {
         var sessions = try (1...5).map { try Self.session($0) }
         // Rows are read in id order, and a row's strings are reused from the row
         // before when equal: a value, then none, then another must each come back.
-        sessions[2].code.browser = nil
-        sessions[3].code.browser = "chromium.desktop"
+        sessions[2].codeLogin.browser = nil
+        sessions[3].codeLogin.browser = "chromium.desktop"
         sessions[3].owner = sessions[2].owner
         sessions[1].status = .completed
         sessions[1].result = AuthorizationResult(
-            code: "C", state: sessions[1].code.state, redirectURI: sessions[1].code.redirect.string,
-            callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].code.codeVerifier, nonce: "n2")
+            code: "C", state: sessions[1].codeLogin.state, redirectURI: sessions[1].codeLogin.redirect.string,
+            callbackURI: "x", issuer: "https://as.example", codeVerifier: sessions[1].codeLogin.codeVerifier,
+            nonce: "n2")
         sessions[1].finishedAt = 1_800_000_010
         sessions[2].failure = SessionFailure(
             code: .authorizationFailed, providerError: "access_denied", providerDescription: "no", message: "m")
@@ -52,8 +53,8 @@ struct SessionStoreTests {
         sessions[0].finishedAt = 1_800_000_020
         sessions[3].status = .expired
         // A finished session keeps no verifier (the daemon wipes it; the store does not bring one back).
-        sessions[0].code.codeVerifier = nil
-        sessions[3].code.codeVerifier = nil
+        sessions[0].codeLogin.codeVerifier = nil
+        sessions[3].codeLogin.codeVerifier = nil
         try store.write([.update(sessions[0]), .update(sessions[3])])
         let reopened = try SessionStore(directory: dir.path + "/lr")
         let (loaded, problems) = try reopened.loadAll()
@@ -75,10 +76,10 @@ struct SessionStoreTests {
         r.redirectURI = "com.example.app:/cb"
         r.scope = "openid"
         r.exchange = true
-        r.discovered = ProviderMetadata(
+        let metadata = ProviderMetadata(
             issuer: "https://as.example", authorizationEndpoint: "https://as.example/auth",
             tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks", issParameterSupported: false)
-        let plan = try SessionPlan.make(r, owner: Caller(name: ":1.7"), limits: Limits())
+        let plan = try SessionPlan.make(r, metadata: metadata, owner: Caller(name: ":1.7"), limits: Limits())
         var exchanging = plan.makeSession(
             secrets: SessionSecrets(
                 id: SessionID("x1")!, state: "state_" + String(repeating: "x", count: 30), nonce: "n",
@@ -86,8 +87,9 @@ struct SessionStoreTests {
             claimTokenDigest: nil, browser: nil, now: 1_800_000_000)
         exchanging.status = .exchanging
         exchanging.result = AuthorizationResult(
-            code: "C", state: exchanging.code.state, redirectURI: exchanging.code.redirect.string, callbackURI: "cb",
-            issuer: nil, codeVerifier: exchanging.code.codeVerifier, nonce: "n")
+            code: "C", state: exchanging.codeLogin.state, redirectURI: exchanging.codeLogin.redirect.string,
+            callbackURI: "cb",
+            issuer: nil, codeVerifier: exchanging.codeLogin.codeVerifier, nonce: "n")
         let store = try SessionStore(directory: dir.path + "/lr")
         try store.insert(exchanging)
         var reloaded = try SessionStore(directory: dir.path + "/lr").loadAll().sessions
@@ -97,7 +99,7 @@ struct SessionStoreTests {
         var done = exchanging
         done.status = .completed
         done.finishedAt = 1_800_000_001
-        done.code.codeVerifier = nil
+        done.codeLogin.codeVerifier = nil
         done.result?.code = ""
         done.result?.codeVerifier = nil
         done.result?.tokens = TokenSet(
@@ -142,7 +144,9 @@ struct SessionStoreTests {
             let exchange = TokenExchange(
                 clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks",
                 expectsIDToken: true)
-            try Self.oldStore(path, schema: schema, exchange: exchange.stored)
+            // Schema 2's `exchange` column: one line a field.
+            let column = [exchange.clientID, exchange.tokenEndpoint, exchange.jwksURI, "openid"].joined(separator: "\n")
+            try Self.oldStore(path, schema: schema, exchange: column)
             let store = try SessionStore(directory: dir.path + "/lr")
             guard case .existing = store.opening else {
                 Issue.record("the old store was not opened: \(store.opening)")
@@ -159,27 +163,30 @@ struct SessionStoreTests {
             #expect(
                 a.ownerName == ":1.5" && a.owner?.app == .unknown && a.status == .resumed && a.claimTokenDigest == nil)
             #expect(
-                a.code.source == .builder && a.code.state == "state_old_" + String(repeating: "o", count: 30)
-                    && a.code.nonce == "n1")
-            #expect(a.code.codeVerifier == String(repeating: "v", count: 43), "a pending session keeps its verifier")
+                a.codeLogin.source == .builder && a.codeLogin.state == "state_old_" + String(repeating: "o", count: 30)
+                    && a.codeLogin.nonce == "n1")
             #expect(
-                a.code.redirect.string == "com.example.app:/cb"
-                    && a.code.appCallback?.string == "https://example.com/app")
+                a.codeLogin.codeVerifier == String(repeating: "v", count: 43), "a pending session keeps its verifier")
             #expect(
-                a.code.resumeHosts == ["api.vipps.no", "apitest.vipps.no"] && a.code.resumePathPrefix == "/p/"
-                    && a.code.resumeMode == .client)
+                a.codeLogin.redirect.string == "com.example.app:/cb"
+                    && a.codeLogin.appCallback?.string == "https://example.com/app")
             #expect(
-                a.code.browser == "firefox.desktop" && a.code.issuer == "https://as.example" && a.code.requireIssuer
-                    && a.code.resumeOpened)
-            #expect(a.code.exchange == (schema == 1 ? nil : exchange))
+                a.codeLogin.options.resumeHosts == ["api.vipps.no", "apitest.vipps.no"]
+                    && a.codeLogin.options.resumePathPrefix == "/p/" && a.codeLogin.options.resumeMode == .client)
+            #expect(
+                a.codeLogin.browser == "firefox.desktop" && a.codeLogin.issuer == "https://as.example"
+                    && a.codeLogin.options.requireIssuer
+                    && a.codeLogin.resumeOpened)
+            #expect(a.codeLogin.exchange == (schema == 1 ? nil : exchange))
             #expect(a.createdAt == 1_800_000_000 && a.expiresAt == 1_800_000_600 && a.finishedAt == nil)
             let b = try #require(byID[SessionID("m2")!])
             #expect(
                 b.owner == nil && b.claimTokenDigest == [9, 9] && b.status == .failed && b.released
                     && b.finishedAt == 1_800_000_005)
             #expect(
-                b.code.source == .adopted && b.code.codeVerifier == nil && b.code.redirect.style == .loopback
-                    && b.code.resumeHosts.isEmpty)
+                b.codeLogin.source == .adopted && b.codeLogin.codeVerifier == nil
+                    && b.codeLogin.redirect.style == .loopback
+                    && b.codeLogin.options.resumeHosts.isEmpty)
             #expect(
                 b.failure
                     == SessionFailure(
@@ -234,5 +241,16 @@ struct SessionStoreTests {
         }
         chmod(dir.path + "/lr", 0o755)
         #expect(throws: StoreError.self) { try SessionStore(directory: dir.path + "/lr") }
+    }
+}
+
+extension Session {
+    /// The code login a fixture made (every fixture here is one); a test of another kind fails here.
+    var codeLogin: CodeLogin {
+        get {
+            guard case .code(let c) = login else { fatalError("\(logTag) is not a code login") }
+            return c
+        }
+        set { login = .code(newValue) }
     }
 }

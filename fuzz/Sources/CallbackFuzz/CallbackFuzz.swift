@@ -11,6 +11,12 @@ enum CallbackFuzz {
         var router = Router()
         var loopback: SessionID
         var vipps: Session
+
+        /// The app-to-app session's login, whose resume rules `ResumePolicy` is fuzzed against.
+        var vippsLogin: CodeLogin {
+            guard case .code(let c) = vipps.login else { preconditionFailure("the Vipps fixture is a code login") }
+            return c
+        }
     }
 
     static let world: World = {
@@ -29,7 +35,7 @@ enum CallbackFuzz {
                 secrets: SessionSecrets(
                     id: SessionID("f\(n)")!, state: state, nonce: "n", codeVerifier: "v\(n)", codeChallenge: "c"),
                 claimTokenDigest: nil, browser: nil, now: now)
-            router.insert(s)
+            router.apply([.insert(s)])
             return s
         }
         _ = add(1, "com.example.app:/callback")
@@ -63,7 +69,7 @@ enum CallbackFuzz {
         _ = try? QueryParameters.parse(text)
         _ = try? PercentEncoding.decode(Substring(text), form: true)
         _ = try? CallbackURI.parse(text, role: "fuzz")
-        if let resumed = try? ResumePolicy.check(text, for: world.vipps.code, maxLength: 8192) {
+        if let resumed = try? ResumePolicy.check(text, for: world.vippsLogin, maxLength: 8192) {
             // Opened as given but for the scheme's spelling; on the endpoint's host (compared without case, RFC 3986
             // §3.2.2) and port.
             precondition(resumed == "https" + text.dropFirst(5), "resume changed the URL beyond the scheme's case")
@@ -99,27 +105,27 @@ enum CallbackFuzz {
                 preconditionFailure("completed from a URI the strict parser refuses")
             }
             precondition(
-                q.all("state").count == 1 && q.all("state")[0].value == s.code.state, "completed with another state")
+                q.all("state").count == 1 && q.all("state")[0].value == s.login.state, "completed with another state")
             precondition(
                 q.all("code").count == 1 && s.result?.code == q.all("code")[0].value, "completed with another code")
             precondition(q.all("error").isEmpty, "completed despite an error")
-            precondition(s.code.redirect.mismatch(with: uri, query: q) == nil, "completed on another URI")
+            precondition(s.login.redirect?.mismatch(with: uri, query: q) == nil, "completed on another URI")
             if case .loopback(let id) = source {
                 precondition(id == s.id, "a loopback listener completed another session")
             }
         case .fail(let s):
             precondition(s.status == .failed && s.result == nil, "a failure that carries a result")
-        case .resume(let s, let url):
+        case .resume(let s, let url, _, _):
             precondition(url.hasPrefix("https://"), "resume to a non-https URL")
-            precondition(s.code.appCallback != nil && source == .link, "resume without an app callback")
+            precondition(s.login.appCallback != nil && source == .link, "resume without an app callback")
         case .acknowledge(let s):
-            precondition(s.code.appCallback != nil && s.status == .resumed, "acknowledged without an app callback")
+            precondition(s.login.appCallback != nil && s.status == .resumed, "acknowledged without an app callback")
         case .passthrough(let url):
             precondition(url == text && source == .link, "passthrough changed the URL or came from a listener")
             let scheme = (try? URIReference.split(text))?.normalizedScheme
             precondition(scheme == "http" || scheme == "https", "passthrough of a non-web scheme")
             // A URL whose state names a session is never forwarded (threat model R5).
-            let states = Set(world.router.all.map(\.code.state))
+            let states = Set(world.router.all.compactMap(\.login.state))
             for value in lenientStates(text) {
                 precondition(!states.contains(value), "forwarded a URL carrying a session's state")
             }
@@ -131,7 +137,7 @@ enum CallbackFuzz {
             else {
                 preconditionFailure("delivered a URI the strict parser refuses")
             }
-            let states = Set(world.router.all.map(\.code.state))
+            let states = Set(world.router.all.compactMap(\.login.state))
             for value in lenientStates(text) {
                 precondition(!states.contains(value), "delivered a session's callback to an app")
             }

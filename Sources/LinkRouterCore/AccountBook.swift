@@ -1,0 +1,357 @@
+/// The rules for accounts' tokens: `GetToken` and `SignProof` answered from
+/// memory or by the account's one flight (`TokenFlight`), `ListAccounts`,
+/// `Logout`, `RejectToken`, and what a login brings. What the daemon knows of
+/// each account is `Router.accountTokens` (memory: a cache of the keyring);
+/// each rule reads and updates it through the event's `Turn`.
+///
+/// The rules are the ones `../shared/reference/secret-service.md` ends with:
+/// the new refresh token is written before anyone gets the new access token;
+/// a write that fails keeps the set in memory and says so; only
+/// `invalid_grant` and `unauthorized_client` end a sign-in, and only after the
+/// keyring was read again (another process may have refreshed), besides, for an
+/// account with `dpop=require`, tokens not bound to its key (kept from before,
+/// or a refresh answered `Bearer`); a provider that cannot be reached is an
+/// error to retry, never a sign-out.
+enum AccountBook {
+    /// `GetToken(account, options)`: from memory when the token has the life
+    /// asked for; else the caller waits on the account's flight (one is started
+    /// if none is under way). Reached through `AccountCall.carryOn`.
+    static func getToken(
+        _ account: Account, _ request: TokenRequest, caller: String, held: OperationID?, _ turn: inout Turn
+    ) -> Transition {
+        // A proof goes with the access token, whatever the account hands out by default.
+        let kind: Account.TokenKind =
+            request.proof != nil ? .access : request.idToken.map { $0 ? .id : .access } ?? account.token
+        let minValid = Int64(request.minValid ?? UInt32(account.minValidSeconds))
+        guard minValid <= 3600 else {
+            return Transition().answering(
+                held, .refused(.invalid("min_valid is at most 3600 seconds, not \(minValid)")))
+        }
+        let now = turn.now
+        let state = turn.accounts[account.key] ?? AccountTokens(loaded: account.store == .memory)
+        if state.flight == nil, let kept = state.tokens, let why = unboundUnderRequire(account, kept) {
+            // Kept before the account required DPoP (its file changed): not handed out, forgotten and revoked.
+            return forgetting(account, why: why, &turn).then(Revoking.start(account, kept, &turn))
+                .answering(held, .refused(notSignedIn(account.key, why)))
+        }
+        if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
+            let answer = tokenReply(
+                account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(unsavedWarning))
+            let t = Transition().answering(held, answer)
+            // Served from memory, but not yet in the keyring: the write is tried again now.
+            guard state.unsaved != nil, account.store == .keyring else { return t }
+            let flight = TokenFlight(key: account.key, account: account, stage: .writing(tokens))
+            return t.then(TokenFlight.start(flight, .write(account.key, tokens), state: state, &turn))
+        }
+        let wait = held ?? turn.ids.take()
+        var t = Transition(
+            core: [
+                .hold(wait, .token(account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof))
+            ])
+        if held == nil { t.reply = .held(wait) }
+        guard state.flight == nil else { return t }
+        if !state.loaded {
+            let flight = TokenFlight(key: account.key, account: account, stage: .reading)
+            return t.then(TokenFlight.start(flight, .read(account.key), state: state, &turn))
+        }
+        guard state.tokens?.refreshToken != nil else {
+            let why = state.tokens == nil ? nil : "its token expired and it has no refresh token"
+            return Transition().answering(held, .refused(notSignedIn(account.key, why)))
+        }
+        // The provider failed lately: not asked again before its time. A token still live is handed out, with why it
+        // was not refreshed.
+        if let retryAt = state.retryAt, now < retryAt {
+            let why =
+                "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
+            guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else {
+                return Transition().answering(held, .refused(RouterError(.refreshFailed, why)))
+            }
+            return Transition().answering(
+                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why))
+        }
+        let flight = TokenFlight(key: account.key, account: account, stage: .discovering)
+        return t.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
+    }
+
+    static func summaries(_ accounts: [Account], _ turn: Turn) -> [AccountSummary] {
+        accounts.map { AccountSummary(account: $0, tokens: turn.accounts[$0.key]) }
+    }
+
+    /// The list, once every keyring account has been read in this daemon's
+    /// life: those not yet read are read now (a flight each, which `GetToken`
+    /// callers share), and the call waits for them (`HeldCall.list`).
+    static func listing(_ accounts: [Account], caller: String, held: OperationID?, _ turn: inout Turn) -> Transition {
+        var t = Transition()
+        var waiting = false
+        for a in accounts where a.store == .keyring {
+            let state = turn.accounts[a.key] ?? AccountTokens()
+            if state.flight != nil {
+                waiting = true
+            } else if !state.loaded {
+                t = t.then(
+                    TokenFlight.start(
+                        TokenFlight(key: a.key, account: a, stage: .reading), .read(a.key), state: state, &turn))
+                waiting = true
+            }
+        }
+        guard waiting else { return t.answering(held, .accounts(summaries(accounts, turn))) }
+        let op = held ?? turn.ids.take()
+        t.core.append(.hold(op, .list(accounts, caller: caller)))
+        if held == nil { t.reply = .held(op) }
+        return t
+    }
+
+    /// Every held list whose accounts are no longer in flight (as this event left them) is answered.
+    static func settlingLists(_ turn: inout Turn) -> Transition {
+        var out = Transition()
+        for (op, call) in turn.core.held.calls.sorted(by: { $0.key < $1.key }) {
+            guard case .list(let accounts, _) = call, accounts.allSatisfy({ turn.accounts[$0.key]?.flight == nil })
+            else { continue }
+            out.core.append(.finish(op))
+            out.effects.append(.answer(op, .accounts(summaries(accounts, turn))))
+        }
+        return out
+    }
+
+    /// `Logout(account)`: the account's tokens forgotten, in memory at once
+    /// and in the keyring before the call is answered (`LogoutCall`). A flight
+    /// under way lands on nothing: its waiters hear `NotSignedIn`. The tokens
+    /// are revoked at the provider too where it offers revocation (RFC 7009),
+    /// after the answer and whatever the provider says: signing out here never
+    /// waits on a provider. With `then` (a `BeginLogout`), the sign-out at the
+    /// provider begins once the tokens are forgotten here.
+    static func logout(_ account: Account, caller: String, held: OperationID?, then: Begin? = nil, _ turn: inout Turn)
+        -> Transition
+    {
+        let before = turn.accounts[account.key]
+        // A sign-in's set still on its way to the keyring is the account's newest: it is the one revoked and named.
+        let kept = writing(account.key, turn.core) ?? before?.tokens
+        var next = then
+        if next != nil { next?.flow = .signOut(idTokenHint: kept?.idToken) }
+        var t = clearing(account.key, why: "signed out", &turn)
+        t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
+        if let kept { t = t.then(Revoking.start(account, kept, &turn)) }
+        t = t.then(settlingLists(&turn))
+        guard account.store == .keyring else {
+            if let next { return t.then(next.proceed(held: held, &turn)) }
+            return t.answering(held, .none)
+        }
+        let op = held ?? turn.ids.take()
+        let unread = before?.loaded != true
+        t.core.append(.track(op, .logout(LogoutCall(account: account, caller: caller, then: next))))
+        t.effects.append(.start(op, .logout(unread ? .read(account.key) : .delete(account.key))))
+        if held == nil { t.reply = .held(op) }
+        return t
+    }
+
+    /// `RejectToken(account, token)`: a server refused this token (git's
+    /// `erase` after a 401). If it is the account's current access or ID
+    /// token, it is not handed out again: the next `GetToken` refreshes. The
+    /// refresh token is kept; any other token is ignored.
+    static func rejecting(_ account: Account, _ token: String, _ turn: inout Turn) -> Transition {
+        guard var state = turn.accounts[account.key], var t = state.tokens else { return Transition() }
+        var dropped = false
+        if ConstantTime.equals(t.accessToken, token) {
+            t.expiresAt = 0
+            dropped = true
+        }
+        if let id = t.idToken, ConstantTime.equals(id, token) {
+            t.idTokenExpiresAt = 0
+            dropped = true
+        }
+        guard dropped else { return Transition() }
+        state.tokens = t
+        return Transition(
+            core: [turn.set(account.key, state)],
+            effects: [
+                .log(
+                    LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))
+            ])
+    }
+
+    /// The tokens a login with `account` brought: kept in memory, and written
+    /// to the keyring (a flight, which `GetToken` callers wait on).
+    static func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, _ turn: inout Turn)
+        -> Transition
+    {
+        var state = turn.accounts[key] ?? AccountTokens()
+        state.loaded = true
+        state.refreshWorked()
+        var t = Transition()
+        // A new sign-in supersedes whatever a flight under way would land on
+        // (an older set, a read, a refresh of the old refresh token): that
+        // flight is dropped, and its waiters wait on this one instead.
+        if let old = state.flight {
+            t.core.append(.finish(old))
+            state.flight = nil
+        }
+        guard !inMemoryOnly else {
+            state.tokens = tokens
+            state.unsaved = nil
+            t = t.then(answerWaiters(of: key, state: state, refusal: nil, anyLive: true, &turn))
+            t.core.append(turn.set(key, state))
+            return t
+        }
+        let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
+        return t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
+    }
+
+    /// The provider could not be reached or failed (never a refusal of the
+    /// token): nothing is forgotten, the next refresh waits (`backoff`), and
+    /// each waiter whose token is still live gets it with why it was not refreshed.
+    static func refreshFailed(
+        _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ why: String, _ turn: inout Turn
+    )
+        -> Transition
+    {
+        var state = state
+        state.flight = nil
+        state.refreshFailed(why, now: turn.now)
+        let wait = AccountTokens.backoff(after: state.failures)
+        let message = "could not refresh \(key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
+        var t = answerWaiters(
+            of: key, state: state, refusal: RouterError(.refreshFailed, message), anyLive: true, warning: message, &turn
+        )
+        t.effects.append(.log(LogLine(.warning, message)))
+        return t.finishing(op, turn.set(key, state))
+    }
+
+    /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its
+    /// own.
+    static func forgetting(_ account: Account, why: String, _ turn: inout Turn) -> Transition {
+        let t = clearing(account.key, why: why, &turn)
+        return account.store == .keyring ? t.then(deletingFromKeyring(account.key, &turn)) : t
+    }
+
+    /// The account's tokens gone from memory: a flight under way lands on nothing, its waiters hear `NotSignedIn`
+    /// (`why`).
+    private static func clearing(_ key: AccountKey, why: String, _ turn: inout Turn) -> Transition {
+        let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
+        var t = answerWaiters(of: key, state: state, refusal: notSignedIn(key, why), &turn)
+        if let flight = turn.accounts[key]?.flight { t.core.append(.finish(flight)) }
+        t.core.append(turn.set(key, state))
+        return t
+    }
+
+    /// The keyring's item deleted by a flight nobody waits on (`.forgetting`).
+    private static func deletingFromKeyring(_ key: AccountKey, _ turn: inout Turn) -> Transition {
+        let forget = turn.ids.take()
+        return Transition(
+            core: [.track(forget, .flight(TokenFlight(key: key, account: nil, stage: .forgetting)))],
+            effects: [.start(forget, .flight(.delete(key)))])
+    }
+
+    /// The flight's account is signed out (`reason`): memory forgets it, its waiters hear so, the keyring forgets it
+    /// too.
+    static func signedOut(
+        _ f: TokenFlight, _ op: OperationID, _ state: AccountTokens, because reason: String, _ turn: inout Turn
+    )
+        -> Transition
+    {
+        var state = state
+        state.tokens = nil
+        state.unsaved = nil
+        state.flight = nil
+        var t = answerWaiters(of: f.key, state: state, refusal: notSignedIn(f.key, reason), &turn)
+            .finishing(op, turn.set(f.key, state))
+        t.effects.append(.log(LogLine(.notice, "\(f.key.name) is signed out: \(reason)")))
+        // Forgotten in the keyring too, so the spent token is not tried again.
+        if f.account?.store != .memory { t = t.then(deletingFromKeyring(f.key, &turn)) }
+        return t
+    }
+
+    static func waitersAllServed(_ key: AccountKey, _ state: AccountTokens, _ turn: inout Turn) -> Bool {
+        turn.core.held.tokenWaits(of: key).allSatisfy { state.usable($0.kind, minValid: $0.minValid, now: turn.now) }
+    }
+
+    /// Each waiter gets a token it can use (with `anyLive`, one not yet
+    /// expired will do); the others `refusal`, or stay (nil).
+    static func answerWaiters(
+        of key: AccountKey, state: AccountTokens, refusal: RouterError?, anyLive: Bool = false, warning: String? = nil,
+        _ turn: inout Turn
+    ) -> Transition {
+        var t = Transition()
+        for w in turn.core.held.tokenWaits(of: key) {
+            if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: turn.now), let tokens = state.tokens {
+                let reply = tokenReply(
+                    key, tokens, kind: w.kind, proof: w.proof, warning: warning ?? state.unsaved.map(unsavedWarning))
+                t.effects.append(.answer(w.op, reply))
+                t.core.append(.finish(w.op))
+            } else if let refusal {
+                t.effects.append(.answer(w.op, .refused(refusal)))
+                t.core.append(.finish(w.op))
+            }
+        }
+        return t
+    }
+
+    /// The set the account's flight is writing to the keyring, if it is writing one.
+    static func writing(_ key: AccountKey, _ core: Router) -> TokenSet? {
+        for case .flight(let f) in core.running.values where f.key == key {
+            if case .writing(let tokens) = f.stage { return tokens }
+        }
+        return nil
+    }
+
+    /// Why `tokens` may not be used by `account`, whose `dpop=require` they do not meet (no key), or nil.
+    static func unboundUnderRequire(_ account: Account, _ tokens: TokenSet) -> String? {
+        guard account.dpop == .require, tokens.dpopKey == nil else { return nil }
+        return "its tokens are not bound to a DPoP key and the account requires DPoP (dpop=require)"
+    }
+
+    /// A `GetToken`'s answer, or a `SignProof`'s: the proof of the tokens' key for the
+    /// access token (the one asked about, if it is still the account's).
+    static func tokenReply(
+        _ key: AccountKey, _ tokens: TokenSet, kind: Account.TokenKind, proof: ProofRequest?, warning: String?
+    ) -> Transition.Reply {
+        guard let proof else { return .token(TokenAnswer(tokens: tokens, kind: kind, warning: warning)) }
+        guard let dpop = tokens.dpopKey else {
+            return .refused(
+                RouterError(
+                    .noDPoPKey,
+                    "\(key.name)'s tokens are not bound to a DPoP key (its dpop is off, or its provider offered no DPoP when it signed in): send the access token as a bearer token, or sign in again with dpop=require"
+                ))
+        }
+        if let asked = proof.accessToken, !ConstantTime.equals(asked, tokens.accessToken) {
+            return .refused(
+                RouterError(
+                    .staleToken,
+                    "that access token is no longer \(key.name)'s (it was refreshed or refused since); ask GetToken again, then SignProof"
+                ))
+        }
+        return .proof(
+            ProofPlan(
+                key: dpop, method: proof.method, url: proof.url, nonce: proof.nonce, accessToken: tokens.accessToken))
+    }
+
+    static func notSignedIn(_ key: AccountKey, _ why: String?) -> RouterError {
+        RouterError(
+            .notSignedIn,
+            "\(key.name) is not signed in\(why.map { " (\($0))" } ?? ""); sign in with: linkctl login \(key.name)")
+    }
+
+    static func unknownAccount(_ name: String) -> RouterError {
+        RouterError(
+            .unknownAccount,
+            "there is no account \(name) for this caller; linkctl accounts lists them, linkctl account add declares one"
+        )
+    }
+
+    static func unsavedWarning(_ why: String) -> String {
+        "the tokens are not in the keyring (\(why)); they last until linkrouterd stops"
+    }
+}
+
+extension Transition {
+    /// With the held call answered: as the transition's own reply when nothing is held.
+    func answering(_ held: OperationID?, _ reply: Transition.Reply) -> Transition {
+        var t = self
+        if let held {
+            t.core.append(.finish(held))
+            t.effects.append(.answer(held, reply))
+        } else {
+            t.reply = reply
+        }
+        return t
+    }
+}

@@ -1,0 +1,17 @@
+/// What an operation came to: one event of the machine that started it, and
+/// only of that machine (`Router.completed` hands it over).
+public enum Completion: Sendable {
+    case begin(Begin.Event)
+    case code(CodeLogin.Event)
+    case device(DeviceLogin.Event)
+    case signOut(ProviderSignOut.Event)
+    case delivery(Delivery.Event)
+    case flight(TokenFlight.Event)
+    case revoking(Revoking.Event)
+    case identification(Identification.Event)
+    case refresh(RefreshCall.Event)
+    case restore(Restore.Event)
+    case logout(LogoutCall.Event)
+    case accountFile(AccountFileWrite.Event)
+    case waitTimer(WaitTimer.Event)
+}

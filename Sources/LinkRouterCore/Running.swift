@@ -1,0 +1,95 @@
+/// Every kind of work that waits on an operation, with its state: what
+/// `Router.running` keeps under each operation's id, so its result finds the
+/// machine that started it. The cases match `Operation`'s (what each asks of
+/// the daemon) and `Completion`'s (what comes back to it).
+public enum Running: Sendable, Equatable {
+    case begin(Begin)
+    /// A session's login (`CodeLogin`, `DeviceLogin`, `ProviderSignOut`), whose state is the session's.
+    /// `idle`: it waits on a timer only (a device login between polls), which a stop loses nothing of.
+    case login(SessionID, idle: Bool)
+    case delivery(Delivery)
+    case flight(TokenFlight)
+    case revoking(Revoking)
+    case identification(Identification)
+    case refresh(RefreshCall)
+    case restore(Restore)
+    case logout(LogoutCall)
+    case accountFile(AccountFileWrite)
+    case waitTimer(WaitTimer)
+
+    /// The bus name whose call this machine answers (held under its operation), if it answers one.
+    var caller: String? {
+        switch self {
+        case .begin(let m): m.caller
+        case .delivery(let m): m.caller
+        case .refresh(let m): m.caller
+        case .logout(let m): m.caller
+        case .accountFile(let m): m.caller
+        case .login, .flight, .revoking, .identification, .restore, .waitTimer: nil
+        }
+    }
+
+    /// The same work for nobody, when it must go on after its caller left
+    /// (`Router.ownerGone`); nil: it is for its caller only, and goes with it.
+    /// A sign-out or an account's file change stopped halfway would leave
+    /// tokens in the keyring that memory says are gone; a link a person clicked
+    /// still reaches its app.
+    func forNobody(_ left: String) -> Running? {
+        let nobody = left + " (gone)"
+        switch self {
+        case .logout(let m):
+            // The local sign-out finishes; the provider's, which would open a browser for nobody, does not begin.
+            return .logout(LogoutCall(account: m.account, caller: nobody, then: nil))
+        case .accountFile(let m):
+            return .accountFile(AccountFileWrite(change: m.change, caller: nobody))
+        case .delivery(var m):
+            m.caller = nil
+            return .delivery(m)
+        case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer:
+            return nil
+        }
+    }
+
+    /// Whether stopping now loses nothing of it: a timer (a `Wait`'s, a device
+    /// login's between polls: the stored session polls again); any other
+    /// operation (an exchange, a refresh, a keyring write, a link handed to an
+    /// app) is work whose result would go with the process.
+    var survivesStop: Bool {
+        switch self {
+        case .login(_, let idle): idle
+        case .waitTimer: true
+        case .begin, .delivery, .flight, .revoking, .identification, .refresh, .restore, .logout, .accountFile: false
+        }
+    }
+
+    /// Its kind, for a log line (never what it carries).
+    var kind: String {
+        switch self {
+        case .begin: "begin"
+        case .login: "login"
+        case .delivery: "delivery"
+        case .flight(let f): "token flight \(f.key.name) \(f.stage)"
+        case .revoking: "revocation"
+        case .identification: "identification"
+        case .refresh: "refresh"
+        case .restore: "restore"
+        case .logout: "logout"
+        case .accountFile: "account file"
+        case .waitTimer: "wait timer"
+        }
+    }
+
+    /// Whether `other` is the same kind of machine (a `track` of a live operation may only move its own machine on).
+    func isSameKind(as other: Running) -> Bool {
+        switch (self, other) {
+        case (.begin, .begin), (.login, .login), (.delivery, .delivery), (.flight, .flight), (.revoking, .revoking),
+            (.identification, .identification), (.refresh, .refresh), (.restore, .restore), (.logout, .logout),
+            (.accountFile, .accountFile), (.waitTimer, .waitTimer):
+            true
+        case (.begin, _), (.login, _), (.delivery, _), (.flight, _), (.revoking, _), (.identification, _),
+            (.refresh, _),
+            (.restore, _), (.logout, _), (.accountFile, _), (.waitTimer, _):
+            false
+        }
+    }
+}

@@ -1,0 +1,264 @@
+/// One account's keyring read, refresh or write: the one flight every caller
+/// for the account waits on, so a rotating refresh token is spent once, never
+/// by two callers at the same time. The rules (`AccountBook`): the new refresh
+/// token is written before anyone gets the new access token; a write that
+/// fails keeps the set in memory and says so; only `invalid_grant` and
+/// `unauthorized_client` end a sign-in, and only after the keyring was read
+/// again (another process may have refreshed).
+///
+/// Each of its operations answers with its own event, carrying what the
+/// flight needs to go on (the refresh token a refresh spent, the set a write
+/// wrote), so no event can arrive at a stage that does not expect it.
+public struct TokenFlight: OperationMachine {
+    /// Where the flight is, for the log and for a sign-out (which names and revokes a set being written).
+    public enum Stage: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+        case reading, discovering, refreshing, rereading, forgetting
+        case writing(TokenSet)
+
+        /// Never the tokens a stage carries: stages reach log lines.
+        public var description: String {
+            switch self {
+            case .reading: "reading"
+            case .discovering: "discovering"
+            case .refreshing: "refreshing"
+            case .writing: "writing"
+            case .rereading: "rereading"
+            case .forgetting: "forgetting"
+            }
+        }
+        public var debugDescription: String { description }
+    }
+
+    public let key: AccountKey
+    /// The account's declaration (nil for a sign-in's write or a forgetting: they only write).
+    public let account: Account?
+    public var stage: Stage
+    /// The issuer's metadata, once discovered (a refresh after a re-read needs it again).
+    public var metadata: ProviderMetadata?
+
+    public enum Work: Sendable, Equatable {
+        case read(AccountKey)
+        case discover(issuer: String)
+        /// The refresh token posted, and the answer verified.
+        case refresh(TokenGrant, refreshToken: String)
+        /// The keyring read again after the provider refused `used` (another process may have refreshed).
+        case reread(AccountKey, used: String, refusal: RouterError)
+        /// A new set to the keyring (skipped by the keyring when unchanged).
+        case write(AccountKey, TokenSet)
+        case delete(AccountKey)
+    }
+
+    public enum Event: Sendable {
+        case read(KeyringRead)
+        case metadata(Result<ProviderMetadata, RouterError>)
+        case refreshed(Result<TokenSet, SessionFailure>, used: String)
+        case reread(KeyringRead, used: String, refusal: RouterError)
+        /// The set written (nil), or why not.
+        case written(RouterError?, TokenSet)
+        case deleted(RouterError?)
+    }
+
+    var running: Running { .flight(self) }
+
+    init?(_ running: Running) {
+        guard case .flight(let m) = running else { return nil }
+        self = m
+    }
+
+    init(key: AccountKey, account: Account?, stage: Stage, metadata: ProviderMetadata? = nil) {
+        self.key = key
+        self.account = account
+        self.stage = stage
+        self.metadata = metadata
+    }
+
+    /// A flight started: tracked, its first operation begun, the account's state saying it flies.
+    static func start(
+        _ flight: TokenFlight, _ work: Work, state: AccountTokens, _ turn: inout Turn
+    ) -> Transition {
+        let op = turn.ids.take()
+        var state = state
+        state.flight = op
+        return Transition(
+            core: [.track(op, .flight(flight)), turn.set(flight.key, state)], effects: [.start(op, .flight(work))])
+    }
+
+    mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+        var state = turn.accounts[key] ?? AccountTokens()
+        let t = step(event, op: op, &state, &turn)
+        return t.then(AccountBook.settlingLists(&turn))
+    }
+
+    private mutating func step(_ event: Event, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn)
+        -> Transition
+    {
+        // What the keyring said shows where the tokens live (`ListAccounts`: locked or not).
+        switch event {
+        case .read(let r), .reread(let r, _, _): state.noteKeyring(r.map { _ in () })
+        case .written(let e, _): state.noteKeyring(e.map { .failure($0) } ?? .success(()))
+        case .metadata, .refreshed, .deleted: break
+        }
+        switch event {
+        case .deleted:
+            // A sign-in that ended: nothing waits on the keyring forgetting it.
+            return Transition(core: [.finish(op)])
+
+        case .read(.success(let kept)):
+            state.loaded = true
+            state.tokens = kept
+            if let account, let kept, let why = AccountBook.unboundUnderRequire(account, kept) {
+                return AccountBook.signedOut(self, op, state, because: why, &turn).then(
+                    Revoking.start(account, kept, &turn))
+            }
+            return land(op, state, refreshed: false, &turn)
+
+        case .metadata(.success(let m)):
+            guard let account, let used = state.tokens?.refreshToken else {
+                return land(op, state, refreshed: true, &turn)
+            }
+            metadata = m
+            return refresh(op, account, used, key: state.tokens?.dpopKey)
+
+        case .refreshed(.success(let fresh), _) where account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
+            // The provider may have rotated the refresh token into this unbound set: nothing of it is kept (it is
+            // revoked), and a new sign-in binds again.
+            let revoked = account.map { Revoking.start($0, fresh, &turn) } ?? Transition()
+            return AccountBook.signedOut(self, op, state, because: DPoPBinding.unbound(fresh) ?? "", &turn).then(
+                revoked)
+
+        case .refreshed(.success(var fresh), let used):
+            state.refreshWorked()
+            // A provider that does not rotate sends no new refresh token; one
+            // that sends no new ID token leaves the last one (OIDC Core §12.2).
+            if fresh.refreshToken == nil { fresh.refreshToken = used }
+            if fresh.idToken == nil, let old = state.tokens {
+                fresh.idToken = old.idToken
+                fresh.idTokenExpiresAt = old.idTokenExpiresAt
+                fresh.claims = old.claims
+                fresh.subject = old.subject
+                fresh.name = old.name
+                fresh.email = old.email
+            }
+            guard account?.store != .memory else {
+                state.tokens = fresh
+                return land(op, state, refreshed: true, &turn)
+            }
+            stage = .writing(fresh)
+            return Transition(effects: [.start(op, .flight(.write(key, fresh)))])
+
+        case .refreshed(.failure(let failure), let used):
+            let refusal = RouterError(
+                .notSignedIn,
+                "the provider refused the refresh token (\(failure.providerError ?? failure.code.rawValue))")
+            guard failure.providerError == "invalid_grant" || failure.providerError == "unauthorized_client" else {
+                return AccountBook.refreshFailed(key, op, state, failure.message, &turn)
+            }
+            guard account?.store != .memory else {
+                return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
+            }
+            stage = .rereading
+            return Transition(effects: [.start(op, .flight(.reread(key, used: used, refusal: refusal)))])
+
+        case .reread(.success(let kept), let used, let refusal):
+            // Another process refreshed meanwhile: its refresh token is the live one.
+            if let kept, let live = kept.refreshToken, live != used, let account {
+                state.tokens = kept
+                if AccountBook.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: true, &turn) }
+                var t = refresh(op, account, live, key: kept.dpopKey)
+                t.core.append(turn.set(key, state))
+                return t
+            }
+            return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
+
+        case .written(let error, let fresh):
+            state.tokens = fresh
+            state.loaded = true
+            state.refreshWorked()
+            guard let error else {
+                state.unsaved = nil
+                return land(op, state, refreshed: true, &turn)
+            }
+            state.unsaved = error.message
+            let name = key.name
+            var t = land(op, state, refreshed: true, &turn)
+            t.effects.append(
+                .log(
+                    LogLine(
+                        .warning,
+                        "\(name)'s new tokens could not be written to the keyring (\(error.message)); they are kept in memory until a write works"
+                    )))
+            return t
+
+        case .metadata(.failure(let e)):
+            return AccountBook.refreshFailed(key, op, state, e.message, &turn)
+
+        case .read(.failure(let e)), .reread(.failure(let e), _, _):
+            // The keyring could not be asked: nothing is forgotten.
+            state.flight = nil
+            return AccountBook.answerWaiters(of: key, state: state, refusal: e, &turn).finishing(
+                op, turn.set(key, state))
+        }
+    }
+
+    /// The refresh, which proves the key the tokens were bound to at sign-in (their refresh token is bound to it,
+    /// RFC 9449 §5); the metadata first when the flight has none.
+    private mutating func refresh(_ op: OperationID, _ account: Account, _ refreshToken: String, key dpop: DPoPKey?)
+        -> Transition
+    {
+        guard let m = metadata else {
+            stage = .discovering
+            return Transition(effects: [.start(op, .flight(.discover(issuer: account.issuer)))])
+        }
+        stage = .refreshing
+        let grant = TokenGrant(
+            tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI,
+            expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
+            requiresIDToken: false, dpop: dpop.map { DPoPBinding(key: $0, required: account.dpop == .require) })
+        return Transition(effects: [.start(op, .flight(.refresh(grant, refreshToken: refreshToken)))])
+    }
+
+    /// The flight ended with `state`: the waiters it can serve are answered.
+    /// Those that need more life than a kept token has get a refresh (the
+    /// flight goes on), unless this flight just refreshed.
+    private mutating func land(_ op: OperationID, _ state: AccountTokens, refreshed: Bool, _ turn: inout Turn)
+        -> Transition
+    {
+        var state = state
+        if !refreshed, let account, state.tokens?.refreshToken != nil, !AccountBook.waitersAllServed(key, state, &turn)
+        {
+            var t = AccountBook.answerWaiters(of: key, state: state, refusal: nil, &turn)
+            stage = .discovering
+            state.flight = op
+            t.core.append(turn.set(key, state))
+            t.effects.append(.start(op, .flight(.discover(issuer: account.issuer))))
+            return t
+        }
+        state.flight = nil
+        let refusal =
+            state.tokens == nil
+            ? AccountBook.notSignedIn(key, nil)
+            : RouterError(.refreshFailed, "\(key.name)'s token has expired, and refreshing it gave no live one")
+        // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
+        // is.
+        return AccountBook.answerWaiters(of: key, state: state, refusal: refusal, anyLive: refreshed, &turn)
+            .finishing(op, turn.set(key, state))
+    }
+}
+
+extension Transition {
+    /// With operation `op` done and `change` (the account's state) taken in.
+    func finishing(_ op: OperationID, _ change: CoreChange) -> Transition {
+        var t = self
+        t.core.append(.finish(op))
+        t.core.append(change)
+        return t
+    }
+}
+
+extension Turn {
+    /// `state` is what this event decided of `key`'s tokens: later steps of the event see it, and the core takes it in.
+    mutating func set(_ key: AccountKey, _ state: AccountTokens) -> CoreChange {
+        accounts[key] = state
+        return .account(key, state)
+    }
+}
