@@ -1,13 +1,15 @@
 # For distribution packagers:  make install PREFIX=/usr DESTDIR=$(pwd)/debian/tmp
 # Builds release binaries with the Swift runtime (and libstdc++) linked statically, and
-# installs them with the D-Bus activation file, the systemd user unit, the
-# desktop-file templates and the docs. Nothing is enabled or made a default:
+# installs them with the D-Bus activation file and interface XML, the systemd
+# user unit, the desktop-file templates and the docs. Nothing is enabled or made a default:
 # each user opts in with `linkctl install` / `linkctl register`.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 DBUS_SERVICES_DIR ?= $(DATADIR)/dbus-1/services
+# The reviewed introspection XML, where D-Bus tools and bindings look for interface files.
+DBUS_INTERFACES_DIR ?= $(DATADIR)/dbus-1/interfaces
 SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
 DOCDIR ?= $(DATADIR)/doc/linkrouter
 TEMPLATEDIR ?= $(DATADIR)/linkrouter/desktop-files
@@ -35,10 +37,11 @@ ifeq ($(BUILT),)
 endif
 
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(DBUS_INTERFACES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
 	install -m 0755 $(BIN)/linkrouterd $(BIN)/linkctl $(DESTDIR)$(BINDIR)/
 	ln -sf linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
 	sed 's|@bindir@|$(BINDIR)|g' packaging/dbus/org.linkrouter.LinkRouter1.service.in > $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service
+	install -m 0644 docs/org.linkrouter.LinkRouter1.xml $(DESTDIR)$(DBUS_INTERFACES_DIR)/
 	sed 's|@bindir@|$(BINDIR)|g' packaging/systemd/linkrouterd.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-https.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-https.desktop
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-SCHEME.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-SCHEME.desktop.in
@@ -57,6 +60,7 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
 	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
+	rm -f $(DESTDIR)$(DBUS_INTERFACES_DIR)/org.linkrouter.LinkRouter1.xml
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man1/linkctl.1 $(DESTDIR)$(MANDIR)/man1/linkrouterd.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/linkctl $(DESTDIR)$(ZSH_COMPLETION_DIR)/_linkctl $(DESTDIR)$(FISH_COMPLETION_DIR)/linkctl.fish

@@ -101,6 +101,8 @@ let package = Package(
         .target(
             name: "SecretServiceTesting", dependencies: ["DBusKit", "SystemKit"], path: "Tests/SecretServiceTesting"),
         .target(name: "StoreTesting", dependencies: ["SystemKit"], path: "Tests/StoreTesting"),
+        // Turning an EventLoop until something happened, for tests whose client and server share the loop.
+        .target(name: "LoopTesting", dependencies: ["SystemKit"], path: "Tests/LoopTesting"),
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
@@ -110,6 +112,15 @@ let package = Package(
                 "SecretServiceTesting", "StoreTesting", "TerminalQR",
             ],
             exclude: ["Fixtures"]),
+        // Discovery, JWKS and the token endpoint in the test's process, against a scripted server on the test's loop.
+        .testTarget(
+            name: "OpenIDConnectTests",
+            dependencies: [
+                "OpenIDConnect", "HTTPKit", "JOSE", "OpenSSLKit", "JSONKit", "LinkRouterCore", "SystemKit",
+                "LoopTesting",
+            ]),
+        // The loopback listener in the test's process: real requests over 127.0.0.1 and ::1.
+        .testTarget(name: "LoopbackTests", dependencies: ["Loopback", "SystemKit", "LoopTesting"]),
         // The daemon's components and executor, run in the test's process on a bus of its own.
         .testTarget(
             name: "ServiceTests",

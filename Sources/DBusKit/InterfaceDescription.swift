@@ -1,7 +1,7 @@
 /// A D-Bus interface as data: what introspection renders and clients read.
 /// linkrouter's own interfaces are `InterfaceTable`s (rows with handlers)
-/// and give this through `.description`; docs/dbus-api.md holds the same
-/// XML (a test keeps the two equal).
+/// and give this through `.description`; docs/org.linkrouter.LinkRouter1.xml
+/// and docs/dbus-api.md hold the same XML (tests keep them equal).
 public struct InterfaceDescription: Sendable, Equatable {
     public struct Argument: Sendable, Equatable {
         public let name: String

@@ -155,8 +155,22 @@ struct LinkctlTests {
         let status = try h.desktop.linkctl("status", "--json")
         #expect(status.text == "{\"running\":true,\"version\":\"\(API.version)\",\"pending\":1,\"sessions\":1}\n")
         let one = try h.desktop.linkctl("status", id)
-        #expect(one.text.contains("Status          pending") || one.text.contains("Status  "))
-        #expect(one.text.contains("RedirectUri"))
+        #expect(one.status == 0)
+        // `key  value` lines with the values in one column (Output.fields), read back by that column.
+        let lines = one.text.split(separator: "\n").map(String.init)
+        let keys = lines.map { String($0.prefix { $0 != " " }) }
+        let column = (keys.map(\.count).max() ?? 0) + 2
+        var fields: [String: String] = [:]
+        for (line, key) in zip(lines, keys) {
+            let padding = line.dropFirst(key.count).prefix(column - key.count)
+            #expect(padding.count == column - key.count && padding.allSatisfy { $0 == " " }, "\(line)")
+            #expect(line.dropFirst(column).first != " ", "\(line)")
+            fields[key] = String(line.dropFirst(column))
+        }
+        #expect(fields["Session"] == path)
+        #expect(fields["Status"] == "pending")
+        #expect(fields["RedirectUri"] == "com.example.app:/callback")
+        #expect(fields["OwnerApp"] == "host")
         let cancel = try h.desktop.linkctl("cancel", id)
         #expect(cancel.status == 1 && cancel.errorText.contains("(AccessDenied)"))
         _ = try h.app.call("Cancel", path: path, interface: API.sessionInterface.rawValue)

@@ -75,6 +75,11 @@ struct PackagingTests {
         #expect(unit.contains("ExecStart=/usr/bin/linkrouterd\n") && !unit.contains("@bindir@"))
         let service = try FileSystem.readText(dest + "/usr/share/dbus-1/services/org.linkrouter.LinkRouter1.service")
         #expect(service == Installation.serviceFile(bindir: "/usr/bin"))
+        // The reviewed interface file, where D-Bus tools look for one, as it is in the tree.
+        let interfaces = dest + "/usr/share/dbus-1/interfaces/org.linkrouter.LinkRouter1.xml"
+        #expect(
+            try FileSystem.readText(interfaces)
+                == FileSystem.readText(Paths.root + "/docs/org.linkrouter.LinkRouter1.xml"))
         #expect(FileSystem.exists(dest + "/usr/share/doc/linkrouter/README.md"))
         #expect(
             try FileSystem.readText(dest + "/usr/share/linkrouter/desktop-files/linkrouter-https.desktop").contains(
@@ -92,6 +97,14 @@ struct PackagingTests {
         #expect(
             FileSystem.exists(dest + "/usr/share/zsh/vendor-completions/_linkctl")
                 && FileSystem.exists(dest + "/usr/share/fish/vendor_completions.d/linkctl.fish"))
+        // make uninstall takes back what install put there.
+        let u = try Subprocess.run(
+            ["make", "-C", Paths.root, "uninstall", "PREFIX=/usr", "DESTDIR=" + dest],
+            environment: Environment.entries(), timeoutMilliseconds: 60_000)
+        #expect(u.status == 0, "\(u.errorText)")
+        for f in [interfaces, dest + "/usr/bin/linkctl", dest + "/usr/share/doc/linkrouter/README.md"] {
+            #expect(!FileSystem.exists(f), "\(f) is still there after make uninstall")
+        }
     }
 
     @Test(
