@@ -22,7 +22,7 @@ extension CodeLogin: LoginMachine {
     func handle(_ event: Event, in session: Session, op: OperationID, _ turn: inout Turn) -> Transition {
         switch event {
         case .redeemed(let outcome):
-            return Transition(core: [.finish(op)]).then(turn.core.exchanged(session.id, outcome, &turn))
+            return Transition(core: [.finish(op)]).then(session.exchanged(outcome, &turn))
         case .listening(let r):
             return turn.core.relistened(session.id, r, op: op, now: turn.now)
         }

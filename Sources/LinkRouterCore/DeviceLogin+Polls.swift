@@ -55,7 +55,7 @@ extension DeviceLogin: LoginMachine {
         guard s.status == .pending else { return done }
         let failure: SessionFailure
         switch outcome {
-        case .success: return done.then(turn.core.exchanged(s.id, outcome, &turn))
+        case .success: return done.then(s.exchanged(outcome, &turn))
         case .failure(let f): failure = f
         }
         switch DeviceGrant.step(after: failure, interval: interval, now: turn.now, deadline: s.expiresAt) {

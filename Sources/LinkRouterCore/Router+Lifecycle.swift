@@ -36,7 +36,7 @@ extension Router {
             }
         }
         if callers[name] != nil { t.core.append(.caller(name, nil)) }
-        for s in sessionsLeft(by: name, now: now) {
+        for s in sessions.left(by: name, now: now) {
             t.changes.append(.update(s))
             if s.claimTokenDigest != nil {
                 t.effects.append(
@@ -59,22 +59,6 @@ extension Router {
         return t
     }
 
-    /// The sessions `name` owned, as they are once it has gone.
-    private func sessionsLeft(by name: String, now: Int64) -> [Session] {
-        guard sessions.ownsSessions(name) else { return [] }
-        return all.filter { $0.ownerName == name }.map { s in
-            var t = s
-            t.owner = nil
-            guard s.claimTokenDigest == nil else { return t }
-            if !s.status.isFinished {
-                t = t.finished(
-                    .cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"),
-                    now: now)
-            }
-            return t.releasingResult()
-        }
-    }
-
     /// Start-up: the rows of the store come back, expired first when the wall
     /// clock cannot be right (threat model P5); then the daemon asks the bus
     /// who is still on it (`Restore`), and `restored` settles the owners
@@ -93,72 +77,6 @@ extension Router {
         t.core = [.track(op, .restore(Restore(previousBusID: previousBusID)))]
         t.effects = [.start(op, .restore(.busNames))]
         return t
-    }
-
-    /// Every row is back and the bus has said who is on it: owners that are
-    /// gone get their sessions parked or cancelled (as `ownerGone` would, but
-    /// no one is listening yet), each login takes up what it was doing
-    /// (`restart`), every session's deadline is queued, and the daemon starts serving.
-    func restored(previousBusID: String?, bus: BusSnapshot?, _ turn: inout Turn) -> Transition {
-        var t = Transition(ifWriteFails: .keepInMemory)
-        // Unique names are reused by a new bus: sessions of another bus keep no owner.
-        let sameBus = bus != nil && bus?.id == previousBusID
-        var gone: Set<String> = []
-        // Read in place (`sessions[i]`): a copy of each of 10,000 sessions was a fifth of a restore.
-        for i in sessions.indices {
-            if let o = sessions[i].ownerName, !sameBus || !(bus?.names.contains(o) ?? false) { gone.insert(o) }
-        }
-        var changed: [SessionID: Session] = [:]
-        for name in gone {
-            for s in sessionsLeft(by: name, now: turn.now) {
-                changed[s.id] = s
-                t.changes.append(.update(s))
-            }
-        }
-        t.effects.reserveCapacity(count + 3)
-        var pending = 0
-        for i in sessions.indices {
-            let unfinished =
-                if let c = changed[sessions[i].id] { restart(c, &t, &turn) } else { restart(sessions[i], &t, &turn) }
-            if unfinished { pending += 1 }
-        }
-        // Listed in the executor's order (`Effect.rank`), so it has nothing to sort.
-        if let bus { t.effects.append(.recordBusID(bus.id)) }
-        if count > 0 {
-            let unfinished = pending
-            t.effects.append(.log(LogLine(.notice, "Restored \(count) sessions (\(unfinished) pending)")))
-        }
-        t.effects.append(.serve)
-        return t
-    }
-
-    /// What a restored session needs again: a result that held tokens fails
-    /// (they were never written), its login takes up its work (an exchange, a
-    /// listener, a poll), and its deadline is queued. Whether it is still unfinished.
-    private func restart(_ s: borrowing Session, _ t: inout Transition, _ turn: inout Turn) -> Bool {
-        var failed: Session?
-        // Tokens are never stored: a result that held them is gone with the old process.
-        if s.login.exchange != nil && s.holdsResult {
-            let f = (copy s).finished(
-                .failed,
-                failure: SessionFailure(
-                    code: .tokenExchangeFailed,
-                    message:
-                        "the daemon restarted before the tokens were collected; tokens are never written to disk, so begin a new login"
-                ),
-                now: turn.now
-            ).wiped()
-            t.changes.append(.update(f))
-            failed = f
-        }
-        let status = failed?.status ?? s.status
-        switch s.login {
-        case .code(let c): c.restart(s, status: status, &t, &turn)
-        case .device(let d): d.restart(s, status: status, &t, &turn)
-        case .signOut(let o): o.restart(s, status: status, &t, &turn)
-        }
-        t.effects.append(.scheduleDeadline(s.id, at: failed.map { deadline(of: $0) } ?? deadline(of: copy s)))
-        return !status.isFinished
     }
 
     /// The daemon is stopping: every held call hears why (a `Wait` that it may

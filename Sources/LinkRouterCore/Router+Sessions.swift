@@ -114,64 +114,6 @@ extension Router {
         return t
     }
 
-    /// The token endpoint answered and every check ran (a code login's
-    /// exchange, or a device login's poll that brought tokens): the session
-    /// completes with the tokens (the code and verifier are dropped), or fails
-    /// with why. Nothing happens when the session no longer waits for them (it
-    /// expired, or its owner cancelled it meanwhile). An account's login keeps its tokens.
-    func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, _ turn: inout Turn) -> Transition {
-        let now = turn.now
-        guard let s = session(id) else { return Transition() }
-        switch s.login {
-        case .code: guard s.status == .exchanging else { return Transition() }
-        case .device: guard s.status == .pending else { return Transition() }
-        case .signOut: return Transition()
-        }
-        var outcome = outcome
-        if case .success(let tokens) = outcome, s.login.exchange?.dpop?.required == true,
-            let why = DPoPBinding.unbound(tokens)
-        {
-            outcome = .failure(SessionFailure(code: .tokenExchangeFailed, message: why))
-        }
-        var done: Session
-        switch outcome {
-        case .success(let tokens):
-            done = s.finished(.completed, failure: nil, now: now)
-            done.login = done.login.withoutSecrets()
-            var r =
-                done.result
-                ?? AuthorizationResult(
-                    code: "", state: "", redirectURI: "", callbackURI: "", issuer: s.login.issuer, codeVerifier: nil,
-                    nonce: nil)
-            r.code = ""
-            r.codeVerifier = nil
-            // An account keeps its refresh token: it never leaves the daemon (its login's caller gets the rest).
-            var handed = tokens
-            if s.login.exchange?.account != nil { handed.refreshToken = nil }
-            r.tokens = handed
-            done.result = r
-        case .failure(let failure):
-            done = s.finished(.failed, failure: failure, now: now).wiped()
-        }
-        let what = done.status == .completed ? "tokens" : "failed: \(done.failure?.message ?? "")"
-        var t = finishing(done)
-        t.changes = [.update(done)]
-        t.ifWriteFails = .keepInMemory
-        let grant = if case .device = s.login { "Device grant" } else { "Code exchange" }
-        t.effects += [
-            .checkpoint,
-            .log(LogLine(done.status == .completed ? .info : .warning, "\(grant) for \(s.logTag): \(what)")),
-        ]
-        // An account's login: its tokens are kept for every later GetToken.
-        if case .success(let tokens) = outcome, let e = s.login.exchange, let name = e.account,
-            let issuer = s.login.issuer
-        {
-            let key = AccountKey(qualifiedName: name, issuer: issuer)
-            t = t.then(AccountBook.keepTokens(tokens, for: key, inMemoryOnly: e.accountInMemory, &turn))
-        }
-        return t
-    }
-
     /// A restored browser login's listener is up again (its operation done), or the session fails.
     func relistened(_ id: SessionID, _ r: Result<Int, RouterError>, op: OperationID, now: Int64) -> Transition {
         let done = Transition(core: [.finish(op)])

@@ -112,11 +112,11 @@ public struct Router: Sendable {
     {
         guard let found = running[op], var machine = M(found) else { return Transition() }
         var t = machine.handle(event, op: op, &turn)
-        let settled = t.core.contains {
-            switch $0 {
-            case .finish(op), .track(op, _): true
-            default: false
-            }
+        // Done (finished), or handed on (tracked anew by the machine itself).
+        let settled = t.core.contains { change in
+            if case .finish(op) = change { return true }
+            if case .track(op, _) = change { return true }
+            return false
         }
         // Its next state stays under `op`, when it has a new one.
         if !settled, machine.running != found { t.core.append(.track(op, machine.running)) }

@@ -193,4 +193,22 @@ public struct SessionTable: Sendable {
         entry = after > 0 ? after : nil
         return (before, after)
     }
+
+    // MARK: Owners leaving
+
+    /// The sessions `name` owned, as they are once it has gone.
+    func left(by name: String, now: Int64) -> [Session] {
+        guard ownsSessions(name) else { return [] }
+        return all.filter { $0.ownerName == name }.map { s in
+            var t = s
+            t.owner = nil
+            guard s.claimTokenDigest == nil else { return t }
+            if !s.status.isFinished {
+                t = t.finished(
+                    .cancelled, failure: SessionFailure(code: .cancelled, message: "the session's owner left the bus"),
+                    now: now)
+            }
+            return t.releasingResult()
+        }
+    }
 }

@@ -173,7 +173,7 @@ struct DPoPBindingTests {
         bearer.dpopKey = Self.key
         let (router, s) = try Self.exchanging(.require)
         var turn = Turn(router, now: Fixtures.now)
-        let refused = router.exchanged(s.id, .success(bearer), &turn)
+        let refused = s.exchanged(.success(bearer), &turn)
         let failed = try #require(refused.session)
         #expect(
             failed.status == .failed && failed.failure?.code == .tokenExchangeFailed
@@ -185,7 +185,7 @@ struct DPoPBindingTests {
         var bound = bearer
         bound.tokenType = "DPoP"
         var again = Turn(router, now: Fixtures.now)
-        let done = router.exchanged(s.id, .success(bound), &again)
+        let done = s.exchanged(.success(bound), &again)
         let completed = try #require(done.session)
         #expect(
             completed.status == .completed && completed.result?.tokens?.refreshToken == nil

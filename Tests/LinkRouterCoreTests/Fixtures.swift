@@ -182,6 +182,6 @@ extension Router {
     /// Tokens from the token endpoint for session `id`, as one event of their own.
     func exchanged(_ id: SessionID, _ outcome: Result<TokenSet, SessionFailure>, now: Int64) -> Transition {
         var turn = Turn(self, now: now)
-        return exchanged(id, outcome, &turn)
+        return session(id)?.exchanged(outcome, &turn) ?? Transition()
     }
 }

@@ -1,0 +1,96 @@
+/// What carrying out a link's decision takes: the session changed, the
+/// operation started (a code's exchange, a link's delivery), the browser
+/// opened, and what the click hears.
+extension RouteDecision {
+    /// What carrying out the decision takes, in `core` as it is: `link` came `via`
+    /// somewhere; `caller` holds for the outcome when `answers`.
+    func transition(
+        in core: Router, link: String, via: String, caller: String, context: ActivationContext, answers: Bool
+    ) -> Transition {
+        switch self {
+        case .deliver(let url, let app, _):
+            // The app's answer is an event of its own (`delivered`): the caller hears what became of the link then.
+            var ids = core.newOperationIDs
+            let op = ids.take()
+            return Transition(
+                core: [.track(op, .delivery(Delivery(url: url, app: app, caller: answers ? caller : nil)))],
+                effects: [
+                    .start(op, .delivery(.deliver(url: url, app: app, context: context))),
+                    .log(
+                        LogLine(
+                            .info,
+                            "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))")),
+                ],
+                reply: answers ? .held(op) : .none)
+        case .refuse(let error, let id):
+            let tag = id.flatMap { core.session($0)?.logTag } ?? StateTag.of(link)
+            return .refused(
+                error, log: LogLine(.notice, "Refused \(via) (\(tag)): \(error.code.rawValue): \(error.message)"))
+        case .passthrough(let url):
+            return Transition(
+                effects: [
+                    .openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser")),
+                ],
+                reply: .routed(.passthrough))
+        case .complete(let s) where s.status == .exchanging:
+            guard case .code(let c) = s.login, let work = c.redeem(s) else {
+                return .refused(RouterError(.internalError, "a session exchanging a code has no exchange"))
+            }
+            var ids = core.newOperationIDs
+            let op = ids.take()
+            return Transition(
+                changes: [.update(s)], core: [.track(op, .login(s.id, idle: false))],
+                effects: [
+                    .start(op, .code(work)), .closeListener(s.id), .emitStatus(s.id, .exchanging),
+                    .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens")),
+                ],
+                reply: .routed(.completed))
+        case .complete(let s), .fail(let s):
+            let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
+            var t = core.finishing(s)
+            t.changes = [.update(s)]
+            t.effects.append(.log(LogLine(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(failure)")))
+            t.reply = .routed(s.status == .completed ? .completed : .failed)
+            return t
+        case .acknowledge(let s):
+            return Transition(
+                changes: [.update(s)],
+                effects: Self.statusChange(s, in: core) + [
+                    .log(
+                        LogLine(
+                            .info,
+                            "Routed \(via) to \(s.logTag): back from the app, no resume_uri; waiting for the redirect"))
+                ],
+                reply: .routed(.resumed))
+        case .resume(let s, let url, let mode, let browser):
+            var reopen: [Effect] = []
+            switch mode {
+            case .browser: reopen = [.openBrowser(url, in: .sameAs(browser))]
+            case .client:
+                guard let owner = s.ownerName else {
+                    return .refused(
+                        RouterError(
+                            .browserFailed,
+                            "resume=client, but the session's owner has left the bus; claim the session and reopen resume_uri yourself"
+                        ),
+                        log: LogLine(
+                            .notice,
+                            "Refused \(via) (\(s.logTag)): the owner who should reopen resume_uri has left the bus"))
+                }
+                reopen = [.requestResume(s.id, owner: owner, resumeURI: url)]
+            case .none: break
+            }
+            return Transition(
+                changes: [.update(s)],
+                effects: reopen + Self.statusChange(s, in: core) + [
+                    .log(LogLine(.info, "Routed \(via) to \(s.logTag): resumed (\(mode.rawValue))"))
+                ],
+                reply: .routed(.resumed))
+        }
+    }
+
+    /// `PropertiesChanged` when the status moved (resumed twice says it once).
+    private static func statusChange(_ s: Session, in core: Router) -> [Effect] {
+        core.session(s.id)?.status == s.status ? [] : [.emitStatus(s.id, s.status)]
+    }
+}
