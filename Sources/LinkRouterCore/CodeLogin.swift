@@ -53,18 +53,19 @@ public struct CodeLogin: Sendable, Equatable {
         self.resumeOpened = resumeOpened
     }
 
+    /// Whether it still holds a secret (a verifier, a DPoP key) that an ended login must not keep.
+    var holdsSecrets: Bool { codeVerifier != nil || exchange?.dpop != nil }
+
     /// The login ended: its verifier and DPoP key go (the key is the account's now, or nobody's).
-    func withoutSecrets() -> CodeLogin {
-        var c = self
-        c.codeVerifier = nil
-        if let e = exchange, e.dpop != nil { c.exchangeBox = Box(e.binding(nil)) }
-        return c
+    mutating func forgetSecrets() {
+        codeVerifier = nil
+        if let e = exchange, e.dpop != nil { exchangeBox = Box(e.binding(nil)) }
     }
 }
 
 // MARK: The stored form
 
-extension CodeLogin {
+extension CodeLogin: StoredLogin {
     /// Its lines, in writing order (`StoredForm`); the options' and the exchange's follow.
     enum Key: Int, CaseIterable {
         case source = 1, state, redirect, origin, nonce, verifier, appCallback, browser, issuer, resumeOpened

@@ -35,18 +35,19 @@ public struct DeviceLogin: Sendable, Equatable {
         self.interval = interval
     }
 
+    /// Whether it still holds a secret (the device code, a DPoP key) that an ended login must not keep.
+    var holdsSecrets: Bool { deviceCode != nil || exchange.dpop != nil }
+
     /// The login ended: its device code and DPoP key go.
-    func withoutSecrets() -> DeviceLogin {
-        var d = self
-        d.deviceCode = nil
-        d.exchange = d.exchange.binding(nil)
-        return d
+    mutating func forgetSecrets() {
+        deviceCode = nil
+        exchange = exchange.binding(nil)
     }
 }
 
 // MARK: The stored form
 
-extension DeviceLogin {
+extension DeviceLogin: StoredLogin {
     /// Its lines, in writing order (`StoredForm`); the exchange's follow, then
     /// the names the exchange's lines had before they were one for every login
     /// (read, never written: rows a previous version kept).

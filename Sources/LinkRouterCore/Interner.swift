@@ -38,6 +38,25 @@ struct Interner: Sendable {
         strings[key] = known.uses > 1 ? (known.shared, known.uses - 1) : nil
     }
 
+    /// Whether two strings are one copy (the same storage), so a login whose values are already the
+    /// shared ones is left as it is rather than copied. Small strings live inline, so equal is the same.
+    static func same(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        let ua = a.withUTF8 { ($0.baseAddress, $0.count) }
+        let ub = b.withUTF8 { ($0.baseAddress, $0.count) }
+        if ua.1 <= 15 && ub.1 <= 15 { return a == b }
+        return ua.0 == ub.0 && ua.1 == ub.1
+    }
+
+    static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): same(a, b)
+        default: false
+        }
+    }
+
     /// Room given back after a burst (`SessionTable.compact`).
     mutating func compact() {
         callbacks = callbacks.compacted()

@@ -55,28 +55,34 @@ public indirect enum Login: Sendable, Equatable {
 
     /// The browser that opened the login, when one did.
     public var browser: String? {
-        switch self {
-        case .code(let c): c.browser
-        case .signOut(let s): s.browser
-        case .device: nil
+        _read {
+            switch self {
+            case .code(let c): yield c.browser
+            case .signOut(let s): yield s.browser
+            case .device: yield nil
+            }
         }
     }
 
     /// The token exchange the login ends with, if it has one (a device login's always has).
     public var exchange: TokenExchange? {
-        switch self {
-        case .code(let c): c.exchange
-        case .device(let d): d.exchange
-        case .signOut: nil
+        _read {
+            switch self {
+            case .code(let c): yield c.exchange
+            case .device(let d): yield d.exchange
+            case .signOut: yield nil
+            }
         }
     }
 
     /// The issuer the login is with, when known.
     public var issuer: String? {
-        switch self {
-        case .code(let c): c.issuer
-        case .device(let d): d.issuer
-        case .signOut(let s): s.issuer
+        _read {
+            switch self {
+            case .code(let c): yield c.issuer
+            case .device(let d): yield d.issuer
+            case .signOut(let s): yield s.issuer
+            }
         }
     }
 
@@ -87,51 +93,83 @@ public indirect enum Login: Sendable, Equatable {
     }
 
     /// The login with its secrets gone (a code verifier, a device code, a DPoP key): the session ended.
+    /// Nothing is copied when there is nothing to wipe (a restore or an owner leaving wipes thousands).
     func withoutSecrets() -> Login {
         switch self {
-        case .code(let c): .code(c.withoutSecrets())
-        case .device(let d): .device(d.withoutSecrets())
-        case .signOut: self
+        case .code(var c):
+            guard c.holdsSecrets else { return self }
+            c.forgetSecrets()
+            return .code(c)
+        case .device(var d):
+            guard d.holdsSecrets else { return self }
+            d.forgetSecrets()
+            return .device(d)
+        case .signOut:
+            return self
         }
     }
 
     // MARK: Shared strings (`Interner`)
 
     /// The login's callbacks and repeated strings replaced by the table's one copy of each.
+    /// Every use is counted; the login is copied only when one of its values is not already the
+    /// shared one (the rows a restore reads share their values already, `StoredReuse`), and
+    /// read in place until then: a copy of each of 10,000 restored logins was 6 M instructions.
     mutating func share(_ interner: inout Interner) {
-        switch consume self {
+        guard let redirect else { return }  // A device login has nothing the table shares.
+        let sharedRedirect = interner.share(redirect)
+        let app = appCallback.map { interner.share($0) }
+        let origin = authorizationOrigin.map { interner.share($0) }
+        let hosts = resumeHosts.isEmpty ? [] : resumeHosts.map { interner.share($0) }
+        let issuer = issuer.map { interner.share($0) }
+        guard
+            sharedRedirect !== redirect || app !== appCallback || !Interner.same(origin, authorizationOrigin)
+                || !zip(hosts, resumeHosts).allSatisfy(Interner.same) || !Interner.same(issuer, self.issuer)
+        else { return }
+        switch self {
         case .code(var c):
-            c.redirect = interner.share(c.redirect)
-            if let a = c.appCallback { c.appCallback = interner.share(a) }
-            c.authorizationOrigin = interner.share(c.authorizationOrigin)
-            if !c.options.resumeHosts.isEmpty {
-                c.options.resumeHosts = c.options.resumeHosts.map { interner.share($0) }
-            }
-            if let i = c.issuer { c.issuer = interner.share(i) }
+            c.redirect = sharedRedirect
+            c.appCallback = app
+            if let origin { c.authorizationOrigin = origin }
+            c.options.resumeHosts = hosts
+            c.issuer = issuer
             self = .code(c)
         case .signOut(var s):
-            s.redirect = interner.share(s.redirect)
-            s.issuer = interner.share(s.issuer)
+            s.redirect = sharedRedirect
+            if let issuer { s.issuer = issuer }
             self = .signOut(s)
-        case .device(let d):
-            self = .device(d)
+        case .device:
+            break
         }
     }
 
     /// What `share` counted, given back (the session left the table).
     func release(_ interner: inout Interner) {
-        switch self {
-        case .code(let c):
-            interner.release(c.redirect)
-            if let a = c.appCallback { interner.release(a) }
-            interner.release(c.authorizationOrigin)
-            for h in c.options.resumeHosts { interner.release(h) }
-            if let i = c.issuer { interner.release(i) }
-        case .signOut(let s):
-            interner.release(s.redirect)
-            interner.release(s.issuer)
-        case .device:
-            break
+        guard let redirect else { return }
+        interner.release(redirect)
+        if let a = appCallback { interner.release(a) }
+        if let o = authorizationOrigin { interner.release(o) }
+        for h in resumeHosts { interner.release(h) }
+        if let i = issuer { interner.release(i) }
+    }
+
+    /// A code login's authorization endpoint origin (shared, `share`).
+    private var authorizationOrigin: String? {
+        _read {
+            switch self {
+            case .code(let c): yield c.authorizationOrigin
+            case .signOut, .device: yield nil
+            }
+        }
+    }
+
+    /// A code login's extra resume hosts (shared, `share`).
+    private var resumeHosts: [String] {
+        _read {
+            switch self {
+            case .code(let c): yield c.options.resumeHosts
+            case .signOut, .device: yield[]
+            }
         }
     }
 }
@@ -142,9 +180,9 @@ extension Login {
     /// The store's value (`StoredForm`).
     public var stored: String {
         switch self {
-        case .code(let c): StoredWriter.write(CodeLogin.layout) { c.write(&$0) }
-        case .device(let d): StoredWriter.write(DeviceLogin.layout) { d.write(&$0) }
-        case .signOut(let s): StoredWriter.write(ProviderSignOut.layout) { s.write(&$0) }
+        case .code(let c): c.stored
+        case .device(let d): d.stored
+        case .signOut(let s): s.stored
         }
     }
 
@@ -152,33 +190,36 @@ extension Login {
     /// share (callbacks, origins, issuers) are taken from the row before when
     /// their bytes are the same (`reuse`), neither allocated nor parsed again.
     public init?(kind: String, bytes: UnsafeBufferPointer<UInt8>, reuse: inout StoredReuse) {
-        do throws(StoredDamage) {
-            switch kind {
-            case "code":
-                guard let r = StoredReader(bytes, CodeLogin.layout) else { return nil }
-                // A previous version kept a sign-out as a code login of source `logout`.
-                if r.text(CodeLogin.Key.source.rawValue) == "logout" {
-                    guard let s = StoredReader(bytes, ProviderSignOut.layout) else { return nil }
-                    reuse.start("signout", count: ProviderSignOut.layout.names.count)
-                    self = .signOut(try ProviderSignOut(s, &reuse))
-                    return
-                }
-                reuse.start(kind, count: CodeLogin.layout.names.count)
-                self = .code(try CodeLogin(r, &reuse))
-            case "device":
-                guard let r = StoredReader(bytes, DeviceLogin.layout) else { return nil }
-                reuse.start(kind, count: DeviceLogin.layout.names.count)
-                self = .device(try DeviceLogin(r, &reuse))
-            case "signout":
-                guard let r = StoredReader(bytes, ProviderSignOut.layout) else { return nil }
-                reuse.start(kind, count: ProviderSignOut.layout.names.count)
-                self = .signOut(try ProviderSignOut(r, &reuse))
-            default:
+        switch kind {
+        case "code":
+            if let c = Self.read(CodeLogin.self, kind, bytes, &reuse) {
+                self = .code(c)
+                return
+            }
+            // A previous version kept a sign-out as a code login of source `logout` (which a code login refuses).
+            let legacySignOut = StoredReader.reading(bytes, CodeLogin.layout) {
+                $0.text(CodeLogin.Key.source.rawValue) == "logout"
+            }
+            guard legacySignOut == true, let s = Self.read(ProviderSignOut.self, "signout", bytes, &reuse) else {
                 return nil
             }
-        } catch {
+            self = .signOut(s)
+        case "device":
+            guard let d = Self.read(DeviceLogin.self, kind, bytes, &reuse) else { return nil }
+            self = .device(d)
+        case "signout":
+            guard let s = Self.read(ProviderSignOut.self, kind, bytes, &reuse) else { return nil }
+            self = .signOut(s)
+        default:
             return nil
         }
+    }
+
+    private static func read<L: StoredLogin>(
+        _: L.Type, _ kind: String, _ bytes: UnsafeBufferPointer<UInt8>, _ reuse: inout StoredReuse
+    ) -> L? {
+        reuse.start(kind, count: L.layout.count)
+        return StoredReader.reading(bytes, L.layout) { r in try? L(r, &reuse) }
     }
 
     /// The same from a string (tests, a single row).

@@ -69,8 +69,8 @@ extension OptionTable {
     /// is, `1` for a true boolean, a list space-separated (its items hold no
     /// space: host names), a number in decimal. Nothing for an absent value.
     func write(_ request: Request, _ w: inout StoredWriter, at base: Int) {
-        for (i, row) in rows.enumerated() {
-            switch row.field {
+        for i in fields.indices {
+            switch fields[i] {
             case .string(_, let get): w.add(base + i, get(request))
             case .bool(_, let get): w.flag(base + i, get?(request) ?? false)
             case .uint32(_, let get): w.add(base + i, get?(request).map { String($0) })
@@ -86,8 +86,8 @@ extension OptionTable {
     func read(_ r: StoredReader, at base: Int, into request: inout Request, _ reuse: inout StoredReuse)
         throws(StoredDamage)
     {
-        for (i, row) in rows.enumerated() where r.has(base + i) {
-            switch row.field {
+        for i in fields.indices where r.has(base + i) {
+            switch fields[i] {
             case .string(let set, _): set(&request, r.shared(base + i, &reuse) ?? "")
             case .bool(let set, _): set(&request, r.flag(base + i))
             case .uint32(let set, _):

@@ -23,7 +23,7 @@ public struct ProviderSignOut: Sendable, Equatable {
 
 // MARK: The stored form
 
-extension ProviderSignOut {
+extension ProviderSignOut: StoredLogin {
     /// Its lines, in writing order (`StoredForm`): the same names a code login gives the same things.
     enum Key: Int, CaseIterable {
         case state = 1, redirect, browser, issuer

@@ -12,24 +12,61 @@ public enum StoredForm {
     static let version = "1"
 }
 
+/// A kind of login as the store keeps it: its lines, how it writes them and how it reads them back.
+protocol StoredLogin {
+    static var layout: StoredLayout { get }
+    func write(_ w: inout StoredWriter)
+    init(_ r: StoredReader, _ reuse: inout StoredReuse) throws(StoredDamage)
+}
+
+extension StoredLogin {
+    /// The store's value.
+    var stored: String { StoredWriter.write(Self.layout) { self.write(&$0) } }
+}
+
 /// The lines a kind of login writes, in the order it writes them (the reader
 /// tries the next one first, so a row it wrote itself costs one compare a line).
-/// Position 0 is always `v`.
-struct StoredLayout: Sendable {
-    /// Each line's key, as bytes.
-    let names: [[UInt8]]
+/// Position 0 is always `v`. The names are laid out once, in one buffer that
+/// lives as long as the process (each layout is a `static let`), so writing
+/// or reading a line touches no reference count: an array of arrays cost a
+/// retain and a release a line, ~5 % of an owner's 10,000 sessions settling.
+struct StoredLayout: @unchecked Sendable {
+    /// Every name's bytes, one after another.
+    private let bytes: UnsafeBufferPointer<UInt8>
+    /// Name `p` is `bytes[ends[p - 1] ..< ends[p]]` (`ends[-1]` is 0).
+    private let ends: UnsafeBufferPointer<Int>
 
     init(_ names: [String]) {
-        self.names = (["v"] + names).map { Array($0.utf8) }
+        let all = ["v"] + names
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: all.reduce(0) { $0 + $1.utf8.count })
+        let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: all.count)
+        var at = 0
+        for (p, name) in all.enumerated() {
+            for byte in name.utf8 {
+                bytes[at] = byte
+                at += 1
+            }
+            ends[p] = at
+        }
+        self.bytes = UnsafeBufferPointer(bytes)
+        self.ends = UnsafeBufferPointer(ends)
+    }
+
+    /// How many lines (with `v`).
+    var count: Int { ends.count }
+
+    /// The key at position `p`.
+    func name(_ p: Int) -> UnsafeBufferPointer<UInt8> {
+        let start = p == 0 ? 0 : ends[p - 1]
+        return UnsafeBufferPointer(rebasing: bytes[start..<ends[p]])
     }
 
     /// The position of the key `bytes` spell, trying `from` first; nil for a key this daemon does not know.
-    func position(of bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        let count = names.count
+    func position(of key: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        let count = ends.count
         for step in 0..<count {
             let i = (from + step) % count
-            let found = names[i].withUnsafeBufferPointer { ByteKey.equal($0, bytes) }
-            if found { return i }
+            if ByteKey.equal(name(i), key) { return i }
         }
         return nil
     }
@@ -65,7 +102,7 @@ struct StoredWriter {
     mutating func add(_ position: Int, _ value: String?) {
         guard var value else { return }
         if at > 0 { put(0x0A) }
-        layout.names[position].withUnsafeBufferPointer { put($0) }
+        put(layout.name(position))
         put(0x3D)
         value.withUTF8 { put($0) }
     }
@@ -95,13 +132,26 @@ struct StoredWriter {
 struct StoredReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     /// Each position's value: its start and end in `bytes` at `2p` and `2p + 1`, or -1 when absent.
-    private var ranges: [Int]
+    private let ranges: UnsafeMutableBufferPointer<Int>
 
-    /// Nil when a line has no `=` (damage) or the version is not this format's.
-    init?(_ bytes: UnsafeBufferPointer<UInt8>, _ layout: StoredLayout) {
+    /// `body` given the reader of `bytes`; nil when a line has no `=` (damage)
+    /// or the version is not this format's. The positions live on the stack,
+    /// for `body` alone: a heap array a row was ~550 instructions of a restore's.
+    static func reading<R>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ layout: StoredLayout, _ body: (StoredReader) -> R?
+    ) -> R? {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * layout.count) { ranges in
+            ranges.initialize(repeating: -1)
+            guard let r = StoredReader(bytes, layout, ranges) else { return nil }
+            return body(r)
+        }
+    }
+
+    private init?(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ layout: StoredLayout, _ ranges: UnsafeMutableBufferPointer<Int>
+    ) {
         self.bytes = bytes
-        let n = layout.names.count
-        ranges = [Int](repeating: -1, count: 2 * n)
+        self.ranges = ranges
         var next = 0
         var lineStart = 0
         while lineStart < bytes.count {
@@ -117,7 +167,8 @@ struct StoredReader {
             ranges[2 * p] = eq + 1
             ranges[2 * p + 1] = lineEnd
         }
-        guard text(0) == StoredForm.version else { return nil }
+        var version = StoredForm.version
+        guard let v = value(0), version.withUTF8({ ByteKey.equal($0, v) }) else { return nil }
     }
 
     private func value(_ p: Int) -> UnsafeBufferPointer<UInt8>? {
@@ -148,7 +199,7 @@ struct StoredReader {
     func callback(_ p: Int, role: String, _ reuse: inout StoredReuse) -> Result<CallbackURI, RouterError>? {
         guard let v = value(p) else { return nil }
         let text = reuse.text(p, v)
-        if let (known, uri) = reuse.callbacks[p], known == text { return .success(uri) }
+        if let (known, uri) = reuse.callbacks[p], Interner.same(known, text) { return .success(uri) }
         guard let uri = reuse.parse(text, role) else { return .failure(.invalid("stored \(role) does not parse")) }
         reuse.callbacks[p] = (text, uri)
         return .success(uri)
@@ -160,7 +211,8 @@ struct StoredReader {
 /// has its own (a row of another kind starts it afresh).
 public struct StoredReuse {
     fileprivate var texts: [String?] = []
-    fileprivate var callbacks: [Int: (String, CallbackURI)] = [:]
+    /// Each position's last callback, with the text it was parsed from.
+    fileprivate var callbacks: [(String, CallbackURI)?] = []
     private var kind: String = ""
     /// Parses a callback URI (the store shares one parse per distinct text across all rows).
     let parse: (String, String) -> CallbackURI?
@@ -172,7 +224,7 @@ public struct StoredReuse {
         guard kind != self.kind || texts.count != count else { return }
         self.kind = kind
         texts = [String?](repeating: nil, count: count)
-        callbacks = [:]
+        callbacks = [(String, CallbackURI)?](repeating: nil, count: count)
     }
 
     /// `bytes` as a string: the previous row's, when they are the same.
