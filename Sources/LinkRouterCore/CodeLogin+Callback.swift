@@ -19,14 +19,9 @@ extension CodeLogin {
                 session.id)
         }
 
-        let code = (try? query.single("code")) ?? nil
-        let error = (try? query.single("error")) ?? nil
-        let resume = (try? query.single("resume_uri")) ?? nil
-        if code != nil && error != nil {
-            return .refuse(
-                .invalid("the callback carries both code and error; a response has one or the other (RFC 6749 §4.1.2)"),
-                session.id)
-        }
+        let response: CallbackResponse
+        do { response = try CallbackResponse(query) } catch { return .refuse(error, session.id) }
+        let (code, error, resume) = (response.code, response.error, response.resume)
         if resume != nil && (code != nil || error != nil) {
             return .refuse(
                 .invalid(

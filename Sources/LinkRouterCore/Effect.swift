@@ -61,7 +61,9 @@ public enum Effect: Sendable, Equatable {
     public var undoesOnFailure: Bool {
         switch self {
         case .openBrowser, .requestResume: return true
-        default: return false
+        case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .scheduleDeadline, .checkpoint,
+            .recordBusID, .notify, .log, .serve, .restart:
+            return false
         }
     }
 }

@@ -10,14 +10,9 @@ extension ProviderSignOut {
                     .callbackMismatch, "the callback does not match the session's registered redirect_uri: \(mismatch)"),
                 session.id)
         }
-        let code = (try? query.single("code")) ?? nil
-        let error = (try? query.single("error")) ?? nil
-        let resume = (try? query.single("resume_uri")) ?? nil
-        if code != nil && error != nil {
-            return .refuse(
-                .invalid("the callback carries both code and error; a response has one or the other (RFC 6749 §4.1.2)"),
-                session.id)
-        }
+        let response: CallbackResponse
+        do { response = try CallbackResponse(query) } catch { return .refuse(error, session.id) }
+        let (code, error, resume) = (response.code, response.error, response.resume)
         guard code == nil, resume == nil else {
             return .refuse(.invalid("a sign-out's way back carries state only, never a code or resume_uri"), session.id)
         }

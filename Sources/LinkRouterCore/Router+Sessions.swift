@@ -123,14 +123,9 @@ extension Router {
 
     /// A restored loopback session whose port could not be had again fails.
     public func listenerFailed(_ id: SessionID, reason: String, now: Int64) -> Transition {
-        guard let s = session(id), !s.status.isFinished else { return Transition() }
-        let failed = Session.failedListener(s, reason: reason, now: now)
-        var t = finishing(failed)
-        t.changes = [.update(failed)]
-        t.ifWriteFails = .keepInMemory
-        t.effects.append(
-            .log(LogLine(.warning, "Could not listen again for \(s.logTag): \(reason); the session failed")))
-        return t
+        failing(id, now: now) { s in
+            (Session.failedListener(s, reason: reason, now: now), "Could not listen again for \(s.logTag): \(reason)")
+        }
     }
 
     /// The browser that began an app-to-app login could not take `resume_uri`
@@ -138,13 +133,23 @@ extension Router {
     /// holds the first leg's cookies, so the login cannot go on anywhere: the
     /// session fails, and its owner's `Wait` says why at once instead of at expiry.
     public func resumeBrowserFailed(_ id: SessionID, reason: String, now: Int64) -> Transition {
+        failing(id, now: now) { s in
+            (
+                Session.failedResume(s, reason: reason, now: now),
+                "Could not reopen resume_uri for \(s.logTag): \(reason)"
+            )
+        }
+    }
+
+    /// An unfinished session that something outside the core let down fails, kept in memory if its write
+    /// fails (nobody else would hear), with a warning that says what failed.
+    private func failing(_ id: SessionID, now: Int64, _ fail: (Session) -> (Session, String)) -> Transition {
         guard let s = session(id), !s.status.isFinished else { return Transition() }
-        let failed = Session.failedResume(s, reason: reason, now: now)
+        let (failed, what) = fail(s)
         var t = finishing(failed)
         t.changes = [.update(failed)]
         t.ifWriteFails = .keepInMemory
-        t.effects.append(
-            .log(LogLine(.warning, "Could not reopen resume_uri for \(s.logTag): \(reason); the session failed")))
+        t.effects.append(.log(LogLine(.warning, what + "; the session failed")))
         return t
     }
 

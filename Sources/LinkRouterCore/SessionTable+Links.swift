@@ -55,17 +55,18 @@ extension SessionTable {
         // 1. A state that names a session: a callback, for its owner.
         let state = try? query.single("state")
         guard let state, let session = session(withState: state) else {
-            if case .loopback = source {
+            // A callback no session waits for: without a state, or with one nobody knows.
+            let unmatched: RouteDecision =
                 if state == nil {
-                    return .refuse(
-                        .invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
+                    .refuse(.invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
+                } else {
+                    .refuse(
+                        RouterError(
+                            .unknownState,
+                            "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"
+                        ), nil)
                 }
-                return .refuse(
-                    RouterError(
-                        .unknownState,
-                        "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"
-                    ), nil)
-            }
+            if case .loopback = source { return unmatched }
             if let state,
                 let quirk = vippsErrorQuirk(
                     uri: uri, query: query, state: state, source: source, limits: limits, now: now)
@@ -74,16 +75,7 @@ extension SessionTable {
             }
             // A login link whose state no session knows is never a deep link.
             if isLoginLink(uri, query) {
-                if mayPass { return .passthrough(text) }
-                guard state != nil else {
-                    return .refuse(
-                        .invalid("the callback has no state parameter, so it cannot be matched to a session"), nil)
-                }
-                return .refuse(
-                    RouterError(
-                        .unknownState,
-                        "no session is waiting for this state; the login may have been begun elsewhere, already finished and purged, or the link was forged"
-                    ), nil)
+                return mayPass ? .passthrough(text) : unmatched
             }
             // 2. The app that owns the scheme, or the longest https claim that covers the link.
             guard let apps else { return nil }

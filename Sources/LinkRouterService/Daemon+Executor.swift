@@ -92,7 +92,9 @@ extension Daemon {
         switch effect {
         case .openBrowser(let url, let choice): try launcher.open(url, in: choice)
         case .requestResume(let id, let owner, let url): try bus.sendResumeRequested(id, owner: owner, url: url)
-        default: perform(effect)
+        case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .scheduleDeadline, .checkpoint,
+            .recordBusID, .notify, .log, .serve, .restart:
+            perform(effect)
         }
     }
 

@@ -66,6 +66,10 @@ struct ProviderLogoutTests {
             try JSONSerialization.jsonObject(with: Data(try w.desktop.linkctl("sessions", "--json").text.utf8))
             as? [[String: Any]]
         #expect(pending?.filter { $0["status"] as? String == "pending" }.count == 1, "\(String(describing: pending))")
+        // A sign-out is a kind of login of its own, and says so on the bus.
+        let client = try BusClient(w.bus.address)
+        let signOut = try #require(try client.allSessions().first { $0.status == "pending" })
+        #expect(try client.sessionProperty("Flow", of: signOut.path) == "signout")
 
         #expect(try w.desktop.linkctl("open", way).status == 0)
         #expect(

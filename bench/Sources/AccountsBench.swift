@@ -217,10 +217,13 @@ extension Bench {
     }
 
     /// `linkctl login NAME --no-browser`, signed in at Glewlwyd as its login page would, the callback clicked.
-    func signIn(_ w: BenchWorld, _ name: String, providerInfo: String) throws {
+    /// `linkctl login NAME` (run by `launcher`, when one is given) and a scripted sign-in at the provider.
+    func signIn(_ w: BenchWorld, _ name: String, providerInfo: String, launcher: [String] = []) throws {
         let err = w.root + "/login-\(name).err"
+        // A sign-in before this one left its URL here: never read that one (a traced linkctl starts slowly).
+        try? FileSystem.remove(err)
         let pid = try Subprocess.spawn(
-            [bin + "/linkctl", "login", name, "--no-browser"], environment: w.environment, stdout: .null,
+            launcher + [bin + "/linkctl", "login", name, "--no-browser"], environment: w.environment, stdout: .null,
             stderr: .file(err))
         var url = ""
         _ = w.wait(

@@ -16,6 +16,11 @@ final class BenchClient {
         return try c.callArguments(m, timeoutMilliseconds: 60_000)
     }
 
+    /// `Peer.Ping`: answered once the daemon has done what the events before it set going.
+    func ping() throws {
+        _ = try call("Ping", interface: API.peerInterface)
+    }
+
     /// Begins a quiet session; returns (path, state).
     func begin(scheme: String = "com.example.bench") throws -> (String, String) {
         let r = try call(

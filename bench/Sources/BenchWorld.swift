@@ -68,15 +68,16 @@ final class BenchWorld {
         }
     }
 
-    func startDaemon(_ extra: [String] = []) throws {
+    /// The daemon with `extra` options, run by `wrapper` (valgrind, say) when one is given.
+    func startDaemon(_ extra: [String] = [], wrapper: [String] = [], milliseconds: Int = 10_000) throws {
         daemonPID = try Subprocess.spawn(
-            [
+            wrapper + [
                 bin + "/linkrouterd", "--max-pending", "300000", "--max-pending-per-client", "300000",
                 "--max-routes-per-second", "10000000",
             ] + extra,
             environment: environment, stdout: .null, stderr: .file(root + "/linkrouterd.log"))
         let c = try DBusConnection(address: address)
-        guard wait({ c.nameHasOwner(API.busName.rawValue) }) else {
+        guard wait({ c.nameHasOwner(API.busName.rawValue) }, milliseconds: milliseconds) else {
             throw BenchError(
                 "linkrouterd did not start: " + ((try? FileSystem.readText(root + "/linkrouterd.log")) ?? ""))
         }
@@ -110,6 +111,12 @@ final class BenchWorld {
     }
 
     func run(_ argv: [String]) throws -> Subprocess.Outcome { try Subprocess.run(argv, environment: environment) }
+
+    /// `argv` with `input` on its standard input.
+    func run(_ argv: [String], input: String) throws -> Subprocess.Outcome {
+        try FileSystem.writeAtomically(root + "/stdin", text: input, permissions: 0o600)
+        return try run(["/bin/sh", "-c", "exec \"$@\" < \"$0\"", root + "/stdin"] + argv)
+    }
 
     deinit {
         stopDaemon()
