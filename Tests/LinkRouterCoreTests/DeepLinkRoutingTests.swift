@@ -1,5 +1,6 @@
-import LinkRouterCore
 import Testing
+
+@testable import LinkRouterCore
 
 /// The routing order for one link (issue 14, docs/deep-links.md), with no bus.
 @Suite("Deep links: which app, and when not")
@@ -230,5 +231,30 @@ struct DeepLinkRoutingTests {
         #expect(dir.app(for: try URIReference.strict("https://x.example/p/z", maxLength: 100))?.app == a)
         #expect(dir.app(for: try URIReference.strict("https://x.example/p/q/z", maxLength: 100))?.app == b)
         #expect(dir.conflicts.map(\.apps) == [["a.desktop", "b.desktop"]])
+    }
+
+    @Test(
+        "the clicker leaves while its app has the link: its held call is dropped at once, the delivery goes on for nobody, and the app's answer goes to no one"
+    )
+    func clickerLeaves() throws {
+        var (router, _) = try Fixtures.router()
+        let clicker = ":1.42"
+        let routed = router.route(
+            "com.example.app:/items/42", source: .link, via: "test", caller: clicker, apps: try Self.apps(), now: now)
+        let op = try #require(routed.held, "not held: \(routed.reply)")
+        router.take(routed)
+        #expect(router.running[op]?.caller == clicker)
+        // The clicker's connection goes: the bus drops its call now, not when the app answers.
+        let gone = router.ownerGone(clicker, now: now)
+        #expect(gone.effects.contains(.forget(op)), "\(gone.effects)")
+        #expect(!gone.core.contains(.finish(op)), "the app still gets the link")
+        router.take(gone)
+        #expect(router.running[op] != nil && router.running[op]?.caller == nil)
+        // The app's answer finishes the delivery and answers nobody.
+        let answered = router.completed(op, .delivery(.delivered(.success(.delivered))), now: now)
+        #expect(answered.core == [.finish(op)])
+        #expect(!answered.effects.contains { if case .answer = $0 { true } else { false } }, "\(answered.effects)")
+        router.take(answered)
+        #expect(router.running.isEmpty)
     }
 }
