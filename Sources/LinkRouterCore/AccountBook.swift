@@ -6,9 +6,10 @@
 ///
 /// The rules are the ones `../shared/reference/secret-service.md` ends with:
 /// the new refresh token is written before anyone gets the new access token;
-/// a write that fails keeps the set in memory and says so; only
-/// `invalid_grant` and `unauthorized_client` end a sign-in, and only after the
-/// keyring was read again (another process may have refreshed), besides, for an
+/// a write that fails keeps the set in memory and says so; a refusal of the
+/// refresh token (`RefreshRefusal`: `invalid_grant`, `unauthorized_client`, any
+/// other 4xx but 408 and 429) ends a sign-in, and only after the keyring was
+/// read again (another process may have refreshed), besides, for an
 /// account with `dpop=require`, tokens not bound to its key (kept from before,
 /// or a refresh answered `Bearer`); a provider that cannot be reached is an
 /// error to retry, never a sign-out.
@@ -69,9 +70,20 @@ enum AccountBook {
             return Transition().answering(
                 held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why))
         }
+        // Stopping (SIGTERM): no refresh token is spent now; a live token is handed out with why.
+        if turn.core.stopWanted {
+            guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else {
+                return Transition().answering(held, .refused(RouterError(.refreshFailed, stoppingWhy)))
+            }
+            return Transition().answering(
+                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: stoppingWhy))
+        }
         let flight = TokenFlight(key: account.key, account: account, stage: .discovering)
         return t.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
     }
+
+    /// Why nothing is refreshed while the daemon stops.
+    static let stoppingWhy = "linkrouterd is stopping, and refreshes nothing meanwhile; ask again in a moment"
 
     static func summaries(_ accounts: [Account], _ turn: Turn) -> [AccountSummary] {
         accounts.map { AccountSummary(account: $0, tokens: turn.accounts[$0.key]) }
@@ -198,17 +210,24 @@ enum AccountBook {
 
     /// The provider could not be reached or failed (never a refusal of the
     /// token): nothing is forgotten, the next refresh waits (`backoff`), and
-    /// each waiter whose token is still live gets it with why it was not refreshed.
+    /// each waiter whose token is still live gets it with why it was not
+    /// refreshed. A failure of the daemon's own (`provider` false: no room for
+    /// another request) is answered the same way but pushes no refresh back.
     static func refreshFailed(
-        _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ why: String, _ turn: inout Turn
-    )
-        -> Transition
-    {
+        _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ why: String, provider: Bool = true,
+        _ turn: inout Turn
+    ) -> Transition {
         var state = state
         state.flight = nil
-        state.refreshFailed(why, now: turn.now)
-        let wait = AccountTokens.backoff(after: state.failures)
-        let message = "could not refresh \(key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
+        let message: String
+        if provider {
+            state.refreshFailed(why, now: turn.now)
+            let wait = AccountTokens.backoff(after: state.failures)
+            message = "could not refresh \(key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
+        } else {
+            message =
+                "could not refresh \(key.name)'s tokens now (\(why)); they are kept, and tried again at the next call"
+        }
         var t = answerWaiters(
             of: key, state: state, refusal: RouterError(.refreshFailed, message), anyLive: true, warning: message, &turn
         )

@@ -1,6 +1,8 @@
 /// A begin (`BeginSession`, `Login`, `BeginDeviceLogin`, `BeginLogout`)
 /// between its call and its session: it gathers, in this order and only what
-/// its login needs, the issuer's metadata, a loopback listener (whose port the
+/// its login needs, whether the keyring an account keeps its tokens in is
+/// there at all (a sign-in whose tokens would have nowhere to go is refused
+/// before a browser opens), the issuer's metadata, a loopback listener (whose port the
 /// authorize URL names), a pushed request (RFC 9126) or a device
 /// authorization (RFC 8628), then makes the session (`Begin+Code.swift`,
 /// `Begin+Device.swift`). Nothing is bound, written or opened that a
@@ -21,6 +23,8 @@ public struct Begin: Sendable, Equatable {
     public var requestURI: String?
     /// A device login's codes, once the provider gave them.
     public var deviceAuthorization: DeviceAuthorization?
+    /// An account login's keyring answered (whatever it said but "there is no Secret Service").
+    public var keyringThere = false
 
     public init(
         request: SessionRequest, flow: LoginFlow = .code, inputs: BeginInputs, caller: String, login: Bool = false
@@ -33,6 +37,8 @@ public struct Begin: Sendable, Equatable {
     }
 
     public enum Work: Sendable, Equatable {
+        /// The account's item read from the keyring, to learn whether there is a Secret Service to keep its tokens.
+        case probeKeyring(AccountKey)
         /// The issuer's metadata (OpenID Connect Discovery, then RFC 8414); at once when cached.
         case discover(issuer: String)
         /// The session's loopback listener, before its authorize URL exists (port 0: any port).
@@ -44,6 +50,7 @@ public struct Begin: Sendable, Equatable {
     }
 
     public enum Event: Sendable {
+        case keyring(KeyringRead)
         case metadata(Result<ProviderMetadata, RouterError>)
         /// The port the listener is bound to.
         case listening(Result<Int, RouterError>)
@@ -83,6 +90,12 @@ public struct Begin: Sendable, Equatable {
     /// The next step; an end answers the call held under `held` (or replies, when none is).
     private func next(held: OperationID?, _ turn: inout Turn) -> Next {
         if case .device = flow, let e = Self.deviceRefusal(request) { return .end(refusing(e, held: held)) }
+        // An account that keeps its tokens in the keyring: is there one? (Asked first: it opens nothing.)
+        if !keyringThere, request.accountStore == .keyring, let name = request.account, let issuer = request.issuer,
+            !flow.isSignOut
+        {
+            return .wait(.probeKeyring(AccountKey(qualifiedName: name, issuer: issuer)))
+        }
         if metadata == nil, SessionPlan.needsDiscovery(request, flow: flow), let issuer = request.issuer {
             return .wait(.discover(issuer: issuer))
         }
@@ -129,6 +142,15 @@ extension Begin: OperationMachine {
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         let (caller, method) = (caller, method)
         switch event {
+        case .keyring(.failure(let e)) where e.code == .noKeyring:
+            let refusal = RouterError(
+                .noKeyring,
+                "\(e.message); the account keeps its tokens in the Secret Service, and none is on the session bus: start one (gnome-keyring, KeePassXC with its Secret Service integration), or declare the account with --store memory (its tokens then last until linkrouterd stops). Nothing was opened"
+            )
+            return refusing(refusal, held: op)
+        case .keyring:
+            // There is a keyring (locked or not: a locked one asks to be unlocked when the tokens are written).
+            keyringThere = true
         case .metadata(.success(let m)):
             metadata = m
         case .listening(.success(let port)):
@@ -147,7 +169,7 @@ extension Begin: OperationMachine {
         }
         switch next(held: op, &turn) {
         case .wait(let work):
-            return Transition(core: [.track(op, .begin(self))], effects: [.start(op, .begin(work))])
+            return Transition(core: [.advance(op, .begin(self))], effects: [.start(op, .begin(work))])
         case .end(let t):
             return closingListener(t)
         }

@@ -39,7 +39,7 @@ extension DeviceLogin: LoginMachine {
                 requiresIDToken: false, dpop: exchange.dpop)
             // In flight: a stop now would lose the answer (tokens the provider gives once).
             return Transition(
-                core: [.track(op, .login(s.id, idle: false))],
+                core: [.advance(op, .login(s.id, idle: false))],
                 effects: [.start(op, .device(.poll(grant, deviceCode: code)))])
         case .polled(let outcome):
             return polled(outcome, in: s, op: op, &turn)
@@ -61,7 +61,7 @@ extension DeviceLogin: LoginMachine {
         switch DeviceGrant.step(after: failure, interval: interval, now: turn.now, deadline: s.expiresAt) {
         case .poll(let next):
             var t = Transition(
-                core: [.track(op, .login(s.id, idle: true))], ifWriteFails: .keepInMemory,
+                core: [.advance(op, .login(s.id, idle: true))], ifWriteFails: .keepInMemory,
                 effects: [.start(op, .device(.wait(milliseconds: next * 1000)))])
             if next != interval {
                 var slowed = s

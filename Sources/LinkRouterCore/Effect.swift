@@ -36,6 +36,8 @@ public enum Effect: Sendable, Equatable {
     /// daemon starts again on its replaced executable (systemd's
     /// `RestartForceExitStatus=`, or D-Bus activation at the next call).
     case restart
+    /// Stop: the drain that SIGTERM began is over (`Router.stopIfSettled`, `Router.stopDeadline`).
+    case stop
 
     /// EX_TEMPFAIL: "stopped to be started again" (the unit restarts on it).
     public static let restartExitStatus: Int32 = 75
@@ -53,7 +55,7 @@ public enum Effect: Sendable, Equatable {
         case .scheduleDeadline: return 5
         case .checkpoint, .recordBusID: return 6
         case .notify, .log: return 7
-        case .serve, .restart: return 8
+        case .serve, .restart, .stop: return 8
         }
     }
 
@@ -62,7 +64,7 @@ public enum Effect: Sendable, Equatable {
         switch self {
         case .openBrowser, .requestResume: return true
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .scheduleDeadline, .checkpoint,
-            .recordBusID, .notify, .log, .serve, .restart:
+            .recordBusID, .notify, .log, .serve, .restart, .stop:
             return false
         }
     }

@@ -9,3 +9,10 @@ public enum LoginFlow: Sendable, Equatable {
     /// `ProviderSignOut`: the account's ID token, once read, is named to the provider.
     case signOut(idTokenHint: String?)
 }
+
+extension LoginFlow {
+    /// A sign-out keeps no tokens: it needs no keyring.
+    var isSignOut: Bool {
+        if case .signOut = self { true } else { false }
+    }
+}

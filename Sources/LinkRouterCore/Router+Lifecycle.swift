@@ -13,7 +13,7 @@ extension Router {
         for (op, machine) in running.sorted(by: { $0.key < $1.key }) where machine.caller == name {
             t.effects.append(.forget(op))
             if let goesOn = machine.forNobody(name) {
-                t.core.append(.track(op, goesOn))
+                t.core.append(.advance(op, goesOn))
                 continue
             }
             t.core.append(.finish(op))
@@ -149,5 +149,78 @@ extension Router {
         let unsaved = accountTokens.values.count { $0.unsaved != nil }
         if unsaved > 0 { lost.append("\(unsaved) accounts' tokens not yet in the keyring") }
         return lost
+    }
+
+    // MARK: Stopping without losing what was spent (SIGTERM)
+
+    /// SIGTERM: the daemon stops taking on what would spend a refresh token,
+    /// writes again every set the keyring has not taken, and stops once
+    /// nothing a provider gave once is still on its way (`stopIfSettled`,
+    /// asked at the end of every loop turn) or at the drain's deadline
+    /// (`stopDeadline`). A provider that rotates one-use refresh tokens has
+    /// already spent the old one when its answer is on the way: stopping
+    /// before it lands would leave the next daemon a dead token.
+    public func stopRequested(now: Int64) -> Transition {
+        guard !stopWanted else { return Transition() }
+        var turn = Turn(self, now: now)
+        var t = Transition(core: [.stopWhenSettled], ifWriteFails: .keepInMemory)
+        // Sets kept in memory after a failed write get one more try.
+        for (key, state) in accountTokens.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
+        where state.unsaved != nil && state.flight == nil {
+            guard let tokens = state.tokens else { continue }
+            let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
+            t = t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
+        }
+        let landing = landingCount + t.effects.count { if case .start = $0 { true } else { false } }
+        t.effects.append(
+            .log(
+                LogLine(
+                    .notice,
+                    landing == 0
+                        ? "Stopping"
+                        : "Stopping once \(landing) refreshes, exchanges or keyring writes under way have landed")))
+        return t
+    }
+
+    /// At the end of a loop turn, while a stop waits: stop once nothing spent is on its way.
+    public func stopIfSettled() -> Transition {
+        guard stopWanted, landingCount == 0 else { return Transition() }
+        return Transition(ifWriteFails: .keepInMemory, effects: unsavedWarning() + [.stop])
+    }
+
+    /// The drain took too long (a provider or the keyring that does not
+    /// answer): stop anyway, and say what is lost.
+    public func stopDeadline() -> Transition {
+        guard stopWanted else { return Transition() }
+        var effects = unsavedWarning()
+        if landingCount > 0 {
+            effects.append(
+                .log(
+                    LogLine(
+                        .warning,
+                        "Stopping before \(landingCount) refreshes, exchanges or keyring writes landed: what a provider gave once for them is lost, and their accounts or logins may need a new sign-in"
+                    )))
+        }
+        return Transition(ifWriteFails: .keepInMemory, effects: effects + [.stop])
+    }
+
+    /// While a SIGTERM's stop waits: how many answers it waits for (0 when no stop was asked for). The
+    /// `stop_held_back` counter, so a person or a test sees the drain, and on how much, without reading the log.
+    public var stopHeldBack: Int { stopWanted ? landingCount : 0 }
+
+    /// Answers on their way that carry what a provider gives once (`Running.landsSecrets`).
+    var landingCount: Int { running.values.count(where: \.landsSecrets) }
+
+    /// Accounts whose rotated tokens are in memory only, said as the daemon stops (they go with it).
+    private func unsavedWarning() -> [Effect] {
+        let unsaved = accountTokens.filter { $0.value.unsaved != nil }.map(\.key.name).sorted()
+        guard !unsaved.isEmpty else { return [] }
+        return [
+            .log(
+                LogLine(
+                    .warning,
+                    "Stopping with the tokens of \(unsaved.joined(separator: ", ")) in memory only (the keyring did not take them); they may need a new sign-in"
+                ))
+        ]
     }
 }

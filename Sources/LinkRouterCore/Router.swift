@@ -25,6 +25,9 @@ public struct Router: Sendable {
     /// The daemon's executable was replaced (an upgrade): it stops, to be
     /// started again on the new one, once stopping cuts no work short.
     public private(set) var restartWanted = false
+    /// The daemon was asked to stop (SIGTERM): it stops once nothing a provider gave once is still on its way
+    /// (`stopIfSettled`), or at the drain's deadline.
+    public private(set) var stopWanted = false
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -44,13 +47,15 @@ public struct Router: Sendable {
         for change in changes {
             switch change {
             case .track(let op, let machine):
-                if let live = running[op] {
-                    assert(
-                        live.isSameKind(as: machine),
-                        "\(op) tracked for a \(machine.kind) while a \(live.kind) waits on it")
-                }
+                assert(
+                    running[op] == nil, "\(op) tracked for a \(machine.kind) while a \(running[op]!.kind) waits on it")
                 running[op] = machine
                 nextOperation = max(nextOperation, op.value + 1)
+            case .advance(let op, let machine):
+                assert(
+                    running[op]?.isSameKind(as: machine) == true,
+                    "\(op) advanced to a \(machine.kind) while \(running[op]?.kind ?? "nothing") waits on it")
+                running[op] = machine
             case .hold(let op, let call):
                 assert(held[op] == nil, "\(op) holds a second call")
                 held.hold(op, call)
@@ -64,6 +69,8 @@ public struct Router: Sendable {
                 accountTokens[key] = state
             case .restartWhenIdle:
                 restartWanted = true
+            case .stopWhenSettled:
+                stopWanted = true
             }
         }
     }
@@ -116,10 +123,11 @@ public struct Router: Sendable {
         let settled = t.core.contains { change in
             if case .finish(op) = change { return true }
             if case .track(op, _) = change { return true }
+            if case .advance(op, _) = change { return true }
             return false
         }
         // Its next state stays under `op`, when it has a new one.
-        if !settled, machine.running != found { t.core.append(.track(op, machine.running)) }
+        if !settled, machine.running != found { t.core.append(.advance(op, machine.running)) }
         return t
     }
 

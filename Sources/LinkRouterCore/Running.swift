@@ -62,6 +62,24 @@ public enum Running: Sendable, Equatable {
         }
     }
 
+    /// Whether an answer on its way carries what a provider gives once (a
+    /// refresh's new tokens, a code's or a device code's tokens) or a set not
+    /// yet in the keyring: a SIGTERM waits for it (`Router.stopIfSettled`). A
+    /// keyring read, a discovery, a revocation, a timer carry nothing of the kind.
+    var landsSecrets: Bool {
+        switch self {
+        case .flight(let f):
+            switch f.stage {
+            case .refreshing, .writing: true
+            // Nothing spent yet, or nothing to lose: a stop now means the next daemon asks again.
+            case .reading, .discovering, .rereading, .forgetting: false
+            }
+        case .login(_, let idle): !idle
+        case .refresh: true
+        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer: false
+        }
+    }
+
     /// Its kind, for a log line (never what it carries).
     var kind: String {
         switch self {

@@ -6,14 +6,20 @@ public struct SessionFailure: Error, Sendable, Equatable {
     /// The provider's `error_description`, charset-checked and truncated; never HTML.
     public var providerDescription: String?
     public var message: String
+    /// The HTTP status the provider answered with, when it answered other than 200 (nil when it was not reached, or
+    /// the failure is the daemon's own): what tells a refusal of a refresh token from a passing fault
+    /// (`RefreshRefusal`).
+    public var httpStatus: Int?
 
     public init(
-        code: RouterError.Code, providerError: String? = nil, providerDescription: String? = nil, message: String
+        code: RouterError.Code, providerError: String? = nil, providerDescription: String? = nil, message: String,
+        httpStatus: Int? = nil
     ) {
         self.code = code
         self.providerError = providerError
         self.providerDescription = providerDescription
         self.message = message
+        self.httpStatus = httpStatus
     }
 
     public var error: RouterError { RouterError(code, message) }

@@ -2,8 +2,8 @@
 /// for the account waits on, so a rotating refresh token is spent once, never
 /// by two callers at the same time. The rules (`AccountBook`): the new refresh
 /// token is written before anyone gets the new access token; a write that
-/// fails keeps the set in memory and says so; only `invalid_grant` and
-/// `unauthorized_client` end a sign-in, and only after the keyring was read
+/// fails keeps the set in memory and says so; a refusal of the refresh token
+/// (`RefreshRefusal`) ends a sign-in, and only after the keyring was read
 /// again (another process may have refreshed).
 ///
 /// Each of its operations answers with its own event, carrying what the
@@ -117,6 +117,10 @@ public struct TokenFlight: OperationMachine {
                 return land(op, state, refreshed: true, &turn)
             }
             metadata = m
+            // Stopping (SIGTERM): a refresh now would spend the token with no time left to keep its answer.
+            if turn.core.stopWanted {
+                return AccountBook.refreshFailed(key, op, state, AccountBook.stoppingWhy, provider: false, &turn)
+            }
             return refresh(op, account, used, key: state.tokens?.dpopKey)
 
         case .refreshed(.success(let fresh), _) where account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
@@ -125,6 +129,16 @@ public struct TokenFlight: OperationMachine {
             let revoked = account.map { Revoking.start($0, fresh, &turn) } ?? Transition()
             return AccountBook.signedOut(self, op, state, because: DPoPBinding.unbound(fresh) ?? "", &turn).then(
                 revoked)
+
+        case .refreshed(.success(let fresh), _)
+        where fresh.subject != nil && state.tokens?.subject != nil && fresh.subject != state.tokens?.subject:
+            // OpenID Connect Core §12.2: a refreshed ID token names the same subject as the first. Another one is not
+            // this account's sign-in: nothing of it is kept (it is revoked), and the person signs in again.
+            let revoked = account.map { Revoking.start($0, fresh, &turn) } ?? Transition()
+            return AccountBook.signedOut(
+                self, op, state,
+                because: "the provider's refreshed ID token names another subject than the one who signed in", &turn
+            ).then(revoked)
 
         case .refreshed(.success(var fresh), let used):
             state.refreshWorked()
@@ -147,11 +161,11 @@ public struct TokenFlight: OperationMachine {
             return Transition(effects: [.start(op, .flight(.write(key, fresh)))])
 
         case .refreshed(.failure(let failure), let used):
-            let refusal = RouterError(
-                .notSignedIn,
-                "the provider refused the refresh token (\(failure.providerError ?? failure.code.rawValue))")
-            guard failure.providerError == "invalid_grant" || failure.providerError == "unauthorized_client" else {
-                return AccountBook.refreshFailed(key, op, state, failure.message, &turn)
+            let said = failure.providerError ?? failure.httpStatus.map { "HTTP \($0)" } ?? failure.code.rawValue
+            let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(said))")
+            guard RefreshRefusal.endsSignIn(failure) else {
+                return AccountBook.refreshFailed(
+                    key, op, state, failure.message, provider: !RefreshRefusal.isLocal(failure.code), &turn)
             }
             guard account?.store != .memory else {
                 return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
@@ -163,14 +177,18 @@ public struct TokenFlight: OperationMachine {
             // Another process refreshed meanwhile: its refresh token is the live one.
             if let kept, let live = kept.refreshToken, live != used, let account {
                 state.tokens = kept
-                if AccountBook.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: true, &turn) }
+                if AccountBook.waitersAllServed(key, state, &turn) || turn.core.stopWanted {
+                    return land(op, state, refreshed: true, &turn)
+                }
                 var t = refresh(op, account, live, key: kept.dpopKey)
                 t.core.append(turn.set(key, state))
                 return t
             }
             return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
 
-        case .written(let error, let fresh):
+        case .written(let error, let written):
+            // A server refused the set while it was being written (`RejectToken`): the rejection stays.
+            let fresh = written.keepingRejections(of: state.tokens)
             state.tokens = fresh
             state.loaded = true
             state.refreshWorked()
@@ -190,7 +208,8 @@ public struct TokenFlight: OperationMachine {
             return t
 
         case .metadata(.failure(let e)):
-            return AccountBook.refreshFailed(key, op, state, e.message, &turn)
+            return AccountBook.refreshFailed(
+                key, op, state, e.message, provider: !RefreshRefusal.isLocal(e.code), &turn)
 
         case .read(.failure(let e)), .reread(.failure(let e), _, _):
             // The keyring could not be asked: nothing is forgotten.
@@ -224,7 +243,8 @@ public struct TokenFlight: OperationMachine {
         -> Transition
     {
         var state = state
-        if !refreshed, let account, state.tokens?.refreshToken != nil, !AccountBook.waitersAllServed(key, state, &turn)
+        if !refreshed, !turn.core.stopWanted, let account, state.tokens?.refreshToken != nil,
+            !AccountBook.waitersAllServed(key, state, &turn)
         {
             var t = AccountBook.answerWaiters(of: key, state: state, refusal: nil, &turn)
             stage = .discovering

@@ -2,6 +2,10 @@
 /// into the failure the session ends with. The ID token inside is checked
 /// afterwards (`IDTokenClaims`), after its signature.
 public enum TokenResponse {
+    /// How long an access token is taken to live when the answer gives no `expires_in`: five minutes, short enough that
+    /// a token of unknown life is refreshed long before most providers' end it (an hour is usual), never "forever".
+    public static let assumedLifetime: Int64 = 300
+
     /// `status` and the parsed body (nil when it was not JSON, with `mediaType` saying what it was).
     public static func read(status: Int, body: JSONValue?, mediaType: String?, endpoint: String, receivedAt: Int64)
         -> Result<TokenSet, SessionFailure>
@@ -11,8 +15,9 @@ public enum TokenResponse {
         > {
             .failure(
                 SessionFailure(
-                    code: .tokenExchangeFailed, providerError: error, providerDescription: description, message: message
-                ))
+                    code: .tokenExchangeFailed, providerError: error, providerDescription: description,
+                    message: message,
+                    httpStatus: status == 200 ? nil : status))
         }
         guard let body, case .object = body else {
             return failure(
@@ -36,7 +41,10 @@ public enum TokenResponse {
         guard let type = body["token_type"]?.stringValue, OAuthText.isVisibleText(type) else {
             return failure("the token endpoint's answer has no token_type (RFC 6749 §5.1)")
         }
-        var expiresAt: Int64?
+        // No `expires_in` (RFC 6749 §5.1 only recommends it): the token is taken to live `assumedLifetime`, never
+        // forever,
+        // so an account refreshes it in time instead of handing out a dead one.
+        var expiresAt = receivedAt + assumedLifetime
         if let expires = body["expires_in"] {
             guard let seconds = expires.int64Value, seconds >= 0, seconds < 10 * 365 * 86_400 else {
                 return failure("the token endpoint's expires_in is not a number of seconds")

@@ -46,3 +46,17 @@ extension TokenSet: CustomStringConvertible, CustomDebugStringConvertible {
     }
     public var debugDescription: String { description }
 }
+
+extension TokenSet {
+    /// This set, with the tokens `current` (the same set, as memory holds it) marks as refused by a server
+    /// (`RejectToken`: expiry 0) still refused: a keyring write that lands after a rejection does not undo it.
+    func keepingRejections(of current: TokenSet?) -> TokenSet {
+        guard let current, ConstantTime.equals(current.accessToken, accessToken) else { return self }
+        var kept = self
+        if current.expiresAt == 0 { kept.expiresAt = 0 }
+        if current.idTokenExpiresAt == 0, current.idToken != nil, current.idToken == idToken {
+            kept.idTokenExpiresAt = 0
+        }
+        return kept
+    }
+}

@@ -61,9 +61,10 @@ extension Daemon {
         let router = core.router
         var calls = Set(t.answered)
         for change in t.core {
+            // Work this event would have carried on under a live operation: the call held there hears the failure.
             switch change {
-            case .track(let op, _) where router.isLive(op), .hold(let op, _) where router.isLive(op): calls.insert(op)
-            default: break
+            case .track(let op, _), .advance(let op, _), .hold(let op, _): if router.isLive(op) { calls.insert(op) }
+            case .finish, .caller, .account, .restartWhenIdle, .stopWhenSettled: break
             }
         }
         for op in calls.sorted() where !router.holdsWait(op) {
@@ -93,7 +94,7 @@ extension Daemon {
         case .openBrowser(let url, let choice): try launcher.open(url, in: choice)
         case .requestResume(let id, let owner, let url): try bus.sendResumeRequested(id, owner: owner, url: url)
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .scheduleDeadline, .checkpoint,
-            .recordBusID, .notify, .log, .serve, .restart:
+            .recordBusID, .notify, .log, .serve, .restart, .stop:
             perform(effect)
         }
     }
@@ -118,6 +119,8 @@ extension Daemon {
         case .serve: serve()
         case .restart:
             restarting = true
+            loop.stop()
+        case .stop:
             loop.stop()
         }
     }

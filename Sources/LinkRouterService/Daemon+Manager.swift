@@ -222,6 +222,7 @@ extension Daemon: ManagerHandlers {
                 ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),
                 ("store_write_failures", sessions.writeFailures), ("log_lines_suppressed", log.suppressedTotal),
                 ("restart_held_back", UInt64(core.router.restartHeldBack)),
+                ("stop_held_back", UInt64(core.router.stopHeldBack)),
             ], store: sessions.storeDescription)
     }
 

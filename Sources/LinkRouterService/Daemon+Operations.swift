@@ -24,6 +24,7 @@ extension Daemon {
         }
         defer { inside = false }
         switch operation {
+        case .begin(.probeKeyring(let key)): accounts.read(key) { done(.begin(.keyring($0))) }
         case .begin(.discover(let issuer)): providers.discover(issuer) { done(.begin(.metadata($0))) }
         case .begin(.listen(let id, let binding, let path)): done(.begin(.listening(listen(id, binding, path))))
         case .begin(.push(let request)): providers.push(request) { done(.begin(.pushed($0))) }
@@ -53,15 +54,18 @@ extension Daemon {
             }
 
         case .flight(.read(let key)): accounts.read(key) { done(.flight(.read($0))) }
-        case .flight(.discover(let issuer)): providers.discover(issuer) { done(.flight(.metadata($0))) }
+        case .flight(.discover(let issuer)): providers.discover(issuer, room: .account) { done(.flight(.metadata($0))) }
         case .flight(.refresh(let grant, let used)):
-            providers.refresh(grant, refreshToken: used, scope: nil) { done(.flight(.refreshed($0, used: used))) }
+            providers.refresh(grant, refreshToken: used, scope: nil, room: .account) {
+                done(.flight(.refreshed($0, used: used)))
+            }
         case .flight(.reread(let key, let used, let refusal)):
             accounts.read(key) { done(.flight(.reread($0, used: used, refusal: refusal))) }
         case .flight(.write(let key, let tokens)): accounts.write(key, tokens) { done(.flight(.written($0, tokens))) }
         case .flight(.delete(let key)): accounts.delete(key) { done(.flight(.deleted($0))) }
 
-        case .revoking(.discover(let issuer)): providers.discover(issuer) { done(.revoking(.metadata($0))) }
+        case .revoking(.discover(let issuer)):
+            providers.discover(issuer, room: .account) { done(.revoking(.metadata($0))) }
         case .revoking(.revoke(let r, let endpoint)):
             providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
 
@@ -72,7 +76,9 @@ extension Daemon {
 
         case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }
         case .refresh(.refresh(let grant, let token, let scope)):
-            providers.refresh(grant, refreshToken: token, scope: scope) { done(.refresh(.refreshed($0))) }
+            providers.refresh(grant, refreshToken: token, scope: scope, room: .anyCaller) {
+                done(.refresh(.refreshed($0)))
+            }
 
         case .restore(.busNames): bus.snapshot { done(.restore(.busNames($0))) }
 

@@ -123,6 +123,7 @@ public final class Daemon {
         loop.afterEachTurn { [unowned self] in
             sessions.publishClaimedCallbacks(version: core.router.claimedVersion) { core.router.claimedCallbacks }
             if core.router.restartWanted { execute(core.router.restartIfIdle()) }
+            if core.router.stopWanted { execute(core.router.stopIfSettled()) }
         }
         watchExecutable()
         loop.run()
@@ -187,10 +188,23 @@ public final class Daemon {
                 "Received SIGHUP; desktop files and the install record are read afresh on every use, so there is nothing to reload"
             )
         default:
-            Log.notice("Received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
-            loop.stop()
+            let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+            guard !core.router.stopWanted else {
+                Log.notice("Received \(name) again; stopping now")
+                return loop.stop()
+            }
+            // Stop once what providers gave once has landed (the core decides), or at the drain's deadline.
+            Log.notice("Received \(name)")
+            execute(core.router.stopRequested(now: now))
+            loop.schedule(afterMilliseconds: Self.stopDrainMilliseconds) { [unowned self] in
+                execute(core.router.stopDeadline())
+            }
         }
     }
+
+    /// How long a SIGTERM waits for refreshes and keyring writes under way to land: well inside the unit's
+    /// `TimeoutStopSec=` (30 s), after which systemd would kill the daemon and lose them anyway.
+    static let stopDrainMilliseconds: Int64 = 20_000
 
     /// Stops cleanly: listeners close, the store is checkpointed, the name is
     /// given back, and only then do held calls hear why, so a `Wait` asked

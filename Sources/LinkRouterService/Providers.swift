@@ -24,6 +24,23 @@ final class Providers {
     /// sessions bound them.)
     static let maxInFlight = 64
 
+    /// Whose request it is, and so how much of `maxInFlight` it may use.
+    enum Room {
+        /// Anything any bus client can ask for (a begin's discovery, push or device authorization, a device poll,
+        /// `RefreshTokens`): all but `reservedForAccounts`.
+        case anyCaller
+        /// An account's flight or revocation: the whole of `maxInFlight`, so callers with no account cannot starve
+        /// the accounts' refreshes (which would then back off as if their provider were down).
+        case account
+
+        var limit: Int {
+            self == .account ? Providers.maxInFlight : Providers.maxInFlight - Providers.reservedForAccounts
+        }
+    }
+
+    /// Requests only accounts' flights and revocations may make.
+    static let reservedForAccounts = 16
+
     init(loop: EventLoop) { self.loop = loop }
 
     func tokenClient() throws(RouterError) -> TokenClient {
@@ -37,27 +54,30 @@ final class Providers {
         return made
     }
 
-    /// The client, when another request to a provider has room (`maxInFlight`).
-    private func clientWithRoom() throws(RouterError) -> TokenClient {
+    /// The client, when another request to a provider has room (`Room.limit`).
+    private func clientWithRoom(_ room: Room) throws(RouterError) -> TokenClient {
         let client = try tokenClient()
-        guard client.directory.http.inFlight < Self.maxInFlight else {
+        guard client.directory.http.inFlight < room.limit else {
             throw RouterError(
-                .limitsExceeded, "\(Self.maxInFlight) requests to providers are already in flight; try again shortly")
+                .limitsExceeded, "\(room.limit) requests to providers are already in flight; try again shortly")
         }
         return client
     }
 
-    /// `Operation.discover`: at once when cached.
-    func discover(_ issuer: String, _ completion: @escaping (Result<ProviderMetadata, RouterError>) -> Void) {
+    /// A discovery: at once when cached.
+    func discover(
+        _ issuer: String, room: Room = .anyCaller,
+        _ completion: @escaping (Result<ProviderMetadata, RouterError>) -> Void
+    ) {
         do throws(RouterError) {
             if let cached = try tokenClient().directory.cachedMetadata(issuer) { return completion(.success(cached)) }
-            try clientWithRoom().directory.metadata(issuer, completion: completion)
+            try clientWithRoom(room).directory.metadata(issuer, completion: completion)
         } catch {
             completion(.failure(error))
         }
     }
 
-    /// `Operation.redeem`.
+    /// A code exchange.
     func redeem(
         _ grant: TokenGrant, code: String, redirectURI: String, verifier: String?,
         _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
@@ -70,44 +90,44 @@ final class Providers {
         }
     }
 
-    /// `Operation.revoke`.
+    /// A revocation (accounts only).
     func revoke(_ r: Revocation, endpoint: String, _ completion: @escaping (RouterError?) -> Void) {
         do throws(RouterError) {
-            let c = try clientWithRoom()
+            let c = try clientWithRoom(.account)
             c.revoke(r, endpoint: endpoint, completion: completion)
         } catch {
             completion(error)
         }
     }
 
-    /// `Operation.push`.
+    /// A pushed authorization request.
     func push(_ request: PushRequest, _ completion: @escaping (Result<String, RouterError>) -> Void) {
         do throws(RouterError) {
-            let c = try clientWithRoom()
+            let c = try clientWithRoom(.anyCaller)
             c.push(request, completion: completion)
         } catch {
             completion(.failure(error))
         }
     }
 
-    /// `Operation.authorizeDevice`.
+    /// A device authorization.
     func authorizeDevice(
         _ request: DeviceGrant.Request, _ completion: @escaping (Result<DeviceAuthorization, RouterError>) -> Void
     ) {
         do throws(RouterError) {
-            let c = try clientWithRoom()
+            let c = try clientWithRoom(.anyCaller)
             c.authorizeDevice(request, completion: completion)
         } catch {
             completion(.failure(error))
         }
     }
 
-    /// `Operation.pollDevice`.
+    /// A device poll.
     func pollDevice(
         _ grant: TokenGrant, deviceCode: String, _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
         do throws(RouterError) {
-            let c = try clientWithRoom()
+            let c = try clientWithRoom(.anyCaller)
             devicePolls += 1
             c.pollDevice(deviceCode, grant: grant, completion: completion)
         } catch {
@@ -118,13 +138,13 @@ final class Providers {
         }
     }
 
-    /// `Operation.refresh`.
+    /// A refresh: an account's flight (`room: .account`) or a session's `RefreshTokens`.
     func refresh(
-        _ grant: TokenGrant, refreshToken: String, scope: String?,
+        _ grant: TokenGrant, refreshToken: String, scope: String?, room: Room,
         _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
         do throws(RouterError) {
-            let c = try clientWithRoom()
+            let c = try clientWithRoom(room)
             refreshes += 1
             c.refresh(refreshToken, scope: scope, grant: grant, completion: completion)
         } catch {

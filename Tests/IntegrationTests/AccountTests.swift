@@ -31,7 +31,7 @@ struct AccountTests {
         init(
             accessTokenSeconds: Int = 3600, counted: Bool = false, revocation: Bool = false, installed: Bool = false,
             par: String = "off", signing: String = "rsa",
-            deviceSeconds: Int = 0, dpop: String = "off"
+            deviceSeconds: Int = 0, dpop: String = "off", oneUseRefresh: Bool = false
         ) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop, activation: installed)
@@ -42,14 +42,14 @@ struct AccountTests {
                 provider = try Glewlwyd(
                     desktop: desktop, redirectURIs: [AccountTests.redirect], publicOrigin: counting.origin,
                     accessTokenSeconds: accessTokenSeconds, revocation: revocation,
-                    par: par, signing: signing, deviceSeconds: deviceSeconds, dpop: dpop)
+                    par: par, signing: signing, deviceSeconds: deviceSeconds, dpop: dpop, oneUseRefresh: oneUseRefresh)
                 try counting.connect(upstream: try #require(provider.directOrigin))
                 proxy = counting
             } else {
                 provider = try Glewlwyd(
                     desktop: desktop, redirectURIs: [AccountTests.redirect], accessTokenSeconds: accessTokenSeconds,
                     par: par, signing: signing,
-                    deviceSeconds: deviceSeconds, dpop: dpop)
+                    deviceSeconds: deviceSeconds, dpop: dpop, oneUseRefresh: oneUseRefresh)
                 proxy = nil
             }
             systemAccounts = desktop.root + "/etc-accounts"

@@ -547,12 +547,15 @@ struct AccountTokenTests {
             longLogin, inputs: Fixtures.inputs(), accounts: [longOwned], caller: ":1.9", login: false, now: Self.now)
         guard case .held(let longOp) = longBegin.reply else { throw Failure("not begun: \(longBegin.reply)") }
         long.apply(core: longBegin.core)
+        // A keyring account's login first asks whether there is a keyring at all.
+        #expect(Self.started(longBegin).contains { if case .begin(.probeKeyring) = $0.1 { true } else { false } })
+        long.apply(core: long.completed(longOp, .begin(.keyring(.success(nil))), now: Self.now).core)
         let planned = long.completed(longOp, .begin(.metadata(.success(Self.metadata))), now: Self.now)
         if case .refused(let e)? = Self.answers(planned)[longOp] { Issue.record("refused: \(e.message)") }
         // Its loopback redirect needs a listener first: the begin goes on to it, with the app's account.
         #expect(
             planned.core.contains {
-                if case .track(_, .begin(let b)) = $0 {
+                if case .advance(longOp, .begin(let b)) = $0 {
                     b.request.account == longOwned.key.qualifiedName
                 } else {
                     false

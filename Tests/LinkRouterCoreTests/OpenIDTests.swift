@@ -113,6 +113,21 @@ struct OpenIDTests {
         }
         #expect(
             f.code == .tokenExchangeFailed && f.providerError == "invalid_code" && f.message.contains("Invalid code"))
+        #expect(f.httpStatus == 403, "the status goes with the refusal (RefreshRefusal reads it)")
+        // An empty refusal (Glewlwyd's answer to a spent refresh token) keeps its status too.
+        if case .failure(let empty) = TokenResponse.read(
+            status: 400, body: nil, mediaType: nil, endpoint: "e", receivedAt: now)
+        {
+            #expect(empty.httpStatus == 400 && empty.providerError == nil)
+        } else {
+            Issue.record("an empty 400 was not a failure")
+        }
+        // No expires_in: taken to live a short while, never forever.
+        let unknownLife = try TokenResponse.read(
+            status: 200, body: .object([("access_token", .string("at")), ("token_type", .string("Bearer"))]),
+            mediaType: "application/json", endpoint: "e", receivedAt: now
+        ).get()
+        #expect(unknownLife.expiresAt == now + TokenResponse.assumedLifetime && TokenResponse.assumedLifetime == 300)
         func failure(_ status: Int, _ body: JSONValue?) -> String? {
             if case .failure(let f) = TokenResponse.read(
                 status: status, body: body, mediaType: "text/html", endpoint: "e", receivedAt: now)

@@ -176,7 +176,7 @@ def wait_until_answering(proc, base, deadline):
 
 
 def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa",
-              device_expiration=0, dpop="off"):
+              device_expiration=0, dpop="off", one_use=False):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -217,6 +217,10 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         "device-authorization-expiration": device_expiration or 600, "device-authorization-interval": 1,
         "session-management-allowed": False,
     }
+    if one_use:
+        # Rotation with reuse detection: each refresh answers a new refresh token and disables the old one; using
+        # a spent one is an empty 400 and revokes the whole chain (the reference notes, "Refresh-token rotation").
+        params["refresh-token-one-use"] = "always"
     api.call("POST", "/api/mod/plugin/", {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect",
                                           "enabled": True, "order_rank": 0, "parameters": params})
     api.call("POST", "/api/user/", {"username": USERNAME, "password": PASSWORD, "name": NAME, "email": EMAIL,
@@ -244,6 +248,8 @@ def main():
     p.add_argument("--dpop", choices=("off", "allowed", "nonce"), default="off",
                    help="DPoP (RFC 9449): allowed, or allowed with a nonce required at the token endpoint")
     p.add_argument("--access-token-duration", type=int, default=3600, help="seconds an access token lives (a refresh test wants few)")
+    p.add_argument("--one-use-refresh", action="store_true",
+                   help="refresh tokens rotate one-use with reuse detection (a spent one revokes the chain)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
     a = p.parse_args()
@@ -274,7 +280,8 @@ def main():
         api = Api(base)
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
-        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device, a.dpop)
+        bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device, a.dpop,
+                  a.one_use_refresh)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

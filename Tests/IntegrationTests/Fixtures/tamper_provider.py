@@ -75,7 +75,10 @@ TOKEN_MODES = {"flip-signature", "swap-aud", "change-nonce", "expired", "wrong-i
 CANNED_MODES = {"stall-token", "token-error", "token-unavailable", "huge-token-response", "html-token-response", "device-slow-down",
                 "device-denied", "dpop-nonce-forever", "dpop-nonce-missing"}
 DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
-MODES = {"honest", "par-no-request-uri", "bearer-token-type"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
+# hold-token-answer: the token request goes to the provider (which answers, and spends what it was given), the
+# request is logged with "held": true, and the answer is held until the file "release" appears in --dir (60 s at
+# most): a test can stop the client while the answer it paid for is on its way.
+MODES = {"honest", "par-no-request-uri", "bearer-token-type", "hold-token-answer"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
 WRONG_ISS = "https://evil.example/api/oidc"
 OTHER_AUD = "someone-else"
 HUGE_BYTES = 3 * 1024 * 1024
@@ -336,6 +339,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if is_token and mode in CANNED_MODES:
                 entry["upstream"] = False
                 self.canned(mode, entry)
+                return
+            if is_token and mode == "hold-token-answer":
+                status, headers, rbody = self.forward(body, plain=False)
+                entry["status"], entry["held"] = status, True
+                entry["tampered"] = "answer held until the release file appeared"
+                self.done()  # logged once the provider has answered, before the answer is held
+                release, deadline = os.path.join(st.dir, "release"), time.monotonic() + 60
+                while not os.path.exists(release) and time.monotonic() < deadline and not st.stop.is_set():
+                    st.stop.wait(0.02)
+                self.send(status, headers, rbody)
                 return
             rewrite = is_token or is_jwks or is_disc
             status, headers, rbody = self.forward(body, plain=rewrite)

@@ -74,22 +74,25 @@ final class Glewlwyd: OpenIDTestProvider {
     /// `deviceSeconds`: the device grant (RFC 8628) on, its codes valid this long (0: off).
     /// `dpop`: DPoP (RFC 9449) `off` (not listed; Glewlwyd binds any proof anyway), `allowed`, or `nonce` (a nonce
     /// required).
+    /// `oneUseRefresh`: refresh tokens rotate one-use with reuse detection (a spent one is an empty 400 and revokes
+    /// the chain).
     init(
         desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil,
         revocation: Bool = false, par: String = "off",
-        signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off"
+        signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off", oneUseRefresh: Bool = false
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
         infoPath = path
+        var argv = ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir]
+        argv += redirectURIs.flatMap { ["--redirect-uri", $0] }
+        if let publicOrigin { argv += ["--public-origin", publicOrigin] }
+        if let accessTokenSeconds { argv += ["--access-token-duration", String(accessTokenSeconds)] }
+        if revocation { argv.append("--revocation") }
+        if oneUseRefresh { argv.append("--one-use-refresh") }
+        argv += ["--par", par, "--signing", signing, "--device", String(deviceSeconds), "--dpop", dpop]
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/glewlwyd_provider.py", "--dir", dir]
-                + redirectURIs.flatMap { ["--redirect-uri", $0] }
-                + (publicOrigin.map { ["--public-origin", $0] } ?? [])
-                + (accessTokenSeconds.map { ["--access-token-duration", String($0)] } ?? [])
-                + (revocation ? ["--revocation"] : []) + [
-                    "--par", par, "--signing", signing, "--device", String(deviceSeconds), "--dpop", dpop,
-                ],
+            argv,
             environment: desktop.environment, stdout: .file(path), stderr: .file(desktop.root + "/glewlwyd.err"))
         guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(path)) ?? "").hasSuffix("\n") }),
             let line = try? FileSystem.readText(path),

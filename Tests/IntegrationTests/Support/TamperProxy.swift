@@ -49,6 +49,13 @@ final class TamperProxy {
         try FileSystem.writeAtomically(info["mode_file"] as! String, text: mode + "\n", permissions: 0o644)
     }
 
+    /// In `hold-token-answer` mode: the held answers go out, and later ones are not held.
+    func release() throws {
+        try FileSystem.writeAtomically(
+            (info["mode_file"] as! String).replacingOccurrences(of: "/mode", with: "/release"), text: "",
+            permissions: 0o644)
+    }
+
     /// Every request the proxy answered, as JSON objects.
     func requests() -> [[String: Any]] {
         ((try? FileSystem.readText(info["requests_log"] as! String, maxBytes: 1 << 24)) ?? "").split(separator: "\n")

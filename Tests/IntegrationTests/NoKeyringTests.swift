@@ -1,0 +1,41 @@
+import Foundation
+import SystemKit
+import Testing
+
+/// A sign-in whose tokens would have nowhere to go (issue 34): with no
+/// Secret Service on the session bus, `linkctl login NAME` for an account
+/// that keeps its tokens in the keyring is refused before a browser opens,
+/// and says what to do; an account declared `--store memory` signs in.
+@Suite("No keyring: a sign-in refused before it begins")
+struct NoKeyringTests {
+    @Test(
+        "no Secret Service: linkctl login fails with NoKeyring (exit 5) before any URL is shown or session begun, saying how to go on; --store memory signs in"
+    )
+    func refusedBeforeTheBrowser() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        let provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect])
+        let daemon = try DaemonProcess(desktop: desktop)
+        func add(_ name: String, _ extra: [String] = []) throws -> Subprocess.Outcome {
+            try desktop.linkctl(
+                [
+                    "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                    "--redirect-uri", AccountTests.redirect,
+                ] + extra)
+        }
+        #expect(try add("work").status == 0)
+        let login = try desktop.linkctl("login", "work", "--no-browser", "--timeout", "20000")
+        #expect(login.status == 5, "\(login.status) \(login.errorText)")
+        #expect(
+            login.errorText.contains("NoKeyring") && login.errorText.contains("--store memory")
+                && !login.errorText.contains("http"), "\(login.errorText)")
+        let client = try BusClient(bus.address)
+        #expect(try client.allSessions().isEmpty, "a session was begun")
+        // Kept in memory, by the person's choice: it signs in.
+        #expect(try add("scratch", ["--store", "memory"]).status == 0)
+        let kept = try desktop.signIn("scratch", at: provider)
+        #expect(kept.status == 0, "\(kept.errorText)")
+        #expect(try desktop.linkctl("token", "scratch").status == 0)
+        #expect(daemon.isRunning)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import SystemKit
+import Testing
+
+/// Accounts at a provider whose refresh tokens rotate one-use with reuse
+/// detection (Glewlwyd, `refresh-token-one-use: always`): a spent refresh
+/// token sent again is refused with an empty 400, and the provider revokes
+/// the whole chain (issue 34).
+@Suite("Rotation: one-use refresh tokens at a real provider", .serialized)
+struct RotationTests {
+    /// The account's secret as the keyring holds it (`secret-tool`, on the test's own bus).
+    static func secret(_ w: AccountTests.World, _ name: String) throws -> String {
+        let r = try w.desktop.run([
+            "secret-tool", "lookup", "xdg:schema", "org.linkrouter.Tokens", "account", name, "issuer",
+            w.provider.issuer,
+        ])
+        guard r.status == 0, !r.text.isEmpty else {
+            throw SystemError("no secret for \(name): \(r.errorText)", code: ENOENT)
+        }
+        return r.text
+    }
+
+    /// Puts `secret` back as the account's item (an older daemon's view of the account).
+    static func store(_ w: AccountTests.World, _ name: String, _ secret: String) throws {
+        try FileSystem.writeAtomically(w.desktop.root + "/old-secret", text: secret, permissions: 0o600)
+        let r = try w.desktop.run([
+            "sh", "-c",
+            "secret-tool store --label='linkrouter: \(name)' xdg:schema org.linkrouter.Tokens account \(name) issuer '\(w.provider.issuer)' < '\(w.desktop.root)/old-secret'",
+        ])
+        guard r.status == 0 else { throw SystemError("secret-tool store: \(r.errorText)", code: EIO) }
+    }
+
+    static func tokenPosts(_ w: AccountTests.World) -> Int {
+        (w.proxy?.requests() ?? []).filter {
+            $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true
+        }.count
+    }
+
+    @Test(
+        "a spent refresh token sent again (the set an older daemon lost) is refused with an empty 400: the sign-in ends at once and says so, the keyring forgets it, the token endpoint is not asked again"
+    )
+    func spentTokenEndsSignIn() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, oneUseRefresh: true)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let first = try Self.secret(w, "work")
+
+        // One refresh: the provider spends the first refresh token and answers a new one, which the keyring now holds.
+        let posts = Self.tokenPosts(w)
+        let refreshed = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(refreshed.status == 0, "\(refreshed.errorText)")
+        #expect(Self.tokenPosts(w) == posts + 1)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? Self.secret(w, "work")) != first })
+
+        // The keyring goes back to the first set (as if the new one had been lost), and a new daemon reads it.
+        _ = w.daemon.stop()
+        try Self.store(w, "work", first)
+        try w.restart()
+        let spent = Self.tokenPosts(w)
+        let dead = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(dead.status == 4, "NotSignedIn, not RefreshFailed: \(dead.status) \(dead.errorText)")
+        #expect(
+            dead.errorText.contains("refused the refresh token (HTTP 400)")
+                && dead.errorText.contains("linkctl login work"),
+            "\(dead.errorText)")
+        #expect(Self.tokenPosts(w) == spent + 1, "the spent token was sent once")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (1, 0) == (0, 0) })
+
+        // Signed out, not backing off: the next call says so at once and asks the provider nothing.
+        let again = try w.desktop.linkctl("token", "work")
+        #expect(again.status == 4 && again.errorText.contains("linkctl login work"), "\(again.errorText)")
+        #expect(Self.tokenPosts(w) == spent + 1)
+        #expect(w.daemon.isRunning)
+    }
+
+    /// A refresh under way when SIGTERM comes (`linkctl token NAME --min-valid 3600`, its output and errors kept):
+    /// the process, and where its output goes.
+    static func refreshing(_ w: AccountTests.World) throws -> (pid: Int32, out: String, err: String) {
+        let out = w.desktop.root + "/refresh.out"
+        let err = w.desktop.root + "/refresh.err"
+        let pid = try Subprocess.spawn(
+            [Paths.linkctl, "token", "work", "--min-valid", "3600"], environment: w.desktop.environment,
+            stdout: .file(out), stderr: .file(err))
+        return (pid, out, err)
+    }
+
+    /// After the drained stop: the refresh's caller got its token, the keyring holds the new set, and a new daemon
+    /// refreshes with it (the provider takes it: no spent token is sent again, no new sign-in).
+    static func nothingLost(
+        _ w: AccountTests.World, _ call: (pid: Int32, out: String, err: String), before: String
+    ) throws {
+        #expect(
+            Subprocess.wait(call.pid, timeoutMilliseconds: 30_000) == 0,
+            "the caller lost its token: \((try? FileSystem.readText(call.err)) ?? "")")
+        #expect(try Self.secret(w, "work") != before, "the keyring still has the spent set")
+        try w.restart()
+        let posts = Self.tokenPosts(w)
+        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
+        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
+        #expect(Self.tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
+    }
+
+    @Test(
+        "SIGTERM while the provider's refresh answer is on its way (held by a proxy): the daemon waits for it, writes the rotated set, answers its caller, then stops; the next daemon refreshes with the new token"
+    )
+    func stopWaitsForTheAnswer() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, oneUseRefresh: true)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let before = try Self.secret(w, "work")
+        let proxy = try #require(w.proxy)
+        try proxy.set("hold-token-answer")
+        let call = try Self.refreshing(w)
+        // The provider has answered (and spent the old refresh token); the answer is held on its way.
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        kill(w.daemon.pid, SIGTERM)
+        // The daemon took the signal and waits for the answer (it would have stopped at once before).
+        let probe = try BusClient(w.bus.address)
+        #expect(eventually(timeoutMilliseconds: 10_000) { ((try? probe.counters()["stop_held_back"]) ?? 0) >= 1 })
+        #expect(w.daemon.isRunning)
+        try proxy.set("honest")
+        try proxy.release()
+        #expect(w.daemon.waitForExit(timeoutMilliseconds: 30_000) == 0, "\(w.daemon.log)")
+        try Self.nothingLost(w, call, before: before)
+    }
+
+    @Test(
+        "SIGTERM after the provider answered while the keyring is frozen (SIGSTOP): the daemon waits for the keyring to take the rotated set, then stops; nothing is lost"
+    )
+    func stopWaitsForTheKeyring() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, oneUseRefresh: true)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let before = try Self.secret(w, "work")
+        let posts = Self.tokenPosts(w)
+        kill(w.keyring.pid, SIGSTOP)
+        let call = try Self.refreshing(w)
+        // The provider has answered: the rotated set is on its way to a keyring that does not answer.
+        #expect(eventually(timeoutMilliseconds: 20_000) { Self.tokenPosts(w) == posts + 1 })
+        kill(w.daemon.pid, SIGTERM)
+        // The daemon took the signal and waits for the keyring (it would have stopped at once before).
+        let probe = try BusClient(w.bus.address)
+        #expect(eventually(timeoutMilliseconds: 10_000) { ((try? probe.counters()["stop_held_back"]) ?? 0) >= 1 })
+        #expect(w.daemon.isRunning)
+        kill(w.keyring.pid, SIGCONT)
+        #expect(w.daemon.waitForExit(timeoutMilliseconds: 30_000) == 0, "\(w.daemon.log)")
+        try Self.nothingLost(w, call, before: before)
+    }
+}

@@ -1,0 +1,126 @@
+import Testing
+
+@testable import LinkRouterCore
+
+/// SIGTERM without losing what a provider gave once (issue 34): the stop
+/// waits for refreshes and keyring writes under way, spends no refresh
+/// token meanwhile, writes again what the keyring has not taken, and at its
+/// deadline says what it loses.
+@Suite("Stopping: the drain after SIGTERM")
+struct StopDrainTests {
+    typealias A = AccountTokenTests
+    let now = AccountTokenTests.now
+
+    static func asking(_ minValid: UInt32) -> TokenRequest {
+        var r = TokenRequest()
+        r.minValid = minValid
+        return r
+    }
+
+    /// An account whose flight is refreshing: the router and the flight's operation.
+    func refreshing() throws -> (Router, Account, OperationID) {
+        let account = try A.account()
+        var router = A.router(":1.1")
+        router.apply(core: [.account(account.key, AccountTokens(tokens: A.tokens("old", expiresIn: 0), loaded: true))])
+        let t = router.accountCall(
+            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
+        let flight = try #require(A.started(t).first?.0)
+        router.apply(core: t.core)
+        router.apply(core: router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now).core)
+        return (router, account, flight)
+    }
+
+    @Test(
+        "a refresh under way holds the stop until its set is in the keyring; then the stop goes; the counter says so meanwhile"
+    )
+    func waitsForTheRefresh() throws {
+        var (router, account, flight) = try refreshing()
+        #expect(router.stopHeldBack == 0 && router.stopIfSettled().effects.isEmpty)
+        let asked = router.stopRequested(now: now)
+        #expect(asked.core == [.stopWhenSettled] && !asked.effects.contains(.stop))
+        router.apply(core: asked.core)
+        #expect(router.stopHeldBack == 1 && router.stopIfSettled().effects.isEmpty)
+        #expect(router.stopRequested(now: now).effects.isEmpty, "asked twice: once")
+        // The provider's answer lands: the set goes to the keyring; still waiting.
+        let fresh = A.tokens("new", expiresIn: 3600, refresh: "r2")
+        let answered = router.completed(flight, .flight(.refreshed(.success(fresh), used: "r1")), now: now)
+        router.apply(core: answered.core)
+        #expect(router.stopIfSettled().effects.isEmpty, "the write is under way")
+        let written = router.completed(flight, .flight(.written(nil, fresh)), now: now)
+        router.apply(core: written.core)
+        #expect(router.accountTokens[account.key]?.tokens == fresh)
+        #expect(router.stopHeldBack == 0 && router.stopIfSettled().effects == [.stop])
+    }
+
+    @Test(
+        "while stopping no refresh token is spent: a flight that has its metadata lands without refreshing; a new GetToken gets a live token with why, or RefreshFailed"
+    )
+    func spendsNothing() throws {
+        let account = try A.account()
+        var router = A.router(":1.1")
+        router.apply(core: [
+            .account(account.key, AccountTokens(tokens: A.tokens("old", expiresIn: 30), loaded: true))
+        ])
+        // A flight discovering (nothing spent yet) when the stop comes.
+        let t = router.accountCall(
+            .getToken(account.name, Self.asking(3600)), accounts: [account], caller: ":1.1", now: now)
+        let flight = try #require(A.started(t).first?.0)
+        router.apply(core: t.core)
+        router.apply(core: router.stopRequested(now: now).core)
+        #expect(router.stopIfSettled().effects == [.stop], "a discovery holds nothing back")
+        let landed = router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now)
+        #expect(!A.started(landed).contains { if case .flight(.refresh) = $0.1 { true } else { false } })
+        guard case .token(let live)? = A.answers(landed).values.first else {
+            throw A.Failure("the live token was not handed out: \(landed.effects)")
+        }
+        #expect(live.warning?.contains("stopping") == true)
+        router.apply(core: landed.core)
+        #expect(router.accountTokens[account.key]?.failures == 0, "not the provider's fault")
+        let next = router.accountCall(
+            .getToken(account.name, Self.asking(3600)), accounts: [account], caller: ":1.1", now: now)
+        #expect(A.started(next).isEmpty)
+        guard case .token(let again) = next.reply else { throw A.Failure("\(next.reply)") }
+        #expect(again.warning?.contains("stopping") == true)
+        let late = router.accountCall(
+            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now + 60)
+        guard case .refused(let e) = late.reply else { throw A.Failure("\(late.reply)") }
+        #expect(e.code == .refreshFailed && A.started(late).isEmpty)
+    }
+
+    @Test(
+        "a set the keyring did not take is written again when the stop comes, and the stop waits for it; if it still fails, the stop says whose tokens go with it"
+    )
+    func unsavedWrittenAgain() throws {
+        let account = try A.account()
+        var router = A.router(":1.1")
+        let set = A.tokens("m", expiresIn: 3600)
+        router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "locked"))])
+        let asked = router.stopRequested(now: now)
+        guard case (let write, .flight(.write(account.key, set)))? = A.started(asked).first else {
+            throw A.Failure("no write retried: \(asked.effects)")
+        }
+        router.apply(core: asked.core)
+        #expect(router.stopHeldBack == 1)
+        let failed = router.completed(
+            write, .flight(.written(RouterError(.keyringLocked, "the collection is locked"), set)), now: now)
+        router.apply(core: failed.core)
+        let stop = router.stopIfSettled().effects
+        #expect(stop.last == .stop)
+        #expect(
+            stop.contains {
+                if case .log(let l) = $0 { l.text.contains("work") && l.text.contains("memory only") } else { false }
+            },
+            "\(stop)")
+    }
+
+    @Test("the drain's deadline stops anyway and says what is lost; before a stop was asked it does nothing")
+    func deadline() throws {
+        var (router, _, _) = try refreshing()
+        #expect(router.stopDeadline().effects.isEmpty)
+        router.apply(core: router.stopRequested(now: now).core)
+        let late = router.stopDeadline().effects
+        #expect(late.last == .stop)
+        #expect(
+            late.contains { if case .log(let l) = $0 { l.text.contains("1 refreshes") } else { false } }, "\(late)")
+    }
+}
