@@ -73,6 +73,8 @@ public struct Account: Sendable, Equatable {
     public let token: TokenKind
     public let store: Storage
     public let minValidSeconds: Int64
+    /// When its tokens are refreshed (`BackgroundRefresh`).
+    public let refresh: RefreshMode
     public let username: String
     public let registries: [String]
     /// URL prefixes (`https://host[:port]/path/`), scheme and host lowercased, ending in `/`.
@@ -82,6 +84,14 @@ public struct Account: Sendable, Equatable {
     public static let defaultScope = "openid"
     public static let defaultRedirectURI = "http://127.0.0.1/callback"
     public static let defaultMinValid: UInt32 = 60
+
+    /// When an account's tokens are refreshed.
+    public enum RefreshMode: String, Sendable, CaseIterable {
+        /// In the background, before `min_valid` runs out: callers are answered from memory (`BackgroundRefresh`).
+        case ahead
+        /// Only when a caller needs a token with more life than the one kept.
+        case onDemand = "on-demand"
+    }
 
     /// What the keyring item and the daemon's memory are keyed by.
     public var key: AccountKey {
@@ -142,6 +152,9 @@ public struct Account: Sendable, Equatable {
         }
         let minValid = r.minValid ?? defaultMinValid
         guard minValid <= 3600 else { throw .invalid("min_valid is at most 3600 seconds, not \(minValid)") }
+        guard let refresh = RefreshMode(rawValue: r.refresh ?? RefreshMode.ahead.rawValue) else {
+            throw .invalid("refresh must be ahead or on-demand, not \(r.refresh ?? "")")
+        }
         let username = r.username ?? "oauth2"
         guard OAuthText.isVisibleText(username), !username.contains(":") else {
             throw .invalid("username must be printable ASCII with no ':'")
@@ -164,7 +177,7 @@ public struct Account: Sendable, Equatable {
             extraParams: r.extraParams, par: par, dpop: dpop,
             deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint,
             token: token, store: store,
-            minValidSeconds: Int64(minValid), username: username,
+            minValidSeconds: Int64(minValid), refresh: refresh, username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
     }
 
@@ -233,6 +246,7 @@ public struct Account: Sendable, Equatable {
         out.append(("token", token.rawValue))
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
+        if refresh != .ahead { out.append(("refresh", refresh.rawValue)) }
         out.append(("username", username))
         if !registries.isEmpty { out.append(("registries", registries.joined(separator: ";"))) }
         if !gitURLs.isEmpty { out.append(("git_urls", gitURLs.joined(separator: ";"))) }
@@ -244,10 +258,11 @@ public struct Account: Sendable, Equatable {
         resource: String?,
         extraParams: [String: String], par: PushedAuthorization.Mode, dpop: DPoPBinding.Mode,
         deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage,
-        minValidSeconds: Int64,
+        minValidSeconds: Int64, refresh: RefreshMode,
         username: String,
         registries: [String], gitURLs: [String], owner: Owner
     ) {
+        self.refresh = refresh
         self.par = par
         self.dpop = dpop
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint

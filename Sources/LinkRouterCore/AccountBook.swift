@@ -35,12 +35,14 @@ enum AccountBook {
             return forgetting(account, why: why, &turn).then(Revoking.start(account, kept, &turn))
                 .answering(held, .refused(notSignedIn(account.key, why)))
         }
-        if state.flight == nil, state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
+        // A token with the life asked for is handed out from memory, even while the account's flight refreshes ahead
+        // of need (the new set is not anyone's until the keyring has it).
+        if state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
             let answer = tokenReply(
                 account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(unsavedWarning))
             let t = Transition().answering(held, answer)
             // Served from memory, but not yet in the keyring: the write is tried again now.
-            guard state.unsaved != nil, account.store == .keyring else { return t }
+            guard state.unsaved != nil, account.store == .keyring, state.flight == nil else { return t }
             let flight = TokenFlight(key: account.key, account: account, stage: .writing(tokens))
             return t.then(TokenFlight.start(flight, .write(account.key, tokens), state: state, &turn))
         }
@@ -202,7 +204,7 @@ enum AccountBook {
             state.unsaved = nil
             t = t.then(answerWaiters(of: key, state: state, refusal: nil, anyLive: true, &turn))
             t.core.append(turn.set(key, state))
-            return t
+            return t.then(BackgroundRefresh.following(key, account: nil, &turn))
         }
         let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
         return t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
@@ -232,7 +234,8 @@ enum AccountBook {
             of: key, state: state, refusal: RouterError(.refreshFailed, message), anyLive: true, warning: message, &turn
         )
         t.effects.append(.log(LogLine(.warning, message)))
-        return t.finishing(op, turn.set(key, state))
+        // Refreshing ahead goes on after the backoff (or at the next call, for the daemon's own refusal).
+        return t.finishing(op, turn.set(key, state)).then(BackgroundRefresh.following(key, account: nil, &turn))
     }
 
     /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its
@@ -245,8 +248,9 @@ enum AccountBook {
     /// The account's tokens gone from memory: a flight under way lands on nothing, its waiters hear `NotSignedIn`
     /// (`why`).
     private static func clearing(_ key: AccountKey, why: String, _ turn: inout Turn) -> Transition {
+        var t = BackgroundRefresh.dropping(key, &turn)
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
-        var t = answerWaiters(of: key, state: state, refusal: notSignedIn(key, why), &turn)
+        t = t.then(answerWaiters(of: key, state: state, refusal: notSignedIn(key, why), &turn))
         if let flight = turn.accounts[key]?.flight { t.core.append(.finish(flight)) }
         t.core.append(turn.set(key, state))
         return t
@@ -267,11 +271,13 @@ enum AccountBook {
     )
         -> Transition
     {
+        var t = BackgroundRefresh.dropping(f.key, &turn)
         var state = state
+        state.refreshTimer = nil
         state.tokens = nil
         state.unsaved = nil
         state.flight = nil
-        var t = answerWaiters(of: f.key, state: state, refusal: notSignedIn(f.key, reason), &turn)
+        t = t.then(answerWaiters(of: f.key, state: state, refusal: notSignedIn(f.key, reason), &turn))
             .finishing(op, turn.set(f.key, state))
         t.effects.append(.log(LogLine(.notice, "\(f.key.name) is signed out: \(reason)")))
         // Forgotten in the keyring too, so the spent token is not tried again.

@@ -89,6 +89,13 @@ extension AccountRequest {
                 help: "seconds a token handed out must still be valid (default 60)",
                 doc: "seconds of life a handed-out token must have left; default 60"),
             OptionRow(
+                "refresh", .string({ $0.refresh = $1 }, get: { $0.refresh }), limit: .bytes(16),
+                flag: .value("refresh", placeholder: "ahead|on-demand"),
+                help: "refresh in the background before min_valid runs out (ahead, the default) or only when asked",
+                doc:
+                    "`ahead` (default: the daemon refreshes the tokens in the background before `min_valid` runs out, so callers are answered from memory) or `on-demand` (only when a caller needs a fresher token)"
+            ),
+            OptionRow(
                 "username", .string({ $0.username = $1 }, get: { $0.username }), limit: .option,
                 flag: .value("username", placeholder: "NAME"),
                 help:

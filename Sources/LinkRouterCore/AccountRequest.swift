@@ -16,6 +16,8 @@ public struct AccountRequest: Sendable, Equatable {
     public var store: String?
     /// Seconds of life a token handed out must have left.
     public var minValid: UInt32?
+    /// When its tokens are refreshed: `ahead` (in the background, before `min_valid` runs out) or `on-demand`.
+    public var refresh: String?
     public var par: String?
     /// Whether its tokens are bound to a key the daemon holds (RFC 9449): `auto`, `require` or `off`.
     public var dpop: String?

@@ -19,6 +19,8 @@ public struct AccountTokens: Sendable, Equatable {
     public var lastFailure: String?
     /// Whether the keyring's default collection was locked at the last keyring call (nil: not asked yet).
     public var keyringLocked: Bool?
+    /// The timer of its refresh ahead of need (`BackgroundRefresh`), while one is set.
+    public var refreshTimer: OperationID?
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
         self.tokens = tokens

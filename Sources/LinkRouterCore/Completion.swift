@@ -14,4 +14,5 @@ public enum Completion: Sendable {
     case logout(LogoutCall.Event)
     case accountFile(AccountFileWrite.Event)
     case waitTimer(WaitTimer.Event)
+    case backgroundRefresh(BackgroundRefresh.Event)
 }

@@ -17,4 +17,5 @@ public enum Operation: Sendable, Equatable {
     case logout(LogoutCall.Work)
     case accountFile(AccountFileWrite.Work)
     case waitTimer(WaitTimer.Work)
+    case backgroundRefresh(BackgroundRefresh.Work)
 }

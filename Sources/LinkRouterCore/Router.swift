@@ -105,6 +105,7 @@ public struct Router: Sendable {
         case .logout(let e): t = step(LogoutCall.self, op, e, &turn)
         case .accountFile(let e): t = step(AccountFileWrite.self, op, e, &turn)
         case .waitTimer(let e): t = step(WaitTimer.self, op, e, &turn)
+        case .backgroundRefresh(let e): t = step(BackgroundRefresh.self, op, e, &turn)
         }
         // Only a held begin has someone to hear StorageFailed (its session is
         // then not begun); every other result is taken in and logged.

@@ -16,6 +16,7 @@ public enum Running: Sendable, Equatable {
     case logout(LogoutCall)
     case accountFile(AccountFileWrite)
     case waitTimer(WaitTimer)
+    case backgroundRefresh(BackgroundRefresh)
 
     /// The bus name whose call this machine answers (held under its operation), if it answers one.
     var caller: String? {
@@ -25,7 +26,7 @@ public enum Running: Sendable, Equatable {
         case .refresh(let m): m.caller
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
-        case .login, .flight, .revoking, .identification, .restore, .waitTimer: nil
+        case .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh: nil
         }
     }
 
@@ -45,7 +46,7 @@ public enum Running: Sendable, Equatable {
         case .delivery(var m):
             m.caller = nil
             return .delivery(m)
-        case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer:
+        case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh:
             return nil
         }
     }
@@ -57,7 +58,7 @@ public enum Running: Sendable, Equatable {
     var survivesStop: Bool {
         switch self {
         case .login(_, let idle): idle
-        case .waitTimer: true
+        case .waitTimer, .backgroundRefresh: true
         case .begin, .delivery, .flight, .revoking, .identification, .refresh, .restore, .logout, .accountFile: false
         }
     }
@@ -76,7 +77,9 @@ public enum Running: Sendable, Equatable {
             }
         case .login(_, let idle): !idle
         case .refresh: true
-        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer: false
+        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer,
+            .backgroundRefresh:
+            false
         }
     }
 
@@ -94,6 +97,7 @@ public enum Running: Sendable, Equatable {
         case .logout: "logout"
         case .accountFile: "account file"
         case .waitTimer: "wait timer"
+        case .backgroundRefresh(let m): "refresh ahead of \(m.key.name)"
         }
     }
 
@@ -102,11 +106,11 @@ public enum Running: Sendable, Equatable {
         switch (self, other) {
         case (.begin, .begin), (.login, .login), (.delivery, .delivery), (.flight, .flight), (.revoking, .revoking),
             (.identification, .identification), (.refresh, .refresh), (.restore, .restore), (.logout, .logout),
-            (.accountFile, .accountFile), (.waitTimer, .waitTimer):
+            (.accountFile, .accountFile), (.waitTimer, .waitTimer), (.backgroundRefresh, .backgroundRefresh):
             true
         case (.begin, _), (.login, _), (.delivery, _), (.flight, _), (.revoking, _), (.identification, _),
             (.refresh, _),
-            (.restore, _), (.logout, _), (.accountFile, _), (.waitTimer, _):
+            (.restore, _), (.logout, _), (.accountFile, _), (.waitTimer, _), (.backgroundRefresh, _):
             false
         }
     }

@@ -262,6 +262,7 @@ public struct TokenFlight: OperationMachine {
         // is.
         return AccountBook.answerWaiters(of: key, state: state, refusal: refusal, anyLive: refreshed, &turn)
             .finishing(op, turn.set(key, state))
+            .then(BackgroundRefresh.following(key, account: account, &turn))
     }
 }
 

@@ -89,6 +89,11 @@ extension Daemon {
         case .accountFile(.remove(let account)): done(.accountFile(.done(accounts.remove(account))))
 
         case .waitTimer(.timer(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.waitTimer(.fired)) }
+
+        case .backgroundRefresh(.wait(let ms)):
+            sessions.startTimer(op, milliseconds: ms) { done(.backgroundRefresh(.due)) }
+        case .backgroundRefresh(.declaration(let key)):
+            done(.backgroundRefresh(.declared(accounts.all().first { $0.key == key })))
         }
     }
 

@@ -160,6 +160,8 @@ public final class Daemon {
                 routeLink(link, source: .link, via: "queued link", caller: "", context: .none, answers: false)
             }
             launcher.checkHandlers()
+            // Accounts refreshed ahead of need get their timers now, not at their first call.
+            execute(core.router.startingAhead(accounts.all(), now: now))
             let launching =
                 launcher.method == .spawn
                 ? "browsers are started directly" : "browsers are started by the systemd user manager"

@@ -6,7 +6,7 @@ import Testing
 /// detection (Glewlwyd, `refresh-token-one-use: always`): a spent refresh
 /// token sent again is refused with an empty 400, and the provider revokes
 /// the whole chain (issue 34).
-@Suite("Rotation: one-use refresh tokens at a real provider", .serialized)
+@Suite("Rotation: one-use refresh tokens at a real provider")
 struct RotationTests {
     /// The account's secret as the keyring holds it (`secret-tool`, on the test's own bus).
     static func secret(_ w: AccountTests.World, _ name: String) throws -> String {
@@ -149,5 +149,37 @@ struct RotationTests {
         kill(w.keyring.pid, SIGCONT)
         #expect(w.daemon.waitForExit(timeoutMilliseconds: 30_000) == 0, "\(w.daemon.log)")
         try Self.nothingLost(w, call, before: before)
+    }
+
+    @Test(
+        "refreshed ahead of need: with no caller running the daemon refreshes before min_valid runs out (seen at the provider), and a call after the old expiry is answered from memory even with the provider stalled"
+    )
+    func refreshedAhead() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 40, counted: true, oneUseRefresh: true)
+        #expect(try w.add("work", ["--min-valid", "5"]).status == 0)
+        #expect(try w.login("work").status == 0)
+        let first = try w.desktop.linkctl("token", "work", "--json")
+        let fields = (try? JSONSerialization.jsonObject(with: Data(first.text.utf8)) as? [String: Any]) ?? [:]
+        let oldToken = try #require(fields["token"] as? String)
+        let oldExpiry = try #require(fields["expires_at"] as? Int)
+        let proxy = try #require(w.proxy)
+        func refreshes() -> Int {
+            proxy.requests().filter { $0["grant_type"] as? String == "refresh_token" && $0["status"] as? Int == 200 }
+                .count
+        }
+        #expect(refreshes() == 0)
+        // Nobody asks: the daemon refreshes before the token runs out, and writes the new set.
+        let before = try Self.secret(w, "work")
+        #expect(eventually(timeoutMilliseconds: 60_000) { refreshes() >= 1 }, "no refresh ahead of need")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? Self.secret(w, "work")) != before })
+        // After the old expiry, with the provider stalled: a call that needed the provider would fail; it is answered
+        // from memory at once with the new token.
+        #expect(eventually(timeoutMilliseconds: 60_000) { Clock.unixSeconds() > Int64(oldExpiry) })
+        try proxy.set("stall-token")
+        let after = try w.desktop.linkctl("token", "work", timeoutMilliseconds: 10_000)
+        #expect(after.status == 0, "\(after.status) \(after.errorText)")
+        let token = after.text.trimmingCharacters(in: .newlines)
+        #expect(!token.isEmpty && token != oldToken)
+        #expect(w.daemon.isRunning)
     }
 }

@@ -66,7 +66,7 @@ struct RefreshRefusalTests {
         let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
         #expect(e.code == .refreshFailed && e.message.contains("tried again after 5 s"), "\(e.message)")
-        #expect(A.started(t).isEmpty)
+        #expect(A.requests(t).isEmpty)
         router.apply(core: t.core)
         #expect(router.accountTokens[account.key]?.tokens != nil && router.accountTokens[account.key]?.failures == 1)
     }

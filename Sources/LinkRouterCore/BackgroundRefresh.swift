@@ -1,0 +1,147 @@
+/// An account's tokens refreshed ahead of need (`refresh=ahead`, the
+/// default): once a set with a refresh token is kept, a timer on the
+/// boot-time clock is set for before `min_valid` runs out, so the first call
+/// after the old expiry is answered from memory and never waits on the
+/// provider (pizauth refreshes ahead the same way). When it fires, the
+/// account's declaration is asked for afresh (its file may have changed or
+/// gone), and the account's one flight refreshes as a caller's would: the
+/// same write-first rule, the same backoff, the same refusals.
+///
+/// One timer per account (`AccountTokens.refreshTimer`): a new set moves it,
+/// a sign-out drops it. Timers are spread per account (`jitter`), not
+/// randomly: the core draws no randomness.
+public struct BackgroundRefresh: OperationMachine {
+    public let key: AccountKey
+    /// The earliest it may refresh (half the set's life, `floorSeconds` at least, after the set landed): a
+    /// declaration read when it fires can bring the time forward, never before this.
+    public let earliest: Int64
+    /// Whether it is waiting for its time, or for the account's declaration.
+    public var asking: Bool
+
+    public enum Work: Sendable, Equatable {
+        /// Wait until the refresh is due.
+        case wait(milliseconds: Int64)
+        /// The account's declaration as it is now.
+        case declaration(AccountKey)
+    }
+
+    public enum Event: Sendable {
+        case due
+        case declared(Account?)
+    }
+
+    var running: Running { .backgroundRefresh(self) }
+
+    init?(_ running: Running) {
+        guard case .backgroundRefresh(let m) = running else { return nil }
+        self = m
+    }
+
+    init(key: AccountKey, earliest: Int64) {
+        self.key = key
+        self.earliest = earliest
+        asking = false
+    }
+
+    mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+        switch event {
+        case .due:
+            asking = true
+            return Transition(effects: [.start(op, .backgroundRefresh(.declaration(key)))])
+        case .declared(let account):
+            var state = turn.accounts[key] ?? AccountTokens()
+            // A newer timer took over (a new set landed meanwhile): this one is done.
+            guard state.refreshTimer == op else { return Transition(core: [.finish(op)]) }
+            state.refreshTimer = nil
+            let done = Transition(core: [.finish(op), turn.set(key, state)])
+            guard let account, account.key == key, account.refresh == .ahead, state.flight == nil,
+                state.tokens?.refreshToken != nil, !turn.core.stopWanted
+            else { return done }
+            // Not yet (its min_valid is shorter than the timer assumed): later.
+            guard let due = Self.due(state, minValid: account.minValidSeconds, key: key, earliest: earliest) else {
+                return done
+            }
+            // The provider failed lately: the flight waits for its backoff, as a caller's would.
+            let at = max(due, state.retryAt ?? due)
+            if at > turn.now { return done.then(Self.schedule(key, at: at, earliest: earliest, &turn)) }
+            let flight = TokenFlight(key: key, account: account, stage: .discovering)
+            return done.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
+                .logging(LogLine(.info, "Refreshing \(account.name)'s tokens ahead of need"))
+        }
+    }
+
+    // MARK: When
+
+    /// The least time between two background refreshes of one account: a provider whose tokens live only seconds
+    /// (a test's) is not asked over and over.
+    static let floorSeconds: Int64 = 10
+
+    /// When the account's tokens are due for a refresh ahead of need: `min_valid` and the account's spread before
+    /// the access token (or, if it runs out first, the ID token) expires, but not before `earliest`; nil when they
+    /// have no expiry or no refresh token.
+    static func due(_ state: AccountTokens, minValid: Int64, key: AccountKey, earliest: Int64) -> Int64? {
+        guard let expires = expiry(state) else { return nil }
+        return max(expires - minValid - jitter(key), earliest)
+    }
+
+    /// When the set's tokens run out (the first of them), if it has a refresh token to renew them with.
+    static func expiry(_ state: AccountTokens) -> Int64? {
+        guard let tokens = state.tokens, tokens.refreshToken != nil else { return nil }
+        return [tokens.expiresAt, tokens.idToken == nil ? nil : tokens.idTokenExpiresAt].compactMap { $0 }.min()
+    }
+
+    /// Seconds an account's refresh comes early, spread over accounts so a hundred of them do not ask their provider
+    /// at the same second: 0 to 60, the same for an account every time.
+    static func jitter(_ key: AccountKey) -> Int64 {
+        // FNV-1a over the account's name and issuer.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.qualifiedName.utf8 + [0] + key.issuer.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return Int64(hash % 61)
+    }
+
+    // MARK: Setting and dropping the timer
+
+    /// The account's timer set for `at` (an earlier one dropped).
+    static func schedule(_ key: AccountKey, at: Int64, earliest: Int64, _ turn: inout Turn) -> Transition {
+        var state = turn.accounts[key] ?? AccountTokens()
+        var t = dropping(key, &turn)
+        state = turn.accounts[key] ?? state
+        let op = turn.ids.take()
+        state.refreshTimer = op
+        t.core.append(.track(op, .backgroundRefresh(BackgroundRefresh(key: key, earliest: earliest))))
+        t.core.append(turn.set(key, state))
+        t.effects.append(.start(op, .backgroundRefresh(.wait(milliseconds: max(0, at - turn.now) * 1000))))
+        return t
+    }
+
+    /// The account's timer dropped (it signed out, or a new one replaces it).
+    static func dropping(_ key: AccountKey, _ turn: inout Turn) -> Transition {
+        guard var state = turn.accounts[key], let timer = state.refreshTimer else { return Transition() }
+        state.refreshTimer = nil
+        return Transition(core: [.finish(timer), turn.set(key, state)], effects: [.cancel(timer)])
+    }
+
+    /// After a flight or a sign-in left `key`'s tokens as the turn has them: the timer set for their next refresh
+    /// ahead of need (with the declaration's `min_valid` when the flight knew it, else the default: the timer
+    /// corrects itself when it fires), or dropped when there is nothing to refresh.
+    static func following(_ key: AccountKey, account: Account?, _ turn: inout Turn) -> Transition {
+        guard account?.refresh ?? .ahead == .ahead, let state = turn.accounts[key], let expires = expiry(state) else {
+            return dropping(key, &turn)
+        }
+        let earliest = turn.now + max(floorSeconds, (expires - turn.now) / 2)
+        let minValid = account?.minValidSeconds ?? Int64(Account.defaultMinValid)
+        guard let at = due(state, minValid: minValid, key: key, earliest: earliest) else { return dropping(key, &turn) }
+        return schedule(key, at: max(at, state.retryAt ?? at), earliest: earliest, &turn)
+    }
+}
+
+extension Transition {
+    /// With `line` logged after the rest.
+    func logging(_ line: LogLine) -> Transition {
+        var t = self
+        t.effects.append(.log(line))
+        return t
+    }
+}
