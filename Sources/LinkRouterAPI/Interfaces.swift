@@ -77,6 +77,10 @@ public enum Interfaces {
                 try h.removeAccount(call.string(0), call)
             },
         ],
+        signals: [
+            // The account signed in, was refreshed, signed out, or its keyring locked or unlocked: never a token.
+            .init(name: "AccountChanged", arguments: [A("account", "s"), A("state", "a{sv}")])
+        ],
         properties: [
             .init("Version", "s", .const) { _, _ in .string(API.version) },
             .init("Store", "s", .unsignalled) { h, _ in .string(h.state.store) },

@@ -59,7 +59,9 @@ enum AccountBook {
         }
         guard state.tokens?.refreshToken != nil else {
             let why = state.tokens == nil ? nil : "its token expired and it has no refresh token"
+            // The person is told (once), with the action that signs in.
             return Transition().answering(held, .refused(notSignedIn(account.key, why)))
+                .then(SignInNotice.asking(account, why: why ?? "it is not signed in", &turn))
         }
         // The provider failed lately: not asked again before its time. A token still live is handed out, with why it
         // was not refreshed.
@@ -188,6 +190,8 @@ enum AccountBook {
     static func keepTokens(_ tokens: TokenSet, for key: AccountKey, inMemoryOnly: Bool, _ turn: inout Turn)
         -> Transition
     {
+        // Signed in: a notice asking for it is withdrawn.
+        let withdrawn = SignInNotice.withdrawing(key, &turn)
         var state = turn.accounts[key] ?? AccountTokens()
         state.loaded = true
         state.refreshWorked()
@@ -199,6 +203,7 @@ enum AccountBook {
             t.core.append(.finish(old))
             state.flight = nil
         }
+        t = withdrawn.then(t).telling(AccountNews.of(key, .signedIn, expiresAt: tokens.expiresAt, in: turn.core))
         guard !inMemoryOnly else {
             state.tokens = tokens
             state.unsaved = nil
@@ -253,7 +258,7 @@ enum AccountBook {
         t = t.then(answerWaiters(of: key, state: state, refusal: notSignedIn(key, why), &turn))
         if let flight = turn.accounts[key]?.flight { t.core.append(.finish(flight)) }
         t.core.append(turn.set(key, state))
-        return t
+        return t.telling(AccountNews.of(key, .signedOut, why: why, in: turn.core))
     }
 
     /// The keyring's item deleted by a flight nobody waits on (`.forgetting`).
@@ -280,6 +285,9 @@ enum AccountBook {
         t = t.then(answerWaiters(of: f.key, state: state, refusal: notSignedIn(f.key, reason), &turn))
             .finishing(op, turn.set(f.key, state))
         t.effects.append(.log(LogLine(.notice, "\(f.key.name) is signed out: \(reason)")))
+        t = t.telling(AccountNews.of(f.key, .signedOut, why: reason, in: turn.core))
+        // Nobody may be asking yet (a refresh ahead of need): the person is told now, with the action that signs in.
+        if let account = f.account { t = t.then(SignInNotice.asking(account, why: reason, &turn)) }
         // Forgotten in the keyring too, so the spent token is not tried again.
         if f.account?.store != .memory { t = t.then(deletingFromKeyring(f.key, &turn)) }
         return t

@@ -21,6 +21,8 @@ public enum Effect: Sendable, Equatable {
     case closeListener(SessionID)
     /// Broadcast `PropertiesChanged` for the session's `Status` (nothing secret).
     case emitStatus(SessionID, SessionStatus)
+    /// `AccountChanged` to the clients that may use the account (never a token).
+    case accountChanged(AccountNews)
     /// Look at the session again at this wall-clock second (expiry, release of its result, purge).
     case scheduleDeadline(SessionID, at: Int64)
     /// Fold the store's write-ahead log soon: secrets were wiped and must not linger in it.
@@ -29,6 +31,8 @@ public enum Effect: Sendable, Equatable {
     case recordBusID(String)
     /// Tell the person at the desktop (org.freedesktop.Notifications), best effort: nobody else would hear of it.
     case notify(summary: String, body: String)
+    /// Withdraw a notification the daemon showed (`CloseNotification`): what it asked for happened.
+    case closeNotification(UInt32)
     case log(LogLine)
     /// Start-up is over: own the bus names, take the inbox, check the handlers.
     case serve
@@ -51,10 +55,10 @@ public enum Effect: Sendable, Equatable {
         case .start, .cancel: return 1
         case .closeListener: return 2
         case .answer, .forget: return 3
-        case .emitStatus: return 4
+        case .emitStatus, .accountChanged: return 4
         case .scheduleDeadline: return 5
         case .checkpoint, .recordBusID: return 6
-        case .notify, .log: return 7
+        case .notify, .closeNotification, .log: return 7
         case .serve, .restart, .stop: return 8
         }
     }
@@ -63,8 +67,9 @@ public enum Effect: Sendable, Equatable {
     public var undoesOnFailure: Bool {
         switch self {
         case .openBrowser, .requestResume: return true
-        case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .scheduleDeadline, .checkpoint,
-            .recordBusID, .notify, .log, .serve, .restart, .stop:
+        case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
+            .checkpoint,
+            .recordBusID, .notify, .closeNotification, .log, .serve, .restart, .stop:
             return false
         }
     }

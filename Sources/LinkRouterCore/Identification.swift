@@ -24,7 +24,8 @@ public struct Identification: OperationMachine {
 
     /// Finding out the app behind `name`, unless it is known or being found out.
     static func start(_ name: String, _ turn: inout Turn) -> Transition {
-        guard turn.core.callers[name] == nil else { return Transition() }
+        // "": the daemon itself, on the person's behalf (a sign-in from a notification): nobody to find out.
+        guard !name.isEmpty, turn.core.callers[name] == nil else { return Transition() }
         let op = turn.ids.take()
         return Transition(
             core: [.caller(name, .unknown), .track(op, .identification(Identification(name: name)))],

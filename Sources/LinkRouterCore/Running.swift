@@ -17,6 +17,7 @@ public enum Running: Sendable, Equatable {
     case accountFile(AccountFileWrite)
     case waitTimer(WaitTimer)
     case backgroundRefresh(BackgroundRefresh)
+    case signInNotice(SignInNotice)
 
     /// The bus name whose call this machine answers (held under its operation), if it answers one.
     var caller: String? {
@@ -26,7 +27,7 @@ public enum Running: Sendable, Equatable {
         case .refresh(let m): m.caller
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
-        case .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh: nil
+        case .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh, .signInNotice: nil
         }
     }
 
@@ -46,7 +47,8 @@ public enum Running: Sendable, Equatable {
         case .delivery(var m):
             m.caller = nil
             return .delivery(m)
-        case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh:
+        case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh,
+            .signInNotice:
             return nil
         }
     }
@@ -58,7 +60,8 @@ public enum Running: Sendable, Equatable {
     var survivesStop: Bool {
         switch self {
         case .login(_, let idle): idle
-        case .waitTimer, .backgroundRefresh: true
+        // A notice waits on a person: stopping loses only its action (the next call asks again).
+        case .waitTimer, .backgroundRefresh, .signInNotice: true
         case .begin, .delivery, .flight, .revoking, .identification, .refresh, .restore, .logout, .accountFile: false
         }
     }
@@ -78,7 +81,7 @@ public enum Running: Sendable, Equatable {
         case .login(_, let idle): !idle
         case .refresh: true
         case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer,
-            .backgroundRefresh:
+            .backgroundRefresh, .signInNotice:
             false
         }
     }
@@ -98,20 +101,29 @@ public enum Running: Sendable, Equatable {
         case .accountFile: "account file"
         case .waitTimer: "wait timer"
         case .backgroundRefresh(let m): "refresh ahead of \(m.key.name)"
+        case .signInNotice(let m): "sign-in notice for \(m.key.name)"
         }
     }
 
-    /// Whether `other` is the same kind of machine (a `track` of a live operation may only move its own machine on).
-    func isSameKind(as other: Running) -> Bool {
-        switch (self, other) {
-        case (.begin, .begin), (.login, .login), (.delivery, .delivery), (.flight, .flight), (.revoking, .revoking),
-            (.identification, .identification), (.refresh, .refresh), (.restore, .restore), (.logout, .logout),
-            (.accountFile, .accountFile), (.waitTimer, .waitTimer), (.backgroundRefresh, .backgroundRefresh):
-            true
-        case (.begin, _), (.login, _), (.delivery, _), (.flight, _), (.revoking, _), (.identification, _),
-            (.refresh, _),
-            (.restore, _), (.logout, _), (.accountFile, _), (.waitTimer, _), (.backgroundRefresh, _):
-            false
+    /// Whether `other` is the same kind of machine (an `advance` may only move its own machine on).
+    func isSameKind(as other: Running) -> Bool { kindIndex == other.kindIndex }
+
+    /// One number per kind of machine.
+    private var kindIndex: Int {
+        switch self {
+        case .begin: 0
+        case .login: 1
+        case .delivery: 2
+        case .flight: 3
+        case .revoking: 4
+        case .identification: 5
+        case .refresh: 6
+        case .restore: 7
+        case .logout: 8
+        case .accountFile: 9
+        case .waitTimer: 10
+        case .backgroundRefresh: 11
+        case .signInNotice: 12
         }
     }
 }

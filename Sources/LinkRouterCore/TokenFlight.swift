@@ -85,19 +85,32 @@ public struct TokenFlight: OperationMachine {
 
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         var state = turn.accounts[key] ?? AccountTokens()
-        let t = step(event, op: op, &state, &turn)
+        let t = noting(event, op: op, &state, &turn)
         return t.then(AccountBook.settlingLists(&turn))
     }
 
-    private mutating func step(_ event: Event, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn)
+    /// What the keyring said shows where the tokens live; then the event's step.
+    private mutating func noting(_ event: Event, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn)
         -> Transition
     {
         // What the keyring said shows where the tokens live (`ListAccounts`: locked or not).
+        let wasLocked = state.keyringLocked
         switch event {
         case .read(let r), .reread(let r, _, _): state.noteKeyring(r.map { _ in () })
         case .written(let e, _): state.noteKeyring(e.map { .failure($0) } ?? .success(()))
         case .metadata, .refreshed, .deleted: break
         }
+        // A keyring that locked or unlocked since it last answered: the account's clients hear so.
+        let lockNews: AccountNews? =
+            if let was = wasLocked, let now = state.keyringLocked, was != now {
+                AccountNews.of(key, now ? .keyringLocked : .keyringUnlocked, in: turn.core)
+            } else { nil }
+        return step(event, op: op, &state, &turn).telling(lockNews)
+    }
+
+    private mutating func step(_ event: Event, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn)
+        -> Transition
+    {
         switch event {
         case .deleted:
             // A sign-in that ended: nothing waits on the keyring forgetting it.
@@ -155,7 +168,8 @@ public struct TokenFlight: OperationMachine {
             }
             guard account?.store != .memory else {
                 state.tokens = fresh
-                return land(op, state, refreshed: true, &turn)
+                return land(op, state, refreshed: true, &turn).telling(
+                    AccountNews.of(key, .refreshed, expiresAt: fresh.expiresAt, in: turn.core))
             }
             stage = .writing(fresh)
             return Transition(effects: [.start(op, .flight(.write(key, fresh)))])
@@ -188,13 +202,19 @@ public struct TokenFlight: OperationMachine {
 
         case .written(let error, let written):
             // A server refused the set while it was being written (`RejectToken`): the rejection stays.
+            // A refresh's new set is news (a sign-in's was said when it was kept, `AccountBook.keepTokens`; a set
+            // written again is not).
+            let isNew =
+                account != nil
+                && !(state.tokens.map { ConstantTime.equals($0.accessToken, written.accessToken) } ?? false)
             let fresh = written.keepingRejections(of: state.tokens)
             state.tokens = fresh
+            let news = isNew ? AccountNews.of(key, .refreshed, expiresAt: fresh.expiresAt, in: turn.core) : nil
             state.loaded = true
             state.refreshWorked()
             guard let error else {
                 state.unsaved = nil
-                return land(op, state, refreshed: true, &turn)
+                return land(op, state, refreshed: true, &turn).telling(news)
             }
             state.unsaved = error.message
             let name = key.name
@@ -205,7 +225,7 @@ public struct TokenFlight: OperationMachine {
                         .warning,
                         "\(name)'s new tokens could not be written to the keyring (\(error.message)); they are kept in memory until a write works"
                     )))
-            return t
+            return t.telling(news)
 
         case .metadata(.failure(let e)):
             return AccountBook.refreshFailed(
@@ -258,11 +278,15 @@ public struct TokenFlight: OperationMachine {
             state.tokens == nil
             ? AccountBook.notSignedIn(key, nil)
             : RouterError(.refreshFailed, "\(key.name)'s token has expired, and refreshing it gave no live one")
+        let asked = !turn.core.held.tokenWaits(of: key).isEmpty
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
         // is.
-        return AccountBook.answerWaiters(of: key, state: state, refusal: refusal, anyLive: refreshed, &turn)
+        let t = AccountBook.answerWaiters(of: key, state: state, refusal: refusal, anyLive: refreshed, &turn)
             .finishing(op, turn.set(key, state))
             .then(BackgroundRefresh.following(key, account: account, &turn))
+        // A caller found the account signed out: the person is told (once), with the action that signs in.
+        guard state.tokens == nil, asked, let account else { return t }
+        return t.then(SignInNotice.asking(account, why: "it is not signed in", &turn))
     }
 }
 

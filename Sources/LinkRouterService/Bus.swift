@@ -108,9 +108,37 @@ final class Bus {
         }
     }
 
+    /// `AccountChanged(account, state)`, to each client the news is for (a unicast each).
+    func emitAccountChanged(_ news: AccountNews) {
+        var state: [(String, DBusValue)] = [
+            ("change", .string(news.change.rawValue)), ("issuer", .string(news.issuer)),
+        ]
+        if let at = news.expiresAt { state.append(("expires_at", .int64(at))) }
+        if let why = news.why { state.append(("why", .string(why))) }
+        for name in news.destinations {
+            guard let destination = BusName(name),
+                let signal = try? DBusMessage.signal(
+                    path: API.managerPath, interface: API.managerInterface, member: "AccountChanged")
+            else { continue }
+            do throws(DBusError) {
+                try signal.setDestination(destination)
+                try signal.append(.string(news.account))
+                try signal.append(.vardict(state))
+                connection.sendLogged(signal)
+            } catch {
+                continue
+            }
+        }
+    }
+
     /// A desktop notification (org.freedesktop.Notifications), best effort: nothing waits for its answer.
     func notify(summary: String, body: String) {
         try? Notify(appName: "linkrouter", icon: "dialog-warning", summary: summary, body: body).send(on: connection)
+    }
+
+    /// `Effect.closeNotification`: withdrawn, best effort (a server gone has nothing to withdraw).
+    func closeNotification(_ id: UInt32) {
+        try? CloseNotification(id).send(on: connection)
     }
 
     // MARK: Calls the daemon makes

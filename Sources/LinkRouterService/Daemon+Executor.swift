@@ -93,8 +93,9 @@ extension Daemon {
         switch effect {
         case .openBrowser(let url, let choice): try launcher.open(url, in: choice)
         case .requestResume(let id, let owner, let url): try bus.sendResumeRequested(id, owner: owner, url: url)
-        case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .scheduleDeadline, .checkpoint,
-            .recordBusID, .notify, .log, .serve, .restart, .stop:
+        case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
+            .checkpoint,
+            .recordBusID, .notify, .closeNotification, .log, .serve, .restart, .stop:
             perform(effect)
         }
     }
@@ -111,10 +112,12 @@ extension Daemon {
         case .forget(let op): bus.forget(op)
         case .closeListener(let id): sessions.closeListener(id)
         case .emitStatus(let id, let status): bus.emitStatus(id, status)
+        case .accountChanged(let news): bus.emitAccountChanged(news)
         case .scheduleDeadline(let id, let at): sessions.schedule(id, at: at)
         case .checkpoint: sessions.scheduleCheckpoint()
         case .recordBusID(let id): sessions.recordBusID(id)
         case .notify(let summary, let body): bus.notify(summary: summary, body: body)
+        case .closeNotification(let id): bus.closeNotification(id)
         case .log(let line): write(line)
         case .serve: serve()
         case .restart:

@@ -113,6 +113,9 @@ public final class Daemon {
         bus.attach()
         do {
             try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in clientLeft(m) }
+            for rule in NotificationSignal.rules {
+                try bus.signals.subscribe(rule, on: bus.connection) { [unowned self] m in notificationSignal(m) }
+            }
         } catch {
             Log.error("Failed to watch for clients leaving the bus: \(error.message)")
             return 1

@@ -44,9 +44,15 @@ struct AccountTokenTests {
         t.effects.compactMap { if case .start(let op, let o) = $0 { (op, o) } else { nil } }
     }
 
-    /// What the transition asks of the world: the operations it starts, but the timers of refreshes ahead of need.
+    /// What the transition asks of providers and the keyring: the operations it starts, but the timers of refreshes
+    /// ahead of need and the person's sign-in notices.
     static func requests(_ t: Transition) -> [(OperationID, Operation)] {
-        started(t).filter { if case .backgroundRefresh = $0.1 { false } else { true } }
+        started(t).filter {
+            switch $0.1 {
+            case .backgroundRefresh, .signInNotice: false
+            default: true
+            }
+        }
     }
 
     static func answers(_ t: Transition) -> [OperationID: Transition.Reply] {
@@ -229,7 +235,7 @@ struct AccountTokenTests {
             now: Self.now)
         guard case .refused(let e)? = Self.answers(t4)[wait] else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
-        #expect(Self.started(t4).map(\.1) == [.flight(.delete(account.key))])
+        #expect(Self.requests(t4).map(\.1) == [.flight(.delete(account.key))])
         router.apply(core: t4.core)
         #expect(router.accountTokens[account.key]?.tokens == nil)
     }
@@ -357,7 +363,7 @@ struct AccountTokenTests {
         let m = try Self.account("scratch", store: "memory")
         let none = memory.getToken(m, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .refused(let e) = none.reply else { throw Failure("not refused") }
-        #expect(e.code == .notSignedIn && Self.started(none).isEmpty)
+        #expect(e.code == .notSignedIn && Self.requests(none).isEmpty)
         var turn2 = Turn(memory, now: Self.now)
         let kept = AccountBook.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, &turn2)
         #expect(Self.requests(kept).isEmpty)

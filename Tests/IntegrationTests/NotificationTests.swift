@@ -1,0 +1,104 @@
+import DBusKit
+import Foundation
+import SecretServiceTesting
+import SystemKit
+import Testing
+
+/// A face when one is needed (issue 34): a desktop notification when an
+/// account needs a sign-in, on a real notification server (Debian's dunst
+/// under Xvfb), its action invoked as a person would (`dunstctl action`).
+@Suite("Sign-in notices on a real notification server")
+struct NotificationTests {
+    @Test(
+        "five calls for a signed-out account bring one notification; clicking it opens the account's sign-in in the browser and the token is there after; a notice is withdrawn when its account signs in another way"
+    )
+    func signInFromTheNotice() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        let keyring = try GnomeKeyring(desktop: desktop)
+        let provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect])
+        let browser = "org.example.Browser.desktop"
+        try desktop.addBrowser(browser)
+        let dunst = try Dunst(desktop: desktop)
+        let daemon = try DaemonProcess(desktop: desktop)
+        for name in ["work", "other"] {
+            let added = try desktop.linkctl(
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                "--redirect-uri", AccountTests.redirect)
+            #expect(added.status == 0, "\(added.errorText)")
+        }
+        // Five callers (git, a script, a sync) find it signed out: each hears so at once, the person is told once.
+        for _ in 0..<5 {
+            let r = try desktop.linkctl("token", "work")
+            #expect(r.status == 4 && r.errorText.contains("linkctl login work"), "\(r.status) \(r.errorText)")
+        }
+        // The notifications sent before the replies above reach dunst before dunstctl's question does.
+        #expect(dunst.count("displayed") + dunst.count("waiting") == 1)
+
+        // A click: the sign-in opens in the person's browser, at the provider, for this account's client.
+        try dunst.click()
+        let url = try #require(desktop.waitForBrowser(browser, timeoutMilliseconds: 20_000).last)
+        let parts = try #require(URLComponents(string: url))
+        #expect(
+            url.hasPrefix(provider.authorizationEndpoint)
+                && parts.queryItems?.contains { $0.name == "client_id" && $0.value == provider.clientID } == true,
+            "\(url)")
+        let signin = try desktop.run([
+            "/usr/bin/python3", provider.signinScript, "--provider", provider.infoPath, "--url", url,
+        ])
+        #expect(signin.status == 0, "\(signin.errorText)")
+        #expect(try desktop.linkctl("open", signin.text.trimmingCharacters(in: .whitespacesAndNewlines)).status == 0)
+        #expect(eventually(timeoutMilliseconds: 20_000) { (try? desktop.linkctl("token", "work"))?.status == 0 })
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+
+        // Another account's notice goes once it is signed in from the terminal.
+        #expect(try desktop.linkctl("token", "other").status == 4)
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 },
+            "\(dunst.count("displayed")) \(dunst.count("waiting")) \(dunst.count("history")) \(daemon.log)")
+        #expect(try desktop.signIn("other", at: provider).status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 0 }, "not withdrawn")
+        #expect(daemon.isRunning)
+        _ = bus
+    }
+
+    @Test(
+        "AccountChanged: a program that has called the daemon hears its account sign in (with the new expiry) and sign out (with why), unicast to it, never a token in it"
+    )
+    func accountChanged() throws {
+        let w = try AccountTests.World()
+        #expect(try w.add("work").status == 0)
+        let listener = try BusClient(w.bus.address)
+        try listener.subscribe(
+            "type='signal',interface='org.linkrouter.LinkRouter1.Manager',member='AccountChanged'")
+        // A call makes it known (identified as a program of the host's, to whom the user's accounts belong).
+        _ = try listener.call("ListAccounts")
+        let login = try w.login("work")
+        #expect(login.status == 0, "\(login.errorText)")
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        func news(_ m: DBusMessage?) throws -> (String, [String: DBusValue]) {
+            let m = try #require(m)
+            #expect(m.destination == listener.name, "unicast, not broadcast")
+            let args = try m.arguments()
+            guard args.count == 2, case .string(let account) = args[0] else { throw SystemError("shape: \(args)") }
+            var state: [String: DBusValue] = [:]
+            for (k, v) in args[1].stringKeyedEntries ?? [] { state[k] = v.variantValue }
+            // Nothing in it is a token.
+            #expect(!"\(args)".contains(token) && !token.isEmpty)
+            return (account, state)
+        }
+        let (account, signedIn) = try news(listener.nextSignal(member: "AccountChanged", timeoutMilliseconds: 10_000))
+        #expect(account == "work" && signedIn["change"] == .string("signed_in"), "\(signedIn)")
+        if case .int64(let at)? = signedIn["expires_at"] {
+            #expect(at > Clock.unixSeconds())
+        } else {
+            Issue.record("no expires_at: \(signedIn)")
+        }
+        #expect(
+            signedIn["issuer"] == .string(w.provider.issuer)
+                && Set(signedIn.keys) == ["change", "issuer", "expires_at"])
+        #expect(try w.desktop.linkctl("logout", "work").status == 0)
+        let (_, signedOut) = try news(listener.nextSignal(member: "AccountChanged", timeoutMilliseconds: 10_000))
+        #expect(signedOut["change"] == .string("signed_out") && signedOut["why"] != nil, "\(signedOut)")
+    }
+}
