@@ -145,3 +145,21 @@ extension Transition {
         return t
     }
 }
+
+extension Router {
+    /// The daemon serves: every declared account that keeps its tokens in
+    /// the keyring and refreshes ahead is read now (a flight each, which
+    /// callers share), so its timer is set without waiting for a first call.
+    /// Reading asks nothing of a provider, and a locked keyring only says so.
+    public func startingAhead(_ accounts: [Account], now: Int64) -> Transition {
+        var turn = Turn(self, now: now)
+        var t = Transition(ifWriteFails: .keepInMemory)
+        for account in accounts where account.store == .keyring && account.refresh == .ahead {
+            let state = turn.accounts[account.key] ?? AccountTokens()
+            guard !state.loaded, state.flight == nil else { continue }
+            let flight = TokenFlight(key: account.key, account: account, stage: .reading)
+            t = t.then(TokenFlight.start(flight, .read(account.key), state: state, &turn))
+        }
+        return t
+    }
+}

@@ -128,3 +128,30 @@ public struct SignInNotice: OperationMachine {
         return t
     }
 }
+
+/// The notification server's answers about the daemon's notices.
+extension Router {
+
+    /// `ActionInvoked(id, action)` from the notification server: the notice it belongs to (if it is one of ours)
+    /// takes the person's answer, with what a sign-in needs (gathered by the daemon before it asks).
+    public func noticeInvoked(
+        _ id: UInt32, action: String, inputs: BeginInputs, accounts: [Account], now: Int64
+    ) -> Transition {
+        guard let op = notice(shown: id) else { return Transition() }
+        return completed(op, .signInNotice(.invoked(action: action, inputs: inputs, accounts: accounts)), now: now)
+    }
+
+    /// `NotificationClosed(id, reason)`: the notice it belongs to is over.
+    public func noticeClosed(_ id: UInt32, reason: UInt32, now: Int64) -> Transition {
+        guard let op = notice(shown: id) else { return Transition() }
+        return completed(op, .signInNotice(.closed(reason: reason)), now: now)
+    }
+
+    /// Whether the notification server's `id` is one of the daemon's notices.
+    public func isNotice(_ id: UInt32) -> Bool { notice(shown: id) != nil }
+
+    /// The notice the server knows as `id`.
+    private func notice(shown id: UInt32) -> OperationID? {
+        running.first { _, m in if case .signInNotice(let n) = m { n.shown == id } else { false } }?.key
+    }
+}
