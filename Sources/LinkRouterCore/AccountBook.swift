@@ -82,9 +82,22 @@ enum AccountBook {
             return Transition().answering(
                 held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: stoppingWhy))
         }
+        // The keyring is locked: a refresh now would spend the refresh token with nowhere to keep the new one. While a
+        // live token can be handed out, it is, with why; once none is, the refresh must happen (its set is then kept in
+        // memory and written when the keyring unlocks).
+        if state.keyringLocked == true, account.store == .keyring, state.usable(kind, minValid: 1, now: now),
+            let tokens = state.tokens
+        {
+            return Transition().answering(
+                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: lockedWhy))
+        }
         let flight = TokenFlight(key: account.key, account: account, stage: .discovering)
         return t.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
     }
+
+    /// Why a token short of `min_valid` was not refreshed: the keyring is locked.
+    static let lockedWhy =
+        "the keyring is locked, so the token was not refreshed (a refresh now could not be kept); unlock the keyring"
 
     /// Why nothing is refreshed while the daemon stops.
     static let stoppingWhy = "linkrouterd is stopping, and refreshes nothing meanwhile; ask again in a moment"

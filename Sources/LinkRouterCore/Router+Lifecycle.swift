@@ -150,4 +150,24 @@ extension Router {
         if unsaved > 0 { lost.append("\(unsaved) accounts' tokens not yet in the keyring") }
         return lost
     }
+
+    /// The Secret Service says a collection changed (`CollectionChanged`: locked, unlocked, an item written):
+    /// every account whose tokens live there (it has answered about them before) is asked again, by its one
+    /// flight: a set kept in memory is written (the write that failed while it was locked), any other account's
+    /// item is read, which says whether the keyring is locked now. An account kept in memory only is never read.
+    public func keyringChanged(now: Int64) -> Transition {
+        var turn = Turn(self, now: now)
+        var t = Transition(ifWriteFails: .keepInMemory)
+        for (key, state) in accountTokens.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
+        where state.flight == nil && state.keyringLocked != nil {
+            if state.unsaved != nil, let tokens = state.tokens {
+                let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
+                t = t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
+            } else {
+                let flight = TokenFlight(key: key, account: nil, stage: .reading)
+                t = t.then(TokenFlight.start(flight, .read(key), state: state, &turn))
+            }
+        }
+        return t
+    }
 }

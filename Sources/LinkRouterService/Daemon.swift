@@ -113,6 +113,11 @@ public final class Daemon {
         bus.attach()
         do {
             try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in clientLeft(m) }
+            // The Secret Service's collections changing (locked, unlocked): sets the keyring could not take are
+            // written.
+            try bus.signals.subscribe(
+                .init(interface: "org.freedesktop.Secret.Service", member: "CollectionChanged"), on: bus.connection
+            ) { [unowned self] _ in execute(core.router.keyringChanged(now: now)) }
             for rule in NotificationSignal.rules {
                 try bus.signals.subscribe(rule, on: bus.connection) { [unowned self] m in notificationSignal(m) }
             }

@@ -124,3 +124,52 @@ struct StopDrainTests {
             late.contains { if case .log(let l) = $0 { l.text.contains("1 refreshes") } else { false } }, "\(late)")
     }
 }
+
+/// A locked keyring (issue 34): no refresh token is spent while a live token can be handed out; when the
+/// Secret Service says its collection changed, the accounts whose tokens live there are asked again.
+@Suite("A locked keyring")
+struct LockedKeyringTests {
+    typealias A = AccountTokenTests
+    let now = AccountTokenTests.now
+
+    @Test(
+        "locked: a live token short of min_valid is handed out with why, nothing asked of the provider; none live: the refresh goes"
+    )
+    func spendsNothingWhileLive() throws {
+        let account = try A.account()
+        var router = A.router(":1.1")
+        var state = AccountTokens(tokens: A.tokens("old", expiresIn: 30), loaded: true)
+        state.keyringLocked = true
+        router.apply(core: [.account(account.key, state)])
+        let live = router.accountCall(
+            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
+        guard case .token(let answer) = live.reply else { throw A.Failure("\(live.reply)") }
+        #expect(
+            answer.tokens.accessToken == "old" && answer.warning == AccountBook.lockedWhy && A.requests(live).isEmpty)
+        let dead = router.accountCall(
+            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now + 31)
+        #expect(A.requests(dead).contains { if case .flight(.discover) = $0.1 { true } else { false } })
+    }
+
+    @Test(
+        "the keyring changed: a set kept in memory is written, another keyring account's item read; an account kept in memory only is left alone"
+    )
+    func askedAgain() throws {
+        var router = Router()
+        let kept = AccountKey(qualifiedName: "kept", issuer: A.issuer)
+        let unsaved = AccountKey(qualifiedName: "unsaved", issuer: A.issuer)
+        let memory = AccountKey(qualifiedName: "memory", issuer: A.issuer)
+        var locked = AccountTokens(tokens: A.tokens("a", expiresIn: 3600), loaded: true)
+        locked.keyringLocked = true
+        var waiting = AccountTokens(tokens: A.tokens("b", expiresIn: 3600), loaded: true, unsaved: "locked")
+        waiting.keyringLocked = true
+        router.apply(core: [
+            .account(kept, locked), .account(unsaved, waiting),
+            .account(memory, AccountTokens(tokens: A.tokens("c", expiresIn: 3600), loaded: true)),
+        ])
+        let t = router.keyringChanged(now: now)
+        let work = A.started(t).map(\.1)
+        #expect(work.contains(.flight(.read(kept))) && work.contains(.flight(.write(unsaved, waiting.tokens!))))
+        #expect(work.count == 2, "\(work)")
+    }
+}

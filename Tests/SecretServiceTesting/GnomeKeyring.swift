@@ -52,6 +52,35 @@ public final class GnomeKeyring {
     }
 
     /// Items whose attribute `account` is `name`: (unlocked, locked). Attributes only: no secret is read.
+    /// The default collection unlocked with the password it was made with, as a person typing it into the
+    /// unlock prompt would (gnome-keyring's `UnlockWithMasterPassword`, through a `plain` session on this connection).
+    public func unlockDefault() throws {
+        let alias = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
+        try alias.append(.string("default"))
+        guard case .objectPath(let collection)? = try client.callArguments(alias).first else {
+            throw SystemError("no default collection", code: ENOENT)
+        }
+        let open = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession")
+        try open.append(.string("plain"))
+        try open.append(.variant(.string("")))
+        let opened = try client.callArguments(open)
+        guard opened.count == 2, case .objectPath(let session) = opened[1] else {
+            throw SystemError("OpenSession answered \(opened)", code: EPROTO)
+        }
+        let unlock = DBusMessage.methodCall(
+            "org.freedesktop.secrets", "/org/freedesktop/secrets",
+            "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "UnlockWithMasterPassword")
+        try unlock.append(.objectPath(collection))
+        try unlock.append(
+            .structure([
+                .objectPath(session), .array(element: "y", []),
+                .array(element: "y", Array("test-pass".utf8).map { .byte($0) }), .string("text/plain"),
+            ]))
+        _ = try client.callArguments(unlock)
+    }
+
     public func items(account name: String) throws -> (unlocked: Int, locked: Int) {
         let search = DBusMessage.methodCall(
             "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems")
