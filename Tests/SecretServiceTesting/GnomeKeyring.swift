@@ -37,14 +37,20 @@ public final class GnomeKeyring {
         }
     }
 
-    /// `Lock` on the default collection, as a screen locker would.
-    public func lockDefault() throws {
+    /// The collection behind the `default` alias.
+    private func defaultCollection() throws -> ObjectPath {
         let alias = DBusMessage.methodCall(
             "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
         try alias.append(.string("default"))
         guard case .objectPath(let collection)? = try client.callArguments(alias).first else {
             throw SystemError("no default collection", code: ENOENT)
         }
+        return collection
+    }
+
+    /// `Lock` on the default collection, as a screen locker would.
+    public func lockDefault() throws {
+        let collection = try defaultCollection()
         let lock = DBusMessage.methodCall(
             "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Lock")
         try lock.append(.array(element: "o", [.objectPath(collection)]))
@@ -55,12 +61,7 @@ public final class GnomeKeyring {
     /// The default collection unlocked with the password it was made with, as a person typing it into the
     /// unlock prompt would (gnome-keyring's `UnlockWithMasterPassword`, through a `plain` session on this connection).
     public func unlockDefault() throws {
-        let alias = DBusMessage.methodCall(
-            "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
-        try alias.append(.string("default"))
-        guard case .objectPath(let collection)? = try client.callArguments(alias).first else {
-            throw SystemError("no default collection", code: ENOENT)
-        }
+        let collection = try defaultCollection()
         let open = DBusMessage.methodCall(
             "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession")
         try open.append(.string("plain"))
