@@ -1,10 +1,11 @@
 #ifndef LINKROUTER_CLINUX_SHIM_H
 #define LINKROUTER_CLINUX_SHIM_H
-/* Linux interfaces the Glibc module leaves out: signalfd, inotify, prctl, malloc_trim. */
+/* Linux interfaces the Glibc module leaves out: signalfd, timerfd, inotify, prctl, malloc_trim. */
 #include <spawn.h>
 #include <signal.h>
 #include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <malloc.h>

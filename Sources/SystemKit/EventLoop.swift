@@ -1,8 +1,15 @@
+internal import CLinux
 import Glibc
 
 /// A single-threaded `poll(2)` loop: file descriptors, timers on the boot
 /// clock, and hooks run after each turn. One thread owns every connection and
 /// session, so nothing needs a lock (CONVENTIONS: one owner per connection).
+///
+/// The loop sleeps on a `timerfd` of `CLOCK_BOOTTIME`, armed at the earliest
+/// deadline, not on `poll`'s own timeout: that one counts on the monotonic clock,
+/// which stops while the machine is suspended, so a laptop that wakes after a
+/// night would run a background refresh due at 2 a.m. only hours later. The boot
+/// clock's timer expires at the moment of resume (issue 34).
 public final class EventLoop {
     /// What a descriptor is waited for, or what it is ready for.
     public struct Events: OptionSet, Sendable {
@@ -38,8 +45,17 @@ public final class EventLoop {
     private var nextID = 1
     private var sequence: UInt64 = 0
     private var stopping = false
+    /// The boot clock's timer the loop sleeps on; -1 where the kernel gave none
+    /// (then `poll`'s timeout stands in, which is late after a suspend).
+    private let bootClockTimer: Int32
+    /// The deadline `bootClockTimer` is armed at, `Int64.max` when disarmed.
+    private var armedDeadline = Int64.max
 
-    public init() {}
+    public init() {
+        bootClockTimer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+    }
+
+    deinit { if bootClockTimer >= 0 { close(bootClockTimer) } }
 
     @discardableResult
     public func watch(_ fd: Int32, for events: Events, _ handler: @escaping (Events) -> Void) -> SourceID {
@@ -90,15 +106,21 @@ public final class EventLoop {
         for hook in hooks { hook() }
         var wait = maxWaitMilliseconds
         while let next = timers.first, timerHandlers[next.id] == nil { timers.pop() }
-        if let next = timers.first {
+        if let next = timers.first, !arm(at: next.deadline) {
             let left = max(0, next.deadline - Clock.monotonicMilliseconds())
             let capped = Int32(min(left, Int64(Int32.max)))
             wait = wait < 0 ? capped : min(wait, capped)
         }
         let ids = sources.keys.filter { !sources[$0]!.events.isEmpty }
         var fds = ids.map { pollfd(fd: sources[$0]!.fd, events: sources[$0]!.events.rawValue, revents: 0) }
+        if bootClockTimer >= 0 { fds.append(pollfd(fd: bootClockTimer, events: Int16(POLLIN), revents: 0)) }
         let n = poll(&fds, nfds_t(fds.count), wait)
         if n > 0 {
+            if bootClockTimer >= 0, fds[ids.count].revents != 0 {
+                var expirations: UInt64 = 0
+                _ = read(bootClockTimer, &expirations, 8)
+                armedDeadline = .max
+            }
             for (i, id) in ids.enumerated() where fds[i].revents != 0 {
                 // A handler may have removed this source (or others) meanwhile.
                 guard let source = sources[id], source.fd == fds[i].fd else { continue }
@@ -111,5 +133,22 @@ public final class EventLoop {
             if let handler = timerHandlers.removeValue(forKey: next.id) { handler() }
         }
         for hook in hooks { hook() }
+    }
+
+    /// Arms the boot clock's timer at `deadline` (absolute, in
+    /// `Clock.monotonicMilliseconds()`); false when there is no such timer. A
+    /// deadline already past expires at once; an expiry whose timer was cancelled
+    /// only wakes the loop, which re-arms at the next deadline.
+    private func arm(at deadline: Int64) -> Bool {
+        guard bootClockTimer >= 0 else { return false }
+        if deadline == armedDeadline { return true }
+        let at = max(deadline, 0)
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int(at / 1000)
+        // A zero it_value would disarm the timer: the boot clock is never at 0, so 1 ns is "now".
+        spec.it_value.tv_nsec = Int(at % 1000) * 1_000_000 + (at == 0 ? 1 : 0)
+        guard timerfd_settime(bootClockTimer, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 else { return false }
+        armedDeadline = deadline
+        return true
     }
 }

@@ -18,6 +18,32 @@ struct EventLoopTests {
         #expect(fired == [1, 2, 3])
     }
 
+    /// What makes a refresh due at 2 a.m. run the moment a laptop wakes at 8: the
+    /// loop sleeps on a timer of the boot clock (clockid 7), which counts the
+    /// suspend, not on `poll`'s timeout, which does not. Read from the kernel's own
+    /// description of the descriptor; a suspend itself cannot be made in a test.
+    @Test("the loop sleeps on a boot-clock timer armed at the next deadline")
+    func bootClock() throws {
+        let loop = EventLoop()
+        let seconds: Int64 = 987_654
+        let timer = loop.schedule(afterMilliseconds: seconds * 1000) {}
+        loop.turn(maxWaitMilliseconds: 0)
+        let armed = FileSystem.list("/proc/self/fd").compactMap { fd -> [String: String]? in
+            guard let info = try? FileSystem.readText("/proc/self/fdinfo/\(fd)") else { return nil }
+            var fields: [String: String] = [:]
+            for line in info.split(separator: "\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                fields[String(line[..<colon])] = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+            }
+            // it_value is the time left: "(987653, 999…)".
+            guard let left = fields["it_value"], left.hasPrefix("(98765") else { return nil }
+            return fields
+        }
+        #expect(armed.count == 1)
+        #expect(armed.first?["clockid"] == "7")  // CLOCK_BOOTTIME
+        loop.cancel(timer)
+    }
+
     @Test("a readable descriptor wakes the loop")
     func descriptors() {
         let loop = EventLoop()
