@@ -49,7 +49,12 @@ enum AccountBook {
         let wait = held ?? turn.ids.take()
         var t = Transition(
             core: [
-                .hold(wait, .token(account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof))
+                .hold(
+                    wait,
+                    .token(
+                        TokenWait(
+                            account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof,
+                            interactive: request.interactive == true)))
             ])
         if held == nil { t.reply = .held(wait) }
         guard state.flight == nil else { return t }
@@ -59,9 +64,10 @@ enum AccountBook {
         }
         guard state.tokens?.refreshToken != nil else {
             let why = state.tokens == nil ? nil : "its token expired and it has no refresh token"
-            // The person is told (once), with the action that signs in.
-            return Transition().answering(held, .refused(notSignedIn(account.key, why)))
-                .then(SignInNotice.asking(account, why: why ?? "it is not signed in", &turn))
+            // The person is told (once), with the action that signs in; a caller that signs in itself is its own face.
+            let refused = Transition().answering(held, .refused(notSignedIn(account.key, why)))
+            guard request.interactive != true else { return refused }
+            return refused.then(AccountNotice.asking(account.key, .signIn, why: why ?? "it is not signed in", &turn))
         }
         // The provider failed lately: not asked again before its time. A token still live is handed out, with why it
         // was not refreshed.
@@ -204,7 +210,7 @@ enum AccountBook {
         -> Transition
     {
         // Signed in: a notice asking for it is withdrawn.
-        let withdrawn = SignInNotice.withdrawing(key, &turn)
+        let withdrawn = AccountNotice.withdrawing(key, .signIn, &turn)
         var state = turn.accounts[key] ?? AccountTokens()
         state.loaded = true
         state.refreshWorked()
@@ -300,14 +306,16 @@ enum AccountBook {
         t.effects.append(.log(LogLine(.notice, "\(f.key.name) is signed out: \(reason)")))
         t = t.telling(AccountNews.of(f.key, .signedOut, why: reason, in: turn.core))
         // Nobody may be asking yet (a refresh ahead of need): the person is told now, with the action that signs in.
-        if let account = f.account { t = t.then(SignInNotice.asking(account, why: reason, &turn)) }
+        if f.account != nil { t = t.then(AccountNotice.asking(f.key, .signIn, why: reason, &turn)) }
         // Forgotten in the keyring too, so the spent token is not tried again.
         if f.account?.store != .memory { t = t.then(deletingFromKeyring(f.key, &turn)) }
         return t
     }
 
     static func waitersAllServed(_ key: AccountKey, _ state: AccountTokens, _ turn: inout Turn) -> Bool {
-        turn.core.held.tokenWaits(of: key).allSatisfy { state.usable($0.kind, minValid: $0.minValid, now: turn.now) }
+        turn.core.held.tokenWaits(of: key).allSatisfy {
+            state.usable($0.wait.kind, minValid: $0.wait.minValid, now: turn.now)
+        }
     }
 
     /// Each waiter gets a token it can use (with `anyLive`, one not yet
@@ -317,15 +325,15 @@ enum AccountBook {
         _ turn: inout Turn
     ) -> Transition {
         var t = Transition()
-        for w in turn.core.held.tokenWaits(of: key) {
+        for (op, w) in turn.core.held.tokenWaits(of: key) {
             if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: turn.now), let tokens = state.tokens {
                 let reply = tokenReply(
                     key, tokens, kind: w.kind, proof: w.proof, warning: warning ?? state.unsaved.map(unsavedWarning))
-                t.effects.append(.answer(w.op, reply))
-                t.core.append(.finish(w.op))
+                t.effects.append(.answer(op, reply))
+                t.core.append(.finish(op))
             } else if let refusal {
-                t.effects.append(.answer(w.op, .refused(refusal)))
-                t.core.append(.finish(w.op))
+                t.effects.append(.answer(op, .refused(refusal)))
+                t.core.append(.finish(op))
             }
         }
         return t

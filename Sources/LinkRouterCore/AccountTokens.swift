@@ -21,9 +21,10 @@ public struct AccountTokens: Sendable, Equatable {
     public var keyringLocked: Bool?
     /// The timer of its refresh ahead of need (`BackgroundRefresh`), while one is set.
     public var refreshTimer: OperationID?
-    /// Its sign-in notice (`SignInNotice`), while one is up, and when the last was shown.
+    /// Its notice to the person (`AccountNotice`), while one is up, and when the last was shown and for what.
     public var notice: OperationID?
     public var noticeAt: Int64?
+    public var noticeAbout: AccountNotice.Purpose?
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
         self.tokens = tokens

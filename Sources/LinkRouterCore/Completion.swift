@@ -15,5 +15,5 @@ public enum Completion: Sendable {
     case accountFile(AccountFileWrite.Event)
     case waitTimer(WaitTimer.Event)
     case backgroundRefresh(BackgroundRefresh.Event)
-    case signInNotice(SignInNotice.Event)
+    case accountNotice(AccountNotice.Event)
 }

@@ -4,8 +4,8 @@
 public enum HeldCall: Sendable, Equatable {
     /// A `Wait` (or a `Login` whose session began) of `caller` on a session, and the timer that ends it, if any.
     case wait(SessionID, caller: String, login: Bool, timer: OperationID?)
-    /// A `GetToken` (or `SignProof`: `proof`), answered when its account's flight lands.
-    case token(AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?)
+    /// A `GetToken` (or `SignProof`), answered when its account's flight lands.
+    case token(TokenWait)
     /// A `ListAccounts`, answered once its accounts' keyring items are read.
     case list([Account], caller: String)
     /// A call about accounts, decided once its caller's app is known (which accounts it sees depends on it).
@@ -14,7 +14,8 @@ public enum HeldCall: Sendable, Equatable {
     /// The bus name whose call this is.
     var caller: String {
         switch self {
-        case .wait(_, let c, _, _), .token(_, let c, _, _, _), .list(_, let c), .account(_, _, let c): c
+        case .wait(_, let c, _, _), .list(_, let c), .account(_, _, let c): c
+        case .token(let w): w.caller
         }
     }
 
@@ -39,13 +40,9 @@ struct HeldCalls: Sendable {
     func waits(on id: SessionID) -> [OperationID] { waitsBySession[id] ?? [] }
 
     /// The held `GetToken`s of an account, oldest first.
-    func tokenWaits(of key: AccountKey) -> [(
-        op: OperationID, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?
-    )] {
+    func tokenWaits(of key: AccountKey) -> [(op: OperationID, wait: TokenWait)] {
         calls.compactMap { op, call in
-            if case .token(let k, _, let kind, let minValid, let proof) = call, k == key {
-                return (op, kind, minValid, proof)
-            }
+            if case .token(let w) = call, w.key == key { return (op, w) }
             return nil
         }.sorted { $0.op < $1.op }
     }

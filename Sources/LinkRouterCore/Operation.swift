@@ -18,5 +18,5 @@ public enum Operation: Sendable, Equatable {
     case accountFile(AccountFileWrite.Work)
     case waitTimer(WaitTimer.Work)
     case backgroundRefresh(BackgroundRefresh.Work)
-    case signInNotice(SignInNotice.Work)
+    case accountNotice(AccountNotice.Work)
 }

@@ -17,7 +17,7 @@ public enum Running: Sendable, Equatable {
     case accountFile(AccountFileWrite)
     case waitTimer(WaitTimer)
     case backgroundRefresh(BackgroundRefresh)
-    case signInNotice(SignInNotice)
+    case accountNotice(AccountNotice)
 
     /// The bus name whose call this machine answers (held under its operation), if it answers one.
     var caller: String? {
@@ -27,7 +27,7 @@ public enum Running: Sendable, Equatable {
         case .refresh(let m): m.caller
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
-        case .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh, .signInNotice: nil
+        case .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh, .accountNotice: nil
         }
     }
 
@@ -48,7 +48,7 @@ public enum Running: Sendable, Equatable {
             m.caller = nil
             return .delivery(m)
         case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh,
-            .signInNotice:
+            .accountNotice:
             return nil
         }
     }
@@ -61,7 +61,7 @@ public enum Running: Sendable, Equatable {
         switch self {
         case .login(_, let idle): idle
         // A notice waits on a person: stopping loses only its action (the next call asks again).
-        case .waitTimer, .backgroundRefresh, .signInNotice: true
+        case .waitTimer, .backgroundRefresh, .accountNotice: true
         case .begin, .delivery, .flight, .revoking, .identification, .refresh, .restore, .logout, .accountFile: false
         }
     }
@@ -81,7 +81,7 @@ public enum Running: Sendable, Equatable {
         case .login(_, let idle): !idle
         case .refresh: true
         case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer,
-            .backgroundRefresh, .signInNotice:
+            .backgroundRefresh, .accountNotice:
             false
         }
     }
@@ -101,7 +101,7 @@ public enum Running: Sendable, Equatable {
         case .accountFile: "account file"
         case .waitTimer: "wait timer"
         case .backgroundRefresh(let m): "refresh ahead of \(m.key.name)"
-        case .signInNotice(let m): "sign-in notice for \(m.key.name)"
+        case .accountNotice(let m): "sign-in notice for \(m.key.name)"
         }
     }
 
@@ -123,7 +123,7 @@ public enum Running: Sendable, Equatable {
         case .accountFile: 9
         case .waitTimer: 10
         case .backgroundRefresh: 11
-        case .signInNotice: 12
+        case .accountNotice: 12
         }
     }
 }

@@ -105,7 +105,27 @@ public struct TokenFlight: OperationMachine {
             if let was = wasLocked, let now = state.keyringLocked, was != now {
                 AccountNews.of(key, now ? .keyringLocked : .keyringUnlocked, in: turn.core)
             } else { nil }
-        return step(event, op: op, &state, &turn).telling(lockNews)
+        // Read before the step answers them: whether a caller who is not its own face waits.
+        let asked = turn.core.held.tokenWaits(of: key).contains { !$0.wait.interactive }
+        let t = step(event, op: op, &state, &turn).telling(lockNews)
+        return t.then(keyringNotice(event, asked: asked, &turn))
+    }
+
+    /// The person is asked to unlock the keyring when it is locked while new tokens wait in memory (lost if the
+    /// daemon stops first) or a caller's tokens cannot be read; once the keyring answers, the notice goes.
+    private func keyringNotice(_ event: Event, asked: Bool, _ turn: inout Turn) -> Transition {
+        switch event {
+        case .written(let e?, _) where e.code == .keyringLocked:
+            return AccountNotice.asking(
+                key, .unlockKeyring, why: "\(key.name)'s new tokens could not be written to it", &turn)
+        case .read(.failure(let e)) where e.code == .keyringLocked && asked,
+            .reread(.failure(let e), _, _) where e.code == .keyringLocked && asked:
+            return AccountNotice.asking(key, .unlockKeyring, why: "\(key.name)'s tokens cannot be read", &turn)
+        case .read(.success), .reread(.success, _, _), .written(nil, _):
+            return AccountNotice.withdrawing(key, .unlockKeyring, &turn)
+        case .read, .reread, .written, .metadata, .refreshed, .deleted:
+            return Transition()
+        }
     }
 
     private mutating func step(_ event: Event, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn)
@@ -278,7 +298,7 @@ public struct TokenFlight: OperationMachine {
             state.tokens == nil
             ? AccountBook.notSignedIn(key, nil)
             : RouterError(.refreshFailed, "\(key.name)'s token has expired, and refreshing it gave no live one")
-        let asked = !turn.core.held.tokenWaits(of: key).isEmpty
+        let asked = turn.core.held.tokenWaits(of: key).contains { !$0.wait.interactive }
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
         // is.
         let t = AccountBook.answerWaiters(of: key, state: state, refusal: refusal, anyLive: refreshed, &turn)
@@ -286,7 +306,7 @@ public struct TokenFlight: OperationMachine {
             .then(BackgroundRefresh.following(key, account: account, &turn))
         // A caller found the account signed out: the person is told (once), with the action that signs in.
         guard state.tokens == nil, asked, let account else { return t }
-        return t.then(SignInNotice.asking(account, why: "it is not signed in", &turn))
+        return t.then(AccountNotice.asking(account.key, .signIn, why: "it is not signed in", &turn))
     }
 }
 

@@ -139,6 +139,11 @@ final class Accounts {
         keyring.delete(Self.secretKey(key)) { r in done(r.failure.map(Self.error)) }
     }
 
+    /// Asks the keyring to unlock (its own prompt); `done` hears whether a prompt showed, or why not.
+    func unlockKeyring(_ done: @escaping (Result<Bool, RouterError>) -> Void) {
+        keyring.unlock { r in done(r.map { $0 == .prompted }.mapError(Self.error)) }
+    }
+
     private static func secretKey(_ key: AccountKey) -> SecretStore.Key {
         SecretStore.Key(account: key.qualifiedName, issuer: key.issuer)
     }

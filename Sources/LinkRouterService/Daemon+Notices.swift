@@ -2,7 +2,7 @@ import DBusKit
 import LinkRouterCore
 
 /// The notification server's answers about the daemon's sign-in notices
-/// (`SignInNotice`): a click begins the account's sign-in, a close ends the
+/// (`AccountNotice`): a click begins the account's sign-in, a close ends the
 /// notice. Every client hears every notification's signals; only the ids the
 /// core knows as its own go on, and only for those is a sign-in's input gathered.
 extension Daemon {

@@ -90,13 +90,14 @@ extension Daemon {
 
         case .waitTimer(.timer(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.waitTimer(.fired)) }
 
-        case .signInNotice(.show(let text)):
+        case .accountNotice(.show(let text)):
             let notify = Notify(
                 appName: "linkrouter", icon: "dialog-password", summary: text.summary, body: text.body,
                 actions: [text.action], expireTimeout: 0)
             bus.call(notify, timeoutMilliseconds: 5000) { result in
-                done(.signInNotice(.shown(result.mapError { RouterError(.internalError, $0.message) })))
+                done(.accountNotice(.shown(result.mapError { RouterError(.internalError, $0.message) })))
             }
+        case .accountNotice(.unlockKeyring): accounts.unlockKeyring { done(.accountNotice(.unlockAsked($0))) }
 
         case .backgroundRefresh(.wait(let ms)):
             sessions.startTimer(op, milliseconds: ms) { done(.backgroundRefresh(.due)) }

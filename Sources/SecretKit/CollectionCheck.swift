@@ -49,7 +49,7 @@ enum CollectionCheck {
         }
     }
 
-    private static func classify(_ error: DBusError, _ deadline: Int64) -> SecretError {
+    static func classify(_ error: DBusError, _ deadline: Int64) -> SecretError {
         switch error.name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
             "org.freedesktop.DBus.Error.Spawn.ServiceNotFound":

@@ -65,6 +65,22 @@ public final class SecretStore {
         run(.delete(key)) { completion($0.map { if case .deleted(let d) = $0 { d } else { false } }) }
     }
 
+    /// What the Secret Service did when asked to unlock: showed its prompt, or had nothing to unlock.
+    public enum UnlockOutcome: Sendable, Equatable { case prompted, alreadyUnlocked }
+
+    /// Asks the Secret Service to unlock the default collection (`CollectionUnlock`): its own dialog
+    /// shows; the person's answer is not waited for (`CollectionChanged` tells it).
+    public func unlock(_ completion: @escaping (Result<UnlockOutcome, SecretError>) -> Void) {
+        let address = busAddress
+        let deadline = deadlineMilliseconds
+        let job: @Sendable () -> Result<UnlockOutcome, SecretError> = {
+            CollectionUnlock.ask(address: address, timeoutMilliseconds: Int32(clamping: deadline), deadline: deadline)
+        }
+        worker.run(deadlineMilliseconds: deadline, cancel: {}, job) { (result: Result<UnlockOutcome, SecretError>?) in
+            completion(result ?? .failure(.timedOut(milliseconds: deadline)))
+        }
+    }
+
     enum Request: Sendable {
         case read(Key)
         case write(Key, label: String, secret: String)

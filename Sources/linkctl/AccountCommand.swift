@@ -58,6 +58,7 @@ enum AccountCommand {
                 return ExitCode.cantCreate
             }
             StandardStreams.err("Added account \(name) (\(path)); sign in with: linkctl login \(name)\n")
+            if account.store == .memory { StandardStreams.err("Note: \(AccountToken.memoryOnly(name)).\n") }
             return ExitCode.ok
         case "remove":
             // The daemon removes it (`RemoveAccount`): the file, then the tokens, kept and at the provider.

@@ -42,6 +42,22 @@ enum AccountToken {
         let username: String
         let registries: [String]
         let gitURLs: [String]
+        /// Where its tokens live: `keyring`, or `memory` (the daemon's life only).
+        let store: String
+    }
+
+    /// What a person must know after signing in to an account whose tokens live in the daemon's memory only (nil for
+    /// a keyring account, or when the daemon cannot say).
+    static func memoryOnlyNote(_ name: String) -> String? {
+        guard let listed = try? accounts().first(where: { $0.name == name }), listed.store == "memory" else {
+            return nil
+        }
+        return Self.memoryOnly(name)
+    }
+
+    /// `store=memory`, said plainly.
+    static func memoryOnly(_ name: String) -> String {
+        "\(name)'s tokens are kept in linkrouterd's memory only (store=memory): they last until the daemon stops (a logout, a reboot, an upgrade); then \(name) needs a new sign-in"
     }
 
     /// The accounts this caller can get tokens of (`ListAccounts` lists apps' too, for the host user to see: those are
@@ -59,7 +75,8 @@ enum AccountToken {
             else { return nil }
             return Listed(
                 name: name, username: item.entry("username")?.stringValue ?? "oauth2",
-                registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")))
+                registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")),
+                store: item.entry("store")?.stringValue ?? "keyring")
         }
     }
 

@@ -143,7 +143,8 @@ enum CredentialCommand {
             // The account's default token: the ID token for an account with token=id.
             let reply: AccountToken.Reply
             do {
-                reply = try AccountToken.get(account)
+                // Interactive: a person is at the terminal, so no desktop notice is posted for this call.
+                reply = try AccountToken.get(account, interactive ? [("interactive", .boolean(true))] : [])
             } catch  where interactive && error.code == .notSignedIn {
                 // As kubelogin does: a person is there, so the login runs now (the browser; what it says goes to
                 // stderr).

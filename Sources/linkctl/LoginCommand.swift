@@ -79,7 +79,7 @@ enum LoginCommand {
                 entries, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"),
                 qr: args.has("qr") || StandardStreams.errIsTerminal)
             {
-            case .done(let status): return status
+            case .done(let status): return signedIn(status, args)
             case .refused(let failure):
                 // Asked for: the refusal is the answer. Chosen by itself: any refusal before a session exists means the
                 // URL to open elsewhere.
@@ -104,12 +104,24 @@ enum LoginCommand {
             } else {
                 StandardStreams.err("Opened the browser to sign in; waiting for the callback (\(path))…\n")
             }
-            return try WaitCommand.waitAndPrint(
-                client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens"))
+            return signedIn(
+                try WaitCommand.waitAndPrint(
+                    client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens")), args)
         } catch {
             Output.error(error.text)
             return error.exitCode
         }
+    }
+
+    /// A sign-in to an account whose tokens live in the daemon's memory only says so (issue 34: nothing vanishes
+    /// without a word to the person).
+    static func signedIn(_ status: Int32, _ args: ParsedArguments) -> Int32 {
+        if status == ExitCode.ok, let name = args.operands.first ?? args.value("account"),
+            let note = AccountToken.memoryOnlyNote(name)
+        {
+            StandardStreams.err("Note: \(note).\n")
+        }
+        return status
     }
 
     enum DeviceOutcome {

@@ -17,10 +17,6 @@ enum TokenCommand {
                 "json",
                 "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
             .flag("show-tokens", "with refresh: print the tokens too"),
-            .flag(
-                "interactive",
-                "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token"
-            ),
             .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
             .value(
                 "dpop", "METHOD",

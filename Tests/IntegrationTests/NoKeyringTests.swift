@@ -9,7 +9,7 @@ import Testing
 @Suite("No keyring: a sign-in refused before it begins")
 struct NoKeyringTests {
     @Test(
-        "no Secret Service: linkctl login fails with NoKeyring (exit 5) before any URL is shown or session begun, saying how to go on; --store memory signs in"
+        "no Secret Service: linkctl login fails with NoKeyring (exit 5) before any URL is shown or session begun, saying how to go on; --store memory signs in, saying the tokens last the daemon's life"
     )
     func refusedBeforeTheBrowser() throws {
         let desktop = try TestDesktop()
@@ -31,10 +31,16 @@ struct NoKeyringTests {
                 && !login.errorText.contains("http"), "\(login.errorText)")
         let client = try BusClient(bus.address)
         #expect(try client.allSessions().isEmpty, "a session was begun")
-        // Kept in memory, by the person's choice: it signs in.
-        #expect(try add("scratch", ["--store", "memory"]).status == 0)
+        // Kept in memory, by the person's choice: it signs in, and both the declaration and the sign-in say plainly
+        // that the tokens last the daemon's life.
+        let added = try add("scratch", ["--store", "memory"])
+        #expect(added.status == 0 && added.errorText.contains("memory only"), "\(added.errorText)")
         let kept = try desktop.signIn("scratch", at: provider)
         #expect(kept.status == 0, "\(kept.errorText)")
+        #expect(
+            kept.errorText.contains("scratch's tokens are kept in linkrouterd's memory only")
+                && kept.errorText.contains("until the daemon stops"), "\(kept.errorText)")
+
         #expect(try desktop.linkctl("token", "scratch").status == 0)
         #expect(daemon.isRunning)
     }

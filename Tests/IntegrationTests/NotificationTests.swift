@@ -63,6 +63,57 @@ struct NotificationTests {
     }
 
     @Test(
+        "a locked keyring that keeps a caller's tokens from it: one notification to unlock it; unlocked, it is withdrawn; clicked, the daemon asks the Secret Service to unlock (its own prompt)"
+    )
+    func unlockFromTheNotice() throws {
+        let w = try AccountTests.World()
+        let dunst = try Dunst(desktop: w.desktop)
+        #expect(try w.add("work").status == 0)
+        let signed = try w.login("work")
+        #expect(signed.status == 0 && !signed.errorText.contains("memory only"), "\(signed.errorText)")
+        // A daemon that starts while the keyring is locked cannot read the account's tokens.
+        func lockedAtStart() throws {
+            try w.keyring.lockDefault()
+            try w.restart()
+            for _ in 0..<3 {
+                let r = try w.desktop.linkctl("token", "work")
+                #expect(r.status == 5 && r.errorText.contains("locked"), "\(r.status) \(r.errorText)")
+            }
+        }
+        try lockedAtStart()
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 },
+            "\(dunst.count("displayed")) \(w.daemon.log)")
+        // The person unlocks it elsewhere (their keyring manager): the notice goes, and the token is there.
+        try w.keyring.unlockDefault()
+        #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 0 }, "not withdrawn")
+        // What it said (dunst's history keeps what was closed).
+        #expect(dunst.history() == ["Unlock the keyring for work"], "\(dunst.history())")
+        #expect(try w.desktop.linkctl("token", "work").status == 0)
+
+        // Locked again, and this time clicked: the daemon asks the Secret Service to unlock its default collection
+        // and to show its prompt (gnome-keyring's is gcr's dialog, which the person answers; none runs here).
+        try lockedAtStart()
+        #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 })
+        let watcher = try BusClient(w.bus.address)
+        for member in ["Unlock", "Prompt"] {
+            try watcher.subscribe("type='method_call',member='\(member)',eavesdrop='true'")
+        }
+        try dunst.click()
+        let unlock = try #require(watcher.nextMessage(.methodCall, member: "Unlock", timeoutMilliseconds: 10_000))
+        #expect(unlock.interface == "org.freedesktop.Secret.Service" && unlock.destination == "org.freedesktop.secrets")
+        let args = try unlock.arguments()
+        #expect("\(args)".contains("/org/freedesktop/secrets/collection/"), "\(args)")
+        let prompt = try #require(watcher.nextMessage(.methodCall, member: "Prompt", timeoutMilliseconds: 10_000))
+        #expect(prompt.interface == "org.freedesktop.Secret.Prompt" && prompt.sender == unlock.sender)
+        #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 0 })
+        #expect(w.daemon.isRunning)
+        // The password reaches the keyring from the person, never through linkrouter; then the token is there.
+        try w.keyring.unlockDefault()
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.desktop.linkctl("token", "work"))?.status == 0 })
+    }
+
+    @Test(
         "AccountChanged: a program that has called the daemon hears its account sign in (with the new expiry) and sign out (with why), unicast to it, never a token in it"
     )
     func accountChanged() throws {

@@ -49,7 +49,7 @@ struct AccountTokenTests {
     static func requests(_ t: Transition) -> [(OperationID, Operation)] {
         started(t).filter {
             switch $0.1 {
-            case .backgroundRefresh, .signInNotice: false
+            case .backgroundRefresh, .accountNotice: false
             default: true
             }
         }
@@ -270,7 +270,7 @@ struct AccountTokenTests {
         fresh.apply(core: t3.core)
         let t4 = fresh.completed(read, .flight(.read(.failure(RouterError(.keyringLocked, "locked")))), now: Self.now)
         guard case .refused(let locked)? = Self.answers(t4)[w3] else { throw Failure("not answered") }
-        #expect(locked.code == .keyringLocked && Self.started(t4).isEmpty)
+        #expect(locked.code == .keyringLocked && Self.requests(t4).isEmpty)
     }
 
     @Test(
@@ -773,7 +773,9 @@ struct AccountTokenTests {
         #expect(Self.started(known).count == 1, "one read for both")
         #expect(Self.answers(known).isEmpty)
         router.apply(core: known.core)
-        #expect(router.held[held] == .token(account.key, caller: ":1.6", kind: .access, minValid: 60, proof: nil))
+        #expect(
+            router.held[held] == .token(TokenWait(account.key, caller: ":1.6", kind: .access, minValid: 60, proof: nil))
+        )
         #expect(router.held[listHeld] == .list([account], caller: ":1.6"))
         let landed = router.completed(
             read, .flight(.read(.success(Self.tokens("kept", expiresIn: 3600)))), now: Self.now)

@@ -52,7 +52,7 @@ struct RefreshRefusalTests {
         guard case .refused(let e)? = A.answers(end)[wait] else { throw A.Failure("not answered: \(end.effects)") }
         #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
         #expect(A.requests(end).map(\.1) == [.flight(.delete(account.key))], "the spent token is not tried again")
-        #expect(A.started(end).contains { if case .signInNotice = $0.1 { true } else { false } }, "the person is told")
+        #expect(A.started(end).contains { if case .accountNotice = $0.1 { true } else { false } }, "the person is told")
         router.apply(core: end.core)
         #expect(router.accountTokens[account.key]?.tokens == nil && router.accountTokens[account.key]?.failures == 0)
     }

@@ -33,7 +33,8 @@ struct EventLoopTests {
             var fields: [String: String] = [:]
             for line in info.split(separator: "\n") {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                fields[String(line[..<colon])] = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+                fields[String(line[..<colon])] = String(
+                    line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
             }
             // it_value is the time left: "(987653, 999…)".
             guard let left = fields["it_value"], left.hasPrefix("(98765") else { return nil }

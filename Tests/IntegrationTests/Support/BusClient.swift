@@ -156,11 +156,17 @@ final class BusClient {
 
     /// The next signal (skipping other messages) within `timeoutMilliseconds`.
     func nextSignal(member: String, timeoutMilliseconds: Int = 5000) -> DBusMessage? {
+        nextMessage(.signal, member: member, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// The next message of `kind` named `member` (skipping others) within `timeoutMilliseconds`: a signal, or a
+    /// method call to another peer seen through an `eavesdrop='true'` match (the test's bus allows it).
+    func nextMessage(_ kind: DBusMessage.Kind, member: String, timeoutMilliseconds: Int = 5000) -> DBusMessage? {
         let deadline = Clock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         while Clock.monotonicMilliseconds() < deadline {
             guard let m = connection.nextMessage(timeoutMilliseconds: Int(deadline - Clock.monotonicMilliseconds()))
             else { continue }
-            if m.kind == .signal && m.member == member { return m }
+            if m.kind == kind && m.member == member { return m }
         }
         return nil
     }

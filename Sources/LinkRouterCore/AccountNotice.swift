@@ -1,0 +1,213 @@
+/// The person told, once, that an account needs them, with the action that
+/// does what is needed (Android's AccountManager posts "Sign in to …" and the
+/// tap starts the login; pizauth runs a notify command): a desktop
+/// notification (`org.freedesktop.Notifications`) naming the account and its
+/// provider. Two needs have one:
+/// - `signIn`: the account needs a new sign-in (its refresh token was refused,
+///   or a caller found it signed out); the click begins the account's browser
+///   sign-in in the daemon; withdrawn once it is signed in.
+/// - `unlockKeyring`: the keyring is locked while the account's new tokens
+///   wait in memory (lost if the daemon stops first) or its tokens cannot be
+///   read; the click asks the Secret Service to unlock, which shows the
+///   keyring's own password dialog; withdrawn once a keyring call works.
+///
+/// At most one per account while it is shown, and none of the same need again
+/// within `repeatSeconds` of the last (however many callers keep asking). With
+/// no notification server nothing waits: callers have their error at once, as
+/// without one.
+public struct AccountNotice: OperationMachine {
+    public let key: AccountKey
+    public let purpose: Purpose
+    /// The server's id for it, once shown.
+    public var shown: UInt32?
+    /// The person clicked an unlock notice: the keyring is being asked to show its prompt.
+    var unlocking = false
+
+    /// What the person is asked to do.
+    public enum Purpose: Sendable, Equatable {
+        case signIn
+        case unlockKeyring
+    }
+
+    /// What the person reads: summary, body and the one action.
+    public struct Text: Sendable, Equatable {
+        public let summary: String
+        public let body: String
+        /// The action a click on the notification takes (`default`), and its label.
+        public let action: (key: String, label: String)
+
+        public static func == (a: Text, b: Text) -> Bool {
+            a.summary == b.summary && a.body == b.body && a.action == b.action
+        }
+    }
+
+    public enum Work: Sendable, Equatable {
+        case show(Text)
+        /// Ask the Secret Service to unlock the default collection (its own prompt).
+        case unlockKeyring
+    }
+
+    public enum Event: Sendable {
+        /// The server took it (its id), or there is none.
+        case shown(Result<UInt32, RouterError>)
+        /// The person invoked an action (`default`: a click): a sign-in begins, with what a begin needs.
+        case invoked(action: String, inputs: BeginInputs, accounts: [Account])
+        /// The server closed it (1 expired, 2 dismissed by the person, 3 closed by a call).
+        case closed(reason: UInt32)
+        /// The Secret Service showed its unlock prompt (true) or had nothing to unlock (false), or why not.
+        case unlockAsked(Result<Bool, RouterError>)
+    }
+
+    /// The least time between two notices of one need for one account (pizauth's `auth_notify_interval`).
+    public static let repeatSeconds: Int64 = 15 * 60
+
+    var running: Running { .accountNotice(self) }
+
+    init?(_ running: Running) {
+        guard case .accountNotice(let m) = running else { return nil }
+        self = m
+    }
+
+    init(key: AccountKey, purpose: Purpose) {
+        self.key = key
+        self.purpose = purpose
+    }
+
+    /// What the notification says for `account` (`why`: why it is needed). Plain text: the account's name and
+    /// its issuer are the declaration's (no markup is sent, so none is read).
+    static func text(_ account: AccountKey, _ purpose: Purpose, why: String) -> Text {
+        switch purpose {
+        case .signIn:
+            Text(
+                summary: "Sign in to \(account.name)",
+                body:
+                    "\(account.name) at \(account.issuer) needs a new sign-in (\(why)). Click to sign in in your browser.",
+                action: (key: "default", label: "Sign in"))
+        case .unlockKeyring:
+            Text(
+                summary: "Unlock the keyring for \(account.name)",
+                body:
+                    "The keyring is locked: \(why). Click to unlock it; until then \(account.name)'s tokens from \(account.issuer) are in memory only.",
+                action: (key: "default", label: "Unlock"))
+        }
+    }
+
+    /// The person is told that `account` needs them for `purpose`, unless a notice of that need is up or was within
+    /// `repeatSeconds`. A notice of the other need that is up gives way (a signed-out account has nothing to unlock
+    /// for; a signed-in one no sign-in to ask for).
+    static func asking(_ account: AccountKey, _ purpose: Purpose, why: String, _ turn: inout Turn) -> Transition {
+        let current = turn.accounts[account].flatMap { $0.notice }.flatMap { turn.core.running[$0] }
+            .flatMap(AccountNotice.init)
+        if let current, current.purpose == purpose { return Transition() }
+        var t = current.map { withdrawing(account, $0.purpose, &turn) } ?? Transition()
+        var state = turn.accounts[account] ?? AccountTokens()
+        if state.noticeAbout == purpose, let at = state.noticeAt, turn.now - at < repeatSeconds { return t }
+        let op = turn.ids.take()
+        state.notice = op
+        state.noticeAt = turn.now
+        state.noticeAbout = purpose
+        t.core += [.track(op, .accountNotice(AccountNotice(key: account, purpose: purpose))), turn.set(account, state)]
+        t.effects.append(.start(op, .accountNotice(.show(text(account, purpose, why: why)))))
+        return t
+    }
+
+    /// What the account needed is done (it is signed in; the keyring took or gave its tokens): its notice of that
+    /// need, if one is up, is withdrawn, and the next of that need is not held back.
+    static func withdrawing(_ key: AccountKey, _ purpose: Purpose, _ turn: inout Turn) -> Transition {
+        guard var state = turn.accounts[key], let op = state.notice,
+            case .accountNotice(let m)? = turn.core.running[op], m.purpose == purpose
+        else { return Transition() }
+        state.notice = nil
+        state.noticeAt = nil
+        var t = Transition(core: [.finish(op), turn.set(key, state)])
+        if let id = m.shown { t.effects.append(.closeNotification(id)) }
+        return t
+    }
+
+    mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+        switch event {
+        case .shown(.success(let id)):
+            shown = id
+            return Transition()
+        case .shown(.failure):
+            // No notification server (or it refused): nothing to wait for; callers had their answer already.
+            return ending(op, &turn)
+        case .closed:
+            // Dismissed, expired or closed: the next notice waits `repeatSeconds` from this one's.
+            return unlocking ? Transition() : ending(op, &turn)
+        case .unlockAsked(.success(let prompted)):
+            // The keyring's dialog is the person's now; `CollectionChanged` says when it is unlocked.
+            let name = key.name
+            let said =
+                prompted ? "Asked the keyring to unlock, for \(name)'s tokens" : "The keyring was already unlocked"
+            return ending(op, &turn).logging(LogLine(.info, said))
+        case .unlockAsked(.failure(let e)):
+            let name = key.name
+            return ending(op, &turn).logging(
+                LogLine(.warning, "Could not ask the keyring to unlock, for \(name)'s tokens: \(e.message)"))
+        case .invoked(let action, let inputs, let accounts):
+            guard !unlocking else { return Transition() }
+            if purpose == .unlockKeyring, action == "default" {
+                // Acted on: it goes, and the keyring is asked for its prompt (this notice's work goes on).
+                unlocking = true
+                var t = Transition(effects: [.start(op, .accountNotice(.unlockKeyring))])
+                if let shown { t.effects.append(.closeNotification(shown)) }
+                return t
+            }
+            var t = ending(op, &turn)
+            // Acted on: it goes (a server may keep a notification whose action ran).
+            if let shown { t.effects.append(.closeNotification(shown)) }
+            guard action == "default", purpose == .signIn, let account = accounts.first(where: { $0.key == key })
+            else { return t }
+            // The person's click is theirs: the daemon begins the account's sign-in in their browser, owned by no
+            // bus client; the tokens go to the account when it completes.
+            var request = SessionRequest()
+            request.account = account.name
+            request.openBrowser = true
+            do throws(RouterError) { try request.use(account) } catch {
+                return t.logging(LogLine(.warning, "Could not begin \(account.name)'s sign-in: \(error.message)"))
+            }
+            let begin = Begin(request: request, flow: .code, inputs: inputs, caller: "")
+            t = t.then(begin.proceed(held: nil, &turn))
+            t.reply = .none
+            return t.logging(LogLine(.info, "Signing in to \(account.name), as the person asked from its notification"))
+        }
+    }
+
+    /// The notice is over (its id and the time it was shown stay, for `repeatSeconds`).
+    private func ending(_ op: OperationID, _ turn: inout Turn) -> Transition {
+        var t = Transition(core: [.finish(op)])
+        if var state = turn.accounts[key], state.notice == op {
+            state.notice = nil
+            t.core.append(turn.set(key, state))
+        }
+        return t
+    }
+}
+
+/// The notification server's answers about the daemon's notices.
+extension Router {
+
+    /// `ActionInvoked(id, action)` from the notification server: the notice it belongs to (if it is one of ours)
+    /// takes the person's answer, with what a sign-in needs (gathered by the daemon before it asks).
+    public func noticeInvoked(
+        _ id: UInt32, action: String, inputs: BeginInputs, accounts: [Account], now: Int64
+    ) -> Transition {
+        guard let op = notice(shown: id) else { return Transition() }
+        return completed(op, .accountNotice(.invoked(action: action, inputs: inputs, accounts: accounts)), now: now)
+    }
+
+    /// `NotificationClosed(id, reason)`: the notice it belongs to is over.
+    public func noticeClosed(_ id: UInt32, reason: UInt32, now: Int64) -> Transition {
+        guard let op = notice(shown: id) else { return Transition() }
+        return completed(op, .accountNotice(.closed(reason: reason)), now: now)
+    }
+
+    /// Whether the notification server's `id` is one of the daemon's notices.
+    public func isNotice(_ id: UInt32) -> Bool { notice(shown: id) != nil }
+
+    /// The notice the server knows as `id`.
+    private func notice(shown id: UInt32) -> OperationID? {
+        running.first { _, m in if case .accountNotice(let n) = m { n.shown == id } else { false } }?.key
+    }
+}
