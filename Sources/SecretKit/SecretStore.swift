@@ -76,7 +76,9 @@ public final class SecretStore {
         let job: @Sendable () -> Result<UnlockOutcome, SecretError> = {
             CollectionUnlock.ask(address: address, timeoutMilliseconds: Int32(clamping: deadline), deadline: deadline)
         }
-        worker.run(deadlineMilliseconds: deadline, cancel: {}, job) { (result: Result<UnlockOutcome, SecretError>?) in
+        let nothingToCancel: @Sendable () -> Void = {}
+        worker.run(deadlineMilliseconds: deadline, cancel: nothingToCancel, job) {
+            (result: Result<UnlockOutcome, SecretError>?) in
             completion(result ?? .failure(.timedOut(milliseconds: deadline)))
         }
     }
