@@ -47,7 +47,7 @@ final class Bench {
             ("throughput", throughput), ("cold", coldStart), ("begin", beginRate), ("instructions", instructions),
             ("deeplink", deepLinks),
             ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin),
-            ("accounts", accounts), ("dpop", dpop), ("device", deviceLogin),
+            ("accounts", accounts), ("keeping", keeping), ("dpop", dpop), ("device", deviceLogin),
             ("soak", soak),
         ]
     }
