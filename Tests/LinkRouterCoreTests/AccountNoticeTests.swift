@@ -116,7 +116,7 @@ extension AccountNoticeTests {
     )
     func interactive() throws {
         let account = try A.account()
-        var router = signedOut(account)
+        let router = signedOut(account)
         var asked = TokenRequest()
         asked.interactive = true
         let t = router.accountCall(.getToken(account.name, asked), accounts: [account], caller: ":1.1", now: now)
