@@ -45,12 +45,14 @@ extension Bench {
         return (token, expires)
     }
 
-    /// Each cycle: the token and its expiry now; a call just before that expiry; then, half a second past it, one
-    /// `linkctl token` (the refresh ahead of need has happened meanwhile, with nobody asking) and one right after it,
-    /// answered from memory alike: the figure is the first beside the second.
+    /// Each cycle: the token and its expiry now; a call two seconds before that expiry (answered from memory, after
+    /// the same quiet as the next); then, half a second past the expiry, one `linkctl token` (the refresh ahead of
+    /// need has happened meanwhile, with nobody asking) and one right after it. The figure is the call past the expiry
+    /// beside the call before it; the call right after is said beside them.
     private func afterOldExpiry(_ w: BenchWorld, probe: DBusConnection, cycles: Int) throws {
+        var before: [Double] = []
         var after: [Double] = []
-        var cached: [Double] = []
+        var next: [Double] = []
         var background: UInt64 = 0
         func token() throws -> String {
             let r = try w.run([bin + "/linkctl", "token", "work"])
@@ -59,22 +61,22 @@ extension Bench {
         }
         for _ in 0..<cycles {
             let (old, expires) = try tokenAndExpiry(w)
-            let before = try counter(probe, "token_refreshes")
-            _ = w.wait({ Clock.unixSeconds() >= expires - 1 }, milliseconds: 60_000)
-            _ = try token()
+            let refreshes = try counter(probe, "token_refreshes")
+            _ = w.wait({ Measure.wallSeconds() >= Double(expires) - 2 }, milliseconds: 60_000)
+            before.append(try Measure.ms { _ = try token() })
             guard w.wait({ Measure.wallSeconds() > Double(expires) + 0.5 }, milliseconds: 60_000) else {
                 throw BenchError("the token did not expire")
             }
-            background += try counter(probe, "token_refreshes") - before
+            background += try counter(probe, "token_refreshes") - refreshes
             var got = ""
             after.append(try Measure.ms { got = try token() })
             guard !got.hasPrefix(old) else { throw BenchError("the old token was handed out after its expiry") }
-            cached.append(try Measure.ms { _ = try token() })
+            next.append(try Measure.ms { _ = try token() })
         }
         let value = Measure.median(after)
-        let floor = Measure.median(cached)
+        let floor = Measure.median(before)
         row(
-            "`linkctl token NAME` half a second past the access token's old expiry, refreshed ahead of need (\(background) background refreshes in \(cycles) token lives), beside the call right after it (medians of \(cycles))",
+            "`linkctl token NAME` half a second past the access token's old expiry, refreshed ahead of need (\(background) background refreshes in \(cycles) token lives), beside a call two seconds before that expiry (medians of \(cycles); the call right after it: \(Measure.format(Measure.median(next))) ms)",
             value: value, unit: "ms", floor: floor, goal: "≤ 1.1×", met: value / floor <= 1.1)
     }
 
