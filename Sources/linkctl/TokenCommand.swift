@@ -34,7 +34,24 @@ enum TokenCommand {
             """,
         run: run)
 
+    /// The flags only `token refresh` reads, and those only `token NAME` reads: a flag either works or is refused,
+    /// never taken and ignored (`token NAME --scope X` once printed the account's own token, exit 0).
+    static let refreshOnly = RefreshRequest.options.rows.map(\.flag.name) + ["show-tokens"]
+    static let accountOnly = TokenRequest.options.rows.map(\.flag.name) + ["no-browser", "dpop", "nonce"]
+
     static func run(_ args: ParsedArguments) -> Int32 {
+        let refreshing =
+            args.operands[0] == "refresh" && (args.value("refresh-token") != nil || args.value("issuer") != nil)
+        func given(_ flag: String) -> Bool { args.has(flag) || !args.all(flag).isEmpty }
+        if refreshing, let flag = accountOnly.first(where: given) {
+            return LinkCtl.usageFailure(spec, "--\(flag) goes with linkctl token NAME, not with token refresh")
+        }
+        if !refreshing, let flag = refreshOnly.first(where: given) {
+            return LinkCtl.usageFailure(
+                spec,
+                "--\(flag) goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is"
+            )
+        }
         if args.operands.count == 2 || args.value("dpop") != nil || args.value("nonce") != nil {
             guard args.operands.count == 2, args.operands[0] != "refresh", let method = args.value("dpop") else {
                 return LinkCtl.usageFailure(
