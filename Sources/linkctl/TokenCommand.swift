@@ -17,6 +17,11 @@ enum TokenCommand {
                 "json",
                 "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
             .flag("show-tokens", "with refresh: print the tokens too"),
+            .flag("header", "with NAME: print the whole header line, `Authorization: Bearer TOKEN`"),
+            .flag(
+                "env",
+                "with NAME: print export lines a shell can eval (LINKROUTER_TOKEN, LINKROUTER_TOKEN_TYPE, LINKROUTER_EXPIRES_AT, LINKROUTER_SCOPE)"
+            ),
             .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
             .value(
                 "dpop", "METHOD",
@@ -37,7 +42,8 @@ enum TokenCommand {
     /// The flags only `token refresh` reads, and those only `token NAME` reads: a flag either works or is refused,
     /// never taken and ignored (`token NAME --scope X` once printed the account's own token, exit 0).
     static let refreshOnly = RefreshRequest.options.rows.map(\.flag.name) + ["show-tokens"]
-    static let accountOnly = TokenRequest.options.rows.map(\.flag.name) + ["no-browser", "dpop", "nonce"]
+    static let accountOnly =
+        TokenRequest.options.rows.map(\.flag.name) + ["no-browser", "dpop", "nonce", "header", "env"]
 
     static func run(_ args: ParsedArguments) -> Int32 {
         let refreshing =
@@ -133,9 +139,27 @@ enum TokenCommand {
         }
     }
 
+    /// What `token NAME` prints: the token alone, or as `--json`, `--header` or `--env` ask.
+    static func printed(_ reply: AccountToken.Reply, _ args: ParsedArguments) -> String {
+        if args.json { return JSON(vardict: reply.fields).text + "\n" }
+        let type = reply.fields?.entry("token_type")?.stringValue ?? "Bearer"
+        if args.has("header") { return "Authorization: Bearer \(reply.token)\n" }
+        guard args.has("env") else { return reply.token + "\n" }
+        var lines = [("LINKROUTER_TOKEN", reply.token), ("LINKROUTER_TOKEN_TYPE", type)]
+        if let at = reply.expiresAt { lines.append(("LINKROUTER_EXPIRES_AT", String(at))) }
+        if let scope = reply.fields?.entry("scope")?.stringValue { lines.append(("LINKROUTER_SCOPE", scope)) }
+        return lines.map { "export \($0.0)=\(shellQuoted($0.1))\n" }.joined()
+    }
+
+    /// `'…'`, with each `'` written `'\''`: any text a provider sends is one word to the shell, never code.
+    static func shellQuoted(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
+
     /// `token NAME`.
     static func account(_ args: ParsedArguments) -> Int32 {
         let name = args.operands[0]
+        if [args.json, args.has("header"), args.has("env")].count(where: { $0 }) > 1 {
+            return LinkCtl.usageFailure(spec, "give one of --json, --header and --env")
+        }
         let options: [(String, DBusValue)]
         do { options = try OptionFlags.entries(TokenRequest.options, args) } catch {
             return LinkCtl.usageFailure(spec, error.message)
@@ -149,7 +173,7 @@ enum TokenCommand {
                 reply = try AccountToken.get(name, options)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            if args.json { Output.json(JSON(vardict: reply.fields)) } else { StandardStreams.out(reply.token + "\n") }
+            StandardStreams.out(printed(reply, args))
             return ExitCode.ok
         } catch {
             Output.error(error.text)

@@ -87,6 +87,30 @@ struct AccountTests {
     }
 
     @Test(
+        "output a script can use: --header prints the header line, --env export lines a shell evals to the same token, --json the fields; two of them at once is a usage error"
+    )
+    func scriptOutput() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        #expect(!token.isEmpty)
+        #expect(try w.desktop.linkctl("token", "work", "--header").text == "Authorization: Bearer \(token)\n")
+        let evaluated = try w.desktop.run([
+            "/bin/sh", "-c",
+            "eval \"$(\"$0\" token work --env)\" && printf '%s|%s|%s|%s' \"$LINKROUTER_TOKEN\" \"$LINKROUTER_TOKEN_TYPE\" \"$LINKROUTER_EXPIRES_AT\" \"$LINKROUTER_SCOPE\"",
+            Paths.linkctl,
+        ])
+        let parts = evaluated.text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        #expect(parts.count == 4 && parts[0] == token && parts[1].lowercased() == "bearer", "\(evaluated.text)")
+        #expect(
+            Int64(parts.count == 4 ? parts[2] : "") ?? 0 > Clock.unixSeconds() && parts.last?.contains("openid") == true
+        )
+        let both = try w.desktop.linkctl("token", "work", "--json", "--env")
+        #expect(both.status == 64 && both.errorText.contains("give one of --json, --header and --env"))
+    }
+
+    @Test(
         "account add, login, token: kept in the keyring, handed out from memory, refreshed when it runs out, read back after a restart"
     )
     func keptAndRefreshed() throws {
@@ -95,7 +119,7 @@ struct AccountTests {
         #expect(added.status == 0, "\(added.errorText)")
         let file = w.desktop.configHome + "/linkrouter/accounts/work.conf"
         #expect(FileSystem.status(file)?.permissions == 0o600)
-        #expect(try w.accounts().first?["signed_in"] as? String == "no")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == false)
         // Not signed in yet: its own exit status, and the line that signs in.
         let before = try w.desktop.linkctl("token", "work")
         #expect(
@@ -116,8 +140,14 @@ struct AccountTests {
             fields["kind"] as? String == "access" && fields["token_type"] as? String != nil
                 && fields["expires_at"] as? Int != nil)
         #expect(fields["refresh_token"] == nil, "the refresh token never leaves the daemon")
-        #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == true)
         #expect(try w.accounts().first?["keyring"] as? String == "default collection, unlocked")
+        // As a script reads it: a JSON boolean, the expiry a number; the table shows the expiry as a time.
+        let listed = try w.desktop.linkctl("accounts", "--json").text
+        #expect(listed.contains("\"signed_in\":true") && !listed.contains("\"yes\""), "\(listed)")
+        let table = try w.desktop.linkctl("accounts").text
+        let expiry = try #require(fields["expires_at"] as? Int)
+        #expect(table.contains(" UTC") && !table.contains(String(expiry)), "\(table)")
 
         // The access token lives 4 s: a later call gets a new one, refreshed once and written back.
         var token2 = token1
@@ -129,17 +159,17 @@ struct AccountTests {
 
         // A new daemon has nothing in memory: the keyring gives the account back.
         try w.restart()
-        #expect(try w.accounts().first?["signed_in"] as? String == "yes", "read from the keyring for the list")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == true, "read from the keyring for the list")
         let after = try w.desktop.linkctl("token", "work")
         #expect(after.status == 0 && !after.text.isEmpty, "\(after.errorText)")
-        #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == true)
 
         // Signed out: gone from the keyring too, the declaration kept.
         let out = try w.desktop.linkctl("logout", "work")
         #expect(out.status == 0, "\(out.errorText)")
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 0))
         #expect(try w.desktop.linkctl("token", "work").status == 4)
-        #expect(try w.accounts().first?["signed_in"] as? String == "no")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == false)
     }
 
     @Test(
@@ -160,7 +190,7 @@ struct AccountTests {
         #expect(try w.keyring.items(account: "work") == (unlocked: 0, locked: 1))
         let shown = try w.accounts().first
         #expect(
-            shown?["keyring"] as? String == "default collection, locked" && shown?["signed_in"] as? String == "unknown",
+            shown?["keyring"] as? String == "default collection, locked" && shown?["signed_in"] is NSNull,
             "\(String(describing: shown))")
 
         let unknown = try w.desktop.linkctl("token", "nobody")
@@ -494,7 +524,7 @@ struct AccountTests {
         let rows = (try? JSONSerialization.jsonObject(with: Data(ownList.text.utf8)) as? [[String: Any]]) ?? []
         #expect(
             rows.count == 1 && rows.first?["owner"] as? String == "flatpak:org.example.Curious"
-                && rows.first?["signed_in"] as? String == "yes", "\(ownList.text)")
+                && rows.first?["signed_in"] as? Bool == true, "\(ownList.text)")
         // The host sees both listed, and still gets its own token.
         let owners = try w.accounts().compactMap { $0["owner"] as? String }.sorted()
         #expect(owners == ["flatpak:org.example.Curious", "user"], "\(owners)")
@@ -696,7 +726,7 @@ struct AccountTests {
         let warned = (try? FileSystem.readText(w.desktop.root + "/mid.err")) ?? ""
         #expect(warned.contains("warning") && warned.contains("not in the keyring"), "\(warned)")
         let listed = try w.accounts().first
-        #expect(listed?["signed_in"] as? String == "yes" && listed?["unsaved"] != nil)
+        #expect(listed?["signed_in"] as? Bool == true && listed?["unsaved"] != nil)
         #expect(w.daemon.isRunning)
     }
 

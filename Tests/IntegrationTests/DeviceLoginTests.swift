@@ -80,7 +80,7 @@ struct DeviceLoginEndToEndTests {
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
         let token = try w.desktop.linkctl("token", "work")
         #expect(token.status == 0 && !token.text.isEmpty, "\(token.errorText)")
-        #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == true)
     }
 
     @Test(

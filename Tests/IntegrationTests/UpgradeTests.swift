@@ -139,7 +139,7 @@ struct UpgradeTests {
         let probe = try DBusConnection(address: w.bus.address)
         let pid = try #require(InstalledDaemon.owner(probe))
         #expect(Int32(pid) != w.daemon.pid && FileSystem.readLink("/proc/\(pid)/exe") == installed.executable)
-        #expect(try w.accounts().first?["signed_in"] as? String == "yes")
+        #expect(try w.accounts().first?["signed_in"] as? Bool == true)
         kill(Int32(pid), SIGTERM)
         #expect(eventually { !DaemonProcess.nameHasOwner(probe) })
     }
