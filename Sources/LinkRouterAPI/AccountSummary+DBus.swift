@@ -13,6 +13,7 @@ extension AccountSummary {
             ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)),
             ("username", .string(a.username)),
         ]
+        if a.isDefault { entries.append(("default", .boolean(true))) }
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
         if !a.gitURLs.isEmpty { entries.append(("git_urls", .stringArray(a.gitURLs))) }
         let signedIn: String

@@ -75,6 +75,9 @@ public struct Account: Sendable, Equatable {
     public let minValidSeconds: Int64
     /// When its tokens are refreshed (`BackgroundRefresh`).
     public let refresh: RefreshMode
+    /// The one a caller gets among several of its accounts at this issuer when it asks by issuer (`GetToken` with an
+    /// empty name and `issuer`; `linkctl token --issuer URL`).
+    public private(set) var isDefault: Bool
     public let username: String
     public let registries: [String]
     /// URL prefixes (`https://host[:port]/path/`), scheme and host lowercased, ending in `/`.
@@ -177,8 +180,15 @@ public struct Account: Sendable, Equatable {
             extraParams: r.extraParams, par: par, dpop: dpop,
             deviceAuthorizationEndpoint: r.deviceAuthorizationEndpoint, revocationEndpoint: r.revocationEndpoint,
             token: token, store: store,
-            minValidSeconds: Int64(minValid), refresh: refresh, username: username,
+            minValidSeconds: Int64(minValid), refresh: refresh, isDefault: r.isDefault ?? false, username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
+    }
+
+    /// The same account, no longer its issuer's default (another was made it: one default per issuer).
+    public func notDefault() -> Account {
+        var a = self
+        a.isDefault = false
+        return a
     }
 
     /// A `git_urls` entry in its one form: https (http only on a loopback
@@ -247,6 +257,7 @@ public struct Account: Sendable, Equatable {
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
         if refresh != .ahead { out.append(("refresh", refresh.rawValue)) }
+        if isDefault { out.append(("default", "true")) }
         out.append(("username", username))
         if !registries.isEmpty { out.append(("registries", registries.joined(separator: ";"))) }
         if !gitURLs.isEmpty { out.append(("git_urls", gitURLs.joined(separator: ";"))) }
@@ -258,11 +269,12 @@ public struct Account: Sendable, Equatable {
         resource: String?,
         extraParams: [String: String], par: PushedAuthorization.Mode, dpop: DPoPBinding.Mode,
         deviceAuthorizationEndpoint: String?, revocationEndpoint: String?, token: TokenKind, store: Storage,
-        minValidSeconds: Int64, refresh: RefreshMode,
+        minValidSeconds: Int64, refresh: RefreshMode, isDefault: Bool,
         username: String,
         registries: [String], gitURLs: [String], owner: Owner
     ) {
         self.refresh = refresh
+        self.isDefault = isDefault
         self.par = par
         self.dpop = dpop
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint

@@ -60,7 +60,13 @@ extension AccountCall {
         do throws(RouterError) {
             switch self {
             case .getToken(let name, let request):
-                return AccountBook.getToken(try named(name), request, caller: caller, held: held, &turn)
+                guard let issuer = request.issuer else {
+                    return AccountBook.getToken(try named(name), request, caller: caller, held: held, &turn)
+                }
+                guard name.isEmpty else { throw .invalid("give an account's name or its issuer, not both") }
+                let account = try IssuerChoice.pick(
+                    issuer, among: mine, name: \.name, issuer: \.issuer, isDefault: \.isDefault)
+                return AccountBook.getToken(account, request, caller: caller, held: held, &turn)
             case .list:
                 // The host user sees every account (whose it is, never its tokens); an app its own.
                 return AccountBook.listing(app == .host ? accounts : mine, caller: caller, held: held, &turn)
@@ -117,7 +123,13 @@ extension AccountCall {
                 .limitsExceeded,
                 "\(app.label) has \(turn.limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
         }
-        return AccountFileWrite.start(.add(account, replacing: existing), caller: caller, held: held, &turn)
+        // One default per issuer: the caller's others there are declared again without it.
+        let clearing =
+            account.isDefault
+            ? accounts.filter { $0.owner == owner && $0.name != name && $0.issuer == account.issuer && $0.isDefault }
+                .map { $0.notDefault() } : []
+        return AccountFileWrite.start(
+            .add(account, replacing: existing), clearing: clearing, caller: caller, held: held, &turn)
     }
 
     /// The answer a refused caller gets: no account exists for it (an empty list, for `ListAccounts`).

@@ -96,6 +96,13 @@ extension AccountRequest {
                     "`ahead` (default: the daemon refreshes the tokens in the background before `min_valid` runs out, so callers are answered from memory) or `on-demand` (only when a caller needs a fresher token)"
             ),
             OptionRow(
+                "default", .bool({ $0.isDefault = $1 }, get: { $0.isDefault ?? false }), flag: .setsTrue("default"),
+                help:
+                    "the account linkctl token --issuer URL picks among several at its issuer (clears it on the others)",
+                doc:
+                    "`true`: the account a caller gets among several of its own at this issuer when it asks by issuer (`GetToken` with an empty name and `issuer`, `linkctl token --issuer URL`); one per issuer: `linkctl account add … --default` clears it on the user's others, `AddAccount` on the app's"
+            ),
+            OptionRow(
                 "username", .string({ $0.username = $1 }, get: { $0.username }), limit: .option,
                 flag: .value("username", placeholder: "NAME"),
                 help:

@@ -18,6 +18,8 @@ public struct AccountRequest: Sendable, Equatable {
     public var minValid: UInt32?
     /// When its tokens are refreshed: `ahead` (in the background, before `min_valid` runs out) or `on-demand`.
     public var refresh: String?
+    /// The account picked among several of the caller's at its issuer when asked by issuer.
+    public var isDefault: Bool?
     public var par: String?
     /// Whether its tokens are bound to a key the daemon holds (RFC 9449): `auto`, `require` or `off`.
     public var dpop: String?

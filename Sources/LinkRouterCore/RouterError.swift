@@ -35,6 +35,8 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         case storageFailed = "StorageFailed"
         /// No account of that name the caller may use.
         case unknownAccount = "UnknownAccount"
+        /// Asked by issuer: several of the caller's accounts are there, and not exactly one is the default.
+        case ambiguousAccount = "AmbiguousAccount"
         /// The account has no tokens: `linkctl login NAME` signs in.
         case notSignedIn = "NotSignedIn"
         /// The keyring's default collection is locked.

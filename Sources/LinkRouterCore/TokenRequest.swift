@@ -6,6 +6,8 @@ public struct TokenRequest: Sendable, Equatable {
     public var minValid: UInt32?
     /// The caller signs the person in itself when the account is not signed in: no desktop notice for it.
     public var interactive: Bool?
+    /// With an empty account name: the caller's account at this issuer (`IssuerChoice`).
+    public var issuer: String?
     /// `SignProof`: a proof for the access token instead of the token itself; not an option.
     public var proof: ProofRequest?
 
@@ -28,6 +30,14 @@ public struct TokenRequest: Sendable, Equatable {
                     "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token",
                 doc:
                     "`true`: the caller signs the person in itself when the account is not signed in (as `linkctl token --interactive` and kubectl's interactive exec do), so no desktop notice is posted for this call; the answer is still `NotSignedIn`"
+            ),
+            OptionRow(
+                "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
+                flag: .value("issuer", placeholder: "URL"),
+                help:
+                    "without NAME: the account at this issuer (its default among several); with refresh: the issuer the refresh token came from",
+                doc:
+                    "with an empty account name: the caller's account at this issuer (a trailing `/` aside, the issuer as declared): the only one, else the one declared `default=true`; none is `UnknownAccount`, several without one default `AmbiguousAccount`, naming them. With a name: `InvalidArgument`"
             ),
         ])
 }

@@ -88,7 +88,9 @@ extension Daemon: ManagerHandlers {
     /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
     public func getToken(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
         let request = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
-        return try accountCall(.getToken(name, request), named: name, call)
+        // Asked by issuer, the name is empty: the core picks the account (`IssuerChoice`).
+        return try accountCall(
+            .getToken(name, request), named: name.isEmpty && request.issuer != nil ? nil : name, call)
     }
 
     /// `SignProof(account, method, url, options)`: a DPoP proof of the account's
@@ -143,9 +145,9 @@ extension Daemon: ManagerHandlers {
     }
 
     /// An account call by name: the name checked, then decided by the core with every declared account.
-    private func accountCall(_ c: AccountCall, named name: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    private func accountCall(_ c: AccountCall, named name: String?, _ call: MethodCall) throws(DBusError) -> MethodReply
     {
-        do { try Account.checkName(name) } catch { throw DBusError(error) }
+        if let name { do { try Account.checkName(name) } catch { throw DBusError(error) } }
         return try answer(
             call, execute(core.router.accountCall(c, accounts: accounts.all(), caller: call.sender, now: now)))
     }

@@ -58,6 +58,17 @@ enum AccountCommand {
                 return ExitCode.cantCreate
             }
             StandardStreams.err("Added account \(name) (\(path)); sign in with: linkctl login \(name)\n")
+            // One default per issuer: the user's others there are declared again without it.
+            if account.isDefault {
+                for other in AccountFiles.read(directory: directory, owner: .user).accounts
+                where other.name != name && other.isDefault && other.issuer == account.issuer {
+                    do { try AccountFiles.write(other.notDefault(), directory: directory) } catch {
+                        Output.error("could not clear default on \(other.name): \(error)")
+                        return ExitCode.cantCreate
+                    }
+                    StandardStreams.err("\(other.name) is no longer the default at \(account.issuer)\n")
+                }
+            }
             if account.store == .memory { StandardStreams.err("Note: \(AccountToken.memoryOnly(name)).\n") }
             return ExitCode.ok
         case "remove":

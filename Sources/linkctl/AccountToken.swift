@@ -1,5 +1,6 @@
 import DBusKit
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 
 /// `GetToken` as linkctl's verbs ask it (`token NAME`, `credential git|kube`,
@@ -44,6 +45,22 @@ enum AccountToken {
         let gitURLs: [String]
         /// Where its tokens live: `keyring`, or `memory` (the daemon's life only).
         let store: String
+        let issuer: String
+        /// `default=true`: the one picked among several at its issuer.
+        let isDefault: Bool
+    }
+
+    /// The name of the account the daemon hands out for `issuer` (`IssuerChoice`, the rule it decides by), for the
+    /// calls that need a name (a sign-in, a proof, git's `erase`).
+    static func named(issuer: String) throws(DaemonClient.Failure) -> String {
+        let listed = try accounts()
+        do throws(RouterError) {
+            return try IssuerChoice.pick(
+                issuer, among: listed, name: { $0.name }, issuer: { $0.issuer }, isDefault: { $0.isDefault }
+            ).name
+        } catch {
+            throw .refused(name: error.code.dbusName, message: error.message)
+        }
     }
 
     /// What a person must know after signing in to an account whose tokens live in the daemon's memory only (nil for
@@ -76,7 +93,8 @@ enum AccountToken {
             return Listed(
                 name: name, username: item.entry("username")?.stringValue ?? "oauth2",
                 registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")),
-                store: item.entry("store")?.stringValue ?? "keyring")
+                store: item.entry("store")?.stringValue ?? "keyring", issuer: item.entry("issuer")?.stringValue ?? "",
+                isDefault: item.entry("default")?.variantValue == .boolean(true))
         }
     }
 

@@ -24,6 +24,9 @@ enum CredentialCommand {
                 "account", "NAME",
                 "the account whose token to give (git: without it, the account whose git_urls match the request)"),
             .value(
+                "issuer", "URL",
+                "instead of --account: the account at this issuer (its default among several: account add --default)"),
+            .value(
                 "username", "NAME",
                 "git: the user name given with the token (default oauth2; GitHub wants x-access-token)"),
         ],
@@ -43,6 +46,12 @@ enum CredentialCommand {
                 return LinkCtl.usageFailure(spec, error.message)
             }
         }
+        let issuer = args.value("issuer")
+        if name != nil, issuer != nil {
+            return LinkCtl.usageFailure(spec, "give --account NAME or --issuer URL, not both")
+        }
+        // Asked by issuer: the daemon picks the account (`GetToken` with an empty name); `which` names it for a call.
+        let which = name.map(Which.named) ?? issuer.map(Which.issuer)
         switch args.operands[0] {
         case "git":
             guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
@@ -52,19 +61,41 @@ enum CredentialCommand {
             else {
                 return LinkCtl.usageFailure(spec, "--username takes printable ASCII with no space or ':'")
             }
-            return git(args.operands[1], account: name, username: username)
+            return git(args.operands[1], account: which, username: username)
         case "kube":
             guard args.operands.count == 1 else { return LinkCtl.usageFailure(spec, "kube takes no more operands") }
-            guard let name else { return LinkCtl.usageFailure(spec, "give --account NAME") }
-            return kube(account: name)
+            guard let which else { return LinkCtl.usageFailure(spec, "give --account NAME or --issuer URL") }
+            return kube(account: which)
         default:
             return LinkCtl.usageFailure(spec, "credential speaks git or kube, not \(args.operands[0])")
         }
     }
 
+    /// The account a helper was told: by name, or by issuer (the daemon's pick).
+    enum Which {
+        case named(String)
+        case issuer(String)
+
+        /// `GetToken`'s name and the options that pick the account.
+        var call: (name: String, options: [(String, DBusValue)]) {
+            switch self {
+            case .named(let n): (n, [])
+            case .issuer(let i): ("", [("issuer", .string(i))])
+            }
+        }
+
+        /// The account's name, for a call that takes only a name (`RejectToken`, a sign-in).
+        func name() throws(DaemonClient.Failure) -> String {
+            switch self {
+            case .named(let n): n
+            case .issuer(let i): try AccountToken.named(issuer: i)
+            }
+        }
+    }
+
     // MARK: git
 
-    static func git(_ operation: String, account given: String?, username: String) -> Int32 {
+    static func git(_ operation: String, account given: Which?, username: String) -> Int32 {
         let request: GitCredentialMessage
         do throws(RouterError) {
             request = try GitCredentialMessage.parse(StandardStreams.readAll(maxBytes: 1 << 20))
@@ -78,7 +109,7 @@ enum CredentialCommand {
         // An erase names the token a server refused; without one there is nothing to tell the daemon.
         let refused = operation == "erase" ? request.value("credential") ?? request.value("password") : nil
         if operation == "erase", refused == nil { return ExitCode.ok }
-        let account: String
+        let account: Which
         if let given {
             account = given
         } else {
@@ -89,7 +120,7 @@ enum CredentialCommand {
                     Account.gitMatch(a.gitURLs, url).map { (a.name, $0) }
                 }
                 guard let best = matches.max(by: { $0.1 < $1.1 }) else { return ExitCode.ok }
-                account = best.0
+                account = .named(best.0)
             } catch {
                 Output.error(error.text)
                 if operation == "get" { StandardStreams.out("quit=1\n") }
@@ -100,14 +131,15 @@ enum CredentialCommand {
             // erase: a server refused this token (401); the daemon stops handing it out.
             do {
                 let client = try DaemonClient.connect()
-                _ = try client.call("RejectToken", [.string(account), .string(refused)])
+                _ = try client.call("RejectToken", [.string(try account.name()), .string(refused)])
             } catch {
                 Output.error(error.text)
             }
             return ExitCode.ok
         }
         do {
-            let reply = try AccountToken.get(account, [("id_token", .boolean(false))])
+            let (name, picking) = account.call
+            let reply = try AccountToken.get(name, [("id_token", .boolean(false))] + picking)
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             StandardStreams.out(
                 GitCredentialMessage.answer(
@@ -124,7 +156,7 @@ enum CredentialCommand {
 
     // MARK: kube
 
-    static func kube(account: String) -> Int32 {
+    static func kube(account: Which) -> Int32 {
         // KUBERNETES_EXEC_INFO: the apiVersion to answer with (kubectl 1.20 sends no `interactive`).
         var apiVersion = "client.authentication.k8s.io/v1beta1"
         // `spec.interactive`: kubectl's stdin is a terminal a person may answer at (kubectl ≥ 1.22 sends it).
@@ -144,12 +176,14 @@ enum CredentialCommand {
             let reply: AccountToken.Reply
             do {
                 // Interactive: a person is at the terminal, so no desktop notice is posted for this call.
-                reply = try AccountToken.get(account, interactive ? [("interactive", .boolean(true))] : [])
+                let (name, picking) = account.call
+                reply = try AccountToken.get(name, picking + (interactive ? [("interactive", .boolean(true))] : []))
             } catch  where interactive && error.code == .notSignedIn {
                 // As kubelogin does: a person is there, so the login runs now (the browser; what it says goes to
                 // stderr).
-                try AccountToken.signIn(account, openBrowser: true)
-                reply = try AccountToken.get(account)
+                let name = try account.name()
+                try AccountToken.signIn(name, openBrowser: true)
+                reply = try AccountToken.get(name)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             var status: [(String, JSON)] = [("token", .string(reply.token))]

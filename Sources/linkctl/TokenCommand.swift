@@ -11,24 +11,27 @@ enum TokenCommand {
     static let spec = CommandSpec(
         name: "token",
         summary: "Print a fresh token of an account's (`token NAME`), or refresh tokens you hold (`token refresh`).",
-        operands: "NAME [URL]|refresh", operandCount: 1...2,
-        options: OptionFlags.options(TokenRequest.options) + OptionFlags.options(RefreshRequest.options) + [
-            .flag(
-                "json",
-                "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"),
-            .flag("show-tokens", "with refresh: print the tokens too"),
-            .flag("header", "with NAME: print the whole header line, `Authorization: Bearer TOKEN`"),
-            .flag(
-                "env",
-                "with NAME: print export lines a shell can eval (LINKROUTER_TOKEN, LINKROUTER_TOKEN_TYPE, LINKROUTER_EXPIRES_AT, LINKROUTER_SCOPE)"
-            ),
-            .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
-            .value(
-                "dpop", "METHOD",
-                "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon"
-            ),
-            .value("nonce", "NONCE", "with --dpop: the DPoP-Nonce the resource server answered with"),
-        ],
+        operands: "[NAME [URL]|refresh]", operandCount: 0...2,
+        // `--issuer` is both tables' (an account's issuer, a refresh token's): listed once, with both meanings.
+        options: OptionFlags.options(TokenRequest.options)
+            + OptionFlags.options(RefreshRequest.options).filter { !shared.contains($0.name) } + [
+                .flag(
+                    "json",
+                    "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"
+                ),
+                .flag("show-tokens", "with refresh: print the tokens too"),
+                .flag("header", "with NAME: print the whole header line, `Authorization: Bearer TOKEN`"),
+                .flag(
+                    "env",
+                    "with NAME: print export lines a shell can eval (LINKROUTER_TOKEN, LINKROUTER_TOKEN_TYPE, LINKROUTER_EXPIRES_AT, LINKROUTER_SCOPE)"
+                ),
+                .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
+                .value(
+                    "dpop", "METHOD",
+                    "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon"
+                ),
+                .value("nonce", "NONCE", "with --dpop: the DPoP-Nonce the resource server answered with"),
+            ],
         details: """
             token NAME prints the token alone on stdout, for `Authorization: Bearer $(linkctl token NAME)`. \
             Exit status 4 when the account is not signed in (linkctl login NAME; --interactive signs in instead), \
@@ -41,13 +44,20 @@ enum TokenCommand {
 
     /// The flags only `token refresh` reads, and those only `token NAME` reads: a flag either works or is refused,
     /// never taken and ignored (`token NAME --scope X` once printed the account's own token, exit 0).
-    static let refreshOnly = RefreshRequest.options.rows.map(\.flag.name) + ["show-tokens"]
+    static let shared = Set(TokenRequest.options.rows.map(\.flag.name)).intersection(
+        RefreshRequest.options.rows.map(\.flag.name))
+    static let refreshOnly =
+        RefreshRequest.options.rows.map(\.flag.name).filter { !shared.contains($0) } + ["show-tokens"]
     static let accountOnly =
-        TokenRequest.options.rows.map(\.flag.name) + ["no-browser", "dpop", "nonce", "header", "env"]
+        TokenRequest.options.rows.map(\.flag.name).filter { !shared.contains($0) }
+        + ["no-browser", "dpop", "nonce", "header", "env"]
 
     static func run(_ args: ParsedArguments) -> Int32 {
+        guard !args.operands.isEmpty || args.value("issuer") != nil else {
+            return LinkCtl.usageFailure(spec, "give an account's NAME, or --issuer URL")
+        }
         let refreshing =
-            args.operands[0] == "refresh" && (args.value("refresh-token") != nil || args.value("issuer") != nil)
+            args.operands.first == "refresh" && (args.value("refresh-token") != nil || args.value("issuer") != nil)
         func given(_ flag: String) -> Bool { args.has(flag) || !args.all(flag).isEmpty }
         if refreshing, let flag = accountOnly.first(where: given) {
             return LinkCtl.usageFailure(spec, "--\(flag) goes with linkctl token NAME, not with token refresh")
@@ -65,9 +75,7 @@ enum TokenCommand {
             }
             return proof(args, method: method, url: args.operands[1])
         }
-        guard args.operands[0] == "refresh", args.value("refresh-token") != nil || args.value("issuer") != nil else {
-            return account(args)
-        }
+        guard refreshing else { return account(args) }
         guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token")
         else {
             return LinkCtl.usageFailure(spec, "give --issuer, --client-id and --refresh-token")
@@ -156,7 +164,10 @@ enum TokenCommand {
 
     /// `token NAME`.
     static func account(_ args: ParsedArguments) -> Int32 {
-        let name = args.operands[0]
+        let name = args.operands.first ?? ""
+        if !name.isEmpty, args.value("issuer") != nil {
+            return LinkCtl.usageFailure(spec, "give an account's NAME or --issuer URL, not both")
+        }
         if [args.json, args.has("header"), args.has("env")].count(where: { $0 }) > 1 {
             return LinkCtl.usageFailure(spec, "give one of --json, --header and --env")
         }
@@ -169,7 +180,9 @@ enum TokenCommand {
             do {
                 reply = try AccountToken.get(name, options)
             } catch  where args.has("interactive") && error.code == .notSignedIn {
-                try AccountToken.signIn(name, openBrowser: !args.has("no-browser"))
+                // Asked by issuer: the sign-in names the account the daemon picked by the same rule.
+                let account = try name.isEmpty ? AccountToken.named(issuer: args.value("issuer") ?? "") : name
+                try AccountToken.signIn(account, openBrowser: !args.has("no-browser"))
                 reply = try AccountToken.get(name, options)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }

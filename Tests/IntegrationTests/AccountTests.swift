@@ -87,6 +87,55 @@ struct AccountTests {
     }
 
     @Test(
+        "two accounts at one issuer: --issuer refuses naming both, then answers with the default; --default moves; git's and kubectl's helpers take --issuer; an unknown issuer and a name with an issuer are refused"
+    )
+    func byIssuer() throws {
+        let w = try World()
+        let issuer = w.provider.issuer
+        #expect(try w.add("work").status == 0 && w.add("admin").status == 0)
+        #expect(try w.login("work").status == 0 && w.login("admin").status == 0)
+        func token(_ args: String...) throws -> String {
+            let r = try w.desktop.linkctl(["token"] + args)
+            #expect(r.status == 0, "\(args) \(r.errorText)")
+            return r.text.trimmingCharacters(in: .newlines)
+        }
+        let (work, admin) = (try token("work"), try token("admin"))
+        #expect(work != admin && !work.isEmpty)
+        let both = try w.desktop.linkctl("token", "--issuer", issuer)
+        #expect(
+            both.status != 0 && both.errorText.contains("AmbiguousAccount") && both.errorText.contains("admin, work"),
+            "\(both.errorText)")
+        #expect(try w.add("admin", ["--default", "--replace"]).status == 0)
+        #expect(try token("--issuer", issuer) == admin)
+        #expect(try token("--issuer", issuer + "/") == admin, "a trailing / is no difference")
+        // Made the default, work takes it from admin (whose file no longer says so).
+        let moved = try w.add("work", ["--default", "--replace"])
+        #expect(moved.status == 0 && moved.errorText.contains("admin is no longer the default"), "\(moved.errorText)")
+        let adminFile = try FileSystem.readText(w.desktop.configHome + "/linkrouter/accounts/admin.conf")
+        #expect(!adminFile.contains("default"), "\(adminFile)")
+        #expect(try token("--issuer", issuer) == work)
+        #expect(try w.accounts().first { $0["name"] as? String == "work" }?["default"] as? Bool == true)
+        // The helpers, by issuer.
+        let git = try w.desktop.run(
+            [
+                "/bin/sh", "-c",
+                "printf 'protocol=https\\nhost=git.example.com\\n\\n' | \"$0\" credential git get --issuer \"$1\"",
+                Paths.linkctl, issuer,
+            ])
+        #expect(git.status == 0 && git.text.contains("password=\(work)\n"), "\(git.errorText)")
+        let kube = try w.desktop.linkctl("credential", "kube", "--issuer", issuer)
+        #expect(kube.status == 0 && kube.text.contains("\"token\":\"\(work)\""), "\(kube.text) \(kube.errorText)")
+        // Refused, each with why, nothing handed out.
+        let unknown = try w.desktop.linkctl("token", "--issuer", "https://elsewhere.example.com")
+        #expect(
+            unknown.status != 0 && unknown.text.isEmpty && unknown.errorText.contains("no account of yours at"),
+            "\(unknown.errorText)")
+        let twice = try w.desktop.linkctl("token", "work", "--issuer", issuer)
+        #expect(twice.status == 64 && twice.text.isEmpty)
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
         "output a script can use: --header prints the header line, --env export lines a shell evals to the same token, --json the fields; two of them at once is a usage error"
     )
     func scriptOutput() throws {

@@ -46,18 +46,18 @@ struct LinkctlTests {
             // A flag either works or is refused (issue 37): `token NAME --scope` once printed the account's own token.
             (
                 ["token", "work", "--scope", "openid"],
-                "linkctl: --scope goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is\nUsage: linkctl token [OPTION…] NAME [URL]|refresh\nTry 'linkctl token --help'.\n"
+                "linkctl: --scope goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
             ),
             (
                 ["token", "work", "--client-id", "c"],
-                "linkctl: --client-id goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is\nUsage: linkctl token [OPTION…] NAME [URL]|refresh\nTry 'linkctl token --help'.\n"
+                "linkctl: --client-id goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
             ),
             (
                 [
                     "token", "refresh", "--issuer", "https://id.example.com", "--client-id", "c", "--refresh-token",
                     "r", "--min-valid", "60",
                 ],
-                "linkctl: --min-valid goes with linkctl token NAME, not with token refresh\nUsage: linkctl token [OPTION…] NAME [URL]|refresh\nTry 'linkctl token --help'.\n"
+                "linkctl: --min-valid goes with linkctl token NAME, not with token refresh\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
             ),
             (
                 ["begin", "--bogus"],

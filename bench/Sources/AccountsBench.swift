@@ -58,6 +58,13 @@ extension Bench {
         row(
             "`linkctl token NAME` beside a `dbus-send` ping (median of \(runs))", value: token2, unit: "ms",
             floor: ping, goal: "≤ 1.5×", met: token2 / ping <= 1.5)
+        // By issuer (issue 37): the daemon picks the account by the same rule a name skips.
+        let (byIssuer, byName) = try Measure.interleaved(
+            runs, { try must([bin + "/linkctl", "token", "--issuer", issuer]) },
+            { try must([bin + "/linkctl", "token", "work"]) })
+        row(
+            "`linkctl token --issuer URL` beside `linkctl token NAME` (median of \(runs))", value: byIssuer, unit: "ms",
+            floor: byName, goal: "≤ 1.05×", met: byIssuer / byName <= 1.05)
         // Where the difference is: the daemon's GetToken against its Ping, both from one `gdbus call`.
         func gdbus(_ method: String, _ args: [String]) -> [String] {
             [
