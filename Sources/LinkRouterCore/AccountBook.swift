@@ -30,6 +30,19 @@ enum AccountBook {
         }
         let now = turn.now
         let state = turn.accounts[account.key] ?? AccountTokens(loaded: account.store == .memory)
+        // A narrower token (scope, resource, audience): an access token of its own, got with the account's refresh
+        // token.
+        let target: TokenTarget
+        do throws(RouterError) {
+            target = try TokenTarget.make(
+                scope: request.scope, resources: request.resources, audience: request.audience,
+                granted: state.tokens?.scope ?? account.scope, account: account.name)
+            if !target.isOwn, kind == .id || request.proof != nil {
+                throw .invalid("a narrower token (scope, resource, audience) is an access token, without a DPoP proof")
+            }
+        } catch {
+            return Transition().answering(held, .refused(error))
+        }
         if state.flight == nil, let kept = state.tokens, let why = unboundUnderRequire(account, kept) {
             // Kept before the account required DPoP (its file changed): not handed out, forgotten and revoked.
             return forgetting(account, why: why, &turn).then(Revoking.start(account, kept, &turn))
@@ -37,12 +50,14 @@ enum AccountBook {
         }
         // A token with the life asked for is handed out from memory, even while the account's flight refreshes ahead
         // of need (the new set is not anyone's until the keyring has it).
-        if state.usable(kind, minValid: minValid, now: now), let tokens = state.tokens {
+        if state.usable(kind, minValid: minValid, now: now, target: target), let tokens = state.set(for: target) {
             let answer = tokenReply(
-                account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(unsavedWarning))
+                account.key, tokens, kind: kind, proof: request.proof, warning: state.unsaved.map(unsavedWarning),
+                target: target)
             let t = Transition().answering(held, answer)
             // Served from memory, but not yet in the keyring: the write is tried again now.
-            guard state.unsaved != nil, account.store == .keyring, state.flight == nil else { return t }
+            guard state.unsaved != nil, account.store == .keyring, state.flight == nil, let tokens = state.tokens
+            else { return t }
             let flight = TokenFlight(key: account.key, account: account, stage: .writing(tokens))
             return t.then(TokenFlight.start(flight, .write(account.key, tokens), state: state, &turn))
         }
@@ -54,7 +69,7 @@ enum AccountBook {
                     .token(
                         TokenWait(
                             account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof,
-                            interactive: request.interactive == true)))
+                            interactive: request.interactive == true, target: target)))
             ])
         if held == nil { t.reply = .held(wait) }
         guard state.flight == nil else { return t }
@@ -74,30 +89,38 @@ enum AccountBook {
         if let retryAt = state.retryAt, now < retryAt {
             let why =
                 "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
-            guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else {
+            guard state.usable(kind, minValid: 1, now: now, target: target),
+                let tokens = state.set(for: target)
+            else {
                 return Transition().answering(held, .refused(RouterError(.refreshFailed, why)))
             }
             return Transition().answering(
-                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why))
+                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why, target: target))
         }
         // Stopping (SIGTERM): no refresh token is spent now; a live token is handed out with why.
         if turn.core.stopWanted {
-            guard state.usable(kind, minValid: 1, now: now), let tokens = state.tokens else {
+            guard state.usable(kind, minValid: 1, now: now, target: target),
+                let tokens = state.set(for: target)
+            else {
                 return Transition().answering(held, .refused(RouterError(.refreshFailed, stoppingWhy)))
             }
             return Transition().answering(
-                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: stoppingWhy))
+                held,
+                tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: stoppingWhy, target: target))
         }
         // The keyring is locked: a refresh now would spend the refresh token with nowhere to keep the new one. While a
         // live token can be handed out, it is, with why; once none is, the refresh must happen (its set is then kept in
         // memory and written when the keyring unlocks).
-        if state.keyringLocked == true, account.store == .keyring, state.usable(kind, minValid: 1, now: now),
-            let tokens = state.tokens
+        if state.keyringLocked == true, account.store == .keyring,
+            state.usable(kind, minValid: 1, now: now, target: target),
+            let tokens = state.set(for: target)
         {
             return Transition().answering(
-                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: lockedWhy))
+                held,
+                tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: lockedWhy, target: target))
         }
-        let flight = TokenFlight(key: account.key, account: account, stage: .discovering)
+        var flight = TokenFlight(key: account.key, account: account, stage: .discovering)
+        flight.target = target
         return t.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
     }
 
@@ -194,6 +217,10 @@ enum AccountBook {
             t.idTokenExpiresAt = 0
             dropped = true
         }
+        for (target, narrow) in state.narrow where ConstantTime.equals(narrow.accessToken, token) {
+            state.narrow[target] = nil
+            dropped = true
+        }
         guard dropped else { return Transition() }
         state.tokens = t
         return Transition(
@@ -214,6 +241,8 @@ enum AccountBook {
         var state = turn.accounts[key] ?? AccountTokens()
         state.loaded = true
         state.refreshWorked()
+        // Narrower tokens were the old sign-in's.
+        state.narrow = [:]
         var t = Transition()
         // A new sign-in supersedes whatever a flight under way would land on
         // (an older set, a read, a refresh of the old refresh token): that
@@ -299,6 +328,7 @@ enum AccountBook {
         var state = state
         state.refreshTimer = nil
         state.tokens = nil
+        state.narrow = [:]
         state.unsaved = nil
         state.flight = nil
         t = t.then(answerWaiters(of: f.key, state: state, refusal: notSignedIn(f.key, reason), &turn))
@@ -314,21 +344,26 @@ enum AccountBook {
 
     static func waitersAllServed(_ key: AccountKey, _ state: AccountTokens, _ turn: inout Turn) -> Bool {
         turn.core.held.tokenWaits(of: key).allSatisfy {
-            state.usable($0.wait.kind, minValid: $0.wait.minValid, now: turn.now)
+            state.usable($0.wait.kind, minValid: $0.wait.minValid, now: turn.now, target: $0.wait.target)
         }
     }
 
     /// Each waiter gets a token it can use (with `anyLive`, one not yet
-    /// expired will do); the others `refusal`, or stay (nil).
+    /// expired will do: for the waiters of `anyLiveFor`'s targets when given, the ones just refreshed); the others
+    /// `refusal`, or stay (nil).
     static func answerWaiters(
-        of key: AccountKey, state: AccountTokens, refusal: RouterError?, anyLive: Bool = false, warning: String? = nil,
-        _ turn: inout Turn
+        of key: AccountKey, state: AccountTokens, refusal: RouterError?, anyLive: Bool = false,
+        anyLiveFor: [TokenTarget]? = nil, warning: String? = nil, _ turn: inout Turn
     ) -> Transition {
         var t = Transition()
         for (op, w) in turn.core.held.tokenWaits(of: key) {
-            if state.usable(w.kind, minValid: anyLive ? 1 : w.minValid, now: turn.now), let tokens = state.tokens {
+            let live = anyLive && (anyLiveFor.map { $0.contains(w.target) } ?? true)
+            if state.usable(w.kind, minValid: live ? 1 : w.minValid, now: turn.now, target: w.target),
+                let tokens = state.set(for: w.target)
+            {
                 let reply = tokenReply(
-                    key, tokens, kind: w.kind, proof: w.proof, warning: warning ?? state.unsaved.map(unsavedWarning))
+                    key, tokens, kind: w.kind, proof: w.proof, warning: warning ?? state.unsaved.map(unsavedWarning),
+                    target: w.target)
                 t.effects.append(.answer(op, reply))
                 t.core.append(.finish(op))
             } else if let refusal {
@@ -356,9 +391,12 @@ enum AccountBook {
     /// A `GetToken`'s answer, or a `SignProof`'s: the proof of the tokens' key for the
     /// access token (the one asked about, if it is still the account's).
     static func tokenReply(
-        _ key: AccountKey, _ tokens: TokenSet, kind: Account.TokenKind, proof: ProofRequest?, warning: String?
+        _ key: AccountKey, _ tokens: TokenSet, kind: Account.TokenKind, proof: ProofRequest?, warning: String?,
+        target: TokenTarget = TokenTarget()
     ) -> Transition.Reply {
-        guard let proof else { return .token(TokenAnswer(tokens: tokens, kind: kind, warning: warning)) }
+        guard let proof else {
+            return .token(TokenAnswer(tokens: tokens, kind: kind, warning: warning, target: target))
+        }
         guard let dpop = tokens.dpopKey else {
             return .refused(
                 RouterError(

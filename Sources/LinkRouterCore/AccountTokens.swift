@@ -25,6 +25,9 @@ public struct AccountTokens: Sendable, Equatable {
     public var notice: OperationID?
     public var noticeAt: Int64?
     public var noticeAbout: AccountNotice.Purpose?
+    /// Narrower tokens (`TokenTarget`), in memory only: access tokens, never a refresh token (the account's own is
+    /// the one chain).
+    public var narrow: [TokenTarget: TokenSet] = [:]
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
         self.tokens = tokens
@@ -60,9 +63,12 @@ public struct AccountTokens: Sendable, Equatable {
         }
     }
 
-    /// The token of `kind` when it has `minValid` seconds left at `now`.
-    func usable(_ kind: Account.TokenKind, minValid: Int64, now: Int64) -> Bool {
-        guard let t = tokens else { return false }
+    /// The set a caller asking for `target` gets: the account's own, or the narrower token kept for it.
+    func set(for target: TokenTarget) -> TokenSet? { target.isOwn ? tokens : narrow[target] }
+
+    /// The token of `kind` for `target` when it has `minValid` seconds left at `now`.
+    func usable(_ kind: Account.TokenKind, minValid: Int64, now: Int64, target: TokenTarget = TokenTarget()) -> Bool {
+        guard let t = set(for: target) else { return false }
         switch kind {
         case .access:
             return t.expiresAt.map { $0 - now >= minValid } ?? true

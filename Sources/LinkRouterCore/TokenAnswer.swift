@@ -4,7 +4,11 @@ public struct TokenAnswer: Sendable, Equatable {
     public var tokens: TokenSet
     public var kind: Account.TokenKind
     public var warning: String?
-    public init(tokens: TokenSet, kind: Account.TokenKind, warning: String? = nil) {
+    /// What the token is for, when it is a narrower one.
+    public var target: TokenTarget
+    public init(tokens: TokenSet, kind: Account.TokenKind, warning: String? = nil, target: TokenTarget = TokenTarget())
+    {
+        self.target = target
         self.tokens = tokens
         self.kind = kind
         self.warning = warning

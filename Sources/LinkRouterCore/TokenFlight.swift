@@ -35,12 +35,18 @@ public struct TokenFlight: OperationMachine {
     public var stage: Stage
     /// The issuer's metadata, once discovered (a refresh after a re-read needs it again).
     public var metadata: ProviderMetadata?
+    /// What the refresh under way (or next) is for: the account's own token, or a narrower one (`TokenTarget`).
+    public var target = TokenTarget()
+    /// The targets this flight has refreshed: their waiters take any live token, and none is refreshed twice.
+    var refreshedTargets: [TokenTarget] = []
+    /// A narrower token whose answer rotated the account's refresh token: handed out once the new one is written.
+    var pendingNarrow: TokenSet?
 
     public enum Work: Sendable, Equatable {
         case read(AccountKey)
         case discover(issuer: String)
-        /// The refresh token posted, and the answer verified.
-        case refresh(TokenGrant, refreshToken: String)
+        /// The refresh token posted (asking for `target`'s scope, resources, audience), and the answer verified.
+        case refresh(TokenGrant, refreshToken: String, target: TokenTarget)
         /// The keyring read again after the provider refused `used` (another process may have refreshed).
         case reread(AccountKey, used: String, refusal: RouterError)
         /// A new set to the keyring (skipped by the keyring when unchanged).
@@ -173,6 +179,9 @@ public struct TokenFlight: OperationMachine {
                 because: "the provider's refreshed ID token names another subject than the one who signed in", &turn
             ).then(revoked)
 
+        case .refreshed(.success(let fresh), let used) where !target.isOwn:
+            return narrowed(fresh, used: used, op: op, &state, &turn)
+
         case .refreshed(.success(var fresh), let used):
             state.refreshWorked()
             // A provider that does not rotate sends no new refresh token; one
@@ -229,6 +238,11 @@ public struct TokenFlight: OperationMachine {
                 && !(state.tokens.map { ConstantTime.equals($0.accessToken, written.accessToken) } ?? false)
             let fresh = written.keepingRejections(of: state.tokens)
             state.tokens = fresh
+            // The narrower token whose answer rotated the refresh token: anyone's now that the new one is kept.
+            if let narrow = pendingNarrow {
+                state.narrow[target] = narrow
+                pendingNarrow = nil
+            }
             let news = isNew ? AccountNews.of(key, .refreshed, expiresAt: fresh.expiresAt, in: turn.core) : nil
             state.loaded = true
             state.refreshWorked()
@@ -273,7 +287,7 @@ public struct TokenFlight: OperationMachine {
             tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI,
             expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
             requiresIDToken: false, dpop: dpop.map { DPoPBinding(key: $0, required: account.dpop == .require) })
-        return Transition(effects: [.start(op, .flight(.refresh(grant, refreshToken: refreshToken)))])
+        return Transition(effects: [.start(op, .flight(.refresh(grant, refreshToken: refreshToken, target: target)))])
     }
 
     /// The flight ended with `state`: the waiters it can serve are answered.
@@ -283,15 +297,21 @@ public struct TokenFlight: OperationMachine {
         -> Transition
     {
         var state = state
-        if !refreshed, !turn.core.stopWanted, let account, state.tokens?.refreshToken != nil,
-            !AccountBook.waitersAllServed(key, state, &turn)
-        {
-            var t = AccountBook.answerWaiters(of: key, state: state, refusal: nil, &turn)
-            stage = .discovering
+        if refreshed { refreshedTargets.append(target) }
+        // The first waiter no kept token serves, whose target this flight has not refreshed yet: refreshed next.
+        let done = refreshedTargets
+        let next = turn.core.held.tokenWaits(of: key).first { _, w in
+            !done.contains(w.target)
+                && !state.usable(w.kind, minValid: w.minValid, now: turn.now, target: w.target)
+        }?.wait.target
+        if let next, !turn.core.stopWanted, let account, state.tokens?.refreshToken != nil {
+            var t = AccountBook.answerWaiters(
+                of: key, state: state, refusal: nil, anyLive: true, anyLiveFor: refreshedTargets, &turn)
+            target = next
             state.flight = op
             t.core.append(turn.set(key, state))
-            t.effects.append(.start(op, .flight(.discover(issuer: account.issuer))))
-            return t
+            guard let used = state.tokens?.refreshToken else { return t }
+            return t.then(refresh(op, account, used, key: state.tokens?.dpopKey))
         }
         state.flight = nil
         let refusal =
@@ -301,12 +321,63 @@ public struct TokenFlight: OperationMachine {
         let asked = turn.core.held.tokenWaits(of: key).contains { !$0.wait.interactive }
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
         // is.
-        let t = AccountBook.answerWaiters(of: key, state: state, refusal: refusal, anyLive: refreshed, &turn)
-            .finishing(op, turn.set(key, state))
-            .then(BackgroundRefresh.following(key, account: account, &turn))
+        let t = AccountBook.answerWaiters(
+            of: key, state: state, refusal: refusal, anyLive: !refreshedTargets.isEmpty, anyLiveFor: refreshedTargets,
+            &turn
+        )
+        .finishing(op, turn.set(key, state))
+        .then(BackgroundRefresh.following(key, account: account, &turn))
         // A caller found the account signed out: the person is told (once), with the action that signs in.
         guard state.tokens == nil, asked, let account else { return t }
         return t.then(AccountNotice.asking(account.key, .signIn, why: "it is not signed in", &turn))
+    }
+}
+
+extension TokenFlight {
+    /// A narrower token came back (`target`): it is kept for its target, never as the account's own; a refresh token
+    /// it brings is the account's new one (one chain), written to the keyring before anyone gets the narrower token.
+    /// A provider that answers with a wider scope than asked is said so to the waiters, and nothing of the token is
+    /// handed out (the rotated refresh token is kept all the same).
+    mutating func narrowed(
+        _ fresh: TokenSet, used: String, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn
+    ) -> Transition {
+        state.refreshWorked()
+        var narrow = fresh
+        narrow.refreshToken = nil
+        narrow.idToken = nil
+        narrow.claims = nil
+        narrow.scope = fresh.scope ?? target.scope
+        narrow.dpopKey = state.tokens?.dpopKey
+        var t = Transition()
+        if !target.allows(fresh.scope) {
+            refreshedTargets.append(target)
+            let refusal = RouterError(
+                .tokenExchangeFailed,
+                "the provider answered a request for \(target) with a token for scope \(fresh.scope ?? "?"): wider than asked, so it is not handed out"
+            )
+            for (waiter, w) in turn.core.held.tokenWaits(of: key) where w.target == target {
+                t.effects.append(.answer(waiter, .refused(refusal)))
+                t.core.append(.finish(waiter))
+            }
+            let name = key.name
+            t.effects.append(.log(LogLine(.warning, "\(name): \(refusal.message)")))
+            narrow = TokenSet(
+                accessToken: "", tokenType: narrow.tokenType, expiresAt: 0, refreshToken: nil, idToken: nil, scope: nil)
+        }
+        let kept = narrow.accessToken.isEmpty ? nil : narrow
+        guard var own = state.tokens, let rotated = fresh.refreshToken, rotated != used, account?.store != .memory
+        else {
+            if let rotated = fresh.refreshToken, rotated != used { state.tokens?.refreshToken = rotated }
+            if let kept { state.narrow[target] = kept }
+            return t.then(land(op, state, refreshed: true, &turn))
+        }
+        own.refreshToken = rotated
+        pendingNarrow = kept
+        stage = .writing(own)
+        state.tokens = own
+        t.core.append(turn.set(key, state))
+        t.effects.append(.start(op, .flight(.write(key, own))))
+        return t
     }
 }
 

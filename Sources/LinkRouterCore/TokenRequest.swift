@@ -8,6 +8,10 @@ public struct TokenRequest: Sendable, Equatable {
     public var interactive: Bool?
     /// With an empty account name: the caller's account at this issuer (`IssuerChoice`).
     public var issuer: String?
+    /// A narrower token (`TokenTarget`): a subset of the account's scope, resources (RFC 8707), an audience.
+    public var scope: String?
+    public var resources: [String] = []
+    public var audience: String?
     /// `SignProof`: a proof for the access token instead of the token itself; not an option.
     public var proof: ProofRequest?
 
@@ -38,6 +42,27 @@ public struct TokenRequest: Sendable, Equatable {
                     "without NAME: the account at this issuer (its default among several); with refresh: the issuer the refresh token came from",
                 doc:
                     "with an empty account name: the caller's account at this issuer (a trailing `/` aside, the issuer as declared): the only one, else the one declared `default=true`; none is `UnknownAccount`, several without one default `AmbiguousAccount`, naming them. With a name: `InvalidArgument`"
+            ),
+            OptionRow(
+                "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
+                flag: .value("scope", placeholder: "SCOPE"),
+                help:
+                    "a token for a subset of the account's scope (with refresh: a narrower scope than the one granted)",
+                doc:
+                    "a token for a subset of the account's scope (RFC 6749 §6), got by a refresh asking for it and kept apart from the account's own; a scope beyond the account's is `InvalidArgument`, and a provider that answers with a wider one is `TokenExchangeFailed` (the token is not handed out)"
+            ),
+            OptionRow(
+                "resource", .strings({ $0.resources = $1 }), flag: .repeated("resource", placeholder: "URI"),
+                help: "a token for this resource server (RFC 8707)",
+                doc:
+                    "a token for these resource servers (RFC 8707 `resource` at the token endpoint): absolute URIs without fragment; each set of scope, resources and audience has its own token"
+            ),
+            OptionRow(
+                "audience", .string({ $0.audience = $1 }, get: { $0.audience }), limit: .option,
+                flag: .value("audience", placeholder: "AUDIENCE"),
+                help: "a token for this audience, for providers that take an audience parameter",
+                doc:
+                    "a token for this audience (an `audience` parameter at the token endpoint, for providers that take it instead of `resource`)"
             ),
         ])
 }

@@ -13,11 +13,14 @@ public struct TokenWait: Sendable, Equatable {
     /// The caller signs the person in itself when the account is not signed in (`interactive`: linkctl's
     /// `--interactive`, kubectl's interactive exec): its terminal is the face, so no desktop notice is posted for it.
     public let interactive: Bool
+    /// The narrower token asked for (the empty target: the account's own).
+    public let target: TokenTarget
 
     public init(
         _ key: AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?,
-        interactive: Bool = false
+        interactive: Bool = false, target: TokenTarget = TokenTarget()
     ) {
+        self.target = target
         self.key = key
         self.caller = caller
         self.kind = kind

@@ -55,8 +55,8 @@ extension Daemon {
 
         case .flight(.read(let key)): accounts.read(key) { done(.flight(.read($0))) }
         case .flight(.discover(let issuer)): providers.discover(issuer, room: .account) { done(.flight(.metadata($0))) }
-        case .flight(.refresh(let grant, let used)):
-            providers.refresh(grant, refreshToken: used, scope: nil, room: .account) {
+        case .flight(.refresh(let grant, let used, let target)):
+            providers.refresh(grant, refreshToken: used, form: target.formFields, room: .account) {
                 done(.flight(.refreshed($0, used: used)))
             }
         case .flight(.reread(let key, let used, let refusal)):
@@ -76,7 +76,7 @@ extension Daemon {
 
         case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }
         case .refresh(.refresh(let grant, let token, let scope)):
-            providers.refresh(grant, refreshToken: token, scope: scope, room: .anyCaller) {
+            providers.refresh(grant, refreshToken: token, form: scope.map { [("scope", $0)] } ?? [], room: .anyCaller) {
                 done(.refresh(.refreshed($0)))
             }
 

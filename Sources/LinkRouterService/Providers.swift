@@ -140,13 +140,13 @@ final class Providers {
 
     /// A refresh: an account's flight (`room: .account`) or a session's `RefreshTokens`.
     func refresh(
-        _ grant: TokenGrant, refreshToken: String, scope: String?, room: Room,
+        _ grant: TokenGrant, refreshToken: String, form: [(String, String)], room: Room,
         _ completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
         do throws(RouterError) {
             let c = try clientWithRoom(room)
             refreshes += 1
-            c.refresh(refreshToken, scope: scope, grant: grant, completion: completion)
+            c.refresh(refreshToken, form: form, grant: grant, completion: completion)
         } catch {
             completion(.failure(SessionFailure(code: error.code, message: error.message)))
         }

@@ -41,6 +41,9 @@ enum ResultDictionary {
             if let v = t.idTokenExpiresAt ?? t.expiresAt { entries.append(("expires_at", .int64(v))) }
         }
         if let v = t.scope { entries.append(("scope", .string(v))) }
+        // A narrower token: what it is for besides its scope.
+        if !a.target.resources.isEmpty { entries.append(("resource", .stringArray(a.target.resources))) }
+        if let v = a.target.audience { entries.append(("audience", .string(v))) }
         if let v = t.subject { entries.append(("sub", .string(v))) }
         if let v = a.warning { entries.append(("warning", .string(v))) }
         return .vardict(entries)

@@ -39,14 +39,16 @@ public final class TokenClient {
     }
 
     /// `grant_type=refresh_token` (RFC 6749 §6).
+    /// `extra`: the request's other fields (RFC 6749 §6 `scope`, RFC 8707 `resource`, `audience`), after those.
     public func refresh(
-        _ refreshToken: String, scope: String?, grant: Grant,
+        _ refreshToken: String, form extra: [(String, String)], grant: Grant,
         completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
-        var form = [
-            ("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", grant.expected.clientID),
-        ]
-        if let scope { form.append(("scope", scope)) }
+        let form =
+            [
+                ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+                ("client_id", grant.expected.clientID),
+            ] + extra
         post(form, grant: grant, completion: completion)
     }
 

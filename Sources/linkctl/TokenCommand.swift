@@ -17,7 +17,7 @@ enum TokenCommand {
             + OptionFlags.options(RefreshRequest.options).filter { !shared.contains($0.name) } + [
                 .flag(
                     "json",
-                    "print JSON (token NAME: token, token_type, expires_at, scope; refresh: the token response and claims)"
+                    "print JSON (token NAME: token, token_type, expires_at, scope, resource; refresh: the token response and claims)"
                 ),
                 .flag("show-tokens", "with refresh: print the tokens too"),
                 .flag("header", "with NAME: print the whole header line, `Authorization: Bearer TOKEN`"),

@@ -45,10 +45,6 @@ struct LinkctlTests {
             ),
             // A flag either works or is refused (issue 37): `token NAME --scope` once printed the account's own token.
             (
-                ["token", "work", "--scope", "openid"],
-                "linkctl: --scope goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
-            ),
-            (
                 ["token", "work", "--client-id", "c"],
                 "linkctl: --client-id goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
             ),

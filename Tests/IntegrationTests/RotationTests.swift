@@ -221,4 +221,64 @@ struct RotationTests {
         let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
         #expect(answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
     }
+
+    @Test(
+        "narrower tokens at a Glewlwyd with one-use refresh tokens: --resource reaches the token endpoint (seen at the proxy), each resource its own token, asked again from memory; --scope openid is asked of the token endpoint and its token carries exactly openid; one refresh chain throughout, across a restart"
+    )
+    func narrowerTokens() throws {
+        let w = try AccountTests.World(counted: true, oneUseRefresh: true)
+        #expect(try w.add("work", ["--scope", "openid profile"]).status == 0)
+        #expect(try w.login("work").status == 0)
+        let proxy = try #require(w.proxy)
+        func tokenPosts() -> [[String: Any]] {
+            proxy.requests().filter {
+                $0["method"] as? String == "POST" && ($0["path"] as? String)?.hasSuffix("/token") == true
+            }
+        }
+        func json(_ args: String...) throws -> [String: Any] {
+            let r = try w.desktop.linkctl(["token", "work", "--json"] + args)
+            #expect(r.status == 0, "\(args) \(r.errorText)")
+            return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [:]
+        }
+        let own = try json()
+        let api = try json("--resource", "https://api.example.com/")
+        let posted = try #require(tokenPosts().last)
+        #expect(
+            posted["grant_type"] as? String == "refresh_token"
+                && posted["resource"] as? [String] == ["https://api.example.com/"], "\(posted)")
+        #expect(
+            api["resource"] as? [String] == ["https://api.example.com/"]
+                && api["token"] as? String != own["token"] as? String)
+        let other = try json("--resource", "https://other.example.com/")
+        #expect(
+            other["token"] as? String != api["token"] as? String
+                && tokenPosts().last?["resource"] as? [String] == ["https://other.example.com/"])
+        let count = tokenPosts().count
+        #expect(try json("--resource", "https://api.example.com/")["token"] as? String == api["token"] as? String)
+        #expect(tokenPosts().count == count, "asked again: from memory")
+        // A scope asked for: the refresh carries it, and Glewlwyd's access token (a JWT) carries exactly it. (Its
+        // sign-in here grants openid alone, so this shows what the request carries; the narrowing itself is proven at
+        // django-oauth-toolkit, SecondProviderTests.narrowerScope.)
+        func scopeClaim(_ token: Any?) -> String? {
+            guard let token = token as? String, token.split(separator: ".").count == 3 else { return nil }
+            var part = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
+                .replacingOccurrences(of: "_", with: "/")
+            while part.count % 4 != 0 { part += "=" }
+            guard let data = Data(base64Encoded: part),
+                let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            return claims["scope"] as? String
+        }
+        let narrow = try json("--scope", "openid")
+        #expect(tokenPosts().last?["scope"] as? String == "openid")
+        #expect(narrow["scope"] as? String == "openid" && scopeClaim(narrow["token"]) == "openid", "\(narrow)")
+        #expect(narrow["token"] as? String != own["token"] as? String)
+        // Every narrow refresh spent the one-use refresh token and left a new one: the account's own refresh, and the
+        // next daemon's, use the last (a spent one would be an empty 400 and the end of the sign-in).
+        #expect(try w.desktop.linkctl("token", "work", "--min-valid", "3600").status == 0)
+        try w.restart()
+        let after = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(after.status == 0, "\(after.errorText)")
+        #expect(tokenPosts().allSatisfy { $0["status"] as? Int == 200 }, "\(tokenPosts().map { $0["status"] ?? "?" })")
+    }
 }

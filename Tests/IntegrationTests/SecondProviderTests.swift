@@ -218,4 +218,47 @@ struct SecondProviderTests {
         #expect((try? w.keyring.items(account: "strict")) ?? (1, 0) == (0, 0))
         #expect(w.daemon.isRunning)
     }
+
+    @Test(
+        "a narrower token at django-oauth-toolkit, which narrows a refresh: --scope openid carries exactly openid while the account's own carries all; asked again, from memory; its rotated refresh token is the account's (one chain, across a restart)"
+    )
+    func narrowerScope() throws {
+        let w = try World()
+        #expect(try w.add("dot", redirect: Self.scheme, ["--scope", "openid profile email"]).status == 0)
+        #expect(try w.desktop.signIn("dot", at: w.provider).status == 0)
+        func json(_ args: String...) throws -> [String: Any] {
+            let r = try w.desktop.linkctl(["token", "dot", "--json"] + args)
+            #expect(r.status == 0, "\(args) \(r.errorText)")
+            return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [:]
+        }
+        let own = try json()
+        #expect(Set((own["scope"] as? String ?? "").split(separator: " ")) == ["openid", "profile", "email"], "\(own)")
+        let client = try BusClient(w.bus.address)
+        let before = try client.counter("token_refreshes")
+        let narrow = try json("--scope", "openid")
+        #expect(
+            narrow["scope"] as? String == "openid" && narrow["token"] as? String != own["token"] as? String, "\(narrow)"
+        )
+        #expect(try client.counter("token_refreshes") == before + 1)
+        #expect(try json("--scope", "openid")["token"] as? String == narrow["token"] as? String)
+        #expect(try client.counter("token_refreshes") == before + 1, "asked again: from memory")
+        #expect(try json()["token"] as? String == own["token"] as? String, "the account's own is untouched")
+        // django-oauth-toolkit rotated the refresh token with reuse protection: the account's own refresh uses the new
+        // one (the old one would revoke the family), here and after a restart.
+        func refreshOwn() throws -> Subprocess.Outcome {
+            let current = try w.token("dot")
+            return try w.desktop.run([
+                "/bin/sh", "-c",
+                "printf 'password=%s\\n' \"$1\" | \"$0\" credential git --account dot erase && \"$0\" token dot",
+                Paths.linkctl, current,
+            ])
+        }
+        let refreshed = try refreshOwn()
+        #expect(
+            refreshed.status == 0 && !refreshed.text.contains(own["token"] as? String ?? "-"), "\(refreshed.errorText)")
+        _ = w.daemon.stop()
+        w.daemon = try DaemonProcess(desktop: w.desktop)
+        let again = try refreshOwn()
+        #expect(again.status == 0, "\(again.errorText)")
+    }
 }

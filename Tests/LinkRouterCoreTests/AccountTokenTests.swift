@@ -168,7 +168,7 @@ struct AccountTokenTests {
         #expect(Self.started(t2).map(\.1) == [.flight(.discover(issuer: Self.issuer))])
         router.apply(core: t2.core)
         let t3 = router.completed(read.0, .flight(.metadata(.success(Self.metadata))), now: Self.now)
-        guard case .flight(.refresh(_, let used))? = Self.started(t3).first?.1 else { throw Failure("no refresh") }
+        guard case .flight(.refresh(_, let used, _))? = Self.started(t3).first?.1 else { throw Failure("no refresh") }
         #expect(used == "r1")
         router.apply(core: t3.core)
         // The provider rotates the refresh token: it goes to the keyring first, and no caller hears yet.
@@ -221,7 +221,7 @@ struct AccountTokenTests {
             flight,
             .flight(.reread(.success(Self.tokens("other", expiresIn: 0, refresh: "r9")), used: "r1", refusal: why)),
             now: Self.now)
-        guard case .flight(.refresh(_, let live))? = Self.started(t3).first?.1 else {
+        guard case .flight(.refresh(_, let live, _))? = Self.started(t3).first?.1 else {
             throw Failure("no second refresh: \(t3.effects)")
         }
         #expect(live == "r9")

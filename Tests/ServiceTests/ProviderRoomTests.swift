@@ -49,7 +49,7 @@ struct ProviderRoomTests {
         func refresh(_ room: Providers.Room) -> Int {
             let index = answered.count
             answered.append(nil)
-            providers.refresh(grant, refreshToken: "r", scope: nil, room: room) { result in
+            providers.refresh(grant, refreshToken: "r", form: [], room: room) { result in
                 if case .failure(let f) = result { answered[index] = f }
             }
             return index

@@ -65,6 +65,14 @@ extension Bench {
         row(
             "`linkctl token --issuer URL` beside `linkctl token NAME` (median of \(runs))", value: byIssuer, unit: "ms",
             floor: byName, goal: "≤ 1.05×", met: byIssuer / byName <= 1.05)
+        // A narrower token kept in memory (issue 37) beside the account's own.
+        try must([bin + "/linkctl", "token", "work", "--resource", "https://api.example.com/"])
+        let (narrow, full) = try Measure.interleaved(
+            runs, { try must([bin + "/linkctl", "token", "work", "--resource", "https://api.example.com/"]) },
+            { try must([bin + "/linkctl", "token", "work"]) })
+        row(
+            "a cached narrower token (`linkctl token NAME --resource URI`) beside a cached full one (median of \(runs))",
+            value: narrow, unit: "ms", floor: full, goal: "≤ 1.05×", met: narrow / full <= 1.05)
         // Where the difference is: the daemon's GetToken against its Ping, both from one `gdbus call`.
         func gdbus(_ method: String, _ args: [String]) -> [String] {
             [

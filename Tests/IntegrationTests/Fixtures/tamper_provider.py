@@ -57,7 +57,7 @@ Prints ONE JSON line when listening: {"origin", "port", "pid", "mode_file",
 Each request adds one JSON line to requests_log: time, method, path, status,
 mode, tampered (what was changed, or null), upstream (was Glewlwyd asked),
 ms (until the answer starts; a stalled request is logged when the stall
-begins), for the token endpoint grant_type, dpop and dpop_jkt (the DPoP proof's payload claims and its key's thumbprint, or null) and id_token_diff ({"header": [names],
+begins), for the token endpoint grant_type, scope, resource (a list), audience, dpop and dpop_jkt (the DPoP proof's payload claims and its key's thumbprint, or null) and id_token_diff ({"header": [names],
 "claims": [names], "signature_changed"}: computed by comparing Glewlwyd's
 id_token with the one sent on), and for the JWKS jwks_fetch (count since the mode file changed) and
 jwks_fetch_total. Stops on SIGTERM/SIGINT/SIGHUP, or stdin EOF when stdin is
@@ -317,7 +317,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             is_jwks = self.command == "GET" and path.endswith("/jwks")
             is_disc = self.command == "GET" and path.endswith("/.well-known/openid-configuration")
             if is_token:
-                entry["grant_type"] = urllib.parse.parse_qs(body.decode(errors="replace")).get("grant_type", [None])[0]
+                form = urllib.parse.parse_qs(body.decode(errors="replace"))
+                entry["grant_type"] = form.get("grant_type", [None])[0]
+                # What a refresh asked for besides the refresh token (RFC 6749 §6 scope, RFC 8707 resource, audience).
+                entry["scope"] = form.get("scope", [None])[0]
+                entry["resource"] = form.get("resource", [])
+                entry["audience"] = form.get("audience", [None])[0]
             if is_token or (self.command == "POST" and path.endswith("/par")):
                 entry["dpop"], entry["dpop_jkt"] = proof_claims(self.headers.get("DPoP"))
             if self.command == "POST" and path.endswith("/revoke"):
