@@ -20,6 +20,10 @@ public enum TokenResponse {
                     httpStatus: status == 200 ? nil : status))
         }
         guard let body, case .object = body else {
+            // An empty or non-JSON 4xx (Glewlwyd's answer to a spent refresh token) is a refusal, not a wrong endpoint.
+            if (400..<500).contains(status), status != 408, status != 429 {
+                return failure("the token endpoint refused the request (HTTP \(status), no error given)")
+            }
             return failure(
                 "the token endpoint \(endpoint) answered HTTP \(status) with \(mediaType ?? "no content type"), not a JSON object; check the issuer and its token endpoint"
             )

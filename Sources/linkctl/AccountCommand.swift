@@ -57,7 +57,9 @@ enum AccountCommand {
                 Output.error("could not write \(path): \(error)")
                 return ExitCode.cantCreate
             }
-            StandardStreams.err("Added account \(name) (\(path)); sign in with: linkctl login \(name)\n")
+            StandardStreams.err(
+                "Added account \(name) (\(path)); sign in with: linkctl login \(name)\n"
+                    + "The issuer's discovery document was not fetched: the first sign-in checks \(account.issuer).\n")
             // One default per issuer: the user's others there are declared again without it.
             if account.isDefault {
                 for other in AccountFiles.read(directory: directory, owner: .user).accounts

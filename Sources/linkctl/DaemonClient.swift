@@ -71,7 +71,9 @@ final class DaemonClient {
             return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
             if Self.unavailableNames.contains(error.name) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
-                throw .unavailable("linkrouterd is not reachable: \(error.message)")
+                throw .unavailable(
+                    "linkrouterd is not reachable (\(error.message)); start it: systemctl --user start linkrouterd (after linkctl install), or run linkrouterd in a terminal"
+                )
             }
             throw .refused(name: error.name, message: error.message)
         }

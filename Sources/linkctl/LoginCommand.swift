@@ -102,15 +102,26 @@ enum LoginCommand {
             if noBrowser {
                 StandardStreams.err("Open this URL in your browser to sign in:\n  \(url)\nWaiting for the callback…\n")
             } else {
-                StandardStreams.err("Opened the browser to sign in; waiting for the callback (\(path))…\n")
+                // The hand-off to a browser can fail without a word (gh and az print the URL too).
+                StandardStreams.err(
+                    "Opened the browser to sign in; if it did not appear, open:\n  \(url)\nWaiting for the callback (\(path))…\n"
+                )
             }
             return signedIn(
                 try WaitCommand.waitAndPrint(
                     client, path: path, timeout: timeout, json: args.json, showTokens: args.has("show-tokens")), args)
         } catch {
-            Output.error(error.text)
+            Output.error(timedOut(error, timeout) ?? error.text)
             return error.exitCode
         }
+    }
+
+    /// `--timeout` ran out: the session was this linkctl's, and the daemon ends it when linkctl goes, so it cannot be
+    /// waited for again (as `linkctl wait`'s message says of a session someone else owns).
+    static func timedOut(_ error: DaemonClient.Failure, _ timeout: UInt32) -> String? {
+        guard error.code == .timeout else { return nil }
+        return
+            "no sign-in within \(timeout) ms; the login ends with this linkctl (run linkctl login again to start over)"
     }
 
     /// A sign-in to an account whose tokens live in the daemon's memory only says so (issue 34: nothing vanishes
@@ -165,7 +176,7 @@ enum LoginCommand {
             return .done(
                 try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: json, showTokens: showTokens))
         } catch {
-            Output.error(error.text)
+            Output.error(timedOut(error, timeout) ?? error.text)
             return .done(error.exitCode)
         }
     }

@@ -132,6 +132,15 @@ struct AccountTests {
             "\(unknown.errorText)")
         let twice = try w.desktop.linkctl("token", "work", "--issuer", issuer)
         #expect(twice.status == 64 && twice.text.isEmpty)
+        // Say what happened (issue 37): a login that runs out of --timeout is over, not waitable again; the URL to open
+        // by hand is printed even when a browser was asked to open it.
+        try w.desktop.addBrowser("org.example.Browser.desktop")
+        let late = try w.desktop.linkctl("login", "work", "--timeout", "300")
+        #expect(
+            late.status == 3 && late.errorText.contains("the login ends with this linkctl")
+                && !late.errorText.contains("waited for again")
+                && late.errorText.contains("if it did not appear, open:")
+                && late.errorText.contains(w.provider.authorizationEndpoint), "\(late.status) \(late.errorText)")
         #expect(w.daemon.isRunning)
     }
 
@@ -140,7 +149,9 @@ struct AccountTests {
     )
     func scriptOutput() throws {
         let w = try World()
-        #expect(try w.add("work").status == 0)
+        let added = try w.add("work")
+        #expect(
+            added.status == 0 && added.errorText.contains("discovery document was not fetched"), "\(added.errorText)")
         #expect(try w.login("work").status == 0)
         let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
         #expect(!token.isEmpty)

@@ -195,7 +195,9 @@ struct LinkctlTests {
         let bus = try PrivateBus(desktop: d)
         let r = try d.linkctl("status", "--json")
         #expect(r.status == 69)
-        #expect(r.text.hasPrefix("{\"running\":false,\"reason\":\"linkrouterd is not reachable:"))
+        #expect(r.text.hasPrefix("{\"running\":false,\"reason\":\"linkrouterd is not reachable ("))
+        // What to start, not a bare D-Bus error (issue 37).
+        #expect(r.text.contains("systemctl --user start linkrouterd"))
         _ = bus
     }
 

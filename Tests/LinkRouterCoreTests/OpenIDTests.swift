@@ -119,6 +119,9 @@ struct OpenIDTests {
             status: 400, body: nil, mediaType: nil, endpoint: "e", receivedAt: now)
         {
             #expect(empty.httpStatus == 400 && empty.providerError == nil)
+            // Said as a refusal, not as a wrong endpoint (issue 37).
+            #expect(
+                empty.message.contains("refused the request (HTTP 400") && !empty.message.contains("check the issuer"))
         } else {
             Issue.record("an empty 400 was not a failure")
         }
