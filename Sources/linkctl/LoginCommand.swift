@@ -121,7 +121,7 @@ enum LoginCommand {
     static func timedOut(_ error: DaemonClient.Failure, _ timeout: UInt32) -> String? {
         guard error.code == .timeout else { return nil }
         return
-            "no sign-in within \(timeout) ms; the login ends with this linkctl (run linkctl login again to start over)"
+            "no sign-in within \(timeout) ms; the login ends with this linkctl (run linkctl login again to start over) (Timeout)"
     }
 
     /// A sign-in to an account whose tokens live in the daemon's memory only says so (issue 34: nothing vanishes
