@@ -146,6 +146,13 @@ public struct Account: Sendable, Equatable {
                 throw .invalid(
                     "\(key) must be an https URL (http only on a loopback host) without fragment or userinfo")
             }
+            // As for metadata: an https issuer's endpoints are https (an app's account must not aim the daemon's POSTs
+            // at the host's loopback services).
+            if (try? URIReference.split(issuer))?.normalizedScheme == "https",
+                (try? URIReference.split(value))?.normalizedScheme != "https"
+            {
+                throw .invalid("\(key) must be https when the issuer is https")
+            }
         }
         guard let token = TokenKind(rawValue: r.token ?? "access") else {
             throw .invalid("token must be access or id, not \(r.token ?? "")")

@@ -55,6 +55,13 @@ public struct GitCredentialMessage: Sendable, Equatable {
         return scheme + "://" + host + "/" + (value("path") ?? "")
     }
 
+    /// Whether a token may answer this request (issue 36): over https, or http to a loopback host (git's own test
+    /// servers); never to a host reached in the clear.
+    public var servable: Bool {
+        guard let url, let uri = try? URIReference.split(url) else { return false }
+        return SessionPlan.isIssuerScheme(uri)
+    }
+
     /// The message as git reads it, each line ended by a newline.
     public var text: String { entries.map { $0.key + "=" + $0.value + "\n" }.joined() }
 

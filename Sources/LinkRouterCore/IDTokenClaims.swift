@@ -34,6 +34,10 @@ public enum IDTokenClaims {
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else {
             throw reject("has no sub of 1 to 255 characters")
         }
+        // An identifier: a control character in it is no subject a person could be shown (issue 36: terminal escapes).
+        guard !sub.unicodeScalars.contains(where: PrintableText.isControl) else {
+            throw reject("has a sub with control characters")
+        }
         let audiences: [String]
         switch claims["aud"] {
         case .string(let a)?: audiences = [a]

@@ -72,11 +72,20 @@ public struct ProviderMetadata: Sendable, Equatable {
                 "names the issuer \"\(PercentEncoding.preview(Substring(issuer)))\", not the one asked for; it must be identical (OpenID Connect Discovery §4.3), so it is not used"
             )
         }
+        // An https issuer's endpoints are https too: http on a loopback host is for a provider that is itself on one
+        // (a test's, a device's), never something an https issuer's document may point at (issue 36: a sandboxed app's
+        // provider could otherwise have the daemon POST chosen fields to the host's loopback services).
+        let httpsIssuer = (try? URIReference.split(issuer))?.normalizedScheme == "https"
         func endpoint(_ key: String) throws(RouterError) -> String {
             guard let value = document[key]?.stringValue else { throw fail("has no \(key)") }
             guard SessionPlan.isEndpoint(value, maxLength: 2048) else {
                 throw fail(
                     "gives a \(key) that is not an https URL (http only on a loopback host) without fragment or userinfo: \"\(PercentEncoding.preview(Substring(value)))\""
+                )
+            }
+            if httpsIssuer, (try? URIReference.split(value))?.normalizedScheme != "https" {
+                throw fail(
+                    "gives a \(key) over http while the issuer is https: \"\(PercentEncoding.preview(Substring(value)))\"; an https issuer's endpoints are https"
                 )
             }
             return value

@@ -278,8 +278,9 @@ public final class TokenClient {
                     var verified = tokens
                     verified.subject = try IDTokenClaims.check(claims, grant.expected, now: directory.clock())
                     verified.claims = String(decoding: payload, as: UTF8.self)
-                    verified.name = claims["name"]?.stringValue
-                    verified.email = claims["email"]?.stringValue
+                    // Display claims a person reads: never a terminal's command (issue 36).
+                    verified.name = claims["name"]?.stringValue.map(PrintableText.shown)
+                    verified.email = claims["email"]?.stringValue.map(PrintableText.shown)
                     verified.idTokenExpiresAt = claims["exp"]?.int64Value
                     completion(.success(verified))
                 } catch {

@@ -106,6 +106,9 @@ enum CredentialCommand {
         // git's `store` after every success has nothing to add (the daemon keeps the tokens), and newer
         // git sends other operations (`capability`): anything but get and erase is ignored, as the protocol asks.
         guard operation == "get" || operation == "erase" else { return ExitCode.ok }
+        // Not served (a plain-http host, say): nothing is answered, and git asks its next helper. An erase hands out
+        // nothing, so one that names no protocol still says which token a server refused.
+        guard request.servable || (operation == "erase" && request.value("protocol") == nil) else { return ExitCode.ok }
         // An erase names the token a server refused; without one there is nothing to tell the daemon.
         let refused = operation == "erase" ? request.value("credential") ?? request.value("password") : nil
         if operation == "erase", refused == nil { return ExitCode.ok }
@@ -122,8 +125,9 @@ enum CredentialCommand {
                 guard let best = matches.max(by: { $0.1 < $1.1 }) else { return ExitCode.ok }
                 account = .named(best.0)
             } catch {
+                // Which account serves the host is unknown: git goes on to its other helpers (no `quit`, which would
+                // stop them for every host).
                 Output.error(error.text)
-                if operation == "get" { StandardStreams.out("quit=1\n") }
                 return error.exitCode
             }
         }

@@ -28,9 +28,13 @@ enum DockerCredential {
                 StandardStreams.out("no credentials server URL\n")
                 return ExitCode.refused
             }
+            // A registry reached in the clear (`http://`) gets no token (issue 36): a bare host, or https.
+            guard let registry = host(of: input) else {
+                StandardStreams.out(notFound + "\n")
+                return ExitCode.refused
+            }
             do {
-                guard
-                    let account = try AccountToken.accounts().first(where: { $0.registries.contains(host(of: input)) })
+                guard let account = try AccountToken.accounts().first(where: { $0.registries.contains(registry) })
                 else {
                     StandardStreams.out(notFound + "\n")
                     return ExitCode.refused
@@ -77,10 +81,14 @@ enum DockerCredential {
         }
     }
 
-    /// `https://registry.example.com/v1/` → `registry.example.com`; a bare host stays as it is. Lowercase.
-    static func host(of server: String) -> String {
+    /// `https://registry.example.com/v1/` → `registry.example.com`; a bare host stays as it is. Lowercase. Nil for
+    /// any scheme but https: a token never goes to a registry reached in the clear.
+    static func host(of server: String) -> String? {
         var s = Substring(server)
-        if let scheme = s.firstRange(of: "://") { s = s[scheme.upperBound...] }
+        if let scheme = s.firstRange(of: "://") {
+            guard s[..<scheme.lowerBound].lowercased() == "https" else { return nil }
+            s = s[scheme.upperBound...]
+        }
         if let slash = s.firstIndex(of: "/") { s = s[..<slash] }
         return String(s).lowercased()
     }

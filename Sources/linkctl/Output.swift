@@ -1,3 +1,4 @@
+import LinkRouterCore
 import SystemKit
 
 /// Printing for people (aligned `key  value` lines, tables) and for scripts (`--json`).
@@ -12,12 +13,13 @@ enum Output {
     /// `key  value` lines with the values aligned.
     static func fields(_ pairs: [(String, String)]) {
         let width = pairs.map { $0.0.count }.max() ?? 0
-        for (k, v) in pairs { line(k + String(repeating: " ", count: width - k.count + 2) + v) }
+        for (k, v) in pairs { line(k + String(repeating: " ", count: width - k.count + 2) + PrintableText.shown(v)) }
     }
 
     /// Columns padded to their widest cell; the last column is not padded.
+    /// Every cell escaped (`PrintableText`): a provider's or an app's text is never a terminal's command.
     static func table(_ header: [String], _ rows: [[String]]) {
-        let all = [header] + rows
+        let all = [header] + rows.map { $0.map(PrintableText.shown) }
         var widths = [Int](repeating: 0, count: header.count)
         for r in all { for (i, c) in r.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
         for r in all {

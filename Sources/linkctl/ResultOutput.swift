@@ -1,5 +1,6 @@
 import DBusKit
 import Glibc
+import LinkRouterCore
 import SystemKit
 
 /// How `wait`, `login` and `token refresh` print what the daemon answered.
@@ -32,7 +33,8 @@ enum ResultOutput {
             let details = [text["name"], text["email"]].compactMap { $0 }
             if !details.isEmpty { who += " (" + details.joined(separator: ", ") + ")" }
             if let iss = text["iss"] { who += " at " + iss }
-            Output.line(who + ".")
+            // What a provider said: never a terminal's command.
+            Output.line(PrintableText.shown(who) + ".")
         } else {
             Output.line("Got a new access token" + (text["iss"].map { " from " + $0 } ?? "") + ".")
         }

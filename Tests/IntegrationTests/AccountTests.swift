@@ -123,6 +123,13 @@ struct AccountTests {
                 Paths.linkctl, issuer,
             ])
         #expect(git.status == 0 && git.text.contains("password=\(work)\n"), "\(git.errorText)")
+        // Plain http to a host that is not loopback: nothing answered (no password, no quit), git asks its next helper.
+        let clear = try w.desktop.run([
+            "/bin/sh", "-c",
+            "printf 'protocol=http\\nhost=git.example.com\\n\\n' | \"$0\" credential git get --account work",
+            Paths.linkctl,
+        ])
+        #expect(clear.status == 0 && clear.text.isEmpty, "\(clear.text)")
         let kube = try w.desktop.linkctl("credential", "kube", "--issuer", issuer)
         #expect(kube.status == 0 && kube.text.contains("\"token\":\"\(work)\""), "\(kube.text) \(kube.errorText)")
         // Refused, each with why, nothing handed out.
@@ -710,6 +717,11 @@ struct AccountTests {
         #expect(json["Username"] as? String == "oauth2accesstoken" && json["Secret"] as? String == token)
         let other = try run("get", "https://index.docker.io/v1/\n")
         #expect(other.status == 1 && other.text == "credentials not found in native keychain\n")
+        // The listed registry reached in the clear gets no token (issue 36).
+        let clear = try run("get", "http://registry.example.com/v1/\n")
+        #expect(
+            clear.status == 1 && clear.text == "credentials not found in native keychain\n"
+                && !clear.text.contains(token))
         let list = try run("list", "")
         #expect(list.status == 0 && list.text == "{\"registry.example.com\":\"oauth2accesstoken\"}\n", "\(list.text)")
         #expect(try run("version", "").text.hasPrefix("docker-credential-linkrouter (linkrouter) "))

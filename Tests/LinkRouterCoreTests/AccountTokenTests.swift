@@ -101,6 +101,10 @@ struct AccountTokenTests {
             { $0.revocationEndpoint = "https://u@id.example.com/revoke" }, "revocation_endpoint must be an https URL")
         refused(
             { $0.revocationEndpoint = "https://id.example.com/revoke#x" }, "revocation_endpoint must be an https URL")
+        // An https issuer's endpoints are https: not the host's loopback services (issue 36).
+        refused(
+            { $0.revocationEndpoint = "http://127.0.0.1:631/revoke" },
+            "revocation_endpoint must be https when the issuer is https")
         refused({ $0.gitURLs = ["http://git.example.com/"] }, "git_urls takes https URLs")
         refused({ $0.gitURLs = ["https://u@git.example.com/"] }, "git_urls takes https URLs")
         refused({ $0.gitURLs = ["https://git.example.com/?q"] }, "git_urls takes https URLs")

@@ -74,6 +74,24 @@ struct OpenIDTests {
             ]),
             expectedIssuer: "http://127.0.0.1:8080/oidc", from: "x")
         #expect(!local.issParameterSupported, "http only on loopback, which is taken")
+        // An https issuer may not point at the host's loopback services (issue 36): a required endpoint so is a
+        // refusal, an optional one (PAR, device, revocation, sign-out) is not used.
+        #expect(
+            refusal(Self.document(Self.set("token_endpoint", .string("http://127.0.0.1:9/token")))).map {
+                $0.contains("over http while the issuer is https")
+            } == true)
+        let optional = try ProviderMetadata(
+            document: Self.document { members in
+                for key in [
+                    "pushed_authorization_request_endpoint", "device_authorization_endpoint", "revocation_endpoint",
+                    "end_session_endpoint",
+                ] {
+                    members.append((key, .string("http://127.0.0.1:631/\(key)")))
+                }
+            }, expectedIssuer: Self.issuer, from: "x")
+        #expect(
+            optional.pushedAuthorizationRequestEndpoint == nil && optional.deviceAuthorizationEndpoint == nil
+                && optional.revocationEndpoint == nil && optional.endSessionEndpoint == nil)
     }
 
     @Test("discovery URLs: OpenID Connect's appended, then RFC 8414's inserted before the path")
@@ -183,6 +201,13 @@ struct OpenIDTests {
             rejected(Self.claims(Self.set("iss", .string("https://evil.example.com"))))?.contains("was issued by")
                 == true)
         #expect(rejected(Self.claims(Self.set("aud", .string("other"))))?.contains("not for this client") == true)
+        // A subject with a terminal escape in it is no subject (issue 36); display claims are shown escaped.
+        #expect(
+            rejected(Self.claims(Self.set("sub", .string("alice\u{1b}[2J"))))?.contains("control characters") == true)
+        #expect(
+            rejected(Self.claims(Self.set("sub", .string("alice\u{9b}31m"))))?.contains("control characters") == true)
+        #expect(PrintableText.shown("Eve\u{1b}]0;owned\u{07}\u{7f}") == "Eve\\u{1b}]0;owned\\u{7}\\u{7f}")
+        #expect(PrintableText.shown("Zoë Lévy") == "Zoë Lévy")
         #expect(
             rejected(Self.claims(Self.set("aud", .array([.string("client"), .string("other")]))))?.contains("no azp")
                 == true)
