@@ -40,6 +40,13 @@ enum AccountBook {
             if !target.isOwn, kind == .id || request.proof != nil {
                 throw .invalid("a narrower token (scope, resource, audience) is an access token, without a DPoP proof")
             }
+            // An account that names the forges it is for answers only for those (issue 36).
+            if let url = request.forURL, !account.gitURLs.isEmpty, Account.gitMatch(account.gitURLs, url) == nil {
+                throw RouterError(
+                    .accessDenied,
+                    "\(account.name) answers only for its git_urls (\(account.gitURLs.joined(separator: ", "))), not for \(PercentEncoding.preview(Substring(url)))"
+                )
+            }
         } catch {
             return Transition().answering(held, .refused(error))
         }

@@ -12,6 +12,8 @@ public struct TokenRequest: Sendable, Equatable {
     public var scope: String?
     public var resources: [String] = []
     public var audience: String?
+    /// The URL the token is for (git's request): an account that declares `git_urls` answers only for those.
+    public var forURL: String?
     /// `SignProof`: a proof for the access token instead of the token itself; not an option.
     public var proof: ProofRequest?
 
@@ -63,6 +65,13 @@ public struct TokenRequest: Sendable, Equatable {
                 help: "a token for this audience, for providers that take an audience parameter",
                 doc:
                     "a token for this audience (an `audience` parameter at the token endpoint, for providers that take it instead of `resource`)"
+            ),
+            OptionRow(
+                "for_url", .string({ $0.forURL = $1 }, get: { $0.forURL }), limit: .option,
+                flag: .value("for-url", placeholder: "URL"),
+                help: "the URL the token is for: an account with git_urls answers only for those",
+                doc:
+                    "the URL the token will be sent to (the git helper gives git's request): an account that declares `git_urls` answers only for a URL under one of them, else `AccessDenied`; an account without `git_urls` answers any"
             ),
         ])
 }

@@ -143,7 +143,9 @@ enum CredentialCommand {
         }
         do {
             let (name, picking) = account.call
-            let reply = try AccountToken.get(name, [("id_token", .boolean(false))] + picking)
+            // The daemon checks the URL against the account's git_urls, when it declares some.
+            let url: [(String, DBusValue)] = request.url.map { [("for_url", .string($0))] } ?? []
+            let reply = try AccountToken.get(name, [("id_token", .boolean(false))] + picking + url)
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             StandardStreams.out(
                 GitCredentialMessage.answer(
@@ -151,6 +153,8 @@ enum CredentialCommand {
                 ).text)
             return ExitCode.ok
         } catch {
+            // Not this account's forge: nothing is answered, and git asks its next helper.
+            if error.code == .accessDenied { return ExitCode.ok }
             // git then asks no other helper and no terminal: the reason is on stderr.
             Output.error(error.text)
             StandardStreams.out("quit=1\n")

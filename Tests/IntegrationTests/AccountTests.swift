@@ -152,6 +152,29 @@ struct AccountTests {
     }
 
     @Test(
+        "an account that declares git_urls answers git only for those, even named with --account: another host gets nothing (no quit), its own host the token"
+    )
+    func gitURLsOnly() throws {
+        let w = try World()
+        #expect(try w.add("work", ["--git-url", "https://git.example.com/team/"]).status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        func fill(_ host: String, _ path: String) throws -> Subprocess.Outcome {
+            try w.desktop.run([
+                "/bin/sh", "-c",
+                "printf 'protocol=https\\nhost=%s\\npath=%s\\n\\n' \"$1\" \"$2\" | \"$0\" credential git get --account work",
+                Paths.linkctl, host, path,
+            ])
+        }
+        let own = try fill("git.example.com", "team/repo.git")
+        #expect(own.status == 0 && own.text.contains("password=\(token)\n"), "\(own.errorText)")
+        for (host, path) in [("git.other.example.com", "team/repo.git"), ("git.example.com", "elsewhere/repo.git")] {
+            let other = try fill(host, path)
+            #expect(other.status == 0 && other.text.isEmpty, "\(host)/\(path): \(other.text)")
+        }
+    }
+
+    @Test(
         "output a script can use: --header prints the header line, --env export lines a shell evals to the same token, --json the fields; two of them at once is a usage error"
     )
     func scriptOutput() throws {
