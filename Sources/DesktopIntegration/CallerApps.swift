@@ -13,24 +13,24 @@ import SystemKit
 /// a process that exits and whose pid is reused at once could be taken for
 /// another (docs/security.md says what that leaves open).
 public enum CallerApps {
-    /// The app behind `pid`, read from `/proc` (`procRoot` for tests).
-    /// `rootsVisible`: whether other processes' roots can be entered at all
-    /// (not from a user namespace of the daemon's own, `UserNamespace`).
+    /// The app behind `pid`, read from `/proc` (`procRoot` for tests); `uid`: the connection's `UnixUserID`, as the
+    /// bus gave it. Fails closed (issue 36): no `.flatpak-info` is the host only for a process that is alive (not a
+    /// zombie, whose root is gone and reads as "no file"), whose real uid is the connection's (not a pid reused by
+    /// another user's process); a root that cannot be entered (EACCES) and every other failure is not knowing, never
+    /// "host". `rootsVisible` is kept for the callers that pass it; from a user namespace of the daemon's own every root
+    /// is EACCES, which is now not knowing in any case.
     public static func app(
-        ofProcess pid: UInt32, procRoot: String = "/proc", rootsVisible: Bool = UserNamespace.isInitial
+        ofProcess pid: UInt32, uid: UInt32?, procRoot: String = "/proc", rootsVisible: Bool = UserNamespace.isInitial
     ) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
-        guard FileSystem.exists(dir) else { return .unknown }
-        // As the portal does: no file (ENOENT) or a root we may not enter
-        // (EACCES: a FUSE root, toolbox) is not Flatpak; any other failure is
-        // not knowing, never "host". From a user namespace of the daemon's
-        // own, every root is EACCES, a sandboxed app's too: not knowing.
+        guard FileSystem.exists(dir), isAlive(dir) else { return .unknown }
         do {
             return flatpak(try FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024)) ?? .unknown
-        } catch  where error.code == ENOENT || (error.code == EACCES && rootsVisible) {
+        } catch  where error.code == ENOENT {
         } catch {
             return .unknown
         }
+        guard let uid, realUID(dir) == uid else { return .unknown }
         if let label = try? FileSystem.readText(dir + "/attr/current", maxBytes: 4096), let snap = snap(label: label) {
             return .snap(snap)
         }
@@ -39,6 +39,23 @@ public enum CallerApps {
             return .snap(snap)
         }
         return .host
+    }
+
+    /// Whether `/proc/PID/stat` says the process runs (any state but Z, zombie, and X, dead).
+    static func isAlive(_ dir: String) -> Bool {
+        guard let stat = try? FileSystem.readText(dir + "/stat", maxBytes: 4096),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
+        return state != nil && state != "Z" && state != "X"
+    }
+
+    /// The real uid on `/proc/PID/status`'s `Uid:` line.
+    static func realUID(_ dir: String) -> UInt32? {
+        guard let status = try? FileSystem.readText(dir + "/status", maxBytes: 64 * 1024),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
+        else { return nil }
+        return line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap { UInt32($0) }
     }
 
     /// `[Application] name=` of a `.flatpak-info` (`[Runtime] runtime=` has

@@ -151,9 +151,11 @@ final class Bus {
     }
 
     /// The pid behind a connection (`GetConnectionCredentials`), or nil when the bus does not say.
-    func processID(of name: String, _ completion: @escaping (UInt32?) -> Void) {
+    /// The process behind a bus name, and the uid the bus says it connected as.
+    func credentials(of name: String, _ completion: @escaping ((pid: UInt32, uid: UInt32?)?) -> Void) {
         ConnectionCredentials(of: name).call(timeoutMilliseconds: 5000, via: calls) { result in
-            completion(try? result.get().processID)
+            guard let c = try? result.get(), let pid = c.processID else { return completion(nil) }
+            completion((pid, c.unixUserID))
         }
     }
 

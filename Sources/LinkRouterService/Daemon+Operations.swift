@@ -70,8 +70,8 @@ extension Daemon {
             providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
 
         case .identification(.identify(let name)):
-            bus.processID(of: name) { pid in
-                done(.identification(.identified(pid.map { CallerApps.app(ofProcess: $0) } ?? .unknown)))
+            bus.credentials(of: name) { c in
+                done(.identification(.identified(c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid) } ?? .unknown)))
             }
 
         case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }

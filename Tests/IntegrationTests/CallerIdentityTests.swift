@@ -99,14 +99,20 @@ struct CallerIdentityTests {
     }
 
     @Test(
-        "what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host; a gone process or an unreadable file is unknown"
+        "what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host only for a live process of the connection's uid; a gone, zombie or other-uid process or an unreadable file is unknown"
     )
     func fromProc() throws {
         let dir = TestDirectory()
+        let me = UInt32(getuid())
+        // A running process of this user, unless `files` says otherwise (its stat, its status).
         func process(_ pid: Int, files: [String: String]) throws {
             try FileSystem.makeDirectories(dir.path + "/\(pid)/root", permissions: 0o700)
             try FileSystem.makeDirectories(dir.path + "/\(pid)/attr", permissions: 0o700)
-            for (name, text) in files {
+            let running = [
+                "stat": "\(pid) (some (prog)) S 1 \(pid) \(pid) 0 -1\n",
+                "status": "Name:\tprog\nUid:\t\(me)\t\(me)\t\(me)\t\(me)\n",
+            ]
+            for (name, text) in running.merging(files, uniquingKeysWith: { $1 }) {
                 try FileSystem.writeAtomically(dir.path + "/\(pid)/" + name, text: text, permissions: 0o600)
             }
         }
@@ -122,16 +128,33 @@ struct CallerIdentityTests {
                     "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.chromium.chromium-1234.scope\n"
             ])
         try process(15, files: ["attr/current": "unconfined\n", "cgroup": "0::/user.slice/session-2.scope\n"])
-        #expect(CallerApps.app(ofProcess: 10, procRoot: dir.path) == .flatpak("org.example.App"))
-        #expect(CallerApps.app(ofProcess: 11, procRoot: dir.path) == .unknown)
-        #expect(CallerApps.app(ofProcess: 12, procRoot: dir.path) == .unknown)
-        #expect(CallerApps.app(ofProcess: 13, procRoot: dir.path) == .snap("firefox"))
-        #expect(CallerApps.app(ofProcess: 14, procRoot: dir.path) == .snap("chromium"))
-        #expect(CallerApps.app(ofProcess: 15, procRoot: dir.path) == .host)
-        #expect(CallerApps.app(ofProcess: 16, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 10, uid: me, procRoot: dir.path) == .flatpak("org.example.App"))
+        #expect(CallerApps.app(ofProcess: 11, uid: me, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 12, uid: me, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 13, uid: me, procRoot: dir.path) == .snap("firefox"))
+        #expect(CallerApps.app(ofProcess: 14, uid: me, procRoot: dir.path) == .snap("chromium"))
+        #expect(CallerApps.app(ofProcess: 15, uid: me, procRoot: dir.path) == .host)
+        #expect(CallerApps.app(ofProcess: 16, uid: me, procRoot: dir.path) == .unknown)
         // A .flatpak-info that cannot be read (here a directory) is not knowing, never the host.
         try process(17, files: [:])
         try FileSystem.makeDirectories(dir.path + "/17/root/.flatpak-info", permissions: 0o700)
-        #expect(CallerApps.app(ofProcess: 17, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 17, uid: me, procRoot: dir.path) == .unknown)
+        // Fails closed (issue 36): no .flatpak-info is the host only for a live process of the connection's uid. A
+        // zombie (its root gone, so no file) or a dead one, a process of another uid (a pid reused), a uid the bus did
+        // not give: not knowing.
+        try process(18, files: ["stat": "18 (zombie) Z 1 18 18 0 -1\n"])
+        try process(19, files: ["stat": "19 (dead) X 1 19 19 0 -1\n"])
+        try process(20, files: ["status": "Name:\tother\nUid:\t\(me + 1)\t\(me + 1)\t\(me + 1)\t\(me + 1)\n"])
+        try process(21, files: [:])
+        #expect(CallerApps.app(ofProcess: 18, uid: me, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 19, uid: me, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 20, uid: me, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 21, uid: nil, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 21, uid: me, procRoot: dir.path) == .host, "the control: alive, this uid")
+        // A zombie's .flatpak-info is not read either: a process that is gone names no app.
+        try process(
+            22,
+            files: ["stat": "22 (z) Z 1 22 22 0 -1\n", "root/.flatpak-info": "[Application]\nname=org.example.App\n"])
+        #expect(CallerApps.app(ofProcess: 22, uid: me, procRoot: dir.path) == .unknown)
     }
 }
