@@ -14,24 +14,12 @@ enum CollectionCheck {
     /// Each call waits `timeoutMilliseconds` (what is left of the job's time);
     /// a timeout is reported as the job's whole `deadline`, as its other ends are.
     static func problem(address: String?, timeoutMilliseconds: Int32, deadline: Int64) -> SecretError? {
-        guard let address else { return .noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set") }
         let bus: DBusConnection
-        do { bus = try DBusConnection(address: address) } catch { return .noService(error.message) }
         let collection: ObjectPath
-        do {
-            let call = DBusMessage.methodCall(service, servicePath, serviceInterface, "ReadAlias")
-            try call.append(.string("default"))
-            guard
-                case .objectPath(let path)? = try bus.callArguments(call, timeoutMilliseconds: timeoutMilliseconds)
-                    .first
-            else {
-                return .failed("ReadAlias answered no object path")
-            }
-            collection = path
-        } catch {
-            return classify(error, deadline)
+        switch defaultCollection(address: address, timeoutMilliseconds: timeoutMilliseconds, deadline: deadline) {
+        case .failure(let e): return e
+        case .success(let found): (bus, collection) = found
         }
-        guard collection.rawValue != "/" else { return .noDefaultCollection }
         do {
             let get = DBusMessage.methodCall(service, collection, "org.freedesktop.DBus.Properties", "Get")
             try get.append(.string("org.freedesktop.Secret.Collection"), .string("Locked"))
@@ -46,6 +34,30 @@ enum CollectionCheck {
                 return .noDefaultCollection
             }
             return classify(error, deadline)
+        }
+    }
+
+    /// A connection to the Secret Service's bus and the collection behind its `default` alias (`ReadAlias`), or why
+    /// there is none: what every question about the default collection asks first (`problem`, `CollectionUnlock`).
+    static func defaultCollection(address: String?, timeoutMilliseconds: Int32, deadline: Int64)
+        -> Result<(DBusConnection, ObjectPath), SecretError>
+    {
+        guard let address else { return .failure(.noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set")) }
+        let bus: DBusConnection
+        do { bus = try DBusConnection(address: address) } catch { return .failure(.noService(error.message)) }
+        do {
+            let call = DBusMessage.methodCall(service, servicePath, serviceInterface, "ReadAlias")
+            try call.append(.string("default"))
+            guard
+                case .objectPath(let path)? = try bus.callArguments(call, timeoutMilliseconds: timeoutMilliseconds)
+                    .first
+            else {
+                return .failure(.failed("ReadAlias answered no object path"))
+            }
+            guard path.rawValue != "/" else { return .failure(.noDefaultCollection) }
+            return .success((bus, path))
+        } catch {
+            return .failure(classify(error, deadline))
         }
     }
 

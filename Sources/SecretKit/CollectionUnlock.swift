@@ -11,19 +11,15 @@ enum CollectionUnlock {
     static func ask(
         address: String?, timeoutMilliseconds: Int32, deadline: Int64
     ) -> Result<SecretStore.UnlockOutcome, SecretError> {
-        guard let address else { return .failure(.noService("no session bus: DBUS_SESSION_BUS_ADDRESS is not set")) }
+        let bus: DBusConnection
+        let collection: ObjectPath
+        switch CollectionCheck.defaultCollection(
+            address: address, timeoutMilliseconds: timeoutMilliseconds, deadline: deadline)
+        {
+        case .failure(let e): return .failure(e)
+        case .success(let found): (bus, collection) = found
+        }
         do throws(DBusError) {
-            let bus = try DBusConnection(address: address)
-            let alias = DBusMessage.methodCall(
-                CollectionCheck.service, CollectionCheck.servicePath, CollectionCheck.serviceInterface, "ReadAlias")
-            try alias.append(.string("default"))
-            guard
-                case .objectPath(let collection)? = try bus.callArguments(
-                    alias, timeoutMilliseconds: timeoutMilliseconds
-                )
-                .first
-            else { return .failure(.failed("ReadAlias answered no object path")) }
-            guard collection.rawValue != "/" else { return .failure(.noDefaultCollection) }
             let unlock = DBusMessage.methodCall(
                 CollectionCheck.service, CollectionCheck.servicePath, CollectionCheck.serviceInterface, "Unlock")
             try unlock.append(.array(element: "o", [.objectPath(collection)]))
