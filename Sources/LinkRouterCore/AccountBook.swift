@@ -355,16 +355,17 @@ enum AccountBook {
         }
     }
 
-    /// Each waiter gets a token it can use (with `anyLive`, one not yet
-    /// expired will do: for the waiters of `anyLiveFor`'s targets when given, the ones just refreshed); the others
-    /// `refusal`, or stay (nil).
+    /// Each waiter gets a token it can use (with `anyLive`, or for a target of `liveFor`, the ones just refreshed, one
+    /// not yet expired will do); a waiter whose target is in `refusals` that refusal; the others `refusal`, or stay
+    /// (nil).
     static func answerWaiters(
         of key: AccountKey, state: AccountTokens, refusal: RouterError?, anyLive: Bool = false,
-        anyLiveFor: [TokenTarget]? = nil, warning: String? = nil, _ turn: inout Turn
+        liveFor: [TokenTarget] = [], refusals: [TokenTarget: RouterError] = [:], warning: String? = nil,
+        _ turn: inout Turn
     ) -> Transition {
         var t = Transition()
         for (op, w) in turn.core.held.tokenWaits(of: key) {
-            let live = anyLive && (anyLiveFor.map { $0.contains(w.target) } ?? true)
+            let live = anyLive || liveFor.contains(w.target)
             if state.usable(w.kind, minValid: live ? 1 : w.minValid, now: turn.now, target: w.target),
                 let tokens = state.set(for: w.target)
             {
@@ -373,7 +374,7 @@ enum AccountBook {
                     target: w.target)
                 t.effects.append(.answer(op, reply))
                 t.core.append(.finish(op))
-            } else if let refusal {
+            } else if let refusal = refusals[w.target] ?? refusal {
                 t.effects.append(.answer(op, .refused(refusal)))
                 t.core.append(.finish(op))
             }

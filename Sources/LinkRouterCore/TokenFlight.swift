@@ -41,6 +41,8 @@ public struct TokenFlight: OperationMachine {
     var refreshedTargets: [TokenTarget] = []
     /// A narrower token whose answer rotated the account's refresh token: handed out once the new one is written.
     var pendingNarrow: TokenSet?
+    /// Targets whose refresh answered what cannot be handed out (a wider scope than asked), and what their waiters hear.
+    var refusals: [TokenTarget: RouterError] = [:]
 
     public enum Work: Sendable, Equatable {
         case read(AccountKey)
@@ -306,7 +308,7 @@ public struct TokenFlight: OperationMachine {
         }?.wait.target
         if let next, !turn.core.stopWanted, let account, state.tokens?.refreshToken != nil {
             var t = AccountBook.answerWaiters(
-                of: key, state: state, refusal: nil, anyLive: true, anyLiveFor: refreshedTargets, &turn)
+                of: key, state: state, refusal: nil, liveFor: refreshedTargets, refusals: refusals, &turn)
             target = next
             state.flight = op
             t.core.append(turn.set(key, state))
@@ -322,8 +324,7 @@ public struct TokenFlight: OperationMachine {
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
         // is.
         let t = AccountBook.answerWaiters(
-            of: key, state: state, refusal: refusal, anyLive: !refreshedTargets.isEmpty, anyLiveFor: refreshedTargets,
-            &turn
+            of: key, state: state, refusal: refusal, liveFor: refreshedTargets, refusals: refusals, &turn
         )
         .finishing(op, turn.set(key, state))
         .then(BackgroundRefresh.following(key, account: account, &turn))
@@ -342,34 +343,32 @@ extension TokenFlight {
         _ fresh: TokenSet, used: String, op: OperationID, _ state: inout AccountTokens, _ turn: inout Turn
     ) -> Transition {
         state.refreshWorked()
-        var narrow = fresh
-        narrow.refreshToken = nil
-        narrow.idToken = nil
-        narrow.claims = nil
-        narrow.scope = fresh.scope ?? target.scope
-        narrow.dpopKey = state.tokens?.dpopKey
+        var kept: TokenSet? = fresh
+        kept?.refreshToken = nil
+        kept?.idToken = nil
+        kept?.claims = nil
+        kept?.scope = fresh.scope ?? target.scope
+        kept?.dpopKey = state.tokens?.dpopKey
         var t = Transition()
         if !target.allows(fresh.scope) {
-            refreshedTargets.append(target)
             let refusal = RouterError(
                 .tokenExchangeFailed,
                 "the provider answered a request for \(target) with a token for scope \(fresh.scope ?? "?"): wider than asked, so it is not handed out"
             )
-            for (waiter, w) in turn.core.held.tokenWaits(of: key) where w.target == target {
-                t.effects.append(.answer(waiter, .refused(refusal)))
-                t.core.append(.finish(waiter))
-            }
+            refusals[target] = refusal
+            kept = nil
             let name = key.name
             t.effects.append(.log(LogLine(.warning, "\(name): \(refusal.message)")))
-            narrow = TokenSet(
-                accessToken: "", tokenType: narrow.tokenType, expiresAt: 0, refreshToken: nil, idToken: nil, scope: nil)
         }
-        let kept = narrow.accessToken.isEmpty ? nil : narrow
         guard var own = state.tokens, let rotated = fresh.refreshToken, rotated != used, account?.store != .memory
         else {
             if let rotated = fresh.refreshToken, rotated != used { state.tokens?.refreshToken = rotated }
             if let kept { state.narrow[target] = kept }
             return t.then(land(op, state, refreshed: true, &turn))
+        }
+        // Its waiters hear a refusal now; a narrower token waits for the write (`pendingNarrow`).
+        if refusals[target] != nil {
+            t = t.then(AccountBook.answerWaiters(of: key, state: state, refusal: nil, refusals: refusals, &turn))
         }
         own.refreshToken = rotated
         pendingNarrow = kept

@@ -147,6 +147,16 @@ struct NarrowTokenTests {
         router.apply(core: router.completed(flight, .flight(.written(nil, written)), now: A.now).core)
         let state = try #require(router.accountTokens[account.key])
         #expect(state.narrow.isEmpty && state.tokens?.refreshToken == "r2")
+        // The same without a new refresh token (the flight lands in the same turn): the waiter hears it once.
+        var (again, _) = try signedIn()
+        let (wait2, flight2, _) = try refreshing(&again, account, request(scope: "openid"))
+        let t2 = again.completed(
+            flight2,
+            .flight(.refreshed(.success(narrowAnswer("wide", scope: "openid profile", refresh: nil)), used: "r1")),
+            now: A.now)
+        let heard = t2.effects.filter { if case .answer(wait2, _) = $0 { true } else { false } }
+        guard heard.count == 1, case .answer(_, .refused(let e2)) = heard[0] else { throw A.Failure("\(t2.effects)") }
+        #expect(e2.code == .tokenExchangeFailed && t2.core.contains(.finish(flight2)))
     }
 
     @Test("two targets waiting on one flight: refreshed one after the other with the refresh token each answer leaves")
