@@ -91,40 +91,28 @@ enum AccountBook {
             guard request.interactive != true else { return refused }
             return refused.then(AccountNotice.asking(account.key, .signIn, why: why ?? "it is not signed in", &turn))
         }
-        // The provider failed lately: not asked again before its time. A token still live is handed out, with why it
-        // was not refreshed.
+        // A token still live (if short of the life asked for), handed out with why it was not refreshed.
+        func live(_ why: String) -> Transition.Reply? {
+            guard state.usable(kind, minValid: 1, now: now, target: target), let tokens = state.set(for: target) else {
+                return nil
+            }
+            return tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why, target: target)
+        }
+        // The provider failed lately: not asked again before its time.
         if let retryAt = state.retryAt, now < retryAt {
             let why =
                 "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
-            guard state.usable(kind, minValid: 1, now: now, target: target),
-                let tokens = state.set(for: target)
-            else {
-                return Transition().answering(held, .refused(RouterError(.refreshFailed, why)))
-            }
-            return Transition().answering(
-                held, tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why, target: target))
+            return Transition().answering(held, live(why) ?? .refused(RouterError(.refreshFailed, why)))
         }
-        // Stopping (SIGTERM): no refresh token is spent now; a live token is handed out with why.
+        // Stopping (SIGTERM): no refresh token is spent now.
         if turn.core.stopWanted {
-            guard state.usable(kind, minValid: 1, now: now, target: target),
-                let tokens = state.set(for: target)
-            else {
-                return Transition().answering(held, .refused(RouterError(.refreshFailed, stoppingWhy)))
-            }
-            return Transition().answering(
-                held,
-                tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: stoppingWhy, target: target))
+            return Transition().answering(held, live(stoppingWhy) ?? .refused(RouterError(.refreshFailed, stoppingWhy)))
         }
         // The keyring is locked: a refresh now would spend the refresh token with nowhere to keep the new one. While a
-        // live token can be handed out, it is, with why; once none is, the refresh must happen (its set is then kept in
-        // memory and written when the keyring unlocks).
-        if state.keyringLocked == true, account.store == .keyring,
-            state.usable(kind, minValid: 1, now: now, target: target),
-            let tokens = state.set(for: target)
-        {
-            return Transition().answering(
-                held,
-                tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: lockedWhy, target: target))
+        // live token can be handed out, it is; once none is, the refresh must happen (its set is then kept in memory
+        // and written when the keyring unlocks).
+        if state.keyringLocked == true, account.store == .keyring, let reply = live(lockedWhy) {
+            return Transition().answering(held, reply)
         }
         var flight = TokenFlight(key: account.key, account: account, stage: .discovering)
         flight.target = target
