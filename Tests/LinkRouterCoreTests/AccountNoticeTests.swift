@@ -14,6 +14,16 @@ struct AccountNoticeTests {
         A.started(t).compactMap { if case .accountNotice(.show(let text)) = $0.1 { ($0.0, text) } else { nil } }
     }
 
+    /// A router where a caller found `account` signed out, and the notice that asks the person (not shown yet).
+    func asked(_ account: Account) throws -> (Router, OperationID) {
+        var router = signedOut(account)
+        let t = router.accountCall(
+            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
+        let (op, _) = try #require(Self.notices(t).first)
+        router.apply(core: t.core)
+        return (router, op)
+    }
+
     /// A router where `account` is known to be signed out (the keyring was read: nothing).
     func signedOut(_ account: Account) -> Router {
         var router = A.router(":1.1")
@@ -58,11 +68,7 @@ struct AccountNoticeTests {
     )
     func click() throws {
         let account = try A.account()
-        var router = signedOut(account)
-        let t = router.accountCall(
-            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
-        let (op, _) = try #require(Self.notices(t).first)
-        router.apply(core: t.core)
+        var (router, op) = try asked(account)
         router.apply(core: router.completed(op, .accountNotice(.shown(.success(3))), now: now).core)
         #expect(
             router.noticeInvoked(9, action: "default", inputs: Fixtures.inputs(), accounts: [account], now: now)
@@ -88,21 +94,14 @@ struct AccountNoticeTests {
     @Test("no notification server: the notice ends and nothing waits; a sign-in withdraws a notice that is up")
     func noServerAndWithdrawn() throws {
         let account = try A.account()
-        var router = signedOut(account)
-        let t = router.accountCall(
-            .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
-        let (op, _) = try #require(Self.notices(t).first)
-        router.apply(core: t.core)
+        var (router, op) = try asked(account)
         let none = router.completed(
             op, .accountNotice(.shown(.failure(RouterError(.internalError, "no server")))), now: now)
         #expect(none.core.contains(.finish(op)) && none.effects.isEmpty)
         router.apply(core: none.core)
         #expect(router.running.isEmpty)
         // Up, then the account signs in (a terminal login): withdrawn.
-        var up = signedOut(account)
-        let t2 = up.accountCall(.getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
-        let (op2, _) = try #require(Self.notices(t2).first)
-        up.apply(core: t2.core)
+        var (up, op2) = try asked(account)
         up.apply(core: up.completed(op2, .accountNotice(.shown(.success(5))), now: now).core)
         var turn = Turn(up, now: now)
         let kept = AccountBook.keepTokens(A.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, &turn)
