@@ -16,11 +16,10 @@ public enum CallerApps {
     /// The app behind `pid`, read from `/proc` (`procRoot` for tests); `uid`: the connection's `UnixUserID`, as the
     /// bus gave it. Fails closed (issue 36): no `.flatpak-info` is the host only for a process that is alive (not a
     /// zombie, whose root is gone and reads as "no file"), whose real uid is the connection's (not a pid reused by
-    /// another user's process); a root that cannot be entered (EACCES) and every other failure is not knowing, never
-    /// "host". `rootsVisible` is kept for the callers that pass it; from a user namespace of the daemon's own every root
-    /// is EACCES, which is now not knowing in any case.
+    /// another user's process); a root that cannot be entered (EACCES: also every root, from a user namespace of the
+    /// daemon's own) and every other failure is not knowing, never "host".
     public static func app(
-        ofProcess pid: UInt32, uid: UInt32?, procRoot: String = "/proc", rootsVisible: Bool = UserNamespace.isInitial
+        ofProcess pid: UInt32, uid: UInt32?, procRoot: String = "/proc"
     ) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
         guard FileSystem.exists(dir), isAlive(dir) else { return .unknown }
