@@ -113,21 +113,21 @@ public struct TokenFlight: OperationMachine {
             if let was = wasLocked, let now = state.keyringLocked, was != now {
                 AccountNews.of(key, now ? .keyringLocked : .keyringUnlocked, in: turn.core)
             } else { nil }
-        // Read before the step answers them: whether a caller who is not its own face waits.
-        let asked = turn.core.held.tokenWaits(of: key).contains { !$0.wait.interactive }
         let t = step(event, op: op, &state, &turn).telling(lockNews)
-        return t.then(keyringNotice(event, asked: asked, &turn))
+        return t.then(keyringNotice(event, &turn))
     }
 
     /// The person is asked to unlock the keyring when it is locked while new tokens wait in memory (lost if the
     /// daemon stops first) or a caller's tokens cannot be read; once the keyring answers, the notice goes.
-    private func keyringNotice(_ event: Event, asked: Bool, _ turn: inout Turn) -> Transition {
+    private func keyringNotice(_ event: Event, _ turn: inout Turn) -> Transition {
+        // Whether a caller who is not its own face waited (the held calls as the turn began).
+        func asked() -> Bool { turn.core.held.tokenWaits(of: key).contains { !$0.wait.interactive } }
         switch event {
         case .written(let e?, _) where e.code == .keyringLocked:
             return AccountNotice.asking(
                 key, .unlockKeyring, why: "\(key.name)'s new tokens could not be written to it", &turn)
-        case .read(.failure(let e)) where e.code == .keyringLocked && asked,
-            .reread(.failure(let e), _, _) where e.code == .keyringLocked && asked:
+        case .read(.failure(let e)) where e.code == .keyringLocked && asked(),
+            .reread(.failure(let e), _, _) where e.code == .keyringLocked && asked():
             return AccountNotice.asking(key, .unlockKeyring, why: "\(key.name)'s tokens cannot be read", &turn)
         case .read(.success), .reread(.success, _, _), .written(nil, _):
             return AccountNotice.withdrawing(key, .unlockKeyring, &turn)
