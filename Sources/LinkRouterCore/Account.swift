@@ -198,6 +198,14 @@ public struct Account: Sendable, Equatable {
         return a
     }
 
+    /// One default per issuer: when this account is declared the default, the others of its owner at its issuer that
+    /// were, declared again without it (`AddAccount` among an app's own, `linkctl account add` among the user's).
+    public func defaultsItClears(among accounts: [Account]) -> [Account] {
+        guard isDefault else { return [] }
+        return accounts.filter { $0.owner == owner && $0.name != name && $0.issuer == issuer && $0.isDefault }
+            .map { $0.notDefault() }
+    }
+
     /// A `git_urls` entry in its one form: https (http only on a loopback
     /// host, as git's own servers in tests), no query, fragment or userinfo,
     /// scheme and host lowercased, the path ending in `/`.

@@ -124,10 +124,7 @@ extension AccountCall {
                 "\(app.label) has \(turn.limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
         }
         // One default per issuer: the caller's others there are declared again without it.
-        let clearing =
-            account.isDefault
-            ? accounts.filter { $0.owner == owner && $0.name != name && $0.issuer == account.issuer && $0.isDefault }
-                .map { $0.notDefault() } : []
+        let clearing = account.defaultsItClears(among: accounts)
         return AccountFileWrite.start(
             .add(account, replacing: existing), clearing: clearing, caller: caller, held: held, &turn)
     }

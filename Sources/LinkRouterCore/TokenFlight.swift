@@ -41,7 +41,8 @@ public struct TokenFlight: OperationMachine {
     var refreshedTargets: [TokenTarget] = []
     /// A narrower token whose answer rotated the account's refresh token: handed out once the new one is written.
     var pendingNarrow: TokenSet?
-    /// Targets whose refresh answered what cannot be handed out (a wider scope than asked), and what their waiters hear.
+    /// Targets whose refresh answered what cannot be handed out (a wider scope than asked), and what their waiters
+    /// hear.
     var refusals: [TokenTarget: RouterError] = [:]
 
     public enum Work: Sendable, Equatable {

@@ -62,9 +62,10 @@ enum AccountCommand {
                     + "The issuer's discovery document was not fetched: the first sign-in checks \(account.issuer).\n")
             // One default per issuer: the user's others there are declared again without it.
             if account.isDefault {
-                for other in AccountFiles.read(directory: directory, owner: .user).accounts
-                where other.name != name && other.isDefault && other.issuer == account.issuer {
-                    do { try AccountFiles.write(other.notDefault(), directory: directory) } catch {
+                for other in account.defaultsItClears(
+                    among: AccountFiles.read(directory: directory, owner: .user).accounts)
+                {
+                    do { try AccountFiles.write(other, directory: directory) } catch {
                         Output.error("could not clear default on \(other.name): \(error)")
                         return ExitCode.cantCreate
                     }
