@@ -55,5 +55,12 @@ final class BenchTamperProxy {
         }
     }
 
+    /// Refresh requests (`grant_type=refresh_token`) the proxy has passed to the provider.
+    func refreshRequests() -> Int {
+        ((try? FileSystem.readText(requestsLog, maxBytes: 1 << 24)) ?? "").split(separator: "\n").count {
+            $0.contains("\"grant_type\": \"refresh_token\"")
+        }
+    }
+
     deinit { Subprocess.stop(pid, name: "the bench's tamper_provider.py") }
 }

@@ -15,7 +15,8 @@ it answers, and bootstraps it through the admin REST API:
     redirect (RFC 9207), code and refresh_token grants, name/email claims;
   * scopes `email` and `profile` (besides the shipped `openid`);
   * user alice (password, name, email) allowed openid/email/profile;
-  * public client CLIENT_ID with exactly the given redirect URIs.
+  * public client CLIENT_ID with exactly the given redirect URIs;
+  * with --confidential-client ID:SECRET, also a confidential client (a peer's).
 
 Then prints ONE JSON line on stdout (issuer, endpoints, credentials, pid,
 port, login_page) and stays in the foreground.
@@ -176,7 +177,7 @@ def wait_until_answering(proc, base, deadline):
 
 
 def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa",
-              device_expiration=0, dpop="off", one_use=False):
+              device_expiration=0, dpop="off", one_use=False, confidential=None):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -229,6 +230,16 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
                                       "confidential": False, "redirect_uri": redirect_uris,
                                       "authorization_type": ["code", "refresh_token"] + (["device_authorization"] if device_expiration > 0 else []),
                                       "scope": ["openid", "email", "profile"], "enabled": True})
+    if confidential:
+        # A second client with a secret (client_secret_basic), for a peer that cannot use a public client:
+        # oidc-agent sends Basic auth even with an empty secret, and no nonce (../shared/reference/peer-oidc-agent.md).
+        cid, secret = confidential
+        api.call("POST", "/api/client/", {"client_id": cid, "name": cid, "description": "a peer's confidential client",
+                                          "confidential": True, "client_secret": secret,
+                                          "token_endpoint_auth_method": ["client_secret_basic"],
+                                          "redirect_uri": ["http://localhost:4242"],
+                                          "authorization_type": ["code", "refresh_token"] + (["device_authorization"] if device_expiration > 0 else []),
+                                          "scope": ["openid", "email", "profile"], "enabled": True})
 
 
 def main():
@@ -252,7 +263,16 @@ def main():
                    help="refresh tokens rotate one-use with reuse detection (a spent one revokes the chain)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
+    p.add_argument("--confidential-client", metavar="ID:SECRET",
+                   help="also a confidential client (client_secret_basic; code, refresh and, with --device, device grants)")
     a = p.parse_args()
+    confidential = None
+    if a.confidential_client:
+        cid, sep, secret = a.confidential_client.partition(":")
+        if not cid or not sep or not secret:
+            print("glewlwyd_provider: --confidential-client wants ID:SECRET", file=sys.stderr)
+            return 2
+        confidential = (cid, secret)
     if a.port == SYSTEM_PORT:
         print("glewlwyd_provider: port 4593 is the system service's; choose another", file=sys.stderr)
         return 2
@@ -281,7 +301,7 @@ def main():
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
         bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device, a.dpop,
-                  a.one_use_refresh)
+                  a.one_use_refresh, confidential)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")
@@ -307,6 +327,8 @@ def main():
         }
         if public:
             info["direct_origin"] = base
+        if confidential:
+            info["confidential_client"] = {"client_id": confidential[0], "client_secret": confidential[1]}
         sys.stdout.write(json.dumps(info) + "\n")
         sys.stdout.flush()
 

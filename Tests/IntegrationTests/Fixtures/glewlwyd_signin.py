@@ -22,7 +22,8 @@ from scripted_browser import Browser, arguments
 
 
 def main():
-    a, info = arguments(("--scope", {"default": "openid"}))
+    a, info = arguments(("--scope", {"default": "openid"}),
+                        ("--client-id", {"help": "the client alice consents to (default: the provider's public client)"}))
     origin = info.get("direct_origin") or info["issuer"].rsplit("/api/", 1)[0]
     browser = Browser()
 
@@ -53,7 +54,7 @@ def sign_in(a, info, origin, go):
     status, _, text = go("POST", origin + "/api/auth/", {"username": info["username"], "password": info["password"]})
     if status != 200:
         sys.exit(f"glewlwyd_signin: POST /api/auth/ answered {status}: {text[:200]}")
-    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(info["client_id"], safe=""), {"scope": a.scope})
+    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(a.client_id or info["client_id"], safe=""), {"scope": a.scope})
     if status != 200:
         sys.exit(f"glewlwyd_signin: the consent answered {status}: {text[:200]}")
 
