@@ -63,7 +63,7 @@ public enum Interfaces {
             .init("RejectToken", in: [A("account", "s"), A("token", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.rejectToken(call.string(0), call.string(1), call)
             },
-            .init("Logout", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
+            .init("Logout", in: [A("account", "s")], out: [A("outcome", "a{sv}")]) { h, _, call throws(DBusError) in
                 try h.logout(call.string(0), call)
             },
             .init("ListAccounts", in: [], out: [A("accounts", "aa{sv}")]) { h, _, call throws(DBusError) in

@@ -167,15 +167,16 @@ enum AccountBook {
     }
 
     /// `Logout(account)`: the account's tokens forgotten, in memory at once
-    /// and in the keyring before the call is answered (`LogoutCall`). A flight
-    /// under way lands on nothing: its waiters hear `NotSignedIn`. The tokens
-    /// are revoked at the provider too where it offers revocation (RFC 7009),
-    /// after the answer and whatever the provider says: signing out here never
-    /// waits on a provider. With `then` (a `BeginLogout`), the sign-out at the
-    /// provider begins once the tokens are forgotten here.
-    static func logout(_ account: Account, caller: String, held: OperationID?, then: Begin? = nil, _ turn: inout Turn)
-        -> Transition
-    {
+    /// and in the keyring next (`LogoutCall`). A flight under way lands on
+    /// nothing: its waiters hear `NotSignedIn`. Then the tokens are revoked at
+    /// the provider where it offers revocation (RFC 7009), and a `Logout`
+    /// (`reports`) is answered with what the provider did: the sign-out here
+    /// never waits on it, the answer does. With `then` (a `BeginLogout`), the
+    /// sign-out at the provider begins once the tokens are forgotten here.
+    static func logout(
+        _ account: Account, caller: String, held: OperationID?, then: Begin? = nil, reports: Bool = false,
+        _ turn: inout Turn
+    ) -> Transition {
         let before = turn.accounts[account.key]
         // A sign-in's set still on its way to the keyring is the account's newest: it is the one revoked and named.
         let kept = writing(account.key, turn.core) ?? before?.tokens
@@ -183,17 +184,17 @@ enum AccountBook {
         if next != nil { next?.flow = .signOut(idTokenHint: kept?.idToken) }
         var t = clearing(account.key, why: "signed out", &turn)
         t.effects.append(.log(LogLine(.info, "\(account.name) signed out by \(caller)")))
-        if let kept { t = t.then(Revoking.start(account, kept, &turn)) }
         t = t.then(settlingLists(&turn))
-        guard account.store == .keyring else {
-            if let next { return t.then(next.proceed(held: held, &turn)) }
-            return t.answering(held, .none)
-        }
         let op = held ?? turn.ids.take()
-        let unread = before?.loaded != true
-        t.core.append(.track(op, .logout(LogoutCall(account: account, caller: caller, then: next))))
-        t.effects.append(.start(op, .logout(unread ? .read(account.key) : .delete(account.key))))
         if held == nil { t.reply = .held(op) }
+        guard account.store == .keyring else {
+            return t.then(
+                LogoutCall.forgotten(op, account, caller: caller, kept: kept, then: next, reports: reports, &turn))
+        }
+        let unread = before?.loaded != true
+        t.core.append(
+            .track(op, .logout(LogoutCall(account: account, caller: caller, then: next, kept: kept, reports: reports))))
+        t.effects.append(.start(op, .logout(unread ? .read(account.key) : .delete(account.key))))
         return t
     }
 

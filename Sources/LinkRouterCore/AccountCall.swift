@@ -79,7 +79,7 @@ extension AccountCall {
                 }
                 return begin.proceed(held: held, &turn)
             case .logout(let name):
-                return AccountBook.logout(try named(name), caller: caller, held: held, &turn)
+                return AccountBook.logout(try named(name), caller: caller, held: held, reports: true, &turn)
             case .reject(let name, let token):
                 return AccountBook.rejecting(try named(name), token, &turn).answering(held, .none)
             case .add(let name, let request):

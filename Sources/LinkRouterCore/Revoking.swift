@@ -1,8 +1,13 @@
 /// A signed-out account's token revoked at its provider (RFC 7009): the
-/// issuer's metadata (cached, as a rule), then the request. Nothing waits on
-/// it: signing out here never waits on a provider; the log says how it went.
+/// issuer's metadata (cached, as a rule), then the request. The sign-out here
+/// never waits on it (the tokens are forgotten first); a `Logout` is answered
+/// once it ends, with what the provider did (`SignOutOutcome`), so a person
+/// is never told "signed out" of a refresh token that stays valid there. The
+/// log says how it went either way.
 public struct Revoking: OperationMachine {
     public let revocation: Revocation
+    /// The `Logout` call answered with the outcome (held under this operation), if one waits.
+    public var caller: String?
 
     public enum Work: Sendable, Equatable {
         case discover(issuer: String)
@@ -22,7 +27,10 @@ public struct Revoking: OperationMachine {
         self = m
     }
 
-    init(_ revocation: Revocation) { self.revocation = revocation }
+    init(_ revocation: Revocation, caller: String? = nil) {
+        self.revocation = revocation
+        self.caller = caller
+    }
 
     /// The revocation of `tokens`' refresh token (else access token), if there is one to revoke.
     static func start(_ account: Account, _ tokens: TokenSet, _ turn: inout Turn) -> Transition {
@@ -33,35 +41,45 @@ public struct Revoking: OperationMachine {
             effects: [.start(op, .revoking(.discover(issuer: account.issuer)))])
     }
 
+    /// The revocation of `tokens` (nil: none were held) for the `Logout` held under `held`, which hears the outcome.
+    static func answering(_ held: OperationID, caller: String, _ account: Account, _ tokens: TokenSet?) -> Transition {
+        guard let tokens, let r = Revocation(account, tokens) else {
+            return Transition(core: [.finish(held)], effects: [.answer(held, .signedOut(.nothingHeld))])
+        }
+        return Transition(
+            core: [.finish(held), .track(held, .revoking(Revoking(r, caller: caller)))],
+            effects: [.start(held, .revoking(.discover(issuer: account.issuer)))])
+    }
+
+    /// The machine's end: logged, and said to the `Logout` that waits, if one does.
+    private func ending(_ op: OperationID, _ outcome: SignOutOutcome, _ line: LogLine) -> Transition {
+        Transition(
+            core: [.finish(op)], effects: [.log(line)] + (caller == nil ? [] : [.answer(op, .signedOut(outcome))]))
+    }
+
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         let (name, hint) = (revocation.account.name, revocation.hint)
         switch event {
         case .metadata(.success(let m)):
             guard let endpoint = revocation.endpoint ?? m.revocationEndpoint else {
-                return Transition(
-                    core: [.finish(op)],
-                    effects: [
-                        .log(
-                            LogLine(
-                                .info,
-                                "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"
-                            ))
-                    ])
+                return ending(
+                    op, .notOffered,
+                    LogLine(
+                        .info,
+                        "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"
+                    ))
             }
             return Transition(effects: [.start(op, .revoking(.revoke(revocation, endpoint: endpoint)))])
         case .metadata(.failure(let e)):
-            return Transition(
-                core: [.finish(op)],
-                effects: [.log(LogLine(.warning, "\(name)'s tokens were not revoked at the provider: \(e.message)"))])
+            return ending(
+                op, .failed(e.message),
+                LogLine(.warning, "\(name)'s tokens were not revoked at the provider: \(e.message)"))
         case .revoked(nil):
-            return Transition(
-                core: [.finish(op)], effects: [.log(LogLine(.info, "\(name)'s \(hint) revoked at the provider"))])
+            return ending(op, .revoked(hint: hint), LogLine(.info, "\(name)'s \(hint) revoked at the provider"))
         case .revoked(let e?):
-            return Transition(
-                core: [.finish(op)],
-                effects: [
-                    .log(LogLine(.warning, "\(name)'s \(hint) was not revoked at the provider: \(e.message)"))
-                ])
+            return ending(
+                op, .failed(e.message),
+                LogLine(.warning, "\(name)'s \(hint) was not revoked at the provider: \(e.message)"))
         }
     }
 }

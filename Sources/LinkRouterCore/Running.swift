@@ -27,7 +27,8 @@ public enum Running: Sendable, Equatable {
         case .refresh(let m): m.caller
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
-        case .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh, .accountNotice: nil
+        case .revoking(let m): m.caller
+        case .login, .flight, .identification, .restore, .waitTimer, .backgroundRefresh, .accountNotice: nil
         }
     }
 
@@ -41,7 +42,11 @@ public enum Running: Sendable, Equatable {
         switch self {
         case .logout(let m):
             // The local sign-out finishes; the provider's, which would open a browser for nobody, does not begin.
-            return .logout(LogoutCall(account: m.account, caller: nobody, then: nil))
+            return .logout(LogoutCall(account: m.account, caller: nobody, then: nil, kept: m.kept, reports: false))
+        case .revoking(var m) where m.caller != nil:
+            // The provider's side goes on: the token is revoked whether anyone hears of it or not.
+            m.caller = nil
+            return .revoking(m)
         case .accountFile(let m):
             return .accountFile(AccountFileWrite(change: m.change, caller: nobody))
         case .delivery(var m):

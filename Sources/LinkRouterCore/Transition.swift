@@ -56,6 +56,8 @@ public struct Transition: Sendable, Equatable {
         case proof(ProofPlan)
         /// `ListAccounts`' answer.
         case accounts([AccountSummary])
+        /// `Logout`'s answer: what the provider did of the sign-out.
+        case signedOut(SignOutOutcome)
         /// Refused; nothing changed.
         case refused(RouterError)
         /// The call is held under this operation and answered when it completes.

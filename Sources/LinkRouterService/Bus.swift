@@ -254,6 +254,7 @@ enum ReplyValues {
                         )))
             }
         case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
+        case .signedOut(let outcome): return .success([.vardict(outcome.entries.map { ($0.0, .string($0.1)) })])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))
         }
     }

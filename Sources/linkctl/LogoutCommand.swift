@@ -22,7 +22,8 @@ enum LogoutCommand {
         ] + OptionFlags.options(SessionRequest.logoutOptions),
         details: """
             Sign in again with linkctl login NAME; remove the account with linkctl account remove NAME. The tokens are revoked \
-            at the provider too where its discovery offers revocation (RFC 7009); what it answers is in the daemon's log. \
+            at the provider too where its discovery offers revocation (RFC 7009), and linkctl says what the provider did: \
+            where it offers no revocation (or refused it), the refresh token stays valid there until it expires. \
             With --at-provider (OpenID Connect RP-Initiated Logout), the tokens are forgotten here first, whatever the provider does; \
             then the browser goes to the provider's end_session_endpoint with the ID token, the client, a state and the account's \
             redirect_uri as post_logout_redirect_uri, and linkctl waits until the provider sends it back with that state \
@@ -45,8 +46,15 @@ enum LogoutCommand {
         if args.has("at-provider") { return atProvider(name, args) }
         do {
             let client = try DaemonClient.connect()
-            _ = try client.call("Logout", [.string(name)], timeoutMilliseconds: 120_000)
-            StandardStreams.err("Signed out of \(name); its tokens are gone from the keyring.\n")
+            let reply = try client.call("Logout", [.string(name)], timeoutMilliseconds: 120_000)
+            var said: [String: String] = [:]
+            for (key, value) in reply.first?.stringKeyedEntries ?? [] {
+                if let text = (value.variantValue ?? value).stringValue { said[key] = text }
+            }
+            let outcome = SignOutOutcome(entries: said)
+            let then = outcome.map { " " + $0.sentence.replacing("NAME", with: name) } ?? ""
+            StandardStreams.err(
+                "Signed out of \(name) here: its tokens are gone from the daemon and the keyring;\(then)\n")
             return ExitCode.ok
         } catch {
             Output.error(error.text)

@@ -624,7 +624,7 @@ struct AccountTokenTests {
     }
 
     @Test(
-        "Logout revokes at the provider (RFC 7009) after forgetting: the refresh token (else the access token) with its hint, once the metadata names a revocation endpoint; none named, or a refusal, is logged and changes nothing; tokens not read yet are read first"
+        "Logout revokes at the provider (RFC 7009) after forgetting, and answers with what the provider did: the refresh token (else the access token) with its hint once the metadata names a revocation endpoint (revoked); none named (not-offered) or a refusal (failed) changes nothing here; no tokens held (none); tokens not read yet are read first"
     )
     func revocation() throws {
         var router = Self.router(":1.1")
@@ -635,54 +635,71 @@ struct AccountTokenTests {
         ])
         let out = router.logout(account, caller: ":1.1")
         guard case .held(let held) = out.reply else { throw Failure("not held") }
-        let started = Self.started(out)
-        guard let (revokeOp, discover) = started.first(where: { $0.0 != held }),
-            discover == .revoking(.discover(issuer: Self.issuer))
-        else { throw Failure("no revocation: \(started)") }
-        #expect(started.contains { $0 == (held, .logout(.delete(account.key))) })
+        // Forgotten in the keyring first; nothing is asked of the provider before that.
+        #expect(Self.started(out).map(\.1) == [.logout(.delete(account.key))])
+        #expect(router.accountTokens[account.key]?.tokens != nil)
         router.apply(core: out.core)
-        // The answer does not wait on the provider.
+        #expect(router.accountTokens[account.key]?.tokens == nil, "forgotten in memory at once")
         let deleted = router.completed(held, .logout(.deleted(nil)), now: Self.now)
-        #expect(Self.answers(deleted)[held] == Transition.Reply.none)
+        #expect(Self.answers(deleted).isEmpty, "the answer waits on the provider's word")
+        #expect(
+            Self.started(deleted).map(\.0) == [held]
+                && Self.started(deleted).first?.1 == .revoking(.discover(issuer: Self.issuer)))
         router.apply(core: deleted.core)
         let revocationEndpoint = Self.issuer + "/revoke"
         let withEndpoint = ProviderMetadata(
             issuer: Self.issuer, authorizationEndpoint: Self.issuer + "/authorize",
             tokenEndpoint: Self.issuer + "/token", jwksURI: Self.issuer + "/jwks",
             issParameterSupported: false, revocationEndpoint: revocationEndpoint)
-        let asked = router.completed(revokeOp, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
+        let asked = router.completed(held, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
         guard case .revoking(.revoke(let r, let endpoint))? = Self.started(asked).first?.1 else {
             throw Failure("not revoked")
         }
         #expect(endpoint == revocationEndpoint && r.token == "rt" && r.hint == "refresh_token" && r.clientID == "cli")
         #expect("\(r)" == "revocation of work's refresh_token", "a revocation never prints its token")
         router.apply(core: asked.core)
-        let refused = router.completed(
-            revokeOp, .revoking(.revoked(RouterError(.tokenExchangeFailed, "HTTP 401"))), now: Self.now)
-        #expect(
-            refused.core == [.finish(revokeOp)]
-                && refused.effects.allSatisfy { if case .log = $0 { true } else { false } })
-        router.apply(core: refused.core)
+        var refusedRouter = router
+        let took = router.completed(held, .revoking(.revoked(nil)), now: Self.now)
+        #expect(Self.answers(took)[held] == .signedOut(.revoked(hint: "refresh_token")) && took.core == [.finish(held)])
+        router.apply(core: took.core)
         #expect(router.running.isEmpty)
+        let refused = refusedRouter.completed(
+            held, .revoking(.revoked(RouterError(.tokenExchangeFailed, "HTTP 401"))), now: Self.now)
+        #expect(Self.answers(refused)[held] == .signedOut(.failed("HTTP 401")) && refused.core == [.finish(held)])
+        refusedRouter.apply(core: refused.core)
+        #expect(refusedRouter.running.isEmpty)
 
-        // No endpoint: logged, nothing sent. An access token alone is revoked as one.
+        // No endpoint: not-offered, nothing sent. An access token alone is revoked as one.
         var bare = Self.router(":1.1")
         bare.apply(core: [
             .account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: nil), loaded: true))
         ])
         let out2 = bare.logout(account, caller: ":1.1")
-        guard case .held(let held2) = out2.reply, let (op2, _) = Self.started(out2).first(where: { $0.0 != held2 })
-        else { throw Failure("no revocation") }
+        guard case .held(let held2) = out2.reply else { throw Failure("not held") }
         bare.apply(core: out2.core)
-        let none = bare.completed(op2, .revoking(.metadata(.success(Self.metadata))), now: Self.now)
-        #expect(none.core == [.finish(op2)] && Self.started(none).isEmpty)
-        let at = bare.completed(op2, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
+        bare.apply(core: bare.completed(held2, .logout(.deleted(nil)), now: Self.now).core)
+        let none = bare.completed(held2, .revoking(.metadata(.success(Self.metadata))), now: Self.now)
+        #expect(
+            none.core == [.finish(held2)] && Self.started(none).isEmpty
+                && Self.answers(none)[held2] == .signedOut(.notOffered))
+        let at = bare.completed(held2, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
         guard case .revoking(.revoke(let r2, _))? = Self.started(at).first?.1 else {
             throw Failure("access token not revoked")
         }
         #expect(r2.token == "at" && r2.hint == "access_token")
 
-        // The caller leaves while the tokens are read for its sign-out: the sign-out goes on for nobody.
+        // Nothing held at all (signed out already, read empty): answered at once with none.
+        var empty = Self.router(":1.1")
+        let out4 = empty.logout(account, caller: ":1.1")
+        guard case .held(let held4) = out4.reply else { throw Failure("not held") }
+        empty.apply(core: out4.core)
+        empty.apply(core: empty.completed(held4, .logout(.read(.success(nil))), now: Self.now).core)
+        #expect(
+            Self.answers(empty.completed(held4, .logout(.deleted(nil)), now: Self.now))[held4]
+                == .signedOut(.nothingHeld))
+
+        // The caller leaves while the tokens are read for its sign-out: the sign-out and the revocation go on for
+        // nobody, and nobody is answered.
         var leaving = Self.router(":1.1")
         let gone = leaving.logout(account, caller: ":1.1")
         guard case .held(let goneOp) = gone.reply else { throw Failure("not held") }
@@ -693,9 +710,14 @@ struct AccountTokenTests {
         let readForNobody = leaving.completed(
             goneOp, .logout(.read(.success(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
         #expect(Self.started(readForNobody).contains { $0 == (goneOp, .logout(.delete(account.key))) })
-        #expect(Self.started(readForNobody).contains { $0.1 == .revoking(.discover(issuer: Self.issuer)) })
+        leaving.apply(core: readForNobody.core)
+        let deletedForNobody = leaving.completed(goneOp, .logout(.deleted(nil)), now: Self.now)
+        #expect(Self.started(deletedForNobody).contains { $0.1 == .revoking(.discover(issuer: Self.issuer)) })
+        leaving.apply(core: deletedForNobody.core)
+        let revokedForNobody = leaving.completed(goneOp, .revoking(.revoked(nil)), now: Self.now)
+        #expect(Self.answers(revokedForNobody).isEmpty)
 
-        // Not read yet (a daemon just started): read, then deleted and revoked.
+        // Not read yet (a daemon just started): read, then deleted, then revoked, then answered.
         var fresh = Self.router(":1.1")
         let out3 = fresh.logout(account, caller: ":1.1")
         guard case .held(let held3) = out3.reply, Self.started(out3).map(\.1) == [.logout(.read(account.key))] else {
@@ -704,13 +726,25 @@ struct AccountTokenTests {
         fresh.apply(core: out3.core)
         let read = fresh.completed(
             held3, .logout(.read(.success(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now)
-        #expect(Self.started(read).contains { $0 == (held3, .logout(.delete(account.key))) })
-        #expect(Self.started(read).contains { $0.1 == .revoking(.discover(issuer: Self.issuer)) })
+        #expect(Self.started(read).map(\.1) == [.logout(.delete(account.key))])
         #expect(Self.answers(read).isEmpty)
         fresh.apply(core: read.core)
-        #expect(
-            Self.answers(fresh.completed(held3, .logout(.deleted(nil)), now: Self.now))[held3]
-                == Transition.Reply.none)
+        let readDeleted = fresh.completed(held3, .logout(.deleted(nil)), now: Self.now)
+        #expect(Self.started(readDeleted).map(\.1) == [.revoking(.discover(issuer: Self.issuer))])
+        // The keyring refused the delete: refused at once, and revoked all the same.
+        var stuck = Self.router(":1.1")
+        let out5 = stuck.logout(account, caller: ":1.1")
+        guard case .held(let held5) = out5.reply else { throw Failure("not held") }
+        stuck.apply(core: out5.core)
+        stuck.apply(
+            core: stuck.completed(
+                held5, .logout(.read(.success(Self.tokens("at", expiresIn: 3600, refresh: "rt")))), now: Self.now
+            ).core)
+        let failedDelete = stuck.completed(
+            held5, .logout(.deleted(RouterError(.keyringFailed, "no"))), now: Self.now)
+        guard case .refused(let e)? = Self.answers(failedDelete)[held5] else { throw Failure("not refused") }
+        #expect(e.code == .keyringFailed && e.message.contains("still holds its tokens"))
+        #expect(Self.started(failedDelete).contains { $0.1 == .revoking(.discover(issuer: Self.issuer)) })
         // The metadata names a revocation endpoint only when it keeps the endpoint rules.
         func endpointRead(_ value: String) throws -> String? {
             let document = OpenIDTests.document(OpenIDTests.set("revocation_endpoint", .string(value)))
