@@ -20,7 +20,9 @@ enum InstallCommand {
         ],
         details: """
             Files go to $XDG_DATA_HOME/dbus-1/services, $XDG_CONFIG_HOME/systemd/user and
-            $XDG_DATA_HOME/applications, pointing at the linkrouterd beside this linkctl. With
+            $XDG_DATA_HOME/applications, pointing at the linkrouterd beside this linkctl; when
+            linkctl is not on PATH (run from a clone's .build/release), links to it go to ~/.local/bin.
+            With
             --claim-https the current default browser is recorded first; web links go to it (or to
             the app whose desktop entry claims their path, X-LinkRouter-Claims=) and `linkctl
             uninstall` makes it the default again.
@@ -73,6 +75,7 @@ enum InstallCommand {
                 report.append(("https", "\(r.desktopFile) (web links go to \(record.browser ?? "?"))"))
                 if let note = r.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }
             }
+            if let onPath = try pathLinks(inst, into: &record) { report.append(("path", onPath)) }
             for scheme in args.all("scheme").map({ $0.lowercased() }) {
                 let r = try registration.registerScheme(scheme, recordingIn: &record)
                 for note in [r.databaseMessage, r.portalMessage].compactMap({ $0 }) {
@@ -103,6 +106,36 @@ enum InstallCommand {
                 ])
         }
         return ExitCode.ok
+    }
+
+    /// The commands on `PATH` when they are not there already (a clone's `.build/release`): links in
+    /// `~/.local/bin`, the directory Debian's `~/.profile` puts on `PATH` at login when it exists, recorded so
+    /// `uninstall` removes them. A file there that is not such a link is left alone, and said. Nil: nothing to do
+    /// (a package's `/usr/bin/linkctl`, or these very links, already answer).
+    static func pathLinks(_ inst: Installation, into record: inout InstallRecord) throws(SystemError) -> String? {
+        let found = FileSystem.findExecutable("linkctl").map { FileSystem.readLink($0) ?? $0 }
+        guard found != inst.linkctl else { return nil }
+        let bin = inst.directories.home + "/.local/bin"
+        try FileSystem.makeDirectories(bin, permissions: 0o755)
+        var made: [String] = []
+        for name in ["linkctl", "docker-credential-linkrouter"] {
+            let path = bin + "/" + name
+            if let target = FileSystem.readLink(path) {
+                guard target == inst.linkctl else { return "\(path) exists and points at \(target): left alone" }
+                continue
+            }
+            guard !FileSystem.exists(path) else { return "\(path) exists and is not a link: left alone" }
+            try FileSystem.symlink(inst.linkctl, at: path)
+            record.noteFile(path)
+            made.append(path)
+        }
+        let onPath = (Environment.get("PATH") ?? "").split(separator: ":").contains { String($0) == bin }
+        let links =
+            made.isEmpty ? "\(bin)/linkctl already links here" : made.joined(separator: ", ") + " → " + inst.linkctl
+        return links
+            + (onPath
+                ? ""
+                : "; \(bin) is not on PATH yet: log in again (Debian's ~/.profile adds it) or export PATH=\"\(bin):$PATH\"")
     }
 
     static func write(_ path: String, _ text: String, into record: inout InstallRecord) throws(SystemError) {

@@ -47,6 +47,19 @@ struct HttpsClaimTests {
             "desktop-file-validate", h.desktop.applications + "/linkrouter-https.desktop",
         ])
         #expect(validate.status == 0 && validate.text.isEmpty)
+        // linkctl was not on the desktop's PATH: it is now, through links in ~/.local/bin (recorded, so
+        // uninstall removes them), and a shell of this desktop finds it.
+        let bin = h.desktop.home + "/.local/bin"
+        for name in ["linkctl", "docker-credential-linkrouter"] {
+            #expect(FileSystem.readLink(bin + "/" + name) == FileSystem.resolve(Paths.bin)! + "/linkctl")
+            #expect(record.files.contains(bin + "/" + name))
+        }
+        let env = h.desktop.environment.map { $0.hasPrefix("PATH=") ? "PATH=" + bin + ":" + $0.dropFirst(5) : $0 }
+        let found = try Subprocess.run(["/bin/sh", "-c", "linkctl --version"], environment: env)
+        #expect(found.status == 0 && found.text.contains("linkctl"), "\(found.errorText)")
+        // A second install keeps the links and says nothing is left alone.
+        let again = try h.desktop.linkctl("install")
+        #expect(again.status == 0 && again.text.contains("already links here"), "\(again.text)")
     }
 
     /// A raw space or non-ASCII character after the host reaches the browser percent-encoded (the
