@@ -20,12 +20,11 @@ enum InstallCommand {
         ],
         details: """
             Files go to $XDG_DATA_HOME/dbus-1/services, $XDG_CONFIG_HOME/systemd/user and
-            $XDG_DATA_HOME/applications, pointing at the linkrouterd beside this linkctl; when
-            linkctl is not on PATH (run from a clone's .build/release), links to it go to ~/.local/bin.
-            With
-            --claim-https the current default browser is recorded first; web links go to it (or to
-            the app whose desktop entry claims their path, X-LinkRouter-Claims=) and `linkctl
-            uninstall` makes it the default again.
+            $XDG_DATA_HOME/applications, pointing at the linkrouterd beside this linkctl. When
+            linkctl is not on PATH (run from a clone's .build/release), links to it go to
+            ~/.local/bin. With --claim-https the current default browser is recorded first; web
+            links go to it (or to the app whose desktop entry claims their path,
+            X-LinkRouter-Claims=) and `linkctl uninstall` makes it the default again.
             """,
         run: run)
 
