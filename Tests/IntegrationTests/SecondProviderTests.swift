@@ -224,7 +224,7 @@ struct SecondProviderTests {
     }
 
     @Test(
-        "a narrower token at django-oauth-toolkit, which narrows a refresh: --scope openid carries exactly openid while the account's own carries all; asked again, from memory; its rotated refresh token is the account's (one chain, across a restart)"
+        "a narrower token at django-oauth-toolkit, which narrows a refresh: --scope openid carries exactly openid while the account's own carries all; asked again, from memory; a scope beyond the account's, a malformed resource and an unknown issuer each a clear error with nothing spent; its rotated refresh token is the account's (one chain, across a restart)"
     )
     func narrowerScope() throws {
         let w = try World()
@@ -247,6 +247,20 @@ struct SecondProviderTests {
         #expect(try json("--scope", "openid")["token"] as? String == narrow["token"] as? String)
         #expect(try client.counter("token_refreshes") == before + 1, "asked again: from memory")
         #expect(try json()["token"] as? String == own["token"] as? String, "the account's own is untouched")
+        // Bad input through linkctl: each a clear error, nothing asked of the provider, the daemon up.
+        let spent = try client.counter("token_refreshes")
+        for (args, says) in [
+            (["dot", "--scope", "openid admin"], "scope admin is not within dot's"),
+            (["dot", "--resource", "not a uri"], "resource"),
+            (["dot", "--resource", "https://api.example.com/#fragment"], "resource"),
+            (["--issuer", "https://unknown.example/"], "https://unknown.example/"),
+        ] {
+            let r = try w.desktop.linkctl(["token"] + args)
+            #expect(
+                r.status != 0 && r.text.isEmpty && r.errorText.contains(says), "\(args): \(r.status) \(r.errorText)")
+        }
+        #expect(try client.counter("token_refreshes") == spent, "nothing was spent on bad input")
+        #expect(try json("--scope", "openid")["token"] as? String == narrow["token"] as? String, "the daemon is up")
         // django-oauth-toolkit rotated the refresh token with reuse protection: the account's own refresh uses the new
         // one (the old one would revoke the family), here and after a restart.
         func refreshOwn() throws -> Subprocess.Outcome {
