@@ -258,6 +258,9 @@ def jws_diff(old, new):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as real servers set it: the headers and the body go out in two writes, and with Nagle on a
+    # kept-alive connection the body waits for the client's delayed ACK (40 ms), which no provider would add.
+    disable_nagle_algorithm = True
     server_version = "tamper_provider"
     state = None  # set in main
 
