@@ -16,6 +16,21 @@ extension AccountSummary {
         if a.isDefault { entries.append(("default", .boolean(true))) }
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
         if !a.gitURLs.isEmpty { entries.append(("git_urls", .stringArray(a.gitURLs))) }
+        // The apps the person always allowed (`AccountGrant`): app label, scope ("" for the account's own), when.
+        if !a.grants.isEmpty {
+            entries.append(
+                (
+                    "grants",
+                    .array(
+                        element: "a{sv}",
+                        a.grants.map {
+                            .vardict([
+                                ("app", .string($0.app.label)), ("scope", .string($0.scope ?? "")),
+                                ("granted_at", .int64($0.grantedAt)),
+                            ])
+                        })
+                ))
+        }
         let signedIn: String
         if let t = tokens, t.loaded || t.tokens != nil {
             signedIn = t.tokens == nil ? "no" : "yes"

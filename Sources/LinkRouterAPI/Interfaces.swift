@@ -73,6 +73,9 @@ public enum Interfaces {
                 h, _, call throws(DBusError) in
                 try h.addAccount(call.string(0), call.arguments[1], call)
             },
+            .init("RevokeGrant", in: [A("app", "s"), A("account", "s")], out: []) { h, _, call throws(DBusError) in
+                try h.revokeGrant(call.string(0), call.string(1), call)
+            },
             .init("RemoveAccount", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.removeAccount(call.string(0), call)
             },

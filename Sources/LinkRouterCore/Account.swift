@@ -279,6 +279,10 @@ public struct Account: Sendable, Equatable {
         return out
     }
 
+    /// The apps the person has always allowed to use it (`AccountGrant`), attached by the daemon from its grants
+    /// file; never part of the declaration's file.
+    public var grants: [AccountGrant] = []
+
     private init(
         name: String, issuer: String, clientID: String, scope: String, redirectURI: String, audience: String?,
         resource: String?,

@@ -14,12 +14,16 @@ public enum AccountCall: Sendable, Equatable {
     case add(String, AccountRequest)
     /// `RemoveAccount(name)`: the caller's declaration and its tokens gone.
     case remove(String)
+    /// `RevokeGrant(app, account)`: the person's "Always allow" for that app ended (the host user's call only).
+    case revokeGrant(app: CallerApp, account: String)
 }
 
 /// What `AddAccount`/`RemoveAccount` do to the declared accounts (`AccountFileWrite`).
 public enum AccountFileChange: Sendable, Equatable {
     case add(Account, replacing: Account?)
     case remove(Account)
+    /// The grants of `app` for the account ended.
+    case revokeGrant(Account, CallerApp)
 }
 
 extension AccountCall {
@@ -49,19 +53,36 @@ extension AccountCall {
     }
 
     /// The call, for a caller now known to be `app` (`held`: the operation its reply is held under).
-    func carryOn(accounts: [Account], app: CallerApp, caller: String, held: OperationID?, _ turn: inout Turn)
-        -> Transition
-    {
+    /// `consented`: the person's account the person has just allowed this app, this once (`ConsentPrompt`).
+    func carryOn(
+        accounts: [Account], app: CallerApp, caller: String, held: OperationID?, consented: AccountKey? = nil,
+        _ turn: inout Turn
+    ) -> Transition {
         let mine = accounts.filter { $0.owner.serves(app) }
         func named(_ name: String) throws(RouterError) -> Account {
             guard let a = mine.first(where: { $0.name == name }) else { throw AccountBook.unknownAccount(name) }
             return a
         }
+        // A sandboxed app asking for the person's account by name: allowed once or always, or the person is asked.
+        func theirs(_ name: String, scope: String?) -> Consent {
+            guard !mine.contains(where: { $0.name == name }),
+                let a = accounts.first(where: { $0.name == name && $0.askable(by: app) })
+            else { return .notAsked }
+            if a.key == consented || a.granted(to: app, scope: scope) { return .allowed(a) }
+            return .asking(
+                ConsentPrompt.asking(
+                    self, accounts: accounts, app: app, caller: caller, account: a, scope: scope, held: held, &turn))
+        }
         do throws(RouterError) {
             switch self {
             case .getToken(let name, let request):
                 guard let issuer = request.issuer else {
-                    return AccountBook.getToken(try named(name), request, caller: caller, held: held, &turn)
+                    switch theirs(name, scope: request.scope) {
+                    case .allowed(let a): return AccountBook.getToken(a, request, caller: caller, held: held, &turn)
+                    case .asking(let asking): return asking
+                    case .notAsked:
+                        return AccountBook.getToken(try named(name), request, caller: caller, held: held, &turn)
+                    }
                 }
                 guard name.isEmpty else { throw .invalid("give an account's name or its issuer, not both") }
                 let account = try IssuerChoice.pick(
@@ -71,7 +92,17 @@ extension AccountCall {
                 // The host user sees every account (whose it is, never its tokens); an app its own.
                 return AccountBook.listing(app == .host ? accounts : mine, caller: caller, held: held, &turn)
             case .begin(var begin):
-                let account = try named(begin.request.account ?? "")
+                let name = begin.request.account ?? ""
+                let account: Account
+                switch begin.flow {
+                case .signOut: account = try named(name)
+                default:
+                    switch theirs(name, scope: nil) {
+                    case .allowed(let a): account = a
+                    case .asking(let asking): return asking
+                    case .notAsked: account = try named(name)
+                    }
+                }
                 try begin.request.use(account)
                 // A sign-out at the provider (`BeginLogout`): signed out here first, whatever the provider does.
                 if case .signOut = begin.flow {
@@ -92,6 +123,15 @@ extension AccountCall {
                         "\(name) is the administrator's (in /etc/linkrouter/accounts.d); only they can remove it")
                 }
                 return AccountFileWrite.start(.remove(account), caller: caller, held: held, &turn)
+            case .revokeGrant(let grantee, let name):
+                guard app == .host else {
+                    throw RouterError(.accessDenied, "only the person, from outside any sandbox, ends a grant")
+                }
+                let account = try named(name)
+                guard account.grants.contains(where: { $0.app == grantee }) else {
+                    throw .invalid("\(grantee.label) has no grant for \(name); linkctl grants lists them")
+                }
+                return AccountFileWrite.start(.revokeGrant(account, grantee), caller: caller, held: held, &turn)
             }
         } catch {
             return Transition().answering(held, .refused(error))
@@ -129,10 +169,19 @@ extension AccountCall {
             .add(account, replacing: existing), clearing: clearing, caller: caller, held: held, &turn)
     }
 
+    /// Whether a sandboxed app may have the person's account it named: not a question (not the person's, or the
+    /// app's own), allowed (once, or always), or the person is being asked (the call waits on it).
+    private enum Consent {
+        case notAsked
+        case allowed(Account)
+        case asking(Transition)
+    }
+
     /// The answer a refused caller gets: no account exists for it (an empty list, for `ListAccounts`).
     var refusal: Transition.Reply {
         switch self {
-        case .getToken(let name, _), .logout(let name), .reject(let name, _), .add(let name, _), .remove(let name):
+        case .getToken(let name, _), .logout(let name), .reject(let name, _), .add(let name, _), .remove(let name),
+            .revokeGrant(_, let name):
             return .refused(AccountBook.unknownAccount(name))
         case .list: return .accounts([])
         case .begin(let b): return .refused(AccountBook.unknownAccount(b.request.account ?? ""))

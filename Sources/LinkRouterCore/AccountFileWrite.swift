@@ -13,6 +13,7 @@ public struct AccountFileWrite: OperationMachine {
     public enum Work: Sendable, Equatable {
         case write(Account)
         case remove(Account)
+        case revokeGrant(Account, CallerApp)
     }
 
     /// The file written or removed (nil), or why not.
@@ -41,6 +42,7 @@ public struct AccountFileWrite: OperationMachine {
         switch change {
         case .add(let account, _): work = .write(account)
         case .remove(let account): work = .remove(account)
+        case .revokeGrant(let account, let app): work = .revokeGrant(account, app)
         }
         var machine = AccountFileWrite(change: change, caller: caller)
         machine.clearing = clearing
@@ -75,6 +77,13 @@ public struct AccountFileWrite: OperationMachine {
                     ])
                 // The sign-out goes on under the same call, which it answers.
                 return t.then(AccountBook.logout(account, caller: caller, held: op, &turn))
+            case .revokeGrant(let account, let app):
+                return Transition(
+                    core: [.finish(op)],
+                    effects: [
+                        .log(LogLine(.info, "\(app.label)'s grant for \(account.name) ended by \(caller)")),
+                        .answer(op, .none),
+                    ])
             case .add(let account, let old):
                 wrote = true
                 var t = Transition(

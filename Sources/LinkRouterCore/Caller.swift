@@ -25,6 +25,24 @@ public enum CallerApp: Sendable, Equatable, Hashable {
     /// A Snap: its instance name.
     case snap(String)
 
+    /// The app's own id (a Flatpak's `org.example.App`, a Snap's name), or the label for the others.
+    public var id: String {
+        switch self {
+        case .flatpak(let id), .snap(let id): id
+        case .unknown, .host: label
+        }
+    }
+
+    /// What kind of sandbox vouches for `id`, in words.
+    public var kindName: String {
+        switch self {
+        case .flatpak: "a Flatpak app"
+        case .snap: "a Snap"
+        case .host: "a program of yours"
+        case .unknown: "not identified"
+        }
+    }
+
     /// How it is stored and shown: `unknown`, `host`, `flatpak:ID`, `snap:NAME`.
     public var label: String {
         switch self {

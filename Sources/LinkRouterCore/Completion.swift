@@ -16,4 +16,5 @@ public enum Completion: Sendable {
     case waitTimer(WaitTimer.Event)
     case backgroundRefresh(BackgroundRefresh.Event)
     case accountNotice(AccountNotice.Event)
+    case consent(ConsentPrompt.Event)
 }

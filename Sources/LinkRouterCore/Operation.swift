@@ -19,4 +19,5 @@ public enum Operation: Sendable, Equatable {
     case waitTimer(WaitTimer.Work)
     case backgroundRefresh(BackgroundRefresh.Work)
     case accountNotice(AccountNotice.Work)
+    case consent(ConsentPrompt.Work)
 }

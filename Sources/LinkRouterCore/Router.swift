@@ -107,6 +107,7 @@ public struct Router: Sendable {
         case .waitTimer(let e): t = step(WaitTimer.self, op, e, &turn)
         case .backgroundRefresh(let e): t = step(BackgroundRefresh.self, op, e, &turn)
         case .accountNotice(let e): t = step(AccountNotice.self, op, e, &turn)
+        case .consent(let e): t = step(ConsentPrompt.self, op, e, &turn)
         }
         // Only a held begin has someone to hear StorageFailed (its session is
         // then not begun); every other result is taken in and logged.

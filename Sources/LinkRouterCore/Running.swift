@@ -18,6 +18,8 @@ public enum Running: Sendable, Equatable {
     case waitTimer(WaitTimer)
     case backgroundRefresh(BackgroundRefresh)
     case accountNotice(AccountNotice)
+    /// A person asked whether an app may use their account; the calls it answers are held apart (`HeldCall.account`).
+    case consent(ConsentPrompt)
 
     /// The bus name whose call this machine answers (held under its operation), if it answers one.
     var caller: String? {
@@ -28,7 +30,7 @@ public enum Running: Sendable, Equatable {
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
         case .revoking(let m): m.caller
-        case .login, .flight, .identification, .restore, .waitTimer, .backgroundRefresh, .accountNotice: nil
+        case .login, .flight, .identification, .restore, .waitTimer, .backgroundRefresh, .accountNotice, .consent: nil
         }
     }
 
@@ -53,7 +55,7 @@ public enum Running: Sendable, Equatable {
             m.caller = nil
             return .delivery(m)
         case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh,
-            .accountNotice:
+            .accountNotice, .consent:
             return nil
         }
     }
@@ -66,7 +68,8 @@ public enum Running: Sendable, Equatable {
         switch self {
         case .login(_, let idle): idle
         // A notice waits on a person: stopping loses only its action (the next call asks again).
-        case .waitTimer, .backgroundRefresh, .accountNotice: true
+        // A person's answer still to come: stopping loses the question only (its calls hear the daemon stopped).
+        case .waitTimer, .backgroundRefresh, .accountNotice, .consent: true
         case .begin, .delivery, .flight, .revoking, .identification, .refresh, .restore, .logout, .accountFile: false
         }
     }
@@ -86,7 +89,7 @@ public enum Running: Sendable, Equatable {
         case .login(_, let idle): !idle
         case .refresh: true
         case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer,
-            .backgroundRefresh, .accountNotice:
+            .backgroundRefresh, .accountNotice, .consent:
             false
         }
     }
@@ -107,6 +110,7 @@ public enum Running: Sendable, Equatable {
         case .waitTimer: "wait timer"
         case .backgroundRefresh(let m): "refresh ahead of \(m.key.name)"
         case .accountNotice(let m): "sign-in notice for \(m.key.name)"
+        case .consent(let m): "consent prompt for \(m.app.label) and \(m.account.name)"
         }
     }
 
@@ -129,6 +133,7 @@ public enum Running: Sendable, Equatable {
         case .waitTimer: 10
         case .backgroundRefresh: 11
         case .accountNotice: 12
+        case .consent: 13
         }
     }
 }

@@ -15,9 +15,12 @@ final class Accounts {
     private let busAddress: String?
     private var cache: (stamp: [String: Int64], accounts: [Account])?
     private var store: SecretStore?
+    /// The person's "Always allow" answers (`GrantsFile`), beside the user's accounts.
+    private let grantsPath: String?
 
     init(paths: LinkRouterPaths, loop: EventLoop, busAddress: String?) {
         userDirectory = paths.accountsDirectory
+        grantsPath = paths.accountsDirectory.map { FileSystem.directoryName($0) + "/grants.conf" }
         systemDirectory = paths.systemAccountsDirectory
         self.loop = loop
         self.busAddress = busAddress
@@ -28,7 +31,8 @@ final class Accounts {
     /// each caller the ones it may use).
     func all() -> [Account] {
         let apps = userDirectory.map { AccountFiles.appDirectories(in: $0) } ?? []
-        let stamp = Self.stamp([systemDirectory] + (userDirectory.map { [$0] } ?? []) + apps.map(\.directory))
+        var stamp = Self.stamp([systemDirectory] + (userDirectory.map { [$0] } ?? []) + apps.map(\.directory))
+        if let grantsPath { stamp[grantsPath] = FileSystem.status(grantsPath)?.modifiedNanoseconds ?? -1 }
         if let cache, cache.stamp == stamp { return cache.accounts }
         let system = AccountFiles.read(directory: systemDirectory, owner: .system)
         let user = userDirectory.map { AccountFiles.read(directory: $0, owner: .user) } ?? (accounts: [], problems: [])
@@ -40,10 +44,43 @@ final class Accounts {
         for a in user.accounts where taken.contains(a.name) {
             Log.warning("Account \(a.name) is declared by the administrator too; the administrator's is used")
         }
-        let accounts =
+        var accounts =
             system.accounts + user.accounts.filter { !taken.contains($0.name) } + appAccounts.flatMap(\.accounts)
+        let grants = grantsPath.map(GrantsFile.read) ?? []
+        for i in accounts.indices where accounts[i].owner == .user || accounts[i].owner == .system {
+            accounts[i].grants = grants.filter { $0.account == accounts[i].name }.map(\.grant)
+        }
         cache = (stamp, accounts)
         return accounts
+    }
+
+    /// An "Always allow" kept (the same app and account's earlier one replaced).
+    func grant(_ account: Account, _ grant: AccountGrant) -> RouterError? {
+        changeGrants {
+            $0.filter { !($0.account == account.name && $0.grant.app == grant.app) } + [
+                GrantsFile.Entry(account: account.name, grant: grant)
+            ]
+        }
+    }
+
+    /// The grants of `account` ended: those of `app`, or all of them (the account removed).
+    func revokeGrants(_ account: Account, app: CallerApp? = nil) -> RouterError? {
+        changeGrants { $0.filter { $0.account != account.name || (app != nil && $0.grant.app != app) } }
+    }
+
+    private func changeGrants(_ change: ([GrantsFile.Entry]) -> [GrantsFile.Entry]) -> RouterError? {
+        guard let grantsPath else {
+            return RouterError(.storageFailed, "there is no configuration directory to keep grants in")
+        }
+        cache = nil
+        let before = GrantsFile.read(grantsPath)
+        let after = change(before)
+        guard after != before else { return nil }
+        do {
+            try FileSystem.makeDirectories(FileSystem.directoryName(grantsPath), permissions: 0o700)
+            try GrantsFile.write(after, to: grantsPath)
+        } catch { return RouterError(.storageFailed, "could not write \(grantsPath): \(error); nothing changed") }
+        return nil
     }
 
     /// The directory an owner's accounts are written to (never the administrator's).
@@ -83,6 +120,8 @@ final class Accounts {
                 "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }
         if case .app = account.owner, FileSystem.list(d).isEmpty { try? FileSystem.removeDirectory(d) }
+        // Its grants go with it: a new account of that name is not the one the person allowed.
+        if let e = revokeGrants(account) { Log.warning("\(account.name)'s grants were not removed: \(e.message)") }
         return nil
     }
 

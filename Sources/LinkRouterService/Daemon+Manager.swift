@@ -144,6 +144,15 @@ extension Daemon: ManagerHandlers {
         try accountCall(.remove(name), named: name, call)
     }
 
+    /// `RevokeGrant(app, account)`: the person's "Always allow" for that app ended; its next call asks again.
+    public func revokeGrant(_ app: String, _ name: String, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        guard let grantee = CallerApp(label: app), grantee != .host, grantee != .unknown else {
+            throw DBusError(
+                RouterError(.invalidArgument, "\(app) is not an app's label such as flatpak:org.example.App"))
+        }
+        return try accountCall(.revokeGrant(app: grantee, account: name), named: name, call)
+    }
+
     /// An account call by name: the name checked, then decided by the core with every declared account.
     private func accountCall(_ c: AccountCall, named name: String?, _ call: MethodCall) throws(DBusError) -> MethodReply
     {

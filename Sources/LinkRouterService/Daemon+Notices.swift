@@ -2,14 +2,18 @@ import DBusKit
 import LinkRouterCore
 
 /// The notification server's answers about the daemon's sign-in notices
-/// (`AccountNotice`): a click begins the account's sign-in, a close ends the
-/// notice. Every client hears every notification's signals; only the ids the
+/// (`AccountNotice`: a click begins the account's sign-in, a close ends the
+/// notice) and its consent prompts (`ConsentPrompt`: the person's answer). Every client hears every notification's signals; only the ids the
 /// core knows as its own go on, and only for those is a sign-in's input gathered.
 extension Daemon {
     func notificationSignal(_ m: DBusMessage) {
         guard let signal = NotificationSignal(m) else { return }
         switch signal {
         case .actionInvoked(let id, let action):
+            if core.router.isConsentPrompt(id) {
+                execute(core.router.consentAnswered(id, action: action, now: now))
+                return
+            }
             guard core.router.isNotice(id) else { return }
             // What a sign-in needs from outside the core, for an account login that opens the browser.
             var request = SessionRequest()
@@ -19,6 +23,10 @@ extension Daemon {
                 core.router.noticeInvoked(
                     id, action: action, inputs: inputs(for: request, flow: .code), accounts: accounts.all(), now: now))
         case .closed(let id, let reason):
+            if core.router.isConsentPrompt(id) {
+                execute(core.router.consentClosed(id, reason: reason, now: now))
+                return
+            }
             guard core.router.isNotice(id) else { return }
             execute(core.router.noticeClosed(id, reason: reason, now: now))
         }

@@ -87,6 +87,8 @@ extension Daemon {
 
         case .accountFile(.write(let account)): done(.accountFile(.done(accounts.save(account))))
         case .accountFile(.remove(let account)): done(.accountFile(.done(accounts.remove(account))))
+        case .accountFile(.revokeGrant(let account, let app)):
+            done(.accountFile(.done(accounts.revokeGrants(account, app: app))))
 
         case .waitTimer(.timer(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.waitTimer(.fired)) }
 
@@ -98,6 +100,16 @@ extension Daemon {
                 done(.accountNotice(.shown(result.mapError { RouterError(.internalError, $0.message) })))
             }
         case .accountNotice(.unlockKeyring): accounts.unlockKeyring { done(.accountNotice(.unlockAsked($0))) }
+
+        case .consent(.show(let text, let more)):
+            let notify = Notify(
+                appName: "linkrouter", icon: "dialog-password", summary: text.summary, body: text.body,
+                actions: more.map { (key: $0.key, label: $0.label) } + [text.action], expireTimeout: 0)
+            bus.call(notify, timeoutMilliseconds: 5000) { result in
+                done(.consent(.shown(result.mapError { RouterError(.internalError, $0.message) })))
+            }
+        case .consent(.deadline(let ms)): sessions.startTimer(op, milliseconds: ms) { done(.consent(.expired)) }
+        case .consent(.remember(let account, let grant)): done(.consent(.remembered(accounts.grant(account, grant))))
 
         case .backgroundRefresh(.wait(let ms)):
             sessions.startTimer(op, milliseconds: ms) { done(.backgroundRefresh(.due)) }

@@ -13,7 +13,7 @@ enum LinkCtl {
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
         ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }),
         ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
-        ("logout", { LogoutCommand.spec }),
+        ("logout", { LogoutCommand.spec }), ("grants", { GrantsCommand.spec }),
         ("sessions", { SessionsCommand.spec }),
         ("cancel", { CancelCommand.spec }),
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }),

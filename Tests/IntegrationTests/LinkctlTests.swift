@@ -8,8 +8,8 @@ import Testing
 @Suite("linkctl")
 struct LinkctlTests {
     static let commands = [
-        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "sessions", "cancel",
-        "status", "explain", "register", "claim", "install", "uninstall", "doctor",
+        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "grants", "sessions",
+        "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
         "completion",
     ]
 

@@ -374,7 +374,7 @@ struct AccountTokenTests {
     }
 
     @Test(
-        "a caller not yet known waits for its identity; a sandboxed app sees none of the user's accounts, and may not sign in to one"
+        "a caller not yet known waits for its identity; a sandboxed app sees none of the user's accounts, and gets a token of one or signs in to one only after the person's yes (the calls wait on the prompt)"
     )
     func sandboxed() throws {
         var router = Router()
@@ -387,14 +387,15 @@ struct AccountTokenTests {
         }
         router.apply(core: t1.core)
         let t2 = router.completed(identify, .identification(.identified(.flatpak("org.example.App"))), now: Self.now)
-        guard case .refused(let e)? = Self.answers(t2)[held] else { throw Failure("not refused") }
-        #expect(
-            e.code == .unknownAccount
-                && !Self.started(t2).contains { if case .flight(.read) = $0.1 { true } else { false } })
+        // The person's account: no answer and no keyring read until the person says yes (`ConsentPromptTests`).
+        #expect(Self.answers(t2)[held] == nil)
+        #expect(!Self.started(t2).contains { if case .flight(.read) = $0.1 { true } else { false } })
+        #expect(Self.started(t2).contains { if case .consent(.show) = $0.1 { true } else { false } })
         router.apply(core: t2.core)
-        #expect(
-            router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now).reply
-                == .refused(AccountBook.unknownAccount("work")))
+        let again = router.getToken(account, TokenRequest(), caller: ":1.7", now: Self.now)
+        guard case .held = again.reply else { throw Failure("answered without the person: \(again.reply)") }
+        #expect(!Self.started(again).contains { if case .consent(.show) = $0.1 { true } else { false } })
+        router.apply(core: again.core)
         // Nor does it see any; a caller not yet known waits to be known before the list is shown.
         #expect(router.listAccounts([account], caller: ":1.7").reply == .accounts([]))
         guard case .held = router.listAccounts([account], caller: ":1.8").reply else {
@@ -416,8 +417,9 @@ struct AccountTokenTests {
         request.account = "work"
         let begin = router.beginSession(
             request, inputs: Self.noInputs, accounts: [account], caller: ":1.7", login: false, now: Self.now)
-        guard case .refused(let b) = begin.reply else { throw Failure("begun") }
-        #expect(b.code == .unknownAccount)
+        guard case .held = begin.reply,
+            !begin.core.contains(where: { if case .track(_, .begin) = $0 { true } else { false } })
+        else { throw Failure("begun without the person's yes") }
         // And an account's options are the account's: given again, refused.
         var twice = SessionRequest()
         twice.issuer = Self.issuer
@@ -473,9 +475,16 @@ struct AccountTokenTests {
             throw Failure("the app's not read")
         }
         #expect(read == .flight(.read(mine.key)))
-        #expect(
-            router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now)
-                .reply == .refused(AccountBook.unknownAccount("work")))
+        // Another app never reaches the app's `work`; the person's `work` it may have only with their yes (a prompt).
+        let otherApp = router.accountCall(
+            .getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now)
+        guard case .held = otherApp.reply,
+            case .consent(.show(let asked, _))? = Self.started(otherApp).first(where: {
+                if case .consent(.show) = $0.1 { true } else { false }
+            })?.1
+        else { throw Failure("another app was not asked about: \(otherApp.reply)") }
+        #expect(asked.summary == "Allow org.example.Other to use your account work?")
+        #expect(!Self.started(otherApp).contains { if case .flight = $0.1 { true } else { false } })
         #expect(router.accountCall(.list, accounts: declared, caller: ":1.3", now: Self.now).reply == .accounts([]))
         #expect(
             router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.5", now: Self.now)
@@ -496,10 +505,12 @@ struct AccountTokenTests {
             throw Failure("not begun: \(begin.reply)")
         }
         #expect(pending.request.clientID == "app" && pending.request.account == "flatpak:org.example.App/work")
+        let otherBegin = router.beginSession(
+            login, inputs: Self.noInputs, accounts: declared, caller: ":1.3", login: false, now: Self.now)
         #expect(
-            router.beginSession(
-                login, inputs: Self.noInputs, accounts: declared, caller: ":1.3", login: false, now: Self.now
-            ).reply == .refused(AccountBook.unknownAccount("work")))
+            otherBegin.core.contains { if case .hold(_, .account) = $0 { true } else { false } }
+                && !otherBegin.core.contains { if case .track(_, .begin) = $0 { true } else { false } },
+            "another app's sign-in to the person's work waits on the person's yes")
         _ = beginOp
 
         // Refused: the administrator's name; a declaration that breaks a rule; an unidentified caller; a host program's

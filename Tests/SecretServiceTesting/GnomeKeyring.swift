@@ -35,6 +35,16 @@ public final class GnomeKeyring {
             Subprocess.wait(pid)
             throw SystemError("gnome-keyring-daemon did not take org.freedesktop.secrets", path: log, code: ETIMEDOUT)
         }
+        // The name comes first; the login keyring that `--unlock` makes (the `default` alias) a moment later. Ready
+        // is when the alias names it: a daemon asking before then hears "no default collection".
+        while ((try? defaultCollection())?.rawValue ?? "/") == "/" && Clock.monotonicMilliseconds() < deadline {
+            Clock.sleep(milliseconds: 10)
+        }
+        guard ((try? defaultCollection())?.rawValue ?? "/") != "/" else {
+            kill(pid, SIGKILL)
+            Subprocess.wait(pid)
+            throw SystemError("gnome-keyring-daemon made no default collection", path: log, code: ETIMEDOUT)
+        }
     }
 
     /// The collection behind the `default` alias.

@@ -224,7 +224,16 @@ extension Bench {
             ],
             environment: w.environment, stdout: .null, stderr: .file(w.root + "/keyring.log"))
         let probe = try DBusConnection(address: w.address)
-        guard w.wait({ probe.nameHasOwner("org.freedesktop.secrets") }) else {
+        // Ready once the login keyring `--unlock` makes is the `default` alias (a moment after the name).
+        func defaultCollection() -> Bool {
+            let m = DBusMessage.methodCall(
+                "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
+            guard (try? m.append(.string("default"))) != nil,
+                case .objectPath(let path)? = try? probe.callArguments(m).first
+            else { return false }
+            return path.rawValue != "/"
+        }
+        guard w.wait({ probe.nameHasOwner("org.freedesktop.secrets") && defaultCollection() }) else {
             Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")
             throw BenchError("gnome-keyring did not start")
         }

@@ -18,10 +18,21 @@ final class Dunst {
         desktop.extraEnvironment["DISPLAY"] = display.display
         // Notifications stay until acted on or withdrawn; nothing of the machine's own configuration is read.
         try FileSystem.makeDirectories(desktop.configHome + "/dunst", permissions: 0o700)
+        // The context menu (`dunstctl context`) goes through dunst's `dmenu` setting: this one picks the line
+        // naming the action the test wrote to `choice` (`choose`), as a person picks it from the menu.
+        try FileSystem.writeAtomically(
+            desktop.root + "/dunst-menu",
+            text: """
+                #!/bin/sh
+                cat > "$0.offered"
+                grep -F -- "$(cat "$0.choice")" "$0.offered" | head -n 1
+
+                """, permissions: 0o700)
         try FileSystem.writeAtomically(
             desktop.configHome + "/dunst/dunstrc",
             text: """
                 [global]
+                    dmenu = \(desktop.root)/dunst-menu
                     sticky_history = true
                 [urgency_low]
                     timeout = 0
@@ -54,6 +65,18 @@ final class Dunst {
     func click() throws {
         let r = try desktop.run(["dunstctl", "action", "0"])
         guard r.status == 0 else { throw SystemError("dunstctl action: \(r.errorText)", code: EIO) }
+    }
+
+    /// The person opens the context menu of the notification shown first and picks the action labelled `label`
+    /// (dunst lists each action there; its `dmenu` setting is the picker). What the menu offered is returned.
+    @discardableResult
+    func choose(_ label: String) throws -> String {
+        try FileSystem.writeAtomically(desktop.root + "/dunst-menu.choice", text: label + "\n", permissions: 0o600)
+        try? FileSystem.remove(desktop.root + "/dunst-menu.offered")
+        let r = try desktop.run(["dunstctl", "context"])
+        guard r.status == 0 else { throw SystemError("dunstctl context: \(r.errorText)", code: EIO) }
+        _ = eventually(timeoutMilliseconds: 10_000) { FileSystem.exists(self.desktop.root + "/dunst-menu.offered") }
+        return (try? FileSystem.readText(desktop.root + "/dunst-menu.offered")) ?? ""
     }
 
     /// The summaries of what it shows and has shown (`dunstctl history` keeps those closed by a person or a call).

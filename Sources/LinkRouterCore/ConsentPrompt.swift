@@ -1,0 +1,206 @@
+/// A sandboxed app asks for one of the person's accounts: the person is asked,
+/// naming the app by the id the daemon verified (its sandbox's
+/// `/.flatpak-info`, never what the app says of itself) and the account and its
+/// provider, with **Allow once**, **Always allow** and **Deny** (Android's
+/// AccountManager asks "Allow *App* to access your account?" once and
+/// remembers; oidc-agent's `--confirm` names the app by what the app sends).
+///
+/// One prompt per app and account at a time: later calls of that app for that
+/// account wait on it (`waiting`, each held as the account call it is) and
+/// hear the same answer. Allow once: the waiting calls go on, as if the
+/// account were the app's, this once. Always allow: the grant is written
+/// (`remember`), then the same. Deny, a close, no answer within
+/// `deadlineSeconds`, or no notification server: `AccessDenied`, and nothing
+/// else about the account.
+public struct ConsentPrompt: OperationMachine {
+    public let app: CallerApp
+    public let account: Account
+    /// The scope the first call asked for (nil: the account's own): what an "Always allow" grants.
+    public let scope: String?
+    /// The calls waiting on the answer (held as `HeldCall.account`).
+    public var waiting: [OperationID]
+    /// The server's id for it, once shown.
+    public var shown: UInt32?
+    /// The person said "Always allow": the grant is being written.
+    var remembering = false
+
+    /// Seconds the person has to answer.
+    public static let deadlineSeconds: Int64 = 60
+    public static let allowOnce = (key: "allow-once", label: "Allow once")
+    public static let allowAlways = (key: "allow-always", label: "Always allow")
+    public static let deny = (key: "deny", label: "Deny")
+
+    public enum Work: Sendable, Equatable {
+        case show(AccountNotice.Text, more: [ActionLabel])
+        /// The person's time to answer.
+        case deadline(milliseconds: Int64)
+        case remember(Account, AccountGrant)
+    }
+
+    /// An action key and the label the person reads.
+    public struct ActionLabel: Sendable, Equatable {
+        public let key: String
+        public let label: String
+    }
+
+    public enum Event: Sendable {
+        /// The server took it (its id), or there is none.
+        case shown(Result<UInt32, RouterError>)
+        case invoked(action: String)
+        case closed(reason: UInt32)
+        case expired
+        /// The grant was written (nil), or why not.
+        case remembered(RouterError?)
+    }
+
+    var running: Running { .consent(self) }
+
+    init?(_ running: Running) {
+        guard case .consent(let m) = running else { return nil }
+        self = m
+    }
+
+    init(app: CallerApp, account: Account, scope: String?, waiting: [OperationID]) {
+        self.app = app
+        self.account = account
+        self.scope = scope
+        self.waiting = waiting
+    }
+
+    /// What the person reads. Plain text: the app's id is the sandbox's, the account's name and issuer the
+    /// declaration's (no markup is sent, so none is read).
+    static func text(_ app: CallerApp, _ account: Account, scope: String?) -> AccountNotice.Text {
+        let what = scope.map { "a token for scope \($0) of" } ?? "a token of"
+        return AccountNotice.Text(
+            summary: "Allow \(app.id) to use your account \(account.name)?",
+            body:
+                "The app \(app.id) (\(app.kindName), identified by its sandbox) asks for \(what) your account \(account.name) at \(account.issuer). Until you answer it waits; with no answer in \(deadlineSeconds) s it is refused.",
+            action: (key: deny.key, label: deny.label))
+    }
+
+    /// `call` of `app` (sandboxed) for the person's `account`, held under `held` (or a new operation): it waits on
+    /// the prompt for that app and account, shown now unless one is up.
+    static func asking(
+        _ call: AccountCall, accounts: [Account], app: CallerApp, caller: String, account: Account, scope: String?,
+        held: OperationID?, _ turn: inout Turn
+    ) -> Transition {
+        let op = held ?? turn.ids.take()
+        var t = Transition(core: [.hold(op, .account(call, accounts: accounts, caller: caller))])
+        if held == nil { t.reply = .held(op) }
+        if let (promptOp, prompt) = turn.core.running.lazy.compactMap({ id, m -> (OperationID, ConsentPrompt)? in
+            guard case .consent(let p) = m, p.app == app, p.account.key == account.key else { return nil }
+            return (id, p)
+        }).first {
+            var joined = prompt
+            joined.waiting.append(op)
+            t.core.append(.advance(promptOp, .consent(joined)))
+            return t
+        }
+        let promptOp = turn.ids.take()
+        let more = [
+            ActionLabel(key: allowOnce.key, label: allowOnce.label),
+            ActionLabel(key: allowAlways.key, label: allowAlways.label),
+        ]
+        t.core.append(
+            .track(promptOp, .consent(ConsentPrompt(app: app, account: account, scope: scope, waiting: [op]))))
+        t.effects += [
+            .start(promptOp, .consent(.show(text(app, account, scope: scope), more: more))),
+            .start(promptOp, .consent(.deadline(milliseconds: deadlineSeconds * 1000))),
+            .log(LogLine(.info, "Asking the person whether \(app.label) may use \(account.name)")),
+        ]
+        return t
+    }
+
+    mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+        switch event {
+        case .shown(.success(let id)):
+            shown = id
+            return Transition()
+        case .shown(.failure(let e)):
+            return refusing(
+                op, "no one could be asked (\(e.message)); nothing is handed out without the person's yes", &turn)
+        case .expired:
+            guard !remembering else { return Transition() }
+            return refusing(op, "the person did not answer within \(Self.deadlineSeconds) s", &turn)
+        case .closed:
+            guard !remembering else { return Transition() }
+            return refusing(op, "the person closed the prompt without allowing it", &turn)
+        case .invoked(let action):
+            guard !remembering else { return Transition() }
+            switch action {
+            case Self.allowOnce.key:
+                let said = "The person allowed \(app.label) to use \(account.name) once"
+                return allowing(op, &turn).logging(LogLine(.info, said))
+            case Self.allowAlways.key:
+                remembering = true
+                let grant = AccountGrant(app: app, scope: scope, grantedAt: turn.now)
+                var t = Transition(effects: [.start(op, .consent(.remember(account, grant)))])
+                if let shown { t.effects.append(.closeNotification(shown)) }
+                return t
+            default:
+                return refusing(op, "the person denied it", &turn)
+            }
+        case .remembered(let error):
+            let (label, name) = (app.label, account.name)
+            let said =
+                error.map {
+                    "The person always allowed \(label) to use \(name), but it could not be remembered (\($0.message)): it is allowed this once"
+                } ?? "The person always allowed \(label) to use \(name)"
+            return allowing(op, &turn).logging(LogLine(error == nil ? .info : .warning, said))
+        }
+    }
+
+    /// The waiting calls go on, the account theirs this once.
+    private func allowing(_ op: OperationID, _ turn: inout Turn) -> Transition {
+        var t = ending(op)
+        for waiter in waiting {
+            guard case .account(let call, let accounts, let caller)? = turn.core.held[waiter] else { continue }
+            t.core.append(.finish(waiter))
+            t = t.then(
+                call.carryOn(
+                    accounts: accounts, app: app, caller: caller, held: waiter, consented: account.key, &turn))
+        }
+        return t
+    }
+
+    /// Every waiting call refused with `AccessDenied`, saying why.
+    private func refusing(_ op: OperationID, _ why: String, _ turn: inout Turn) -> Transition {
+        var t = ending(op)
+        let refusal = RouterError(.accessDenied, "\(account.name) is the person's account, and \(why)")
+        for waiter in waiting where turn.core.held[waiter] != nil {
+            t.core.append(.finish(waiter))
+            t.effects.append(.answer(waiter, .refused(refusal)))
+        }
+        return t.logging(LogLine(.info, "\(app.label) was refused \(account.name): \(why)"))
+    }
+
+    /// The prompt is over: its timer stopped, its notification withdrawn.
+    private func ending(_ op: OperationID) -> Transition {
+        var t = Transition(core: [.finish(op)], effects: [.cancel(op)])
+        if let shown, !remembering { t.effects.append(.closeNotification(shown)) }
+        return t
+    }
+}
+
+/// The notification server's answers about the daemon's consent prompts.
+extension Router {
+    /// Whether the notification server's `id` is one of the daemon's consent prompts.
+    public func isConsentPrompt(_ id: UInt32) -> Bool { consentPrompt(shown: id) != nil }
+
+    /// `ActionInvoked(id, action)` for a consent prompt: the person's answer.
+    public func consentAnswered(_ id: UInt32, action: String, now: Int64) -> Transition {
+        guard let op = consentPrompt(shown: id) else { return Transition() }
+        return completed(op, .consent(.invoked(action: action)), now: now)
+    }
+
+    /// `NotificationClosed(id, reason)` for a consent prompt: closed without an answer.
+    public func consentClosed(_ id: UInt32, reason: UInt32, now: Int64) -> Transition {
+        guard let op = consentPrompt(shown: id) else { return Transition() }
+        return completed(op, .consent(.closed(reason: reason)), now: now)
+    }
+
+    /// The prompt the server knows as `id`, if it is one of ours.
+    func consentPrompt(shown id: UInt32) -> OperationID? {
+        running.first { _, m in if case .consent(let p) = m { p.shown == id } else { false } }?.key
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import SystemKit
+import Testing
+
+/// A person's account reaches a sandboxed app only with the person's yes
+/// (issue 36): the prompt on a real notification server (Debian's dunst under
+/// Xvfb), its actions chosen from dunst's own context menu as a person would;
+/// the app made as Flatpak makes one (bubblewrap, `/.flatpak-info`, its bus
+/// through xdg-dbus-proxy).
+@Suite("Consent: the person's yes before their account goes to an app")
+struct ConsentTests {
+    @Test(
+        "a Flatpak app's GetToken for the person's account asks them, naming the verified app: Allow once (a token, then asked again), Deny (AccessDenied, no token), Always allow (no prompt after, listed by linkctl grants; revoked, asked again); with no notification server, refused at once",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func prompts() throws {
+        let w = try AccountTests.World()
+        let dunst = try Dunst(desktop: w.desktop)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let hostToken = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.IDE")
+        let bus = try sandbox.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        var n = 0
+        /// `GetToken(work)` from inside the app, started now; its outcome once it ends.
+        func ask() throws -> () -> (status: Int32, out: String, err: String) {
+            n += 1
+            let out = w.desktop.root + "/consent-\(n).out"
+            let pid = try Subprocess.spawn(
+                sandbox.command([
+                    "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/gdbus", "call", "--session",
+                    "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1",
+                    "--method", "org.linkrouter.LinkRouter1.GetToken", "work", "{}",
+                ]), environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+            return {
+                let status = Subprocess.wait(pid)
+                return (
+                    status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? ""
+                )
+            }
+        }
+        func prompted() -> Bool { eventually(timeoutMilliseconds: 20_000) { dunst.count("displayed") == 1 } }
+
+        // Allow once: this call gets the person's token; the prompt named the app and the account.
+        let first = try ask()
+        #expect(prompted(), "no prompt: \(w.daemon.log.suffix(800))")
+        let offered = try dunst.choose("Allow once")
+        #expect(
+            offered.contains("Allow once") && offered.contains("Always allow") && offered.contains("Deny"), "\(offered)"
+        )
+        let once = first()
+        #expect(once.status == 0 && once.out.contains(hostToken), "\(once.status) \(once.err)")
+        #expect(dunst.history().contains("Allow org.example.IDE to use your account work?"), "\(dunst.history())")
+        #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 0 }, "withdrawn once answered")
+
+        // Once only: the next call asks again. Two calls while it is up share the one prompt. Deny refuses both.
+        let second = try ask()
+        #expect(prompted())
+        let third = try ask()
+        try dunst.choose("Deny")
+        for outcome in [second(), third()] {
+            #expect(
+                outcome.status != 0 && outcome.err.contains("AccessDenied") && outcome.err.contains("denied")
+                    && !outcome.out.contains(hostToken), "\(outcome.status) \(outcome.err)")
+        }
+
+        // Always allow: a token now and, without a prompt, after.
+        let fourth = try ask()
+        #expect(prompted())
+        try dunst.choose("Always allow")
+        let always = fourth()
+        #expect(always.status == 0 && always.out.contains(hostToken), "\(always.err)")
+        let fifth = try ask()()
+        #expect(fifth.status == 0 && fifth.out.contains(hostToken) && dunst.count("displayed") == 0, "\(fifth.err)")
+        let grants = try w.desktop.linkctl("grants")
+        #expect(grants.status == 0 && grants.text.contains("flatpak:org.example.IDE") && grants.text.contains("work"))
+
+        // Revoked: asked again (and closed by the person: refused).
+        let revoked = try w.desktop.linkctl("grants", "revoke", "flatpak:org.example.IDE", "work")
+        #expect(revoked.status == 0, "\(revoked.errorText)")
+        #expect(!(try w.desktop.linkctl("grants").text.contains("org.example.IDE")))
+        let sixth = try ask()
+        #expect(prompted())
+        try dunst.choose("Deny")
+        #expect(sixth().err.contains("AccessDenied"))
+
+        // No notification server: refused at once, saying no one could be asked.
+        withExtendedLifetime(dunst) {}
+        Subprocess.stop(dunst.pid, name: "dunst")
+        let started = Clock.monotonicMilliseconds()
+        let alone = try ask()()
+        #expect(
+            alone.status != 0 && alone.err.contains("AccessDenied") && alone.err.contains("no one could be asked"),
+            "\(alone.err)")
+        #expect(Clock.monotonicMilliseconds() - started < 10_000, "refused within seconds")
+        #expect(try w.desktop.linkctl("token", "work").status == 0, "the daemon is up, the host's token untouched")
+    }
+}

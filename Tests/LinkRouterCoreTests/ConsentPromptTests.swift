@@ -1,0 +1,169 @@
+import Testing
+
+@testable import LinkRouterCore
+
+/// The person's yes before their account goes to a sandboxed app (`ConsentPrompt`), as the core decides it.
+@Suite("Consent prompts")
+struct ConsentPromptTests {
+    typealias A = AccountTokenTests
+    typealias Failure = AccountTokenTests.Failure
+    static let app = CallerApp.flatpak("org.example.IDE")
+
+    /// A router whose `:1.9` is the app, with the person's `work` signed in.
+    static func world() throws -> (Router, Account) {
+        var r = Router()
+        let account = try A.account()
+        r.apply(core: [
+            .caller(":1.9", app), .caller(":1.8", .flatpak("org.example.Other")), .caller(":1.1", .host),
+            .account(account.key, AccountTokens(tokens: A.tokens("at", expiresIn: 3600), loaded: true)),
+        ])
+        return (r, account)
+    }
+
+    static func prompt(_ t: Transition) -> OperationID? {
+        A.started(t).first { if case .consent(.show) = $0.1 { true } else { false } }?.0
+    }
+
+    @Test(
+        "a sandboxed app's GetToken for the person's account is held on one prompt per app and account, naming the verified app, the account and its issuer, with a 60 s deadline; a second call joins it, another app gets its own; a host program and the app's own account are never asked"
+    )
+    func oneAtATime() throws {
+        var (r, work) = try Self.world()
+        work.grants = []
+        let first = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now)
+        guard case .held(let held) = first.reply, let promptOp = Self.prompt(first) else {
+            throw Failure("not asked: \(first.reply)")
+        }
+        guard case .consent(.show(let text, let more))? = A.started(first).first(where: { $0.0 == promptOp })?.1 else {
+            throw Failure("no prompt")
+        }
+        #expect(text.summary == "Allow org.example.IDE to use your account work?")
+        #expect(text.body.contains("org.example.IDE") && text.body.contains(A.issuer) && text.body.contains("Flatpak"))
+        #expect(more.map(\.label) + [text.action.label] == ["Allow once", "Always allow", "Deny"])
+        #expect(A.started(first).contains { $0 == (promptOp, .consent(.deadline(milliseconds: 60_000))) })
+        #expect(A.answers(first).isEmpty, "no token before the person's yes")
+        r.apply(core: first.core)
+        let second = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now)
+        guard case .held(let held2) = second.reply else { throw Failure("not held") }
+        #expect(Self.prompt(second) == nil, "the same prompt")
+        r.apply(core: second.core)
+        let other = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.8", now: A.now)
+        #expect(Self.prompt(other) != nil, "another app is asked about on its own")
+        let host = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.1", now: A.now)
+        guard case .token(let hostAnswer) = host.reply, Self.prompt(host) == nil else {
+            throw Failure("a host program was asked: \(host.reply)")
+        }
+        #expect(hostAnswer.tokens.accessToken == "at")
+
+        // Allow once: both held calls answered with the token; the prompt withdrawn and its timer stopped.
+        r.apply(core: r.completed(promptOp, .consent(.shown(.success(7))), now: A.now).core)
+        #expect(r.isConsentPrompt(7))
+        let allowed = r.consentAnswered(7, action: "allow-once", now: A.now)
+        let answers = A.answers(allowed)
+        for op in [held, held2] {
+            guard case .token(let t)? = answers[op] else { throw Failure("\(op) not answered: \(answers)") }
+            #expect(t.tokens.accessToken == "at")
+        }
+        #expect(allowed.effects.contains(.closeNotification(7)) && allowed.effects.contains(.cancel(promptOp)))
+        #expect(!A.started(allowed).contains { if case .consent(.remember) = $0.1 { true } else { false } })
+        r.apply(core: allowed.core)
+        #expect(!r.isConsentPrompt(7))
+        // Once: the next call asks again.
+        let again = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now)
+        #expect(Self.prompt(again) != nil)
+    }
+
+    @Test(
+        "Deny, a close, no answer by the deadline, or no notification server: every waiting call is AccessDenied saying why, and no token is in any answer"
+    )
+    func refusals() throws {
+        for (event, says) in [
+            (ConsentPrompt.Event.invoked(action: "deny"), "denied"),
+            (.closed(reason: 2), "closed the prompt"),
+            (.expired, "did not answer within 60 s"),
+            (.shown(.failure(RouterError(.internalError, "no server"))), "no one could be asked"),
+        ] {
+            var (r, work) = try Self.world()
+            work.grants = []
+            let call = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now)
+            guard case .held(let held) = call.reply, let promptOp = Self.prompt(call) else {
+                throw Failure("not asked")
+            }
+            r.apply(core: call.core)
+            let t = r.completed(promptOp, .consent(event), now: A.now)
+            guard case .refused(let e)? = A.answers(t)[held] else { throw Failure("\(event): not refused") }
+            #expect(e.code == .accessDenied && e.message.contains(says), "\(e.message)")
+            #expect(A.requests(t).isEmpty, "nothing asked of a provider or the keyring")
+            r.apply(core: t.core)
+            #expect(r.running.isEmpty)
+        }
+    }
+
+    @Test(
+        "Always allow: the grant (app, scope asked, time) is written, then the calls go on; a grant covers its scope and narrower, not wider; a grant's write that fails still allows this once"
+    )
+    func always() throws {
+        var (r, work) = try Self.world()
+        var narrow = TokenRequest()
+        narrow.scope = "openid"
+        let call = r.accountCall(.getToken("work", narrow), accounts: [work], caller: ":1.9", now: A.now)
+        guard case .held(let held) = call.reply, let promptOp = Self.prompt(call) else { throw Failure("not asked") }
+        r.apply(core: call.core)
+        let said = r.completed(promptOp, .consent(.invoked(action: "allow-always")), now: A.now)
+        let grant = AccountGrant(app: Self.app, scope: "openid", grantedAt: A.now)
+        #expect(A.started(said).contains { $0 == (promptOp, .consent(.remember(work, grant))) })
+        #expect(A.answers(said).isEmpty, "answered once the grant is kept")
+        r.apply(core: said.core)
+        // A late deadline while the grant is written changes nothing.
+        #expect(A.answers(r.completed(promptOp, .consent(.expired), now: A.now)).isEmpty)
+        let kept = r.completed(promptOp, .consent(.remembered(nil)), now: A.now)
+        // The narrower token is the account's to get: the call goes on to its flight (a refresh asking for the scope).
+        #expect(
+            A.answers(kept)[held] == nil && A.requests(kept).contains { if case .flight = $0.1 { true } else { false } }
+        )
+        r.apply(core: kept.core)
+
+        // With the grant on the declaration (the daemon attaches it), the next call is not asked.
+        work.grants = [grant]
+        let next = r.accountCall(.getToken("work", narrow), accounts: [work], caller: ":1.9", now: A.now)
+        #expect(Self.prompt(next) == nil)
+        #expect(grant.covers(Self.app, scope: "openid") && !grant.covers(Self.app, scope: "openid email"))
+        #expect(!grant.covers(Self.app, scope: nil) && !grant.covers(.flatpak("org.example.Other"), scope: "openid"))
+        #expect(AccountGrant(app: Self.app, scope: nil, grantedAt: 0).covers(Self.app, scope: "openid email"))
+        var wider = TokenRequest()
+        wider.scope = "openid email"
+        #expect(
+            Self.prompt(r.accountCall(.getToken("work", wider), accounts: [work], caller: ":1.9", now: A.now)) != nil)
+
+        // The write failed: allowed this once, said in the log.
+        var (r2, work2) = try Self.world()
+        work2.grants = []
+        let call2 = r2.accountCall(.getToken("work", TokenRequest()), accounts: [work2], caller: ":1.9", now: A.now)
+        guard case .held(let held2) = call2.reply, let promptOp2 = Self.prompt(call2) else {
+            throw Failure("not asked")
+        }
+        r2.apply(core: call2.core)
+        r2.apply(core: r2.completed(promptOp2, .consent(.invoked(action: "allow-always")), now: A.now).core)
+        let failed = r2.completed(
+            promptOp2, .consent(.remembered(RouterError(.storageFailed, "disk full"))), now: A.now)
+        guard case .token? = A.answers(failed)[held2] else { throw Failure("not allowed once") }
+        #expect(
+            failed.effects.contains {
+                if case .log(let l) = $0 { l.text.contains("could not be remembered") } else { false }
+            })
+    }
+
+    @Test("the app leaves while the person is asked: its calls go with it, and the answer reaches no one")
+    func appLeaves() throws {
+        var (r, work) = try Self.world()
+        work.grants = []
+        let call = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now)
+        guard case .held(let held) = call.reply, let promptOp = Self.prompt(call) else { throw Failure("not asked") }
+        r.apply(core: call.core)
+        let gone = r.ownerGone(":1.9", now: A.now)
+        #expect(gone.effects.contains(.forget(held)))
+        r.apply(core: gone.core)
+        let allowed = r.completed(promptOp, .consent(.invoked(action: "allow-once")), now: A.now)
+        #expect(A.answers(allowed).isEmpty && A.requests(allowed).isEmpty)
+    }
+}
