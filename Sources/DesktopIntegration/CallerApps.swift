@@ -14,15 +14,23 @@ import SystemKit
 /// another (docs/security.md says what that leaves open).
 public enum CallerApps {
     /// The app behind `pid`, read from `/proc` (`procRoot` for tests); `uid`: the connection's `UnixUserID`, as the
-    /// bus gave it. Fails closed (issue 36): no `.flatpak-info` is the host only for a process that is alive (not a
-    /// zombie, whose root is gone and reads as "no file"), whose real uid is the connection's (not a pid reused by
-    /// another user's process); a root that cannot be entered (EACCES: also every root, from a user namespace of the
-    /// daemon's own) and every other failure is not knowing, never "host".
+    /// bus gave it; `appearedAt`: when the connection's name appeared on the bus (`NameOwnerChanged`), in
+    /// milliseconds of `CLOCK_BOOTTIME`, the clock `/proc/PID/stat`'s start time counts on. Fails closed (issue 36):
+    /// the process must be alive (not a zombie, whose root is gone and reads as "no file") and have started no later
+    /// than the name appeared (a pid reused since is another process); no `.flatpak-info` is the host only when its
+    /// real uid is the connection's too (not a pid reused by another user's process); a root that cannot be entered
+    /// (EACCES: also every root, from a user namespace of the daemon's own) and every other failure is not knowing,
+    /// never "host".
     public static func app(
-        ofProcess pid: UInt32, uid: UInt32?, procRoot: String = "/proc"
+        ofProcess pid: UInt32, uid: UInt32?, appearedAt: Int64? = nil, procRoot: String = "/proc"
     ) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
         guard FileSystem.exists(dir), isAlive(dir) else { return .unknown }
+        if let appearedAt {
+            // Clock ticks (`CLK_TCK`, 100 a second here): a process that started in the tick the name appeared in
+            // is taken as the one that connected; one that started later is not.
+            guard let started = startTicks(dir), started <= appearedAt * ticksPerSecond / 1000 else { return .unknown }
+        }
         do {
             return flatpak(try FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024)) ?? .unknown
         } catch  where error.code == ENOENT {
@@ -48,6 +56,17 @@ public enum CallerApps {
         let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
         return state != nil && state != "Z" && state != "X"
     }
+
+    /// `/proc/PID/stat`'s `starttime` (field 22): clock ticks after boot.
+    public static func startTicks(_ dir: String) -> Int64? {
+        guard let stat = try? FileSystem.readText(dir + "/stat", maxBytes: 4096), let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // After "(comm)": field 3 is the state, so starttime is the 20th field from there.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? Int64(fields[19]) : nil
+    }
+
+    static let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
 
     /// The real uid on `/proc/PID/status`'s `Uid:` line.
     static func realUID(_ dir: String) -> UInt32? {

@@ -159,6 +159,21 @@ final class Bus {
         }
     }
 
+    /// When each client's unique name appeared (`NameOwnerChanged`), on the boot clock in milliseconds, until it
+    /// leaves: the process behind a caller's pid must have started by then (`CallerApps.app`). A name that was on the
+    /// bus before the daemon has none; its first call is the bound then (`appeared(_:)`).
+    private var appearances: [String: Int64] = [:]
+
+    /// A unique name came (`old` empty) or went (`new` empty).
+    func nameChanged(_ name: String, old: String, new: String) {
+        guard name.hasPrefix(":") else { return }
+        if old.isEmpty, !new.isEmpty { appearances[name] = Clock.monotonicMilliseconds() }
+        if new.isEmpty { appearances[name] = nil }
+    }
+
+    /// When `name` appeared, or now for one that came before the daemon watched.
+    func appeared(_ name: String) -> Int64 { appearances[name] ?? Clock.monotonicMilliseconds() }
+
     // MARK: Asking the bus
 
     /// `Operation.busNames`: the bus's id and every name on it, in two calls, neither blocking.

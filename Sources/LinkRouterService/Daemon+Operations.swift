@@ -70,8 +70,10 @@ extension Daemon {
             providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
 
         case .identification(.identify(let name)):
+            let appeared = bus.appeared(name)
             bus.credentials(of: name) { c in
-                done(.identification(.identified(c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid) } ?? .unknown)))
+                let app = c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: appeared) }
+                done(.identification(.identified(app ?? .unknown)))
             }
 
         case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }

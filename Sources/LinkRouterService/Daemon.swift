@@ -112,7 +112,7 @@ public final class Daemon {
         sessions.onDeadline = { [unowned self] id in execute(core.router.deadlineReached(id, now: now)) }
         bus.attach()
         do {
-            try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in clientLeft(m) }
+            try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in nameOwnerChanged(m) }
             // The Secret Service's collections changing (locked, unlocked): sets the keyring could not take are
             // written.
             try bus.signals.subscribe(
@@ -179,12 +179,14 @@ public final class Daemon {
         }
     }
 
-    /// `NameOwnerChanged` with no new owner: a client left the bus (threat model D2).
-    func clientLeft(_ m: DBusMessage) {
+    /// `NameOwnerChanged`: a client came (its time noted, the bound its identity is checked against) or left
+    /// (threat model D2).
+    func nameOwnerChanged(_ m: DBusMessage) {
         guard let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0],
-            case .string(let newOwner) = args[2],
-            name.hasPrefix(":"), newOwner.isEmpty
+            case .string(let oldOwner) = args[1], case .string(let newOwner) = args[2], name.hasPrefix(":")
         else { return }
+        bus.nameChanged(name, old: oldOwner, new: newOwner)
+        guard newOwner.isEmpty else { return }
         execute(core.router.ownerGone(name, now: now))
     }
 

@@ -99,7 +99,36 @@ struct CallerIdentityTests {
     }
 
     @Test(
-        "what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host only for a live process of the connection's uid; a gone, zombie or other-uid process or an unreadable file is unknown"
+        "the zombie trick: a child in a Flatpak-made sandbox connects to the bus, hands the socket to its parent and stays unreaped; the parent's GetToken for the person's account is refused as unknown (no token, no prompt, never the host's); the same caller without the trick is identified as its app (the control: asked about, AccessDenied with no one to ask); the daemon stays up",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func zombie() throws {
+        let w = try AccountTests.World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Zombie")
+        let socket = try #require(w.desktop.busAddress?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        func call(trick: Bool) throws -> Subprocess.Outcome {
+            try w.desktop.run(
+                sandbox.command(
+                    [
+                        "/usr/bin/python3", Paths.fixtures + "/zombie_caller.py", "--socket", socket, "--account",
+                        "work",
+                    ] + (trick ? ["--trick"] : [])))
+        }
+        let tricked = try call(trick: true)
+        #expect(
+            tricked.status == 1 && tricked.text.contains("UnknownAccount") && !tricked.text.contains("token\n"),
+            "\(tricked.status) \(tricked.text) \(tricked.errorText)")
+        let control = try call(trick: false)
+        #expect(
+            control.status == 1 && control.text.contains("AccessDenied")
+                && control.text.contains("no one could be asked"),
+            "\(control.status) \(control.text) \(control.errorText)")
+        #expect(try w.desktop.linkctl("token", "work").status == 0, "the daemon is up")
+    }
+
+    @Test(
+        "what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host only for a live process of the connection's uid that started by the time its name appeared; a gone, zombie, later-started or other-uid process or an unreadable file is unknown"
     )
     func fromProc() throws {
         let dir = TestDirectory()
@@ -156,5 +185,21 @@ struct CallerIdentityTests {
             22,
             files: ["stat": "22 (z) Z 1 22 22 0 -1\n", "root/.flatpak-info": "[Application]\nname=org.example.App\n"])
         #expect(CallerApps.app(ofProcess: 22, uid: me, procRoot: dir.path) == .unknown)
+        // Started after its connection's name appeared: another process on a reused pid, not knowing. Started in
+        // the same clock tick or before: the one that connected. (starttime is field 22, in ticks of 1/CLK_TCK s.)
+        let tick = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        func started(_ pid: Int, ticks: Int64) throws {
+            let fields = (4...21).map { _ in "0" }.joined(separator: " ")
+            try process(pid, files: ["stat": "\(pid) (some (prog)) S \(fields) \(ticks) 0 0\n"])
+        }
+        try started(23, ticks: 500 * tick)
+        #expect(CallerApps.startTicks(dir.path + "/23") == 500 * tick)
+        #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 499_000, procRoot: dir.path) == .unknown)
+        #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 500_000, procRoot: dir.path) == .host)
+        #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 600_000, procRoot: dir.path) == .host)
+        try process(24, files: ["stat": "24 (x) S 1\n"])
+        #expect(
+            CallerApps.app(ofProcess: 24, uid: me, appearedAt: 600_000, procRoot: dir.path) == .unknown, "no start time"
+        )
     }
 }
