@@ -57,6 +57,35 @@ public enum CallerApps {
         return state != nil && state != "Z" && state != "X"
     }
 
+    /// A host program as the person knows it, for a prompt: the app id of the systemd scope the session manager
+    /// started it in (`app-ID-RANDOM.scope`, or `app-LAUNCHER-ID-RANDOM.scope`, as xdg-desktop-portal reads it),
+    /// else its executable's file name, else its `comm`. The program's own say: never an identity to trust.
+    public static func program(ofProcess pid: UInt32, procRoot: String = "/proc") -> String {
+        let dir = procRoot + "/" + String(pid)
+        if let cgroup = try? FileSystem.readText(dir + "/cgroup", maxBytes: 64 * 1024), let id = scopeApp(cgroup) {
+            return PrintableText.shown(id)
+        }
+        if let exe = FileSystem.readLink(dir + "/exe"), let name = exe.split(separator: "/").last {
+            return PrintableText.shown(String(name))
+        }
+        if let comm = try? FileSystem.readText(dir + "/comm", maxBytes: 64) {
+            return PrintableText.shown(comm.split(separator: "\n").first.map(String.init) ?? comm)
+        }
+        return "an unknown program"
+    }
+
+    /// `…/app-[LAUNCHER-]ID-RANDOM.scope` → ID, when ID is an app id (systemd's desktop application naming).
+    static func scopeApp(_ cgroup: String) -> String? {
+        for line in cgroup.split(separator: "\n") {
+            guard let last = line.split(separator: "/").last, last.hasPrefix("app-"), last.hasSuffix(".scope") else {
+                continue
+            }
+            let parts = last.dropFirst(4).dropLast(6).split(separator: "-")
+            if let id = parts.first(where: { isAppID(String($0)) }) { return String(id) }
+        }
+        return nil
+    }
+
     /// `/proc/PID/stat`'s `starttime` (field 22): clock ticks after boot.
     public static func startTicks(_ dir: String) -> Int64? {
         guard let stat = try? FileSystem.readText(dir + "/stat", maxBytes: 4096), let close = stat.lastIndex(of: ")")

@@ -181,7 +181,7 @@ public struct Account: Sendable, Equatable {
             }
         }
         let gitURLs = try r.gitURLs.map { (entry: String) throws(RouterError) -> String in try Self.gitURL(entry) }
-        return Account(
+        var account = Account(
             name: name, issuer: issuer, clientID: clientID, scope: scope, redirectURI: redirect, audience: r.audience,
             resource: r.resource,
             extraParams: r.extraParams, par: par, dpop: dpop,
@@ -189,6 +189,8 @@ public struct Account: Sendable, Equatable {
             token: token, store: store,
             minValidSeconds: Int64(minValid), refresh: refresh, isDefault: r.isDefault ?? false, username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
+        account.confirm = r.confirm ?? false
+        return account
     }
 
     /// The same account, no longer its issuer's default (another was made it: one default per issuer).
@@ -273,11 +275,15 @@ public struct Account: Sendable, Equatable {
         out.append(("min_valid", String(minValidSeconds)))
         if refresh != .ahead { out.append(("refresh", refresh.rawValue)) }
         if isDefault { out.append(("default", "true")) }
+        if confirm { out.append(("confirm", "true")) }
         out.append(("username", username))
         if !registries.isEmpty { out.append(("registries", registries.joined(separator: ";"))) }
         if !gitURLs.isEmpty { out.append(("git_urls", gitURLs.joined(separator: ";"))) }
         return out
     }
+
+    /// Whether a host program's token of it waits on the person's yes, each time (`ConsentPrompt`).
+    public internal(set) var confirm = false
 
     /// The apps the person has always allowed to use it (`AccountGrant`), attached by the daemon from its grants
     /// file; never part of the declaration's file.

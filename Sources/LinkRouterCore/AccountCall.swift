@@ -64,7 +64,16 @@ extension AccountCall {
             return a
         }
         // A sandboxed app asking for the person's account by name: allowed once or always, or the person is asked.
-        func theirs(_ name: String, scope: String?) -> Consent {
+        func theirs(_ name: String, scope: String?, handsOut: Bool) -> Consent {
+            // A host program's token of an account declared `confirm=true`: asked each time (a sign-in hands the
+            // caller no token: it is not asked).
+            if handsOut, app == .host, let a = mine.first(where: { $0.name == name }), a.confirm {
+                if a.key == consented { return .allowed(a) }
+                return .asking(
+                    ConsentPrompt.asking(
+                        self, accounts: accounts, app: app, caller: caller, account: a, scope: scope, held: held,
+                        &turn))
+            }
             guard !mine.contains(where: { $0.name == name }),
                 let a = accounts.first(where: { $0.name == name && $0.askable(by: app) })
             else { return .notAsked }
@@ -77,7 +86,7 @@ extension AccountCall {
             switch self {
             case .getToken(let name, let request):
                 guard let issuer = request.issuer else {
-                    switch theirs(name, scope: request.scope) {
+                    switch theirs(name, scope: request.scope, handsOut: true) {
                     case .allowed(let a): return AccountBook.getToken(a, request, caller: caller, held: held, &turn)
                     case .asking(let asking): return asking
                     case .notAsked:
@@ -97,7 +106,7 @@ extension AccountCall {
                 switch begin.flow {
                 case .signOut: account = try named(name)
                 default:
-                    switch theirs(name, scope: nil) {
+                    switch theirs(name, scope: nil, handsOut: false) {
                     case .allowed(let a): account = a
                     case .asking(let asking): return asking
                     case .notAsked: account = try named(name)

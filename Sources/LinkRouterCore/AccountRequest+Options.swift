@@ -103,6 +103,12 @@ extension AccountRequest {
                     "`true`: the account a caller gets among several of its own at this issuer when it asks by issuer (`GetToken` with an empty name and `issuer`, `linkctl token --issuer URL`); one per issuer: `linkctl account add … --default` clears it on the user's others, `AddAccount` on the app's"
             ),
             OptionRow(
+                "confirm", .bool({ $0.confirm = $1 }, get: { $0.confirm ?? false }), flag: .setsTrue("confirm"),
+                help: "ask the person before each token a program of theirs gets (a notification: Allow once, Deny)",
+                doc:
+                    "`true`: every `GetToken`/`SignProof` of a host program waits on the person's yes, in a notification naming the program (its app id from its systemd scope, else its executable): Allow once or Deny, 60 s, no notification server is a no (`AccessDenied`); sandboxed apps are asked about the person's accounts whatever this says"
+            ),
+            OptionRow(
                 "username", .string({ $0.username = $1 }, get: { $0.username }), limit: .option,
                 flag: .value("username", placeholder: "NAME"),
                 help:

@@ -20,6 +20,8 @@ public struct AccountRequest: Sendable, Equatable {
     public var refresh: String?
     /// The account picked among several of the caller's at its issuer when asked by issuer.
     public var isDefault: Bool?
+    /// A host program's token of it only after the person's yes (`ConsentPrompt`).
+    public var confirm: Bool?
     public var par: String?
     /// Whether its tokens are bound to a key the daemon holds (RFC 9449): `auto`, `require` or `off`.
     public var dpop: String?

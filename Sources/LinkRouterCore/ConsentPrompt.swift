@@ -15,6 +15,10 @@
 public struct ConsentPrompt: OperationMachine {
     public let app: CallerApp
     public let account: Account
+    /// For a host program's call (an account declared `confirm=true`): its bus name, whose calls alone this prompt
+    /// answers (host programs share no app id to wait together on), and the program as it names itself.
+    public let caller: String?
+    public var program: String?
     /// The scope the first call asked for (nil: the account's own): what an "Always allow" grants.
     public let scope: String?
     /// The calls waiting on the answer (held as `HeldCall.account`).
@@ -31,6 +35,8 @@ public struct ConsentPrompt: OperationMachine {
     public static let deny = (key: "deny", label: "Deny")
 
     public enum Work: Sendable, Equatable {
+        /// A host program, named for the person: its app id from its systemd scope, else its executable.
+        case describe(caller: String)
         case show(AccountNotice.Text, more: [ActionLabel])
         /// The person's time to answer.
         case deadline(milliseconds: Int64)
@@ -44,6 +50,8 @@ public struct ConsentPrompt: OperationMachine {
     }
 
     public enum Event: Sendable {
+        /// What the host program is called (`describe`).
+        case described(String)
         /// The server took it (its id), or there is none.
         case shown(Result<UInt32, RouterError>)
         case invoked(action: String)
@@ -60,11 +68,12 @@ public struct ConsentPrompt: OperationMachine {
         self = m
     }
 
-    init(app: CallerApp, account: Account, scope: String?, waiting: [OperationID]) {
+    init(app: CallerApp, account: Account, scope: String?, waiting: [OperationID], caller: String? = nil) {
         self.app = app
         self.account = account
         self.scope = scope
         self.waiting = waiting
+        self.caller = caller
     }
 
     /// What the person reads. Plain text: the app's id is the sandbox's, the account's name and issuer the
@@ -78,6 +87,18 @@ public struct ConsentPrompt: OperationMachine {
             action: (key: deny.key, label: deny.label))
     }
 
+    /// What the person reads about a host program's call for an account declared `confirm=true`. The program's name
+    /// is its own say (a scope or an executable any program can take), so it is shown as such, and nothing is
+    /// remembered for it: each call asks.
+    static func hostText(_ program: String, _ account: Account, scope: String?) -> AccountNotice.Text {
+        let what = scope.map { "a token for scope \($0) of" } ?? "a token of"
+        return AccountNotice.Text(
+            summary: "Allow \(program) to use your account \(account.name)?",
+            body:
+                "A program of yours, \(program) (as it names itself), asks for \(what) your account \(account.name) at \(account.issuer), which you asked to confirm each time. With no answer in \(deadlineSeconds) s it is refused.",
+            action: (key: deny.key, label: deny.label))
+    }
+
     /// `call` of `app` (sandboxed) for the person's `account`, held under `held` (or a new operation): it waits on
     /// the prompt for that app and account, shown now unless one is up.
     static func asking(
@@ -87,8 +108,11 @@ public struct ConsentPrompt: OperationMachine {
         let op = held ?? turn.ids.take()
         var t = Transition(core: [.hold(op, .account(call, accounts: accounts, caller: caller))])
         if held == nil { t.reply = .held(op) }
+        let own = app == .host ? caller : nil
         if let (promptOp, prompt) = turn.core.running.lazy.compactMap({ id, m -> (OperationID, ConsentPrompt)? in
-            guard case .consent(let p) = m, p.app == app, p.account.key == account.key else { return nil }
+            guard case .consent(let p) = m, p.app == app, p.account.key == account.key, p.caller == own else {
+                return nil
+            }
             return (id, p)
         }).first {
             var joined = prompt
@@ -97,22 +121,33 @@ public struct ConsentPrompt: OperationMachine {
             return t
         }
         let promptOp = turn.ids.take()
-        let more = [
-            ActionLabel(key: allowOnce.key, label: allowOnce.label),
-            ActionLabel(key: allowAlways.key, label: allowAlways.label),
-        ]
         t.core.append(
-            .track(promptOp, .consent(ConsentPrompt(app: app, account: account, scope: scope, waiting: [op]))))
+            .track(
+                promptOp, .consent(ConsentPrompt(app: app, account: account, scope: scope, waiting: [op], caller: own)))
+        )
+        let first: Work =
+            own.map { .describe(caller: $0) } ?? .show(text(app, account, scope: scope), more: actions(for: app))
         t.effects += [
-            .start(promptOp, .consent(.show(text(app, account, scope: scope), more: more))),
+            .start(promptOp, .consent(first)),
             .start(promptOp, .consent(.deadline(milliseconds: deadlineSeconds * 1000))),
             .log(LogLine(.info, "Asking the person whether \(app.label) may use \(account.name)")),
         ]
         return t
     }
 
+    /// What the person may answer: an app, also "Always allow"; a host program, once or not (its name is its own
+    /// say, so nothing is remembered for it).
+    static func actions(for app: CallerApp) -> [ActionLabel] {
+        [ActionLabel(key: allowOnce.key, label: allowOnce.label)]
+            + (app == .host ? [] : [ActionLabel(key: allowAlways.key, label: allowAlways.label)])
+    }
+
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         switch event {
+        case .described(let name):
+            program = name
+            let text = Self.hostText(name, account, scope: scope)
+            return Transition(effects: [.start(op, .consent(.show(text, more: Self.actions(for: app))))])
         case .shown(.success(let id)):
             shown = id
             return Transition()
@@ -131,7 +166,7 @@ public struct ConsentPrompt: OperationMachine {
             case Self.allowOnce.key:
                 let said = "The person allowed \(app.label) to use \(account.name) once"
                 return allowing(op, &turn).logging(LogLine(.info, said))
-            case Self.allowAlways.key:
+            case Self.allowAlways.key where app != .host:
                 remembering = true
                 let grant = AccountGrant(app: app, scope: scope, grantedAt: turn.now)
                 var t = Transition(effects: [.start(op, .consent(.remember(account, grant)))])

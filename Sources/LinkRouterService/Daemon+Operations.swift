@@ -103,6 +103,10 @@ extension Daemon {
             }
         case .accountNotice(.unlockKeyring): accounts.unlockKeyring { done(.accountNotice(.unlockAsked($0))) }
 
+        case .consent(.describe(let caller)):
+            bus.credentials(of: caller) { c in
+                done(.consent(.described(c.map { CallerApps.program(ofProcess: $0.pid) } ?? "an unknown program")))
+            }
         case .consent(.show(let text, let more)):
             let notify = Notify(
                 appName: "linkrouter", icon: "dialog-password", summary: text.summary, body: text.body,

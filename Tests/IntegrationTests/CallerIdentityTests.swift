@@ -197,6 +197,17 @@ struct CallerIdentityTests {
         #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 499_000, procRoot: dir.path) == .unknown)
         #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 500_000, procRoot: dir.path) == .host)
         #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 600_000, procRoot: dir.path) == .host)
+        // A host program's name for a prompt: its scope's app id, else its executable, else its comm.
+        try process(
+            25,
+            files: [
+                "cgroup":
+                    "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Terminal-4242.scope\n"
+            ])
+        #expect(CallerApps.program(ofProcess: 25, procRoot: dir.path) == "org.gnome.Terminal")
+        try process(26, files: ["cgroup": "0::/user.slice/session-2.scope\n", "comm": "git\u{1b}[31m\n"])
+        #expect(
+            CallerApps.program(ofProcess: 26, procRoot: dir.path) == "git\\u{1b}[31m", "escaped, as every shown text")
         try process(24, files: ["stat": "24 (x) S 1\n"])
         #expect(
             CallerApps.app(ofProcess: 24, uid: me, appearedAt: 600_000, procRoot: dir.path) == .unknown, "no start time"

@@ -95,4 +95,44 @@ struct ConsentTests {
         #expect(Clock.monotonicMilliseconds() - started < 10_000, "refused within seconds")
         #expect(try w.desktop.linkctl("token", "work").status == 0, "the daemon is up, the host's token untouched")
     }
+
+    @Test(
+        "an account declared --confirm: each host program's token waits on the person, the prompt naming the program as it names itself (its executable here) with Allow once and Deny only (nothing is remembered for a name a program chooses); Deny is AccessDenied with no token; an account without it is never asked"
+    )
+    func hostConfirm() throws {
+        let w = try AccountTests.World()
+        let dunst = try Dunst(desktop: w.desktop)
+        #expect(try w.add("work", ["--confirm"]).status == 0)
+        #expect(try w.add("plain").status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(try w.login("plain").status == 0)
+        #expect(try w.desktop.linkctl("token", "plain").status == 0 && dunst.count("displayed") == 0)
+        var calls = 0
+        func token() throws -> () -> (status: Int32, text: String, errorText: String) {
+            calls += 1
+            let out = w.desktop.root + "/confirm-\(calls).out"
+            let pid = try Subprocess.spawn(
+                [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .file(out),
+                stderr: .file(out + ".err"))
+            return {
+                let status = Subprocess.wait(pid)
+                return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")
+            }
+        }
+        let allowed = try token()
+        #expect(
+            eventually(timeoutMilliseconds: 20_000) { dunst.count("displayed") == 1 }, "\(w.daemon.log.suffix(600))")
+        let offered = try dunst.choose("Allow once")
+        #expect(offered.contains("Allow once") && offered.contains("Deny") && !offered.contains("Always"), "\(offered)")
+        let got = allowed()
+        #expect(got.status == 0 && !got.text.isEmpty, "\(got.errorText)")
+        #expect(dunst.history().contains("Allow linkctl to use your account work?"), "\(dunst.history())")
+        let refused = try token()
+        #expect(eventually(timeoutMilliseconds: 20_000) { dunst.count("displayed") == 1 })
+        try dunst.choose("Deny")
+        let no = refused()
+        #expect(no.status != 0 && no.text.isEmpty && no.errorText.contains("denied"), "\(no.status) \(no.errorText)")
+        let listed = try w.desktop.linkctl("accounts", "--json")
+        #expect(listed.status == 0, "the daemon is up")
+    }
 }

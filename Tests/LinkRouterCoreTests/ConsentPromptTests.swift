@@ -166,4 +166,49 @@ struct ConsentPromptTests {
         let allowed = r.completed(promptOp, .consent(.invoked(action: "allow-once")), now: A.now)
         #expect(A.answers(allowed).isEmpty && A.requests(allowed).isEmpty)
     }
+
+    @Test(
+        "an account declared confirm=true: a host program's GetToken is asked each time, its prompt per connection, naming the program the daemon describes, with Allow once and Deny only; an account without it is answered at once"
+    )
+    func hostConfirm() throws {
+        var r = Router()
+        var request = AccountRequest()
+        request.issuer = A.issuer
+        request.clientID = "cli"
+        request.confirm = true
+        let work = try Account.make(name: "work", request, owner: .user)
+        let plain = try A.account("plain")
+        r.apply(core: [
+            .caller(":1.1", .host), .caller(":1.2", .host),
+            .account(work.key, AccountTokens(tokens: A.tokens("at", expiresIn: 3600), loaded: true)),
+            .account(plain.key, AccountTokens(tokens: A.tokens("pt", expiresIn: 3600), loaded: true)),
+        ])
+        guard
+            case .token = r.accountCall(
+                .getToken("plain", TokenRequest()), accounts: [work, plain], caller: ":1.1", now: A.now
+            ).reply
+        else { throw Failure("an account without confirm was asked about") }
+        let call = r.accountCall(
+            .getToken("work", TokenRequest()), accounts: [work, plain], caller: ":1.1", now: A.now)
+        guard case .held(let held) = call.reply,
+            let (promptOp, first) = A.started(call).first(where: { if case .consent = $0.1 { true } else { false } })
+        else { throw Failure("not asked: \(call.reply)") }
+        #expect(first == .consent(.describe(caller: ":1.1")))
+        r.apply(core: call.core)
+        // Another program (another connection) has a prompt of its own.
+        let other = r.accountCall(
+            .getToken("work", TokenRequest()), accounts: [work, plain], caller: ":1.2", now: A.now)
+        #expect(A.started(other).contains { $0.1 == .consent(.describe(caller: ":1.2")) })
+        let described = r.completed(promptOp, .consent(.described("git")), now: A.now)
+        guard case .consent(.show(let text, let more))? = A.started(described).first?.1 else {
+            throw Failure("not shown")
+        }
+        #expect(text.summary == "Allow git to use your account work?" && text.body.contains("as it names itself"))
+        #expect(more.map(\.label) + [text.action.label] == ["Allow once", "Deny"])
+        r.apply(core: described.core)
+        // "Always allow" is not offered, and not taken if sent: a refusal.
+        let always = r.completed(promptOp, .consent(.invoked(action: "allow-always")), now: A.now)
+        guard case .refused(let e)? = A.answers(always)[held] else { throw Failure("allowed always") }
+        #expect(e.code == .accessDenied)
+    }
 }
