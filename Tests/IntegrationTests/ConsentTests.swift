@@ -53,7 +53,16 @@ struct ConsentTests {
         #expect(dunst.history().contains("Allow org.example.IDE to use your account work?"), "\(dunst.history())")
         #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 0 }, "withdrawn once answered")
 
-        // Once only: the next call asks again. Two calls while it is up share the one prompt. Deny refuses both.
+        // Once only: the next call asks again. Two calls while it is up share the one prompt. Deny refuses both, and
+        // no message on the bus (replies, signals, anyone's) carries the token: dbus-monitor sees them all.
+        let monitorLog = w.desktop.root + "/monitor.log"
+        let monitor = try Subprocess.spawn(
+            ["dbus-monitor", "--address", try #require(w.desktop.busAddress)], environment: w.desktop.environment,
+            stdout: .file(monitorLog), stderr: .null)
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                ((try? FileSystem.readText(monitorLog)) ?? "").contains("NameAcquired")
+            })
         let second = try ask()
         #expect(prompted())
         let third = try ask()
@@ -63,6 +72,11 @@ struct ConsentTests {
                 outcome.status != 0 && outcome.err.contains("AccessDenied") && outcome.err.contains("denied")
                     && !outcome.out.contains(hostToken), "\(outcome.status) \(outcome.err)")
         }
+
+        Subprocess.stop(monitor, name: "dbus-monitor")
+        let seen = (try? FileSystem.readText(monitorLog, maxBytes: 1 << 24)) ?? ""
+        #expect(seen.contains("GetToken") && seen.contains("AccessDenied"), "the monitor saw the calls and refusals")
+        #expect(!seen.contains(hostToken), "no token on the bus while the person said no")
 
         // Always allow: a token now and, without a prompt, after.
         let fourth = try ask()
