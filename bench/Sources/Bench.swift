@@ -48,7 +48,7 @@ final class Bench {
             ("deeplink", deepLinks),
             ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin),
             ("accounts", accounts), ("keeping", keeping), ("dpop", dpop), ("device", deviceLogin),
-            ("peer", peer), ("soak", soak),
+            ("peer", peer), ("consent", consent), ("soak", soak),
         ]
     }
 

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""A notification server whose person answers at once: for the bench's
+consent rows, where linkrouter's own cost around a prompt is measured
+without a person's seconds in it.
+
+instant_person.py --action KEY
+
+Owns org.freedesktop.Notifications on the session bus
+(DBUS_SESSION_BUS_ADDRESS); each Notify is answered with a new id and, right
+after, ActionInvoked(id, KEY) then NotificationClosed(id, 2), as a person who
+chose KEY. Prints "ready" once the name is owned. Stops on SIGTERM.
+"""
+import argparse, signal, sys
+
+from gi.repository import Gio, GLib
+
+XML = """<node><interface name="org.freedesktop.Notifications">
+<method name="Notify"><arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
+<arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
+<arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/></method>
+<method name="CloseNotification"><arg type="u" direction="in"/></method>
+<method name="GetCapabilities"><arg type="as" direction="out"/></method>
+<method name="GetServerInformation"><arg type="s" direction="out"/><arg type="s" direction="out"/>
+<arg type="s" direction="out"/><arg type="s" direction="out"/></method>
+<signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
+<signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
+</interface></node>"""
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--action", required=True)
+    a = p.parse_args()
+    loop = GLib.MainLoop()
+    counter = [0]
+    node = Gio.DBusNodeInfo.new_for_xml(XML)
+
+    def call(conn, sender, path, iface, method, params, invocation):
+        if method == "Notify":
+            counter[0] += 1
+            nid = counter[0]
+            invocation.return_value(GLib.Variant("(u)", (nid,)))
+            conn.emit_signal(None, path, iface, "ActionInvoked", GLib.Variant("(us)", (nid, a.action)))
+            conn.emit_signal(None, path, iface, "NotificationClosed", GLib.Variant("(uu)", (nid, 2)))
+        elif method == "GetCapabilities":
+            invocation.return_value(GLib.Variant("(as)", (["actions", "body"],)))
+        elif method == "GetServerInformation":
+            invocation.return_value(GLib.Variant("(ssss)", ("instant_person", "linkrouter", "1", "1.2")))
+        else:
+            invocation.return_value(None)
+
+    bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+    bus.register_object("/org/freedesktop/Notifications", node.interfaces[0], call, None, None)
+
+    def acquired(*_):
+        print("ready", flush=True)
+
+    Gio.bus_own_name_on_connection(bus, "org.freedesktop.Notifications", Gio.BusNameOwnerFlags.NONE, acquired, None)
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, loop.quit)
+    loop.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
