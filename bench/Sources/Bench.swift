@@ -423,6 +423,26 @@ final class Bench {
         row(
             "instructions in the daemon per `Route` that completes a session", value: perRoute / 1000, unit: "k",
             floor: nil, goal: "a count to watch", met: nil)
+        // Each client that comes to the bus and goes without calling the daemon: its appearance noted (the bound a
+        // caller's identity is checked against, issue 36) and its departure handled; nothing read from /proc.
+        let clients = n(200, 10)
+        _ = try Subprocess.run(["callgrind_control", "-z", String(pid)])
+        for _ in 0..<clients { _ = try DBusConnection(address: w.address) }
+        try c.ping()
+        _ = try Subprocess.run(["callgrind_control", "-d", String(pid)])
+        Clock.sleep(milliseconds: 200)
+        let connectionDump = FileSystem.list(w.root).filter { $0.hasPrefix("cg.daemon") && $0 != "cg.daemon" }.sorted()
+            .last
+        if let connectionDump, connectionDump != dump {
+            let perClient =
+                Self.total(try FileSystem.readText(w.root + "/" + connectionDump, maxBytes: 256 << 20))
+                / Double(clients)
+            row(
+                "instructions in the daemon per bus client that comes and goes without calling it (its appearance noted for identity checks, its departure handled)",
+                value: perClient / 1000, unit: "k", floor: nil, goal: "a count to watch", met: nil)
+        } else {
+            notes.append("no second callgrind dump: the per-client count was not taken")
+        }
         kill(pid, SIGTERM)
         Subprocess.wait(pid)
         running = false
