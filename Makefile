@@ -40,6 +40,7 @@ install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(DBUS_INTERFACES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
 	install -m 0755 $(BIN)/linkrouterd $(BIN)/linkctl $(DESTDIR)$(BINDIR)/
 	ln -sf linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
+	ln -sf linkctl $(DESTDIR)$(BINDIR)/git-credential-linkrouter
 	sed 's|@bindir@|$(BINDIR)|g' packaging/dbus/org.linkrouter.LinkRouter1.service.in > $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service
 	install -m 0644 docs/org.linkrouter.LinkRouter1.xml $(DESTDIR)$(DBUS_INTERFACES_DIR)/
 	sed 's|@bindir@|$(BINDIR)|g' packaging/systemd/linkrouterd.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
@@ -54,15 +55,15 @@ install: build
 	$(BIN)/linkctl completion fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/linkctl.fish
 	@# Manual pages from the programs' own --help (help2man, Debian's help2man): skipped, with a word, where it is missing.
 	if command -v help2man >/dev/null; then \
-	  scripts/man-pages $(BIN) $(DESTDIR)$(MANDIR)/man1 && ln -sf linkctl.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1; \
+	  scripts/man-pages $(BIN) $(DESTDIR)$(MANDIR)/man1 && ln -sf linkctl.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1 && ln -sf linkctl.1 $(DESTDIR)$(MANDIR)/man1/git-credential-linkrouter.1; \
 	else echo "make: help2man is missing (Debian: help2man): no manual pages installed" >&2; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
+	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter $(DESTDIR)$(BINDIR)/git-credential-linkrouter
 	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	rm -f $(DESTDIR)$(DBUS_INTERFACES_DIR)/org.linkrouter.LinkRouter1.xml
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
-	rm -f $(DESTDIR)$(MANDIR)/man1/linkctl.1 $(DESTDIR)$(MANDIR)/man1/linkrouterd.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1
+	rm -f $(DESTDIR)$(MANDIR)/man1/linkctl.1 $(DESTDIR)$(MANDIR)/man1/linkrouterd.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1 $(DESTDIR)$(MANDIR)/man1/git-credential-linkrouter.1
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/linkctl $(DESTDIR)$(ZSH_COMPLETION_DIR)/_linkctl $(DESTDIR)$(FISH_COMPLETION_DIR)/linkctl.fish
 
 test:

@@ -117,7 +117,7 @@ enum InstallCommand {
         let bin = inst.directories.home + "/.local/bin"
         try FileSystem.makeDirectories(bin, permissions: 0o755)
         var made: [String] = []
-        for name in ["linkctl", "docker-credential-linkrouter"] {
+        for name in ["linkctl", "docker-credential-linkrouter", LinkCtl.gitHelperName] {
             let path = bin + "/" + name
             if let target = FileSystem.readLink(path) {
                 guard target == inst.linkctl else { return "\(path) exists and points at \(target): left alone" }

@@ -53,12 +53,20 @@ enum LinkCtl {
         return out
     }
 
+    /// git's name for the helper `credential.helper = linkrouter` names (a symlink to linkctl on `PATH`).
+    static let gitHelperName = "git-credential-linkrouter"
+
     static func main(_ argv: [String]) -> Int32 {
         let args = Array(argv.dropFirst())
-        // Run by another name: docker's credential helper (a symlink to linkctl).
+        // Run by another name: docker's credential helper, or git's (symlinks to linkctl).
         if let program = argv.first, program == DockerCredential.name || program.hasSuffix("/" + DockerCredential.name)
         {
             return DockerCredential.main(args)
+        }
+        if let program = argv.first, program == gitHelperName || program.hasSuffix("/" + gitHelperName) {
+            // `credential.helper = linkrouter [--account NAME]`: git runs `git-credential-linkrouter [OPTIONS] get`
+            // itself, no shell between; the same as `linkctl credential git [OPTIONS] get`.
+            return main(["linkctl", "credential", "git"] + args)
         }
         guard let verb = args.first else {
             StandardStreams.err(help)

@@ -396,6 +396,15 @@ struct AccountTests {
         #expect(eventually(timeoutMilliseconds: 15_000) { Clock.unixSeconds() > expires })
         let second = try clone("two")
         #expect(second.status == 0, "\(second.errorText)")
+        // git runs the helper itself, no shell: `credential.helper = linkrouter` finds git-credential-linkrouter (a
+        // symlink to linkctl) on PATH.
+        #expect(symlink(Paths.linkctl, w.desktop.root + "/bin/git-credential-linkrouter") == 0)
+        let direct = try w.desktop.run([
+            "env", "GIT_TERMINAL_PROMPT=0", "git", "-c", "credential.helper=", "-c",
+            "credential.helper=linkrouter --account work", "clone", "-q", url, root + "/direct",
+        ])
+        #expect(direct.status == 0, "\(direct.errorText)")
+        #expect((try? FileSystem.readText(root + "/direct/README")) == "hello\n")
         let log = ((try? FileSystem.readText(root + "/git-requests.log")) ?? "").split(separator: "\n")
         let tokens = Set(log.filter { $0.hasPrefix("200 ") })
         #expect(tokens.count >= 2, "\(log)")

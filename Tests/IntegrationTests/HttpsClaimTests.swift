@@ -50,7 +50,7 @@ struct HttpsClaimTests {
         // linkctl was not on the desktop's PATH: it is now, through links in ~/.local/bin (recorded, so
         // uninstall removes them), and a shell of this desktop finds it.
         let bin = h.desktop.home + "/.local/bin"
-        for name in ["linkctl", "docker-credential-linkrouter"] {
+        for name in ["linkctl", "docker-credential-linkrouter", "git-credential-linkrouter"] {
             #expect(FileSystem.readLink(bin + "/" + name) == FileSystem.resolve(Paths.bin)! + "/linkctl")
             #expect(record.files.contains(bin + "/" + name))
         }
