@@ -408,9 +408,13 @@ enum AccountBook {
                     "that access token is no longer \(key.name)'s (it was refreshed or refused since); ask GetToken again, then SignProof"
                 ))
         }
-        return .proof(
-            ProofPlan(
-                key: dpop, method: proof.method, url: proof.url, nonce: proof.nonce, accessToken: tokens.accessToken))
+        let plan = ProofPlan(
+            key: dpop, method: proof.method, url: proof.url, nonce: proof.nonce, accessToken: tokens.accessToken)
+        guard proof.withToken else { return .proof(plan) }
+        // The token and the proof for it, from the same set in one answer: they cannot come apart.
+        var answer = TokenAnswer(tokens: tokens, kind: .access, warning: warning, target: target)
+        answer.proof = plan
+        return .token(answer)
     }
 
     static func notSignedIn(_ key: AccountKey, _ why: String?) -> RouterError {

@@ -9,6 +9,8 @@ public struct ProofRequest: Sendable, Equatable {
     public var nonce: String?
     /// The access token the proof goes with; it must be the account's current one. Default: the current one.
     public var accessToken: String?
+    /// Asked with `GetToken` (`dpop_method`): answered with the token and its proof together, not the proof alone.
+    public var withToken = false
 
     public init(method: String, url: String) {
         self.method = method

@@ -6,6 +6,8 @@ public struct TokenAnswer: Sendable, Equatable {
     public var warning: String?
     /// What the token is for, when it is a narrower one.
     public var target: TokenTarget
+    /// The DPoP proof to sign for this very access token, when it was asked with it (`dpop_method`).
+    public var proof: ProofPlan?
     public init(tokens: TokenSet, kind: Account.TokenKind, warning: String? = nil, target: TokenTarget = TokenTarget())
     {
         self.target = target

@@ -14,8 +14,28 @@ public struct TokenRequest: Sendable, Equatable {
     public var audience: String?
     /// The URL the token is for (git's request): an account that declares `git_urls` answers only for those.
     public var forURL: String?
-    /// `SignProof`: a proof for the access token instead of the token itself; not an option.
+    /// `SignProof`: a proof for the access token instead of the token itself; not an option. Set by `GetToken`'s
+    /// `dpop_method` and `dpop_url` too (`ProofRequest.withToken`): the token and its proof in one answer.
     public var proof: ProofRequest?
+    /// `GetToken`'s `dpop_method`, `dpop_url` and `dpop_nonce`, made into `proof` by `withProof(limits:)`.
+    public var dpopMethod: String?
+    public var dpopURL: String?
+    public var dpopNonce: String?
+
+    /// The request with `proof` made from the `dpop_*` options (both or neither of method and URL), checked as
+    /// `SignProof`'s are.
+    public func withProof(limits: Limits) throws(RouterError) -> TokenRequest {
+        guard dpopMethod != nil || dpopURL != nil || dpopNonce != nil else { return self }
+        guard let dpopMethod, let dpopURL else {
+            throw .invalid("a proof with the token needs both dpop_method and dpop_url (dpop_nonce is optional)")
+        }
+        var proof = ProofRequest(method: dpopMethod, url: dpopURL)
+        proof.nonce = dpopNonce
+        proof.withToken = true
+        var out = self
+        out.proof = try proof.checked(limits: limits)
+        return out
+    }
 
     public init() {}
 
@@ -37,6 +57,24 @@ public struct TokenRequest: Sendable, Equatable {
                 doc:
                     "`true`: the caller signs the person in itself when the account is not signed in (as `linkctl token --interactive` and kubectl's interactive exec do), so no desktop notice is posted for this call; the answer is still `NotSignedIn`"
             ),
+            OptionRow(
+                "dpop_method", .string({ $0.dpopMethod = $1 }, get: { $0.dpopMethod }), limit: .bytes(32),
+                flag: .value("dpop", placeholder: "METHOD"),
+                help:
+                    "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon",
+                doc:
+                    "with `dpop_url`: the access token and, under `dpop_proof`, a DPoP proof (RFC 9449) of the account's key for this HTTP method and URL, bound to that very token (`ath`), in one answer; the rules of `SignProof`'s `method`"
+            ),
+            OptionRow(
+                "dpop_url", .string({ $0.dpopURL = $1 }, get: { $0.dpopURL }), limit: .bytes(8192),
+                flag: .value("dpop-url", placeholder: "URL"),
+                help: "with --dpop: the resource URL the proof is for (or give it after NAME)",
+                doc: "with `dpop_method`: the resource the proof is for; the rules of `SignProof`'s `url`"),
+            OptionRow(
+                "dpop_nonce", .string({ $0.dpopNonce = $1 }, get: { $0.dpopNonce }), limit: .bytes(512),
+                flag: .value("nonce", placeholder: "NONCE"),
+                help: "with --dpop: the DPoP-Nonce the resource server answered with",
+                doc: "with `dpop_method`: the resource server's `DPoP-Nonce` (RFC 9449 §9)"),
             OptionRow(
                 "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
                 flag: .value("issuer", placeholder: "URL"),

@@ -255,7 +255,20 @@ enum ReplyValues {
         case .loggedIn(let id, .success(let r)):
             return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])
-        case .token(let a): return .success([ResultDictionary.make(a)])
+        case .token(let a):
+            guard let plan = a.proof else { return .success([ResultDictionary.make(a)]) }
+            // The proof signed as the answer is made, beside the token it is bound to.
+            do {
+                let proof = try proofs.sign(plan, issuedAt: Clock.unixSeconds())
+                return .success([ResultDictionary.make(a, proof: proof)])
+            } catch {
+                return .failure(
+                    DBusError(
+                        RouterError(
+                            .internalError,
+                            "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key"
+                        )))
+            }
         case .proof(let plan):
             // Signed as the answer is made (`ProofSigner`): the key stays in the daemon, the proof goes to the caller.
             do {

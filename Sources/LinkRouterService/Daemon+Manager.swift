@@ -87,7 +87,9 @@ extension Daemon: ManagerHandlers {
 
     /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
     public func getToken(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
+        let decoded = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
+        let request: TokenRequest
+        do { request = try decoded.withProof(limits: core.router.limits) } catch { throw DBusError(error) }
         // Asked by issuer, the name is empty: the core picks the account (`IssuerChoice`).
         return try accountCall(
             .getToken(name, request), named: name.isEmpty && request.issuer != nil ? nil : name, call)

@@ -29,7 +29,8 @@ enum ResultDictionary {
 
     /// `GetToken`'s answer: the one token asked for and its life; the refresh
     /// token never leaves the daemon.
-    static func make(_ a: TokenAnswer) -> DBusValue {
+    /// `proof`: the DPoP proof signed for this answer's access token (`dpop_method`), as `dpop_proof`.
+    static func make(_ a: TokenAnswer, proof: String? = nil) -> DBusValue {
         let t = a.tokens
         var entries: [(String, DBusValue)] = [("kind", .string(a.kind.rawValue))]
         switch a.kind {
@@ -46,6 +47,7 @@ enum ResultDictionary {
         if let v = a.target.audience { entries.append(("audience", .string(v))) }
         if let v = t.subject { entries.append(("sub", .string(v))) }
         if let v = a.warning { entries.append(("warning", .string(v))) }
+        if let proof { entries.append(("dpop_proof", .string(proof))) }
         return .vardict(entries)
     }
 

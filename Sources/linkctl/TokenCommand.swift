@@ -26,11 +26,6 @@ enum TokenCommand {
                     "with NAME: print export lines a shell can eval (LINKROUTER_TOKEN, LINKROUTER_TOKEN_TYPE, LINKROUTER_EXPIRES_AT, LINKROUTER_SCOPE)"
                 ),
                 .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
-                .value(
-                    "dpop", "METHOD",
-                    "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon"
-                ),
-                .value("nonce", "NONCE", "with --dpop: the DPoP-Nonce the resource server answered with"),
             ],
         details: """
             token NAME prints the token alone on stdout, for `Authorization: Bearer $(linkctl token NAME)`. \
@@ -50,7 +45,7 @@ enum TokenCommand {
         RefreshRequest.options.rows.map(\.flag.name).filter { !shared.contains($0) } + ["show-tokens"]
     static let accountOnly =
         TokenRequest.options.rows.map(\.flag.name).filter { !shared.contains($0) }
-        + ["no-browser", "dpop", "nonce", "header", "env"]
+        + ["no-browser", "header", "env"]
 
     static func run(_ args: ParsedArguments) -> Int32 {
         guard !args.operands.isEmpty || args.value("issuer") != nil else {
@@ -68,12 +63,17 @@ enum TokenCommand {
                 "--\(flag) goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is"
             )
         }
-        if args.operands.count == 2 || args.value("dpop") != nil || args.value("nonce") != nil {
-            guard args.operands.count == 2, args.operands[0] != "refresh", let method = args.value("dpop") else {
+        if args.operands.count == 2 || args.value("dpop") != nil || args.value("nonce") != nil
+            || args.value("dpop-url") != nil
+        {
+            let url = args.operands.count == 2 ? args.operands[1] : args.value("dpop-url")
+            guard args.operands.first != "refresh", args.value("dpop") != nil, let url,
+                args.operands.count == 1 || args.value("dpop-url") == nil
+            else {
                 return LinkCtl.usageFailure(
                     spec, "a proof needs both --dpop METHOD and the URL: linkctl token NAME --dpop GET https://…")
             }
-            return proof(args, method: method, url: args.operands[1])
+            return proof(args, url: url)
         }
         guard refreshing else { return account(args) }
         guard args.value("issuer") != nil, args.value("client-id") != nil, var token = args.value("refresh-token")
@@ -102,45 +102,33 @@ enum TokenCommand {
         }
     }
 
-    /// `token NAME --dpop METHOD URL`: the token (`GetToken`), then the proof for it
-    /// (`SignProof` with that token); a refresh in between is asked again, once.
-    static func proof(_ args: ParsedArguments, method: String, url: String) -> Int32 {
+    /// `token NAME --dpop METHOD URL`: the token and the proof for it in one `GetToken` (`dpop_method`, `dpop_url`):
+    /// the daemon signs the proof for the very token it answers with, so they cannot come apart.
+    static func proof(_ args: ParsedArguments, url: String) -> Int32 {
         let name = args.operands[0]
-        let options: [(String, DBusValue)]
-        do { options = try OptionFlags.entries(TokenRequest.options, args) } catch {
+        var options: [(String, DBusValue)]
+        do { options = try OptionFlags.entries(TokenRequest.options, args, override: ["dpop_url": url]) } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
-        do {
-            let client = try DaemonClient.connect()
-            var attempt = 0
-            while true {
-                attempt += 1
-                // The access token, whatever the account hands out by default: a proof goes with it.
-                let token = try AccountToken.get(
-                    name, options.filter { $0.0 != "id_token" } + [("id_token", .boolean(false))], bearer: false)
-                var proofOptions: [(String, DBusValue)] = [("access_token", .string(token.token))]
-                if let nonce = args.value("nonce") { proofOptions.append(("nonce", .string(nonce))) }
-                let proof: String
-                do {
-                    let reply = try client.call(
-                        "SignProof", [.string(name), .string(method), .string(url), .vardict(proofOptions)],
-                        timeoutMilliseconds: 120_000)
-                    proof = reply.first?.stringValue ?? ""
-                } catch  where error.code == .staleToken && attempt == 1 {
-                    continue
-                }
-                if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-                let scheme =
-                    token.fields?.entry("token_type")?.stringValue.map { $0.lowercased() == "dpop" ? "DPoP" : "Bearer" }
-                    ?? "DPoP"
-                let authorization = scheme + " " + token.token
-                if args.json {
-                    Output.json(JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]))
-                } else {
-                    StandardStreams.out("Authorization: \(authorization)\nDPoP: \(proof)\n")
-                }
-                return ExitCode.ok
+        // The access token, whatever the account hands out by default: a proof goes with it.
+        options = options.filter { $0.0 != "id_token" }
+        do throws(DaemonClient.Failure) {
+            let token = try AccountToken.get(name, options, bearer: false)
+            guard let proof = token.fields?.entry("dpop_proof")?.stringValue, !proof.isEmpty else {
+                throw DaemonClient.Failure.refused(
+                    name: DBusError.failed, message: "the daemon answered GetToken without the proof it was asked for")
             }
+            if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            let scheme =
+                token.fields?.entry("token_type")?.stringValue.map { $0.lowercased() == "dpop" ? "DPoP" : "Bearer" }
+                ?? "DPoP"
+            let authorization = scheme + " " + token.token
+            if args.json {
+                Output.json(JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]))
+            } else {
+                StandardStreams.out("Authorization: \(authorization)\nDPoP: \(proof)\n")
+            }
+            return ExitCode.ok
         } catch {
             Output.error(error.text)
             return error.exitCode

@@ -218,7 +218,7 @@ struct DPoPTests {
     }
 
     @Test(
-        "SignProof's refusals: an account with dpop=off has no key (NoDPoPKey, linkctl exit 1), an access token refreshed away is StaleToken, a bad method, URL or nonce is InvalidArgument naming it, an unknown name is UnknownAccount; a good proof names the method, the URL without query and the current token's hash, and carries no private key"
+        "SignProof's refusals: an account with dpop=off has no key (NoDPoPKey, linkctl exit 1), an access token refreshed away is StaleToken, a bad method, URL or nonce is InvalidArgument naming it, an unknown name is UnknownAccount; a good proof names the method, the URL without query and the current token's hash, and carries no private key; GetToken with dpop_method and dpop_url answers the token and its proof in one call, half of the pair refused"
     )
     func signProofRefusals() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600, dpop: "allowed")
@@ -270,6 +270,35 @@ struct DPoPTests {
         #expect(
             JWTParts.header(proof)["typ"] as? String == "dpop+jwt" && jwk["x"] is String && jwk["y"] is String
                 && jwk["d"] == nil, "\(jwk)")
+
+        // One call: GetToken with dpop_method and dpop_url answers the token and, beside it, the proof for that very
+        // token (`linkctl token --dpop` makes this call). Half of the pair, or a bad URL, is InvalidArgument.
+        let both = try Self.call(
+            w.desktop, "GetToken", ["work", "{'dpop_method': <'POST'>, 'dpop_url': <'https://api.example/x?q=1'>}"])
+        let answered = both.text
+        let token = try #require(
+            answered.components(separatedBy: "'token': <'").dropFirst().first?.split(separator: "'").first.map(
+                String.init), "\(answered) \(both.errorText)")
+        let paired = try #require(
+            answered.components(separatedBy: "'dpop_proof': <'").dropFirst().first?.split(separator: "'").first.map(
+                String.init), "\(answered)")
+        let pairedClaims = JWTParts.payload(paired)
+        let pairedATH = Base64URL.encode(try SHA256.hash(token))
+        #expect(
+            pairedClaims["htm"] as? String == "POST" && pairedClaims["htu"] as? String == "https://api.example/x"
+                && pairedClaims["ath"] as? String == pairedATH, "\(pairedClaims)")
+        for options in [
+            "{'dpop_method': <'GET'>}", "{'dpop_url': <'https://api.example/'>}",
+            "{'dpop_method': <'GET'>, 'dpop_url': <'ftp://api.example/'>}",
+        ] {
+            let r = try Self.call(w.desktop, "GetToken", ["work", options])
+            #expect(
+                r.status != 0 && r.errorText.contains("Error.InvalidArgument") && !r.text.contains(token),
+                "\(options): \(r.errorText)")
+        }
+        let noKey = try Self.call(
+            w.desktop, "GetToken", ["plain", "{'dpop_method': <'GET'>, 'dpop_url': <'https://api.example/'>}"])
+        #expect(noKey.errorText.contains("Error.NoDPoPKey"), "\(noKey.errorText)")
         #expect(w.daemon.isRunning)
     }
 

@@ -96,7 +96,8 @@ extension Bench {
             input: "protocol=https\nhost=git.example.com\nusername=oauth2\npassword=cached-token\n\n")
         // git runs `git-credential-linkrouter` itself (no shell), found on the world's PATH.
         try? FileSystem.remove(w.root + "/bin/git-credential-linkrouter")
-        try FileSystem.symlink(bin + "/linkctl", at: w.root + "/bin/git-credential-linkrouter")
+        try FileSystem.symlink(
+            FileSystem.resolve(bin + "/linkctl") ?? bin + "/linkctl", at: w.root + "/bin/git-credential-linkrouter")
         let helper = ["git", "-c", "credential.helper=", "-c", "credential.helper=linkrouter --account work"]
         let (viaLinkrouter, viaCache) = try Measure.interleaved(
             runs, { try must(helper + ["credential", "fill"], input: request) },
