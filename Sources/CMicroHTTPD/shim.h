@@ -5,6 +5,8 @@
 #include <dlfcn.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
 
 /* libmicrohttpd is loaded with dlopen on the first loopback session (it pulls
@@ -54,5 +56,14 @@ static inline enum MHD_Result lr_mhd_queue(void *fn, struct MHD_Connection *conn
 
 static inline void lr_mhd_destroy_response(void *fn, struct MHD_Response *response) {
     ((void (*)(struct MHD_Response *))fn)(response);
+}
+/* The client's TCP port (host order), or -1: the listener looks the connection's owner up by it. */
+static inline int lr_mhd_client_port(void *fn, struct MHD_Connection *connection) {
+    typedef const union MHD_ConnectionInfo *(*info_t)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+    const union MHD_ConnectionInfo *info = ((info_t)fn)(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return -1;
+    if (info->client_addr->sa_family == AF_INET) return ntohs(((const struct sockaddr_in *)info->client_addr)->sin_port);
+    if (info->client_addr->sa_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)info->client_addr)->sin6_port);
+    return -1;
 }
 #endif

@@ -38,21 +38,28 @@ extension Begin {
                         log: LogLine(.error, "\(method) without a browser lookup")))
             }
         }
-        // A loopback listener is up before the authorize URL exists: it names the port.
-        if let binding = plan.loopbackBinding {
-            guard let port else { return .wait(.listen(secrets.id, binding, path: plan.redirect.uri.path)) }
+        // A loopback listener is up before the authorize URL exists: it names the port. A sign-out that names the ID
+        // token has one for its page too (`SignOutPage`).
+        let page = SignOutPage.of(plan, secrets: secrets)
+        let binding = plan.loopbackBinding ?? page.map { _ in LoopbackBinding.pageOnly }
+        if let binding {
+            guard let port else {
+                let path = plan.loopbackBinding == nil ? "" : plan.redirect.uri.path
+                return .wait(.listen(secrets.id, binding, path: path, page: page))
+            }
             plan.bind(port: port)
         }
         // A pushed request (RFC 9126) goes to the provider before anything is opened or kept.
         if requestURI == nil, let push = plan.pushRequest(secrets: secrets) { return .wait(.push(push)) }
         let session = plan.makeSession(
             secrets: secrets, claimTokenDigest: inputs.claimTokenDigest, browser: browser, now: turn.now)
-        let url = plan.authorizeURL(secrets: secrets, requestURI: requestURI)
+        var url = plan.authorizeURL(secrets: secrets, requestURI: requestURI)
+        if let page, let binding, let port { url = "http://" + binding.hostLiteral + ":" + String(port) + page.path }
         var t = Transition(
             changes: [.insert(session)],
             effects: [.scheduleDeadline(session.id, at: turn.core.deadline(of: session))])
         if let browser { t.effects.append(.openBrowser(url, in: .entry(browser))) }
-        if plan.redirect.style == .loopback { t.compensation = [.closeListener(session.id)] }
+        if plan.redirect.style == .loopback || page != nil { t.compensation = [.closeListener(session.id)] }
         let (caller, began) = (caller, describe(plan, browser: browser))
         t.effects.append(.log(LogLine(.info, "Began \(session.logTag) for \(caller): \(began)")))
         return .end(begun(t, session, .begun(session.id, authorizeURL: url), held: held, &turn))

@@ -41,8 +41,9 @@ public struct Begin: Sendable, Equatable {
         case probeKeyring(AccountKey)
         /// The issuer's metadata (OpenID Connect Discovery, then RFC 8414); at once when cached.
         case discover(issuer: String)
-        /// The session's loopback listener, before its authorize URL exists (port 0: any port).
-        case listen(SessionID, LoopbackBinding, path: String)
+        /// The session's loopback listener, before its authorize URL exists (port 0: any port); for a sign-out that
+        /// names the ID token, with the page the browser is opened at (`SignOutPage`).
+        case listen(SessionID, LoopbackBinding, path: String, page: SignOutPage? = nil)
         /// The authorization request pushed to the provider (RFC 9126 §2): the `request_uri` comes back.
         case push(PushRequest)
         /// The device authorization request (RFC 8628 §3.1): the codes come back.

@@ -31,6 +31,16 @@ extension Daemon {
         }
     }
 
+    /// A sign-out's page (`SignOutPage`): the form to the provider, with the session's redirect and state; a session
+    /// that is over (or not a sign-out) has none.
+    func signOutPage(_ page: SignOutPage, session id: SessionID) -> HTTPResponse {
+        guard let s = core.router.session(id), s.status == .pending, case .signOut(let signOut) = s.login else {
+            return HTTPResponse(status: 404, body: CallbackPage.status(404))
+        }
+        return CallbackPage.signOutForm(
+            action: page.action, fields: page.fields(redirect: signOut.redirect.string, state: signOut.state))
+    }
+
     /// One link from any source (`Route`, the inbox, a loopback listener), decided and carried out;
     /// `caller` holds for its outcome when `answers`. The desktop's app directory is read (the
     /// core's input) only for a link that is no login's: a callback costs no read.

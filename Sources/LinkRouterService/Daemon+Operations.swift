@@ -26,7 +26,8 @@ extension Daemon {
         switch operation {
         case .begin(.probeKeyring(let key)): accounts.read(key) { done(.begin(.keyring($0))) }
         case .begin(.discover(let issuer)): providers.discover(issuer) { done(.begin(.metadata($0))) }
-        case .begin(.listen(let id, let binding, let path)): done(.begin(.listening(listen(id, binding, path))))
+        case .begin(.listen(let id, let binding, let path, let page)):
+            done(.begin(.listening(listen(id, binding, path, page: page))))
         case .begin(.push(let request)): providers.push(request) { done(.begin(.pushed($0))) }
         case .begin(.authorizeDevice(let request)):
             providers.authorizeDevice(request) { done(.begin(.deviceAuthorized($0))) }
@@ -124,9 +125,15 @@ extension Daemon {
         }
     }
 
-    /// A session's loopback listener (bound now); its requests are routed like any link.
-    private func listen(_ id: SessionID, _ binding: LoopbackBinding, _ path: String) -> Result<Int, RouterError> {
-        sessions.listen(id, binding: binding, path: path) { [unowned self] request, id, port in
+    /// A session's loopback listener (bound now); its requests are routed like any link. A sign-out's page, when it
+    /// has one, is made from the session as it is asked for (its redirect bound, its state).
+    private func listen(_ id: SessionID, _ binding: LoopbackBinding, _ path: String, page: SignOutPage? = nil)
+        -> Result<Int, RouterError>
+    {
+        let served = page.map { p in
+            (path: p.path, serve: { [unowned self] () -> HTTPResponse in signOutPage(p, session: id) })
+        }
+        return sessions.listen(id, binding: binding, path: path, page: served) { [unowned self] request, id, port in
             loopbackRequest(request, session: id, port: port)
         }
     }

@@ -189,13 +189,13 @@ final class Sessions {
 
     /// `Operation.listen`: binds the session's listener; its requests go to `handle`.
     func listen(
-        _ id: SessionID, binding: LoopbackBinding, path: String,
+        _ id: SessionID, binding: LoopbackBinding, path: String, page: (path: String, serve: () -> HTTPResponse)? = nil,
         handle: @escaping (HTTPRequest, SessionID, Int) -> HTTPResponse
     ) -> Result<Int, RouterError> {
         do {
             let listener = try LoopbackListener(
                 addresses: binding.addresses, port: binding.port, hostLiteral: binding.hostLiteral,
-                path: path, loop: loop
+                path: path, loop: loop, page: page
             ) { [unowned self] request in
                 guard let l = listeners[id] else { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
                 serving = id

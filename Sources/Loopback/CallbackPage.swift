@@ -46,4 +46,32 @@ public enum CallbackPage {
         default: return page(title: "Error", message: "The request was refused.")
         }
     }
+
+    /// A sign-out's page (`SignOutPage`): a form that sends the fields to the provider's end-session endpoint, sent at
+    /// once by the one script the page's policy allows (its hash), or by the person's click where scripts are off. A
+    /// GET form: neither test provider takes the first request as a POST (Glewlwyd 2.7.5 serves `end_session` on GET
+    /// only; django-oauth-toolkit 3.4 reads a POST as its confirmation form's answer, and without `allow` as a no).
+    public static func signOutForm(action: String, fields: [(String, String)]) -> HTTPResponse {
+        let inputs = fields.map {
+            "<input type=\"hidden\" name=\"\(Markup.escape($0.0))\" value=\"\(Markup.escape($0.1))\">"
+        }
+        .joined()
+        let body = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">\
+            <meta name="referrer" content="no-referrer"><title>Signing out</title></head>
+            <body><h1>Signing out</h1><form method="get" action="\(Markup.escape(action))">\(inputs)\
+            <p>Continuing to your provider to sign out… <button type="submit">Continue</button></p></form>\
+            <script>\(signOutScript)</script></body></html>
+
+            """
+        var r = HTTPResponse(status: 200, body: body)
+        r.contentSecurityPolicy =
+            "default-src 'none'; script-src '\(signOutScriptHash)'; base-uri 'none'; frame-ancestors 'none'"
+        return r
+    }
+
+    /// The page's one script, and its hash for the policy (a test computes it again).
+    public static let signOutScript = "document.forms[0].submit();"
+    public static let signOutScriptHash = "sha256-8lDeP0UDwCO6/RhblgeH/ctdBzjVpJxrXizsnIk3cEQ="
 }

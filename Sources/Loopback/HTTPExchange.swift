@@ -13,6 +13,8 @@ public struct HTTPResponse: Sendable, Equatable {
     public let body: String
     /// The request ended the session's need for the listener (completed or failed).
     public let final: Bool
+    /// The page's own Content-Security-Policy, instead of the listener's (no script, no form): a sign-out page's.
+    public var contentSecurityPolicy: String?
 
     public init(status: Int, body: String, final: Bool = false) {
         self.status = status

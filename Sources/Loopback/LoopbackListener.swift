@@ -25,6 +25,9 @@ public final class LoopbackListener {
 
     private let loop: EventLoop
     private let handler: (HTTPRequest) -> HTTPResponse
+    /// A page served once, to the daemon's own user only (a sign-out's, `SignOutPage`): its path and its answer.
+    private let page: (path: String, serve: () -> HTTPResponse)?
+    fileprivate var pageServed = false
     fileprivate let mhd: MicroHTTPD
     /// One MHD daemon per bound socket (127.0.0.1 and ::1 for `localhost`), each in the loop.
     private var daemons: [(daemon: OpaquePointer, source: EventLoop.SourceID)] = []
@@ -39,7 +42,7 @@ public final class LoopbackListener {
     /// Binds every address on one port (`port`, or a free one when 0) and starts answering.
     public init(
         addresses: [String], port: Int, hostLiteral: String, path: String, loop: EventLoop, limits: Limits = Limits(),
-        handler: @escaping (HTTPRequest) -> HTTPResponse
+        page: (path: String, serve: () -> HTTPResponse)? = nil, handler: @escaping (HTTPRequest) -> HTTPResponse
     ) throws(ListenerError) {
         let mhd: MicroHTTPD
         switch MicroHTTPD.shared {
@@ -52,6 +55,7 @@ public final class LoopbackListener {
         self.port = sockets[0].port
         self.expectedHost = hostLiteral + ":" + String(sockets[0].port)
         self.path = path
+        self.page = page
         self.loop = loop
         self.handler = handler
         let ctx = Unmanaged.passUnretained(self)
@@ -135,6 +139,7 @@ public final class LoopbackListener {
         let pathPart =
             target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
             ?? target
+        if let page, pathPart == page.path { return servePage(page.serve, connection: connection) }
         guard pathPart == path else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }
         // A sub-resource fetch from a web page is not a navigation (threat model L3).
         if let dest = lr_mhd_header(mhd.header, connection, "Sec-Fetch-Dest").map({ String(cString: $0) }),
@@ -144,6 +149,18 @@ public final class LoopbackListener {
         }
         if finalSent { return HTTPResponse(status: 400, body: CallbackPage.status(400)) }
         return handler(HTTPRequest(target: target, method: method, host: host))
+    }
+
+    /// The page, once, to a connection of this process's user (another user's program that read the page's URL off
+    /// the browser's command line gets 403, and the page is not spent).
+    private func servePage(_ serve: () -> HTTPResponse, connection: OpaquePointer) -> HTTPResponse {
+        let client = Int(lr_mhd_client_port(mhd.connectionInfo, connection))
+        guard client > 0, LoopbackPeer.uid(clientPort: client, serverPort: port) == getuid() else {
+            return HTTPResponse(status: 403, body: CallbackPage.status(403))
+        }
+        guard !pageServed else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }
+        pageServed = true
+        return serve()
     }
 
     fileprivate func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -157,7 +174,10 @@ public final class LoopbackListener {
             ("Cache-Control", "no-store"),
             ("Pragma", "no-cache"),
             ("Referrer-Policy", "no-referrer"),
-            ("Content-Security-Policy", "default-src 'none'; form-action 'none'; frame-ancestors 'none'"),
+            (
+                "Content-Security-Policy",
+                response.contentSecurityPolicy ?? "default-src 'none'; form-action 'none'; frame-ancestors 'none'"
+            ),
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
             ("Connection", "close"),

@@ -4,7 +4,8 @@ import SystemKit
 /// libmicrohttpd, opened on first use: its symbols, looked up once.
 final class MicroHTTPD: @unchecked Sendable {
     // Immutable after init; the pointers are code in a library never unloaded.
-    let start, info, run, timeout, stop, header, response, addHeader, queue, destroyResponse: UnsafeMutableRawPointer
+    let start, info, run, timeout, stop, header, response, addHeader, queue, destroyResponse,
+        connectionInfo: UnsafeMutableRawPointer
 
     /// The library, or why it cannot be used (then loopback sessions are refused, nothing else is affected).
     static let shared: Result<MicroHTTPD, ListenerError> = {
@@ -23,7 +24,7 @@ final class MicroHTTPD: @unchecked Sendable {
             stop: sym("MHD_stop_daemon"), header: sym("MHD_lookup_connection_value"),
             response: sym("MHD_create_response_from_buffer"),
             addHeader: sym("MHD_add_response_header"), queue: sym("MHD_queue_response"),
-            destroyResponse: sym("MHD_destroy_response"))
+            destroyResponse: sym("MHD_destroy_response"), connectionInfo: sym("MHD_get_connection_info"))
         guard sym.missing.isEmpty else {
             return .failure(ListenerError("\(soname) lacks \(sym.missing.joined(separator: ", ")); it is too old"))
         }
@@ -34,7 +35,8 @@ final class MicroHTTPD: @unchecked Sendable {
         start: UnsafeMutableRawPointer, info: UnsafeMutableRawPointer, run: UnsafeMutableRawPointer,
         timeout: UnsafeMutableRawPointer,
         stop: UnsafeMutableRawPointer, header: UnsafeMutableRawPointer, response: UnsafeMutableRawPointer,
-        addHeader: UnsafeMutableRawPointer, queue: UnsafeMutableRawPointer, destroyResponse: UnsafeMutableRawPointer
+        addHeader: UnsafeMutableRawPointer, queue: UnsafeMutableRawPointer, destroyResponse: UnsafeMutableRawPointer,
+        connectionInfo: UnsafeMutableRawPointer
     ) {
         self.start = start
         self.info = info
@@ -46,5 +48,6 @@ final class MicroHTTPD: @unchecked Sendable {
         self.addHeader = addHeader
         self.queue = queue
         self.destroyResponse = destroyResponse
+        self.connectionInfo = connectionInfo
     }
 }

@@ -79,7 +79,7 @@ enum LogoutCommand {
                 throw .refused(name: DBusError.invalidArgs, message: "BeginLogout answered without a session")
             }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
-            // The URL names the ID token (`id_token_hint`): shown only when the caller asked to open it by hand.
+            // The daemon's one-time sign-out page (it names no token), shown when the person opens it by hand.
             if args.has("no-browser") {
                 StandardStreams.err(
                     "Signed out of \(name) here. Open this URL in your browser to sign out at its provider:\n  \(url)\nWaiting for the provider to send the browser back…\n"

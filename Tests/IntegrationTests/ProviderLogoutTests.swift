@@ -1,5 +1,8 @@
 import Foundation
 import Glibc
+import JOSE
+import LinkRouterCore
+import OpenSSLKit
 import SystemKit
 import Testing
 
@@ -29,6 +32,47 @@ struct ProviderLogoutTests {
         return (pid, err, url)
     }
 
+    /// linkrouter's sign-out page fetched as a browser would (`curl`): its status, its Content-Security-Policy, its
+    /// form's method, action and fields, and the end-session URL the form's GET makes.
+    static func page(_ desktop: TestDesktop, _ url: String, as user: [String] = []) throws -> (
+        status: Int, policy: String, method: String, action: String, fields: [String: String], endSession: String,
+        script: String
+    ) {
+        let r = try desktop.run(user + ["curl", "-s", "-i", "--max-time", "10", url])
+        let text = r.text
+        let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let policy =
+            text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-security-policy:") }.map {
+                String($0.dropFirst("content-security-policy:".count)).trimmingCharacters(in: .whitespaces)
+            } ?? ""
+        func unescaped(_ s: Substring) -> String {
+            s.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
+        func attribute(_ name: String, in tag: Substring) -> String? {
+            guard let r = tag.range(of: name + "=\"") else { return nil }
+            return unescaped(tag[r.upperBound...].prefix { $0 != "\"" })
+        }
+        var method = ""
+        var action = ""
+        var fields: [String: String] = [:]
+        for tag in text.split(separator: "<").dropFirst() {
+            if tag.hasPrefix("form ") {
+                method = attribute("method", in: tag) ?? ""
+                action = attribute("action", in: tag) ?? ""
+            } else if tag.hasPrefix("input "), let name = attribute("name", in: tag) {
+                fields[name] = attribute("value", in: tag) ?? ""
+            }
+        }
+        var end = URLComponents(string: action)
+        end?.queryItems = fields.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let script =
+            text.components(separatedBy: "<script>").dropFirst().first?.components(separatedBy: "</script>")
+            .first ?? ""
+        return (status, policy, method, action, fields, end?.string ?? "", script)
+    }
+
     @Test(
         "at django-oauth-toolkit: the tokens are forgotten here at once; the end-session URL names the ID token, the client, a state and the account's redirect; a way back with another state is refused and changes nothing; the real one, routed by state, ends the sign-out; again, it is a replay",
         .enabled(if: DjangoOAuthToolkit.unavailable == nil, "\(DjangoOAuthToolkit.unavailable ?? "")"))
@@ -40,20 +84,42 @@ struct ProviderLogoutTests {
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "dot")) ?? (0, 0) == (1, 0) })
 
         let logout = try Self.start(w.desktop, "dot")
-        let query = Dictionary(
-            (logout.url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
-        #expect(logout.url.path == "/o/logout/", "\(logout.url)")
-        #expect(query["id_token_hint"] == idToken && query["client_id"] == w.provider.clientID, "\(query)")
+        // What linkctl printed (and a browser's command line would carry) is the daemon's page, naming no token.
+        let pageURL = try #require(logout.url.string)
         #expect(
-            query["post_logout_redirect_uri"] == SecondProviderTests.scheme && (query["state"]?.count ?? 0) >= 43,
-            "\(query)")
+            logout.url.host == "127.0.0.1" && logout.url.path.hasPrefix("/linkrouter/sign-out/")
+                && logout.url.query == nil && !pageURL.contains(idToken), "\(pageURL)")
+        // Another user of the machine, who could read that URL off a command line, gets nothing (and spends nothing).
+        if getuid() == 0 {
+            let other = try Self.page(
+                w.desktop, pageURL, as: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+            #expect(other.status == 403 && other.fields.isEmpty, "\(other.status)")
+        }
+        let page = try Self.page(w.desktop, pageURL)
+        #expect(page.status == 200 && page.method == "get", "\(page.status) \(page.method)")
+        // Its one script runs because the policy names its hash (CSP's base64, not base64url), and nothing else can.
+        var hash = Base64URL.encode(try SHA256.hash(page.script)).replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/")
+        while hash.count % 4 != 0 { hash += "=" }
+        #expect(
+            !page.script.isEmpty && page.policy.contains("script-src 'sha256-\(hash)'")
+                && page.policy.contains("default-src 'none'"), "\(page.policy) \(page.script)")
+        #expect(URLComponents(string: page.action)?.path == "/o/logout/", "\(page.action)")
+        #expect(
+            page.fields["id_token_hint"] == idToken && page.fields["client_id"] == w.provider.clientID, "\(page.fields)"
+        )
+        #expect(
+            page.fields["post_logout_redirect_uri"] == SecondProviderTests.scheme
+                && (page.fields["state"]?.count ?? 0) >= 43,
+            "\(page.fields)")
+        // Served once.
+        #expect(try Self.page(w.desktop, pageURL).status == 404)
         // Signed out here before the provider was asked anything.
         #expect(try w.desktop.linkctl("token", "dot").status == 4)
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "dot")) ?? (1, 0) == (0, 0) })
 
         let back = try w.desktop.run([
-            "/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url",
-            try #require(logout.url.string),
+            "/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url", page.endSession,
         ])
         let way = back.text.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(
@@ -82,7 +148,7 @@ struct ProviderLogoutTests {
     }
 
     @Test(
-        "with a browser: the end-session URL goes to it, not to the terminal (it names the ID token); the way back ends the sign-out",
+        "with a browser: the sign-out page goes to it (its command line names no token), nothing to the terminal; the way back ends the sign-out",
         .enabled(if: DjangoOAuthToolkit.unavailable == nil, "\(DjangoOAuthToolkit.unavailable ?? "")"))
     func inTheBrowser() throws {
         let w = try SecondProviderTests.World()
@@ -95,7 +161,8 @@ struct ProviderLogoutTests {
             stdout: .null, stderr: .file(err))
         let opened = w.desktop.waitForBrowser(Harness.browser, timeoutMilliseconds: 20_000)
         let url = try #require(opened.first, "the browser was not opened")
-        #expect(url.contains("/o/logout/?id_token_hint="), "\(url)")
+        // The browser's command line names the daemon's page, not the ID token; the fixture follows its form.
+        #expect(url.contains("/linkrouter/sign-out/") && !url.contains("id_token_hint"), "\(url)")
         let back = try w.desktop.run([
             "/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url", url,
         ])
@@ -116,13 +183,16 @@ struct ProviderLogoutTests {
         #expect(try w.add("dot", redirect: SecondProviderTests.loopback).status == 0)
         #expect(try w.desktop.signIn("dot", at: w.provider).status == 0)
         let logout = try Self.start(w.desktop, "dot")
-        let target = try #require(logout.url.queryItems?.first { $0.name == "post_logout_redirect_uri" }?.value)
+        // One listener serves the page and the way back, on the port it bound.
+        let page = try Self.page(w.desktop, try #require(logout.url.string))
+        #expect(page.status == 200 && logout.url.port != nil)
+        let target = try #require(page.fields["post_logout_redirect_uri"])
         #expect(
             target.hasPrefix("http://127.0.0.1:") && target.hasSuffix("/callback")
                 && target != SecondProviderTests.loopback, "\(target)")
+        #expect(target == "http://127.0.0.1:\(logout.url.port ?? 0)/callback", "\(target)")
         let back = try w.desktop.run([
-            "/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url",
-            try #require(logout.url.string),
+            "/usr/bin/python3", w.provider.signinScript, "--provider", w.provider.infoPath, "--url", page.endSession,
         ])
         let way = back.text.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(back.status == 0 && way.hasPrefix(target + "?state="), "\(back.text) \(back.errorText)")

@@ -8,7 +8,9 @@ dot_signin.py --provider INFO.json --url END_SESSION_URL
 
 The third form is a sign-out at the provider (RP-initiated logout, a URL on
 /o/logout/): signed in, the confirmation page's form posted back with "allow";
-prints where DOT then redirects (post_logout_redirect_uri?state=...).
+prints where DOT then redirects (post_logout_redirect_uri?state=...). The URL
+may be linkrouter's sign-out page instead (http://127.0.0.1:PORT/linkrouter/
+sign-out/...): it is fetched as a browser would, and its form followed.
 
 The second form is the phone of a device login (RFC 8628): signed in, the code
 posted at the verification page, then accepted on the confirm page it leads
@@ -53,6 +55,10 @@ def main():
         return 1
     if a.user_code:
         return approve_device(a, browser)
+    if urllib.parse.urlsplit(a.url).path.startswith("/linkrouter/sign-out/"):
+        a.url = followed_page(a.url, browser)
+        if a.url is None:
+            return 1
     if urllib.parse.urlsplit(a.url).path.endswith("/logout/"):
         return confirm_logout(a, browser)
     location = redirected(browser.go("GET", a.url), "the authorize URL")
@@ -73,6 +79,33 @@ class FormFields(html.parser.HTMLParser):
         a = dict(attrs)
         if tag == "input" and a.get("name"):
             self.fields[a["name"]] = a.get("value") or ""
+
+
+class PageForm(FormFields):
+    """A page's form: its method and action besides its named inputs."""
+    def __init__(self):
+        super().__init__()
+        self.method, self.action = "get", None
+
+    def handle_starttag(self, tag, attrs):
+        super().handle_starttag(tag, attrs)
+        if tag == "form":
+            a = dict(attrs)
+            self.method, self.action = (a.get("method") or "get").lower(), a.get("action")
+
+
+def followed_page(url, browser):
+    """linkrouter's sign-out page, as a browser follows it: its form's GET, as the URL to go on with."""
+    status, _, page = browser.go("GET", url)
+    if status != 200:
+        print(f"dot_signin: the sign-out page answered {status}: {page[:300]!r}", file=sys.stderr)
+        return None
+    form = PageForm()
+    form.feed(page)
+    if form.method != "get" or not form.action:
+        print(f"dot_signin: the sign-out page's form is {form.method} to {form.action!r}", file=sys.stderr)
+        return None
+    return form.action + ("&" if "?" in form.action else "?") + urllib.parse.urlencode(form.fields)
 
 
 def confirm_logout(a, browser):
