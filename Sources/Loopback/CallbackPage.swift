@@ -50,7 +50,8 @@ public enum CallbackPage {
     /// A sign-out's page (`SignOutPage`): a form that sends the fields to the provider's end-session endpoint, sent at
     /// once by the one script the page's policy allows (its hash), or by the person's click where scripts are off. A
     /// GET form: neither test provider takes the first request as a POST (Glewlwyd 2.7.5 serves `end_session` on GET
-    /// only; django-oauth-toolkit 3.4 answers it 403, Django's CSRF check refusing a form posted from another origin (seen: the page made a POST form for the test)).
+    /// only; django-oauth-toolkit 3.4 answers it 403, Django's CSRF check refusing a form posted from another
+    /// origin: seen when the page was made to POST for the test).
     public static func signOutForm(action: String, fields: [(String, String)]) -> HTTPResponse {
         let inputs = fields.map {
             "<input type=\"hidden\" name=\"\(Markup.escape($0.0))\" value=\"\(Markup.escape($0.1))\">"
