@@ -11,7 +11,7 @@ import Testing
 @Suite("Consent: the person's yes before their account goes to an app")
 struct ConsentTests {
     @Test(
-        "a Flatpak app's GetToken for the person's account asks them, naming the verified app: Allow once (a token, then asked again), Deny (AccessDenied, no token), Always allow (no prompt after, listed by linkctl grants; revoked, asked again); with no notification server, refused at once",
+        "a Flatpak app's GetToken for the person's account asks them, naming the verified app: Allow once (a token, then asked again), Deny (AccessDenied, no token), Always allow (no prompt after, listed by linkctl grants; revoked, asked again; gone with the account); with no notification server, refused at once",
         .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
     func prompts() throws {
         let w = try AccountTests.World()
@@ -98,6 +98,20 @@ struct ConsentTests {
         try dunst.choose("Deny")
         #expect(sixth().err.contains("AccessDenied"))
 
+        // Allowed always again, then the account removed: its grants go with it (a new `work` is not the one the
+        // person allowed).
+        let seventh = try ask()
+        #expect(prompted())
+        try dunst.choose("Always allow")
+        #expect(seventh().status == 0)
+        #expect(try w.desktop.linkctl("grants").text.contains("flatpak:org.example.IDE"))
+        #expect(try w.desktop.linkctl("account", "remove", "work").status == 0)
+        let none = try w.desktop.linkctl("grants")
+        #expect(none.status == 0 && !none.text.contains("org.example.IDE"), "\(none.text)")
+        let grantsFile = (try? FileSystem.readText(w.desktop.configHome + "/linkrouter/grants.conf")) ?? ""
+        #expect(!grantsFile.contains("work"), "\(grantsFile)")
+        #expect(try w.add("work").status == 0)
+
         // No notification server: refused at once, saying no one could be asked.
         withExtendedLifetime(dunst) {}
         Subprocess.stop(dunst.pid, name: "dunst")
@@ -107,7 +121,7 @@ struct ConsentTests {
             alone.status != 0 && alone.err.contains("AccessDenied") && alone.err.contains("no one could be asked"),
             "\(alone.err)")
         #expect(Clock.monotonicMilliseconds() - started < 10_000, "refused within seconds")
-        #expect(try w.desktop.linkctl("token", "work").status == 0, "the daemon is up, the host's token untouched")
+        #expect(try w.desktop.linkctl("status").status == 0, "the daemon is up")
     }
 
     @Test(

@@ -19,13 +19,15 @@ final class Dunst {
         // Notifications stay until acted on or withdrawn; nothing of the machine's own configuration is read.
         try FileSystem.makeDirectories(desktop.configHome + "/dunst", permissions: 0o700)
         // The context menu (`dunstctl context`) goes through dunst's `dmenu` setting: this one picks the line
-        // naming the action the test wrote to `choice` (`choose`), as a person picks it from the menu.
+        // naming the action the test wrote to `choice` (`choose`), as a person picks it from the menu, and leaves
+        // what it was offered in `offered` (whole: renamed into place once read).
         try FileSystem.writeAtomically(
             desktop.root + "/dunst-menu",
             text: """
                 #!/bin/sh
-                cat > "$0.offered"
-                grep -F -- "$(cat "$0.choice")" "$0.offered" | head -n 1
+                cat > "$0.offered.part"
+                grep -F -- "$(cat "$0.choice")" "$0.offered.part" | head -n 1
+                mv "$0.offered.part" "$0.offered"
 
                 """, permissions: 0o700)
         try FileSystem.writeAtomically(
