@@ -190,6 +190,9 @@ final class Bench {
         try w.startDaemon()
         Clock.sleep(milliseconds: 200)
         let idle = rss(w.daemonPID)
+        if let d = Environment.nonEmpty("LINKROUTER_BENCH_SMAPS") {
+            _ = try? Subprocess.run(["/bin/cp", "/proc/\(w.daemonPID)/smaps", d + "/idle.smaps"])
+        }
         row("daemon resident memory, idle", value: idle, unit: "MiB", floor: nil, goal: "≤ 12 MiB", met: idle <= 12)
         let filler = try BenchClient(w.address)
         let client = try BenchClient(w.address)
@@ -207,6 +210,10 @@ final class Bench {
             }
             if level == 10_000 || (smoke && level == 200) {
                 let mem = rss(w.daemonPID)
+                // LINKROUTER_BENCH_SMAPS=DIR keeps /proc/PID/smaps here and at idle, to see what took the memory.
+                if let d = Environment.nonEmpty("LINKROUTER_BENCH_SMAPS") {
+                    _ = try? Subprocess.run(["/bin/cp", "/proc/\(w.daemonPID)/smaps", "\(d)/pending-\(level).smaps"])
+                }
                 row(
                     "daemon resident memory, \(level) pending sessions", value: mem, unit: "MiB", floor: nil,
                     goal: "≤ 24 MiB", met: smoke ? nil : mem <= 24)
