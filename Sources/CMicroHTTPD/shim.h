@@ -2,6 +2,7 @@
 #define LINKROUTER_CMICROHTTPD_SHIM_H
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 #include <dlfcn.h>
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -57,13 +58,24 @@ static inline enum MHD_Result lr_mhd_queue(void *fn, struct MHD_Connection *conn
 static inline void lr_mhd_destroy_response(void *fn, struct MHD_Response *response) {
     ((void (*)(struct MHD_Response *))fn)(response);
 }
-/* The client's TCP port (host order), or -1: the listener looks the connection's owner up by it. */
-static inline int lr_mhd_client_port(void *fn, struct MHD_Connection *connection) {
+/* The client's TCP port (host order), or -1; its address (4 or 16 bytes, network order) into `address`, its
+   family (4 or 6) into `family`: the listener looks the connection's owner up by them. */
+static inline int lr_mhd_client(void *fn, struct MHD_Connection *connection, unsigned char address[16], int *family) {
     typedef const union MHD_ConnectionInfo *(*info_t)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
     const union MHD_ConnectionInfo *info = ((info_t)fn)(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!info || !info->client_addr) return -1;
-    if (info->client_addr->sa_family == AF_INET) return ntohs(((const struct sockaddr_in *)info->client_addr)->sin_port);
-    if (info->client_addr->sa_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)info->client_addr)->sin6_port);
+    if (info->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)info->client_addr;
+        memcpy(address, &a->sin_addr, 4);
+        *family = 4;
+        return ntohs(a->sin_port);
+    }
+    if (info->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)info->client_addr;
+        memcpy(address, &a->sin6_addr, 16);
+        *family = 6;
+        return ntohs(a->sin6_port);
+    }
     return -1;
 }
 #endif

@@ -63,40 +63,60 @@ extension AccountCall {
             guard let a = mine.first(where: { $0.name == name }) else { throw AccountBook.unknownAccount(name) }
             return a
         }
-        // A sandboxed app asking for the person's account by name: allowed once or always, or the person is asked.
-        func theirs(_ name: String, scope: String?, handsOut: Bool) -> Consent {
-            // A host program's token of an account declared `confirm=true`: asked each time (a sign-in hands the
-            // caller no token: it is not asked).
-            if handsOut, app == .host, let a = mine.first(where: { $0.name == name }), a.confirm {
-                if a.key == consented { return .allowed(a) }
-                return .asking(
-                    ConsentPrompt.asking(
-                        self, accounts: accounts, app: app, caller: caller, account: a, scope: scope, held: held,
-                        &turn))
+        // A sandboxed app asking for the person's account by name, or a host program for an account declared
+        // `confirm=true`: allowed (once, or always), or the person is asked. What is asked for is checked first, so
+        // the person is never shown (and a grant never keeps) a scope the account could not give.
+        func theirs(_ name: String, _ target: ConsentTarget, handsOut: Bool) -> Consent {
+            let a: Account
+            if handsOut, app == .host, let own = mine.first(where: { $0.name == name }), own.confirm {
+                if own.key == consented { return .allowed(own) }
+                a = own
+            } else {
+                guard !mine.contains(where: { $0.name == name }),
+                    let person = accounts.first(where: { $0.name == name && $0.askable(by: app) })
+                else { return .notAsked }
+                if person.key == consented || person.granted(to: app, target) { return .allowed(person) }
+                a = person
             }
-            guard !mine.contains(where: { $0.name == name }),
-                let a = accounts.first(where: { $0.name == name && $0.askable(by: app) })
-            else { return .notAsked }
-            if a.key == consented || a.granted(to: app, scope: scope) { return .allowed(a) }
+            do throws(RouterError) {
+                _ = try TokenTarget.make(
+                    scope: target.scope, resources: target.resources, audience: target.audience,
+                    granted: turn.accounts[a.key]?.tokens?.scope ?? a.scope, account: a.name)
+            } catch {
+                return .refused(error)
+            }
             return .asking(
                 ConsentPrompt.asking(
-                    self, accounts: accounts, app: app, caller: caller, account: a, scope: scope, held: held, &turn))
+                    self, accounts: accounts, app: app, caller: caller, account: a, target: target, held: held, &turn))
         }
         do throws(RouterError) {
             switch self {
             case .getToken(let name, let request):
-                guard let issuer = request.issuer else {
-                    switch theirs(name, scope: request.scope, handsOut: true) {
-                    case .allowed(let a): return AccountBook.getToken(a, request, caller: caller, held: held, &turn)
+                let target = ConsentTarget(request)
+                var account: Account?
+                if let issuer = request.issuer {
+                    guard name.isEmpty else { throw .invalid("give an account's name or its issuer, not both") }
+                    let picked = try IssuerChoice.pick(
+                        issuer, among: mine, name: \.name, issuer: \.issuer, isDefault: \.isDefault)
+                    account = picked
+                    // Picked by issuer, the account is the caller's own; a `confirm=true` one still asks.
+                    switch theirs(picked.name, target, handsOut: true) {
+                    case .allowed(let a): account = a
                     case .asking(let asking): return asking
-                    case .notAsked:
-                        return AccountBook.getToken(try named(name), request, caller: caller, held: held, &turn)
+                    case .refused(let e): throw e
+                    case .notAsked: break
+                    }
+                } else {
+                    switch theirs(name, target, handsOut: true) {
+                    case .allowed(let a): account = a
+                    case .asking(let asking): return asking
+                    case .refused(let e): throw e
+                    case .notAsked: account = try named(name)
                     }
                 }
-                guard name.isEmpty else { throw .invalid("give an account's name or its issuer, not both") }
-                let account = try IssuerChoice.pick(
-                    issuer, among: mine, name: \.name, issuer: \.issuer, isDefault: \.isDefault)
-                return AccountBook.getToken(account, request, caller: caller, held: held, &turn)
+                let chosen: Account
+                if let account { chosen = account } else { chosen = try named(name) }
+                return AccountBook.getToken(chosen, request, caller: caller, held: held, &turn)
             case .list:
                 // The host user sees every account (whose it is, never its tokens); an app its own.
                 return AccountBook.listing(app == .host ? accounts : mine, caller: caller, held: held, &turn)
@@ -106,9 +126,10 @@ extension AccountCall {
                 switch begin.flow {
                 case .signOut: account = try named(name)
                 default:
-                    switch theirs(name, scope: nil, handsOut: false) {
+                    switch theirs(name, ConsentTarget(), handsOut: false) {
                     case .allowed(let a): account = a
                     case .asking(let asking): return asking
+                    case .refused(let e): throw e
                     case .notAsked: account = try named(name)
                     }
                 }
@@ -184,6 +205,8 @@ extension AccountCall {
         case notAsked
         case allowed(Account)
         case asking(Transition)
+        /// What was asked for is not the account's to give: refused before anyone is asked.
+        case refused(RouterError)
     }
 
     /// The answer a refused caller gets: no account exists for it (an empty list, for `ListAccounts`).

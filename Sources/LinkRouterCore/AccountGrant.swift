@@ -18,11 +18,12 @@ public struct AccountGrant: Sendable, Equatable {
         self.grantedAt = grantedAt
     }
 
-    /// Whether a call of `app` asking for `scope` (nil: the account's own) is covered.
-    public func covers(_ app: CallerApp, scope asked: String?) -> Bool {
+    /// Whether a call of `app` asking for `target` is covered: any, by a grant for the account's own; by a grant for a
+    /// scope, that scope or a narrower one, with no resource or audience besides (the person was not asked about them).
+    public func covers(_ app: CallerApp, _ target: ConsentTarget) -> Bool {
         guard app == self.app else { return false }
         guard let scope else { return true }
-        guard let asked else { return false }
+        guard let asked = target.scope, target.resources.isEmpty, target.audience == nil else { return false }
         let granted = Set(scope.split(separator: " "))
         return asked.split(separator: " ").allSatisfy(granted.contains)
     }
@@ -30,7 +31,9 @@ public struct AccountGrant: Sendable, Equatable {
 
 extension Account {
     /// Whether the person has always allowed `app` this account for `scope`.
-    public func granted(to app: CallerApp, scope: String?) -> Bool { grants.contains { $0.covers(app, scope: scope) } }
+    public func granted(to app: CallerApp, _ target: ConsentTarget) -> Bool {
+        grants.contains { $0.covers(app, target) }
+    }
 
     /// Whether `app` is an app the person can be asked about (a verified sandboxed one), for this account (the
     /// person's: the user's or the administrator's).

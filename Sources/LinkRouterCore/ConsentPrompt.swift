@@ -12,6 +12,31 @@
 /// (`remember`), then the same. Deny, a close, no answer within
 /// `deadlineSeconds`, or no notification server: `AccessDenied`, and nothing
 /// else about the account.
+/// What a call asks of the person's account: the account's own token, or a narrower one (a scope, resources, an
+/// audience). A prompt names it, a call joins a prompt only for the same, and a grant covers it by its scope.
+public struct ConsentTarget: Sendable, Equatable {
+    public var scope: String?
+    public var resources: [String] = []
+    public var audience: String?
+
+    public init() {}
+
+    init(_ r: TokenRequest) {
+        scope = r.scope
+        resources = r.resources
+        audience = r.audience
+    }
+
+    /// The prompt's words for it (plain text, checked by `TokenTarget.make` before anyone is asked).
+    var words: String {
+        var parts: [String] = []
+        if let scope { parts.append("scope \(scope)") }
+        if !resources.isEmpty { parts.append("resource \(resources.joined(separator: ", "))") }
+        if let audience { parts.append("audience \(audience)") }
+        return parts.isEmpty ? "a token of" : "a token for " + parts.joined(separator: ", ") + " of"
+    }
+}
+
 public struct ConsentPrompt: OperationMachine {
     public let app: CallerApp
     public let account: Account
@@ -19,8 +44,8 @@ public struct ConsentPrompt: OperationMachine {
     /// answers (host programs share no app id to wait together on), and the program as it names itself.
     public let caller: String?
     public var program: String?
-    /// The scope the first call asked for (nil: the account's own): what an "Always allow" grants.
-    public let scope: String?
+    /// What the calls it answers ask for (all the same): what the person is shown, and an "Always allow" grants.
+    public let target: ConsentTarget
     /// The calls waiting on the answer (held as `HeldCall.account`).
     public var waiting: [OperationID]
     /// The server's id for it, once shown.
@@ -68,18 +93,18 @@ public struct ConsentPrompt: OperationMachine {
         self = m
     }
 
-    init(app: CallerApp, account: Account, scope: String?, waiting: [OperationID], caller: String? = nil) {
+    init(app: CallerApp, account: Account, target: ConsentTarget, waiting: [OperationID], caller: String? = nil) {
         self.app = app
         self.account = account
-        self.scope = scope
+        self.target = target
         self.waiting = waiting
         self.caller = caller
     }
 
     /// What the person reads. Plain text: the app's id is the sandbox's, the account's name and issuer the
     /// declaration's (no markup is sent, so none is read).
-    static func text(_ app: CallerApp, _ account: Account, scope: String?) -> AccountNotice.Text {
-        let what = scope.map { "a token for scope \($0) of" } ?? "a token of"
+    static func text(_ app: CallerApp, _ account: Account, _ target: ConsentTarget) -> AccountNotice.Text {
+        let what = target.words
         return AccountNotice.Text(
             summary: "Allow \(app.id) to use your account \(account.name)?",
             body:
@@ -90,8 +115,8 @@ public struct ConsentPrompt: OperationMachine {
     /// What the person reads about a host program's call for an account declared `confirm=true`. The program's name
     /// is its own say (a scope or an executable any program can take), so it is shown as such, and nothing is
     /// remembered for it: each call asks.
-    static func hostText(_ program: String, _ account: Account, scope: String?) -> AccountNotice.Text {
-        let what = scope.map { "a token for scope \($0) of" } ?? "a token of"
+    static func hostText(_ program: String, _ account: Account, _ target: ConsentTarget) -> AccountNotice.Text {
+        let what = target.words
         return AccountNotice.Text(
             summary: "Allow \(program) to use your account \(account.name)?",
             body:
@@ -102,15 +127,17 @@ public struct ConsentPrompt: OperationMachine {
     /// `call` of `app` (sandboxed) for the person's `account`, held under `held` (or a new operation): it waits on
     /// the prompt for that app and account, shown now unless one is up.
     static func asking(
-        _ call: AccountCall, accounts: [Account], app: CallerApp, caller: String, account: Account, scope: String?,
-        held: OperationID?, _ turn: inout Turn
+        _ call: AccountCall, accounts: [Account], app: CallerApp, caller: String, account: Account,
+        target: ConsentTarget, held: OperationID?, _ turn: inout Turn
     ) -> Transition {
         let op = held ?? turn.ids.take()
         var t = Transition(core: [.hold(op, .account(call, accounts: accounts, caller: caller))])
         if held == nil { t.reply = .held(op) }
         let own = app == .host ? caller : nil
         if let (promptOp, prompt) = turn.core.running.lazy.compactMap({ id, m -> (OperationID, ConsentPrompt)? in
-            guard case .consent(let p) = m, p.app == app, p.account.key == account.key, p.caller == own else {
+            guard case .consent(let p) = m, p.app == app, p.account.key == account.key, p.caller == own,
+                p.target == target
+            else {
                 return nil
             }
             return (id, p)
@@ -123,10 +150,11 @@ public struct ConsentPrompt: OperationMachine {
         let promptOp = turn.ids.take()
         t.core.append(
             .track(
-                promptOp, .consent(ConsentPrompt(app: app, account: account, scope: scope, waiting: [op], caller: own)))
+                promptOp,
+                .consent(ConsentPrompt(app: app, account: account, target: target, waiting: [op], caller: own)))
         )
         let first: Work =
-            own.map { .describe(caller: $0) } ?? .show(text(app, account, scope: scope), more: actions(for: app))
+            own.map { .describe(caller: $0) } ?? .show(text(app, account, target), more: actions(for: app))
         t.effects += [
             .start(promptOp, .consent(first)),
             .start(promptOp, .consent(.deadline(milliseconds: deadlineSeconds * 1000))),
@@ -146,7 +174,7 @@ public struct ConsentPrompt: OperationMachine {
         switch event {
         case .described(let name):
             program = name
-            let text = Self.hostText(name, account, scope: scope)
+            let text = Self.hostText(name, account, target)
             return Transition(effects: [.start(op, .consent(.show(text, more: Self.actions(for: app))))])
         case .shown(.success(let id)):
             shown = id
@@ -168,7 +196,7 @@ public struct ConsentPrompt: OperationMachine {
                 return allowing(op, &turn).logging(LogLine(.info, said))
             case Self.allowAlways.key where app != .host:
                 remembering = true
-                let grant = AccountGrant(app: app, scope: scope, grantedAt: turn.now)
+                let grant = AccountGrant(app: app, scope: target.scope, grantedAt: turn.now)
                 var t = Transition(effects: [.start(op, .consent(.remember(account, grant)))])
                 if let shown { t.effects.append(.closeNotification(shown)) }
                 return t

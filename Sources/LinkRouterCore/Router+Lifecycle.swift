@@ -35,6 +35,14 @@ extension Router {
                 dropped.insert(timer)
             }
         }
+        // A prompt whose every waiting call is gone asks nobody anything: withdrawn, its timer stopped, nothing kept.
+        for (op, machine) in running.sorted(by: { $0.key < $1.key }) {
+            guard case .consent(let p) = machine, p.waiting.allSatisfy({ dropped.contains($0) || held[$0] == nil })
+            else { continue }
+            t.core.append(.finish(op))
+            t.effects.append(.cancel(op))
+            if let shown = p.shown { t.effects.append(.closeNotification(shown)) }
+        }
         if callers[name] != nil { t.core.append(.caller(name, nil)) }
         for s in sessions.left(by: name, now: now) {
             t.changes.append(.update(s))

@@ -48,7 +48,7 @@ final class Accounts {
             system.accounts + user.accounts.filter { !taken.contains($0.name) } + appAccounts.flatMap(\.accounts)
         let grants = grantsPath.map(GrantsFile.read) ?? []
         for i in accounts.indices where accounts[i].owner == .user || accounts[i].owner == .system {
-            accounts[i].grants = grants.filter { $0.account == accounts[i].name }.map(\.grant)
+            accounts[i].grants = grants.filter { $0.isFor(accounts[i]) }.map(\.grant)
         }
         cache = (stamp, accounts)
         return accounts
@@ -57,15 +57,15 @@ final class Accounts {
     /// An "Always allow" kept (the same app and account's earlier one replaced).
     func grant(_ account: Account, _ grant: AccountGrant) -> RouterError? {
         changeGrants {
-            $0.filter { !($0.account == account.name && $0.grant.app == grant.app) } + [
-                GrantsFile.Entry(account: account.name, grant: grant)
+            $0.filter { !($0.isFor(account) && $0.grant.app == grant.app) } + [
+                GrantsFile.Entry(account: account, grant: grant)
             ]
         }
     }
 
     /// The grants of `account` ended: those of `app`, or all of them (the account removed).
     func revokeGrants(_ account: Account, app: CallerApp? = nil) -> RouterError? {
-        changeGrants { $0.filter { $0.account != account.name || (app != nil && $0.grant.app != app) } }
+        changeGrants { $0.filter { !$0.isFor(account) || (app != nil && $0.grant.app != app) } }
     }
 
     private func changeGrants(_ change: ([GrantsFile.Entry]) -> [GrantsFile.Entry]) -> RouterError? {
@@ -120,8 +120,10 @@ final class Accounts {
                 "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }
         if case .app = account.owner, FileSystem.list(d).isEmpty { try? FileSystem.removeDirectory(d) }
-        // Its grants go with it: a new account of that name is not the one the person allowed.
-        if let e = revokeGrants(account) { Log.warning("\(account.name)'s grants were not removed: \(e.message)") }
+        // The person's account's grants go with it (an app's own account has none).
+        if account.owner == .user, let e = revokeGrants(account) {
+            Log.warning("\(account.name)'s grants were not removed: \(e.message)")
+        }
         return nil
     }
 

@@ -164,8 +164,24 @@ final class Bus {
     /// bus before the daemon has none; its first call is the bound then (`appeared(_:)`).
     private var appearances: [String: Int64] = [:]
 
-    /// A unique name came (`old` empty) or went (`new` empty).
+    /// The unique name that owns `org.freedesktop.Notifications`: only its `ActionInvoked` and
+    /// `NotificationClosed` are the person's answers (any client can send a signal of that name, to everyone or to
+    /// the daemon alone). Followed through `NameOwnerChanged`, first asked at start (`askNotificationServer`).
+    private(set) var notificationServer: String?
+
+    /// Asks the bus who serves notifications now (a server that came before the daemon sent no `NameOwnerChanged`).
+    func askNotificationServer() {
+        BusProxy.bus.call("GetNameOwner", [.string("org.freedesktop.Notifications")], via: calls) { [weak self] r in
+            guard let self, self.notificationServer == nil, case .success(let values) = r,
+                let owner = values.first?.stringValue
+            else { return }
+            self.notificationServer = owner
+        }
+    }
+
+    /// A unique name came (`old` empty) or went (`new` empty); a well-known one changed hands.
     func nameChanged(_ name: String, old: String, new: String) {
+        if name == "org.freedesktop.Notifications" { notificationServer = new.isEmpty ? nil : new }
         guard name.hasPrefix(":") else { return }
         if old.isEmpty, !new.isEmpty { appearances[name] = Clock.monotonicMilliseconds() }
         if new.isEmpty { appearances[name] = nil }

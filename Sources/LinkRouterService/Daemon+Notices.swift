@@ -7,7 +7,10 @@ import LinkRouterCore
 /// core knows as its own go on, and only for those is a sign-in's input gathered.
 extension Daemon {
     func notificationSignal(_ m: DBusMessage) {
-        guard let signal = NotificationSignal(m) else { return }
+        // Only the server's own: another client could send an `ActionInvoked` of any id to answer for the person.
+        guard let server = bus.notificationServer, m.sender == server, let signal = NotificationSignal(m) else {
+            return
+        }
         switch signal {
         case .actionInvoked(let id, let action):
             if core.router.isConsentPrompt(id) {

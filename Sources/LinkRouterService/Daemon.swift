@@ -121,6 +121,7 @@ public final class Daemon {
             for rule in NotificationSignal.rules {
                 try bus.signals.subscribe(rule, on: bus.connection) { [unowned self] m in notificationSignal(m) }
             }
+            bus.askNotificationServer()
         } catch {
             Log.error("Failed to watch for clients leaving the bus: \(error.message)")
             return 1
@@ -182,11 +183,12 @@ public final class Daemon {
     /// `NameOwnerChanged`: a client came (its time noted, the bound its identity is checked against) or left
     /// (threat model D2).
     func nameOwnerChanged(_ m: DBusMessage) {
-        guard let args = try? m.arguments(), args.count == 3, case .string(let name) = args[0],
-            case .string(let oldOwner) = args[1], case .string(let newOwner) = args[2], name.hasPrefix(":")
+        // Only the bus itself says who owns what.
+        guard m.sender == "org.freedesktop.DBus", let args = try? m.arguments(), args.count == 3,
+            case .string(let name) = args[0], case .string(let oldOwner) = args[1], case .string(let newOwner) = args[2]
         else { return }
         bus.nameChanged(name, old: oldOwner, new: newOwner)
-        guard newOwner.isEmpty else { return }
+        guard name.hasPrefix(":"), newOwner.isEmpty else { return }
         execute(core.router.ownerGone(name, now: now))
     }
 

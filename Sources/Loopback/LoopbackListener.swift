@@ -154,8 +154,20 @@ public final class LoopbackListener {
     /// The page, once, to a connection of this process's user (another user's program that read the page's URL off
     /// the browser's command line gets 403, and the page is not spent).
     private func servePage(_ serve: () -> HTTPResponse, connection: OpaquePointer) -> HTTPResponse {
-        let client = Int(lr_mhd_client_port(mhd.connectionInfo, connection))
-        guard client > 0, LoopbackPeer.uid(clientPort: client, serverPort: port) == getuid() else {
+        var address = [UInt8](repeating: 0, count: 16)
+        var family: Int32 = 0
+        let clientPort = Int(
+            address.withUnsafeMutableBufferPointer {
+                lr_mhd_client(mhd.connectionInfo, connection, $0.baseAddress, &family)
+            })
+        guard clientPort > 0, family == 4 || family == 6 else {
+            return HTTPResponse(status: 403, body: CallbackPage.status(403))
+        }
+        let client = LoopbackPeer.End(address: Array(address.prefix(family == 4 ? 4 : 16)), port: clientPort)
+        // The listener's end: the loopback address of the client's family, on the listener's port.
+        let server = LoopbackPeer.End(
+            address: family == 4 ? [127, 0, 0, 1] : [UInt8](repeating: 0, count: 15) + [1], port: port)
+        guard LoopbackPeer.uid(client: client, server: server) == getuid() else {
             return HTTPResponse(status: 403, body: CallbackPage.status(403))
         }
         guard !pageServed else { return HTTPResponse(status: 404, body: CallbackPage.status(404)) }

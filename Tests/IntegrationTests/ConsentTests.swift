@@ -44,6 +44,24 @@ struct ConsentTests {
         // Allow once: this call gets the person's token; the prompt named the app and the account.
         let first = try ask()
         #expect(prompted(), "no prompt: \(w.daemon.log.suffix(800))")
+        // Another client of the bus forges the person's answer (ActionInvoked for each likely id, to the daemon and to
+        // all): only the notification server's own signals count, so the call still waits.
+        let owner = try w.desktop.run([
+            "gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+            "--method", "org.freedesktop.DBus.GetNameOwner", "org.linkrouter.LinkRouter1",
+        ]).text
+        let daemonName = try #require(owner.split(separator: "'").dropFirst().first.map(String.init), "\(owner)")
+        for id in 1...8 {
+            for dest in [["--dest", daemonName], []] {
+                _ = try w.desktop.run(
+                    [
+                        "gdbus", "emit", "--session", "--object-path", "/org/freedesktop/Notifications", "--signal",
+                        "org.freedesktop.Notifications.ActionInvoked", String(id), "allow-always",
+                    ] + dest)
+            }
+        }
+        #expect(try w.desktop.linkctl("status").status == 0)
+        #expect(dunst.count("displayed") == 1 && !FileSystem.exists(w.desktop.configHome + "/linkrouter/grants.conf"))
         let offered = try dunst.choose("Allow once")
         #expect(
             offered.contains("Allow once") && offered.contains("Always allow") && offered.contains("Deny"), "\(offered)"

@@ -127,13 +127,40 @@ struct ConsentPromptTests {
         work.grants = [grant]
         let next = r.accountCall(.getToken("work", narrow), accounts: [work], caller: ":1.9", now: A.now)
         #expect(Self.prompt(next) == nil)
-        #expect(grant.covers(Self.app, scope: "openid") && !grant.covers(Self.app, scope: "openid email"))
-        #expect(!grant.covers(Self.app, scope: nil) && !grant.covers(.flatpak("org.example.Other"), scope: "openid"))
-        #expect(AccountGrant(app: Self.app, scope: nil, grantedAt: 0).covers(Self.app, scope: "openid email"))
+        func target(_ scope: String?, resources: [String] = []) -> ConsentTarget {
+            var t = ConsentTarget()
+            t.scope = scope
+            t.resources = resources
+            return t
+        }
+        #expect(grant.covers(Self.app, target("openid")) && !grant.covers(Self.app, target("openid email")))
+        #expect(!grant.covers(Self.app, target(nil)) && !grant.covers(.flatpak("org.example.Other"), target("openid")))
+        #expect(
+            !grant.covers(Self.app, target("openid", resources: ["https://api.example/"])),
+            "a resource was not asked about")
+        let whole = AccountGrant(app: Self.app, scope: nil, grantedAt: 0)
+        #expect(
+            whole.covers(Self.app, target("openid email"))
+                && whole.covers(Self.app, target(nil, resources: ["https://api.example/"])))
+        // A scope the account cannot give is refused before anyone is asked (nothing shown, nothing kept).
         var wider = TokenRequest()
         wider.scope = "openid email"
+        let refused = r.accountCall(.getToken("work", wider), accounts: [work], caller: ":1.9", now: A.now)
+        guard case .refused(let e) = refused.reply else { throw Failure("asked about a scope beyond the account's") }
+        #expect(e.code == .invalidArgument && Self.prompt(refused) == nil)
+        var odd = TokenRequest()
+        odd.scope = "openid\nbank"
+        #expect(Self.prompt(r.accountCall(.getToken("work", odd), accounts: [work], caller: ":1.9", now: A.now)) == nil)
+        // A resource besides the granted scope is asked about; a call for another target does not join its prompt.
+        var resource = narrow
+        resource.resources = ["https://api.example/"]
+        let asked = r.accountCall(.getToken("work", resource), accounts: [work], caller: ":1.9", now: A.now)
+        #expect(Self.prompt(asked) != nil)
+        r.apply(core: asked.core)
+        var other = narrow
+        other.resources = ["https://other.example/"]
         #expect(
-            Self.prompt(r.accountCall(.getToken("work", wider), accounts: [work], caller: ":1.9", now: A.now)) != nil)
+            Self.prompt(r.accountCall(.getToken("work", other), accounts: [work], caller: ":1.9", now: A.now)) != nil)
 
         // The write failed: allowed this once, said in the log.
         var (r2, work2) = try Self.world()
@@ -153,7 +180,9 @@ struct ConsentPromptTests {
             })
     }
 
-    @Test("the app leaves while the person is asked: its calls go with it, and the answer reaches no one")
+    @Test(
+        "the app leaves while the person is asked: its calls go with it, the prompt is withdrawn, and an answer reaches no one"
+    )
     func appLeaves() throws {
         var (r, work) = try Self.world()
         work.grants = []
@@ -163,6 +192,8 @@ struct ConsentPromptTests {
         let gone = r.ownerGone(":1.9", now: A.now)
         #expect(gone.effects.contains(.forget(held)))
         r.apply(core: gone.core)
+        // Nobody is left to ask for: the prompt is withdrawn and its timer stopped; a late answer reaches nothing.
+        #expect(gone.core.contains(.finish(promptOp)) && gone.effects.contains(.cancel(promptOp)))
         let allowed = r.completed(promptOp, .consent(.invoked(action: "allow-once")), now: A.now)
         #expect(A.answers(allowed).isEmpty && A.requests(allowed).isEmpty)
     }
@@ -194,6 +225,14 @@ struct ConsentPromptTests {
             let (promptOp, first) = A.started(call).first(where: { if case .consent = $0.1 { true } else { false } })
         else { throw Failure("not asked: \(call.reply)") }
         #expect(first == .consent(.describe(caller: ":1.1")))
+        // Asked by issuer, the same account asks the same (the pick does not skip the person).
+        var byIssuer = TokenRequest()
+        byIssuer.issuer = A.issuer
+        let picked = r.accountCall(.getToken("", byIssuer), accounts: [work], caller: ":1.1", now: A.now)
+        #expect(
+            A.started(picked).contains { $0.1 == .consent(.describe(caller: ":1.1")) }
+                && A.answers(picked).isEmpty && picked.reply != .none, "\(picked.reply)")
+        if case .token = picked.reply { Issue.record("a confirm=true account answered by issuer without the person") }
         r.apply(core: call.core)
         // Another program (another connection) has a prompt of its own.
         let other = r.accountCall(
