@@ -53,11 +53,12 @@ struct ConsentTests {
         let daemonName = try #require(owner.split(separator: "'").dropFirst().first.map(String.init), "\(owner)")
         for id in 1...8 {
             for dest in [["--dest", daemonName], []] {
-                _ = try w.desktop.run(
+                let forged = try w.desktop.run(
                     [
                         "gdbus", "emit", "--session", "--object-path", "/org/freedesktop/Notifications", "--signal",
-                        "org.freedesktop.Notifications.ActionInvoked", String(id), "allow-always",
+                        "org.freedesktop.Notifications.ActionInvoked", "uint32 \(id)", "allow-always",
                     ] + dest)
+                #expect(forged.status == 0, "\(forged.errorText)")
             }
         }
         #expect(try w.desktop.linkctl("status").status == 0)
