@@ -76,6 +76,13 @@ extension AccountCall {
                     let person = accounts.first(where: { $0.name == name && $0.askable(by: app) })
                 else { return .notAsked }
                 if person.key == consented || person.granted(to: app, target) { return .allowed(person) }
+                if let until = turn.accounts[person.key]?.deniedUntil[app], until > turn.now {
+                    return .refused(
+                        RouterError(
+                            .accessDenied,
+                            "\(person.name) is the person's account, and the person denied it to \(app.id) \(ConsentPrompt.coolOffSeconds - (until - turn.now)) s ago; it is not asked again for \(until - turn.now) s"
+                        ))
+                }
                 a = person
             }
             do throws(RouterError) {

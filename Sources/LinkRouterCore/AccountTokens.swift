@@ -28,6 +28,9 @@ public struct AccountTokens: Sendable, Equatable {
     /// Narrower tokens (`TokenTarget`), in memory only: access tokens, never a refresh token (the account's own is
     /// the one chain).
     public var narrow: [TokenTarget: TokenSet] = [:]
+    /// Apps the person said Deny to, and until when they are refused without being asked again
+    /// (`ConsentPrompt.coolOffSeconds`): an app cannot wear the person down by asking at once.
+    public var deniedUntil: [CallerApp: Int64] = [:]
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
         self.tokens = tokens

@@ -55,6 +55,8 @@ public struct ConsentPrompt: OperationMachine {
 
     /// Seconds the person has to answer.
     public static let deadlineSeconds: Int64 = 60
+    /// Seconds after a Deny during which the app's calls for the account are refused without asking again.
+    public static let coolOffSeconds: Int64 = 60
     public static let allowOnce = (key: "allow-once", label: "Allow once")
     public static let allowAlways = (key: "allow-always", label: "Always allow")
     public static let deny = (key: "deny", label: "Deny")
@@ -201,7 +203,15 @@ public struct ConsentPrompt: OperationMachine {
                 if let shown { t.effects.append(.closeNotification(shown)) }
                 return t
             default:
-                return refusing(op, "the person denied it", &turn)
+                // An app told no is not asked again at once (a host program's next call is another connection's, and
+                // asks).
+                var t = refusing(op, "the person denied it", &turn)
+                if app != .host {
+                    var state = turn.accounts[account.key] ?? AccountTokens()
+                    state.deniedUntil[app] = turn.now + Self.coolOffSeconds
+                    t.core.append(turn.set(account.key, state))
+                }
+                return t
             }
         case .remembered(let error):
             let (label, name) = (app.label, account.name)

@@ -86,9 +86,16 @@ public struct Router: Sendable {
 
     /// The one event for everything the daemon waited on: operation `op`'s
     /// result, handed to the machine that started it. A result whose machine
-    /// is gone (its caller left, its session ended) does nothing.
+    /// is gone (its caller left, its session ended) does nothing, but for a
+    /// notification shown meanwhile, which goes: nobody will act on it.
     public func completed(_ op: OperationID, _ completion: Completion, now: Int64) -> Transition {
-        guard running[op] != nil else { return Transition() }
+        guard running[op] != nil else {
+            switch completion {
+            case .consent(.shown(.success(let id))), .accountNotice(.shown(.success(let id))):
+                return Transition(effects: [.closeNotification(id)])
+            default: return Transition()
+            }
+        }
         var turn = Turn(self, now: now)
         var t: Transition
         switch completion {

@@ -11,7 +11,7 @@ import Testing
 @Suite("Consent: the person's yes before their account goes to an app")
 struct ConsentTests {
     @Test(
-        "a Flatpak app's GetToken for the person's account asks them, naming the verified app: Allow once (a token, then asked again), Deny (AccessDenied, no token), Always allow (no prompt after, listed by linkctl grants; revoked, asked again; gone with the account); with no notification server, refused at once",
+        "a Flatpak app's GetToken for the person's account asks them, naming the verified app: Allow once (a token, then asked again), Deny (AccessDenied, no token), after a Deny not asked again for a while; Always allow (no prompt after, listed by linkctl grants; revoked, asked again; gone with the account); with no notification server, refused at once",
         .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
     func prompts() throws {
         let w = try AccountTests.World()
@@ -19,11 +19,15 @@ struct ConsentTests {
         #expect(try w.add("work").status == 0)
         #expect(try w.login("work").status == 0)
         let hostToken = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
-        let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.IDE")
-        let bus = try sandbox.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        let ide = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.IDE")
+        let ideBus = try ide.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        // A second app, for after the first is told no (a Deny keeps it from asking again for a minute).
+        let editor = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Editor")
+        let editorBus = try editor.startProxy(talk: ["org.linkrouter.LinkRouter1"])
         var n = 0
-        /// `GetToken(work)` from inside the app, started now; its outcome once it ends.
-        func ask() throws -> () -> (status: Int32, out: String, err: String) {
+        /// `GetToken(work)` from inside an app (the IDE unless `editor`), started now; its outcome once it ends.
+        func ask(editor use: Bool = false) throws -> () -> (status: Int32, out: String, err: String) {
+            let (sandbox, bus) = use ? (editor, editorBus) : (ide, ideBus)
             n += 1
             let out = w.desktop.root + "/consent-\(n).out"
             let pid = try Subprocess.spawn(
@@ -97,36 +101,44 @@ struct ConsentTests {
         #expect(seen.contains("GetToken") && seen.contains("AccessDenied"), "the monitor saw the calls and refusals")
         #expect(!seen.contains(hostToken), "no token on the bus while the person said no")
 
-        // Always allow: a token now and, without a prompt, after.
-        let fourth = try ask()
+        // Told no, the IDE is refused at once for a while, without a prompt: it cannot wear the person down.
+        let pressing = try ask()()
+        #expect(
+            pressing.status != 0 && pressing.err.contains("AccessDenied") && pressing.err.contains("not asked again")
+                && dunst.count("displayed") == 0, "\(pressing.err)")
+
+        // Always allow (the editor): a token now and, without a prompt, after.
+        let fourth = try ask(editor: true)
         #expect(prompted())
         try dunst.choose("Always allow")
         let always = fourth()
         #expect(always.status == 0 && always.out.contains(hostToken), "\(always.err)")
-        let fifth = try ask()()
+        let fifth = try ask(editor: true)()
         #expect(fifth.status == 0 && fifth.out.contains(hostToken) && dunst.count("displayed") == 0, "\(fifth.err)")
         let grants = try w.desktop.linkctl("grants")
-        #expect(grants.status == 0 && grants.text.contains("flatpak:org.example.IDE") && grants.text.contains("work"))
+        #expect(
+            grants.status == 0 && grants.text.contains("flatpak:org.example.Editor") && grants.text.contains("work")
+                && !grants.text.contains("org.example.IDE"), "\(grants.text)")
 
-        // Revoked: asked again (and closed by the person: refused).
-        let revoked = try w.desktop.linkctl("grants", "revoke", "flatpak:org.example.IDE", "work")
+        // Revoked: asked again.
+        let revoked = try w.desktop.linkctl("grants", "revoke", "flatpak:org.example.Editor", "work")
         #expect(revoked.status == 0, "\(revoked.errorText)")
-        #expect(!(try w.desktop.linkctl("grants").text.contains("org.example.IDE")))
-        let sixth = try ask()
+        #expect(!(try w.desktop.linkctl("grants").text.contains("org.example.Editor")))
+        let sixth = try ask(editor: true)
         #expect(prompted())
-        try dunst.choose("Deny")
-        #expect(sixth().err.contains("AccessDenied"))
+        try dunst.choose("Allow once")
+        #expect(sixth().status == 0)
 
         // Allowed always again, then the account removed: its grants go with it (a new `work` is not the one the
         // person allowed).
-        let seventh = try ask()
+        let seventh = try ask(editor: true)
         #expect(prompted())
         try dunst.choose("Always allow")
         #expect(seventh().status == 0)
-        #expect(try w.desktop.linkctl("grants").text.contains("flatpak:org.example.IDE"))
+        #expect(try w.desktop.linkctl("grants").text.contains("flatpak:org.example.Editor"))
         #expect(try w.desktop.linkctl("account", "remove", "work").status == 0)
         let none = try w.desktop.linkctl("grants")
-        #expect(none.status == 0 && !none.text.contains("org.example.IDE"), "\(none.text)")
+        #expect(none.status == 0 && !none.text.contains("org.example.Editor"), "\(none.text)")
         let grantsFile = (try? FileSystem.readText(w.desktop.configHome + "/linkrouter/grants.conf")) ?? ""
         #expect(!grantsFile.contains("work"), "\(grantsFile)")
         #expect(try w.add("work").status == 0)
@@ -135,7 +147,7 @@ struct ConsentTests {
         withExtendedLifetime(dunst) {}
         Subprocess.stop(dunst.pid, name: "dunst")
         let started = Clock.monotonicMilliseconds()
-        let alone = try ask()()
+        let alone = try ask(editor: true)()
         #expect(
             alone.status != 0 && alone.err.contains("AccessDenied") && alone.err.contains("no one could be asked"),
             "\(alone.err)")

@@ -74,7 +74,7 @@ struct ConsentPromptTests {
     }
 
     @Test(
-        "Deny, a close, no answer by the deadline, or no notification server: every waiting call is AccessDenied saying why, and no token is in any answer"
+        "Deny, a close, no answer by the deadline, or no notification server: every waiting call is AccessDenied saying why, and no token is in any answer; after a Deny the app is not asked again for a minute"
     )
     func refusals() throws {
         for (event, says) in [
@@ -96,6 +96,20 @@ struct ConsentPromptTests {
             #expect(A.requests(t).isEmpty, "nothing asked of a provider or the keyring")
             r.apply(core: t.core)
             #expect(r.running.isEmpty)
+            // After a Deny, the app is refused without a prompt for a minute; then asked again. Any other end asks
+            // again at once.
+            let next = r.accountCall(
+                .getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now + 1)
+            if case .invoked = event {
+                guard case .refused(let again) = next.reply else { throw Failure("asked again at once after Deny") }
+                #expect(again.code == .accessDenied && again.message.contains("denied") && Self.prompt(next) == nil)
+                let later = r.accountCall(
+                    .getToken("work", TokenRequest()), accounts: [work], caller: ":1.9",
+                    now: A.now + ConsentPrompt.coolOffSeconds)
+                #expect(Self.prompt(later) != nil)
+            } else {
+                #expect(Self.prompt(next) != nil)
+            }
         }
     }
 
@@ -196,6 +210,8 @@ struct ConsentPromptTests {
         #expect(gone.core.contains(.finish(promptOp)) && gone.effects.contains(.cancel(promptOp)))
         let allowed = r.completed(promptOp, .consent(.invoked(action: "allow-once")), now: A.now)
         #expect(A.answers(allowed).isEmpty && A.requests(allowed).isEmpty)
+        // The server's answer to the show, arriving after: its notification goes too.
+        #expect(r.completed(promptOp, .consent(.shown(.success(9))), now: A.now).effects == [.closeNotification(9)])
     }
 
     @Test(
