@@ -112,6 +112,11 @@ extension Router {
             t.effects.append(.answer(op, .refused(e)))
             t.core.append(.finish(op))
         }
+        // A prompt's calls are answered above: its question is over, so its notification goes (a sign-in notice
+        // stays: the person may still want to sign in, and the next daemon asks again).
+        for (_, m) in running.sorted(by: { $0.key < $1.key }) {
+            if case .consent(let p) = m, let shown = p.shown { t.effects.append(.closeNotification(shown)) }
+        }
         return t
     }
 

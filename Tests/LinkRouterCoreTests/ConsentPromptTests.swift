@@ -203,6 +203,11 @@ struct ConsentPromptTests {
         let call = r.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.9", now: A.now)
         guard case .held(let held) = call.reply, let promptOp = Self.prompt(call) else { throw Failure("not asked") }
         r.apply(core: call.core)
+        // (Stopping instead: the prompt's calls are answered and its notification withdrawn.)
+        var stopping = r
+        stopping.apply(core: stopping.completed(promptOp, .consent(.shown(.success(5))), now: A.now).core)
+        let stopped = stopping.stopping()
+        #expect(A.answers(stopped)[held] != nil && stopped.effects.contains(.closeNotification(5)))
         let gone = r.ownerGone(":1.9", now: A.now)
         #expect(gone.effects.contains(.forget(held)))
         r.apply(core: gone.core)
