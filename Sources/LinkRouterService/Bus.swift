@@ -252,6 +252,19 @@ final class Bus {
 
 /// A core reply as the D-Bus values (or the error) of a method return.
 enum ReplyValues {
+    /// A DPoP proof signed as the answer is made (`ProofSigner`): the key stays in the daemon, the proof goes to the
+    /// caller.
+    private static func signed(_ plan: ProofPlan, _ proofs: ProofSigner) -> Result<String, DBusError> {
+        do { return .success(try proofs.sign(plan, issuedAt: Clock.unixSeconds())) } catch {
+            return .failure(
+                DBusError(
+                    RouterError(
+                        .internalError,
+                        "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key"
+                    )))
+        }
+    }
+
     static func make(_ reply: Transition.Reply, proofs: ProofSigner) -> Result<[DBusValue], DBusError> {
         switch reply {
         case .none, .held: return .success([])
@@ -272,31 +285,10 @@ enum ReplyValues {
             return .success([.objectPath(API.path(of: id)), ResultDictionary.make(r)])
         case .tokens(let t): return .success([ResultDictionary.make(t)])
         case .token(let a):
+            // With a proof asked for, it goes beside the token it is bound to.
             guard let plan = a.proof else { return .success([ResultDictionary.make(a)]) }
-            // The proof signed as the answer is made, beside the token it is bound to.
-            do {
-                let proof = try proofs.sign(plan, issuedAt: Clock.unixSeconds())
-                return .success([ResultDictionary.make(a, proof: proof)])
-            } catch {
-                return .failure(
-                    DBusError(
-                        RouterError(
-                            .internalError,
-                            "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key"
-                        )))
-            }
-        case .proof(let plan):
-            // Signed as the answer is made (`ProofSigner`): the key stays in the daemon, the proof goes to the caller.
-            do {
-                return .success([.string(try proofs.sign(plan, issuedAt: Clock.unixSeconds()))])
-            } catch {
-                return .failure(
-                    DBusError(
-                        RouterError(
-                            .internalError,
-                            "the daemon could not sign a proof with the account's DPoP key (\(error.message)); sign the account in again for a new key"
-                        )))
-            }
+            return signed(plan, proofs).map { [ResultDictionary.make(a, proof: $0)] }
+        case .proof(let plan): return signed(plan, proofs).map { [DBusValue.string($0)] }
         case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
         case .signedOut(let outcome): return .success([.vardict(outcome.entries.map { ($0.0, .string($0.1)) })])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))

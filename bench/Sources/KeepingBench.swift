@@ -18,7 +18,9 @@ extension Bench {
     func keeping() throws {
         say("keeping: background refresh, CPU per hour, SIGTERM with a refresh in flight")
         let lifetime = 30
-        guard let kept = try keepingWorld(lifetime: lifetime) else { return }
+        guard let kept = try proxiedAccountWorld("keeping", lifetime: lifetime, tools: ["/usr/bin/secret-tool"]) else {
+            return
+        }
         defer { withExtendedLifetime(kept) {} }
         let (world, proxy) = kept
         let w = world.w
@@ -187,27 +189,5 @@ extension Bench {
             throw BenchError("no schedstat for \(pid)")
         }
         return ns
-    }
-
-    /// The accounts world with a proxy in front of Glewlwyd, whose access tokens live `lifetime` seconds.
-    private func keepingWorld(lifetime: Int) throws -> (BenchAccountWorld, BenchTamperProxy)? {
-        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd", "/usr/bin/secret-tool"]
-        where !FileSystem.isExecutable(tool) {
-            notes.append("keeping not measured: \(tool) is missing (scripts/setup --test installs it)")
-            return nil
-        }
-        let w = try world("keeping")
-        let keyring = try keyringStarted(w)
-        do {
-            let proxy = try BenchTamperProxy(w, fixtures: fixtures)
-            let provider = try BenchProvider(
-                w, fixtures: fixtures, redirectURIs: [BenchAccountWorld.redirect],
-                options: ["--public-origin", proxy.origin, "--access-token-duration", String(lifetime)])
-            try proxy.connect(upstream: try provider.string("direct_origin"))
-            return (try BenchAccountWorld(w, keyring: keyring, provider: provider), proxy)
-        } catch {
-            Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")
-            throw error
-        }
     }
 }

@@ -16,7 +16,13 @@ extension Bench {
     func peer() throws {
         say("peer: linkctl token beside oidc-agent's oidc-token")
         let tools = ["/usr/bin/oidc-agent", "/usr/bin/oidc-gen", "/usr/bin/oidc-token"]
-        guard let (world, proxy) = try proxiedAccountWorld("peer", lifetime: Self.peerLifetime, tools: tools) else {
+        let peerClient = [
+            "--device", "600", "--confidential-client", PeerAgent.client + ":" + PeerAgent.secret,
+        ]
+        guard
+            let (world, proxy) = try proxiedAccountWorld(
+                "peer", lifetime: Self.peerLifetime, tools: tools, providerOptions: peerClient)
+        else {
             return
         }
         defer { withExtendedLifetime((world, proxy)) {} }
@@ -70,7 +76,7 @@ extension Bench {
 
         row(
             "resident memory: linkrouterd beside oidc-agent, each holding one signed-in account",
-            value: try residentMiB(w.daemonPID), unit: "MiB", floor: try residentMiB(agent.pid), goal: "—",
+            value: rss(w.daemonPID), unit: "MiB", floor: rss(agent.pid), goal: "—",
             met: nil)
     }
 
@@ -129,41 +135,6 @@ extension Bench {
             met: mine / theirs <= 1.0 && mineSent == 1 && theirsSent == 1)
     }
 
-    /// An accounts world whose provider is reached through the tamper proxy (honest), its tokens living `lifetime`
-    /// seconds, with a device grant and a confidential client for a peer.
-    private func proxiedAccountWorld(_ name: String, lifetime: Int, tools: [String]) throws -> (
-        BenchAccountWorld, BenchTamperProxy
-    )? {
-        for tool in ["/usr/bin/gnome-keyring-daemon", "/usr/bin/glewlwyd"] + tools where !FileSystem.isExecutable(tool)
-        {
-            notes.append("\(name) not measured: \(tool) is missing (scripts/setup --test installs it)")
-            return nil
-        }
-        let w = try world(name)
-        let keyring = try keyringStarted(w)
-        do {
-            let proxy = try BenchTamperProxy(w, fixtures: fixtures)
-            let provider = try BenchProvider(
-                w, fixtures: fixtures, redirectURIs: [BenchAccountWorld.redirect],
-                options: [
-                    "--public-origin", proxy.origin, "--access-token-duration", String(lifetime), "--device", "600",
-                    "--confidential-client", PeerAgent.client + ":" + PeerAgent.secret,
-                ])
-            try proxy.connect(upstream: try provider.string("direct_origin"))
-            return (try BenchAccountWorld(w, keyring: keyring, provider: provider), proxy)
-        } catch {
-            Subprocess.stop(keyring, name: "the bench's gnome-keyring-daemon")
-            throw error
-        }
-    }
-
-    func residentMiB(_ pid: Int32) throws -> Double {
-        let status = try FileSystem.readText("/proc/\(pid)/status")
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kb = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchError("no VmRSS for \(pid)") }
-        return kb / 1024
-    }
 }
 
 /// oidc-agent in the bench's world: the agent on a socket of the world's own,
