@@ -120,6 +120,24 @@ struct ConsentTests {
             grants.status == 0 && grants.text.contains("flatpak:org.example.Editor") && grants.text.contains("work")
                 && !grants.text.contains("org.example.IDE"), "\(grants.text)")
 
+        // Bad revocations change nothing: not an app's label, an app with no grant, and an app ending its own grant.
+        for (args, says) in [
+            (["host", "work"], "not an app's label"), (["flatpak:org.example.Nobody", "work"], "has no grant"),
+            (["flatpak:org.example.Editor", "nobody"], "UnknownAccount"),
+        ] {
+            let r = try w.desktop.linkctl(["grants", "revoke"] + args)
+            #expect(r.status != 0 && r.errorText.contains(says), "\(args): \(r.status) \(r.errorText)")
+        }
+        let selfRevoke = try w.desktop.run(
+            editor.command([
+                "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + editorBus, "/usr/bin/gdbus", "call", "--session",
+                "--dest", "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1", "--method",
+                "org.linkrouter.LinkRouter1.RevokeGrant", "flatpak:org.example.Editor", "work",
+            ]))
+        #expect(
+            selfRevoke.status != 0 && selfRevoke.errorText.contains("AccessDenied"), "\(selfRevoke.errorText)")
+        #expect(try w.desktop.linkctl("grants").text.contains("flatpak:org.example.Editor"), "untouched")
+
         // Revoked: asked again.
         let revoked = try w.desktop.linkctl("grants", "revoke", "flatpak:org.example.Editor", "work")
         #expect(revoked.status == 0, "\(revoked.errorText)")
