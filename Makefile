@@ -6,6 +6,9 @@
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+# The full linkctl, which the `linkctl` front hands every other verb to (LinkRouterCore/LinkctlLayout.swift finds it
+# there: BINDIR/../libexec/linkrouter).
+LINKCTL_FULL_DIR ?= $(PREFIX)/libexec/linkrouter
 DATADIR ?= $(PREFIX)/share
 DBUS_SERVICES_DIR ?= $(DATADIR)/dbus-1/services
 # The reviewed introspection XML, where D-Bus tools and bindings look for interface files.
@@ -22,7 +25,7 @@ SWIFT ?= swift
 # -c release --static-swift-stdlib, and libstdc++ linked statically where its archive is installed.
 SWIFT_BUILD_FLAGS ?= $(shell scripts/release-flags)
 
-# BUILT names a directory that already holds linkrouterd and linkctl (then nothing is built).
+# BUILT names a directory that already holds linkrouterd, linkctl and linkctl-full (then nothing is built).
 BUILT ?=
 BIN = $(if $(BUILT),$(BUILT),$(shell $(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path))
 
@@ -34,11 +37,13 @@ build:
 ifeq ($(BUILT),)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product linkrouterd
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product linkctl
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product linkctl-full
 endif
 
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(DBUS_INTERFACES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LINKCTL_FULL_DIR) $(DESTDIR)$(DBUS_SERVICES_DIR) $(DESTDIR)$(DBUS_INTERFACES_DIR) $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(TEMPLATEDIR)
 	install -m 0755 $(BIN)/linkrouterd $(BIN)/linkctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BIN)/linkctl-full $(DESTDIR)$(LINKCTL_FULL_DIR)/
 	ln -sf linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter
 	ln -sf linkctl $(DESTDIR)$(BINDIR)/git-credential-linkrouter
 	sed 's|@bindir@|$(BINDIR)|g' packaging/dbus/org.linkrouter.LinkRouter1.service.in > $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service
@@ -60,6 +65,8 @@ install: build
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter $(DESTDIR)$(BINDIR)/git-credential-linkrouter
+	rm -f $(DESTDIR)$(LINKCTL_FULL_DIR)/linkctl-full
+	-rmdir $(DESTDIR)$(LINKCTL_FULL_DIR)
 	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
 	rm -f $(DESTDIR)$(DBUS_INTERFACES_DIR)/org.linkrouter.LinkRouter1.xml
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)

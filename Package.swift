@@ -1,5 +1,20 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// Embedded Swift's Unicode tables (String comparison and case), which the front's String code needs at link time:
+/// from the toolchain that runs this manifest (`usr/bin/swift` → `usr/lib/swift/embedded/…`).
+let embeddedUnicodeTables: String = {
+    let library = "lib/swift/embedded/x86_64-unknown-linux-gnu/libswiftUnicodeDataTables.a"
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    for directory in path.split(separator: ":") {
+        guard FileManager.default.isExecutableFile(atPath: String(directory) + "/swift") else { continue }
+        let candidate = URL(fileURLWithPath: String(directory) + "/swift").resolvingSymlinksInPath()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(library).path
+        if FileManager.default.fileExists(atPath: candidate) { return candidate }
+    }
+    return "/opt/swift/usr/" + library
+}()
 
 /// linkrouter: a deep-link router for Linux desktops.
 ///
@@ -10,7 +25,10 @@ let package = Package(
     name: "linkrouter",
     products: [
         .executable(name: "linkrouterd", targets: ["LinkRouterd"]),
-        .executable(name: "linkctl", targets: ["linkctl"]),
+        // `linkctl` is the front (Embedded Swift; it serves the hot verbs and hands the rest on); `linkctl-full` the
+        // whole CLI, which the front runs for every other verb (LinkRouterCore/LinkctlLayout.swift).
+        .executable(name: "linkctl", targets: ["LinkctlFront"]),
+        .executable(name: "linkctl-full", targets: ["linkctl"]),
     ],
     targets: [
         // C system libraries: module.modulemap + shim.h, nothing else.
@@ -24,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CJansson", providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // The C library's headers for linkctl's front, which cannot import Glibc (Embedded Swift).
+        .systemLibrary(name: "CLibc"),
         // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed
         // (SecretKit/LibSecret.swift).
         .systemLibrary(name: "CSecret"),
@@ -78,6 +98,16 @@ let package = Package(
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
                 "LinkRouterFiles", "JSONKit", "TerminalQR",
             ]),
+
+        // linkctl's front: Embedded Swift (no runtime start-up), whole-module and size-optimised, on libdbus. Its
+        // Shared/ files are links to the files of LinkRouterCore and linkctl it compiles as they are.
+        .executableTarget(
+            name: "LinkctlFront", dependencies: ["CDBus", "CLibc"],
+            swiftSettings: [
+                .enableExperimentalFeature("Embedded"),
+                .unsafeFlags(["-wmo", "-Osize", "-parse-as-library", "-no-static-stdlib"]),
+            ],
+            linkerSettings: [.linkedLibrary("m"), .unsafeFlags([embeddedUnicodeTables])]),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
         .executableTarget(

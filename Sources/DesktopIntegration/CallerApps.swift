@@ -66,7 +66,8 @@ public enum CallerApps {
             return PrintableText.shown(id)
         }
         if let exe = FileSystem.readLink(dir + "/exe"), let name = exe.split(separator: "/").last {
-            return PrintableText.shown(String(name))
+            // linkctl's two halves are one program to the person: the front hands verbs to `linkctl-full` by exec.
+            return name == LinkctlLayout.fullName ? "linkctl" : PrintableText.shown(String(name))
         }
         if let comm = try? FileSystem.readText(dir + "/comm", maxBytes: 64) {
             return PrintableText.shown(comm.split(separator: "\n").first.map(String.init) ?? comm)

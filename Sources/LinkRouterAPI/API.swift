@@ -6,12 +6,12 @@ public import LinkRouterCore
 /// tests all read them here). They never change; new capability arrives as
 /// new options, methods or properties.
 public enum API {
-    public static let busName: BusName = "org.linkrouter.LinkRouter1"
-    public static let managerPath: ObjectPath = "/org/linkrouter/LinkRouter1"
+    public static let busName = BusName(stringLiteral: BusNames.busName)
+    public static let managerPath = ObjectPath(stringLiteral: BusNames.managerPath)
     public static let sessionsPath: ObjectPath = "/org/linkrouter/LinkRouter1/sessions"
-    public static let managerInterface: InterfaceName = "org.linkrouter.LinkRouter1"
+    public static let managerInterface = InterfaceName(stringLiteral: BusNames.managerInterface)
     public static let sessionInterface: InterfaceName = "org.linkrouter.LinkRouter1.Session"
-    public static let errorPrefix = "org.linkrouter.LinkRouter1.Error."
+    public static let errorPrefix = BusNames.errorPrefix
     /// linkrouterd's, linkctl's and the `Version` property's.
     public static let version = "0.1.0"
 

@@ -92,18 +92,7 @@ public enum LinkIntake {
         hopMarked && SchemeRule.isWebLink(uri)
     }
 
-    /// What `linkctl open` does with a link when no daemon answers.
-    public enum WithoutDaemon: Sendable, Equatable {
-        /// A web link that is no pending callback: straight to the browser,
-        /// so browsing never depends on linkrouterd being up.
-        case browser
-        /// Anything else waits in the inbox for the daemon to start.
-        case queue
-    }
-
-    /// `linkctl open`'s and `linkctl explain`'s one rule for a link no daemon
-    /// took: `pending` is the claimed-callbacks list the daemon published.
-    public static func withoutDaemon(_ uri: String, pending: ClaimedCallbacks) -> WithoutDaemon {
-        SchemeRule.isWebLink(uri) && !pending.contains(uri: uri) ? .browser : .queue
-    }
+    /// What `linkctl open` says when it refuses such a link.
+    public static let loopRefusal =
+        "refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor"
 }

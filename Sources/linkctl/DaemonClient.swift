@@ -21,9 +21,7 @@ final class DaemonClient {
         var text: String {
             switch self {
             case .unavailable(let m): return m
-            case .refused(let name, let message):
-                let short = name.hasPrefix(API.errorPrefix) ? String(name.dropFirst(API.errorPrefix.count)) : name
-                return message + " (" + short + ")"
+            case .refused(let name, let message): return RefusalText.text(name: name, message: message)
             }
         }
 
@@ -45,13 +43,6 @@ final class DaemonClient {
         }
     }
 
-    /// Error names that mean "no daemon", not "the daemon said no".
-    static let unavailableNames: Set<String> = [
-        DBusError.serviceUnknown, DBusError.noReply, DBusError.disconnected, DBusError.nameHasNoOwner,
-        "org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.Timeout",
-        "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
-    ]
-
     static func connect() throws(Failure) -> DaemonClient {
         do { return DaemonClient(connection: try DBusConnection.session()) } catch {
             throw .unavailable("cannot reach the session bus: \(error.message)")
@@ -70,10 +61,8 @@ final class DaemonClient {
             try m.append(contentsOf: args)
             return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
-            if Self.unavailableNames.contains(error.name) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
-                throw .unavailable(
-                    "linkrouterd is not reachable (\(error.message)); start it: systemctl --user start linkrouterd (after linkctl install), or run linkrouterd in a terminal"
-                )
+            if DaemonReachability.meansUnreachable(error.name) {
+                throw .unavailable(DaemonReachability.unreachable(error.message))
             }
             throw .refused(name: error.name, message: error.message)
         }

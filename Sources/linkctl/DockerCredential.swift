@@ -1,5 +1,6 @@
 import DBusKit
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 
 /// `docker-credential-linkrouter get|store|erase|list|version`: linkctl run by
@@ -9,7 +10,7 @@ import SystemKit
 /// registry is answered by the account that lists it (`--registry`), with that
 /// account's token as the secret; linkrouter stores nothing docker hands it.
 enum DockerCredential {
-    static let name = "docker-credential-linkrouter"
+    static let name = LinkctlLayout.dockerHelperName
     /// What docker clients match on, on stdout, with exit 1.
     static let notFound = "credentials not found in native keychain"
 

@@ -1,5 +1,6 @@
 import DesktopIntegration
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 
 /// linkctl's verb table (hostnamectl's shape): each verb declares itself in a
@@ -54,7 +55,7 @@ enum LinkCtl {
     }
 
     /// git's name for the helper `credential.helper = linkrouter` names (a symlink to linkctl on `PATH`).
-    static let gitHelperName = "git-credential-linkrouter"
+    static let gitHelperName = LinkctlLayout.gitHelperName
 
     static func main(_ argv: [String]) -> Int32 {
         let args = Array(argv.dropFirst())
@@ -111,9 +112,10 @@ enum LinkCtl {
         return ExitCode.usage
     }
 
-    /// The installation this linkctl belongs to: the directory it runs from.
+    /// The installation this linkctl belongs to: the directory of the front
+    /// `linkctl` that handed this process its verb (`LinkctlLayout`).
     static func installation() -> Installation {
         let exe = FileSystem.resolve(FileSystem.executablePath()) ?? FileSystem.executablePath()
-        return Installation(binDirectory: FileSystem.directoryName(exe))
+        return Installation(binDirectory: LinkctlLayout.frontDirectory(fullDirectory: FileSystem.directoryName(exe)))
     }
 }

@@ -34,9 +34,7 @@ enum OpenCommand {
             return ExitCode.usage
         }
         if LinkIntake.isLoop(uri, hopMarked: Environment.get(LinkIntake.hopVariable) != nil) {
-            Output.error(
-                "refusing a web link handed back by a browser linkrouter started: the browser's desktop entry leads back to linkrouter (a loop); run linkctl doctor"
-            )
+            Output.error(LinkIntake.loopRefusal)
             return ExitCode.refused
         }
         // The click's activation token, for the app's window to take focus (xdg-activation, startup notification).
@@ -47,7 +45,12 @@ enum OpenCommand {
         if let t = Environment.nonEmpty("DESKTOP_STARTUP_ID") {
             context.append((LinkIntake.desktopStartupIDKey, .string(t)))
         }
-        do {
+        do throws(DaemonClient.Failure) {
+            // The front sent the link and no daemon answered: straight to what happens without one, never a second send.
+            if let detail = Environment.get(DaemonReachability.frontFoundUnreachable) {
+                unsetenv(DaemonReachability.frontFoundUnreachable)
+                throw DaemonClient.Failure.unavailable(DaemonReachability.unreachable(detail))
+            }
             let client = try DaemonClient.connect()
             // Any link may wait for its app to start (D-Bus activation): the answer says what became of it.
             // RouteLink only when there is a context to carry: `Route` is the same call without one,

@@ -34,7 +34,7 @@ struct DPoPTests {
         let resource = try DPoPResource(desktop: w.desktop, jwks: w.provider.jwksURI)
         #expect(try w.add("work").status == 0)
         let login = try w.login("work")
-        #expect(login.status == 0, "\(login.errorText)")
+        #expect(login.status == 0, "\(login.errorText)\nthe token endpoint saw: \(Self.tokenRequests(proxy))")
         let exchange = try #require(Self.tokenRequests(proxy).last)
         let proof = try #require(exchange["dpop"] as? [String: Any], "\(exchange)")
         let jkt = try #require(exchange["dpop_jkt"] as? String)

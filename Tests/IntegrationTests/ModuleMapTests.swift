@@ -51,7 +51,9 @@ struct ModuleMapTests {
             "dependencies Package.swift declares that the graph lacks")
     }
 
-    @Test("scripts/check's fence names every C system library with the one target under Sources that imports it")
+    @Test(
+        "scripts/check's fence names every C system library with the targets under Sources that import it (one each; libdbus two)"
+    )
     func fence() throws {
         let manifest = try Self.manifest()
         let allowed = try Self.fenceMap(FileSystem.readText(Paths.root + "/scripts/check"))
@@ -59,10 +61,13 @@ struct ModuleMapTests {
         #expect(Set(allowed.keys) == Set(system), "the fence's modules are not Package.swift's system libraries")
         for module in system {
             let importers = try manifest.sourceTargets.filter { try Self.imports(module, in: $0.name) }.map(\.name)
-            #expect(importers.count == 1, "\(module) is imported by \(importers), not by one wrapper")
-            #expect(allowed[module] == importers.first, "the fence allows \(module) in \(allowed[module] ?? "nothing")")
-            let wrapper = manifest.targets.first { $0.name == importers.first }
-            #expect(wrapper?.dependencies.contains(module) == true, "\(importers) do not declare \(module)")
+            let wrappers = (allowed[module] ?? "").split(separator: "+").map(String.init)
+            #expect(
+                !importers.isEmpty && Set(importers) == Set(wrappers),
+                "\(module) is imported by \(importers), the fence allows \(wrappers)")
+            for wrapper in manifest.targets where importers.contains(wrapper.name) {
+                #expect(wrapper.dependencies.contains(module), "\(wrapper.name) does not declare \(module)")
+            }
         }
     }
 
@@ -107,6 +112,8 @@ struct ModuleMapTests {
     static func swiftFiles(_ directory: String) -> [String] {
         FileSystem.list(directory).flatMap { name -> [String] in
             let path = directory + "/" + name
+            // A link is another target's file, compiled as it is (linkctl's front): its own target answers for it.
+            if FileSystem.status(path)?.kind == .symlink { return [] }
             if FileSystem.isDirectory(path) { return swiftFiles(path) }
             return name.hasSuffix(".swift") ? [path] : []
         }

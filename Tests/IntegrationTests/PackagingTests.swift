@@ -1,6 +1,7 @@
 import DesktopIntegration
 import Foundation
 import Glibc
+import LinkRouterAPI
 import SystemKit
 import Testing
 
@@ -70,7 +71,12 @@ struct PackagingTests {
             ["make", "-C", Paths.root, "install", "PREFIX=/usr", "DESTDIR=" + dest, "BUILT=" + Paths.bin],
             environment: Environment.entries(), timeoutMilliseconds: 60_000)
         #expect(r.status == 0, "\(r.errorText)")
-        for f in ["/usr/bin/linkrouterd", "/usr/bin/linkctl"] { #expect(FileSystem.isExecutable(dest + f), "\(f)") }
+        for f in ["/usr/bin/linkrouterd", "/usr/bin/linkctl", "/usr/libexec/linkrouter/linkctl-full"] {
+            #expect(FileSystem.isExecutable(dest + f), "\(f)")
+        }
+        // The front on PATH finds the full linkctl where the installation put it, and hands it a verb it does not serve.
+        let version = try Subprocess.run([dest + "/usr/bin/linkctl", "--version"], environment: Environment.entries())
+        #expect(version.status == 0 && version.text == "linkctl \(API.version)\n", "\(version.errorText)")
         let unit = try FileSystem.readText(dest + "/usr/lib/systemd/user/linkrouterd.service")
         #expect(unit.contains("ExecStart=/usr/bin/linkrouterd\n") && !unit.contains("@bindir@"))
         let service = try FileSystem.readText(dest + "/usr/share/dbus-1/services/org.linkrouter.LinkRouter1.service")

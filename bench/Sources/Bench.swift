@@ -1,6 +1,7 @@
 import DBusKit
 import Glibc
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 
 /// The measurements of issue "Benchmarks in bench/", in order.
@@ -96,7 +97,7 @@ final class Bench {
             })
         row(
             "`linkctl open` of a callback, whole process (median of \(runs))", value: open, unit: "ms", floor: ping,
-            goal: "≤ 1.5×", met: open / ping <= 1.5)
+            goal: "≤ 1.15×", met: open / ping <= 1.15)
     }
 
     // MARK: 2. a link click through xdg-open until the owner's Wait returns
@@ -390,11 +391,16 @@ final class Bench {
         row(
             "instructions: `linkctl open` of a callback, whole process", value: open / 1e6, unit: "M",
             floor: send / 1e6, goal: "a count to watch", met: nil)
-        let version = try count([bin + "/linkctl", "--version"])
+        // The front alone (an empty link is refused before the bus), and the full linkctl the front hands other verbs to.
+        let front = try count([bin + "/linkctl", "open", ""])
+        let full = try count([bin + "/" + LinkctlLayout.fullName, "--version"])
         let truth = try count(["/bin/true"])
         row(
-            "instructions: `linkctl --version` (start-up alone)", value: version / 1e6, unit: "M", floor: truth / 1e6,
-            goal: "a count to watch", met: nil)
+            "instructions: the front's start-up alone (`linkctl open ''`, refused before the bus)", value: front / 1e6,
+            unit: "M", floor: truth / 1e6, goal: "a count to watch", met: nil)
+        row(
+            "instructions: the full linkctl's start-up (`linkctl-full --version`, every verb the front hands on)",
+            value: full / 1e6, unit: "M", floor: truth / 1e6, goal: "a count to watch", met: nil)
         w.stopDaemon()
 
         // The daemon under callgrind: counters zeroed, N routes, dumped.

@@ -363,6 +363,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if rewrite and 200 <= status < 300:
                 rbody, headers = self.rewrite(mode, is_token, is_jwks, is_disc, entry, headers, rbody)
             entry["status"] = status
+            if is_token and not 200 <= status < 300:
+                # What the provider said when it refused, so that a failing test can say it too.
+                entry["answer"] = rbody[:400].decode(errors="replace")
             self.send(status, headers, rbody)
         except (BrokenPipeError, ConnectionResetError) as e:
             self.close_connection = True

@@ -1,0 +1,13 @@
+#ifndef LINKROUTER_CLIBC_SHIM_H
+#define LINKROUTER_CLIBC_SHIM_H
+/* The C library for linkctl's front, which is built in Embedded Swift and so
+   has no Glibc module: the few calls it makes (arguments, environment,
+   writing, exec). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* errno is a macro Swift cannot import. */
+static inline int lr_errno(void) { return errno; }
+#endif

@@ -1,0 +1,30 @@
+/// When a D-Bus error means "no daemon answered" rather than "the daemon said
+/// no", and what linkctl says then: one rule for the full linkctl and its
+/// front (`LinkctlLayout`), which compiles this file as it is.
+public enum DaemonReachability {
+    /// Error names that mean no daemon answered: no bus, nobody owns the name,
+    /// activation failed (`…Error.Spawn.*`), or no answer in time.
+    public static func meansUnreachable(_ errorName: String) -> Bool {
+        switch errorName {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NoReply",
+            "org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NameHasNoOwner",
+            "org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.Timeout",
+            "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound":
+            return true
+        default:
+            return errorName.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
+        }
+    }
+
+    /// What linkctl says when no daemon answered; `detail` is the bus's own message.
+    public static func unreachable(_ detail: String) -> String {
+        "linkrouterd is not reachable (" + detail
+            + "); start it: systemctl --user start linkrouterd (after linkctl install), or run linkrouterd in a terminal"
+    }
+
+    /// Set by the front when it hands `open` to the full linkctl after its call
+    /// went out and no daemon answered (the bus's message is the value): the
+    /// full linkctl then goes straight to what it does without a daemon and
+    /// does not send the link a second time.
+    public static let frontFoundUnreachable = "LINKCTL_DAEMON_UNREACHABLE"
+}

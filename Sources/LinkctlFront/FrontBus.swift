@@ -1,0 +1,100 @@
+import CDBus
+
+/// One blocking call to linkrouterd over a private connection to the session
+/// bus: libdbus as DBusKit drives it, cut to what the front's verbs send and
+/// read. The only file of the front that touches libdbus.
+struct FrontBus {
+    private let connection: OpaquePointer
+
+    /// An argument the front sends: a string, or an `a{sv}` of string values.
+    enum Argument {
+        case string(String)
+        case stringOptions([(String, String)])
+    }
+
+    /// What became of a call.
+    enum Answer {
+        /// The daemon answered; its first argument when that is a string.
+        case reply(String?)
+        /// The daemon answered with an error.
+        case refused(name: String, message: String)
+        /// No daemon answered (`DaemonReachability`): the bus's message.
+        case unreachable(String)
+    }
+
+    /// A connection to the bus `DBUS_SESSION_BUS_ADDRESS` names, registered
+    /// (Hello). Nil when there is none or it cannot be reached: nothing has
+    /// been sent then, and the full linkctl finds the bus its own way and says why.
+    static func connect() -> FrontBus? {
+        guard let address = FrontProcess.nonEmpty("DBUS_SESSION_BUS_ADDRESS") else { return nil }
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let c = dbus_connection_open_private(address, &error) else { return nil }
+        dbus_connection_set_exit_on_disconnect(c, 0)
+        guard dbus_bus_register(c, &error) != 0 else {
+            dbus_connection_close(c)
+            dbus_connection_unref(c)
+            return nil
+        }
+        return FrontBus(connection: c)
+    }
+
+    /// Calls `member` on linkrouterd's manager object and waits for the answer.
+    func call(_ member: String, _ arguments: [Argument], timeoutMilliseconds: Int32) -> Answer {
+        guard
+            let message = dbus_message_new_method_call(
+                BusNames.busName, BusNames.managerPath, BusNames.managerInterface, member)
+        else { return .refused(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory") }
+        defer { dbus_message_unref(message) }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for argument in arguments {
+            switch argument {
+            case .string(let s): Self.append(s, to: &iter)
+            case .stringOptions(let pairs): Self.append(pairs, to: &iter)
+            }
+        }
+        var error = DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let reply = dbus_connection_send_with_reply_and_block(connection, message, timeoutMilliseconds, &error)
+        else {
+            let name = error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+            let text = error.message.map { String(cString: $0) } ?? ""
+            return DaemonReachability.meansUnreachable(name)
+                ? .unreachable(text) : .refused(name: name, message: text)
+        }
+        defer { dbus_message_unref(reply) }
+        var read = DBusMessageIter()
+        guard dbus_message_iter_init(reply, &read) != 0,
+            dbus_message_iter_get_arg_type(&read) == Int32(LR_DBUS_TYPE_STRING)
+        else { return .reply(nil) }
+        var p: UnsafePointer<CChar>? = nil
+        dbus_message_iter_get_basic(&read, &p)
+        return .reply(p.map { String(cString: $0) })
+    }
+
+    private static func append(_ s: String, to iter: inout DBusMessageIter) {
+        s.withCString { c in
+            var p: UnsafePointer<CChar>? = c
+            _ = dbus_message_iter_append_basic(&iter, Int32(LR_DBUS_TYPE_STRING), &p)
+        }
+    }
+
+    private static func append(_ pairs: [(String, String)], to iter: inout DBusMessageIter) {
+        var array = DBusMessageIter()
+        _ = dbus_message_iter_open_container(&iter, Int32(LR_DBUS_TYPE_ARRAY), "{sv}", &array)
+        for (key, value) in pairs {
+            var entry = DBusMessageIter()
+            _ = dbus_message_iter_open_container(&array, Int32(LR_DBUS_TYPE_DICT_ENTRY), nil, &entry)
+            append(key, to: &entry)
+            var variant = DBusMessageIter()
+            _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "s", &variant)
+            append(value, to: &variant)
+            _ = dbus_message_iter_close_container(&entry, &variant)
+            _ = dbus_message_iter_close_container(&array, &entry)
+        }
+        _ = dbus_message_iter_close_container(&iter, &array)
+    }
+}

@@ -1,0 +1,76 @@
+import CLibc
+
+/// The front's process: its arguments, environment and streams, and the
+/// hand-over to the full linkctl. With `FrontBus`, the only file of the
+/// front that calls C.
+struct FrontProcess {
+    let argc: Int32
+    let argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+    /// The arguments as strings, or nil when one is not valid UTF-8 (the full
+    /// linkctl refuses such an argument and says which).
+    func arguments() -> [String]? {
+        var out: [String] = []
+        for i in 0..<Int(argc) {
+            guard let p = argv[i], let s = String(validatingCString: p) else { return nil }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// The variable's value, or nil when it is unset or empty.
+    static func nonEmpty(_ name: String) -> String? {
+        guard let p = getenv(name), p[0] != 0 else { return nil }
+        return String(cString: p)
+    }
+
+    static func isSet(_ name: String) -> Bool { getenv(name) != nil }
+
+    static func out(_ text: String) { write(text, to: 1) }
+    static func err(_ text: String) { write(text, to: 2) }
+
+    /// All of `text`, retried on EINTR and short writes, as `StandardStreams` does.
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { CLibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if lr_errno() == EINTR { continue }
+                return
+            }
+            offset += n
+        }
+    }
+
+    /// Replaces this process with the full linkctl, with the same arguments
+    /// (`argv[0]` too, so a helper's name still selects the helper). With
+    /// `unreachable`, the full linkctl learns that the front's call went out
+    /// and no daemon answered (`DaemonReachability.frontFoundUnreachable`).
+    func handOver(unreachable: String? = nil) -> Never {
+        if let unreachable { setenv(DaemonReachability.frontFoundUnreachable, unreachable, 1) }
+        let front = Self.executableDirectory()
+        let candidates = LinkctlLayout.fullCandidates(frontDirectory: front)
+        var why: Int32 = ENOENT
+        for path in candidates {
+            execv(path, argv)
+            why = lr_errno()
+        }
+        var looked = ""
+        for path in candidates { looked += (looked.isEmpty ? "" : ", ") + path }
+        Self.err(
+            "linkctl: the rest of linkctl could not be run (looked for " + looked + ": "
+                + String(cString: strerror(why)) + "); reinstall linkrouter\n")
+        exit(ExitCode.unavailable)
+    }
+
+    /// The directory of this executable with symlinks resolved (`~/.local/bin/linkctl` → the build or install directory).
+    static func executableDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
+        guard n > 0 else { return "." }
+        let bytes = buffer[..<n].map { UInt8(bitPattern: $0) }
+        guard let slash = bytes.lastIndex(of: 0x2F) else { return "." }
+        return slash == 0 ? "/" : String(decoding: bytes[..<slash], as: UTF8.self)
+    }
+}

@@ -1,0 +1,151 @@
+import Glibc
+import LinkRouterAPI
+import LinkRouterCore
+import SystemKit
+import Testing
+
+/// linkctl's front (`Sources/LinkctlFront`, Embedded Swift) serves `open`
+/// while the daemon answers and hands everything else to the full linkctl.
+/// Every other suite drives it as `linkctl`; these check that it answers as
+/// the full linkctl does, that the hand-over keeps the arguments (and the
+/// helper names), and the faults between the two halves.
+@Suite("linkctl's front")
+struct LinkctlFrontTests {
+    /// Runs the front and the full linkctl with the same arguments and environment.
+    static func both(_ h: Harness, _ args: [String]) throws -> (front: Subprocess.Outcome, full: Subprocess.Outcome) {
+        (try h.desktop.run([Paths.linkctl] + args), try h.desktop.run([Paths.linkctlFull] + args))
+    }
+
+    @Test(
+        "open answers as the full linkctl does: the same words, streams and exit status for a refused link, a bad URL, an unknown scheme, a control character, an empty argument, options and a loop; a callback completes through either"
+    )
+    func sameAnswers() throws {
+        let h = try Harness()
+        let cases: [[String]] = [
+            ["open", "--", "com.example.app:/callback?code=c&state=nope"],
+            ["open", "com.example.app:/callback?code=c&state=nope"],
+            ["open", "not a url"], ["open", "mailto:someone@example.com"], ["open", "com.example.app:/a\u{1}b"],
+            ["open", ""], ["open"], ["open", "--", "--help"], ["open", "--bogus", "x"], ["open", "a", "b"],
+            ["open", "--help"],
+        ]
+        for args in cases {
+            let (front, full) = try Self.both(h, args)
+            #expect(
+                front.status == full.status && front.text == full.text && front.errorText == full.errorText,
+                "\(args): front \(front.status) \(front.text)\(front.errorText) / full \(full.status) \(full.text)\(full.errorText)"
+            )
+            // Every case but `--help` is refused.
+            #expect((front.status == 0) == (args == ["open", "--help"]), "\(args): \(front.status)")
+        }
+        // A web link handed back by a browser linkrouter started (the loop rule), with the variable set.
+        h.desktop.extraEnvironment[LinkIntake.hopVariable] = "1"
+        let (front, full) = try Self.both(h, ["open", "https://example.com/"])
+        #expect(front.status == 1 && front.errorText == "linkctl: " + LinkIntake.loopRefusal + "\n")
+        #expect(front.status == full.status && front.errorText == full.errorText && front.text == full.text)
+        h.desktop.extraEnvironment[LinkIntake.hopVariable] = nil
+        for program in [Paths.linkctl, Paths.linkctlFull] {
+            let (path, url) = try h.app.beginQuiet()
+            let r = try h.desktop.run([
+                program, "open", "--", "com.example.app:/callback?code=c&state=\(Harness.state(of: url))",
+            ])
+            #expect(r.status == 0 && r.text == "completed\n" && r.errorText.isEmpty, "\(program): \(r.errorText)")
+            #expect(try h.app.wait(path)["code"] == "c")
+        }
+        #expect(h.daemonAnswers)
+    }
+
+    @Test(
+        "every other verb goes to the full linkctl with its arguments: --version, help, status and a usage error read the same; run by a helper's name, the helper answers"
+    )
+    func handOver() throws {
+        let h = try Harness()
+        for args in [["--version"], ["--help"], ["help", "token"], ["status", "--json"], ["token", "--bogus"], []] {
+            let (front, full) = try Self.both(h, args)
+            #expect(
+                front.status == full.status && front.text == full.text && front.errorText == full.errorText, "\(args)")
+        }
+        // git's and docker's helpers are symlinks to linkctl: the name reaches the full linkctl unchanged, and `open`
+        // as a helper's operation is the helper's to refuse, never a link routed.
+        for name in [LinkctlLayout.dockerHelperName, LinkctlLayout.gitHelperName] {
+            for (dir, target) in [("front", Paths.linkctl), ("full", Paths.linkctlFull)] {
+                try FileSystem.makeDirectories(h.desktop.root + "/" + dir)
+                try FileSystem.symlink(target, at: h.desktop.root + "/" + dir + "/" + name)
+            }
+            for args in [["--help"], ["open", "com.example.app:/x"], ["version"]] {
+                let front = try h.desktop.run([h.desktop.root + "/front/" + name] + args)
+                let full = try h.desktop.run([h.desktop.root + "/full/" + name] + args)
+                #expect(
+                    front.status == full.status && front.text == full.text && front.errorText == full.errorText,
+                    "\(name) \(args): \(front.status) \(front.text)\(front.errorText) / \(full.status) \(full.errorText)"
+                )
+                #expect(!front.text.contains("delivered") && !front.text.contains("completed"))
+            }
+        }
+    }
+
+    @Test(
+        "a front without the full linkctl beside it still routes a click, and any other verb says what is missing (exit 69)"
+    )
+    func alone() throws {
+        let h = try Harness()
+        let dir = h.desktop.root + "/lone"
+        try FileSystem.makeDirectories(dir)
+        let lone = dir + "/linkctl"
+        try FileSystem.writeAtomically(lone, try FileSystem.read(Paths.linkctl, maxBytes: 1 << 26), permissions: 0o755)
+        let (path, url) = try h.app.beginQuiet()
+        let click = try h.desktop.run([
+            lone, "open", "--", "com.example.app:/callback?code=lone&state=\(Harness.state(of: url))",
+        ])
+        #expect(click.status == 0 && click.text == "completed\n", "\(click.errorText)")
+        #expect(try h.app.wait(path)["code"] == "lone")
+        let other = try h.desktop.run([lone, "status"])
+        #expect(
+            other.status == 69
+                && other.errorText.hasPrefix(
+                    "linkctl: the rest of linkctl could not be run (looked for \(dir)/linkctl-full")
+                && other.errorText.contains("reinstall linkrouter"), "\(other.status) \(other.errorText)")
+    }
+
+    @Test(
+        "no answer after the link went out (the daemon stopped, then killed): the full linkctl queues it without sending it again, and the next daemon routes it once"
+    )
+    func noAnswerAfterSending() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        let link = "com.example.app:/callback?code=late&state=\(Harness.state(of: url))"
+        let monitorLog = h.desktop.root + "/monitor.log"
+        let monitor = try Subprocess.spawn(
+            ["dbus-monitor", "--address", h.bus.address, "interface='org.linkrouter.LinkRouter1',member='Route'"],
+            environment: h.desktop.environment, stdout: .file(monitorLog), stderr: .null)
+        defer { Subprocess.stop(monitor, name: "dbus-monitor") }
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                ((try? FileSystem.readText(monitorLog)) ?? "").contains("NameAcquired")
+            })
+        kill(h.daemon.pid, SIGSTOP)
+        let out = h.desktop.root + "/open.out"
+        let err = h.desktop.root + "/open.err"
+        let click = try Subprocess.spawn(
+            [Paths.linkctl, "open", "--", link], environment: h.desktop.environment, stdout: .file(out),
+            stderr: .file(err))
+        // The link is on its way to the stopped daemon; then the daemon is gone without a reply.
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                ((try? FileSystem.readText(monitorLog)) ?? "").contains("code=late")
+            })
+        kill(h.daemon.pid, SIGKILL)
+        #expect(Subprocess.wait(click, timeoutMilliseconds: 30_000) == 0)
+        let said = (try? FileSystem.readText(err)) ?? ""
+        #expect(try FileSystem.readText(out) == "queued\n", "\(said)")
+        #expect(said.contains("linkrouterd is not reachable (") && said.contains("queued the link"), "\(said)")
+        let inbox = h.desktop.runtimeDir + "/linkrouter/inbox"
+        #expect(FileSystem.list(inbox).count == 1)
+        // Sent once: the monitor saw one Route call carrying the link.
+        let seen = (try? FileSystem.readText(monitorLog)) ?? ""
+        #expect(seen.components(separatedBy: "code=late").count - 1 == 1, "\(seen)")
+        try h.restartDaemon()
+        #expect(try h.app.wait(path)["code"] == "late")
+        #expect(eventually { FileSystem.list(inbox).isEmpty })
+        #expect(try h.app.counter("links_routed") == 1)
+    }
+}
