@@ -47,7 +47,8 @@ public struct TokenRequest: Sendable, Equatable {
                 help: "the ID token instead of the account's default",
                 doc: "`true`: the ID token; `false`: the access token; default: the account's `token`"),
             OptionRow(
-                "min_valid", .uint32({ $0.minValid = $1 }), flag: .value("min-valid", placeholder: "SECONDS"),
+                TokenOptionNames.minValidKey, .uint32({ $0.minValid = $1 }),
+                flag: .value(TokenOptionNames.minValidFlag, placeholder: "SECONDS"),
                 help: "seconds the token must still be valid (default: the account's min_valid)",
                 doc: "seconds of life the token must have left (at most 3600); default: the account's `min_valid`"),
             OptionRow(

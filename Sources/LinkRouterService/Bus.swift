@@ -255,7 +255,7 @@ enum ReplyValues {
     /// A DPoP proof signed as the answer is made (`ProofSigner`): the key stays in the daemon, the proof goes to the
     /// caller.
     private static func signed(_ plan: ProofPlan, _ proofs: ProofSigner) -> Result<String, DBusError> {
-        do { return .success(try proofs.sign(plan, issuedAt: Clock.unixSeconds())) } catch {
+        do { return .success(try proofs.sign(plan, issuedAt: Clock.coarseUnixSeconds())) } catch {
             return .failure(
                 DBusError(
                     RouterError(

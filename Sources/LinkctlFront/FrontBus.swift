@@ -6,16 +6,30 @@ import CDBus
 struct FrontBus {
     private let connection: OpaquePointer
 
-    /// An argument the front sends: a string, or an `a{sv}` of string values.
+    /// An argument the front sends: a string, or an `a{sv}` of options.
     enum Argument {
         case string(String)
-        case stringOptions([(String, String)])
+        case options([(String, Option)])
+    }
+
+    /// An option's value in an `a{sv}`.
+    enum Option {
+        case string(String)
+        case uint32(UInt32)
+    }
+
+    /// The daemon's answer: its first argument as a string, or as an `a{sv}`'s string entries.
+    struct Reply {
+        var string: String?
+        var entries: [(String, String)] = []
+
+        func entry(_ key: String) -> String? { entries.first { $0.0 == key }?.1 }
     }
 
     /// What became of a call.
     enum Answer {
-        /// The daemon answered; its first argument when that is a string.
-        case reply(String?)
+        /// The daemon answered.
+        case reply(Reply)
         /// The daemon answered with an error.
         case refused(name: String, message: String)
         /// No daemon answered (`DaemonReachability`): the bus's message.
@@ -52,7 +66,7 @@ struct FrontBus {
         for argument in arguments {
             switch argument {
             case .string(let s): Self.append(s, to: &iter)
-            case .stringOptions(let pairs): Self.append(pairs, to: &iter)
+            case .options(let pairs): Self.append(pairs, to: &iter)
             }
         }
         var error = DBusError()
@@ -67,12 +81,44 @@ struct FrontBus {
         }
         defer { dbus_message_unref(reply) }
         var read = DBusMessageIter()
-        guard dbus_message_iter_init(reply, &read) != 0,
-            dbus_message_iter_get_arg_type(&read) == Int32(LR_DBUS_TYPE_STRING)
-        else { return .reply(nil) }
+        guard dbus_message_iter_init(reply, &read) != 0 else { return .reply(Reply()) }
+        switch dbus_message_iter_get_arg_type(&read) {
+        case Int32(LR_DBUS_TYPE_STRING): return .reply(Reply(string: Self.string(&read)))
+        case Int32(LR_DBUS_TYPE_ARRAY): return .reply(Reply(entries: Self.stringEntries(&read)))
+        default: return .reply(Reply())
+        }
+    }
+
+    private static func string(_ iter: inout DBusMessageIter) -> String {
         var p: UnsafePointer<CChar>? = nil
-        dbus_message_iter_get_basic(&read, &p)
-        return .reply(p.map { String(cString: $0) })
+        dbus_message_iter_get_basic(&iter, &p)
+        return p.map { String(cString: $0) } ?? ""
+    }
+
+    /// The entries of an `a{sv}` whose value is a string (the others are not the front's to read).
+    private static func stringEntries(_ iter: inout DBusMessageIter) -> [(String, String)] {
+        guard dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_DICT_ENTRY) else { return [] }
+        var out: [(String, String)] = []
+        var array = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &array)
+        while dbus_message_iter_get_arg_type(&array) == Int32(LR_DBUS_TYPE_DICT_ENTRY) {
+            var entry = DBusMessageIter()
+            dbus_message_iter_recurse(&array, &entry)
+            if dbus_message_iter_get_arg_type(&entry) == Int32(LR_DBUS_TYPE_STRING) {
+                let key = string(&entry)
+                var variant = DBusMessageIter()
+                if dbus_message_iter_next(&entry) != 0,
+                    dbus_message_iter_get_arg_type(&entry) == Int32(LR_DBUS_TYPE_VARIANT)
+                {
+                    dbus_message_iter_recurse(&entry, &variant)
+                    if dbus_message_iter_get_arg_type(&variant) == Int32(LR_DBUS_TYPE_STRING) {
+                        out.append((key, string(&variant)))
+                    }
+                }
+            }
+            _ = dbus_message_iter_next(&array)
+        }
+        return out
     }
 
     private static func append(_ s: String, to iter: inout DBusMessageIter) {
@@ -82,7 +128,7 @@ struct FrontBus {
         }
     }
 
-    private static func append(_ pairs: [(String, String)], to iter: inout DBusMessageIter) {
+    private static func append(_ pairs: [(String, Option)], to iter: inout DBusMessageIter) {
         var array = DBusMessageIter()
         _ = dbus_message_iter_open_container(&iter, Int32(LR_DBUS_TYPE_ARRAY), "{sv}", &array)
         for (key, value) in pairs {
@@ -90,8 +136,14 @@ struct FrontBus {
             _ = dbus_message_iter_open_container(&array, Int32(LR_DBUS_TYPE_DICT_ENTRY), nil, &entry)
             append(key, to: &entry)
             var variant = DBusMessageIter()
-            _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "s", &variant)
-            append(value, to: &variant)
+            switch value {
+            case .string(let s):
+                _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "s", &variant)
+                append(s, to: &variant)
+            case .uint32(var n):
+                _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "u", &variant)
+                _ = dbus_message_iter_append_basic(&variant, Int32(LR_DBUS_TYPE_UINT32), &n)
+            }
             _ = dbus_message_iter_close_container(&entry, &variant)
             _ = dbus_message_iter_close_container(&array, &entry)
         }

@@ -25,19 +25,23 @@ enum FrontOpen {
             FrontProcess.err("linkctl: " + LinkIntake.loopRefusal + "\n")
             return ExitCode.refused
         }
-        var context: [(String, String)] = []
-        if let t = FrontProcess.nonEmpty("XDG_ACTIVATION_TOKEN") { context.append((LinkIntake.activationTokenKey, t)) }
-        if let t = FrontProcess.nonEmpty("DESKTOP_STARTUP_ID") { context.append((LinkIntake.desktopStartupIDKey, t)) }
+        var context: [(String, FrontBus.Option)] = []
+        if let t = FrontProcess.nonEmpty("XDG_ACTIVATION_TOKEN") {
+            context.append((LinkIntake.activationTokenKey, .string(t)))
+        }
+        if let t = FrontProcess.nonEmpty("DESKTOP_STARTUP_ID") {
+            context.append((LinkIntake.desktopStartupIDKey, .string(t)))
+        }
         guard let bus = FrontBus.connect() else { process.handOver() }
         let answer =
             context.isEmpty
             ? bus.call("Route", [.string(uri)], timeoutMilliseconds: LinkIntake.clientWaitMilliseconds)
             : bus.call(
-                "RouteLink", [.string(uri), .stringOptions(context)],
+                "RouteLink", [.string(uri), .options(context)],
                 timeoutMilliseconds: LinkIntake.clientWaitMilliseconds)
         switch answer {
         case .reply(let outcome):
-            FrontProcess.out((outcome ?? "") + "\n")
+            FrontProcess.out((outcome.string ?? "") + "\n")
             return ExitCode.ok
         case .refused(let name, let message):
             FrontProcess.err("linkctl: " + RefusalText.text(name: name, message: message) + "\n")

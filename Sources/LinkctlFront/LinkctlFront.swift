@@ -1,7 +1,7 @@
 /// linkctl's front: the `linkctl` on `PATH`. Built in Embedded Swift, it
 /// starts like a C program (no Swift runtime to bring up), so the verbs run on
 /// every click cost what a `dbus-send` costs. It serves `open` while the
-/// daemon answers; every other verb, and every other case, it hands to the
+/// daemon answers, and `token NAME [--min-valid SECONDS]`; every other verb, and every other case, it hands to the
 /// full linkctl by `exec` with the same arguments (`LinkctlLayout`), which
 /// prints, parses and refuses exactly as it always has.
 @_cdecl("LinkctlFront_main")
@@ -12,6 +12,9 @@ func linkctlFrontMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutableP
     case "open":
         guard let uri = FrontOpen.link(args[2...]) else { process.handOver() }
         return FrontOpen.run(uri, process)
+    case "token":
+        guard let request = FrontToken.request(args[2...]) else { process.handOver() }
+        return FrontToken.run(request, process)
     default:
         process.handOver()
     }

@@ -17,9 +17,11 @@ public final class TokenClient {
     /// Token answers are small; a larger one is refused unread.
     static let maxResponseBytes = 256 * 1024
 
-    public init(directory: ProviderDirectory) {
+    /// `proofClock` gives a proof's `iat`: by default the clock a server's `time()` reads
+    /// (`Clock.coarseUnixSeconds`), so a proof is never a second ahead of a server that refuses future proofs.
+    public init(directory: ProviderDirectory, proofClock: @escaping () -> Int64 = { Clock.coarseUnixSeconds() }) {
         self.directory = directory
-        proofs = DPoPRequests(http: directory.http, clock: directory.clock)
+        proofs = DPoPRequests(http: directory.http, clock: proofClock)
     }
 
     /// What one grant needs besides its own parameters (the core's `TokenGrant`).

@@ -24,6 +24,19 @@ public enum Clock {
         return Int64(ts.tv_sec)
     }
 
+    /// Unix seconds as a C server on this machine reads them with `time(2)`:
+    /// glibc's `time` is the kernel's coarse clock, updated once a tick, so
+    /// for a few milliseconds after each second begins it still says the
+    /// second before while `CLOCK_REALTIME` says the new one. A claim a server
+    /// checks against its `time()` (a DPoP proof's `iat`, which Glewlwyd
+    /// refuses when it is later than its now) is taken from this clock, so it
+    /// is never a second in that server's future.
+    public static func coarseUnixSeconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &ts)
+        return Int64(ts.tv_sec)
+    }
+
     /// Sleeps for `milliseconds` (tests and back-off only; the daemon never sleeps).
     public static func sleep(milliseconds: Int) {
         var ts = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)

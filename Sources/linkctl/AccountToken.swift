@@ -29,10 +29,8 @@ enum AccountToken {
         }
         var expiresAt: Int64?
         if case .int64(let e)? = reply?.entry("expires_at") { expiresAt = e }
-        if bearer, reply?.entry("token_type")?.stringValue?.lowercased() == "dpop" {
-            StandardStreams.err(
-                "linkctl: warning: \(account)'s token is bound to the daemon's DPoP key (RFC 9449): a server that checks the binding refuses it as a bearer token; use linkctl token \(account) --dpop METHOD URL, or declare the account with --dpop off\n"
-            )
+        if bearer, BearerWarning.isBound(tokenType: reply?.entry("token_type")?.stringValue) {
+            StandardStreams.err(BearerWarning.text(account: account))
         }
         return Reply(token: token, expiresAt: expiresAt, warning: reply?.entry("warning")?.stringValue, fields: reply)
     }

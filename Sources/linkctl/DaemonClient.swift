@@ -29,16 +29,7 @@ final class DaemonClient {
         var exitCode: Int32 {
             switch self {
             case .unavailable: return ExitCode.unavailable
-            case .refused:
-                switch code {
-                case .authorizationFailed?, .expired?, .cancelled?, .issuerMismatch?, .alreadyDelivered?,
-                    .tokenExchangeFailed?, .idTokenRejected?:
-                    return ExitCode.loginFailed
-                case .timeout?: return ExitCode.timeout
-                case .notSignedIn?: return ExitCode.notSignedIn
-                case .keyringLocked?, .noKeyring?, .keyringFailed?: return ExitCode.keyring
-                default: return ExitCode.refused
-                }
+            case .refused(let name, _): return ExitCode.forRefusal(name)
             }
         }
     }

@@ -1,3 +1,9 @@
+// Compiled into linkctl and, as it is, into its front (Sources/LinkctlFront/Shared, Embedded Swift), where
+// LinkRouterCore's files are part of the module itself.
+#if !hasFeature(Embedded)
+    import LinkRouterCore
+#endif
+
 /// linkctl's exit statuses (documented in README and `linkctl --help`).
 enum ExitCode {
     static let ok: Int32 = 0
@@ -18,4 +24,20 @@ enum ExitCode {
     static let unavailable: Int32 = 69
     /// A file could not be written (EX_CANTCREAT).
     static let cantCreate: Int32 = 73
+
+    /// The status a command ends with when the daemon refused with `errorName`.
+    static func forRefusal(_ errorName: String) -> Int32 {
+        guard errorName.hasPrefix(BusNames.errorPrefix),
+            let code = RouterError.Code(rawValue: String(errorName.dropFirst(BusNames.errorPrefix.count)))
+        else { return refused }
+        switch code {
+        case .authorizationFailed, .expired, .cancelled, .issuerMismatch, .alreadyDelivered, .tokenExchangeFailed,
+            .idTokenRejected:
+            return loginFailed
+        case .timeout: return timeout
+        case .notSignedIn: return notSignedIn
+        case .keyringLocked, .noKeyring, .keyringFailed: return keyring
+        default: return refused
+        }
+    }
 }

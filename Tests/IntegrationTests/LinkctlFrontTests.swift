@@ -148,4 +148,36 @@ struct LinkctlFrontTests {
         #expect(eventually { FileSystem.list(inbox).isEmpty })
         #expect(try h.app.counter("links_routed") == 1)
     }
+
+    @Test(
+        "token NAME answers as the full linkctl does: the same token from memory, --min-valid as a flag or with =, and the same words and exit status for a bad number, an unknown account, one not signed in and a min_valid the daemon refuses"
+    )
+    func tokenSameAnswers() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.add("later").status == 0)
+        #expect(try w.login("work").status == 0)
+        func both(_ args: [String]) throws -> (Subprocess.Outcome, Subprocess.Outcome) {
+            (try w.desktop.run([Paths.linkctl] + args), try w.desktop.run([Paths.linkctlFull] + args))
+        }
+        for args in [["token", "work"], ["token", "work", "--min-valid", "60"], ["token", "--min-valid=60", "work"]] {
+            let (front, full) = try both(args)
+            #expect(front.status == 0 && !front.text.isEmpty && front.errorText.isEmpty, "\(args): \(front.errorText)")
+            #expect(front.text == full.text && front.errorText == full.errorText, "\(args)")
+        }
+        // Exit status 64 usage, 1 refused, 4 not signed in; nil: whatever the full linkctl makes of it (the front hands it on).
+        let cases: [([String], Int32?)] = [
+            (["token", "work", "--min-valid", "soon"], 64), (["token", "work", "--min-valid", "99999"], 1),
+            (["token", "nobody"], 1), (["token", "later"], 4),
+            (["token", "work", "--min-valid", "1", "--min-valid", "2"], nil), (["token", "work", "extra", "x"], nil),
+        ]
+        for (args, status) in cases {
+            let (front, full) = try both(args)
+            #expect(
+                (status == nil || front.status == status) && front.status == full.status && front.text == full.text
+                    && front.errorText == full.errorText,
+                "\(args): front \(front.status) \(front.errorText) / full \(full.status) \(full.errorText)")
+        }
+        #expect(w.daemon.isRunning)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JOSE
 import JSONKit
 import LinkRouterCore
@@ -13,6 +14,25 @@ import Testing
 /// --test` makes).
 @Suite("DPoP: the daemon's key and its proofs")
 struct DPoPProofTests {
+    @Test(
+        "a proof's iat is never a second ahead of a server's time(): read across two second boundaries, the clock it comes from never says a later second than glibc's time() read just after (CLOCK_REALTIME does, for a tick after each second begins; Glewlwyd refused such proofs)"
+    )
+    func issuedAtNeverAhead() {
+        var ahead = 0
+        var boundaries = 0
+        var last = Int64(time(nil))
+        while boundaries < 2 {
+            let issuedAt = Clock.coarseUnixSeconds()
+            let serverNow = Int64(time(nil))
+            if issuedAt > serverNow { ahead += 1 }
+            if serverNow != last {
+                boundaries += 1
+                last = serverNow
+            }
+        }
+        #expect(ahead == 0, "iat was later than time() \(ahead) times")
+    }
+
     static let jwcryptoPython =
         FileSystem.directoryName(FileSystem.directoryName(FileSystem.directoryName(#filePath)))
         + "/.build/test-tools/dot-venv/bin/python"
