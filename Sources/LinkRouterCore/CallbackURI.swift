@@ -43,7 +43,7 @@ public final class CallbackURI: Sendable, Equatable {
     static let responseParameters: Set<String> = [
         "state", "code", "error", "error_description", "error_uri", "iss", "resume_uri",
     ]
-    static let loopbackHosts: Set<String> = ["127.0.0.1", "[::1]", "localhost"]
+    static let loopbackHosts = Set(IssuerScheme.loopbackHosts)
 
     /// Checks `text` against the callback rules; `role` names the option in messages.
     public static func parse(_ text: String, role: String, maxLength: Int = 2048) throws(RouterError) -> CallbackURI {

@@ -18,11 +18,11 @@ public struct GitCredentialMessage: Sendable, Equatable {
     }
 
     public func value(_ key: String) -> String? { entries.last { $0.key == key }?.value }
-    public func values(_ key: String) -> [String] { entries.filter { $0.key == key }.map(\.value) }
+    public func values(_ key: String) -> [String] { entries.filter { $0.key == key }.map { $0.value } }
 
     /// Reads the bytes git wrote: up to the first blank line, or all of them.
     public static func parse(_ bytes: [UInt8]) throws(RouterError) -> GitCredentialMessage {
-        var out: [(String, String)] = []
+        var out: [(key: String, value: String)] = []
         var start = 0
         while start < bytes.count {
             var end = start
@@ -59,7 +59,7 @@ public struct GitCredentialMessage: Sendable, Equatable {
     /// servers); never to a host reached in the clear.
     public var servable: Bool {
         guard let url, let uri = try? URIReference.split(url) else { return false }
-        return SessionPlan.isIssuerScheme(uri)
+        return IssuerScheme.allows(uri)
     }
 
     /// The message as git reads it, each line ended by a newline.

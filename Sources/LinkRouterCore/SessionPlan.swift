@@ -363,15 +363,8 @@ extension SessionPlan {
         return iss
     }
 
-    /// https, or http on a loopback host: Keycloak, Glewlwyd or Dex run for
-    /// development on `http://localhost:…` have http issuers; nothing else may.
-    static func isIssuerScheme(_ uri: URIReference) -> Bool {
-        switch uri.normalizedScheme {
-        case "https": return true
-        case "http": return uri.host.map { CallbackURI.loopbackHosts.contains(ASCII.lowercased($0)) } ?? false
-        default: return false
-        }
-    }
+    /// https, or http on a loopback host (`IssuerScheme`).
+    static func isIssuerScheme(_ uri: URIReference) -> Bool { IssuerScheme.allows(uri) }
 
     /// A provider's endpoint, or a page a person is sent to: https (http only on
     /// a loopback host), no fragment, no userinfo. The one rule for metadata

@@ -16,14 +16,17 @@ struct FrontBus {
     enum Option {
         case string(String)
         case uint32(UInt32)
+        case boolean(Bool)
     }
 
-    /// The daemon's answer: its first argument as a string, or as an `a{sv}`'s string entries.
+    /// The daemon's answer: its first argument as a string, or as an `a{sv}`'s string and `x` entries.
     struct Reply {
         var string: String?
         var entries: [(String, String)] = []
+        var integers: [(String, Int64)] = []
 
         func entry(_ key: String) -> String? { entries.first { $0.0 == key }?.1 }
+        func integer(_ key: String) -> Int64? { integers.first { $0.0 == key }?.1 }
     }
 
     /// What became of a call.
@@ -84,7 +87,10 @@ struct FrontBus {
         guard dbus_message_iter_init(reply, &read) != 0 else { return .reply(Reply()) }
         switch dbus_message_iter_get_arg_type(&read) {
         case Int32(LR_DBUS_TYPE_STRING): return .reply(Reply(string: Self.string(&read)))
-        case Int32(LR_DBUS_TYPE_ARRAY): return .reply(Reply(entries: Self.stringEntries(&read)))
+        case Int32(LR_DBUS_TYPE_ARRAY):
+            var reply = Reply()
+            Self.read(&read, into: &reply)
+            return .reply(reply)
         default: return .reply(Reply())
         }
     }
@@ -95,10 +101,9 @@ struct FrontBus {
         return p.map { String(cString: $0) } ?? ""
     }
 
-    /// The entries of an `a{sv}` whose value is a string (the others are not the front's to read).
-    private static func stringEntries(_ iter: inout DBusMessageIter) -> [(String, String)] {
-        guard dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_DICT_ENTRY) else { return [] }
-        var out: [(String, String)] = []
+    /// The entries of an `a{sv}` whose value is a string or an `x` (the others are not the front's to read).
+    private static func read(_ iter: inout DBusMessageIter, into reply: inout Reply) {
+        guard dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_DICT_ENTRY) else { return }
         var array = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &array)
         while dbus_message_iter_get_arg_type(&array) == Int32(LR_DBUS_TYPE_DICT_ENTRY) {
@@ -111,14 +116,18 @@ struct FrontBus {
                     dbus_message_iter_get_arg_type(&entry) == Int32(LR_DBUS_TYPE_VARIANT)
                 {
                     dbus_message_iter_recurse(&entry, &variant)
-                    if dbus_message_iter_get_arg_type(&variant) == Int32(LR_DBUS_TYPE_STRING) {
-                        out.append((key, string(&variant)))
+                    switch dbus_message_iter_get_arg_type(&variant) {
+                    case Int32(LR_DBUS_TYPE_STRING): reply.entries.append((key, string(&variant)))
+                    case Int32(LR_DBUS_TYPE_INT64):
+                        var n: Int64 = 0
+                        dbus_message_iter_get_basic(&variant, &n)
+                        reply.integers.append((key, n))
+                    default: break
                     }
                 }
             }
             _ = dbus_message_iter_next(&array)
         }
-        return out
     }
 
     private static func append(_ s: String, to iter: inout DBusMessageIter) {
@@ -143,6 +152,10 @@ struct FrontBus {
             case .uint32(var n):
                 _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "u", &variant)
                 _ = dbus_message_iter_append_basic(&variant, Int32(LR_DBUS_TYPE_UINT32), &n)
+            case .boolean(let b):
+                var v: UInt32 = b ? 1 : 0  // dbus_bool_t
+                _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "b", &variant)
+                _ = dbus_message_iter_append_basic(&variant, Int32(LR_DBUS_TYPE_BOOLEAN), &v)
             }
             _ = dbus_message_iter_close_container(&entry, &variant)
             _ = dbus_message_iter_close_container(&array, &entry)

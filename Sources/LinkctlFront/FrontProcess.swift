@@ -43,6 +43,19 @@ struct FrontProcess {
         }
     }
 
+    /// Standard input to its end, at most `maxBytes` (as `StandardStreams.readAll`).
+    static func readAll(maxBytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while out.count < maxBytes {
+            let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            if n < 0 && lr_errno() == EINTR { continue }
+            guard n > 0 else { break }
+            out += buffer[..<n]
+        }
+        return Array(out.prefix(maxBytes))
+    }
+
     /// Replaces this process with the full linkctl, with the same arguments
     /// (`argv[0]` too, so a helper's name still selects the helper). With
     /// `unreachable`, the full linkctl learns that the front's call went out

@@ -180,4 +180,56 @@ struct LinkctlFrontTests {
         }
         #expect(w.daemon.isRunning)
     }
+
+    @Test(
+        "git's helper answers as the full linkctl does, run as linkctl credential git and as git-credential-linkrouter: a token for https (Bearer where git offers it), nothing for plain http, store ignored, and the same words, quit=1 and exit status for a bad request, an unknown account and one not signed in"
+    )
+    func gitSameAnswers() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.add("later").status == 0)
+        #expect(try w.login("work").status == 0)
+        let helpers = w.desktop.root + "/helpers"
+        try FileSystem.makeDirectories(helpers + "/front")
+        try FileSystem.makeDirectories(helpers + "/full")
+        try FileSystem.symlink(Paths.linkctl, at: helpers + "/front/" + LinkctlLayout.gitHelperName)
+        try FileSystem.symlink(Paths.linkctlFull, at: helpers + "/full/" + LinkctlLayout.gitHelperName)
+        func run(_ argv: [String], _ input: String) throws -> Subprocess.Outcome {
+            try w.desktop.run(["sh", "-c", "printf '\(input)' | \"$@\"", "sh"] + argv)
+        }
+        let https = "protocol=https\\nhost=git.example.com\\n\\n"
+        let cases: [([String], String, Int32, Bool)] = [
+            (["get", "--account", "work"], https, 0, true),
+            (["get", "--account=work", "--username", "x-access-token"], https, 0, true),
+            (
+                ["get", "--account", "work"], "capability[]=authtype\\nprotocol=https\\nhost=git.example.com\\n\\n", 0,
+                true
+            ),
+            (["get", "--account", "work"], "protocol=http\\nhost=git.example.com\\n\\n", 0, false),
+            (["store", "--account", "work"], https, 0, false),
+            (["get", "--account", "work"], "protocol=https\\nhost\\n\\n", 1, false),
+            (["get", "--account", "nobody"], https, 1, false),
+            (["get", "--account", "later"], https, 4, false),
+        ]
+        for (args, input, status, answered) in cases {
+            let full = try run([Paths.linkctlFull, "credential", "git"] + args, input)
+            for argv in [
+                [Paths.linkctl, "credential", "git"] + args, [helpers + "/front/" + LinkctlLayout.gitHelperName] + args,
+            ] {
+                let front = try run(argv, input)
+                #expect(
+                    front.status == status && front.status == full.status && front.text == full.text
+                        && front.errorText == full.errorText,
+                    "\(argv): front \(front.status) \(front.text) \(front.errorText) / full \(full.status) \(full.text) \(full.errorText)"
+                )
+                #expect(front.text.contains("password=") == answered, "\(argv): \(front.text)")
+                #expect(
+                    (status != 0) == front.text.contains("quit=1") || status == 1 && input.contains("host\\n"),
+                    "\(argv)")
+            }
+            let viaFullHelper = try run([helpers + "/full/" + LinkctlLayout.gitHelperName] + args, input)
+            #expect(viaFullHelper.text == full.text && viaFullHelper.status == full.status)
+        }
+        #expect(w.daemon.isRunning)
+    }
 }

@@ -1,0 +1,106 @@
+/// git's credential helper as the full linkctl's `CredentialCommand` is it,
+/// for the form git runs on every fetch and push: an account given by name
+/// (`credential.helper = linkrouter --account NAME`, or `!linkctl credential
+/// git --account NAME`). `get` answers with the account's token; `store` and
+/// the operations newer git sends are read and ignored, as the protocol asks.
+/// `erase`, `--issuer`, and a helper without `--account` (which picks the
+/// account by the request's URL) go to the full linkctl.
+enum FrontGit {
+    struct Request {
+        var account: String
+        var username = "oauth2"
+        var operation: String
+    }
+
+    /// The request from the arguments after `credential git` (or after `git-credential-linkrouter`), or nil for any
+    /// form the front does not serve. Checked before standard input is read, so the full linkctl still has it.
+    static func request(_ arguments: ArraySlice<String>) -> Request? {
+        var account: String?
+        var username: String?
+        var operation: String?
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            var flag = argument
+            var value: String?
+            if let eq = argument.utf8.firstIndex(of: 0x3D), argument.hasPrefix("--") {
+                flag = String(argument[..<eq])
+                value = String(argument[argument.index(after: eq)...])
+            }
+            switch flag {
+            case "--account", "--username":
+                if value == nil { value = rest.popFirst() }
+                guard let value else { return nil }
+                if flag == "--account" {
+                    guard account == nil else { return nil }
+                    account = value
+                } else {
+                    guard username == nil else { return nil }
+                    username = value
+                }
+            default:
+                guard operation == nil, value == nil, argument.utf8.first != 0x2D else { return nil }
+                operation = argument
+            }
+        }
+        // The checks the full linkctl makes: a refusal is its to word.
+        guard let account, let operation, operation != "erase", (try? AccountName.check(account)) != nil else {
+            return nil
+        }
+        let name = username ?? "oauth2"
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != 0x3A }) else { return nil }
+        return Request(account: account, username: name, operation: operation)
+    }
+
+    static func run(_ request: Request, _ process: FrontProcess) -> Int32 {
+        // Connected before standard input is read: without a bus, the full linkctl still has git's request to read.
+        var bus: FrontBus?
+        if request.operation == "get" {
+            guard let connected = FrontBus.connect() else { process.handOver() }
+            bus = connected
+        }
+        let message: GitCredentialMessage
+        do throws(RouterError) {
+            message = try GitCredentialMessage.parse(FrontProcess.readAll(maxBytes: 1 << 20))
+        } catch {
+            FrontProcess.err("linkctl: git's credential request: " + error.message + "\n")
+            return ExitCode.refused
+        }
+        // Not served (a plain-http host, say), or not a `get`: nothing is answered, and git asks its next helper.
+        guard let bus, message.servable else { return ExitCode.ok }
+        var options: [(String, FrontBus.Option)] = [("id_token", .boolean(false))]
+        // The daemon checks the URL against the account's git_urls, when it declares some.
+        if let url = message.url { options.append(("for_url", .string(url))) }
+        switch bus.call("GetToken", [.string(request.account), .options(options)], timeoutMilliseconds: 120_000) {
+        case .reply(let reply):
+            guard let token = reply.entry("token"), !token.isEmpty else {
+                return fail(
+                    RefusalText.text(
+                        name: "org.freedesktop.DBus.Error.Failed",
+                        message: "the daemon answered GetToken without a token"),
+                    ExitCode.refused)
+            }
+            if BearerWarning.isBound(tokenType: reply.entry("token_type")) {
+                FrontProcess.err(BearerWarning.text(account: request.account))
+            }
+            if let warning = reply.entry("warning") { FrontProcess.err("linkctl: warning: " + warning + "\n") }
+            FrontProcess.out(
+                GitCredentialMessage.answer(
+                    to: message, token: token, username: request.username, expiresAt: reply.integer("expires_at")
+                ).text)
+            return ExitCode.ok
+        case .refused(let name, let text):
+            // Not this account's forge: nothing is answered, and git asks its next helper.
+            if name == BusNames.errorPrefix + RouterError.Code.accessDenied.rawValue { return ExitCode.ok }
+            return fail(RefusalText.text(name: name, message: text), ExitCode.forRefusal(name))
+        case .unreachable(let detail):
+            return fail(DaemonReachability.unreachable(detail), ExitCode.unavailable)
+        }
+    }
+
+    /// git then asks no other helper and no terminal: the reason is on stderr.
+    static func fail(_ text: String, _ status: Int32) -> Int32 {
+        FrontProcess.err("linkctl: " + text + "\n")
+        FrontProcess.out("quit=1\n")
+        return status
+    }
+}

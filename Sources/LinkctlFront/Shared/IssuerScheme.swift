@@ -1,0 +1,1 @@
+../../LinkRouterCore/IssuerScheme.swift
