@@ -2,10 +2,19 @@
 import Foundation
 import PackageDescription
 
+/// The host's Debian multiarch directory and Swift target (the manifest is built for the host).
+#if arch(arm64)
+    let multiarch = "aarch64-linux-gnu"
+    let swiftTarget = "aarch64-unknown-linux-gnu"
+#else
+    let multiarch = "x86_64-linux-gnu"
+    let swiftTarget = "x86_64-unknown-linux-gnu"
+#endif
+
 /// Embedded Swift's Unicode tables (String comparison and case), which the front's String code needs at link time:
 /// from the toolchain that runs this manifest (`usr/bin/swift` → `usr/lib/swift/embedded/…`).
 let embeddedUnicodeTables: String = {
-    let library = "lib/swift/embedded/x86_64-unknown-linux-gnu/libswiftUnicodeDataTables.a"
+    let library = "lib/swift/embedded/" + swiftTarget + "/libswiftUnicodeDataTables.a"
     let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
     for directory in path.split(separator: ":") {
         guard FileManager.default.isExecutableFile(atPath: String(directory) + "/swift") else { continue }
@@ -15,6 +24,21 @@ let embeddedUnicodeTables: String = {
     }
     return "/opt/swift/usr/" + library
 }()
+
+/// Debian's static libdbus (libdbus-1-dev), which linkctl's front links so that it starts without loading libdbus-1.so
+/// and libsystemd behind it; without the archive, the front links libdbus-1.so like everything else.
+let libdbusArchive = "/usr/lib/" + multiarch + "/libdbus-1.a"
+/// The front's compile: whole-module, for size, its own `main`, no static-stdlib resource directory (Embedded Swift has
+/// its own), and libdbus's headers for CDBusFront (which has no pkg-config of its own).
+let frontCompiling = [
+    "-wmo", "-Osize", "-parse-as-library", "-no-static-stdlib", "-Xcc", "-I/usr/include/dbus-1.0", "-Xcc",
+    "-I/usr/lib/" + multiarch + "/dbus-1.0/include",
+]
+/// The front's link: libm, Embedded Swift's Unicode tables, and libdbus (static where it can be).
+let frontLinking: [LinkerSetting] =
+    [.linkedLibrary("m"), .unsafeFlags([embeddedUnicodeTables])]
+    + (FileManager.default.fileExists(atPath: libdbusArchive)
+        ? [.unsafeFlags([libdbusArchive])] : [.linkedLibrary("dbus-1")])
 
 /// linkrouter: a deep-link router for Linux desktops.
 ///
@@ -42,8 +66,10 @@ let package = Package(
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CJansson", providers: [.apt(["libjansson-dev"])]),
         .systemLibrary(name: "CLinux"),
-        // The C library's headers for linkctl's front, which cannot import Glibc (Embedded Swift).
+        // The C library's headers for linkctl's front, which cannot import Glibc (Embedded Swift), and libdbus's as
+        // CDBus has them, without CDBus's `link`: the front links Debian's static libdbus (frontLinking).
         .systemLibrary(name: "CLibc"),
+        .systemLibrary(name: "CDBusFront"),
         // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed
         // (SecretKit/LibSecret.swift).
         .systemLibrary(name: "CSecret"),
@@ -102,12 +128,14 @@ let package = Package(
         // linkctl's front: Embedded Swift (no runtime start-up), whole-module and size-optimised, on libdbus. Its
         // Shared/ files are links to the files of LinkRouterCore and linkctl it compiles as they are.
         .executableTarget(
-            name: "LinkctlFront", dependencies: ["CDBus", "CLibc"],
+            name: "LinkctlFront", dependencies: ["CDBusFront", "CLibc", "CNoSocketActivation"],
             swiftSettings: [
                 .enableExperimentalFeature("Embedded"),
-                .unsafeFlags(["-wmo", "-Osize", "-parse-as-library", "-no-static-stdlib"]),
+                .unsafeFlags(frontCompiling),
             ],
-            linkerSettings: [.linkedLibrary("m"), .unsafeFlags([embeddedUnicodeTables])]),
+            linkerSettings: frontLinking),
+        // libsystemd's socket-activation calls, answered "none" for the front's static libdbus (the file says why).
+        .target(name: "CNoSocketActivation"),
 
         // bench/run's driver: measures the daemon beside floors taken in the same run.
         .executableTarget(

@@ -1,4 +1,4 @@
-import CDBus
+import CDBusFront
 
 /// One blocking call to linkrouterd over a private connection to the session
 /// bus: libdbus as DBusKit drives it, cut to what the front's verbs send and
