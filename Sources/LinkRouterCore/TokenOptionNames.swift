@@ -1,8 +1,19 @@
-/// `GetToken`'s option names that linkctl's front sends itself (it compiles
-/// this file, not `TokenRequest`'s option table), spelled once: the table's
-/// rows read them here.
+/// `GetToken`'s option names and their linkctl flags, for the options
+/// linkctl's front sends itself (it compiles this file, not `TokenRequest`'s
+/// option table), spelled once: the table's rows read them here.
 public enum TokenOptionNames {
-    /// The `min_valid` option and its flag, `--min-valid`.
+    /// The `min_valid` option and its flag, `--min-valid` (a number).
     public static let minValidKey = "min_valid"
     public static let minValidFlag = "min-valid"
+
+    /// The string options with a flag of their own, as (flag, option).
+    public static let issuer = ("issuer", "issuer")
+    public static let scope = ("scope", "scope")
+    public static let audience = ("audience", "audience")
+    public static let dpopMethod = ("dpop", "dpop_method")
+    public static let dpopURL = ("dpop-url", "dpop_url")
+    public static let dpopNonce = ("nonce", "dpop_nonce")
+    public static let strings = [issuer, scope, audience, dpopMethod, dpopURL, dpopNonce]
+    /// The repeatable one (an `as`).
+    public static let resource = ("resource", "resource")
 }

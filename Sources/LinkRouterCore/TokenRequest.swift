@@ -59,48 +59,49 @@ public struct TokenRequest: Sendable, Equatable {
                     "`true`: the caller signs the person in itself when the account is not signed in (as `linkctl token --interactive` and kubectl's interactive exec do), so no desktop notice is posted for this call; the answer is still `NotSignedIn`"
             ),
             OptionRow(
-                "dpop_method", .string({ $0.dpopMethod = $1 }, get: { $0.dpopMethod }), limit: .bytes(32),
-                flag: .value("dpop", placeholder: "METHOD"),
+                TokenOptionNames.dpopMethod.1, .string({ $0.dpopMethod = $1 }, get: { $0.dpopMethod }),
+                limit: .bytes(32), flag: .value(TokenOptionNames.dpopMethod.0, placeholder: "METHOD"),
                 help:
                     "with NAME URL: print the Authorization and DPoP headers for METHOD URL (RFC 9449), the proof signed by the daemon",
                 doc:
                     "with `dpop_url`: the access token and, under `dpop_proof`, a DPoP proof (RFC 9449) of the account's key for this HTTP method and URL, bound to that very token (`ath`), in one answer; the rules of `SignProof`'s `method`"
             ),
             OptionRow(
-                "dpop_url", .string({ $0.dpopURL = $1 }, get: { $0.dpopURL }), limit: .bytes(8192),
-                flag: .value("dpop-url", placeholder: "URL"),
+                TokenOptionNames.dpopURL.1, .string({ $0.dpopURL = $1 }, get: { $0.dpopURL }), limit: .bytes(8192),
+                flag: .value(TokenOptionNames.dpopURL.0, placeholder: "URL"),
                 help: "with --dpop: the resource URL the proof is for (or give it after NAME)",
                 doc: "with `dpop_method`: the resource the proof is for; the rules of `SignProof`'s `url`"),
             OptionRow(
-                "dpop_nonce", .string({ $0.dpopNonce = $1 }, get: { $0.dpopNonce }), limit: .bytes(512),
-                flag: .value("nonce", placeholder: "NONCE"),
+                TokenOptionNames.dpopNonce.1, .string({ $0.dpopNonce = $1 }, get: { $0.dpopNonce }),
+                limit: .bytes(512), flag: .value(TokenOptionNames.dpopNonce.0, placeholder: "NONCE"),
                 help: "with --dpop: the DPoP-Nonce the resource server answered with",
                 doc: "with `dpop_method`: the resource server's `DPoP-Nonce` (RFC 9449 §9)"),
             OptionRow(
-                "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
-                flag: .value("issuer", placeholder: "URL"),
+                TokenOptionNames.issuer.1, .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
+                flag: .value(TokenOptionNames.issuer.0, placeholder: "URL"),
                 help:
                     "without NAME: the account at this issuer (its default among several); with refresh: the issuer the refresh token came from",
                 doc:
                     "with an empty account name: the caller's account at this issuer (a trailing `/` aside, the issuer as declared): the only one, else the one declared `default=true`; none is `UnknownAccount`, several without one default `AmbiguousAccount`, naming them. With a name: `InvalidArgument`"
             ),
             OptionRow(
-                "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
-                flag: .value("scope", placeholder: "SCOPE"),
+                TokenOptionNames.scope.1, .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
+                flag: .value(TokenOptionNames.scope.0, placeholder: "SCOPE"),
                 help:
                     "a token for a subset of the account's scope (with refresh: a narrower scope than the one granted)",
                 doc:
                     "a token for a subset of the account's scope (RFC 6749 §6), got by a refresh asking for it and kept apart from the account's own; a scope beyond the account's is `InvalidArgument`, and a provider that answers with a wider one is `TokenExchangeFailed` (the token is not handed out)"
             ),
             OptionRow(
-                "resource", .strings({ $0.resources = $1 }), flag: .repeated("resource", placeholder: "URI"),
+                TokenOptionNames.resource.1, .strings({ $0.resources = $1 }),
+                flag: .repeated(TokenOptionNames.resource.0, placeholder: "URI"),
                 help: "a token for this resource server (RFC 8707)",
                 doc:
                     "a token for these resource servers (RFC 8707 `resource` at the token endpoint): absolute URIs without fragment; each set of scope, resources and audience has its own token"
             ),
             OptionRow(
-                "audience", .string({ $0.audience = $1 }, get: { $0.audience }), limit: .option,
-                flag: .value("audience", placeholder: "AUDIENCE"),
+                TokenOptionNames.audience.1, .string({ $0.audience = $1 }, get: { $0.audience }), limit: .option,
+                flag: .value(TokenOptionNames.audience.0, placeholder: "AUDIENCE"),
                 help: "a token for this audience, for providers that take an audience parameter",
                 doc:
                     "a token for this audience (an `audience` parameter at the token endpoint, for providers that take it instead of `resource`)"

@@ -17,6 +17,7 @@ struct FrontBus {
         case string(String)
         case uint32(UInt32)
         case boolean(Bool)
+        case strings([String])
     }
 
     /// The daemon's answer: its first argument as a string, or as an `a{sv}`'s string and `x` entries.
@@ -152,6 +153,12 @@ struct FrontBus {
             case .uint32(var n):
                 _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "u", &variant)
                 _ = dbus_message_iter_append_basic(&variant, Int32(LR_DBUS_TYPE_UINT32), &n)
+            case .strings(let list):
+                _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "as", &variant)
+                var array = DBusMessageIter()
+                _ = dbus_message_iter_open_container(&variant, Int32(LR_DBUS_TYPE_ARRAY), "s", &array)
+                for item in list { append(item, to: &array) }
+                _ = dbus_message_iter_close_container(&variant, &array)
             case .boolean(let b):
                 var v: UInt32 = b ? 1 : 0  // dbus_bool_t
                 _ = dbus_message_iter_open_container(&entry, Int32(LR_DBUS_TYPE_VARIANT), "b", &variant)

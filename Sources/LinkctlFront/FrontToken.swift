@@ -1,62 +1,105 @@
-/// `linkctl token NAME [--min-valid SECONDS]` as the full linkctl's
-/// `TokenCommand` answers it: the token alone on stdout (for
-/// `Authorization: Bearer $(linkctl token NAME)`), the daemon's warnings on
-/// stderr, a refusal in the same words with the same exit status. Every other
-/// form of `token` (`--json`, `--dpop`, `--issuer`, `refresh`, …) goes to the
-/// full linkctl.
+/// `linkctl token` as the full linkctl's `TokenCommand` answers it, for the
+/// forms tools run on every request: `token NAME` (or `--issuer URL`) with
+/// `--min-valid`, `--scope`, `--resource`, `--audience`, printing the token
+/// alone (for `Authorization: Bearer $(linkctl token NAME)`); and `--dpop
+/// METHOD URL`, printing the `Authorization` and `DPoP` header lines from one
+/// `GetToken`. The daemon's warnings go to stderr, a refusal in the same
+/// words with the same exit status. Every other form (`--json`, `--header`,
+/// `--env`, `--interactive`, `refresh`, …) goes to the full linkctl.
 enum FrontToken {
     struct Request {
-        var name: String
+        var name = ""
+        var url: String?
         var minValid: UInt32?
+        var strings: [(String, String)] = []
+        var resources: [String] = []
+
+        func has(_ option: String) -> Bool { strings.contains { $0.0 == option } }
+        /// A proof is asked for (`--dpop`, a URL, a nonce): the full linkctl's `proof` path.
+        var wantsProof: Bool {
+            url != nil || has(TokenOptionNames.dpopMethod.1) || has(TokenOptionNames.dpopURL.1)
+                || has(TokenOptionNames.dpopNonce.1)
+        }
     }
 
-    /// The request from `token`'s arguments, or nil for any form the front does not serve.
+    /// The request from `token`'s arguments, or nil for any form the front does not serve (the full linkctl parses
+    /// it and says what is wrong).
     static func request(_ arguments: ArraySlice<String>) -> Request? {
-        var name: String?
-        var minValid: UInt32?
+        var request = Request()
+        var operands: [String] = []
         var rest = arguments[...]
-        let flag = "--" + TokenOptionNames.minValidFlag
         while let argument = rest.popFirst() {
-            var value: String?
-            if argument == flag {
-                value = rest.popFirst()
-                guard value != nil else { return nil }
-            } else if argument.hasPrefix(flag + "=") {
-                value = String(argument.dropFirst(flag.count + 1))
-            } else if name == nil, let first = argument.utf8.first, first != 0x2D, argument != "refresh" {
-                name = argument
+            guard argument.hasPrefix("--") else {
+                guard argument.utf8.first != 0x2D else { return nil }
+                operands.append(argument)
                 continue
+            }
+            var flag = String(argument.dropFirst(2))
+            var value: String?
+            if let eq = flag.utf8.firstIndex(of: 0x3D) {
+                value = String(flag[flag.index(after: eq)...])
+                flag = String(flag[..<eq])
+            }
+            if value == nil { value = rest.popFirst() }
+            guard let value else { return nil }
+            if flag == TokenOptionNames.minValidFlag {
+                // Parsed as the full linkctl parses it (`UInt32(text)`); anything else is its to refuse, and once only.
+                guard request.minValid == nil, let n = UInt32(value) else { return nil }
+                request.minValid = n
+            } else if flag == TokenOptionNames.resource.0 {
+                request.resources.append(value)
+            } else if let option = TokenOptionNames.strings.first(where: { $0.0 == flag }) {
+                guard !request.has(option.1) else { return nil }
+                request.strings.append((option.1, value))
             } else {
                 return nil
             }
-            // Parsed as the full linkctl parses it (`UInt32(text)`); anything else is its to refuse, and once only.
-            guard minValid == nil, let text = value, let n = UInt32(text) else { return nil }
-            minValid = n
         }
-        guard let name else { return nil }
-        return Request(name: name, minValid: minValid)
+        // NAME [URL], or --issuer URL without NAME; never both, never `refresh` (the full linkctl's).
+        guard operands.count <= 2, operands.first != "refresh", operands.first.map({ !$0.isEmpty }) ?? true else {
+            return nil
+        }
+        let byIssuer = request.has(TokenOptionNames.issuer.1)
+        guard operands.isEmpty == byIssuer else { return nil }
+        request.name = operands.first ?? ""
+        request.url = operands.count == 2 ? operands[1] : nil
+        // A proof needs --dpop METHOD and one URL (after NAME or --dpop-url), and a NAME here.
+        if request.wantsProof {
+            guard request.has(TokenOptionNames.dpopMethod.1), !byIssuer,
+                (request.url != nil) != request.has(TokenOptionNames.dpopURL.1)
+            else { return nil }
+        }
+        return request
     }
 
     static func run(_ request: Request, _ process: FrontProcess) -> Int32 {
         guard let bus = FrontBus.connect() else { process.handOver() }
         var options: [(String, FrontBus.Option)] = []
         if let n = request.minValid { options.append((TokenOptionNames.minValidKey, .uint32(n))) }
+        for (key, value) in request.strings { options.append((key, .string(value))) }
+        if let url = request.url { options.append((TokenOptionNames.dpopURL.1, .string(url))) }
+        if !request.resources.isEmpty { options.append((TokenOptionNames.resource.1, .strings(request.resources))) }
         // A refresh, or an unlock prompt the keyring shows, can take a while (as `AccountToken.get` waits).
         switch bus.call("GetToken", [.string(request.name), .options(options)], timeoutMilliseconds: 120_000) {
         case .reply(let reply):
             guard let token = reply.entry("token"), !token.isEmpty else {
-                FrontProcess.err(
-                    "linkctl: "
-                        + RefusalText.text(
-                            name: "org.freedesktop.DBus.Error.Failed",
-                            message: "the daemon answered GetToken without a token") + "\n")
-                return ExitCode.refused
+                return failed("the daemon answered GetToken without a token")
             }
-            if BearerWarning.isBound(tokenType: reply.entry("token_type")) {
-                FrontProcess.err(BearerWarning.text(account: request.name))
+            guard request.wantsProof else {
+                if BearerWarning.isBound(tokenType: reply.entry("token_type")) {
+                    FrontProcess.err(BearerWarning.text(account: request.name))
+                }
+                if let warning = reply.entry("warning") { FrontProcess.err("linkctl: warning: " + warning + "\n") }
+                FrontProcess.out(token + "\n")
+                return ExitCode.ok
+            }
+            guard let proof = reply.entry("dpop_proof"), !proof.isEmpty else {
+                return failed("the daemon answered GetToken without the proof it was asked for")
             }
             if let warning = reply.entry("warning") { FrontProcess.err("linkctl: warning: " + warning + "\n") }
-            FrontProcess.out(token + "\n")
+            let scheme =
+                reply.entry("token_type").map { BearerWarning.isBound(tokenType: $0) ? "DPoP" : "Bearer" } ?? "DPoP"
+            FrontProcess.out("Authorization: " + scheme + " " + token + "\nDPoP: " + proof + "\n")
             return ExitCode.ok
         case .refused(let name, let message):
             FrontProcess.err("linkctl: " + RefusalText.text(name: name, message: message) + "\n")
@@ -65,5 +108,12 @@ enum FrontToken {
             FrontProcess.err("linkctl: " + DaemonReachability.unreachable(detail) + "\n")
             return ExitCode.unavailable
         }
+    }
+
+    /// An answer without what was asked for, said as the full linkctl says it.
+    static func failed(_ message: String) -> Int32 {
+        FrontProcess.err(
+            "linkctl: " + RefusalText.text(name: "org.freedesktop.DBus.Error.Failed", message: message) + "\n")
+        return ExitCode.refused
     }
 }

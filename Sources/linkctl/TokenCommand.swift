@@ -105,7 +105,8 @@ enum TokenCommand {
     /// `token NAME --dpop METHOD URL`: the token and the proof for it in one `GetToken` (`dpop_method`, `dpop_url`):
     /// the daemon signs the proof for the very token it answers with, so they cannot come apart.
     static func proof(_ args: ParsedArguments, url: String) -> Int32 {
-        let name = args.operands[0]
+        // Asked by issuer, there is no NAME: the daemon picks the account (`GetToken` with an empty name).
+        let name = args.operands.first ?? ""
         var options: [(String, DBusValue)]
         do { options = try OptionFlags.entries(TokenRequest.options, args, override: ["dpop_url": url]) } catch {
             return LinkCtl.usageFailure(spec, error.message)

@@ -150,7 +150,7 @@ struct LinkctlFrontTests {
     }
 
     @Test(
-        "token NAME answers as the full linkctl does: the same token from memory, --min-valid as a flag or with =, and the same words and exit status for a bad number, an unknown account, one not signed in and a min_valid the daemon refuses"
+        "token answers as the full linkctl does: the same token from memory, --min-valid as a flag or with =, --scope, --resource, --issuer, --dpop, and the same words and exit status for a bad number, an unknown account, one not signed in, a min_valid the daemon refuses, an ambiguous issuer and a proof for an account without a key"
     )
     func tokenSameAnswers() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600)
@@ -170,6 +170,13 @@ struct LinkctlFrontTests {
             (["token", "work", "--min-valid", "soon"], 64), (["token", "work", "--min-valid", "99999"], 1),
             (["token", "nobody"], 1), (["token", "later"], 4),
             (["token", "work", "--min-valid", "1", "--min-valid", "2"], nil), (["token", "work", "extra", "x"], nil),
+            // Narrower tokens, by issuer (two accounts there, no default: refused), a proof for an unbound account.
+            (["token", "work", "--scope", "openid"], 0),
+            (["token", "work", "--resource", "https://api.example/"], nil),
+            (["token", "--issuer", w.provider.issuer], 1), (["token", "work", "--issuer", w.provider.issuer], 64),
+            (["token", "work", "--dpop", "GET", "https://api.example/things"], 1),
+            (["token", "work", "--dpop=GET", "--dpop-url", "https://api.example/things"], 1),
+            (["token", "work", "https://api.example/things"], 64), (["token", "work", "--json"], 0),
         ]
         for (args, status) in cases {
             let (front, full) = try both(args)
