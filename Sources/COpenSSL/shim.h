@@ -46,7 +46,9 @@
 #define OSSL_PARAM_BLD_push_utf8_string lr_sym_OSSL_PARAM_BLD_push_utf8_string
 #define OSSL_PARAM_BLD_to_param lr_sym_OSSL_PARAM_BLD_to_param
 #define OSSL_PARAM_free lr_sym_OSSL_PARAM_free
-#define RAND_bytes lr_sym_RAND_bytes
+#define SHA256_Init lr_sym_SHA256_Init
+#define SHA256_Update lr_sym_SHA256_Update
+#define SHA256_Final lr_sym_SHA256_Final
 #define BN_bn2binpad lr_sym_BN_bn2binpad
 #define BN_clear_free lr_sym_BN_clear_free
 #define d2i_ECDSA_SIG lr_sym_d2i_ECDSA_SIG
@@ -60,7 +62,7 @@
 #define EVP_PKEY_keygen_init lr_sym_EVP_PKEY_keygen_init
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <openssl/err.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -103,7 +105,9 @@
 #undef OSSL_PARAM_BLD_push_utf8_string
 #undef OSSL_PARAM_BLD_to_param
 #undef OSSL_PARAM_free
-#undef RAND_bytes
+#undef SHA256_Init
+#undef SHA256_Update
+#undef SHA256_Final
 #undef BN_bn2binpad
 #undef BN_clear_free
 #undef d2i_ECDSA_SIG
@@ -117,9 +121,11 @@
 #undef EVP_PKEY_keygen_init
 
 struct lr_crypto_functions {
-    void *BN_bin2bn, *BN_free, *ECDSA_SIG_free, *ECDSA_SIG_new, *ECDSA_SIG_set0, *i2d_ECDSA_SIG, *ERR_clear_error, *ERR_error_string_n, *ERR_get_error, *EVP_DigestFinal_ex, *EVP_DigestInit_ex, *EVP_DigestUpdate, *EVP_DigestVerify, *EVP_DigestVerifyInit, *EVP_MD_CTX_free, *EVP_MD_CTX_new, *EVP_PKEY_CTX_free, *EVP_PKEY_CTX_new_from_name, *EVP_PKEY_CTX_new_from_pkey, *EVP_PKEY_CTX_set_rsa_mgf1_md, *EVP_PKEY_CTX_set_rsa_padding, *EVP_PKEY_CTX_set_rsa_pss_saltlen, *EVP_PKEY_free, *EVP_PKEY_fromdata, *EVP_PKEY_fromdata_init, *EVP_PKEY_get_bits, *EVP_PKEY_new_raw_public_key, *EVP_PKEY_public_check, *EVP_sha256, *OSSL_PARAM_BLD_free, *OSSL_PARAM_BLD_new, *OSSL_PARAM_BLD_push_BN, *OSSL_PARAM_BLD_push_octet_string, *OSSL_PARAM_BLD_push_utf8_string, *OSSL_PARAM_BLD_to_param, *OSSL_PARAM_free, *RAND_bytes;
+    void *BN_bin2bn, *BN_free, *ECDSA_SIG_free, *ECDSA_SIG_new, *ECDSA_SIG_set0, *i2d_ECDSA_SIG, *ERR_clear_error, *ERR_error_string_n, *ERR_get_error, *EVP_DigestFinal_ex, *EVP_DigestInit_ex, *EVP_DigestUpdate, *EVP_DigestVerify, *EVP_DigestVerifyInit, *EVP_MD_CTX_free, *EVP_MD_CTX_new, *EVP_PKEY_CTX_free, *EVP_PKEY_CTX_new_from_name, *EVP_PKEY_CTX_new_from_pkey, *EVP_PKEY_CTX_set_rsa_mgf1_md, *EVP_PKEY_CTX_set_rsa_padding, *EVP_PKEY_CTX_set_rsa_pss_saltlen, *EVP_PKEY_free, *EVP_PKEY_fromdata, *EVP_PKEY_fromdata_init, *EVP_PKEY_get_bits, *EVP_PKEY_new_raw_public_key, *EVP_PKEY_public_check, *EVP_sha256, *OSSL_PARAM_BLD_free, *OSSL_PARAM_BLD_new, *OSSL_PARAM_BLD_push_BN, *OSSL_PARAM_BLD_push_octet_string, *OSSL_PARAM_BLD_push_utf8_string, *OSSL_PARAM_BLD_to_param, *OSSL_PARAM_free;
     /* Signing (DPoP proofs with a key the daemon makes and keeps). */
     void *BN_bn2binpad, *BN_clear_free, *d2i_ECDSA_SIG, *ECDSA_SIG_get0, *EVP_DigestSign, *EVP_DigestSignInit, *EVP_PKEY_CTX_set_group_name, *EVP_PKEY_generate, *EVP_PKEY_get_bn_param, *EVP_PKEY_get_octet_string_param, *EVP_PKEY_keygen_init;
+    /* SHA-256 without OpenSSL 3's providers (OpenSSLKit/SHA256.swift says why). */
+    void *SHA256_Init, *SHA256_Update, *SHA256_Final;
 };
 
 /* The table, filled on first use; defined in Swift (LibCrypto.swift, @_cdecl). */
@@ -163,7 +169,13 @@ static inline int OSSL_PARAM_BLD_push_octet_string(OSSL_PARAM_BLD *bld, const ch
 static inline int OSSL_PARAM_BLD_push_utf8_string(OSSL_PARAM_BLD *bld, const char *key, const char *buf, size_t bsize) { return LR_CRYPTO(OSSL_PARAM_BLD_push_utf8_string)(bld, key, buf, bsize); }
 static inline OSSL_PARAM *OSSL_PARAM_BLD_to_param(OSSL_PARAM_BLD *bld) { return LR_CRYPTO(OSSL_PARAM_BLD_to_param)(bld); }
 static inline void OSSL_PARAM_free(OSSL_PARAM *p) { LR_CRYPTO(OSSL_PARAM_free)(p); }
-static inline int RAND_bytes(unsigned char *buf, int num) { return LR_CRYPTO(RAND_bytes)(buf, num); }
+/* Deprecated in OpenSSL 3.0, still in libcrypto.so.3's ABI: the digest without a provider fetch. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int SHA256_Init(SHA256_CTX *c) { return LR_CRYPTO(SHA256_Init)(c); }
+static inline int SHA256_Update(SHA256_CTX *c, const void *data, size_t len) { return LR_CRYPTO(SHA256_Update)(c, data, len); }
+static inline int SHA256_Final(unsigned char *md, SHA256_CTX *c) { return LR_CRYPTO(SHA256_Final)(md, c); }
+#pragma clang diagnostic pop
 static inline int BN_bn2binpad(const BIGNUM *a, unsigned char *to, int tolen) { return LR_CRYPTO(BN_bn2binpad)(a, to, tolen); }
 static inline void BN_clear_free(BIGNUM *a) { LR_CRYPTO(BN_clear_free)(a); }
 static inline ECDSA_SIG *d2i_ECDSA_SIG(ECDSA_SIG **sig, const unsigned char **pp, long len) { return LR_CRYPTO(d2i_ECDSA_SIG)(sig, pp, len); }

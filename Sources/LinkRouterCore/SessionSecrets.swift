@@ -1,5 +1,5 @@
 /// The random values a session is made with. The daemon draws them from
-/// OpenSSL's `RAND_bytes`; the core only checks and uses them, so it stays pure.
+/// the kernel's CSPRNG (`OpenSSLKit.Random`); the core only checks and uses them, so it stays pure.
 public struct SessionSecrets: Sendable, Equatable {
     public var id: SessionID
     public var state: String
