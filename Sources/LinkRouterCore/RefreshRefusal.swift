@@ -8,7 +8,11 @@
 enum RefreshRefusal {
     /// The provider refused the refresh token: `invalid_grant` or `unauthorized_client` whatever the status, or any
     /// other 4xx answer but 408 and 429, with or without a body.
+    /// A refused DPoP proof (`invalid_dpop_proof`, or a `use_dpop_nonce` still unmet, RFC 9449 §5, §8) says nothing of
+    /// the refresh token: passing (a provider whose clock is behind the daemon's refuses a proof as "from the future"
+    /// until it catches up; signing the person out for it would lose a good sign-in).
     static func endsSignIn(_ failure: SessionFailure) -> Bool {
+        if failure.providerError == "invalid_dpop_proof" || failure.providerError == "use_dpop_nonce" { return false }
         if failure.providerError == "invalid_grant" || failure.providerError == "unauthorized_client" { return true }
         guard let status = failure.httpStatus else { return false }
         return (400..<500).contains(status) && status != 408 && status != 429

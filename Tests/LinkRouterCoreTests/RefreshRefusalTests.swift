@@ -73,6 +73,27 @@ struct RefreshRefusalTests {
     }
 
     @Test(
+        "a refused DPoP proof (invalid_dpop_proof, an unmet use_dpop_nonce) is not a refused refresh token, whatever the 4xx: passing, the tokens kept",
+        arguments: [
+            (403, "invalid_dpop_proof"), (400, "invalid_dpop_proof"), (401, "invalid_dpop_proof"),
+            (400, "use_dpop_nonce"),
+        ]
+            as [(Int, String)])
+    func refusedProof(_ status: Int, _ error: String) throws {
+        let account = try A.account()
+        var (router, flight, wait) = try refreshing(account)
+        let failure = SessionFailure(
+            code: .tokenExchangeFailed, providerError: error, message: "the token endpoint refused the proof",
+            httpStatus: status)
+        let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
+        guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
+        #expect(e.code == .refreshFailed, "\(e.message)")
+        #expect(A.requests(t).isEmpty, "nothing read again or deleted")
+        router.apply(core: t.core)
+        #expect(router.accountTokens[account.key]?.tokens != nil && router.accountTokens[account.key]?.failures == 1)
+    }
+
+    @Test(
         "the daemon's own refusal (no room for another request) is not the provider's fault: answered, kept, and the next call refreshes at once",
         arguments: [RouterError.Code.limitsExceeded, .internalError])
     func local(_ code: RouterError.Code) throws {
