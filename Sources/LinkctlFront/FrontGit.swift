@@ -62,7 +62,7 @@ enum FrontGit {
         do throws(RouterError) {
             message = try GitCredentialMessage.parse(FrontProcess.readAll(maxBytes: 1 << 20))
         } catch {
-            FrontProcess.err("linkctl: git's credential request: " + error.message + "\n")
+            FrontProcess.error("git's credential request: " + error.message)
             return ExitCode.refused
         }
         // Not served (a plain-http host, say), or not a `get`: nothing is answered, and git asks its next helper.
@@ -72,17 +72,10 @@ enum FrontGit {
         if let url = message.url { options.append(("for_url", .string(url))) }
         switch bus.call("GetToken", [.string(request.account), .options(options)], timeoutMilliseconds: 120_000) {
         case .reply(let reply):
-            guard let token = reply.entry("token"), !token.isEmpty else {
-                return fail(
-                    RefusalText.text(
-                        name: "org.freedesktop.DBus.Error.Failed",
-                        message: "the daemon answered GetToken without a token"),
-                    ExitCode.refused)
+            guard let token = FrontToken.token(of: reply) else {
+                return fail(FrontToken.missing("the daemon answered GetToken without a token"), ExitCode.refused)
             }
-            if BearerWarning.isBound(tokenType: reply.entry("token_type")) {
-                FrontProcess.err(BearerWarning.text(account: request.account))
-            }
-            if let warning = reply.entry("warning") { FrontProcess.err("linkctl: warning: " + warning + "\n") }
+            FrontToken.warn(reply, account: request.account, bearer: true)
             FrontProcess.out(
                 GitCredentialMessage.answer(
                     to: message, token: token, username: request.username, expiresAt: reply.integer("expires_at")
@@ -99,7 +92,7 @@ enum FrontGit {
 
     /// git then asks no other helper and no terminal: the reason is on stderr.
     static func fail(_ text: String, _ status: Int32) -> Int32 {
-        FrontProcess.err("linkctl: " + text + "\n")
+        FrontProcess.error(text)
         FrontProcess.out("quit=1\n")
         return status
     }

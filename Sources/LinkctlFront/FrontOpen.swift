@@ -18,11 +18,11 @@ enum FrontOpen {
         // What a launcher decoded on the way (KDE) is put back first.
         let uri = LinkIntake.restoringEncoding(argument)
         if let problem = LinkIntake.refusal(uri) {
-            FrontProcess.err("linkctl: " + problem + "\n")
+            FrontProcess.error(problem)
             return ExitCode.usage
         }
         if LinkIntake.isLoop(uri, hopMarked: FrontProcess.isSet(LinkIntake.hopVariable)) {
-            FrontProcess.err("linkctl: " + LinkIntake.loopRefusal + "\n")
+            FrontProcess.error(LinkIntake.loopRefusal)
             return ExitCode.refused
         }
         var context: [(String, FrontBus.Option)] = []
@@ -44,7 +44,7 @@ enum FrontOpen {
             FrontProcess.out((outcome.string ?? "") + "\n")
             return ExitCode.ok
         case .refused(let name, let message):
-            FrontProcess.err("linkctl: " + RefusalText.text(name: name, message: message) + "\n")
+            FrontProcess.error(RefusalText.text(name: name, message: message))
             return ExitCode.refused
         case .unreachable(let detail):
             process.handOver(unreachable: detail)

@@ -28,6 +28,8 @@ struct FrontProcess {
 
     static func out(_ text: String) { write(text, to: 1) }
     static func err(_ text: String) { write(text, to: 2) }
+    /// A one-line reason on stderr, prefixed with the program name (as linkctl's `Output.error`).
+    static func error(_ text: String) { err("linkctl: " + text + "\n") }
 
     /// All of `text`, retried on EINTR and short writes, as `StandardStreams` does.
     static func write(_ text: String, to fd: Int32) {
@@ -71,9 +73,9 @@ struct FrontProcess {
         }
         var looked = ""
         for path in candidates { looked += (looked.isEmpty ? "" : ", ") + path }
-        Self.err(
-            "linkctl: the rest of linkctl could not be run (looked for " + looked + ": "
-                + String(cString: strerror(why)) + "); reinstall linkrouter\n")
+        Self.error(
+            "the rest of linkctl could not be run (looked for " + looked + ": " + String(cString: strerror(why))
+                + "); reinstall linkrouter")
         exit(ExitCode.unavailable)
     }
 

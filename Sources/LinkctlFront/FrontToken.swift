@@ -82,38 +82,51 @@ enum FrontToken {
         // A refresh, or an unlock prompt the keyring shows, can take a while (as `AccountToken.get` waits).
         switch bus.call("GetToken", [.string(request.name), .options(options)], timeoutMilliseconds: 120_000) {
         case .reply(let reply):
-            guard let token = reply.entry("token"), !token.isEmpty else {
-                return failed("the daemon answered GetToken without a token")
-            }
+            guard let token = token(of: reply) else { return failed("the daemon answered GetToken without a token") }
             guard request.wantsProof else {
-                if BearerWarning.isBound(tokenType: reply.entry("token_type")) {
-                    FrontProcess.err(BearerWarning.text(account: request.name))
-                }
-                if let warning = reply.entry("warning") { FrontProcess.err("linkctl: warning: " + warning + "\n") }
+                warn(reply, account: request.name, bearer: true)
                 FrontProcess.out(token + "\n")
                 return ExitCode.ok
             }
             guard let proof = reply.entry("dpop_proof"), !proof.isEmpty else {
                 return failed("the daemon answered GetToken without the proof it was asked for")
             }
-            if let warning = reply.entry("warning") { FrontProcess.err("linkctl: warning: " + warning + "\n") }
+            warn(reply, account: request.name, bearer: false)
             let scheme =
                 reply.entry("token_type").map { BearerWarning.isBound(tokenType: $0) ? "DPoP" : "Bearer" } ?? "DPoP"
             FrontProcess.out("Authorization: " + scheme + " " + token + "\nDPoP: " + proof + "\n")
             return ExitCode.ok
         case .refused(let name, let message):
-            FrontProcess.err("linkctl: " + RefusalText.text(name: name, message: message) + "\n")
+            FrontProcess.error(RefusalText.text(name: name, message: message))
             return ExitCode.forRefusal(name)
         case .unreachable(let detail):
-            FrontProcess.err("linkctl: " + DaemonReachability.unreachable(detail) + "\n")
+            FrontProcess.error(DaemonReachability.unreachable(detail))
             return ExitCode.unavailable
         }
     }
 
-    /// An answer without what was asked for, said as the full linkctl says it.
+    /// A `GetToken` answer's token; nil when it has none.
+    static func token(of reply: FrontBus.Reply) -> String? {
+        guard let token = reply.entry("token"), !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// What linkctl says on stderr beside a token, as `AccountToken.get` and its callers say it: the binding warning
+    /// when the caller sends it as a bearer token (`bearer`), then the daemon's own warning.
+    static func warn(_ reply: FrontBus.Reply, account: String, bearer: Bool) {
+        if bearer, BearerWarning.isBound(tokenType: reply.entry("token_type")) {
+            FrontProcess.err(BearerWarning.text(account: account))
+        }
+        if let warning = reply.entry("warning") { FrontProcess.error("warning: " + warning) }
+    }
+
+    /// An answer without what was asked for, said as the full linkctl says it (under D-Bus's generic error name).
+    static func missing(_ message: String) -> String {
+        RefusalText.text(name: "org.freedesktop.DBus.Error.Failed", message: message)
+    }
+
     static func failed(_ message: String) -> Int32 {
-        FrontProcess.err(
-            "linkctl: " + RefusalText.text(name: "org.freedesktop.DBus.Error.Failed", message: message) + "\n")
+        FrontProcess.error(missing(message))
         return ExitCode.refused
     }
 }

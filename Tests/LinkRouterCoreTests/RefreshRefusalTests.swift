@@ -29,6 +29,16 @@ struct RefreshRefusalTests {
         return (router, flight, wait)
     }
 
+    /// `account`'s refresh answered with `failure` ("r1" spent): the router before the answer, the answer's
+    /// transition, the flight and the held caller's operation.
+    func failedRefresh(_ account: Account, _ failure: SessionFailure) throws
+        -> (router: Router, t: Transition, flight: OperationID, wait: OperationID)
+    {
+        let (router, flight, wait) = try refreshing(account)
+        let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
+        return (router, t, flight, wait)
+    }
+
     @Test(
         "any 4xx but 408 and 429, with or without a body, refuses the refresh token: the keyring is read again, then the sign-in ends; invalid_grant whatever the status",
         arguments: [
@@ -37,11 +47,11 @@ struct RefreshRefusalTests {
         ] as [(Int, String?)])
     func refused(_ status: Int, _ error: String?) throws {
         let account = try A.account()
-        var (router, flight, wait) = try refreshing(account)
-        let failure = SessionFailure(
-            code: .tokenExchangeFailed, providerError: error, message: "the token endpoint refused the request",
-            httpStatus: status)
-        let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
+        var (router, t, flight, wait) = try failedRefresh(
+            account,
+            SessionFailure(
+                code: .tokenExchangeFailed, providerError: error, message: "the token endpoint refused the request",
+                httpStatus: status))
         guard case .flight(.reread(account.key, "r1", let why))? = A.started(t).first?.1 else {
             throw A.Failure("not read again after HTTP \(status): \(t.effects)")
         }
@@ -62,9 +72,8 @@ struct RefreshRefusalTests {
         arguments: [408, 429, 500, 502, 503, nil] as [Int?])
     func passing(_ status: Int?) throws {
         let account = try A.account()
-        var (router, flight, wait) = try refreshing(account)
-        let failure = SessionFailure(code: .tokenExchangeFailed, message: "no luck", httpStatus: status)
-        let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
+        var (router, t, _, wait) = try failedRefresh(
+            account, SessionFailure(code: .tokenExchangeFailed, message: "no luck", httpStatus: status))
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
         #expect(e.code == .refreshFailed && e.message.contains("tried again after 5 s"), "\(e.message)")
         #expect(A.requests(t).isEmpty)
@@ -81,11 +90,11 @@ struct RefreshRefusalTests {
             as [(Int, String)])
     func refusedProof(_ status: Int, _ error: String) throws {
         let account = try A.account()
-        var (router, flight, wait) = try refreshing(account)
-        let failure = SessionFailure(
-            code: .tokenExchangeFailed, providerError: error, message: "the token endpoint refused the proof",
-            httpStatus: status)
-        let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
+        var (router, t, _, wait) = try failedRefresh(
+            account,
+            SessionFailure(
+                code: .tokenExchangeFailed, providerError: error, message: "the token endpoint refused the proof",
+                httpStatus: status))
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
         #expect(e.code == .refreshFailed, "\(e.message)")
         #expect(A.requests(t).isEmpty, "nothing read again or deleted")
@@ -98,9 +107,8 @@ struct RefreshRefusalTests {
         arguments: [RouterError.Code.limitsExceeded, .internalError])
     func local(_ code: RouterError.Code) throws {
         let account = try A.account()
-        var (router, flight, wait) = try refreshing(account)
-        let failure = SessionFailure(code: code, message: "64 requests to providers are already in flight")
-        let t = router.completed(flight, .flight(.refreshed(.failure(failure), used: "r1")), now: now)
+        var (router, t, _, wait) = try failedRefresh(
+            account, SessionFailure(code: code, message: "64 requests to providers are already in flight"))
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
         #expect(e.code == .refreshFailed && e.message.contains("at the next call"), "\(e.message)")
         router.apply(core: t.core)
