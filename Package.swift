@@ -34,11 +34,15 @@ let frontCompiling = [
     "-wmo", "-Osize", "-parse-as-library", "-no-static-stdlib", "-Xcc", "-I/usr/include/dbus-1.0", "-Xcc",
     "-I/usr/lib/" + multiarch + "/dbus-1.0/include",
 ]
-/// The front's link: libm, Embedded Swift's Unicode tables, and libdbus (static where it can be).
+/// Debian's static libjansson (libjansson-dev), for the one verb of the front that reads JSON (`credential kube`).
+let libjanssonArchive = "/usr/lib/" + multiarch + "/libjansson.a"
+/// The front's link: libm, Embedded Swift's Unicode tables, libdbus and libjansson (static where they can be).
 let frontLinking: [LinkerSetting] =
     [.linkedLibrary("m"), .unsafeFlags([embeddedUnicodeTables])]
     + (FileManager.default.fileExists(atPath: libdbusArchive)
         ? [.unsafeFlags([libdbusArchive])] : [.linkedLibrary("dbus-1")])
+    + (FileManager.default.fileExists(atPath: libjanssonArchive)
+        ? [.unsafeFlags([libjanssonArchive])] : [.linkedLibrary("jansson")])
 
 /// linkrouter: a deep-link router for Linux desktops.
 ///
@@ -70,6 +74,8 @@ let package = Package(
         // CDBus has them, without CDBus's `link`: the front links Debian's static libdbus (frontLinking).
         .systemLibrary(name: "CLibc"),
         .systemLibrary(name: "CDBusFront"),
+        // Jansson's header for linkctl's front, which links Debian's static libjansson (frontLinking).
+        .systemLibrary(name: "CJanssonFront"),
         // No header of libsecret's: the few GLib/libsecret types its calls use are declared in the shim; dlopen()ed
         // (SecretKit/LibSecret.swift).
         .systemLibrary(name: "CSecret"),
@@ -128,7 +134,7 @@ let package = Package(
         // linkctl's front: Embedded Swift (no runtime start-up), whole-module and size-optimised, on libdbus. Its
         // Shared/ files are links to the files of LinkRouterCore and linkctl it compiles as they are.
         .executableTarget(
-            name: "LinkctlFront", dependencies: ["CDBusFront", "CLibc", "CNoSocketActivation"],
+            name: "LinkctlFront", dependencies: ["CDBusFront", "CJanssonFront", "CLibc", "CNoSocketActivation"],
             swiftSettings: [
                 .enableExperimentalFeature("Embedded"),
                 .unsafeFlags(frontCompiling),

@@ -16,7 +16,10 @@ public enum JSONParser {
         /// Most object members plus array elements in the whole document.
         public var maxMembers: Int
 
-        public init(maxBytes: Int = 256 * 1024, maxDepth: Int = 32, maxMembers: Int = 8192) {
+        public init(
+            maxBytes: Int = JSONDocumentLimits.maxBytes, maxDepth: Int = JSONDocumentLimits.maxDepth,
+            maxMembers: Int = JSONDocumentLimits.maxMembers
+        ) {
             self.maxBytes = maxBytes
             self.maxDepth = maxDepth
             self.maxMembers = maxMembers

@@ -20,14 +20,32 @@ struct FrontBus {
         case strings([String])
     }
 
-    /// The daemon's answer: its first argument as a string, or as an `a{sv}`'s string and `x` entries.
+    /// A value in an answer's `a{sv}`: the types linkctl prints (as `JSON(vardict:)` reads them); others are left out.
+    enum Value {
+        case string(String)
+        case integer(Int64)
+        case boolean(Bool)
+        case strings([String])
+    }
+
+    /// An `a{sv}`'s entries, in the order they came.
+    struct Entries {
+        var all: [(String, Value)] = []
+
+        func value(_ key: String) -> Value? { all.first { $0.0 == key }?.1 }
+        func entry(_ key: String) -> String? { if case .string(let s)? = value(key) { s } else { nil } }
+        func integer(_ key: String) -> Int64? { if case .integer(let n)? = value(key) { n } else { nil } }
+        func strings(_ key: String) -> [String] { if case .strings(let l)? = value(key) { l } else { [] } }
+    }
+
+    /// The daemon's answer: its first argument as a string, an `a{sv}`, or an `aa{sv}` (`ListAccounts`).
     struct Reply {
         var string: String?
-        var entries: [(String, String)] = []
-        var integers: [(String, Int64)] = []
+        var entries = Entries()
+        var records: [Entries] = []
 
-        func entry(_ key: String) -> String? { entries.first { $0.0 == key }?.1 }
-        func integer(_ key: String) -> Int64? { integers.first { $0.0 == key }?.1 }
+        func entry(_ key: String) -> String? { entries.entry(key) }
+        func integer(_ key: String) -> Int64? { entries.integer(key) }
     }
 
     /// What became of a call.
@@ -88,10 +106,16 @@ struct FrontBus {
         guard dbus_message_iter_init(reply, &read) != 0 else { return .reply(Reply()) }
         switch dbus_message_iter_get_arg_type(&read) {
         case Int32(LR_DBUS_TYPE_STRING): return .reply(Reply(string: Self.string(&read)))
-        case Int32(LR_DBUS_TYPE_ARRAY):
+        case Int32(LR_DBUS_TYPE_ARRAY) where dbus_message_iter_get_element_type(&read) == Int32(LR_DBUS_TYPE_ARRAY):
             var reply = Reply()
-            Self.read(&read, into: &reply)
+            var list = DBusMessageIter()
+            dbus_message_iter_recurse(&read, &list)
+            while dbus_message_iter_get_arg_type(&list) == Int32(LR_DBUS_TYPE_ARRAY) {
+                reply.records.append(Self.entries(&list))
+                _ = dbus_message_iter_next(&list)
+            }
             return .reply(reply)
+        case Int32(LR_DBUS_TYPE_ARRAY): return .reply(Reply(entries: Self.entries(&read)))
         default: return .reply(Reply())
         }
     }
@@ -102,9 +126,10 @@ struct FrontBus {
         return p.map { String(cString: $0) } ?? ""
     }
 
-    /// The entries of an `a{sv}` whose value is a string or an `x` (the others are not the front's to read).
-    private static func read(_ iter: inout DBusMessageIter, into reply: inout Reply) {
-        guard dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_DICT_ENTRY) else { return }
+    /// The entries of an `a{sv}` whose value is one `Value` reads (the others are not the front's to read).
+    private static func entries(_ iter: inout DBusMessageIter) -> Entries {
+        var out = Entries()
+        guard dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_DICT_ENTRY) else { return out }
         var array = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &array)
         while dbus_message_iter_get_arg_type(&array) == Int32(LR_DBUS_TYPE_DICT_ENTRY) {
@@ -117,17 +142,36 @@ struct FrontBus {
                     dbus_message_iter_get_arg_type(&entry) == Int32(LR_DBUS_TYPE_VARIANT)
                 {
                     dbus_message_iter_recurse(&entry, &variant)
-                    switch dbus_message_iter_get_arg_type(&variant) {
-                    case Int32(LR_DBUS_TYPE_STRING): reply.entries.append((key, string(&variant)))
-                    case Int32(LR_DBUS_TYPE_INT64):
-                        var n: Int64 = 0
-                        dbus_message_iter_get_basic(&variant, &n)
-                        reply.integers.append((key, n))
-                    default: break
-                    }
+                    if let value = value(&variant) { out.all.append((key, value)) }
                 }
             }
             _ = dbus_message_iter_next(&array)
+        }
+        return out
+    }
+
+    /// A variant's value, when it is one of `Value`'s types.
+    private static func value(_ iter: inout DBusMessageIter) -> Value? {
+        switch dbus_message_iter_get_arg_type(&iter) {
+        case Int32(LR_DBUS_TYPE_STRING): return .string(string(&iter))
+        case Int32(LR_DBUS_TYPE_INT64):
+            var n: Int64 = 0
+            dbus_message_iter_get_basic(&iter, &n)
+            return .integer(n)
+        case Int32(LR_DBUS_TYPE_BOOLEAN):
+            var b: UInt32 = 0  // dbus_bool_t
+            dbus_message_iter_get_basic(&iter, &b)
+            return .boolean(b != 0)
+        case Int32(LR_DBUS_TYPE_ARRAY) where dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_STRING):
+            var list = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &list)
+            var out: [String] = []
+            while dbus_message_iter_get_arg_type(&list) == Int32(LR_DBUS_TYPE_STRING) {
+                out.append(string(&list))
+                _ = dbus_message_iter_next(&list)
+            }
+            return .strings(out)
+        default: return nil
         }
     }
 

@@ -1,11 +1,12 @@
 /// `linkctl token` as the full linkctl's `TokenCommand` answers it, for the
 /// forms tools run on every request: `token NAME` (or `--issuer URL`) with
 /// `--min-valid`, `--scope`, `--resource`, `--audience`, printing the token
-/// alone (for `Authorization: Bearer $(linkctl token NAME)`); and `--dpop
-/// METHOD URL`, printing the `Authorization` and `DPoP` header lines from one
-/// `GetToken`. The daemon's warnings go to stderr, a refusal in the same
-/// words with the same exit status. Every other form (`--json`, `--header`,
-/// `--env`, `--interactive`, `refresh`, …) goes to the full linkctl.
+/// alone (for `Authorization: Bearer $(linkctl token NAME)`), or as `--json`,
+/// `--header` or `--env` ask; and `--dpop METHOD URL`, printing the
+/// `Authorization` and `DPoP` header lines (or `--json`) from one `GetToken`.
+/// The daemon's warnings go to stderr, a refusal in the same words with the
+/// same exit status. Every other form (`--interactive`, `refresh`, …) goes to
+/// the full linkctl.
 enum FrontToken {
     struct Request {
         var name = ""
@@ -13,6 +14,7 @@ enum FrontToken {
         var minValid: UInt32?
         var strings: [(String, String)] = []
         var resources: [String] = []
+        var printing = Printing.token
 
         func has(_ option: String) -> Bool { strings.contains { $0.0 == option } }
         /// A proof is asked for (`--dpop`, a URL, a nonce): the full linkctl's `proof` path.
@@ -20,6 +22,14 @@ enum FrontToken {
             url != nil || has(TokenOptionNames.dpopMethod.1) || has(TokenOptionNames.dpopURL.1)
                 || has(TokenOptionNames.dpopNonce.1)
         }
+    }
+
+    /// How the answer is printed: the token alone, or as one of the flags asks (at most one of them).
+    enum Printing: Equatable {
+        case token, json, header, env
+
+        /// The flag that asks for it.
+        static let flags: [(String, Printing)] = [("json", .json), ("header", .header), ("env", .env)]
     }
 
     /// The request from `token`'s arguments, or nil for any form the front does not serve (the full linkctl parses
@@ -39,6 +49,12 @@ enum FrontToken {
             if let eq = flag.utf8.firstIndex(of: 0x3D) {
                 value = String(flag[flag.index(after: eq)...])
                 flag = String(flag[..<eq])
+            }
+            if let printing = Printing.flags.first(where: { $0.0 == flag })?.1 {
+                // A flag takes no value, and only one of them is given (the full linkctl says so otherwise).
+                guard value == nil, request.printing == .token else { return nil }
+                request.printing = printing
+                continue
             }
             if value == nil { value = rest.popFirst() }
             guard let value else { return nil }
@@ -66,7 +82,8 @@ enum FrontToken {
         // A proof needs --dpop METHOD and one URL (after NAME or --dpop-url), and a NAME here.
         if request.wantsProof {
             guard request.has(TokenOptionNames.dpopMethod.1), !byIssuer,
-                (request.url != nil) != request.has(TokenOptionNames.dpopURL.1)
+                (request.url != nil) != request.has(TokenOptionNames.dpopURL.1),
+                request.printing == .token || request.printing == .json
             else { return nil }
         }
         return request
@@ -85,7 +102,7 @@ enum FrontToken {
             guard let token = token(of: reply) else { return failed("the daemon answered GetToken without a token") }
             guard request.wantsProof else {
                 warn(reply, account: request.name, bearer: true)
-                FrontProcess.out(token + "\n")
+                FrontProcess.out(printed(token, reply.entries, request.printing))
                 return ExitCode.ok
             }
             guard let proof = reply.entry("dpop_proof"), !proof.isEmpty else {
@@ -94,7 +111,13 @@ enum FrontToken {
             warn(reply, account: request.name, bearer: false)
             let scheme =
                 reply.entry("token_type").map { BearerWarning.isBound(tokenType: $0) ? "DPoP" : "Bearer" } ?? "DPoP"
-            FrontProcess.out("Authorization: " + scheme + " " + token + "\nDPoP: " + proof + "\n")
+            let authorization = scheme + " " + token
+            if request.printing == .json {
+                FrontProcess.out(
+                    JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]).text + "\n")
+            } else {
+                FrontProcess.out("Authorization: " + authorization + "\nDPoP: " + proof + "\n")
+            }
             return ExitCode.ok
         case .refused(let name, let message):
             FrontProcess.error(RefusalText.text(name: name, message: message))
@@ -103,6 +126,37 @@ enum FrontToken {
             FrontProcess.error(DaemonReachability.unreachable(detail))
             return ExitCode.unavailable
         }
+    }
+
+    /// What `token NAME` prints, as `TokenCommand.printed` prints it.
+    static func printed(_ token: String, _ entries: FrontBus.Entries, _ printing: Printing) -> String {
+        switch printing {
+        case .token: return token + "\n"
+        case .json: return json(entries).text + "\n"
+        case .header: return TokenText.header(token)
+        case .env:
+            return TokenText.env(
+                token: token, type: entries.entry("token_type") ?? "Bearer", expiresAt: entries.integer("expires_at"),
+                scope: entries.entry("scope"))
+        }
+    }
+
+    /// An answer's `a{sv}` as a JSON object, in order, as the full linkctl's `JSON(vardict:)` writes it: the types
+    /// `FrontBus.Value` reads, each as itself (the front reads no other type, as that rule leaves the others out).
+    static func json(_ entries: FrontBus.Entries) -> JSON {
+        var fields: [(String, JSON)] = []
+        for (key, value) in entries.all {
+            switch value {
+            case .string(let s): fields.append((key, .string(s)))
+            case .integer(let n): fields.append((key, .number(n)))
+            case .boolean(let b): fields.append((key, .bool(b)))
+            case .strings(let list):
+                var items: [JSON] = []
+                for item in list { items.append(.string(item)) }
+                fields.append((key, .array(items)))
+            }
+        }
+        return .object(fields)
     }
 
     /// A `GetToken` answer's token; nil when it has none.

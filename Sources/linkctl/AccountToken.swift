@@ -86,10 +86,10 @@ enum AccountToken {
         }
         return items.compactMap { item in
             guard let name = item.entry("name")?.stringValue,
-                ["user", "system"].contains(item.entry("owner")?.stringValue ?? "user")
+                ListedAccount.isCallers(owner: item.entry("owner")?.stringValue)
             else { return nil }
             return Listed(
-                name: name, username: item.entry("username")?.stringValue ?? "oauth2",
+                name: name, username: item.entry("username")?.stringValue ?? ListedAccount.defaultUsername,
                 registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")),
                 store: item.entry("store")?.stringValue ?? "keyring", issuer: item.entry("issuer")?.stringValue ?? "",
                 isDefault: item.entry("default")?.variantValue == .boolean(true))

@@ -166,14 +166,14 @@ enum CredentialCommand {
 
     static func kube(account: Which) -> Int32 {
         // KUBERNETES_EXEC_INFO: the apiVersion to answer with (kubectl 1.20 sends no `interactive`).
-        var apiVersion = "client.authentication.k8s.io/v1beta1"
+        var apiVersion = ExecCredential.defaultAPIVersion
         // `spec.interactive`: kubectl's stdin is a terminal a person may answer at (kubectl ≥ 1.22 sends it).
         var interactive = false
-        if let info = Environment.get("KUBERNETES_EXEC_INFO"), !info.isEmpty {
+        if let info = Environment.get(ExecCredential.variable), !info.isEmpty {
             guard let parsed = try? JSONParser.parse(Array(info.utf8)), let v = parsed["apiVersion"]?.stringValue,
-                v.hasPrefix("client.authentication.k8s.io/")
+                ExecCredential.accepts(apiVersion: v)
             else {
-                Output.error("KUBERNETES_EXEC_INFO is not an ExecCredential request")
+                Output.error(ExecCredential.notARequest)
                 return ExitCode.refused
             }
             apiVersion = v
@@ -194,16 +194,9 @@ enum CredentialCommand {
                 reply = try AccountToken.get(name)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            var status: [(String, JSON)] = [("token", .string(reply.token))]
-            if let expiresAt = reply.expiresAt {
-                status.append(
-                    ("expirationTimestamp", .string(ResultOutput.utc(expiresAt, format: "%Y-%m-%dT%H:%M:%SZ"))))
-            }
             StandardStreams.out(
-                JSON.object([
-                    ("apiVersion", .string(apiVersion)), ("kind", .string("ExecCredential")),
-                    ("status", .object(status)),
-                ]).text + "\n")
+                ExecCredential.answer(apiVersion: apiVersion, token: reply.token, expiresAt: reply.expiresAt).text
+                    + "\n")
             return ExitCode.ok
         } catch {
             Output.error(error.text)

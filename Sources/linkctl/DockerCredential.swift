@@ -11,8 +11,6 @@ import SystemKit
 /// account's token as the secret; linkrouter stores nothing docker hands it.
 enum DockerCredential {
     static let name = LinkctlLayout.dockerHelperName
-    /// What docker clients match on, on stdout, with exit 1.
-    static let notFound = "credentials not found in native keychain"
 
     static func main(_ args: [String]) -> Int32 {
         guard let op = args.first, args.count == 1 else {
@@ -24,33 +22,31 @@ enum DockerCredential {
             StandardStreams.out("\(name) (linkrouter) \(API.version)\n")
             return ExitCode.ok
         case "get":
-            let input = String(decoding: StandardStreams.readAll(maxBytes: 4096), as: UTF8.self).trimmingWhitespace
+            let input = DockerRegistry.serverURL(StandardStreams.readAll(maxBytes: 4096))
             guard !input.isEmpty else {
-                StandardStreams.out("no credentials server URL\n")
+                StandardStreams.out(DockerRegistry.noServerURL + "\n")
                 return ExitCode.refused
             }
             // A registry reached in the clear (`http://`) gets no token (issue 36): a bare host, or https.
-            guard let registry = host(of: input) else {
-                StandardStreams.out(notFound + "\n")
+            guard let registry = DockerRegistry.host(of: input) else {
+                StandardStreams.out(DockerRegistry.notFound + "\n")
                 return ExitCode.refused
             }
             do {
                 guard let account = try AccountToken.accounts().first(where: { $0.registries.contains(registry) })
                 else {
-                    StandardStreams.out(notFound + "\n")
+                    StandardStreams.out(DockerRegistry.notFound + "\n")
                     return ExitCode.refused
                 }
                 let reply = try AccountToken.get(account.name, [("id_token", .boolean(false))])
                 if let warning = reply.warning { StandardStreams.err("\(name): warning: \(warning)\n") }
                 StandardStreams.out(
-                    JSON.object([
-                        ("ServerURL", .string(input)), ("Username", .string(account.username)),
-                        ("Secret", .string(reply.token)),
-                    ]).text + "\n")
+                    DockerRegistry.answer(serverURL: input, username: account.username, secret: reply.token).text
+                        + "\n")
                 return ExitCode.ok
             } catch {
                 StandardStreams.err("\(name): \(error.text)\n")
-                StandardStreams.out(notFound + "\n")
+                StandardStreams.out(DockerRegistry.notFound + "\n")
                 return ExitCode.refused
             }
         case "list":
@@ -80,26 +76,5 @@ enum DockerCredential {
             StandardStreams.err("Usage: \(name) get|store|erase|list|version\n")
             return ExitCode.usage
         }
-    }
-
-    /// `https://registry.example.com/v1/` → `registry.example.com`; a bare host stays as it is. Lowercase. Nil for
-    /// any scheme but https: a token never goes to a registry reached in the clear.
-    static func host(of server: String) -> String? {
-        var s = Substring(server)
-        if let scheme = s.firstRange(of: "://") {
-            guard s[..<scheme.lowerBound].lowercased() == "https" else { return nil }
-            s = s[scheme.upperBound...]
-        }
-        if let slash = s.firstIndex(of: "/") { s = s[..<slash] }
-        return String(s).lowercased()
-    }
-}
-
-extension String {
-    fileprivate var trimmingWhitespace: String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\n" || f == "\r" || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\n" || l == "\r" || l == "\t" { s.removeLast() }
-        return String(s)
     }
 }

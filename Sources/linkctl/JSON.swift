@@ -1,4 +1,5 @@
-/// Just enough JSON for `--json` output, without Foundation on the link-click path.
+/// Just enough JSON for `--json` output, without Foundation on the link-click path. linkctl's front compiles this
+/// file as it is (Embedded Swift: no key paths), so both halves write the same text.
 indirect enum JSON {
     case string(String)
     case number(Int64)
@@ -16,7 +17,7 @@ indirect enum JSON {
         case .number(let n): return String(n)
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
-        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
+        case .array(let items): return "[" + items.map { $0.text }.joined(separator: ",") + "]"
         case .object(let fields):
             return "{" + fields.map { Self.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
         case .raw(let text): return text
@@ -33,8 +34,10 @@ indirect enum JSON {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where u.value < 0x20:
-                let hex = Array("0123456789abcdef")
-                out += "\\u00" + String(hex[Int(u.value >> 4)]) + String(hex[Int(u.value & 15)])
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out += "\\u00"
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(u.value >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(u.value & 15)]))
             default: out.unicodeScalars.append(u)
             }
         }

@@ -140,16 +140,12 @@ enum TokenCommand {
     static func printed(_ reply: AccountToken.Reply, _ args: ParsedArguments) -> String {
         if args.json { return JSON(vardict: reply.fields).text + "\n" }
         let type = reply.fields?.entry("token_type")?.stringValue ?? "Bearer"
-        if args.has("header") { return "Authorization: Bearer \(reply.token)\n" }
+        if args.has("header") { return TokenText.header(reply.token) }
         guard args.has("env") else { return reply.token + "\n" }
-        var lines = [("LINKROUTER_TOKEN", reply.token), ("LINKROUTER_TOKEN_TYPE", type)]
-        if let at = reply.expiresAt { lines.append(("LINKROUTER_EXPIRES_AT", String(at))) }
-        if let scope = reply.fields?.entry("scope")?.stringValue { lines.append(("LINKROUTER_SCOPE", scope)) }
-        return lines.map { "export \($0.0)=\(shellQuoted($0.1))\n" }.joined()
+        return TokenText.env(
+            token: reply.token, type: type, expiresAt: reply.expiresAt,
+            scope: reply.fields?.entry("scope")?.stringValue)
     }
-
-    /// `'…'`, with each `'` written `'\''`: any text a provider sends is one word to the shell, never code.
-    static func shellQuoted(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 
     /// `token NAME`.
     static func account(_ args: ParsedArguments) -> Int32 {

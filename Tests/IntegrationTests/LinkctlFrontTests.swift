@@ -150,7 +150,7 @@ struct LinkctlFrontTests {
     }
 
     @Test(
-        "token answers as the full linkctl does: the same token from memory, --min-valid as a flag or with =, --scope, --resource, --issuer, --dpop, and the same words and exit status for a bad number, an unknown account, one not signed in, a min_valid the daemon refuses, an ambiguous issuer and a proof for an account without a key"
+        "token answers as the full linkctl does: the same token from memory, --min-valid as a flag or with =, --scope, --resource, --issuer, --dpop, --json, --header, --env, and the same words and exit status for a bad number, an unknown account, one not signed in, a min_valid the daemon refuses, an ambiguous issuer, two ways of printing, and a proof for an account without a key"
     )
     func tokenSameAnswers() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600)
@@ -177,6 +177,12 @@ struct LinkctlFrontTests {
             (["token", "work", "--dpop", "GET", "https://api.example/things"], 1),
             (["token", "work", "--dpop=GET", "--dpop-url", "https://api.example/things"], 1),
             (["token", "work", "https://api.example/things"], 64), (["token", "work", "--json"], 0),
+            // Printed otherwise: the reply as JSON, the header line, export lines; one of them at a time.
+            (["token", "work", "--header"], 0), (["token", "work", "--env", "--min-valid=60"], 0),
+            (["token", "--json", "work", "--scope", "openid"], 0), (["token", "work", "--json", "--header"], 64),
+            (["token", "work", "--env=yes"], nil), (["token", "later", "--json"], 4),
+            (["token", "work", "--json", "--dpop", "GET", "https://api.example/things"], 1),
+            (["token", "work", "--header", "--dpop", "GET", "https://api.example/things"], nil),
         ]
         for (args, status) in cases {
             let (front, full) = try both(args)
@@ -236,6 +242,153 @@ struct LinkctlFrontTests {
             }
             let viaFullHelper = try run([helpers + "/full/" + LinkctlLayout.gitHelperName] + args, input)
             #expect(viaFullHelper.text == full.text && viaFullHelper.status == full.status)
+        }
+        #expect(w.daemon.isRunning)
+    }
+
+    /// A copy of the front with no `linkctl-full` beside it: what it answers, it answered itself.
+    static func lone(_ root: String, name: String = "linkctl") throws -> String {
+        let dir = root + "/lone"
+        try FileSystem.makeDirectories(dir)
+        let lone = dir + "/" + name
+        try FileSystem.writeAtomically(lone, try FileSystem.read(Paths.linkctl, maxBytes: 1 << 26), permissions: 0o755)
+        return lone
+    }
+
+    @Test(
+        "the front serves token --json, --header and --env, kubectl's and docker's helpers itself (a front with no full linkctl beside it answers them as the full linkctl does)"
+    )
+    func servedByTheFront() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600)
+        #expect(try w.add("work", ["--registry", "registry.example.com"]).status == 0)
+        #expect(try w.login("work").status == 0)
+        let lone = try Self.lone(w.desktop.root)
+        let docker = w.desktop.root + "/lone/" + LinkctlLayout.dockerHelperName
+        try FileSystem.symlink(lone, at: docker)
+        // The full linkctl by the docker helper's name (argv[0] picks the helper).
+        try FileSystem.makeDirectories(w.desktop.root + "/full")
+        let fullDocker = w.desktop.root + "/full/" + LinkctlLayout.dockerHelperName
+        try FileSystem.symlink(Paths.linkctlFull, at: fullDocker)
+        let input = w.desktop.root + "/docker-input"
+        try FileSystem.writeAtomically(input, text: "https://registry.example.com/v2/\n", permissions: 0o600)
+        let pairs: [([String], [String])] = [
+            ([lone, "token", "work", "--json"], [Paths.linkctlFull, "token", "work", "--json"]),
+            ([lone, "token", "work", "--env"], [Paths.linkctlFull, "token", "work", "--env"]),
+            (
+                [lone, "credential", "kube", "--account", "work"],
+                [Paths.linkctlFull, "credential", "kube", "--account", "work"]
+            ),
+            (["sh", "-c", "'\(docker)' get < '\(input)'"], ["sh", "-c", "'\(fullDocker)' get < '\(input)'"]),
+        ]
+        let token = String(try w.desktop.linkctl("token", "work").text.dropLast())
+        for (front, full) in pairs {
+            let served = try w.desktop.run(front)
+            let reference = try w.desktop.run(full)
+            #expect(
+                served.status == 0 && served.text == reference.text && served.errorText == reference.errorText
+                    && served.text.contains(token),
+                "\(front): \(served.status) \(served.text) \(served.errorText) / \(reference.text) \(reference.errorText)"
+            )
+        }
+        // What the front hands on, a lone front cannot do: the proof that the four above were its own.
+        let other = try w.desktop.run([lone, "token", "work", "--interactive"])
+        #expect(other.status == 69, "\(other.errorText)")
+    }
+
+    @Test(
+        "kubectl's helper answers as the full linkctl does: the ExecCredential in each apiVersion asked, and the same words and exit status for requests that are not kubectl's (bad JSON, a duplicate member, another group, too deep), an unknown account, one not signed in, an ambiguous issuer and bad arguments"
+    )
+    func kubeSameAnswers() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.add("later").status == 0)
+        #expect(try w.login("work").status == 0)
+        let v1 =
+            #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+        let v1beta1 = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{}}"#
+        let deep = { (n: Int) in
+            #"{"apiVersion":"client.authentication.k8s.io/v1","x":"# + String(repeating: "[", count: n - 1)
+                + String(repeating: "]", count: n - 1) + "}"
+        }
+        // nil: no KUBERNETES_EXEC_INFO; the status each answer must have (0 answered, 1 refused, 4 not signed in,
+        // 64 usage).
+        let cases: [(String?, [String], Int32)] = [
+            (nil, ["--account", "work"], 0), (v1, ["--account=work"], 0), (v1beta1, ["--account", "work"], 0),
+            ("", ["--account", "work"], 0), (deep(32), ["--account", "work"], 0),
+            (deep(33), ["--account", "work"], 1),
+            ("{not json", ["--account", "work"], 1),
+            (
+                #"{"apiVersion":"client.authentication.k8s.io/v1","apiVersion":"client.authentication.k8s.io/v1"}"#,
+                ["--account", "work"], 1
+            ),
+            (#"{"apiVersion":"example.com/v1"}"#, ["--account", "work"], 1), (#"["x"]"#, ["--account", "work"], 1),
+            (v1, ["--account", "nobody"], 1), (v1, ["--account", "later"], 4),
+            (v1, ["--issuer", w.provider.issuer], 1), (v1, ["--account", "work", "--issuer", w.provider.issuer], 64),
+            (v1, [], 64), (v1, ["--account", "-bad"], 64), (v1, ["--account", "work", "extra"], 64),
+        ]
+        for (info, args, status) in cases {
+            let env = info.map { ["env", "KUBERNETES_EXEC_INFO=" + $0] } ?? []
+            let front = try w.desktop.run(env + [Paths.linkctl, "credential", "kube"] + args)
+            let full = try w.desktop.run(env + [Paths.linkctlFull, "credential", "kube"] + args)
+            #expect(
+                front.status == status && front.status == full.status && front.text == full.text
+                    && front.errorText == full.errorText,
+                "\(info ?? "-") \(args): front \(front.status) \(front.text) \(front.errorText) / full \(full.status) \(full.errorText)"
+            )
+            if status == 0 {
+                let version = info.flatMap { $0.contains("k8s.io/v1\"") ? "client.authentication.k8s.io/v1" : nil }
+                #expect(
+                    front.text.hasPrefix(
+                        #"{"apiVersion":""# + (version ?? "client.authentication.k8s.io/v1beta1")
+                            + #"","kind":"ExecCredential","status":{"token":""#),
+                    "\(front.text)")
+            }
+        }
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "docker's get answers as the full linkctl's does: the listed registry's token (https, a bare host, any case), and the same words and exit status for one reached in the clear, an unlisted one, no input, and an account not signed in"
+    )
+    func dockerSameAnswers() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600)
+        #expect(
+            try w.add("work", ["--registry", "registry.example.com", "--username", "oauth2accesstoken"]).status == 0)
+        #expect(try w.add("later", ["--registry", "later.example.com"]).status == 0)
+        #expect(try w.login("work").status == 0)
+        let helpers = w.desktop.root + "/helpers"
+        try FileSystem.makeDirectories(helpers + "/front")
+        try FileSystem.makeDirectories(helpers + "/full")
+        try FileSystem.symlink(Paths.linkctl, at: helpers + "/front/" + LinkctlLayout.dockerHelperName)
+        try FileSystem.symlink(Paths.linkctlFull, at: helpers + "/full/" + LinkctlLayout.dockerHelperName)
+        let input = w.desktop.root + "/docker-input"
+        func run(_ side: String, _ args: [String]) throws -> Subprocess.Outcome {
+            try w.desktop.run(
+                ["sh", "-c", "\"$@\" < '\(input)'", "sh", helpers + "/" + side + "/" + LinkctlLayout.dockerHelperName]
+                    + args)
+        }
+        let cases: [(String, Int32)] = [
+            ("https://registry.example.com/v1/\n", 0), ("  Registry.Example.COM\n", 0),
+            ("http://registry.example.com/v1/\n", 1), ("https://index.docker.io/v1/\n", 1), ("\n", 1),
+            ("https://later.example.com\n", 1), ("ftp://registry.example.com\n", 1),
+        ]
+        for (text, status) in cases {
+            try FileSystem.writeAtomically(input, text: text, permissions: 0o600)
+            let front = try run("front", ["get"])
+            let full = try run("full", ["get"])
+            #expect(
+                front.status == status && front.status == full.status && front.text == full.text
+                    && front.errorText == full.errorText,
+                "\(text): front \(front.status) \(front.text) \(front.errorText) / full \(full.status) \(full.text) \(full.errorText)"
+            )
+            #expect(front.text.contains("\"Secret\"") == (status == 0), "\(front.text)")
+        }
+        // The helper's other operations, and a get with more arguments, are the full linkctl's: the same answers.
+        for args in [["list"], ["version"], ["get", "extra"]] {
+            let front = try run("front", args)
+            let full = try run("full", args)
+            #expect(
+                front.status == full.status && front.text == full.text && front.errorText == full.errorText, "\(args)")
         }
         #expect(w.daemon.isRunning)
     }

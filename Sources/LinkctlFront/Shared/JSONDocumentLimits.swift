@@ -1,0 +1,1 @@
+../../LinkRouterCore/JSONDocumentLimits.swift

@@ -1,0 +1,1 @@
+../../linkctl/TokenText.swift

@@ -1,0 +1,1 @@
+../../LinkRouterCore/UTCTime.swift
