@@ -9,7 +9,7 @@ enum FrontDocker {
     static let name = LinkctlLayout.dockerHelperName
 
     static func get(_ process: FrontProcess) -> Int32 {
-        guard let bus = FrontBus.connect() else { process.handOver() }
+        guard var bus = FrontBus.connect() else { process.handOver() }
         guard case .reply(let listed) = bus.call("ListAccounts", [], timeoutMilliseconds: 120_000) else {
             process.handOver()
         }

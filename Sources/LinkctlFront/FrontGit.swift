@@ -66,7 +66,7 @@ enum FrontGit {
             return ExitCode.refused
         }
         // Not served (a plain-http host, say), or not a `get`: nothing is answered, and git asks its next helper.
-        guard let bus, message.servable else { return ExitCode.ok }
+        guard var bus, message.servable else { return ExitCode.ok }
         var options: [(String, FrontBus.Option)] = [("id_token", .boolean(false))]
         // The daemon checks the URL against the account's git_urls, when it declares some.
         if let url = message.url { options.append(("for_url", .string(url))) }

@@ -50,7 +50,7 @@ enum FrontKube {
             guard let parsed = FrontExecInfo.parse(info) else { process.handOver() }
             exec = parsed
         }
-        guard let bus = FrontBus.connect() else { process.handOver() }
+        guard var bus = FrontBus.connect() else { process.handOver() }
         var options: [(String, FrontBus.Option)] = []
         if let issuer = request.issuer { options.append((TokenOptionNames.issuer.1, .string(issuer))) }
         // A person is at the terminal: no desktop notice is posted for this call.

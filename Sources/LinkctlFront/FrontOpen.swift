@@ -32,7 +32,7 @@ enum FrontOpen {
         if let t = FrontProcess.nonEmpty("DESKTOP_STARTUP_ID") {
             context.append((LinkIntake.desktopStartupIDKey, .string(t)))
         }
-        guard let bus = FrontBus.connect() else { process.handOver() }
+        guard var bus = FrontBus.connect() else { process.handOver() }
         let answer =
             context.isEmpty
             ? bus.call("Route", [.string(uri)], timeoutMilliseconds: LinkIntake.clientWaitMilliseconds)

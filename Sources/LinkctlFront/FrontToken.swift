@@ -90,7 +90,7 @@ enum FrontToken {
     }
 
     static func run(_ request: Request, _ process: FrontProcess) -> Int32 {
-        guard let bus = FrontBus.connect() else { process.handOver() }
+        guard var bus = FrontBus.connect() else { process.handOver() }
         var options: [(String, FrontBus.Option)] = []
         if let n = request.minValid { options.append((TokenOptionNames.minValidKey, .uint32(n))) }
         for (key, value) in request.strings { options.append((key, .string(value))) }

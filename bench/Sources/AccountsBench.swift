@@ -2,6 +2,7 @@ import DBusKit
 import Glibc
 import JSONKit
 import LinkRouterAPI
+import LinkRouterCore
 import SystemKit
 
 /// Issue 22's figures: an account's token handed out by a whole `linkctl
@@ -23,18 +24,18 @@ extension Bench {
         let w = world.w
         let probe = try DBusConnection(address: w.address)
         let (issuer, client, redirect) = (world.issuer, world.clientID, BenchAccountWorld.redirect)
-        try world.add("work", bin: bin)
+        try world.add("work", bin: bin, ["--registry", "registry.example.com"])
         try signIn(w, "work", providerInfo: world.provider.infoPath)
         let env = w.environment
         let runs = n(40, 3)
-        func must(_ argv: [String], input: String? = nil) throws {
+        func must(_ argv: [String], input: String? = nil, environment: [String] = []) throws {
             let r: Subprocess.Outcome
             if let input {
                 try FileSystem.writeAtomically(w.root + "/stdin", text: input, permissions: 0o600)
                 r = try Subprocess.run(
-                    ["/bin/sh", "-c", "exec \"$@\" < \"$0\"", w.root + "/stdin"] + argv, environment: env)
+                    ["/bin/sh", "-c", "exec \"$@\" < \"$0\"", w.root + "/stdin"] + argv, environment: env + environment)
             } else {
-                r = try Subprocess.run(argv, environment: env)
+                r = try Subprocess.run(argv, environment: env + environment)
             }
             guard r.status == 0 else { throw BenchError("\(argv.joined(separator: " ")) failed: \(r.errorText)") }
         }
@@ -73,6 +74,48 @@ extension Bench {
         row(
             "a cached narrower token (`linkctl token NAME --resource URI`) beside a cached full one (median of \(runs))",
             value: narrow, unit: "ms", floor: full, goal: "≤ 1.05×", met: narrow / full <= 1.05)
+        // kubectl's and docker's helpers (issue 38: served by the front), beside the ping; the full linkctl's same
+        // answer beside them, for what the front saves.
+        let exec = [
+            "KUBERNETES_EXEC_INFO="
+                + #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}"#
+        ]
+        let kubeArgs = ["credential", "kube", "--account", "work"]
+        let (kube, ping3) = try Measure.interleaved(
+            runs, { try must([bin + "/linkctl"] + kubeArgs, environment: exec) },
+            {
+                try must([
+                    "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue,
+                    API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping",
+                ])
+            })
+        let kubeFull = try Measure.median(
+            (0..<runs).map { _ in try Measure.ms { try must([bin + "/linkctl-full"] + kubeArgs, environment: exec) } })
+        row(
+            "`linkctl credential kube --account NAME` (KUBERNETES_EXEC_INFO read, an ExecCredential written), beside a `dbus-send` ping (median of \(runs); the full linkctl: \(Measure.format(kubeFull)) ms)",
+            value: kube, unit: "ms", floor: ping3, goal: "≤ 1.2×", met: kube / ping3 <= 1.2)
+        let docker = w.root + "/bin/" + LinkctlLayout.dockerHelperName
+        try? FileSystem.remove(docker)
+        try FileSystem.symlink(FileSystem.resolve(bin + "/linkctl") ?? bin + "/linkctl", at: docker)
+        let dockerFull = w.root + "/docker-full/" + LinkctlLayout.dockerHelperName
+        try FileSystem.makeDirectories(w.root + "/docker-full")
+        try? FileSystem.remove(dockerFull)
+        try FileSystem.symlink(bin + "/linkctl-full", at: dockerFull)
+        let server = "https://registry.example.com/v2/\n"
+        let (dockerGet, ping4) = try Measure.interleaved(
+            runs, { try must([docker, "get"], input: server) },
+            {
+                try must(
+                    [
+                        "dbus-send", "--session", "--print-reply", "--dest=" + API.busName.rawValue,
+                        API.managerPath.rawValue, "org.freedesktop.DBus.Peer.Ping",
+                    ], input: server)
+            })
+        let dockerGetFull = try Measure.median(
+            (0..<runs).map { _ in try Measure.ms { try must([dockerFull, "get"], input: server) } })
+        row(
+            "`docker-credential-linkrouter get` (ListAccounts, then GetToken), beside a `dbus-send` ping, both with stdin from a file (median of \(runs); the full linkctl: \(Measure.format(dockerGetFull)) ms)",
+            value: dockerGet, unit: "ms", floor: ping4, goal: "≤ 1.3×", met: dockerGet / ping4 <= 1.3)
         // Where the difference is: the daemon's GetToken against its Ping, both from one `gdbus call`.
         func gdbus(_ method: String, _ args: [String]) -> [String] {
             [
@@ -106,6 +149,21 @@ extension Bench {
             "`git credential fill` through `credential.helper = linkrouter` (git-credential-linkrouter), beside through git's own `credential-cache` (median of \(runs))",
             value: viaLinkrouter,
             unit: "ms", floor: viaCache, goal: "≤ 1.0×", met: viaLinkrouter / viaCache <= 1.0)
+        // git runs a helper with arguments through `sh -c` (run-command's prepare_shell_cmd: the command has spaces),
+        // and `linkrouter` as `git credential-linkrouter`, a second git that runs git-credential-linkrouter; a `!`
+        // helper is the shell's command line, so dash runs linkctl at once.
+        if FileSystem.status(w.root + "/bin/linkctl") == nil {
+            try FileSystem.symlink(bin + "/linkctl", at: w.root + "/bin/linkctl")
+        }
+        let bang = [
+            "git", "-c", "credential.helper=", "-c", "credential.helper=!linkctl credential git --account work",
+        ]
+        let (viaBang, viaCache2) = try Measure.interleaved(
+            runs, { try must(bang + ["credential", "fill"], input: request) },
+            { try must(cache + ["credential", "fill"], input: request) })
+        row(
+            "`git credential fill` through `credential.helper = !linkctl credential git --account NAME` (no second git), beside through git's own `credential-cache` (median of \(runs))",
+            value: viaBang, unit: "ms", floor: viaCache2, goal: "≤ 1.0×", met: viaBang / viaCache2 <= 1.0)
         _ = try? Subprocess.run(
             cache + ["credential-cache", "--socket", w.root + "/git-cache/socket", "exit"], environment: env)
 
