@@ -2,17 +2,6 @@
 /// over its store, stopping, and being replaced. Nobody waits for their
 /// reply, so a failed write is logged and the change kept in memory (`.keepInMemory`).
 extension Router {
-    /// A client's connection appeared on the bus (`NameOwnerChanged`): its app
-    /// is found out now (issue 36: identified when its connection appears), so
-    /// the answer is known, or on its way, when its first account call or
-    /// session arrives; the caller does not wait a `GetConnectionCredentials`
-    /// round trip after asking. Nothing is answered or kept beyond the caller's
-    /// entry, which goes when it leaves (`ownerGone`).
-    public func clientAppeared(_ name: String) -> Transition {
-        var turn = Turn(self, now: 0)
-        return Identification.start(name, &turn)
-    }
-
     /// The owner's connection left the bus (threat model D2): its held calls
     /// are dropped, and what it asked for goes on for nobody where stopping it
     /// halfway would lose something (`Running.forNobody`); a session with a

@@ -180,19 +180,15 @@ public final class Daemon {
         }
     }
 
-    /// `NameOwnerChanged`: a client came (its time noted, the bound its identity is checked against, and its app
-    /// found out) or left (threat model D2).
+    /// `NameOwnerChanged`: a client came (its time noted, the bound its identity is checked against) or left
+    /// (threat model D2).
     func nameOwnerChanged(_ m: DBusMessage) {
         // Only the bus itself says who owns what.
         guard m.sender == "org.freedesktop.DBus", let args = try? m.arguments(), args.count == 3,
             case .string(let name) = args[0], case .string(let oldOwner) = args[1], case .string(let newOwner) = args[2]
         else { return }
         bus.nameChanged(name, old: oldOwner, new: newOwner)
-        guard name.hasPrefix(":") else { return }
-        if oldOwner.isEmpty, !newOwner.isEmpty, name != bus.connection.uniqueName {
-            execute(core.router.clientAppeared(name))
-        }
-        guard newOwner.isEmpty else { return }
+        guard name.hasPrefix(":"), newOwner.isEmpty else { return }
         execute(core.router.ownerGone(name, now: now))
     }
 
