@@ -25,11 +25,11 @@ public enum CallerApps {
         ofProcess pid: UInt32, uid: UInt32?, appearedAt: Int64? = nil, procRoot: String = "/proc"
     ) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
-        guard FileSystem.exists(dir), isAlive(dir) else { return .unknown }
+        guard FileSystem.exists(dir), let stat = ProcessStat(dir), stat.isAlive else { return .unknown }
         if let appearedAt {
             // Clock ticks (`CLK_TCK`, 100 a second here): a process that started in the tick the name appeared in
             // is taken as the one that connected; one that started later is not.
-            guard let started = startTicks(dir), started <= appearedAt * ticksPerSecond / 1000 else { return .unknown }
+            guard let started = stat.startTicks, started <= appearedAt * ticksPerSecond / 1000 else { return .unknown }
         }
         do {
             return flatpak(try FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024)) ?? .unknown
@@ -48,13 +48,25 @@ public enum CallerApps {
         return .host
     }
 
-    /// Whether `/proc/PID/stat` says the process runs (any state but Z, zombie, and X, dead).
-    static func isAlive(_ dir: String) -> Bool {
-        guard let stat = try? FileSystem.readText(dir + "/stat", maxBytes: 4096),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
-        return state != nil && state != "Z" && state != "X"
+    /// `/proc/PID/stat`, read once, as bytes (its fields are ASCII after the `(comm)`, which may hold anything).
+    struct ProcessStat {
+        /// Field 3.
+        let state: UInt8?
+        /// Field 22, `starttime`: clock ticks after boot.
+        let startTicks: Int64?
+
+        init?(_ dir: String) {
+            guard let bytes = try? FileSystem.read(dir + "/stat", maxBytes: 4096),
+                let close = bytes.lastIndex(of: UInt8(ascii: ")"))
+            else { return nil }
+            // After "(comm)": field 3 is the state, so starttime is the 20th field from there.
+            let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+            state = fields.first?.first
+            startTicks = fields.count > 19 ? Int64(String(decoding: fields[19], as: UTF8.self)) : nil
+        }
+
+        /// Any state but Z, zombie, and X, dead.
+        var isAlive: Bool { state != nil && state != UInt8(ascii: "Z") && state != UInt8(ascii: "X") }
     }
 
     /// A host program as the person knows it, for a prompt: the app id of the systemd scope the session manager
@@ -88,22 +100,17 @@ public enum CallerApps {
     }
 
     /// `/proc/PID/stat`'s `starttime` (field 22): clock ticks after boot.
-    public static func startTicks(_ dir: String) -> Int64? {
-        guard let stat = try? FileSystem.readText(dir + "/stat", maxBytes: 4096), let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // After "(comm)": field 3 is the state, so starttime is the 20th field from there.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? Int64(fields[19]) : nil
-    }
+    public static func startTicks(_ dir: String) -> Int64? { ProcessStat(dir)?.startTicks }
 
     static let ticksPerSecond = Int64(sysconf(Int32(_SC_CLK_TCK)))
 
     /// The real uid on `/proc/PID/status`'s `Uid:` line.
     static func realUID(_ dir: String) -> UInt32? {
-        guard let status = try? FileSystem.readText(dir + "/status", maxBytes: 64 * 1024),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
+        guard let status = try? FileSystem.read(dir + "/status", maxBytes: 64 * 1024),
+            let line = status.split(separator: UInt8(ascii: "\n")).first(where: { $0.starts(with: Array("Uid:".utf8)) })
         else { return nil }
-        return line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap { UInt32($0) }
+        return line.split(whereSeparator: { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") }).dropFirst().first
+            .flatMap { UInt32(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// `[Application] name=` of a `.flatpak-info` (`[Runtime] runtime=` has
@@ -123,12 +130,12 @@ public enum CallerApps {
 
     /// A cgroup line ending `/snap.NAME.APP-….scope` → NAME (snapd's transient scopes).
     static func snap(cgroup: String) -> String? {
-        for line in cgroup.split(separator: "\n") {
-            guard let last = line.split(separator: "/").last, last.hasPrefix("snap."), last.hasSuffix(".scope") else {
-                continue
-            }
-            let name = last.dropFirst(5).prefix { $0 != "." }
-            if !name.isEmpty { return String(name) }
+        for line in cgroup.utf8.split(separator: UInt8(ascii: "\n")) {
+            guard let last = line.split(separator: UInt8(ascii: "/")).last, last.starts(with: Array("snap.".utf8)),
+                last.reversed().starts(with: Array(".scope".utf8).reversed())
+            else { continue }
+            let name = last.dropFirst(5).prefix { $0 != UInt8(ascii: ".") }
+            if !name.isEmpty { return String(decoding: name, as: UTF8.self) }
         }
         return nil
     }

@@ -456,6 +456,30 @@ final class Bench {
         } else {
             notes.append("no second callgrind dump: the per-client count was not taken")
         }
+        // Each new client's first account call (what every `linkctl token` is to the daemon): its app found out
+        // (`GetConnectionCredentials`, then /proc) before the call is answered, here with UnknownAccount.
+        let askers = n(200, 10)
+        _ = try Subprocess.run(["callgrind_control", "-z", String(pid)])
+        for _ in 0..<askers {
+            let asker = try BenchClient(w.address)
+            guard (try? asker.call("GetToken", [.string("nobody"), .vardict([])])) == nil else {
+                throw BenchError("GetToken for an account nobody declared was answered")
+            }
+        }
+        try c.ping()
+        _ = try Subprocess.run(["callgrind_control", "-d", String(pid)])
+        Clock.sleep(milliseconds: 200)
+        let askDump = FileSystem.list(w.root).filter { $0.hasPrefix("cg.daemon") && $0 != "cg.daemon" }.sorted().last
+        if let askDump, askDump != dump, askDump != connectionDump {
+            if let keep { _ = try? Subprocess.run(["cp", w.root + "/" + askDump, keep + "/cg.daemon.ask"]) }
+            let perAsk =
+                Self.total(try FileSystem.readText(w.root + "/" + askDump, maxBytes: 256 << 20)) / Double(askers)
+            row(
+                "instructions in the daemon per new client's first account call (`GetToken`: its app found out, then refused as an unknown account; its departure handled)",
+                value: perAsk / 1000, unit: "k", floor: nil, goal: "a count to watch", met: nil)
+        } else {
+            notes.append("no third callgrind dump: the per-call count was not taken")
+        }
         kill(pid, SIGTERM)
         Subprocess.wait(pid)
         running = false
