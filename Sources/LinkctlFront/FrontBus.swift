@@ -144,7 +144,7 @@ struct FrontBus {
             // credentials. Nothing but the bus has been sent to when it refuses: said as no daemon answering (an
             // `open` is kept for the next one).
             let auth = [0] + Array(("AUTH EXTERNAL " + Self.hex(String(geteuid())) + "\r\n").utf8)
-            guard FrontProcess.writeAll(auth, to: socket) else {
+            guard send(auth) else {
                 return .unreachable("the session bus closed the connection")
             }
             var end = Self.lineEnd(pending)
@@ -170,7 +170,7 @@ struct FrontBus {
         let expected = serial
         dbus_message_set_serial(message, expected)
         out += Self.marshal(message)
-        guard FrontProcess.writeAll(out, to: socket) else {
+        guard send(out) else {
             return .unreachable("the session bus closed the connection before the call went out")
         }
         return answer(to: expected, until: deadline, timeoutMilliseconds)
@@ -222,6 +222,10 @@ struct FrontBus {
             }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(left, Int64(Int32.max))))
+            if ready < 0, lr_errno() != EINTR {
+                return .unreachable(
+                    "the connection to the session bus failed (" + String(cString: strerror(lr_errno())) + ")")
+            }
             guard ready > 0 else { continue }
             let n = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress!, $0.count) }
             if n < 0, lr_errno() == EINTR || lr_errno() == EAGAIN { continue }
@@ -263,6 +267,22 @@ struct FrontBus {
         case Int32(LR_DBUS_TYPE_ARRAY): return .reply(Reply(entries: Self.entries(&read)))
         default: return .reply(Reply())
         }
+    }
+
+    /// All of `bytes` to the bus, with `MSG_NOSIGNAL` (as libdbus sends): a bus gone is a failed send, not SIGPIPE.
+    private func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                CLibc.send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if lr_errno() == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
     }
 
     /// A message's bytes on the wire.

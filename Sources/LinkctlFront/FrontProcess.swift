@@ -32,20 +32,17 @@ struct FrontProcess {
     static func error(_ text: String) { err("linkctl: " + text + "\n") }
 
     /// All of `text`, retried on EINTR and short writes, as `StandardStreams` does.
-    static func write(_ text: String, to fd: Int32) { _ = writeAll(Array(text.utf8), to: fd) }
-
-    /// All of `bytes`, retried on EINTR and short writes; false when the descriptor refused them.
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+    static func write(_ text: String, to fd: Int32) {
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { CLibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 {
                 if lr_errno() == EINTR { continue }
-                return false
+                return
             }
             offset += n
         }
-        return true
     }
 
     /// Standard input to its end, at most `maxBytes` (as `StandardStreams.readAll`).

@@ -392,4 +392,63 @@ struct LinkctlFrontTests {
         }
         #expect(w.daemon.isRunning)
     }
+
+    @Test(
+        "the front's own bus connection: a first address nobody listens at is the full linkctl's to go past (libdbus tries the next); a bus that closes at once or refuses the authentication is 'not reachable' for a token (exit 69, as the full linkctl), and a click there is queued for the next daemon"
+    )
+    func busFaults() throws {
+        let w = try AccountTests.World(accessTokenSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.run([Paths.linkctlFull, "token", "work"])
+        #expect(token.status == 0 && !token.text.isEmpty, "\(token.errorText)")
+        let real = w.desktop.environment.first { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") }.map {
+            String($0.dropFirst("DBUS_SESSION_BUS_ADDRESS=".count))
+        }
+        let two = "unix:path=" + w.desktop.root + "/nobody-listens;" + (real ?? "")
+        let past = try w.desktop.run(["env", "DBUS_SESSION_BUS_ADDRESS=" + two, Paths.linkctl, "token", "work"])
+        #expect(past.status == 0 && past.text == token.text, "\(past.status) \(past.errorText)")
+        for mode in ["close", "reject"] {
+            let socket = w.desktop.root + "/broken-bus-" + mode
+            let server = try Subprocess.spawn(
+                ["/usr/bin/python3", Paths.fixtures + "/broken_bus.py", socket, mode],
+                environment: w.desktop.environment,
+                stdout: .null, stderr: .file(socket + ".err"))
+            defer { Subprocess.stop(server, name: "broken_bus.py") }
+            #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(socket + ".ready") != nil })
+            let address = "DBUS_SESSION_BUS_ADDRESS=unix:path=" + socket
+            let front = try w.desktop.run(["env", address, Paths.linkctl, "token", "work"])
+            let full = try w.desktop.run(["env", address, Paths.linkctlFull, "token", "work"])
+            #expect(
+                front.status == 69 && full.status == 69 && front.text.isEmpty
+                    && front.errorText.hasPrefix("linkctl: linkrouterd is not reachable ("),
+                "\(mode): front \(front.status) \(front.errorText) / full \(full.status) \(full.errorText)")
+            #expect(mode == "close" || front.errorText.contains("did not accept this process"), "\(front.errorText)")
+        }
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "a click when the bus closes on the front at once: queued in the inbox (the front's call never reached a daemon), where the running daemon takes it: delivered once"
+    )
+    func clickOnABrokenBus() throws {
+        let h = try Harness()
+        let (path, url) = try h.app.beginQuiet()
+        let socket = h.desktop.root + "/broken-bus"
+        let server = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/broken_bus.py", socket, "close"],
+            environment: h.desktop.environment,
+            stdout: .null, stderr: .file(socket + ".err"))
+        defer { Subprocess.stop(server, name: "broken_bus.py") }
+        #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(socket + ".ready") != nil })
+        let click = try h.desktop.run([
+            "env", "DBUS_SESSION_BUS_ADDRESS=unix:path=" + socket, Paths.linkctl, "open", "--",
+            "com.example.app:/callback?code=broken&state=\(Harness.state(of: url))",
+        ])
+        #expect(click.status == 0 && click.text == "queued\n", "\(click.status) \(click.errorText)")
+        // The daemon on the real bus watches the inbox: it takes the link from there.
+        #expect(try h.app.wait(path)["code"] == "broken")
+        #expect(eventually { FileSystem.list(h.desktop.runtimeDir + "/linkrouter/inbox").isEmpty })
+        #expect(try h.app.counter("inbox_links") == 1 && h.app.counter("links_routed") == 1)
+    }
 }
