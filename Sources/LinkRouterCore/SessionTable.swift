@@ -143,6 +143,9 @@ public struct SessionTable: Sendable {
         byState.reserveCapacity(count)
     }
 
+    /// How many sessions the table has room for without growing (the soak's concern: room kept after a burst).
+    public var room: Int { table.capacity }
+
     /// Gives back the room of sessions that are gone. Swift's arrays and
     /// dictionaries keep their capacity when they shrink, so a burst of
     /// 10,000 sessions would otherwise hold its high-water memory for the

@@ -20,7 +20,8 @@ final class InProcessDaemon {
     /// Another client on the bus: it sees the daemon's signals, in the order they were sent.
     let watcher: DBusConnection
 
-    init() throws {
+    /// `maxPending`: the per-client and total limits on unfinished sessions, for a burst (the defaults otherwise).
+    init(maxPending: Int? = nil) throws {
         var template = Array("/tmp/lr-inproc-XXXXXX".utf8CString)
         root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
         try FileSystem.makeDirectories(root + "/run/linkrouter", permissions: 0o700)
@@ -59,6 +60,10 @@ final class InProcessDaemon {
             busAddress: address,
             paths: LinkRouterPaths(runtimeDirectory: root + "/run/linkrouter", stateDirectory: root + "/state"))
         config.maxRoutesPerSecond = 1000
+        if let maxPending {
+            config.limits.maxPendingPerOwner = maxPending
+            config.limits.maxPendingTotal = maxPending
+        }
         daemon = Daemon(config: config, connection: try DBusConnection(address: address), loop: EventLoop())
         daemon.sessions.openStore()
     }
