@@ -100,7 +100,8 @@ extension Bench {
         let dockerFull = w.root + "/docker-full/" + LinkctlLayout.dockerHelperName
         try FileSystem.makeDirectories(w.root + "/docker-full")
         try? FileSystem.remove(dockerFull)
-        try FileSystem.symlink(bin + "/linkctl-full", at: dockerFull)
+        // `bin` may be relative (CI's smoke runs `.build/debug`): a link needs the real path.
+        try FileSystem.symlink(FileSystem.resolve(bin + "/linkctl-full") ?? bin + "/linkctl-full", at: dockerFull)
         let server = "https://registry.example.com/v2/\n"
         let (dockerGet, ping4) = try Measure.interleaved(
             runs, { try must([docker, "get"], input: server) },
@@ -153,7 +154,8 @@ extension Bench {
         // and `linkrouter` as `git credential-linkrouter`, a second git that runs git-credential-linkrouter; a `!`
         // helper is the shell's command line, so dash runs linkctl at once.
         if FileSystem.status(w.root + "/bin/linkctl") == nil {
-            try FileSystem.symlink(bin + "/linkctl", at: w.root + "/bin/linkctl")
+            try FileSystem.symlink(
+                FileSystem.resolve(bin + "/linkctl") ?? bin + "/linkctl", at: w.root + "/bin/linkctl")
         }
         let bang = [
             "git", "-c", "credential.helper=", "-c", "credential.helper=!linkctl credential git --account work",
