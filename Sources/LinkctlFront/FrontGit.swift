@@ -15,38 +15,14 @@ enum FrontGit {
     /// The request from the arguments after `credential git` (or after `git-credential-linkrouter`), or nil for any
     /// form the front does not serve. Checked before standard input is read, so the full linkctl still has it.
     static func request(_ arguments: ArraySlice<String>) -> Request? {
-        var account: String?
-        var username: String?
-        var operation: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            var flag = argument
-            var value: String?
-            if let eq = argument.utf8.firstIndex(of: 0x3D), argument.hasPrefix("--") {
-                flag = String(argument[..<eq])
-                value = String(argument[argument.index(after: eq)...])
-            }
-            switch flag {
-            case "--account", "--username":
-                if value == nil { value = rest.popFirst() }
-                guard let value else { return nil }
-                if flag == "--account" {
-                    guard account == nil else { return nil }
-                    account = value
-                } else {
-                    guard username == nil else { return nil }
-                    username = value
-                }
-            default:
-                guard operation == nil, value == nil, argument.utf8.first != 0x2D else { return nil }
-                operation = argument
-            }
-        }
-        // The checks the full linkctl makes: a refusal is its to word.
-        guard let account, let operation, operation != "erase", (try? AccountName.check(account)) != nil else {
+        guard let args = FrontArguments(arguments, options: ["account", "username"]), args.operands.count == 1 else {
             return nil
         }
-        let name = username ?? "oauth2"
+        let operation = args.operands[0]
+        // The checks the full linkctl makes: a refusal is its to word.
+        guard let account = args.value("account"), operation != "erase", (try? AccountName.check(account)) != nil
+        else { return nil }
+        let name = args.value("username") ?? "oauth2"
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != 0x3A }) else { return nil }
         return Request(account: account, username: name, operation: operation)
     }

@@ -14,27 +14,11 @@ enum FrontKube {
 
     /// The request from the arguments after `credential kube`, or nil for any form the front does not serve.
     static func request(_ arguments: ArraySlice<String>) -> Request? {
-        var request = Request()
-        var account: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            var flag = argument
-            var value: String?
-            if let eq = argument.utf8.firstIndex(of: 0x3D), argument.hasPrefix("--") {
-                flag = String(argument[..<eq])
-                value = String(argument[argument.index(after: eq)...])
-            }
-            guard flag == "--account" || flag == "--issuer" else { return nil }
-            if value == nil { value = rest.popFirst() }
-            guard let value else { return nil }
-            if flag == "--account" {
-                guard account == nil else { return nil }
-                account = value
-            } else {
-                guard request.issuer == nil else { return nil }
-                request.issuer = value
-            }
+        guard let args = FrontArguments(arguments, options: ["account", "issuer"]), args.operands.isEmpty else {
+            return nil
         }
+        let account = args.value("account")
+        var request = Request(issuer: args.value("issuer"))
         // One of the two, and a name the full linkctl would take: a refusal is its to word.
         guard (account == nil) != (request.issuer == nil) else { return nil }
         if let account {

@@ -36,39 +36,27 @@ enum FrontToken {
     /// it and says what is wrong).
     static func request(_ arguments: ArraySlice<String>) -> Request? {
         var request = Request()
-        var operands: [String] = []
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            guard argument.hasPrefix("--") else {
-                guard argument.utf8.first != 0x2D else { return nil }
-                operands.append(argument)
-                continue
-            }
-            var flag = String(argument.dropFirst(2))
-            var value: String?
-            if let eq = flag.utf8.firstIndex(of: 0x3D) {
-                value = String(flag[flag.index(after: eq)...])
-                flag = String(flag[..<eq])
-            }
+        guard
+            let args = FrontArguments(
+                arguments,
+                options: [TokenOptionNames.minValidFlag, TokenOptionNames.resource.0]
+                    + TokenOptionNames.strings.map { $0.0 },
+                flags: Printing.flags.map { $0.0 }, repeatable: [TokenOptionNames.resource.0])
+        else { return nil }
+        let operands = args.operands
+        for (flag, value) in args.given {
             if let printing = Printing.flags.first(where: { $0.0 == flag })?.1 {
-                // A flag takes no value, and only one of them is given (the full linkctl says so otherwise).
-                guard value == nil, request.printing == .token else { return nil }
+                // Only one of them is given (the full linkctl says so otherwise).
+                guard request.printing == .token else { return nil }
                 request.printing = printing
-                continue
-            }
-            if value == nil { value = rest.popFirst() }
-            guard let value else { return nil }
-            if flag == TokenOptionNames.minValidFlag {
-                // Parsed as the full linkctl parses it (`UInt32(text)`); anything else is its to refuse, and once only.
-                guard request.minValid == nil, let n = UInt32(value) else { return nil }
+            } else if flag == TokenOptionNames.minValidFlag {
+                // Parsed as the full linkctl parses it (`UInt32(text)`); anything else is its to refuse.
+                guard let value, let n = UInt32(value) else { return nil }
                 request.minValid = n
-            } else if flag == TokenOptionNames.resource.0 {
+            } else if flag == TokenOptionNames.resource.0, let value {
                 request.resources.append(value)
-            } else if let option = TokenOptionNames.strings.first(where: { $0.0 == flag }) {
-                guard !request.has(option.1) else { return nil }
+            } else if let option = TokenOptionNames.strings.first(where: { $0.0 == flag }), let value {
                 request.strings.append((option.1, value))
-            } else {
-                return nil
             }
         }
         // NAME [URL], or --issuer URL without NAME; never both, never `refresh` (the full linkctl's).
