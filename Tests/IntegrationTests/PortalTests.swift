@@ -13,14 +13,45 @@ struct PortalTests {
     static let mime = "x-scheme-handler/com.example.app"
 
     /// The README's set-up: the app's own entry declares the scheme and claims part of the web site.
-    func world() throws -> (Harness, Portal, TestApp) {
+    /// `environment`: more for the portal world's processes.
+    func world(environment: [String: String] = [:]) throws -> (Harness, Portal, TestApp) {
         let h = try Harness(register: false)
         let app = try TestApp.execApp(h.desktop, claims: ["https://example.com/app/"])
+        h.desktop.extraEnvironment.merge(environment) { $1 }
         let portal = try Portal(desktop: h.desktop)
         let r = try h.desktop.linkctl("register", "com.example.app")
         #expect(r.status == 0, "\(r.errorText)")
         #expect(try h.desktop.linkctl("install", "--claim-https").status == 0)
         return (h, portal, app)
+    }
+
+    /// GIO's GNOME proxy module (glib-networking's, on every GNOME desktop) where this machine keeps its modules.
+    static let gnomeProxyModule: String? = FileSystem.list("/usr/lib").map { "/usr/lib/\($0)/gio/modules/libgiognomeproxy.so" }
+        .first(where: FileSystem.exists)
+
+    @Test(
+        "the portal world comes up whatever GIO modules the machine has (glib-networking's GNOME proxy module, and none), and a link goes through it each way; the control: the schemas withheld from the portal, it aborts where the module is"
+    )
+    func gioModules() throws {
+        // Both states in one run: scripts/setup --test installs glib-networking, and GIO_MODULE_DIR at an empty
+        // directory is a machine without it.
+        let module = try #require(
+            Self.gnomeProxyModule, "no libgiognomeproxy.so under /usr/lib/*/gio/modules; scripts/setup --test installs glib-networking")
+        let none = TestDirectory("lr-gio-none")
+        for (state, environment) in [("with \(module)", [String: String]()), ("with no GIO modules", ["GIO_MODULE_DIR": none.path])] {
+            let (h, portal, _) = try world(environment: environment)
+            let web = "https://example.com/blog/\(state.count)"
+            #expect(try portal.open(web) == 0, "\(state)")
+            #expect(h.desktop.waitForBrowser(Harness.browser) == [web], "\(state)")
+        }
+        // The control: the portal given no schemas, as before issue 50, aborts reading the GNOME proxy settings.
+        let h = try Harness(register: false)
+        let refused = #expect(throws: SystemError.self) {
+            try Portal(desktop: h.desktop, extraArguments: ["--schemas-for-gtk-only"])
+        }
+        #expect(refused?.description.contains("exited: portal") == true, "\(refused.map(String.init(describing:)) ?? "")")
+        let log = (try? FileSystem.readText(h.desktop.root + "/portal/portal.log")) ?? ""
+        #expect(log.contains("No GSettings schemas are installed"), "\(log)")
     }
 
     @Test(

@@ -2,7 +2,7 @@
 """The real OpenURI portal on a test's own bus: Xvfb, xdg-permission-store,
 xdg-desktop-portal-gtk (the chooser a person sees) and xdg-desktop-portal.
 
-portal_world.py --dir DIR [--until auto|stdin|signal]
+portal_world.py --dir DIR [--until auto|stdin|signal] [--schemas-for-gtk-only]
 
 Runs with the test desktop's environment (its DBUS_SESSION_BUS_ADDRESS and
 hermetic XDG directories). Starts Xvfb (-displayfd), then the three
@@ -12,10 +12,15 @@ org.freedesktop.impl.portal.desktop.gtk and the permission store have owners,
 and prints {"display": ":N", "pids": {...}, "portal_log": PATH}. Stays until
 SIGTERM/SIGINT/SIGHUP or stdin EOF; its children die with it.
 
-Only the gtk backend is given system data beyond the test's own: GSettings
-schemas (GSETTINGS_SCHEMA_DIR; it aborts without them) and an in-memory
-settings backend. Applications, defaults and the permission store all come
-from the test's directories and bus.
+Every process of it is given one piece of system data beyond the test's
+own: the GSettings schemas (GSETTINGS_SCHEMA_DIR), with an in-memory
+settings backend (GSETTINGS_BACKEND=memory), so the schemas' defaults are
+read and nothing of the machine's settings is. The gtk backend aborts
+without them, and so does the portal itself wherever GIO's GNOME proxy
+module is installed (glib-networking, on every GNOME desktop): with
+XDG_CURRENT_DESKTOP=GNOME its proxy resolver reads org.gnome.system.proxy.
+Applications, defaults and the permission store all come from the test's
+directories and bus.
 """
 import argparse, json, os, select, subprocess, sys, time
 
@@ -23,6 +28,8 @@ from fixture_process import die_with_parent, run_until_stopped, stop_on_signals
 
 from gi.repository import Gio, GLib
 
+# The system's compiled schemas (definitions and defaults, no one's settings).
+SCHEMAS = "/usr/share/glib-2.0/schemas"
 NAMES = ["org.freedesktop.impl.portal.PermissionStore", "org.freedesktop.impl.portal.desktop.gtk", "org.freedesktop.portal.Desktop"]
 
 
@@ -54,12 +61,18 @@ def main():
     p.add_argument("--dir", required=True)
     p.add_argument("--until", choices=("auto", "stdin", "signal"), default="auto")
     p.add_argument("--timeout", type=float, default=20.0)
+    # The control of PortalTests.gioModules: the schemas withheld from every process but the gtk backend, as before
+    # issue 50, where the portal aborts if GIO's GNOME proxy module is installed.
+    p.add_argument("--schemas-for-gtk-only", action="store_true")
     a = p.parse_args()
     stop = stop_on_signals()
     os.makedirs(a.dir, exist_ok=True)
     xvfb, display, keep = start_xvfb(a.timeout)
-    env = dict(os.environ, XDG_CURRENT_DESKTOP="GNOME", DISPLAY=display, GDK_BACKEND="x11", NO_AT_BRIDGE="1", GTK_A11Y="none")
-    gtk_env = dict(env, GSETTINGS_SCHEMA_DIR="/usr/share/glib-2.0/schemas", GSETTINGS_BACKEND="memory")
+    env = dict(os.environ, XDG_CURRENT_DESKTOP="GNOME", DISPLAY=display, GDK_BACKEND="x11", NO_AT_BRIDGE="1", GTK_A11Y="none",
+               GSETTINGS_SCHEMA_DIR=SCHEMAS, GSETTINGS_BACKEND="memory")
+    gtk_env = env
+    if a.schemas_for_gtk_only:
+        env = {k: v for k, v in env.items() if k not in ("GSETTINGS_SCHEMA_DIR", "GSETTINGS_BACKEND")}
     procs = {"xvfb": xvfb}
     logs = {}
     for name, argv, e in [("permission_store", ["/usr/libexec/xdg-permission-store", "--replace"], env),

@@ -23,7 +23,8 @@ final class Portal {
         return nil
     }()
 
-    init(desktop: TestDesktop) throws {
+    /// `extraArguments`: portal_world.py's own (the control's `--schemas-for-gtk-only`).
+    init(desktop: TestDesktop, extraArguments: [String] = []) throws {
         self.desktop = desktop
         // What the gtk chooser needs to draw its icons (it aborts without a MIME database to tell a PNG).
         // shared-mime-info names no application: handlers and defaults stay the test's own.
@@ -32,9 +33,15 @@ final class Portal {
         let out = desktop.root + "/portal.json"
         let err = desktop.root + "/portal.err"
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/portal_world.py", "--dir", dir, "--until", "signal"],
+            ["/usr/bin/python3", Paths.fixtures + "/portal_world.py", "--dir", dir, "--until", "signal"]
+                + extraArguments,
             environment: desktop.environment, stdout: .file(out), stderr: .file(err))
-        guard eventually(timeoutMilliseconds: 30_000, { ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n") }),
+        // Up (its line on stdout), or given up (its reason on stderr).
+        _ = eventually(timeoutMilliseconds: 30_000) {
+            ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n")
+                || ((try? FileSystem.readText(err)) ?? "").contains("portal_world:")
+        }
+        guard ((try? FileSystem.readText(out)) ?? "").hasSuffix("\n"),
             let json = try? JSONSerialization.jsonObject(with: Data(FileSystem.readText(out).utf8)) as? [String: Any],
             let display = json["display"] as? String
         else {
