@@ -11,6 +11,13 @@ public protocol BusCall: Sendable {
     var arguments: [DBusValue] { get }
     /// The reply's arguments, read; a reply of another shape is an error.
     static func reply(_ values: [DBusValue]) throws(DBusError) -> Reply
+    /// The reply read from the whole message, for a call whose answer depends on who sent it (`Notify`: the server
+    /// that showed the notification). By default, its arguments (`reply(_:)`).
+    static func reply(message: DBusMessage) throws(DBusError) -> Reply
+}
+
+extension BusCall {
+    public static func reply(message: DBusMessage) throws(DBusError) -> Reply { try reply(try message.arguments()) }
 }
 
 extension BusCall {
@@ -22,10 +29,15 @@ extension BusCall {
         timeoutMilliseconds: Int64 = 25_000, via calls: PendingCalls,
         _ completion: @escaping (Result<Reply, DBusError>) -> Void
     ) {
-        proxy.call(Self.member, arguments, timeoutMilliseconds: timeoutMilliseconds, via: calls) { result in
+        let m: DBusMessage
+        do { m = try message() } catch {
+            calls.loop.schedule(afterMilliseconds: 0) { completion(.failure(error)) }
+            return
+        }
+        calls.call(m, timeoutMilliseconds: timeoutMilliseconds) { result in
             switch result {
-            case .success(let values):
-                do throws(DBusError) { completion(.success(try Self.reply(values))) } catch {
+            case .success(let reply):
+                do throws(DBusError) { completion(.success(try Self.reply(message: reply))) } catch {
                     completion(.failure(error))
                 }
             case .failure(let e):

@@ -1,9 +1,13 @@
+import SystemKit
+
 /// `org.freedesktop.Notifications.Notify(s app_name, u replaces_id, s
 /// app_icon, s summary, s body, as actions, a{sv} hints, i expire_timeout) →
 /// u id` (the Desktop Notifications spec): a notification on whatever server
 /// the desktop runs (GNOME Shell, KDE Plasma, dunst, mako).
 public struct Notify: BusCall {
-    public typealias Reply = UInt32
+    /// The id the server gave, and the server's unique name (the reply's sender): only that server's signals about
+    /// the id are about this notification.
+    public typealias Reply = (id: UInt32, server: String)
 
     public let proxy = Notify.server
 
@@ -44,9 +48,43 @@ public struct Notify: BusCall {
         ]
     }
 
-    public static func reply(_ values: [DBusValue]) throws(DBusError) -> UInt32 {
-        guard values.count == 1, case .uint32(let id) = values[0] else { throw .unexpectedReply(member) }
-        return id
+    public static func reply(_ values: [DBusValue]) throws(DBusError) -> Reply {
+        throw .unexpectedReply(member)
+    }
+
+    public static func reply(message: DBusMessage) throws(DBusError) -> Reply {
+        let values = try message.arguments()
+        guard values.count == 1, case .uint32(let id) = values[0], let server = message.sender else {
+            throw .unexpectedReply(member)
+        }
+        return (id, server)
+    }
+
+    /// `text` for a body a server shows as markup (`body-markup` among its capabilities, as GNOME Shell, KDE
+    /// Plasma, dunst and mako have it): `&`, `<` and `>` escaped (`Markup.escape`), so an app's words (an
+    /// audience, a program's name) show as typed and never as bold green "Verified" text. A server without the
+    /// capability shows the body as it is sent (the spec has clients strip markup for it), so it gets `text`
+    /// unchanged.
+    public static func body(_ text: String, serverReadsMarkup: Bool) -> String {
+        serverReadsMarkup ? Markup.escape(text, quotes: false) : text
+    }
+}
+
+/// `org.freedesktop.Notifications.GetCapabilities() → as`: what the server
+/// does (`actions`, `body-markup`, …).
+public struct NotificationCapabilities: BusCall {
+    public typealias Reply = [String]
+
+    public let proxy = Notify.server
+
+    public init() {}
+
+    public static let member: MemberName = "GetCapabilities"
+    public var arguments: [DBusValue] { [] }
+
+    public static func reply(_ values: [DBusValue]) throws(DBusError) -> [String] {
+        guard values.count == 1, case .array(_, let items) = values[0] else { throw .unexpectedReply(member) }
+        return items.compactMap(\.stringValue)
     }
 }
 

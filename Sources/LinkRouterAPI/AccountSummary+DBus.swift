@@ -16,18 +16,22 @@ extension AccountSummary {
         if a.isDefault { entries.append(("default", .boolean(true))) }
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
         if !a.gitURLs.isEmpty { entries.append(("git_urls", .stringArray(a.gitURLs))) }
-        // The apps the person always allowed (`AccountGrant`): app label, scope ("" for the account's own), when.
+        // The apps the person always allowed (`AccountGrant`): app label, what it covers (`scope` "" and no
+        // `resources` or `audience`: the account's own token), when.
         if !a.grants.isEmpty {
             entries.append(
                 (
                     "grants",
                     .array(
                         element: "a{sv}",
-                        a.grants.map {
-                            .vardict([
-                                ("app", .string($0.app.label)), ("scope", .string($0.scope ?? "")),
-                                ("granted_at", .int64($0.grantedAt)),
-                            ])
+                        a.grants.map { g in
+                            var entry: [(String, DBusValue)] = [
+                                ("app", .string(g.app.label)), ("scope", .string(g.target.scope ?? "")),
+                            ]
+                            if !g.target.resources.isEmpty { entry.append(("resources", .stringArray(g.target.resources))) }
+                            if let audience = g.target.audience { entry.append(("audience", .string(audience))) }
+                            entry.append(("granted_at", .int64(g.grantedAt)))
+                            return .vardict(entry)
                         })
                 ))
         }

@@ -32,6 +32,7 @@ extension AccountCall {
     /// An unknown caller (its app could not be found out) has no accounts:
     /// it is never taken for the host.
     func start(accounts: [Account], caller: String, _ turn: inout Turn) -> Transition {
+        if let refusal = overLimit(caller, turn) { return Transition(reply: .refused(refusal)) }
         switch turn.core.callers[caller] {
         case .unknown?:
             // `.unknown` is both "being found out" and "could not be": only the first waits.
@@ -47,15 +48,43 @@ extension AccountCall {
         }
     }
 
+    /// Why a new account call of `caller` is refused before anything is held for it: its connection, or its app
+    /// over all its connections, holds as many as `Limits` allows (each waits on a prompt, a keyring or a provider).
+    private func overLimit(_ caller: String, _ turn: Turn) -> RouterError? {
+        let limits = turn.limits
+        if turn.core.held.accountCalls(of: caller) >= limits.maxHeldAccountCallsPerCaller {
+            return RouterError(
+                .limitsExceeded,
+                "this connection has \(limits.maxHeldAccountCallsPerCaller) account calls waiting already; wait for their answers first"
+            )
+        }
+        if let app = turn.core.callers[caller], app.isSandboxed,
+            turn.core.held.accountCalls(ofApp: app) >= limits.maxHeldAccountCallsPerApp
+        {
+            return RouterError(
+                .limitsExceeded,
+                "\(app.label) has \(limits.maxHeldAccountCallsPerApp) account calls waiting already; wait for their answers first"
+            )
+        }
+        return nil
+    }
+
+    /// A yes the person just gave (`ConsentPrompt`, Allow once): for this account and this target only, so a call
+    /// queued behind the prompt for another target is asked about in its own turn.
+    struct Consented: Sendable, Equatable {
+        let account: AccountKey
+        let target: TokenTarget
+    }
+
     private func holding(accounts: [Account], caller: String, _ turn: inout Turn) -> Transition {
         let op = turn.ids.take()
         return Transition(core: [.hold(op, .account(self, accounts: accounts, caller: caller))], reply: .held(op))
     }
 
     /// The call, for a caller now known to be `app` (`held`: the operation its reply is held under).
-    /// `consented`: the person's account the person has just allowed this app, this once (`ConsentPrompt`).
+    /// `consented`: what of the person's account the person has just allowed this app, this once (`ConsentPrompt`).
     func carryOn(
-        accounts: [Account], app: CallerApp, caller: String, held: OperationID?, consented: AccountKey? = nil,
+        accounts: [Account], app: CallerApp, caller: String, held: OperationID?, consented: Consented? = nil,
         _ turn: inout Turn
     ) -> Transition {
         let mine = accounts.filter { $0.owner.serves(app) }
@@ -64,33 +93,37 @@ extension AccountCall {
             return a
         }
         // A sandboxed app asking for the person's account by name, or a host program for an account declared
-        // `confirm=true`: allowed (once, or always), or the person is asked. What is asked for is checked first, so
-        // the person is never shown (and a grant never keeps) a scope the account could not give.
-        func theirs(_ name: String, _ target: ConsentTarget, handsOut: Bool) -> Consent {
+        // `confirm=true`: allowed (once, or always), or the person is asked. What is asked for is checked and
+        // normalised first, so the person is never shown (and a grant never keeps) a target the account could not
+        // give, and two spellings of one target are one question.
+        func theirs(_ name: String, _ request: TokenRequest?, handsOut: Bool) -> Consent {
             let a: Account
             if handsOut, app == .host, let own = mine.first(where: { $0.name == name }), own.confirm {
-                if own.key == consented { return .allowed(own) }
                 a = own
             } else {
                 guard !mine.contains(where: { $0.name == name }),
                     let person = accounts.first(where: { $0.name == name && $0.askable(by: app) })
                 else { return .notAsked }
-                if person.key == consented || person.granted(to: app, target) { return .allowed(person) }
-                if let until = turn.accounts[person.key]?.deniedUntil[app], until > turn.now {
-                    return .refused(
-                        RouterError(
-                            .accessDenied,
-                            "\(person.name) is the person's account, and the person denied it to \(app.id) \(ConsentPrompt.coolOffSeconds - (until - turn.now)) s ago; it is not asked again for \(until - turn.now) s"
-                        ))
-                }
                 a = person
             }
+            let target: TokenTarget
             do throws(RouterError) {
-                _ = try TokenTarget.make(
-                    scope: target.scope, resources: target.resources, audience: target.audience,
+                target = try TokenTarget.make(
+                    scope: request?.scope, resources: request?.resources ?? [], audience: request?.audience,
                     granted: turn.accounts[a.key]?.tokens?.scope ?? a.scope, account: a.name)
             } catch {
                 return .refused(error)
+            }
+            if consented == Consented(account: a.key, target: target) { return .allowed(a) }
+            if app != .host {
+                if a.granted(to: app, target) { return .allowed(a) }
+                if let until = turn.accounts[a.key]?.deniedUntil[app], until > turn.now {
+                    return .refused(
+                        RouterError(
+                            .accessDenied,
+                            "\(a.name) is the person's account, and the person denied it to \(app.id) \(ConsentPrompt.coolOffSeconds - (until - turn.now)) s ago; it is not asked again for \(until - turn.now) s"
+                        ))
+                }
             }
             return .asking(
                 ConsentPrompt.asking(
@@ -99,7 +132,6 @@ extension AccountCall {
         do throws(RouterError) {
             switch self {
             case .getToken(let name, let request):
-                let target = ConsentTarget(request)
                 var account: Account?
                 if let issuer = request.issuer {
                     guard name.isEmpty else { throw .invalid("give an account's name or its issuer, not both") }
@@ -107,14 +139,14 @@ extension AccountCall {
                         issuer, among: mine, name: \.name, issuer: \.issuer, isDefault: \.isDefault)
                     account = picked
                     // Picked by issuer, the account is the caller's own; a `confirm=true` one still asks.
-                    switch theirs(picked.name, target, handsOut: true) {
+                    switch theirs(picked.name, request, handsOut: true) {
                     case .allowed(let a): account = a
                     case .asking(let asking): return asking
                     case .refused(let e): throw e
                     case .notAsked: break
                     }
                 } else {
-                    switch theirs(name, target, handsOut: true) {
+                    switch theirs(name, request, handsOut: true) {
                     case .allowed(let a): account = a
                     case .asking(let asking): return asking
                     case .refused(let e): throw e
@@ -132,12 +164,20 @@ extension AccountCall {
                 let account: Account
                 switch begin.flow {
                 case .signOut: account = try named(name)
-                default:
-                    switch theirs(name, ConsentTarget(), handsOut: false) {
+                case .code, .device:
+                    switch theirs(name, nil, handsOut: false) {
                     case .allowed(let a): account = a
                     case .asking(let asking): return asking
                     case .refused(let e): throw e
-                    case .notAsked: account = try named(name)
+                    case .notAsked:
+                        account = try named(name)
+                        // An app's own account signs in only with a client that is none of the person's (issue 44):
+                        // one declared before the person's would otherwise sign in as the person's.
+                        if case .app = account.owner,
+                            Self.personsLookAlike(of: account, among: accounts, byName: false) != nil
+                        {
+                            throw Self.lookAlike(account.name)
+                        }
                     }
                 }
                 try begin.request.use(account)
@@ -189,6 +229,12 @@ extension AccountCall {
             throw RouterError(.accessDenied, "\(name) is declared by the administrator; choose another name")
         }
         if existing == account { return Transition().answering(held, .none) }
+        // An app's account that would read as one of the person's (its name), or sign in as it (its provider and
+        // client: a public client's id is no secret), is not the app's to declare: it asks for the person's by name,
+        // and the person is asked (issue 44).
+        if case .app = owner, Self.personsLookAlike(of: account, among: accounts, byName: true) != nil {
+            throw Self.lookAlike(name)
+        }
         // Those being written count too: calls held while the caller was identified each saw the same list.
         let writing = turn.core.running.values.count {
             if case .accountFile(let w) = $0, case .add(let a, nil) = w.change { a.owner == owner } else { false }
@@ -204,6 +250,28 @@ extension AccountCall {
         let clearing = account.defaultsItClears(among: accounts)
         return AccountFileWrite.start(
             .add(account, replacing: existing), clearing: clearing, caller: caller, held: held, &turn)
+    }
+
+    /// The person's account (the user's or the administrator's) that an app's `account` would pass for: one of the
+    /// same issuer and client, or (`byName`) of the same name.
+    static func personsLookAlike(of account: Account, among accounts: [Account], byName: Bool) -> Account? {
+        accounts.first { person in
+            switch person.owner {
+            case .user, .system:
+                (byName && person.name == account.name)
+                    || (person.issuer == account.issuer && person.clientID == account.clientID)
+            case .app: false
+            }
+        }
+    }
+
+    /// The refusal of an app's look-alike of `person`: the same words whichever part matched, so an app learns no
+    /// more than that the declaration is taken.
+    static func lookAlike(_ name: String) -> RouterError {
+        RouterError(
+            .accessDenied,
+            "\(name) would pass for one of the person's accounts (its name, or its provider and client); an app asks for the person's account by name (GetToken), and the person is asked"
+        )
     }
 
     /// Whether a sandboxed app may have the person's account it named: not a question (not the person's, or the

@@ -15,11 +15,18 @@
 /// within `repeatSeconds` of the last (however many callers keep asking). With
 /// no notification server nothing waits: callers have their error at once, as
 /// without one.
+///
+/// Only the person's accounts get a sign-in notice. An app's own account is
+/// the app's to sign in (its calls are its own face: it starts its `Login`,
+/// which the person sees it start); a notice for it would read, word for word,
+/// as the person's own, and one click would sign the person in to an app's
+/// copy of their account (issue 44). An unlock notice for an app's account
+/// names the app.
 public struct AccountNotice: OperationMachine {
     public let key: AccountKey
     public let purpose: Purpose
-    /// The server's id for it, once shown.
-    public var shown: UInt32?
+    /// The server's id for it and the server, once shown.
+    public var shown: ShownNotification?
     /// The person clicked an unlock notice: the keyring is being asked to show its prompt.
     var unlocking = false
 
@@ -48,8 +55,8 @@ public struct AccountNotice: OperationMachine {
     }
 
     public enum Event: Sendable {
-        /// The server took it (its id), or there is none.
-        case shown(Result<UInt32, RouterError>)
+        /// The server took it, or there is none.
+        case shown(Result<ShownNotification, RouterError>)
         /// The person invoked an action (`default`: a click): a sign-in begins, with what a begin needs.
         case invoked(action: String, inputs: BeginInputs, accounts: [Account])
         /// The server closed it (1 expired, 2 dismissed by the person, 3 closed by a call).
@@ -76,7 +83,14 @@ public struct AccountNotice: OperationMachine {
     /// What the notification says for `account` (`why`: why it is needed). Plain text: the account's name and
     /// its issuer are the declaration's (no markup is sent, so none is read).
     static func text(_ account: AccountKey, _ purpose: Purpose, why: String) -> Text {
-        switch purpose {
+        if let app = account.app, purpose == .unlockKeyring {
+            return Text(
+                summary: "Unlock the keyring for an app's account",
+                body:
+                    "The keyring is locked: \(why). Click to unlock it; until then the tokens of \(app)'s own account \(account.name) (at \(account.issuer)) are in memory only.",
+                action: (key: "default", label: "Unlock"))
+        }
+        return switch purpose {
         case .signIn:
             Text(
                 summary: "Sign in to \(account.name)",
@@ -96,6 +110,8 @@ public struct AccountNotice: OperationMachine {
     /// `repeatSeconds`. A notice of the other need that is up gives way (a signed-out account has nothing to unlock
     /// for; a signed-in one no sign-in to ask for).
     static func asking(_ account: AccountKey, _ purpose: Purpose, why: String, _ turn: inout Turn) -> Transition {
+        // An app's account is signed in by the app, never from a notice the person would take for their own.
+        if purpose == .signIn, account.app != nil { return Transition() }
         let current = turn.accounts[account].flatMap { $0.notice }.flatMap { turn.core.running[$0] }
             .flatMap(AccountNotice.init)
         if let current, current.purpose == purpose { return Transition() }
@@ -120,14 +136,14 @@ public struct AccountNotice: OperationMachine {
         state.notice = nil
         state.noticeAt = nil
         var t = Transition(core: [.finish(op), turn.set(key, state)])
-        if let id = m.shown { t.effects.append(.closeNotification(id)) }
+        if let shown = m.shown { t.effects.append(.closeNotification(shown)) }
         return t
     }
 
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         switch event {
-        case .shown(.success(let id)):
-            shown = id
+        case .shown(.success(let notification)):
+            shown = notification
             return Transition()
         case .shown(.failure):
             // No notification server (or it refused): nothing to wait for; callers had their answer already.
@@ -188,26 +204,28 @@ public struct AccountNotice: OperationMachine {
 /// The notification server's answers about the daemon's notices.
 extension Router {
 
-    /// `ActionInvoked(id, action)` from the notification server: the notice it belongs to (if it is one of ours)
+    /// `ActionInvoked(id, action)` from `server`: the notice it belongs to (if `server` showed one of ours as `id`)
     /// takes the person's answer, with what a sign-in needs (gathered by the daemon before it asks).
     public func noticeInvoked(
-        _ id: UInt32, action: String, inputs: BeginInputs, accounts: [Account], now: Int64
+        _ id: UInt32, action: String, server: String, inputs: BeginInputs, accounts: [Account], now: Int64
     ) -> Transition {
-        guard let op = notice(shown: id) else { return Transition() }
+        guard let op = notice(shown: id, server: server) else { return Transition() }
         return completed(op, .accountNotice(.invoked(action: action, inputs: inputs, accounts: accounts)), now: now)
     }
 
-    /// `NotificationClosed(id, reason)`: the notice it belongs to is over.
-    public func noticeClosed(_ id: UInt32, reason: UInt32, now: Int64) -> Transition {
-        guard let op = notice(shown: id) else { return Transition() }
+    /// `NotificationClosed(id, reason)` from `server`: the notice it belongs to is over.
+    public func noticeClosed(_ id: UInt32, reason: UInt32, server: String, now: Int64) -> Transition {
+        guard let op = notice(shown: id, server: server) else { return Transition() }
         return completed(op, .accountNotice(.closed(reason: reason)), now: now)
     }
 
-    /// Whether the notification server's `id` is one of the daemon's notices.
-    public func isNotice(_ id: UInt32) -> Bool { notice(shown: id) != nil }
+    /// Whether `id` from `server` is one of the daemon's notices.
+    public func isNotice(_ id: UInt32, server: String) -> Bool { notice(shown: id, server: server) != nil }
 
-    /// The notice the server knows as `id`.
-    private func notice(shown id: UInt32) -> OperationID? {
-        running.first { _, m in if case .accountNotice(let n) = m { n.shown == id } else { false } }?.key
+    /// The notice `server` shows as `id`.
+    private func notice(shown id: UInt32, server: String) -> OperationID? {
+        running.first { _, m in
+            if case .accountNotice(let n) = m, let shown = n.shown { shown.isAnswered(id: id, by: server) } else { false }
+        }?.key
     }
 }

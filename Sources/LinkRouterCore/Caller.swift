@@ -33,6 +33,14 @@ public enum CallerApp: Sendable, Equatable, Hashable {
         }
     }
 
+    /// Whether a sandbox vouches for it (Flatpak, Snap): an app id the daemon can hold its calls and grants to.
+    public var isSandboxed: Bool {
+        switch self {
+        case .flatpak, .snap: true
+        case .unknown, .host: false
+        }
+    }
+
     /// What kind of sandbox vouches for `id`, in words.
     public var kindName: String {
         switch self {

@@ -6,81 +6,107 @@
 /// remembers; oidc-agent's `--confirm` names the app by what the app sends).
 ///
 /// One prompt per app and account at a time: later calls of that app for that
-/// account wait on it (`waiting`, each held as the account call it is) and
-/// hear the same answer. Allow once: the waiting calls go on, as if the
-/// account were the app's, this once. Always allow: the grant is written
-/// (`remember`), then the same. Deny, a close, no answer within
-/// `deadlineSeconds`, or no notification server: `AccessDenied`, and nothing
-/// else about the account.
-/// What a call asks of the person's account: the account's own token, or a narrower one (a scope, resources, an
-/// audience). A prompt names it, a call joins a prompt only for the same, and a grant covers it by its scope.
-public struct ConsentTarget: Sendable, Equatable {
-    public var scope: String?
-    public var resources: [String] = []
-    public var audience: String?
-
-    public init() {}
-
-    init(_ r: TokenRequest) {
-        scope = r.scope
-        resources = r.resources
-        audience = r.audience
-    }
-
-    /// The prompt's words for it (plain text, checked by `TokenTarget.make` before anyone is asked).
-    var words: String {
-        var parts: [String] = []
-        if let scope { parts.append("scope \(scope)") }
-        if !resources.isEmpty { parts.append("resource \(resources.joined(separator: ", "))") }
-        if let audience { parts.append("audience \(audience)") }
-        return parts.isEmpty ? "a token of" : "a token for " + parts.joined(separator: ", ") + " of"
-    }
-}
-
+/// account and the same target wait on it (`waiting`, each held as the account
+/// call it is) and hear the same answer; calls for another target wait for it
+/// to end (`queued`) and are decided again then (a grant just given may cover
+/// them; else the next prompt asks about them). Allow once: the waiting calls
+/// go on, as if the account were the app's, this once. Always allow: the grant
+/// is written (`remember`), then the same. Deny, a close, no answer within
+/// `deadlineSeconds`, an answer the prompt never offered, or no notification
+/// server: `AccessDenied`, and nothing else about the account.
+///
+/// The person's answer is only what the notification server that showed this
+/// prompt says about its id, with one of the action keys drawn for this prompt
+/// (`Answer.key(nonce:)`: the daemon draws the nonce from the kernel's CSPRNG
+/// when it shows the prompt). A program that replaces the notification
+/// (`Notify` with its id as `replaces_id`, which GNOME Shell allows anyone)
+/// cannot know the keys, so its button grants nothing (issue 44).
 public struct ConsentPrompt: OperationMachine {
     public let app: CallerApp
     public let account: Account
     /// For a host program's call (an account declared `confirm=true`): its bus name, whose calls alone this prompt
-    /// answers (host programs share no app id to wait together on), and the program as it names itself.
+    /// answers (host programs share no app id to wait together on).
     public let caller: String?
-    public var program: String?
-    /// What the calls it answers ask for (all the same): what the person is shown, and an "Always allow" grants.
-    public let target: ConsentTarget
+    /// What the calls it answers ask for (all the same, normalised): what the person is shown, and what an
+    /// "Always allow" grants.
+    public let target: TokenTarget
     /// The calls waiting on the answer (held as `HeldCall.account`).
     public var waiting: [OperationID]
-    /// The server's id for it, once shown.
-    public var shown: UInt32?
-    /// The person said "Always allow": the grant is being written.
-    var remembering = false
+    /// Calls of the same app for the same account that ask for another target: decided again once this prompt ends.
+    public var queued: [OperationID] = []
+    public private(set) var phase: Phase
+
+    /// Where the question is.
+    public enum Phase: Sendable, Equatable {
+        /// A host program's prompt: the program's name is being found out (`describe`).
+        case describing
+        /// `Notify` sent; the server's id not back yet.
+        case showing
+        /// On the person's screen, with the nonce its action keys end in.
+        case asking(ShownNotification, nonce: String)
+        /// The person said "Always allow" (the notification is withdrawn): the grant is being written.
+        case remembering
+    }
 
     /// Seconds the person has to answer.
     public static let deadlineSeconds: Int64 = 60
     /// Seconds after a Deny during which the app's calls for the account are refused without asking again.
     public static let coolOffSeconds: Int64 = 60
-    public static let allowOnce = (key: "allow-once", label: "Allow once")
-    public static let allowAlways = (key: "allow-always", label: "Always allow")
-    public static let deny = (key: "deny", label: "Deny")
+
+    /// What the person may answer.
+    public enum Answer: String, Sendable, CaseIterable {
+        case allowOnce = "allow-once"
+        case allowAlways = "allow-always"
+        case deny
+
+        /// The button's words.
+        public var label: String {
+            switch self {
+            case .allowOnce: "Allow once"
+            case .allowAlways: "Always allow"
+            case .deny: "Deny"
+            }
+        }
+
+        /// The action key it is shown with on the prompt whose nonce is `nonce`.
+        public func key(nonce: String) -> String { rawValue + "-" + nonce }
+    }
+
+    /// What the person reads, and the answers offered. Plain text (the daemon escapes it for a server that reads
+    /// markup); app-chosen parts (a scope, resources, an audience) in visible quotes.
+    public struct Question: Sendable, Equatable {
+        public let summary: String
+        public let body: String
+        public let answers: [Answer]
+    }
+
+    /// The server took the prompt (its id and unique name), and the nonce the daemon drew for its action keys.
+    public struct Shown: Sendable, Equatable {
+        public let notification: ShownNotification
+        public let nonce: String
+
+        public init(notification: ShownNotification, nonce: String) {
+            self.notification = notification
+            self.nonce = nonce
+        }
+    }
 
     public enum Work: Sendable, Equatable {
         /// A host program, named for the person: its app id from its systemd scope, else its executable.
         case describe(caller: String)
-        case show(AccountNotice.Text, more: [ActionLabel])
+        /// The daemon draws the nonce, shows the question with each answer's key, and says what it drew.
+        case show(Question)
         /// The person's time to answer.
         case deadline(milliseconds: Int64)
         case remember(Account, AccountGrant)
     }
 
-    /// An action key and the label the person reads.
-    public struct ActionLabel: Sendable, Equatable {
-        public let key: String
-        public let label: String
-    }
-
     public enum Event: Sendable {
         /// What the host program is called (`describe`).
         case described(String)
-        /// The server took it (its id), or there is none.
-        case shown(Result<UInt32, RouterError>)
+        /// The server took it, or there is none.
+        case shown(Result<Shown, RouterError>)
+        /// The server that showed it says the person chose `action` (`Router.consentAnswered` checks the server).
         case invoked(action: String)
         case closed(reason: UInt32)
         case expired
@@ -95,57 +121,99 @@ public struct ConsentPrompt: OperationMachine {
         self = m
     }
 
-    init(app: CallerApp, account: Account, target: ConsentTarget, waiting: [OperationID], caller: String? = nil) {
+    init(app: CallerApp, account: Account, target: TokenTarget, waiting: [OperationID], caller: String? = nil) {
         self.app = app
         self.account = account
         self.target = target
         self.waiting = waiting
         self.caller = caller
+        phase = caller == nil ? .showing : .describing
     }
 
-    /// What the person reads. Plain text: the app's id is the sandbox's, the account's name and issuer the
-    /// declaration's (no markup is sent, so none is read).
-    static func text(_ app: CallerApp, _ account: Account, _ target: ConsentTarget) -> AccountNotice.Text {
-        let what = target.words
-        return AccountNotice.Text(
+    /// Every call it holds: those waiting on its answer and those queued behind it.
+    var calls: [OperationID] { waiting + queued }
+
+    /// The notification on screen, if it is up.
+    public var shown: ShownNotification? {
+        if case .asking(let n, _) = phase { return n }
+        return nil
+    }
+
+    /// `target` in the prompt's words; what the app chose is quoted, so the person sees where its text begins and
+    /// ends.
+    static func words(_ target: TokenTarget) -> String {
+        guard !target.isOwn else { return "a token of" }
+        var parts: [String] = []
+        if let scope = target.scope { parts.append("scope “\(scope)”") }
+        if !target.resources.isEmpty {
+            parts.append(
+                (target.resources.count == 1 ? "resource " : "resources ")
+                    + target.resources.map { "“\($0)”" }.joined(separator: ", "))
+        }
+        if let audience = target.audience { parts.append("audience “\(audience)”") }
+        return "a token for " + parts.joined(separator: ", ") + " of"
+    }
+
+    /// What "Always allow" will cover, said before the person chooses it.
+    static func alwaysCovers(_ target: TokenTarget) -> String {
+        target.isOwn
+            ? "“Always allow” lets it have this account's tokens from now on without asking."
+            : "“Always allow” covers only such a token (or a narrower one), never the account's own."
+    }
+
+    /// What the person reads about an app. Its id is the sandbox's, the account's name and issuer the declaration's.
+    static func question(_ app: CallerApp, _ account: Account, _ target: TokenTarget) -> Question {
+        Question(
             summary: "Allow \(app.id) to use your account \(account.name)?",
             body:
-                "The app \(app.id) (\(app.kindName), identified by its sandbox) asks for \(what) your account \(account.name) at \(account.issuer). Until you answer it waits; with no answer in \(deadlineSeconds) s it is refused.",
-            action: (key: deny.key, label: deny.label))
+                "The app \(app.id) (\(app.kindName), identified by its sandbox) asks for \(words(target)) your account \(account.name) at \(account.issuer). \(alwaysCovers(target)) With no answer in \(deadlineSeconds) s it is refused.",
+            answers: [.allowOnce, .allowAlways, .deny])
     }
 
     /// What the person reads about a host program's call for an account declared `confirm=true`. The program's name
-    /// is its own say (a scope or an executable any program can take), so it is shown as such, and nothing is
-    /// remembered for it: each call asks.
-    static func hostText(_ program: String, _ account: Account, _ target: ConsentTarget) -> AccountNotice.Text {
-        let what = target.words
-        return AccountNotice.Text(
-            summary: "Allow \(program) to use your account \(account.name)?",
+    /// is its own say (a scope or an executable any program can take), so it is shown as such, in the summary only
+    /// when it is a plain word, and nothing is remembered for it: each call asks.
+    static func hostQuestion(_ program: String, _ account: Account, _ target: TokenTarget) -> Question {
+        let plain = (try? AccountName.check(program)) != nil
+        return Question(
+            summary: "Allow \(plain ? program : "a program") to use your account \(account.name)?",
             body:
-                "A program of yours, \(program) (as it names itself), asks for \(what) your account \(account.name) at \(account.issuer), which you asked to confirm each time. With no answer in \(deadlineSeconds) s it is refused.",
-            action: (key: deny.key, label: deny.label))
+                "A program of yours, “\(program)” (as it names itself), asks for \(words(target)) your account \(account.name) at \(account.issuer), which you asked to confirm each time. With no answer in \(deadlineSeconds) s it is refused.",
+            answers: [.allowOnce, .deny])
     }
 
-    /// `call` of `app` (sandboxed) for the person's `account`, held under `held` (or a new operation): it waits on
-    /// the prompt for that app and account, shown now unless one is up.
+    /// `call` of `app` (sandboxed, or a host program for a `confirm=true` account) for the person's `account` and
+    /// `target`, held under `held` (or a new operation): it waits on the prompt for that app and account, shown now
+    /// unless one is up (then it joins it, or queues behind it for another target). Prompts are bounded: at most
+    /// `Limits.maxPromptsPerApp` of one app and `maxPrompts` in all are up at once; past that the call is refused.
     static func asking(
         _ call: AccountCall, accounts: [Account], app: CallerApp, caller: String, account: Account,
-        target: ConsentTarget, held: OperationID?, _ turn: inout Turn
+        target: TokenTarget, held: OperationID?, _ turn: inout Turn
     ) -> Transition {
+        let own = app == .host ? caller : nil
+        let prompts = turn.core.running.compactMap { id, m -> (OperationID, ConsentPrompt)? in
+            if case .consent(let p) = m, !turn.ended.contains(id) { (id, p) } else { nil }
+        }
+        let same = prompts.first { $0.1.app == app && $0.1.account.key == account.key && $0.1.caller == own }
+        if same == nil {
+            let ofApp = prompts.count { $0.1.app == app && $0.1.caller == own }
+            let over: (who: String, count: Int)? =
+                ofApp >= turn.limits.maxPromptsPerApp
+                ? ("\(app.label) has", ofApp)
+                : prompts.count >= turn.limits.maxPrompts ? ("there are", prompts.count) : nil
+            if let over {
+                let refusal = RouterError(
+                    .limitsExceeded,
+                    "\(over.who) \(over.count) questions waiting for the person already; ask again once they are answered")
+                return Transition().answering(held, .refused(refusal))
+            }
+        }
         let op = held ?? turn.ids.take()
         var t = Transition(core: [.hold(op, .account(call, accounts: accounts, caller: caller))])
         if held == nil { t.reply = .held(op) }
-        let own = app == .host ? caller : nil
-        if let (promptOp, prompt) = turn.core.running.lazy.compactMap({ id, m -> (OperationID, ConsentPrompt)? in
-            guard case .consent(let p) = m, p.app == app, p.account.key == account.key, p.caller == own,
-                p.target == target
-            else {
-                return nil
-            }
-            return (id, p)
-        }).first {
+        if let (promptOp, prompt) = same {
             var joined = prompt
-            joined.waiting.append(op)
+            if prompt.target == target { joined.waiting.append(op) } else { joined.queued.append(op) }
             t.core.append(.advance(promptOp, .consent(joined)))
             return t
         }
@@ -155,8 +223,7 @@ public struct ConsentPrompt: OperationMachine {
                 promptOp,
                 .consent(ConsentPrompt(app: app, account: account, target: target, waiting: [op], caller: own)))
         )
-        let first: Work =
-            own.map { .describe(caller: $0) } ?? .show(text(app, account, target), more: actions(for: app))
+        let first: Work = own.map { .describe(caller: $0) } ?? .show(question(app, account, target))
         t.effects += [
             .start(promptOp, .consent(first)),
             .start(promptOp, .consent(.deadline(milliseconds: deadlineSeconds * 1000))),
@@ -165,115 +232,145 @@ public struct ConsentPrompt: OperationMachine {
         return t
     }
 
-    /// What the person may answer: an app, also "Always allow"; a host program, once or not (its name is its own
-    /// say, so nothing is remembered for it).
-    static func actions(for app: CallerApp) -> [ActionLabel] {
-        [ActionLabel(key: allowOnce.key, label: allowOnce.label)]
-            + (app == .host ? [] : [ActionLabel(key: allowAlways.key, label: allowAlways.label)])
-    }
-
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
-        switch event {
-        case .described(let name):
-            program = name
-            let text = Self.hostText(name, account, target)
-            return Transition(effects: [.start(op, .consent(.show(text, more: Self.actions(for: app))))])
-        case .shown(.success(let id)):
-            shown = id
+        switch (phase, event) {
+        case (.describing, .described(let name)):
+            phase = .showing
+            return Transition(effects: [.start(op, .consent(.show(Self.hostQuestion(name, account, target))))])
+        case (.showing, .shown(.success(let shown))):
+            phase = .asking(shown.notification, nonce: shown.nonce)
             return Transition()
-        case .shown(.failure(let e)):
+        case (.showing, .shown(.failure(let e))):
             return refusing(
                 op, "no one could be asked (\(e.message)); nothing is handed out without the person's yes", &turn)
-        case .expired:
-            guard !remembering else { return Transition() }
+        case (.describing, .expired), (.showing, .expired), (.asking, .expired):
             return refusing(op, "the person did not answer within \(Self.deadlineSeconds) s", &turn)
-        case .closed:
-            guard !remembering else { return Transition() }
+        case (.asking, .closed):
             return refusing(op, "the person closed the prompt without allowing it", &turn)
-        case .invoked(let action):
-            guard !remembering else { return Transition() }
-            switch action {
-            case Self.allowOnce.key:
-                let said = "The person allowed \(app.label) to use \(account.name) once"
-                return allowing(op, &turn).logging(LogLine(.info, said))
-            case Self.allowAlways.key where app != .host:
-                remembering = true
-                let grant = AccountGrant(app: app, scope: target.scope, grantedAt: turn.now)
-                var t = Transition(effects: [.start(op, .consent(.remember(account, grant)))])
-                if let shown { t.effects.append(.closeNotification(shown)) }
-                return t
-            default:
-                // An app told no is not asked again at once (a host program's next call is another connection's, and
-                // asks).
-                var t = refusing(op, "the person denied it", &turn)
-                if app != .host {
-                    var state = turn.accounts[account.key] ?? AccountTokens()
-                    state.deniedUntil[app] = turn.now + Self.coolOffSeconds
-                    t.core.append(turn.set(account.key, state))
-                }
-                return t
-            }
-        case .remembered(let error):
+        case (.asking(let shown, let nonce), .invoked(let action)):
+            return answered(action, shown: shown, nonce: nonce, op: op, &turn)
+        case (.remembering, .remembered(let error)):
             let (label, name) = (app.label, account.name)
             let said =
                 error.map {
                     "The person always allowed \(label) to use \(name), but it could not be remembered (\($0.message)): it is allowed this once"
                 } ?? "The person always allowed \(label) to use \(name)"
             return allowing(op, &turn).logging(LogLine(error == nil ? .info : .warning, said))
+        // Late or out of turn: a deadline or a close while the grant is written, a second answer, a second id.
+        case (.remembering, .expired), (.remembering, .closed), (.remembering, .invoked), (.remembering, .shown),
+            (.remembering, .described), (.asking, .shown), (.asking, .described), (.asking, .remembered),
+            (.showing, .closed), (.showing, .invoked), (.showing, .described), (.showing, .remembered),
+            (.describing, .shown), (.describing, .closed), (.describing, .invoked), (.describing, .remembered):
+            return Transition()
         }
     }
 
-    /// The waiting calls go on, the account theirs this once.
+    /// The person chose `action` on the prompt shown as `shown`: one of the keys drawn for it, or nothing it offered
+    /// (another program's notification in its place), which is a no.
+    private mutating func answered(
+        _ action: String, shown: ShownNotification, nonce: String, op: OperationID, _ turn: inout Turn
+    ) -> Transition {
+        let offered = app == .host ? [Answer.allowOnce, .deny] : Answer.allCases
+        switch offered.first(where: { $0.key(nonce: nonce) == action }) {
+        case .allowOnce?:
+            let said = "The person allowed \(app.label) to use \(account.name) once"
+            return allowing(op, &turn).logging(LogLine(.info, said))
+        case .allowAlways?:
+            phase = .remembering
+            let grant = AccountGrant(app: app, target: target, grantedAt: turn.now)
+            return Transition(effects: [.start(op, .consent(.remember(account, grant))), .closeNotification(shown)])
+        case .deny?:
+            // An app told no is not asked again at once (a host program's next call is another connection's, and
+            // asks).
+            var t = refusing(op, "the person denied it", &turn)
+            if app != .host {
+                var state = turn.accounts[account.key] ?? AccountTokens()
+                state.deniedUntil[app] = turn.now + Self.coolOffSeconds
+                t.core.append(turn.set(account.key, state))
+            }
+            return t
+        case nil:
+            let (label, name) = (app.label, account.name)
+            return refusing(
+                op, "the prompt was answered with an action it never offered (was it replaced by another notification?)",
+                &turn
+            ).logging(
+                LogLine(
+                    .warning,
+                    "The consent prompt for \(label) and \(name) was answered with an action it never offered; refused"
+                ))
+        }
+    }
+
+    /// The waiting calls go on, the account theirs this once (for this prompt's target only); the queued ones are
+    /// decided again.
     private func allowing(_ op: OperationID, _ turn: inout Turn) -> Transition {
-        var t = ending(op)
+        var t = ending(op, &turn)
         for waiter in waiting {
             guard case .account(let call, let accounts, let caller)? = turn.core.held[waiter] else { continue }
             t.core.append(.finish(waiter))
             t = t.then(
                 call.carryOn(
-                    accounts: accounts, app: app, caller: caller, held: waiter, consented: account.key, &turn))
+                    accounts: accounts, app: app, caller: caller, held: waiter,
+                    consented: AccountCall.Consented(account: account.key, target: target), &turn))
         }
-        return t
+        return t.then(decidingQueued(&turn))
     }
 
-    /// Every waiting call refused with `AccessDenied`, saying why.
+    /// Every waiting call refused with `AccessDenied`, saying why; the queued ones are decided again (after a Deny,
+    /// the cool-off refuses them too).
     private func refusing(_ op: OperationID, _ why: String, _ turn: inout Turn) -> Transition {
-        var t = ending(op)
+        var t = ending(op, &turn)
         let refusal = RouterError(.accessDenied, "\(account.name) is the person's account, and \(why)")
         for waiter in waiting where turn.core.held[waiter] != nil {
             t.core.append(.finish(waiter))
             t.effects.append(.answer(waiter, .refused(refusal)))
         }
-        return t.logging(LogLine(.info, "\(app.label) was refused \(account.name): \(why)"))
+        return t.logging(LogLine(.info, "\(app.label) was refused \(account.name): \(why)")).then(decidingQueued(&turn))
     }
 
-    /// The prompt is over: its timer stopped, its notification withdrawn.
-    private func ending(_ op: OperationID) -> Transition {
+    /// The calls queued behind this prompt, decided again now that it is over.
+    private func decidingQueued(_ turn: inout Turn) -> Transition {
+        var t = Transition()
+        for waiter in queued {
+            guard case .account(let call, let accounts, let caller)? = turn.core.held[waiter] else { continue }
+            t.core.append(.finish(waiter))
+            t = t.then(call.carryOn(accounts: accounts, app: app, caller: caller, held: waiter, &turn))
+        }
+        return t
+    }
+
+    /// The prompt is over: its timer stopped, its notification withdrawn (and no call decided later in this turn
+    /// joins it).
+    private func ending(_ op: OperationID, _ turn: inout Turn) -> Transition {
+        turn.ended.insert(op)
         var t = Transition(core: [.finish(op)], effects: [.cancel(op)])
-        if let shown, !remembering { t.effects.append(.closeNotification(shown)) }
+        if let shown { t.effects.append(.closeNotification(shown)) }
         return t
     }
 }
 
 /// The notification server's answers about the daemon's consent prompts.
 extension Router {
-    /// Whether the notification server's `id` is one of the daemon's consent prompts.
-    public func isConsentPrompt(_ id: UInt32) -> Bool { consentPrompt(shown: id) != nil }
+    /// Whether `id` from `server` is one of the daemon's consent prompts.
+    public func isConsentPrompt(_ id: UInt32, server: String) -> Bool { consentPrompt(id, server: server) != nil }
 
-    /// `ActionInvoked(id, action)` for a consent prompt: the person's answer.
-    public func consentAnswered(_ id: UInt32, action: String, now: Int64) -> Transition {
-        guard let op = consentPrompt(shown: id) else { return Transition() }
+    /// `ActionInvoked(id, action)` from `server`: the person's answer, if `server` showed that prompt.
+    public func consentAnswered(_ id: UInt32, action: String, server: String, now: Int64) -> Transition {
+        guard let op = consentPrompt(id, server: server) else { return Transition() }
         return completed(op, .consent(.invoked(action: action)), now: now)
     }
 
-    /// `NotificationClosed(id, reason)` for a consent prompt: closed without an answer.
-    public func consentClosed(_ id: UInt32, reason: UInt32, now: Int64) -> Transition {
-        guard let op = consentPrompt(shown: id) else { return Transition() }
+    /// `NotificationClosed(id, reason)` from `server`: closed without an answer.
+    public func consentClosed(_ id: UInt32, reason: UInt32, server: String, now: Int64) -> Transition {
+        guard let op = consentPrompt(id, server: server) else { return Transition() }
         return completed(op, .consent(.closed(reason: reason)), now: now)
     }
 
-    /// The prompt the server knows as `id`, if it is one of ours.
-    func consentPrompt(shown id: UInt32) -> OperationID? {
-        running.first { _, m in if case .consent(let p) = m { p.shown == id } else { false } }?.key
+    /// The prompt `server` shows as `id`, if it is one of ours.
+    func consentPrompt(_ id: UInt32, server: String) -> OperationID? {
+        running.first { _, m in
+            if case .consent(let p) = m, let shown = p.shown { shown.isAnswered(id: id, by: server) } else { false }
+        }?.key
     }
 }

@@ -16,6 +16,19 @@ public enum DaemonReachability {
         }
     }
 
+    /// Error names that mean the call went out and no answer came: the daemon may have it (a stall past the
+    /// deadline, a daemon that died with the call unanswered). A link is then never sent or opened again by
+    /// linkctl: it is queued with its `ClickID`, which the daemon routes once (`ClickLedger`).
+    public static func mayHaveArrived(_ errorName: String) -> Bool {
+        switch errorName {
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected",
+            "org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.Timeout":
+            return true
+        default:
+            return false
+        }
+    }
+
     /// What linkctl says when no daemon answered; `detail` is the bus's own message.
     public static func unreachable(_ detail: String) -> String {
         "linkrouterd is not reachable (" + detail
@@ -27,4 +40,8 @@ public enum DaemonReachability {
     /// full linkctl then goes straight to what it does without a daemon and
     /// does not send the link a second time.
     public static let frontFoundUnreachable = "LINKCTL_DAEMON_UNREACHABLE"
+
+    /// Set with it when the front's call went out and no answer came: the call's `ClickID.text`, which the full
+    /// linkctl queues the link with (never opening it itself), so the daemon routes it once.
+    public static let frontSentAs = "LINKCTL_SENT_AS"
 }

@@ -31,8 +31,9 @@ public enum Effect: Sendable, Equatable {
     case recordBusID(String)
     /// Tell the person at the desktop (org.freedesktop.Notifications), best effort: nobody else would hear of it.
     case notify(summary: String, body: String)
-    /// Withdraw a notification the daemon showed (`CloseNotification`): what it asked for happened.
-    case closeNotification(UInt32)
+    /// Withdraw a notification the daemon showed (`CloseNotification`), from the server that showed it only: what it
+    /// asked for happened.
+    case closeNotification(ShownNotification)
     case log(LogLine)
     /// Start-up is over: own the bus names, take the inbox, check the handlers.
     case serve

@@ -20,6 +20,14 @@ public struct Limits: Sendable, Equatable {
     /// How long a finished session keeps its result for its owner's `Wait`
     /// (until `Acknowledge`), and its record to tell a replay from a forgery, in seconds.
     public var gracePeriod: Int64
+    /// Consent prompts up at once, in all and per app (issue 44: an app asking for a hundred audiences must not put a
+    /// hundred prompts on the person's screen, nor crowd out another app's).
+    public var maxPrompts = 8
+    public var maxPromptsPerApp = 2
+    /// Account calls (`GetToken`, `ListAccounts`, a sign-in by account…) held at once for one bus connection, and for
+    /// one sandboxed app over all its connections: each holds memory until it is answered.
+    public var maxHeldAccountCallsPerCaller = 64
+    public var maxHeldAccountCallsPerApp = 256
 
     public init(
         maxPendingPerOwner: Int = 32, maxPendingTotal: Int = 1024, maxURIBytes: Int = 8192,

@@ -40,6 +40,10 @@ struct Turn {
     let now: Int64
     var ids: OperationIDs
     var accounts: [AccountKey: AccountTokens]
+    /// Operations this turn has ended so far: `core.running` still has them (the transition is not applied yet), but
+    /// nothing decided later in the turn may join them (a call queued behind a consent prompt, decided again as the
+    /// prompt ends, asks anew).
+    var ended: Set<OperationID> = []
 
     init(_ core: Router, now: Int64) {
         self.core = core

@@ -37,7 +37,7 @@ extension Router {
         }
         // A prompt whose every waiting call is gone asks nobody anything: withdrawn, its timer stopped, nothing kept.
         for (op, machine) in running.sorted(by: { $0.key < $1.key }) {
-            guard case .consent(let p) = machine, p.waiting.allSatisfy({ dropped.contains($0) || held[$0] == nil })
+            guard case .consent(let p) = machine, p.calls.allSatisfy({ dropped.contains($0) || held[$0] == nil })
             else { continue }
             t.core.append(.finish(op))
             t.effects.append(.cancel(op))

@@ -58,7 +58,7 @@ public struct Router: Sendable {
                 running[op] = machine
             case .hold(let op, let call):
                 assert(held[op] == nil, "\(op) holds a second call")
-                held.hold(op, call)
+                held.hold(op, call, app: callers[call.caller])
                 nextOperation = max(nextOperation, op.value + 1)
             case .finish(let op):
                 running[op] = nil
@@ -91,9 +91,13 @@ public struct Router: Sendable {
     public func completed(_ op: OperationID, _ completion: Completion, now: Int64) -> Transition {
         guard running[op] != nil else {
             switch completion {
-            case .consent(.shown(.success(let id))), .accountNotice(.shown(.success(let id))):
-                return Transition(effects: [.closeNotification(id)])
-            default: return Transition()
+            case .consent(.shown(.success(let shown))):
+                return Transition(effects: [.closeNotification(shown.notification)])
+            case .accountNotice(.shown(.success(let shown))):
+                return Transition(effects: [.closeNotification(shown)])
+            case .begin, .code, .device, .signOut, .delivery, .flight, .revoking, .identification, .refresh, .restore,
+                .logout, .accountFile, .waitTimer, .backgroundRefresh, .accountNotice, .consent:
+                return Transition()
             }
         }
         var turn = Turn(self, now: now)

@@ -28,6 +28,10 @@ public struct TokenTarget: Sendable, Hashable, CustomStringConvertible {
 
     public var isOwn: Bool { scope == nil && resources.isEmpty && audience == nil }
 
+    /// The longest audience a caller may ask for: an audience is an identifier (a client id, a URL), and a consent
+    /// prompt shows it to the person.
+    public static let maxAudienceBytes = 256
+
     /// The request's target, checked: `scope` within `granted` (the scope the account's tokens carry, else the one it
     /// asked for at sign-in), each resource an absolute URI without fragment, the audience printable.
     public static func make(
@@ -57,6 +61,10 @@ public struct TokenTarget: Sendable, Hashable, CustomStringConvertible {
         }
         if let audience, !OAuthText.isVisibleText(audience) || audience.isEmpty {
             throw .invalid("audience must be printable ASCII")
+        }
+        // A consent prompt shows it (issue 44): a page of an app's text is no audience.
+        if let audience, audience.utf8.count > maxAudienceBytes {
+            throw .invalid("audience is at most \(maxAudienceBytes) bytes, not \(audience.utf8.count)")
         }
         return TokenTarget(scope: narrowed, resources: Array(Set(resources)).sorted(), audience: audience)
     }

@@ -33,6 +33,9 @@ public struct LinkRouterPaths: Sendable, Equatable {
             accountsDirectory: directories.configHome + "/linkrouter/accounts")
     }
 
+    /// The person's "Always allow" answers (`GrantsFile`), beside the accounts: `$XDG_CONFIG_HOME/linkrouter/grants.conf`.
+    public var grantsFile: String? { accountsDirectory.map { FileSystem.directoryName($0) + "/grants.conf" } }
+
     /// The session store's directory (`sessions.sqlite` and its WAL).
     public var storeDirectory: String? { runtimeDirectory }
     /// Links `linkctl open` queued while no daemon answered.

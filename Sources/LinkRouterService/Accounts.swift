@@ -20,7 +20,7 @@ final class Accounts {
 
     init(paths: LinkRouterPaths, loop: EventLoop, busAddress: String?) {
         userDirectory = paths.accountsDirectory
-        grantsPath = paths.accountsDirectory.map { FileSystem.directoryName($0) + "/grants.conf" }
+        grantsPath = paths.grantsFile
         systemDirectory = paths.systemAccountsDirectory
         self.loop = loop
         self.busAddress = busAddress
@@ -73,13 +73,9 @@ final class Accounts {
             return RouterError(.storageFailed, "there is no configuration directory to keep grants in")
         }
         cache = nil
-        let before = GrantsFile.read(grantsPath)
-        let after = change(before)
-        guard after != before else { return nil }
-        do {
-            try FileSystem.makeDirectories(FileSystem.directoryName(grantsPath), permissions: 0o700)
-            try GrantsFile.write(after, to: grantsPath)
-        } catch { return RouterError(.storageFailed, "could not write \(grantsPath): \(error); nothing changed") }
+        do { try GrantsFile.change(grantsPath, change) } catch {
+            return RouterError(.storageFailed, "could not write \(grantsPath): \(error); nothing changed")
+        }
         return nil
     }
 
@@ -120,8 +116,9 @@ final class Accounts {
                 "could not remove \(AccountFiles.path(of: account.name, in: d)): \(error); nothing changed")
         }
         if case .app = account.owner, FileSystem.list(d).isEmpty { try? FileSystem.removeDirectory(d) }
-        // The person's account's grants go with it (an app's own account has none).
-        if account.owner == .user, let e = revokeGrants(account) {
+        // The person's account's grants go with it, whatever declaration they were given for (an app's own account
+        // has none).
+        if account.owner == .user, let e = changeGrants({ $0.filter { $0.account != account.name } }) {
             Log.warning("\(account.name)'s grants were not removed: \(e.message)")
         }
         return nil

@@ -133,12 +133,18 @@ final class Bus {
 
     /// A desktop notification (org.freedesktop.Notifications), best effort: nothing waits for its answer.
     func notify(summary: String, body: String) {
-        try? Notify(appName: "linkrouter", icon: "dialog-warning", summary: summary, body: body).send(on: connection)
+        try? Notify(appName: "linkrouter", icon: "dialog-warning", summary: summary, body: markup(body))
+            .send(on: connection)
     }
 
-    /// `Effect.closeNotification`: withdrawn, best effort (a server gone has nothing to withdraw).
-    func closeNotification(_ id: UInt32) {
-        try? CloseNotification(id).send(on: connection)
+    /// A notification's body as the server that will show it reads it (`Notify.body`).
+    func markup(_ body: String) -> String { Notify.body(body, serverReadsMarkup: serverReadsMarkup) }
+
+    /// `Effect.closeNotification`: withdrawn, best effort (a server gone has nothing to withdraw), and only from the
+    /// server that showed it (another server's notification of the same id is not ours).
+    func closeNotification(_ shown: ShownNotification) {
+        guard notificationServer == shown.server else { return }
+        try? CloseNotification(shown.id).send(on: connection)
     }
 
     // MARK: Calls the daemon makes
@@ -161,13 +167,23 @@ final class Bus {
 
     /// When each client's unique name appeared (`NameOwnerChanged`), on the boot clock in milliseconds, until it
     /// leaves: the process behind a caller's pid must have started by then (`CallerApps.app`). A name that was on the
-    /// bus before the daemon has none; its first call is the bound then (`appeared(_:)`).
+    /// bus before the daemon has none; the moment the daemon began watching is the bound then (`appeared(_:)`).
     private var appearances: [String: Int64] = [:]
 
     /// The unique name that owns `org.freedesktop.Notifications`: only its `ActionInvoked` and
     /// `NotificationClosed` are the person's answers (any client can send a signal of that name, to everyone or to
     /// the daemon alone). Followed through `NameOwnerChanged`, first asked at start (`askNotificationServer`).
-    private(set) var notificationServer: String?
+    private(set) var notificationServer: String? {
+        didSet {
+            guard notificationServer != oldValue else { return }
+            serverReadsMarkup = true
+            if notificationServer != nil { askCapabilities() }
+        }
+    }
+
+    /// Whether the notification server shows bodies as markup (`body-markup`): true until it says otherwise, so an
+    /// app's text is escaped whenever it might be read as markup (issue 44).
+    private(set) var serverReadsMarkup = true
 
     /// Asks the bus who serves notifications now (a server that came before the daemon sent no `NameOwnerChanged`).
     func askNotificationServer() {
@@ -179,6 +195,15 @@ final class Bus {
         }
     }
 
+    /// Asks the server what it does; its answer counts while it is still the server.
+    private func askCapabilities() {
+        let server = notificationServer
+        NotificationCapabilities().call(timeoutMilliseconds: 5000, via: calls) { [weak self] r in
+            guard let self, self.notificationServer == server, case .success(let capabilities) = r else { return }
+            self.serverReadsMarkup = capabilities.contains("body-markup")
+        }
+    }
+
     /// A unique name came (`old` empty) or went (`new` empty); a well-known one changed hands.
     func nameChanged(_ name: String, old: String, new: String) {
         if name == "org.freedesktop.Notifications" { notificationServer = new.isEmpty ? nil : new }
@@ -187,8 +212,19 @@ final class Bus {
         if new.isEmpty { appearances[name] = nil }
     }
 
-    /// When `name` appeared, or now for one that came before the daemon watched.
-    func appeared(_ name: String) -> Int64 { appearances[name] ?? Clock.monotonicMilliseconds() }
+    /// When the bus began telling the daemon of names that come (the `NameOwnerChanged` rule added).
+    private var watchingSince: Int64?
+
+    /// The rule that brings `NameOwnerChanged` is on the bus from now: any name not seen to appear after this
+    /// appeared before it.
+    func watchingNames() { watchingSince = Clock.monotonicMilliseconds() }
+
+    /// When `name` appeared; for one that came before the daemon watched, the moment it began watching, which is
+    /// later than the name's appearance and earlier than any process that took a reused pid since (issue 44: "now"
+    /// let a pid reused between a connection older than the daemon and its first call pass for it).
+    func appeared(_ name: String) -> Int64 {
+        appearances[name] ?? watchingSince ?? Clock.monotonicMilliseconds()
+    }
 
     // MARK: Asking the bus
 

@@ -176,6 +176,11 @@ extension Daemon: ManagerHandlers {
             log.write(.warning, links.floodLine)
             throw DBusError(flood)
         }
+        // The same click queued in the inbox by a linkctl that gave up waiting, and routed from there first.
+        guard links.firstTime(ClickID(sender: call.sender, serial: call.message.serial)) else {
+            throw DBusError(
+                RouterError(.replayed, "this click was routed already, from the inbox (its linkctl gave up waiting)"))
+        }
         return try answer(
             call,
             routeLink(
@@ -229,7 +234,7 @@ extension Daemon: ManagerHandlers {
             counters: [
                 ("sessions_begun", core.begun), ("sessions_restored", sessions.restoredCount),
                 ("links_routed", links.routed),
-                ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued),
+                ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued), ("duplicate_links", links.duplicates),
                 ("browsers_started", launcher.browsersStarted),
                 ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
                 ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),

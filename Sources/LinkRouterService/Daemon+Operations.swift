@@ -97,10 +97,14 @@ extension Daemon {
 
         case .accountNotice(.show(let text)):
             let notify = Notify(
-                appName: "linkrouter", icon: "dialog-password", summary: text.summary, body: text.body,
+                appName: "linkrouter", icon: "dialog-password", summary: text.summary, body: bus.markup(text.body),
                 actions: [text.action], expireTimeout: 0)
             bus.call(notify, timeoutMilliseconds: 5000) { result in
-                done(.accountNotice(.shown(result.mapError { RouterError(.internalError, $0.message) })))
+                done(
+                    .accountNotice(
+                        .shown(
+                            result.map { ShownNotification(id: $0.id, server: $0.server) }
+                                .mapError { RouterError(.internalError, $0.message) })))
             }
         case .accountNotice(.unlockKeyring): accounts.unlockKeyring { done(.accountNotice(.unlockAsked($0))) }
 
@@ -108,12 +112,25 @@ extension Daemon {
             bus.credentials(of: caller) { c in
                 done(.consent(.described(c.map { CallerApps.program(ofProcess: $0.pid) } ?? "an unknown program")))
             }
-        case .consent(.show(let text, let more)):
+        case .consent(.show(let question)):
+            // Action keys no other program can know (issue 44): a nonce from the kernel's CSPRNG, for this prompt.
+            guard let drawn = try? SecureRandom.draw(16) else {
+                done(.consent(.shown(.failure(RouterError(.internalError, "getrandom gave no keys for the prompt")))))
+                break
+            }
+            let nonce = Base64URL.encode(drawn)
             let notify = Notify(
-                appName: "linkrouter", icon: "dialog-password", summary: text.summary, body: text.body,
-                actions: more.map { (key: $0.key, label: $0.label) } + [text.action], expireTimeout: 0)
+                appName: "linkrouter", icon: "dialog-password", summary: question.summary,
+                body: bus.markup(question.body),
+                actions: question.answers.map { (key: $0.key(nonce: nonce), label: $0.label) }, expireTimeout: 0)
             bus.call(notify, timeoutMilliseconds: 5000) { result in
-                done(.consent(.shown(result.mapError { RouterError(.internalError, $0.message) })))
+                done(
+                    .consent(
+                        .shown(
+                            result.map {
+                                ConsentPrompt.Shown(
+                                    notification: ShownNotification(id: $0.id, server: $0.server), nonce: nonce)
+                            }.mapError { RouterError(.internalError, $0.message) })))
             }
         case .consent(.deadline(let ms)): sessions.startTimer(op, milliseconds: ms) { done(.consent(.expired)) }
         case .consent(.remember(let account, let grant)): done(.consent(.remembered(accounts.grant(account, grant))))

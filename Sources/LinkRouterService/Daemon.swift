@@ -117,6 +117,7 @@ public final class Daemon {
         bus.attach()
         do {
             try bus.signals.subscribe(.nameOwnerChanged, on: bus.connection) { [unowned self] m in nameOwnerChanged(m) }
+            bus.watchingNames()
             // The Secret Service's collections changing (locked, unlocked): sets the keyring could not take are
             // written.
             try bus.signals.subscribe(

@@ -12,7 +12,7 @@ final class Inbox {
         try FileSystem.ensurePrivateDirectory(path)
     }
 
-    func start(on loop: EventLoop, _ route: @escaping (String) -> Void) throws(SystemError) {
+    func start(on loop: EventLoop, _ route: @escaping (InboxDirectory.Entry) -> Void) throws(SystemError) {
         let w = try DirectoryWatcher(directory.path)
         w.attach(to: loop) { [weak self] in self?.drain(route) }
         watcher = w
@@ -20,9 +20,9 @@ final class Inbox {
     }
 
     /// Routes every complete entry, oldest first.
-    func drain(_ route: (String) -> Void) {
+    func drain(_ route: (InboxDirectory.Entry) -> Void) {
         for name in directory.entryNames() {
-            let link: String
+            let link: InboxDirectory.Entry
             do { link = try directory.read(name) } catch {
                 Log.warning("Dropping inbox entry \(name): \(error)")
                 directory.remove(name)

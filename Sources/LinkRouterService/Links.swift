@@ -11,6 +11,10 @@ final class Links {
     private(set) var routed: UInt64 = 0
     private(set) var refused: UInt64 = 0
     private(set) var queued: UInt64 = 0
+    /// Links the inbox brought that their call had brought already, or the other way round (issue 44).
+    private(set) var duplicates: UInt64 = 0
+    /// The clicks routed lately: a link queued after its call went unanswered is routed once.
+    private var ledger = ClickLedger()
     /// Links the flood limit refused (threat model X1).
     var flooded: UInt64 { UInt64(limiter.dropped) }
 
@@ -32,6 +36,13 @@ final class Links {
         "Route flood: refusing links beyond \(limiter.perSecond) a second (\(limiter.dropped) refused so far)"
     }
 
+    /// Whether the click `id` is met for the first time; a second copy is counted and goes no further.
+    func firstTime(_ id: ClickID) -> Bool {
+        if ledger.firstTime(id) { return true }
+        duplicates += 1
+        return false
+    }
+
     /// Counts a link by what became of it.
     func count(_ reply: Transition.Reply) {
         if case .refused = reply { refused += 1 } else { routed += 1 }
@@ -42,9 +53,14 @@ final class Links {
         guard let inboxDirectory else { return }
         do {
             let inbox = try Inbox(path: inboxDirectory)
-            try inbox.start(on: loop) { [unowned self] link in
+            try inbox.start(on: loop) { [unowned self] entry in
+                // A link whose call reached this daemon after all was routed then: not again.
+                if let id = entry.sentAs, !firstTime(id) {
+                    Log.info("Inbox link sent as \(id.text) was routed already, from its call; dropped")
+                    return
+                }
                 queued += 1
-                route(link)
+                route(entry.link)
             }
             self.inbox = inbox
         } catch {

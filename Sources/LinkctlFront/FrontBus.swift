@@ -21,6 +21,14 @@ struct FrontBus {
     private var serial: UInt32 = 1
     /// Bytes read past the answer looked for (the bus's `NameAcquired`, say).
     private var pending: [UInt8] = []
+    /// This connection's unique name, once `Hello`'s answer is read.
+    private var uniqueName: String?
+    /// The serial of the call written to the bus and not yet answered.
+    private var sentSerial: UInt32?
+    /// The last call went out and no answer came (no reply in time, the bus closed the connection, or the bus
+    /// said its destination left without replying): the daemon may have it. The call as the daemon knows it
+    /// (`ClickID`), when the bus had told this connection its name; nil otherwise.
+    private(set) var unanswered: ClickID?
 
     /// An argument the front sends: a string, or an `a{sv}` of options.
     enum Argument {
@@ -170,10 +178,20 @@ struct FrontBus {
         let expected = serial
         dbus_message_set_serial(message, expected)
         out += Self.marshal(message)
+        unanswered = nil
         guard send(out) else {
             return .unreachable("the session bus closed the connection before the call went out")
         }
-        return answer(to: expected, until: deadline, timeoutMilliseconds)
+        sentSerial = expected
+        let answer = answer(to: expected, until: deadline, timeoutMilliseconds)
+        sentSerial = nil
+        return answer
+    }
+
+    /// `failure` after the call went out: the daemon may have it, and `unanswered` says which call it was.
+    private mutating func unansweredCall(_ failure: Answer) -> Answer {
+        if let sentSerial, let uniqueName { unanswered = ClickID(sender: uniqueName, serial: sentSerial) }
+        return failure
     }
 
     /// Reads until the reply to `expected` (others are dropped: `Hello`'s, the bus's signals), or the deadline.
@@ -186,7 +204,7 @@ struct FrontBus {
                     }
                 }
                 guard needed > 0 else {
-                    return .unreachable("the session bus sent a message libdbus cannot read")
+                    return unansweredCall(.unreachable("the session bus sent a message libdbus cannot read"))
                 }
                 guard pending.count >= Int(needed) else { break }
                 var error = DBusError()
@@ -199,21 +217,41 @@ struct FrontBus {
                 }
                 pending.removeFirst(Int(needed))
                 guard let received else {
-                    return .unreachable("the session bus sent a message libdbus cannot read")
+                    return unansweredCall(.unreachable("the session bus sent a message libdbus cannot read"))
                 }
                 defer { dbus_message_unref(received) }
                 let kind = dbus_message_get_type(received)
+                // `Hello`'s answer: the name the daemon will know this connection's calls by.
+                if dbus_message_get_reply_serial(received) == 1, kind == Int32(LR_DBUS_MESSAGE_TYPE_METHOD_RETURN) {
+                    var read = DBusMessageIter()
+                    if dbus_message_iter_init(received, &read) != 0,
+                        dbus_message_iter_get_arg_type(&read) == Int32(LR_DBUS_TYPE_STRING)
+                    {
+                        uniqueName = Self.string(&read)
+                    }
+                }
                 guard dbus_message_get_reply_serial(received) == expected,
                     kind == Int32(LR_DBUS_MESSAGE_TYPE_METHOD_RETURN) || kind == Int32(LR_DBUS_MESSAGE_TYPE_ERROR)
                 else { continue }
+                if kind == Int32(LR_DBUS_MESSAGE_TYPE_ERROR), let name = dbus_message_get_error_name(received),
+                    DaemonReachability.mayHaveArrived(String(cString: name))
+                {
+                    return unansweredCall(Self.answer(received))
+                }
                 return Self.answer(received)
             }
             if let failure = readMore(until: deadline, timeoutMilliseconds) { return failure }
         }
     }
 
-    /// Appends what the bus sends next to `pending`; the failure when it closed or the deadline passed.
+    /// Appends what the bus sends next to `pending`; the failure when it closed or the deadline passed (after the
+    /// call went out, said in `unanswered`).
     private mutating func readMore(until deadline: Int64, _ timeoutMilliseconds: Int32) -> Answer? {
+        guard let failure = readOrFail(until: deadline, timeoutMilliseconds) else { return nil }
+        return unansweredCall(failure)
+    }
+
+    private mutating func readOrFail(until deadline: Int64, _ timeoutMilliseconds: Int32) -> Answer? {
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
             let left = deadline - Self.milliseconds()

@@ -47,7 +47,9 @@ enum FrontOpen {
             FrontProcess.error(RefusalText.text(name: name, message: message))
             return ExitCode.refused
         case .unreachable(let detail):
-            process.handOver(unreachable: detail)
+            // After the call went out, the full linkctl queues the link under that call's id and opens nothing
+            // itself: the daemon routes it once, from the call or from the inbox.
+            process.handOver(unreachable: detail, sentAs: bus.unanswered)
         }
     }
 }

@@ -61,10 +61,19 @@ struct FrontProcess {
     /// Replaces this process with the full linkctl, with the same arguments
     /// (`argv[0]` too, so a helper's name still selects the helper). With
     /// `unreachable`, the full linkctl learns that the front's call went out
-    /// and no daemon answered (`DaemonReachability.frontFoundUnreachable`).
-    func handOver(unreachable: String? = nil) -> Never {
+    /// and no daemon answered (`DaemonReachability.frontFoundUnreachable`);
+    /// with `sentAs`, which call it was, when the daemon may have it.
+    func handOver(unreachable: String? = nil, sentAs: ClickID? = nil) -> Never {
         if let unreachable { setenv(DaemonReachability.frontFoundUnreachable, unreachable, 1) }
-        let front = Self.executableDirectory()
+        if let sentAs { setenv(DaemonReachability.frontSentAs, sentAs.text, 1) }
+        // Never a directory taken relative to where it runs (git runs its helper in the repository's top directory,
+        // which a repository could fill): with no absolute path of its own, the front says so and runs nothing.
+        guard let front = Self.executableDirectory() else {
+            Self.error(
+                "linkctl could not find where it is installed (/proc/self/exe could not be read: is /proc mounted?); run "
+                    + LinkctlLayout.fullName + " from linkrouter's libexec directory instead")
+            exit(ExitCode.unavailable)
+        }
         let candidates = LinkctlLayout.fullCandidates(frontDirectory: front)
         var why: Int32 = ENOENT
         for path in candidates {
@@ -79,13 +88,14 @@ struct FrontProcess {
         exit(ExitCode.unavailable)
     }
 
-    /// The directory of this executable with symlinks resolved (`~/.local/bin/linkctl` → the build or install directory).
-    static func executableDirectory() -> String {
+    /// The directory of this executable with symlinks resolved (`~/.local/bin/linkctl` → the build or install
+    /// directory); nil when the kernel does not say (no `/proc`), or says something that is not an absolute path.
+    static func executableDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
-        guard n > 0 else { return "." }
+        guard n > 0 else { return nil }
         let bytes = buffer[..<n].map { UInt8(bitPattern: $0) }
-        guard let slash = bytes.lastIndex(of: 0x2F) else { return "." }
+        guard bytes.first == 0x2F, let slash = bytes.lastIndex(of: 0x2F) else { return nil }
         return slash == 0 ? "/" : String(decoding: bytes[..<slash], as: UTF8.self)
     }
 }

@@ -106,6 +106,13 @@ enum AccountCommand {
                 Output.error("could not remove \(path): \(error)")
                 return ExitCode.cantCreate
             }
+            // Its grants go with it, as the daemon removes them (issue 44): a later account of that name is not the
+            // one the person allowed.
+            if let grants = LinkRouterPaths().grantsFile {
+                do throws(SystemError) { try GrantsFile.change(grants) { $0.filter { $0.account != name } } } catch {
+                    Output.error("warning: \(name)'s grants could not be removed from \(grants): \(error)")
+                }
+            }
             StandardStreams.err(
                 "Removed account \(name) (\(path)); tokens kept for it stay in the keyring until linkctl login replaces them\n"
             )

@@ -8,8 +8,11 @@ final class DaemonClient {
 
     /// What went wrong talking to the daemon.
     enum Failure: Error {
-        /// No daemon answered (no bus, activation failed, timeout).
+        /// No daemon answered (no bus, activation failed).
         case unavailable(String)
+        /// The call went out and no answer came (a timeout, the daemon gone with it unanswered): the daemon may have
+        /// it. `sentAs`: the call as the daemon knows it.
+        case unanswered(String, sentAs: ClickID?)
         /// The daemon answered with an error.
         case refused(name: String, message: String)
 
@@ -18,9 +21,17 @@ final class DaemonClient {
             return nil
         }
 
+        /// Whether no daemon's answer came (none reached, or the call unanswered), rather than a refusal.
+        var isUnreachable: Bool {
+            switch self {
+            case .unavailable, .unanswered: true
+            case .refused: false
+            }
+        }
+
         var text: String {
             switch self {
-            case .unavailable(let m): return m
+            case .unavailable(let m), .unanswered(let m, _): return m
             case .refused(let name, let message): return RefusalText.text(name: name, message: message)
             }
         }
@@ -28,7 +39,7 @@ final class DaemonClient {
         /// The exit status a command ends with for this failure.
         var exitCode: Int32 {
             switch self {
-            case .unavailable: return ExitCode.unavailable
+            case .unavailable, .unanswered: return ExitCode.unavailable
             case .refused(let name, _): return ExitCode.forRefusal(name)
             }
         }
@@ -46,12 +57,19 @@ final class DaemonClient {
         path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface, _ member: MemberName,
         _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000
     ) throws(Failure) -> [DBusValue] {
+        var sent: DBusMessage?
         do {
             let m = try DBusMessage.methodCall(
                 destination: API.busName, path: path, interface: interface, member: member)
             try m.append(contentsOf: args)
+            sent = m
             return try connection.callArguments(m, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
+            if DaemonReachability.mayHaveArrived(error.name), let m = sent, m.serial != 0 {
+                throw .unanswered(
+                    DaemonReachability.unreachable(error.message),
+                    sentAs: ClickID(sender: connection.uniqueName, serial: m.serial))
+            }
             if DaemonReachability.meansUnreachable(error.name) {
                 throw .unavailable(DaemonReachability.unreachable(error.message))
             }

@@ -13,7 +13,8 @@ enum GrantsCommand {
         details: """
             A sandboxed app (Flatpak, Snap) that asks for one of your accounts gets it only when you say so at the \
             prompt the daemon shows (Allow once, Always allow, Deny). Always allow is remembered: listed here with \
-            the app's verified id, the account, the scope it was for (empty: the account's own) and when; \
+            the app's verified id, the account, what it covers ((all): the account's own token and any narrower one; \
+            else only the scope, resources or audience the prompt named) and when; \
             linkctl grants revoke flatpak:org.example.App work ends it. Removing the account ends its grants.
             """,
         run: run)
@@ -46,17 +47,26 @@ enum GrantsCommand {
                 for g in grants {
                     let app = g.entry("app")?.plainText ?? "-"
                     let scope = g.entry("scope")?.plainText ?? ""
+                    var resources: [String] = []
+                    if case .array(_, let items)? = g.entry("resources") { resources = items.compactMap(\.plainText) }
+                    let audience = g.entry("audience")?.plainText
                     var at: Int64 = 0
                     if case .int64(let t)? = g.entry("granted_at") { at = t }
+                    // What the person allowed: the account's own token (and any narrower), or only the target named.
+                    let covers =
+                        ((scope.isEmpty ? [] : ["scope " + scope]) + resources.map { "resource " + $0 }
+                        + (audience.map { ["audience " + $0] } ?? [])).joined(separator: ", ")
                     rows.append([
-                        app, account, scope.isEmpty ? "(all)" : scope,
+                        app, account, covers.isEmpty ? "(all)" : covers,
                         ResultOutput.utc(at, format: "%Y-%m-%d %H:%M UTC"),
                     ])
-                    json.append(
-                        .object([
-                            ("app", .string(app)), ("account", .string(account)), ("scope", .string(scope)),
-                            ("granted_at", .number(at)),
-                        ]))
+                    var fields: [(String, JSON)] = [
+                        ("app", .string(app)), ("account", .string(account)), ("scope", .string(scope)),
+                    ]
+                    if !resources.isEmpty { fields.append(("resources", .array(resources.map { .string($0) }))) }
+                    if let audience { fields.append(("audience", .string(audience))) }
+                    fields.append(("granted_at", .number(at)))
+                    json.append(.object(fields))
                 }
             }
             if args.json {
@@ -64,7 +74,7 @@ enum GrantsCommand {
             } else if rows.isEmpty {
                 StandardStreams.err("No grants: no app may use your accounts without asking you.\n")
             } else {
-                Output.table(["APP", "ACCOUNT", "SCOPE", "GRANTED"], rows)
+                Output.table(["APP", "ACCOUNT", "COVERS", "GRANTED"], rows)
             }
             return ExitCode.ok
         } catch {

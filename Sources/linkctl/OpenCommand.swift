@@ -49,6 +49,11 @@ enum OpenCommand {
             // The front sent the link and no daemon answered: straight to what happens without one, never a second send.
             if let detail = Environment.get(DaemonReachability.frontFoundUnreachable) {
                 unsetenv(DaemonReachability.frontFoundUnreachable)
+                let sentAs = Environment.get(DaemonReachability.frontSentAs).flatMap { ClickID(text: $0) }
+                unsetenv(DaemonReachability.frontSentAs)
+                if let sentAs {
+                    throw DaemonClient.Failure.unanswered(DaemonReachability.unreachable(detail), sentAs: sentAs)
+                }
                 throw DaemonClient.Failure.unavailable(DaemonReachability.unreachable(detail))
             }
             let client = try DaemonClient.connect()
@@ -68,19 +73,24 @@ enum OpenCommand {
             case .browser: return openDirectly(uri, because: why, paths: paths)
             case .queue: return queue(uri, because: why)
             }
+        } catch .unanswered(let why, let sentAs) {
+            // The daemon may have the link (stalled, or gone with it unanswered): never opened or sent again here.
+            // Queued under its call's id, it is routed once, from whichever copy the daemon meets first.
+            return queue(uri, because: why, sentAs: sentAs)
         } catch {
             Output.error(error.text)
             return ExitCode.refused
         }
     }
 
-    /// No daemon: a callback waits in the inbox for the daemon to start.
-    static func queue(_ uri: String, because why: String) -> Int32 {
+    /// No daemon: a callback waits in the inbox for the daemon to start (`sentAs`: the unanswered call it went out
+    /// as, so the daemon routes it once).
+    static func queue(_ uri: String, because why: String, sentAs: ClickID? = nil) -> Int32 {
         do {
             guard let inbox = LinkRouterPaths().inboxDirectory else {
                 throw SystemError("queue the link", path: "$XDG_RUNTIME_DIR", code: ENOENT)
             }
-            let path = try InboxDirectory(path: inbox).enqueue(uri)
+            let path = try InboxDirectory(path: inbox).enqueue(uri, sentAs: sentAs)
             StandardStreams.err("linkctl: \(why); queued the link as \(path), to be routed when linkrouterd starts\n")
             Output.line("queued")
             return ExitCode.ok

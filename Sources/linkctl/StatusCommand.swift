@@ -54,7 +54,7 @@ enum StatusCommand {
             }
             return ExitCode.ok
         } catch {
-            if args.json, case .unavailable = error {
+            if args.json, error.isUnreachable {
                 Output.json(.object([("running", .bool(false)), ("reason", .string(error.text))]))
             } else {
                 Output.error(error.text)

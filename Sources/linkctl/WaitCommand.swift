@@ -85,7 +85,7 @@ enum WaitCommand {
                 let again: Bool
                 switch error {
                 case .refused: again = error.code == .timeout
-                case .unavailable:
+                case .unavailable, .unanswered:
                     vanished += 1
                     again = vanished <= 3
                 }

@@ -605,12 +605,17 @@ struct AccountTests {
         let begin = try call("BeginSession", ["{'account': <'work'>, 'open_browser': <false>}"])
         #expect(begin.status != 0 && begin.errorText.contains(unasked), "\(begin.errorText)")
 
-        // Its own account, of the same name: declared over D-Bus, kept apart, signed in by its own CLI.
+        // Its own account, of the same name (declared before the person's: a new declaration of one of the person's
+        // names is refused, ConsentTests.lookAlikeAccounts): kept apart, signed in by its own CLI with its own client.
         let options =
-            "{'issuer': <'\(w.provider.issuer)'>, 'client_id': <'\(w.provider.clientID)'>, 'redirect_uri': <'\(AccountTests.redirect)'>}"
+            "{'issuer': <'\(w.provider.issuer)'>, 'client_id': <'\(w.provider.appClientID)'>, 'redirect_uri': <'\(AccountTests.redirect)'>}"
         let badAdd = try call("AddAccount", ["work", "{'issuer': <'http://plain.example'>}"])
         #expect(badAdd.status != 0 && badAdd.errorText.contains("InvalidArgument"), "\(badAdd.errorText)")
+        let person = w.desktop.configHome + "/linkrouter/accounts/work.conf"
+        let declared = try FileSystem.readText(person)
+        try FileSystem.remove(person)
         let add = try call("AddAccount", ["work", options])
+        try FileSystem.writeAtomically(person, text: declared, permissions: 0o600)
         #expect(add.status == 0, "\(add.errorText)")
         let file = w.desktop.configHome + "/linkrouter/accounts/apps/flatpak/org.example.Curious/work.conf"
         #expect(FileSystem.status(file)?.permissions == 0o600)

@@ -128,6 +128,54 @@ struct CallerIdentityTests {
     }
 
     @Test(
+        "a connection older than the daemon whose pid a host process took after the daemon began watching the bus is unknown, never the host (issue 44): the bound is when the daemon began watching, not the moment of its first call",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"),
+        .enabled(if: geteuid() == 0, "choosing the next pid (/proc/sys/kernel/ns_last_pid) needs root"))
+    func reusedPidOlderThanDaemon() throws {
+        let w = try AccountTests.World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        _ = w.daemon.stop()
+        // Inside an app's sandbox, a child connects to the bus, hands the socket over and is reaped: the bus keeps
+        // its pid for the connection, which is now older than any daemon.
+        let sandbox = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Reuser")
+        let socket = try #require(w.desktop.busAddress?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        let go = w.desktop.root + "/go"
+        let out = w.desktop.root + "/reuser.out"
+        let caller = try Subprocess.spawn(
+            sandbox.command([
+                "/usr/bin/python3", Paths.fixtures + "/zombie_caller.py", "--socket", socket, "--account", "work",
+                "--trick", "--reap", go,
+            ]), environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        let pid = try #require(
+            eventuallyValue(timeoutMilliseconds: 20_000) {
+                ((try? FileSystem.readText(out)) ?? "").split(separator: "\n").first { $0.hasPrefix("pid ") }
+                    .flatMap { Int32($0.dropFirst(4)) }
+            }, "\((try? FileSystem.readText(out + ".err")) ?? "")")
+        // The daemon starts (and watches names from now), then a host program of the user takes the pid.
+        w.daemon = try DaemonProcess(desktop: w.desktop, arguments: ["--system-accounts-dir", w.systemAccounts])
+        var taker: Int32?
+        for _ in 0..<50 where taker == nil {
+            // The kernel gives the next process ns_last_pid + 1 (another test forking meanwhile takes it: again).
+            let fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY)
+            let text = "\(pid - 1)"
+            #expect(fd >= 0 && write(fd, text, text.utf8.count) == text.utf8.count)
+            close(fd)
+            let p = try Subprocess.spawn(["/bin/sleep", "120"], environment: w.desktop.environment)
+            if p == pid { taker = p } else { Subprocess.stop(p, name: "sleep") }
+        }
+        let host = try #require(taker, "no process took pid \(pid)")
+        defer { Subprocess.stop(host, name: "sleep") }
+        try FileSystem.writeAtomically(go, text: "", permissions: 0o600)
+        Subprocess.wait(caller, timeoutMilliseconds: 60_000)
+        let said = (try? FileSystem.readText(out)) ?? ""
+        #expect(
+            said.contains("UnknownAccount") && !said.contains("token\n"),
+            "the reused pid read as the host: \(said) \((try? FileSystem.readText(out + ".err")) ?? "")")
+        #expect(try w.desktop.linkctl("token", "work").status == 0, "the daemon is up")
+    }
+
+    @Test(
         "what /proc says: a Flatpak id only when it is a valid app id, a runtime is no app, Snap by label or cgroup, else the host only for a live process of the connection's uid that started by the time its name appeared; a gone, zombie, later-started or other-uid process or an unreadable file is unknown"
     )
     func fromProc() throws {

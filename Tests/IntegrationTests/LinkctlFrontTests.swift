@@ -451,4 +451,72 @@ struct LinkctlFrontTests {
         #expect(eventually { FileSystem.list(h.desktop.runtimeDir + "/linkrouter/inbox").isEmpty })
         #expect(try h.app.counter("inbox_links") == 1 && h.app.counter("links_routed") == 1)
     }
+
+    @Test(
+        "with /proc unreadable the front runs no linkctl-full from the directory it runs in (git runs its helper in the repository's top directory): it says it cannot find where it is installed and exits 69"
+    )
+    func noProc() throws {
+        let desktop = try TestDesktop()
+        // A repository that carries a program of that name, run as the front's hand-over would run it.
+        let repository = desktop.root + "/repository"
+        try FileSystem.makeDirectories(repository, permissions: 0o700)
+        let marker = desktop.root + "/ran"
+        try FileSystem.writeAtomically(
+            repository + "/" + LinkctlLayout.fullName, text: "#!/bin/sh\ntouch \(marker)\n", permissions: 0o755)
+        // bubblewrap with an empty /proc: readlink("/proc/self/exe") fails, as where /proc is not mounted.
+        let r = try desktop.run([
+            "bwrap", "--dev-bind", "/", "/", "--tmpfs", "/proc", "--chdir", repository, Paths.linkctl, "status",
+        ])
+        #expect(!FileSystem.exists(marker), "the repository's program ran")
+        #expect(
+            r.status == 69 && r.errorText.contains("could not find where it is installed"),
+            "\(r.status) \(r.errorText)")
+        // The control: with /proc, the same command reaches the real full linkctl (no bus here: it says so).
+        let control = try desktop.run(["bwrap", "--dev-bind", "/", "/", "--chdir", repository, Paths.linkctl, "status"])
+        #expect(!FileSystem.exists(marker) && control.errorText.contains("cannot reach the session bus"), "\(control.errorText)")
+    }
+
+    @Test(
+        "a click while the daemon stalls past linkctl's 35 s (SIGSTOP): the front and the full linkctl each queue the link under the call's id and open nothing themselves; once the daemon goes on it meets each link twice (the late call, the inbox entry) and the browser gets each once"
+    )
+    func stalledDaemon() throws {
+        let h = try Harness()
+        let links = ["https://example.com/through-the-front", "https://example.com/through-the-full-linkctl"]
+        let inbox = h.desktop.runtimeDir + "/linkrouter/inbox"
+        kill(h.daemon.pid, SIGSTOP)
+        var stopped = true
+        defer { if stopped { kill(h.daemon.pid, SIGCONT) } }
+        // Both clicks at once: each waits out the 35 s.
+        var clicks: [(pid: Int32, out: String)] = []
+        for (program, link) in zip([Paths.linkctl, Paths.linkctlFull], links) {
+            let out = h.desktop.root + "/click-\(clicks.count)"
+            clicks.append(
+                (
+                    try Subprocess.spawn(
+                        [program, "open", link], environment: h.desktop.environment, stdout: .file(out),
+                        stderr: .file(out + ".err")), out
+                ))
+        }
+        for (click, program) in zip(clicks, [Paths.linkctl, Paths.linkctlFull]) {
+            let status = Subprocess.wait(click.pid, timeoutMilliseconds: 90_000)
+            let said = (try? FileSystem.readText(click.out)) ?? ""
+            let err = (try? FileSystem.readText(click.out + ".err")) ?? ""
+            #expect(status == 0 && said == "queued\n", "\(program): \(status) \(said) \(err)")
+        }
+        #expect(h.desktop.invocations(Harness.browser).isEmpty, "opened while the daemon had the links")
+        let entries = FileSystem.list(inbox).filter { $0.hasSuffix(".link") }
+        #expect(entries.count == 2)
+        for name in entries {
+            let text = (try? FileSystem.readText(inbox + "/" + name)) ?? ""
+            #expect(text.split(separator: "\n").last?.hasPrefix("sent-as :") == true, "\(text)")
+        }
+        kill(h.daemon.pid, SIGCONT)
+        stopped = false
+        // Each link met twice: once routed, once dropped.
+        #expect(eventually(timeoutMilliseconds: 20_000) { (try? h.app.counter("duplicate_links")) == 2 })
+        #expect(Set(h.desktop.waitForBrowser(Harness.browser, count: 2)) == Set(links))
+        #expect(h.desktop.invocations(Harness.browser).count == 2, "\(h.desktop.opened(Harness.browser))")
+        #expect(eventually { FileSystem.list(inbox).filter { $0.hasSuffix(".link") }.isEmpty })
+        #expect(h.daemonAnswers)
+    }
 }

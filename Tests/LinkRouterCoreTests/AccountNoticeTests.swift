@@ -50,10 +50,10 @@ struct AccountNoticeTests {
         #expect(shown.count == 1)
         #expect(text.summary == "Sign in to work" && text.body.contains(A.issuer) && text.action.key == "default")
         // Shown, then dismissed by the person: none again before 15 minutes have passed.
-        router.apply(core: router.completed(op, .accountNotice(.shown(.success(7))), now: now).core)
-        #expect(router.isNotice(7) && !router.isNotice(8))
-        router.apply(core: router.noticeClosed(7, reason: 2, now: now + 60).core)
-        #expect(!router.isNotice(7) && router.running[op] == nil)
+        router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(7)))), now: now).core)
+        #expect(router.isNotice(7, server: Fixtures.notificationServer) && !router.isNotice(8, server: Fixtures.notificationServer))
+        router.apply(core: router.noticeClosed(7, reason: 2, server: Fixtures.notificationServer, now: now + 60).core)
+        #expect(!router.isNotice(7, server: Fixtures.notificationServer) && router.running[op] == nil)
         let soon = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now + 600)
         #expect(Self.notices(soon).isEmpty)
@@ -69,13 +69,12 @@ struct AccountNoticeTests {
     func click() throws {
         let account = try A.account()
         var (router, op) = try asked(account)
-        router.apply(core: router.completed(op, .accountNotice(.shown(.success(3))), now: now).core)
+        router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(3)))), now: now).core)
         #expect(
-            router.noticeInvoked(9, action: "default", inputs: Fixtures.inputs(), accounts: [account], now: now)
+            router.noticeInvoked(9, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account], now: now)
                 .effects.isEmpty)
-        let clicked = router.noticeInvoked(
-            3, action: "default", inputs: Fixtures.inputs(), accounts: [account], now: now)
-        #expect(clicked.effects.contains(.closeNotification(3)) && clicked.core.contains(.finish(op)))
+        let clicked = router.noticeInvoked(3, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account], now: now)
+        #expect(clicked.effects.contains(.closeNotification(Fixtures.shown(3))) && clicked.core.contains(.finish(op)))
         // The begin of a keyring account's login asks the keyring first, then goes on as any sign-in.
         guard
             case (let beginOp, .begin(.probeKeyring(account.key)))? = A.started(clicked).first(where: {
@@ -102,10 +101,10 @@ struct AccountNoticeTests {
         #expect(router.running.isEmpty)
         // Up, then the account signs in (a terminal login): withdrawn.
         var (up, op2) = try asked(account)
-        up.apply(core: up.completed(op2, .accountNotice(.shown(.success(5))), now: now).core)
+        up.apply(core: up.completed(op2, .accountNotice(.shown(.success(Fixtures.shown(5)))), now: now).core)
         var turn = Turn(up, now: now)
         let kept = AccountBook.keepTokens(A.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, &turn)
-        #expect(kept.effects.contains(.closeNotification(5)) && kept.core.contains(.finish(op2)))
+        #expect(kept.effects.contains(.closeNotification(Fixtures.shown(5))) && kept.core.contains(.finish(op2)))
     }
 }
 
@@ -159,7 +158,7 @@ extension AccountNoticeTests {
         #expect(text.action.label == "Unlock")
         router.apply(core: w.core)
         #expect(router.accountTokens[account.key]?.unsaved != nil)
-        router.apply(core: router.completed(op, .accountNotice(.shown(.success(11))), now: now).core)
+        router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(11)))), now: now).core)
         // Another write that fails: no second notice.
         var again = Turn(router, now: now + 5)
         let retry = TokenFlight.start(
@@ -172,13 +171,12 @@ extension AccountNoticeTests {
         router.apply(core: second.core)
 
         // The click: the notification goes and the keyring is asked; the notice's work ends when it has asked.
-        let clicked = router.noticeInvoked(
-            11, action: "default", inputs: Fixtures.inputs(), accounts: [account], now: now + 6)
-        #expect(clicked.effects.contains(.closeNotification(11)))
+        let clicked = router.noticeInvoked(11, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account], now: now + 6)
+        #expect(clicked.effects.contains(.closeNotification(Fixtures.shown(11))))
         #expect(A.started(clicked).contains { $0.0 == op && $0.1 == .accountNotice(.unlockKeyring) })
         #expect(!A.started(clicked).contains { if case .begin = $0.1 { true } else { false } }, "no sign-in")
         router.apply(core: clicked.core)
-        #expect(router.noticeClosed(11, reason: 3, now: now + 6).core.isEmpty, "its own close is not the end")
+        #expect(router.noticeClosed(11, reason: 3, server: Fixtures.notificationServer, now: now + 6).core.isEmpty, "its own close is not the end")
         let asked = router.completed(op, .accountNotice(.unlockAsked(.success(true))), now: now + 7)
         #expect(asked.core.contains(.finish(op)))
         router.apply(core: asked.core)
@@ -189,7 +187,7 @@ extension AccountNoticeTests {
         let up = AccountNotice.asking(account.key, .unlockKeyring, why: "test", &turn)
         let (upOp, _) = try #require(Self.notices(up).first)
         later.apply(core: up.core)
-        later.apply(core: later.completed(upOp, .accountNotice(.shown(.success(12))), now: now).core)
+        later.apply(core: later.completed(upOp, .accountNotice(.shown(.success(Fixtures.shown(12)))), now: now).core)
         var turn2 = Turn(later, now: now + AccountNotice.repeatSeconds)
         let retry2 = TokenFlight.start(
             TokenFlight(key: account.key, account: nil, stage: .writing(fresh)), .write(account.key, fresh),
@@ -197,7 +195,7 @@ extension AccountNoticeTests {
         let (write2, _) = try #require(A.requests(retry2).first)
         later.apply(core: retry2.core)
         let landed = later.completed(write2, .flight(.written(nil, fresh)), now: now + AccountNotice.repeatSeconds)
-        #expect(landed.effects.contains(.closeNotification(12)) && landed.core.contains(.finish(upOp)))
+        #expect(landed.effects.contains(.closeNotification(Fixtures.shown(12))) && landed.core.contains(.finish(upOp)))
         later.apply(core: landed.core)
         #expect(later.accountTokens[account.key]?.unsaved == nil && later.accountTokens[account.key]?.notice == nil)
     }

@@ -439,7 +439,9 @@ struct AccountTokenTests {
         var r = AccountRequest()
         r.issuer = Self.issuer
         r.clientID = "app"
-        let add = router.accountCall(.add("work", r), accounts: [user], caller: ":1.2", now: Self.now)
+        // Declared before the person's `work` (an app's declaration that takes one of the person's names is refused,
+        // ConsentPromptTests.lookAlikes); the person's came after.
+        let add = router.accountCall(.add("work", r), accounts: [], caller: ":1.2", now: Self.now)
         guard case .held(let addOp) = add.reply, let (writeOp, write) = Self.started(add).first,
             case .accountFile(.write(let mine)) = write
         else { throw Failure("no write") }
@@ -479,7 +481,7 @@ struct AccountTokenTests {
         let otherApp = router.accountCall(
             .getToken("work", TokenRequest()), accounts: declared, caller: ":1.3", now: Self.now)
         guard case .held = otherApp.reply,
-            case .consent(.show(let asked, _))? = Self.started(otherApp).first(where: {
+            case .consent(.show(let asked))? = Self.started(otherApp).first(where: {
                 if case .consent(.show) = $0.1 { true } else { false }
             })?.1
         else { throw Failure("another app was not asked about: \(otherApp.reply)") }
@@ -595,7 +597,8 @@ struct AccountTokenTests {
         ])
         var other = r
         other.clientID = "app2"
-        let replace = router.accountCall(.add("work", other), accounts: declared, caller: ":1.2", now: Self.now)
+        // (With the person's `work` declared since, a new declaration of that name is refused: ConsentPromptTests.)
+        let replace = router.accountCall(.add("work", other), accounts: [mine], caller: ":1.2", now: Self.now)
         guard case .held(let replaceOp) = replace.reply else { throw Failure("not written") }
         #expect(router.accountTokens[mine.key]?.tokens != nil)
         router.apply(core: replace.core)

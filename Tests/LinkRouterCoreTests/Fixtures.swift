@@ -5,6 +5,12 @@ import Testing
 /// Deterministic sessions for the router tests: the core takes its secrets
 /// as input, so tests choose them.
 enum Fixtures {
+    /// The notification server's unique name in the core's tests.
+    static let notificationServer = ":1.2"
+
+    /// Notification `id` as that server shows it.
+    static func shown(_ id: UInt32) -> ShownNotification { ShownNotification(id: id, server: notificationServer) }
+
     static let now: Int64 = 1_800_000_000
     static let owner = ":1.42"
     static let intruder = ":1.99"

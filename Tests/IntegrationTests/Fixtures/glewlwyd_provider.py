@@ -230,6 +230,13 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
                                       "confidential": False, "redirect_uri": redirect_uris,
                                       "authorization_type": ["code", "refresh_token"] + (["device_authorization"] if device_expiration > 0 else []),
                                       "scope": ["openid", "email", "profile"], "enabled": True})
+    # A second public client with the same redirects: a sandboxed app's own account signs in with it (an app may
+    # not declare an account with the person's client, issue 44).
+    api.call("POST", "/api/client/", {"client_id": client_id + ".own", "name": client_id + ".own",
+                                      "description": "an app's own public client", "confidential": False,
+                                      "redirect_uri": redirect_uris,
+                                      "authorization_type": ["code", "refresh_token"] + (["device_authorization"] if device_expiration > 0 else []),
+                                      "scope": ["openid", "email", "profile"], "enabled": True})
     if confidential:
         # A second client with a secret (client_secret_basic), for a peer that cannot use a public client:
         # oidc-agent sends Basic auth even with an empty secret, and no nonce (../shared/reference/peer-oidc-agent.md).
@@ -318,7 +325,7 @@ def main():
             "jwks_uri": disc["jwks_uri"],
             "discovery": issuer + "/.well-known/openid-configuration",
             "username": USERNAME, "password": PASSWORD, "name": NAME, "email": EMAIL,
-            "client_id": a.client_id, "redirect_uris": a.redirect_uri,
+            "client_id": a.client_id, "app_client_id": a.client_id + ".own", "redirect_uris": a.redirect_uri,
             "scopes": ["openid", "email", "profile"],
             "pid": proc.pid, "fixture_pid": os.getpid(), "port": port,
             "login_page": origin + "/login.html",

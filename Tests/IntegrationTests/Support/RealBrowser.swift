@@ -115,6 +115,8 @@ final class Glewlwyd: OpenIDTestProvider {
     var username: String { info["username"] as! String }
     var password: String { info["password"] as! String }
     var clientID: String { info["client_id"] as! String }
+    /// A second public client with the same redirects, for a sandboxed app's own account.
+    var appClientID: String { info["app_client_id"] as! String }
     var signinScript: String { Paths.fixtures + "/glewlwyd_signin.py" }
 
     /// Exchanges a code at the real token endpoint (Fixtures/oidc_client.py); the ID token's claims.

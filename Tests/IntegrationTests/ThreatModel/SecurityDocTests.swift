@@ -46,6 +46,30 @@ struct SecurityDocTests {
     }
 }
 
+extension SecurityDocTests {
+    @Test(
+        "every consent row (C1–C9, issue 44) names tests that exist, each in the file the row names, and every row has one"
+    )
+    func consentRows() throws {
+        let doc = try FileSystem.readText(Paths.root + "/docs/security.md")
+        let lines = doc.split(separator: "\n").filter { $0.hasPrefix("| C") }
+        var rows: Set<String> = []
+        for line in lines {
+            let cells = line.split(separator: "|").map { $0.trimmingSpaces }
+            guard cells.count >= 3 else {
+                Issue.record("a consent row with too few cells: \(line)")
+                continue
+            }
+            rows.insert(cells[0])
+            let file = ["IntegrationTests", "LinkRouterCoreTests"].map { Paths.root + "/Tests/\($0)/" + cells[2] }
+                .first(where: FileSystem.exists)
+            let text = try file.map { try FileSystem.readText($0) } ?? ""
+            #expect(text.contains("\"" + cells[1] + "\""), "docs/security.md: \(cells[0]) names a test \(cells[2]) does not have: \(cells[1])")
+        }
+        #expect(rows == Set((1...9).map { "C\($0)" }), "\(rows.sorted())")
+    }
+}
+
 extension Substring {
     var trimmingSpaces: String {
         var s = self

@@ -1,0 +1,1 @@
+../../LinkRouterCore/ClickID.swift
