@@ -49,7 +49,7 @@ extension Bench {
             ]
         }
         do {
-            let person = try InstantPerson(w, fixtures: fixtures, action: "allow-always")
+            let person = try InstantPerson(w, fixtures: fixtures, label: "Always allow")
             defer { withExtendedLifetime(person) {} }
             try must(sandboxed(true))
         }
@@ -59,7 +59,7 @@ extension Bench {
             "`GetToken` from a Flatpak-made app (bubblewrap, `/.flatpak-info`) with a remembered grant, beside the same call from the same bubblewrap as a host program (median of \(runs))",
             value: granted, unit: "ms", floor: host, goal: "≤ 1.1×", met: granted / host <= 1.1)
 
-        let person = try InstantPerson(w, fixtures: fixtures, action: "allow-once")
+        let person = try InstantPerson(w, fixtures: fixtures, label: "Allow once")
         defer { withExtendedLifetime(person) {} }
         let (asked, plain) = try Measure.interleaved(
             runs, { try must([bin + "/linkctl", "token", "confirmed"]) },
@@ -70,14 +70,14 @@ extension Bench {
     }
 }
 
-/// `instant_person.py` on the world's bus: a notification server whose person chooses `action` at once.
+/// `instant_person.py` on the world's bus: a notification server whose person chooses the button `label` at once.
 final class InstantPerson {
     let pid: Int32
 
-    init(_ w: BenchWorld, fixtures: String, action: String) throws {
-        let out = w.root + "/instant-person-\(action).out"
+    init(_ w: BenchWorld, fixtures: String, label: String) throws {
+        let out = w.root + "/instant-person-\(label.replacing(" ", with: "-")).out"
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", fixtures + "/instant_person.py", "--action", action], environment: w.environment,
+            ["/usr/bin/python3", fixtures + "/instant_person.py", "--label", label], environment: w.environment,
             stdout: .file(out), stderr: .file(out + ".err"))
         guard w.wait({ ((try? FileSystem.readText(out)) ?? "").contains("ready") }, milliseconds: 20_000) else {
             Subprocess.stop(pid, name: "instant_person.py")

@@ -3,12 +3,13 @@
 consent rows, where linkrouter's own cost around a prompt is measured
 without a person's seconds in it.
 
-instant_person.py --action KEY
+instant_person.py --label LABEL
 
 Owns org.freedesktop.Notifications on the session bus
 (DBUS_SESSION_BUS_ADDRESS); each Notify is answered with a new id and, right
-after, ActionInvoked(id, KEY) then NotificationClosed(id, 2), as a person who
-chose KEY. Prints "ready" once the name is owned. Stops on SIGTERM.
+after, ActionInvoked(id, KEY) then NotificationClosed(id, 2), KEY being the
+key of the action labelled LABEL (a prompt's keys are drawn for it), as a
+person who chose the button of that label. Prints "ready" once the name is owned. Stops on SIGTERM.
 """
 import argparse, signal, sys
 
@@ -29,7 +30,7 @@ XML = """<node><interface name="org.freedesktop.Notifications">
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--action", required=True)
+    p.add_argument("--label", required=True)
     a = p.parse_args()
     loop = GLib.MainLoop()
     counter = [0]
@@ -39,8 +40,10 @@ def main():
         if method == "Notify":
             counter[0] += 1
             nid = counter[0]
+            actions = params.unpack()[5]
+            key = next((k for k, label in zip(actions[0::2], actions[1::2]) if label == a.label), "default")
             invocation.return_value(GLib.Variant("(u)", (nid,)))
-            conn.emit_signal(None, path, iface, "ActionInvoked", GLib.Variant("(us)", (nid, a.action)))
+            conn.emit_signal(None, path, iface, "ActionInvoked", GLib.Variant("(us)", (nid, key)))
             conn.emit_signal(None, path, iface, "NotificationClosed", GLib.Variant("(uu)", (nid, 2)))
         elif method == "GetCapabilities":
             invocation.return_value(GLib.Variant("(as)", (["actions", "body"],)))
