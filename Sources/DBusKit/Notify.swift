@@ -104,12 +104,15 @@ public struct CloseNotification: BusCall {
 
 /// What the notification server says back about a notification it shows:
 /// `ActionInvoked(u id, s action_key)` (the person chose an action; `default`
-/// is a click on it) and `NotificationClosed(u id, u reason)` (1 expired, 2
-/// dismissed, 3 closed by a call). Broadcast: every client hears every id,
+/// is a click on it), `NotificationClosed(u id, u reason)` (1 expired, 2
+/// dismissed, 3 closed by a call) and `ActivationToken(u id, s token)`. Broadcast: every client hears every id,
 /// and keeps only its own.
 public enum NotificationSignal: Sendable, Equatable {
     case actionInvoked(id: UInt32, action: String)
     case closed(id: UInt32, reason: UInt32)
+    /// `ActivationToken(u id, s token)` (spec 1.2): sent just before `ActionInvoked`, the token whatever the
+    /// action opens may take focus with.
+    case activationToken(id: UInt32, token: String)
 
     /// The match rules that bring them.
     public static let rules = [
@@ -119,6 +122,9 @@ public enum NotificationSignal: Sendable, Equatable {
         SignalSubscriptions.Rule(
             path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
             member: "NotificationClosed"),
+        SignalSubscriptions.Rule(
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+            member: "ActivationToken"),
     ]
 
     /// The signal `m` is, read; nil for any other message or shape.
@@ -129,6 +135,7 @@ public enum NotificationSignal: Sendable, Equatable {
         switch (m.member, args[1]) {
         case ("ActionInvoked", .string(let action)): self = .actionInvoked(id: id, action: action)
         case ("NotificationClosed", .uint32(let reason)): self = .closed(id: id, reason: reason)
+        case ("ActivationToken", .string(let token)): self = .activationToken(id: id, token: token)
         default: return nil
         }
     }

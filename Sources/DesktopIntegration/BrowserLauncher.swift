@@ -55,10 +55,16 @@ public enum BrowserLauncher {
     /// hands straight back to linkctl is recognised as a loop.
     @discardableResult
     public static func open(
-        _ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn
+        _ url: String, with entry: DesktopEntry, environment: [String]? = nil, method: Method = .spawn,
+        variables: [String] = []
     ) throws(LaunchError) -> Int32 {
-        try launch(url, with: entry, environment: environment, method: method, variables: [hopVariable + "=1"])
+        try launch(
+            url, with: entry, environment: environment, method: method, variables: [hopVariable + "=1"] + variables)
     }
+
+    /// The variables a launcher hands an activation token in: never inherited (a token is for the one launch it
+    /// was given for), set only when the launch is given one.
+    static let tokenVariables = ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"]
 
     /// Starts any entry on `url` through its `Exec` line, with `variables` added
     /// to its environment (an app gets its activation token this way, and no
@@ -80,7 +86,7 @@ public enum BrowserLauncher {
             throw LaunchError("\(entry.id) has an Exec line that cannot be used: \(error.description)")
         }
         var env = environment ?? Environment.entries()
-        env.removeAll { $0.hasPrefix(hopVariable + "=") }
+        env.removeAll { v in v.hasPrefix(hopVariable + "=") || tokenVariables.contains { v.hasPrefix($0 + "=") } }
         for v in variables {
             let name = v.prefix { $0 != "=" }
             env.removeAll { $0.hasPrefix(name + "=") }

@@ -30,7 +30,7 @@ public enum Interfaces {
             },
             .init("RouteLink", in: [A("uri", "s"), A("context", "a{sv}")], out: [A("outcome", "s")]) {
                 h, _, call throws(DBusError) in
-                try h.routeLink(call.string(0), context: try activationContext(call.arguments[1]), call)
+                try h.routeLink(call.string(0), context: activationContext(call.arguments[1]), call)
             },
             .init("ListSessions", in: [], out: [A("sessions", "a(oss)")]) { h, _, call in
                 .values([sessionList(h.listSessions(call), withOwner: false)])
@@ -130,27 +130,23 @@ public enum Interfaces {
     public static let session = sessionTable.description
 
     /// `RouteLink`'s context: `activation-token` and `desktop-startup-id` (s),
-    /// as in `org.freedesktop.Application`'s platform data; nothing else.
-    static func activationContext(_ value: DBusValue) throws(DBusError) -> ActivationContext {
+    /// as in `org.freedesktop.Application`'s platform data. A value that is no
+    /// usable token (not a string, over 1 KiB, a space or a control character)
+    /// and a key it does not know are dropped, never the click (issue 45): the
+    /// link is routed without them, and `dropped` says what for the log.
+    static func activationContext(_ value: DBusValue) -> ActivationContext {
         var context = ActivationContext()
         for (key, wrapped) in value.stringKeyedEntries ?? [] {
-            guard let text = wrapped.variantValue?.stringValue, text.utf8.count <= 1024,
-                !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
-            else {
-                throw DBusError(
-                    name: DBusError.invalidArgs,
-                    message: "context \"\(key)\" must be a printable string of at most 1024 bytes")
+            guard key == LinkIntake.activationTokenKey || key == LinkIntake.desktopStartupIDKey else {
+                context.dropped.append("the unknown context \"\(PrintableText.shown(String(key.prefix(64))))\"")
+                continue
             }
-            switch key {
-            case LinkIntake.activationTokenKey: context.activationToken = text
-            case LinkIntake.desktopStartupIDKey: context.desktopStartupID = text
-            default:
-                throw DBusError(
-                    name: DBusError.invalidArgs,
-                    message:
-                        "unknown context \"\(key.prefix(64))\"; known: \(LinkIntake.activationTokenKey), \(LinkIntake.desktopStartupIDKey)"
-                )
+            guard let text = wrapped.variantValue?.stringValue, ActivationContext.isUsable(text) else {
+                context.dropped.append(
+                    "\(key), which is no token (a printable string of at most \(ActivationContext.maxTokenBytes) bytes)")
+                continue
             }
+            if key == LinkIntake.activationTokenKey { context.activationToken = text } else { context.desktopStartupID = text }
         }
         return context
     }

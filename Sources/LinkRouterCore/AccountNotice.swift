@@ -57,8 +57,9 @@ public struct AccountNotice: OperationMachine {
     public enum Event: Sendable {
         /// The server took it, or there is none.
         case shown(Result<ShownNotification, RouterError>)
-        /// The person invoked an action (`default`: a click): a sign-in begins, with what a begin needs.
-        case invoked(action: String, inputs: BeginInputs, accounts: [Account])
+        /// The person invoked an action (`default`: a click): a sign-in begins, with what a begin needs and the
+        /// activation token the server sent with the click (for the browser it opens).
+        case invoked(action: String, activationToken: String?, inputs: BeginInputs, accounts: [Account])
         /// The server closed it (1 expired, 2 dismissed by the person, 3 closed by a call).
         case closed(reason: UInt32)
         /// The Secret Service showed its unlock prompt (true) or had nothing to unlock (false), or why not.
@@ -161,7 +162,7 @@ public struct AccountNotice: OperationMachine {
             let name = key.name
             return ending(op, &turn).logging(
                 LogLine(.warning, "Could not ask the keyring to unlock, for \(name)'s tokens: \(e.message)"))
-        case .invoked(let action, let inputs, let accounts):
+        case .invoked(let action, let activationToken, let inputs, let accounts):
             guard !unlocking else { return Transition() }
             if purpose == .unlockKeyring, action == "default" {
                 // Acted on: it goes, and the keyring is asked for its prompt (this notice's work goes on).
@@ -180,6 +181,8 @@ public struct AccountNotice: OperationMachine {
             var request = SessionRequest()
             request.account = account.name
             request.openBrowser = true
+            // The click's token: the browser comes to the front with it (issue 45).
+            request.activationToken = activationToken
             do throws(RouterError) { try request.use(account) } catch {
                 return t.logging(LogLine(.warning, "Could not begin \(account.name)'s sign-in: \(error.message)"))
             }
@@ -207,10 +210,15 @@ extension Router {
     /// `ActionInvoked(id, action)` from `server`: the notice it belongs to (if `server` showed one of ours as `id`)
     /// takes the person's answer, with what a sign-in needs (gathered by the daemon before it asks).
     public func noticeInvoked(
-        _ id: UInt32, action: String, server: String, inputs: BeginInputs, accounts: [Account], now: Int64
+        _ id: UInt32, action: String, server: String, activationToken: String? = nil, inputs: BeginInputs,
+        accounts: [Account], now: Int64
     ) -> Transition {
         guard let op = notice(shown: id, server: server) else { return Transition() }
-        return completed(op, .accountNotice(.invoked(action: action, inputs: inputs, accounts: accounts)), now: now)
+        return completed(
+            op,
+            .accountNotice(
+                .invoked(action: action, activationToken: activationToken, inputs: inputs, accounts: accounts)),
+            now: now)
     }
 
     /// `NotificationClosed(id, reason)` from `server`: the notice it belongs to is over.

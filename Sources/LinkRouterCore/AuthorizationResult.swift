@@ -15,6 +15,9 @@ public struct AuthorizationResult: Sendable, Equatable {
     /// With `exchange`: the tokens the code was exchanged for (the code itself is then gone).
     /// Held in memory only (`TokenSet`).
     public var tokens: TokenSet?
+    /// The activation token of the click that brought the callback (the browser's hand-off to `xdg-open`): the
+    /// owner presents its window with it (issue 45). Memory only, never stored: a token lives seconds.
+    public var activationToken: String?
 
     public init(
         code: String, state: String, redirectURI: String, callbackURI: String,

@@ -58,7 +58,7 @@ extension Begin {
         var t = Transition(
             changes: [.insert(session)],
             effects: [.scheduleDeadline(session.id, at: turn.core.deadline(of: session))])
-        if let browser { t.effects.append(.openBrowser(url, in: .entry(browser))) }
+        if let browser { t.effects.append(.openBrowser(url, in: .entry(browser), handOff: request.handOff)) }
         if plan.redirect.style == .loopback || page != nil { t.compensation = [.closeListener(session.id)] }
         let (caller, began) = (caller, describe(plan, browser: browser))
         t.effects.append(.log(LogLine(.info, "Began \(session.logTag) for \(caller): \(began)")))

@@ -3,8 +3,10 @@
 /// transition's changes are written and taken in.
 public enum Effect: Sendable, Equatable {
     /// Start a browser on a URL (an authorize URL, `resume_uri`, or a web
-    /// link passed through). Fallible: if it fails the transition is undone.
-    case openBrowser(String, in: BrowserChoice)
+    /// link passed through), with the token of the hand-off that asked for it
+    /// (the app's `activation_token`, the clicked link's, a notification's) so
+    /// its window comes to the front. Fallible: if it fails the transition is undone.
+    case openBrowser(String, in: BrowserChoice, handOff: ActivationContext = .none)
     /// Send the owner the unicast `ResumeRequested(resume_uri)` signal (`resume=client`). Fallible.
     case requestResume(SessionID, owner: String, resumeURI: String)
     /// Begin an operation; its outcome comes back as `Router.completed(id, result)`.

@@ -29,10 +29,12 @@ extension RouteDecision {
         case .passthrough(let url):
             return Transition(
                 effects: [
-                    .openBrowser(url, in: .web), .log(LogLine(.info, "Passed a web link through to the browser")),
+                    .openBrowser(url, in: .web, handOff: context.forHandOn),
+                    .log(LogLine(.info, "Passed a web link through to the browser")),
                 ],
                 reply: .routed(.passthrough))
-        case .complete(let s) where s.status == .exchanging:
+        case .complete(let found) where found.status == .exchanging:
+            let s = found.handingOff(context)
             guard case .code(let c) = s.login, let work = c.redeem(s) else {
                 return .refused(RouterError(.internalError, "a session exchanging a code has no exchange"))
             }
@@ -45,7 +47,9 @@ extension RouteDecision {
                     .log(LogLine(.info, "Routed \(via) to \(s.logTag): exchanging the code for tokens")),
                 ],
                 reply: .routed(.completed))
-        case .complete(let s), .fail(let s):
+        case .complete(let found), .fail(let found):
+            // The click's token, for the owner's window: its `Wait` answer carries it.
+            let s = found.handingOff(context)
             let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
             var t = core.finishing(s)
             t.changes = [.update(s)]
@@ -65,7 +69,8 @@ extension RouteDecision {
         case .resume(let s, let url, let mode, let browser):
             var reopen: [Effect] = []
             switch mode {
-            case .browser: reopen = [.openBrowser(url, in: .sameAs(browser))]
+            // Vipps app-to-app: the browser comes to the front with the clicked `app_callback_uri`'s token.
+            case .browser: reopen = [.openBrowser(url, in: .sameAs(browser), handOff: context.forHandOn)]
             case .client:
                 guard let owner = s.ownerName else {
                     return .refused(

@@ -157,7 +157,7 @@ extension Router {
     /// Only one failure has consequences of its own: `resume_uri` that the
     /// browser which began the login could not take (`resumeBrowserFailed`).
     public func effectFailed(_ effect: Effect, sessions: [SessionID], error: RouterError, now: Int64) -> Transition {
-        if case .openBrowser(_, .sameAs) = effect, error.code == .browserFailed, let id = sessions.first {
+        if case .openBrowser(_, .sameAs, _) = effect, error.code == .browserFailed, let id = sessions.first {
             return resumeBrowserFailed(id, reason: error.message, now: now)
         }
         return Transition()

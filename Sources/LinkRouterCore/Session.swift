@@ -32,6 +32,9 @@ public struct Session: Sendable, Equatable {
     public let expiresAt: Int64
     public var finishedAt: Int64?
     public var login: Login
+    /// The activation token of the click that brought its callback, for the owner's window (`Wait`'s
+    /// `activation_token`). Memory only: the store never writes it, and a session read back has none.
+    public var handOff: String?
 
     public init(
         id: SessionID, owner: Caller?, claimTokenDigest: [UInt8]?, login: Login, status: SessionStatus = .pending,
@@ -49,6 +52,13 @@ public struct Session: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.finishedAt = finishedAt
+    }
+
+    /// The same session, with the token of the click that brought its callback (`handOff`).
+    func handingOff(_ click: ActivationContext) -> Session {
+        var s = self
+        s.handOff = click.token
+        return s
     }
 
     /// The owner's unique bus name, if it has one.
@@ -103,7 +113,10 @@ public struct Session: Sendable, Equatable {
                     "the result of this session is gone: its owner acknowledged it, or it was not collected in time after the callback; begin a new session"
                 ))
         }
-        if status == .completed, let r = result { return .success(r) }
+        if status == .completed, var r = result {
+            r.activationToken = handOff
+            return .success(r)
+        }
         return .failure(failure?.error ?? RouterError(.internalError, "session ended without a result"))
     }
 }

@@ -49,6 +49,22 @@ extension SessionRequest {
                     "a desktop file id (`firefox.desktop`); default: the user's default `x-scheme-handler/https` handler that is not linkrouter"
             ),
             OptionRow(
+                "activation_token", .string({ $0.activationToken = $1 }, get: { $0.activationToken }),
+                limit: .bytes(ActivationContext.maxTokenBytes),
+                flag: .value("activation-token", placeholder: "TOKEN"),
+                help: "an xdg-activation token for the browser the login opens (default: $XDG_ACTIVATION_TOKEN)",
+                doc:
+                    "the caller's xdg-activation token (xdg-activation-v1), from the window the person used: the browser the daemon opens gets it in `XDG_ACTIVATION_TOKEN` and `DESKTOP_STARTUP_ID`, so its window comes to the front on Wayland; printable ASCII without spaces, at most 1024 bytes; never stored"
+            ),
+            OptionRow(
+                "desktop_startup_id", .string({ $0.desktopStartupID = $1 }, get: { $0.desktopStartupID }),
+                limit: .bytes(ActivationContext.maxTokenBytes),
+                flag: .value("desktop-startup-id", placeholder: "ID"),
+                help: "an X11 startup-notification id (or GTK's token under that name) for the browser",
+                doc:
+                    "the same for toolkits that hand the token as a startup id (GTK 4.8, GLib 2.74); with both, `activation_token` is the one handed on"
+            ),
+            OptionRow(
                 "open_browser", .bool { $0.openBrowser = $1 },
                 flag: .setsFalse("no-browser"), help: "do not open a browser; print the authorize URL only",
                 doc: "default true"),
@@ -107,5 +123,6 @@ extension SessionRequest {
 extension SessionRequest {
     /// `BeginLogout`'s options: the browser ones of `BeginSession`, the same rows.
     public static let logoutOptions = OptionTable<SessionRequest>(
-        method: "BeginLogout", ["browser", "open_browser", "ttl"].compactMap { options.named($0) })
+        method: "BeginLogout",
+        ["browser", "activation_token", "desktop_startup_id", "open_browser", "ttl"].compactMap { options.named($0) })
 }

@@ -8,6 +8,10 @@ public struct SessionRequest: Sendable, Equatable {
     public var extraParams: [String: String] = [:]
     public var openBrowser: Bool = true
     public var browser: String?
+    /// The caller's xdg-activation token and X11 startup id, from the window the person used: the browser the
+    /// daemon opens gets them, so it comes to the front (issue 45). Never stored.
+    public var activationToken: String?
+    public var desktopStartupID: String?
     public var ttl: UInt32?
     /// Adopt mode: an authorize URL the app's backend built.
     public var authorizeURL: String?
@@ -33,6 +37,11 @@ public struct SessionRequest: Sendable, Equatable {
     public var dpop: DPoPBinding.Mode?
 
     public init() {}
+
+    /// What the browser this login opens is handed: the caller's token, under both names.
+    public var handOff: ActivationContext {
+        ActivationContext(activationToken: activationToken, desktopStartupID: desktopStartupID).forHandOn
+    }
 
     /// The first option given that only a browser login has (a device login
     /// refuses it), or nil: the one list for the daemon's refusal and for

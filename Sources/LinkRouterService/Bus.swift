@@ -185,6 +185,21 @@ final class Bus {
     /// app's text is escaped whenever it might be read as markup (issue 44).
     private(set) var serverReadsMarkup = true
 
+    /// The last `ActivationToken` the notification server sent, and the id it was for: the `ActionInvoked` that
+    /// follows takes it (a token lives seconds; one waits for its click at most).
+    private var activationToken: (id: UInt32, token: String)?
+
+    /// The server sent `token` for notification `id` (a usable token only; anything else is no token).
+    func activationTokenArrived(_ id: UInt32, _ token: String) {
+        activationToken = ActivationContext.isUsable(token) ? (id, token) : nil
+    }
+
+    /// The token sent for `id` just before its `ActionInvoked`, taken once.
+    func takeActivationToken(_ id: UInt32) -> String? {
+        defer { activationToken = nil }
+        return activationToken?.id == id ? activationToken?.token : nil
+    }
+
     /// Asks the bus who serves notifications now (a server that came before the daemon sent no `NameOwnerChanged`).
     func askNotificationServer() {
         BusProxy.bus.call("GetNameOwner", [.string("org.freedesktop.Notifications")], via: calls) { [weak self] r in

@@ -91,7 +91,7 @@ extension Daemon {
     /// A fallible effect (`Effect.undoesOnFailure`).
     func performFallible(_ effect: Effect) throws(RouterError) {
         switch effect {
-        case .openBrowser(let url, let choice): try launcher.open(url, in: choice)
+        case .openBrowser(let url, let choice, let handOff): try launcher.open(url, in: choice, handOff: handOff)
         case .requestResume(let id, let owner, let url): try bus.sendResumeRequested(id, owner: owner, url: url)
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,

@@ -176,6 +176,9 @@ extension Daemon: ManagerHandlers {
             log.write(.warning, links.floodLine)
             throw DBusError(flood)
         }
+        for what in context.dropped {
+            log.write(.warning, "RouteLink from \(call.sender): dropped \(what); the link is routed without it")
+        }
         // The same click queued in the inbox by a linkctl that gave up waiting, and routed from there first.
         guard links.firstTime(ClickID(sender: call.sender, serial: call.message.serial)) else {
             throw DBusError(

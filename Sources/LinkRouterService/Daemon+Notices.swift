@@ -13,7 +13,11 @@ extension Daemon {
             return
         }
         switch signal {
+        case .activationToken(let id, let token):
+            // Kept for the `ActionInvoked` that follows (spec 1.2: just before it), for the browser the action opens.
+            bus.activationTokenArrived(id, token)
         case .actionInvoked(let id, let action):
+            let handOff = bus.takeActivationToken(id)
             if core.router.isConsentPrompt(id, server: server) {
                 execute(core.router.consentAnswered(id, action: action, server: server, now: now))
                 return
@@ -25,8 +29,8 @@ extension Daemon {
             request.openBrowser = true
             execute(
                 core.router.noticeInvoked(
-                    id, action: action, server: server, inputs: inputs(for: request, flow: .code),
-                    accounts: accounts.all(), now: now))
+                    id, action: action, server: server, activationToken: handOff,
+                    inputs: inputs(for: request, flow: .code), accounts: accounts.all(), now: now))
         case .closed(let id, let reason):
             if core.router.isConsentPrompt(id, server: server) {
                 execute(core.router.consentClosed(id, reason: reason, server: server, now: now))

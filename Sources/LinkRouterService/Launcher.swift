@@ -83,15 +83,16 @@ final class Launcher {
         }
     }
 
-    /// `Effect.openBrowser`: starts the browser `choice` names on `url`.
-    func open(_ url: String, in choice: BrowserChoice) throws(RouterError) {
+    /// `Effect.openBrowser`: starts the browser `choice` names on `url`, with the hand-off's token in its
+    /// environment (both names) so its window may take focus.
+    func open(_ url: String, in choice: BrowserChoice, handOff: ActivationContext = .none) throws(RouterError) {
         let entry = try browser(choice)
         guard limiter.allow() else {
             throw RouterError(
                 .limitsExceeded,
                 "refusing to start more than \(limiter.perSecond) browsers a second (a link loop?); nothing was opened")
         }
-        do { try BrowserLauncher.open(url, with: entry, method: method) } catch {
+        do { try BrowserLauncher.open(url, with: entry, method: method, variables: Self.variables(handOff)) } catch {
             throw RouterError(.browserFailed, error.description)
         }
         browsersStarted += 1
@@ -137,10 +138,7 @@ final class Launcher {
                             "refusing to start more than \(limiter.perSecond) programs a second (a link loop?); the link was not delivered"
                         )))
             }
-            var variables: [String] = []
-            if let t = context.activationToken { variables.append("XDG_ACTIVATION_TOKEN=" + t) }
-            if let t = context.desktopStartupID { variables.append("DESKTOP_STARTUP_ID=" + t) }
-            do { try BrowserLauncher.launch(url, with: entry, method: method, variables: variables) } catch {
+            do { try BrowserLauncher.launch(url, with: entry, method: method, variables: Self.variables(context)) } catch {
                 return .done(
                     .failure(
                         RouterError(
@@ -156,11 +154,21 @@ final class Launcher {
                         RouterError(
                             .appFailed, "\(app.id) has no valid bus name or object path; the link was not delivered")))
             }
+            // Both keys: GTK 4.8 and GLib 2.74 read only `desktop-startup-id` (issue 45).
+            let both = context.forHandOn
             var platform: [(String, String)] = []
-            if let t = context.activationToken { platform.append((LinkIntake.activationTokenKey, t)) }
-            if let t = context.desktopStartupID { platform.append((LinkIntake.desktopStartupIDKey, t)) }
+            if let t = both.activationToken { platform.append((LinkIntake.activationTokenKey, t)) }
+            if let t = both.desktopStartupID { platform.append((LinkIntake.desktopStartupIDKey, t)) }
             return .open(ApplicationOpen(app: name, path: path, uris: [url], platformData: platform))
         }
+    }
+
+    /// A hand-off's token as a launched program's environment: both names (GTK 4.8 and GLib 2.74 read only
+    /// `DESKTOP_STARTUP_ID`, GTK from 4.14.6 `XDG_ACTIVATION_TOKEN`).
+    static func variables(_ handOff: ActivationContext) -> [String] {
+        let both = handOff.forHandOn
+        return (both.activationToken.map { ["XDG_ACTIVATION_TOKEN=" + $0] } ?? [])
+            + (both.desktopStartupID.map { ["DESKTOP_STARTUP_ID=" + $0] } ?? [])
     }
 
     /// What the app's `Open` answer means for the link.

@@ -10,6 +10,7 @@ enum ResultDictionary {
             if !r.state.isEmpty { entries += [("state", .string(r.state)), ("redirect_uri", .string(r.redirectURI))] }
             if let v = r.issuer { entries.append(("iss", .string(v))) }
             if let v = r.nonce { entries.append(("nonce", .string(v))) }
+            if let v = r.activationToken { entries.append(("activation_token", .string(v))) }
             return .vardict(entries)
         }
         // A sign-out at the provider comes back with no code.
@@ -21,6 +22,7 @@ enum ResultDictionary {
         if let v = r.codeVerifier { entries.append(("code_verifier", .string(v))) }
         if let v = r.issuer { entries.append(("iss", .string(v))) }
         if let v = r.nonce { entries.append(("nonce", .string(v))) }
+        if let v = r.activationToken { entries.append(("activation_token", .string(v))) }
         return .vardict(entries)
     }
 

@@ -101,7 +101,8 @@ enum AccountToken {
     /// everything it says goes to stderr, so stdout keeps only the token.
     static func signIn(_ account: String, openBrowser: Bool) throws(DaemonClient.Failure) {
         let client = try DaemonClient.connect()
-        let options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
+        var options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
+        options += SystemEnvironment.activationOptions(besides: options)
         let reply = try client.call("BeginSession", [.vardict(options)])
         guard let path = reply.first?.objectPathValue else {
             throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session")

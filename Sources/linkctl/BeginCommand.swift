@@ -18,7 +18,8 @@ enum BeginCommand {
         let token = args.value("claim-token") ?? OptionFlags.randomToken()
         let options: DBusValue
         do {
-            options = .vardict(try OptionFlags.entries(SessionRequest.options, args, override: ["claim_token": token]))
+            let entries = try OptionFlags.entries(SessionRequest.options, args, override: ["claim_token": token])
+            options = .vardict(entries + SystemEnvironment.activationOptions(besides: entries))
         } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }

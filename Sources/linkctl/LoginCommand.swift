@@ -44,6 +44,7 @@ enum LoginCommand {
         do { entries = try OptionFlags.entries(SessionRequest.options, args) } catch {
             return LinkCtl.usageFailure(spec, error.message)
         }
+        entries += SystemEnvironment.activationOptions(besides: entries)
         if let name = args.operands.first {
             guard args.value("account") == nil else {
                 return LinkCtl.usageFailure(spec, "give the account once: login NAME, or --account NAME")
