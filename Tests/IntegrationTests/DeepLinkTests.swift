@@ -66,6 +66,26 @@ struct DeepLinkTests {
             e["forwarded"] == nil || e["forwarded"] is NSNull, "an app is not marked as a browser linkrouter started")
     }
 
+    @Test(
+        "a token no compositor makes (over 1 KiB, a space, a control character) never costs the click: the link is routed and delivered, the app gets no token, and the daemon's log says what was dropped"
+    )
+    func unusableToken() throws {
+        let (h, exec) = try world { d, _ in try TestApp.execApp(d) }
+        for (n, bad) in [String(repeating: "t", count: 2000), "two words", "bell\u{7}"].enumerated() {
+            h.desktop.extraEnvironment["DESKTOP_STARTUP_ID"] = bad
+            let link = "com.example.app:/items/\(n)"
+            let r = try h.desktop.linkctl("open", link)
+            #expect(r.status == 0 && r.text == "launched\n", "\(r.status) \(r.text) \(r.errorText)")
+            #expect(exec.waitForOpens(n + 1).last == link)
+            let line = try #require(exec.lines().last)
+            #expect(line["desktop_startup_id"] == nil || line["desktop_startup_id"] is NSNull, "\(line)")
+        }
+        #expect(
+            eventually { h.daemon.log.contains("dropped desktop-startup-id, which is no token") },
+            "\(h.daemon.log.suffix(600))")
+        #expect(!h.daemon.log.contains(String(repeating: "t", count: 100)), "a token is never logged")
+    }
+
     @Test("a login callback and deep links on one scheme at once: each reaches its own, neither sees the other's URL")
     func callbackAndDeepLink() throws {
         let (h, app) = try world { try TestApp.gapplication($0, bus: $1) }

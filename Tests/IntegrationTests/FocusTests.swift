@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinkRouterCore
 import SystemKit
 import Testing
 
@@ -23,8 +24,9 @@ struct FocusTests {
 
         init() throws {
             desktop = try TestDesktop()
-            bus = try PrivateBus(desktop: desktop)
+            // The compositor first: the bus starts D-Bus-activated apps with the environment it was started with.
             compositor = try Compositor(desktop: desktop)
+            bus = try PrivateBus(desktop: desktop, activation: true)
             browser = FocusApp(desktop, appID: "org.example.FocusBrowser")
             try browser.install(mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
             try desktop.setDefault(
@@ -95,5 +97,107 @@ struct FocusTests {
         #expect(
             eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
             "the app stayed behind: \(w.why(app, browser))")
+    }
+
+    @Test(
+        "a deep link clicked in the focused app brings its app to the front, whether it was started by D-Bus activation, was running, or is reached through its Exec (a second instance handing the link to the first); the same clicks without a token (the controls) leave it behind"
+    )
+    func deepLinks() throws {
+        let w = try World()
+        let clicker = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        let clickerPid = try clicker.start(w.compositor)
+        defer { Subprocess.stop(clickerPid, name: "the clicking app") }
+        let dbus = FocusApp(w.desktop, appID: "org.example.FocusDeep")
+        try dbus.install(mimeTypes: ["x-scheme-handler/com.example.deep"], bus: w.bus)
+        let exec = FocusApp(w.desktop, appID: "org.example.FocusExec")
+        try exec.install(mimeTypes: ["x-scheme-handler/com.example.exec"])
+        for scheme in ["com.example.deep", "com.example.exec"] {
+            let r = try w.desktop.linkctl("register", scheme)
+            #expect(r.status == 0, "\(r.errorText)")
+        }
+        var clicks = 0
+        /// The person clicks `link` in the clicking app (with the click's token unless `plain`); `app` takes it, as
+        /// its `n`th link.
+        func click(_ link: String, plain: Bool = false, reaches app: FocusApp, _ n: Int) throws {
+            try w.compositor.focus(clicker.appID)
+            try clicker.arm(plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
+            try w.compositor.press()
+            clicks += 1
+            let ran = try #require(clicker.event("ran", clicks), "\(w.why(clicker, app))")
+            #expect(ran["status"] as? Int == 0, "\(ran)")
+            #expect(
+                app.event("open", n).flatMap { ($0["uris"] as? [String])?.first } == link, "\(w.why(clicker, app))")
+        }
+        /// Kills `app` (its window gone), so the next link starts it again.
+        func quit(_ app: FocusApp) {
+            for case let pid as Int in app.events().compactMap({ $0["pid"] }) { kill(Int32(pid), SIGKILL) }
+            _ = eventually { !w.compositor.views().contains { $0.appID == app.appID } }
+        }
+
+        for app in [dbus, exec] {
+            let scheme = app === dbus ? "com.example.deep" : "com.example.exec"
+            // Not running, no token (the control): started, its window behind the clicker's.
+            try click(scheme + ":/one", plain: true, reaches: app, 1)
+            #expect(app.event("shown")?["with_token"] as? Bool == false, "\(w.why(app))")
+            #expect(w.compositor.focused() == clicker.appID, "\(app.appID) took the focus with no token: \(w.why(clicker, app))")
+            // Running, with the click's token: to the front.
+            try click(scheme + ":/two", reaches: app, 2)
+            #expect(
+                eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
+                "running \(app.appID) stayed behind: \(w.why(clicker, app))")
+            // Running, no token (the control): stays behind.
+            try click(scheme + ":/three", plain: true, reaches: app, 3)
+            #expect(w.compositor.focused() == clicker.appID, "\(w.why(clicker, app))")
+            // Not running, with the click's token: started, and to the front once its window is shown.
+            quit(app)
+            try click(scheme + ":/four", reaches: app, 4)
+            #expect(app.event("shown", 2)?["with_token"] as? Bool == true, "\(w.why(app))")
+            #expect(
+                eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
+                "\(app.appID) started by the click stayed behind: \(w.why(clicker, app))")
+            quit(app)
+        }
+    }
+
+    @Test(
+        "Vipps app-to-app: the app_callback_uri clicked in the focused \"Vipps app\" reopens resume_uri in the login's own browser and brings it to the front; the same click without a token (the control, its own login) leaves the browser behind"
+    )
+    func vippsResume() throws {
+        let w = try World()
+        let app = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        let appPid = try app.start(w.compositor)
+        defer { Subprocess.stop(appPid, name: "the focus app") }
+        let vipps = FocusApp(w.desktop, appID: "org.example.FocusVipps")
+        let vippsPid = try vipps.start(w.compositor)
+        defer { Subprocess.stop(vippsPid, name: "the Vipps app") }
+        let browser = w.browser
+        let login =
+            #"'{"authorization_endpoint": "https://id.example.com/authorize", "client_id": "app", "redirect_uri": "com.example.app:/callback", "app_callback_uri": "com.example.app:/app-callback"}'"#
+        for (n, plain) in [(1, true), (2, false)] {
+            // The login begins (its browser opens: `open` n), then the person is in the Vipps app and confirms there.
+            try w.compositor.focus(app.appID)
+            try app.arm("begin-plain", login)
+            try w.compositor.press()
+            let begun = try #require(app.event("begun", n), "\(w.why(app, browser))")
+            let state = try #require((begun["url"] as? String)?.queryValue("state"))
+            #expect(browser.event("open", 2 * n - 1) != nil, "\(w.why(browser))")
+            let resume = "https://id.example.com/resume?step=\(n)"
+            let link = "com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))"
+            try w.compositor.focus(vipps.appID)
+            try vipps.arm(plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
+            try w.compositor.press()
+            let ran = try #require(vipps.event("ran", n), "\(w.why(vipps))")
+            #expect(ran["out"] as? String == "resumed\n", "\(ran)")
+            // Reopened in the same (running) browser.
+            #expect(
+                browser.event("open", 2 * n).flatMap { ($0["uris"] as? [String])?.first } == resume, "\(w.why(browser))")
+            if plain {
+                #expect(w.compositor.focused() == vipps.appID, "the browser took the focus with no token: \(w.why(vipps, browser))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
+                    "the browser stayed behind: \(w.why(vipps, browser))")
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A real GTK 4 app on a Wayland compositor, for the focus tests (issue 45).
 
-focus_app.py --app-id ID --log FILE [URI...]
+focus_app.py --app-id ID --log FILE [--gapplication-service] [URI...]
 
 A GtkApplication (unique on the session bus, HANDLES_OPEN) with one window
 whose Wayland app_id is ID. It appends JSON lines to FILE:
@@ -62,7 +62,8 @@ def main():
     p.add_argument("--app-id", required=True)
     p.add_argument("--log", required=True)
     p.add_argument("uris", nargs="*")
-    a = p.parse_args()
+    # D-Bus activation starts it with --gapplication-service: GApplication's own option, passed on to it.
+    a, gapplication = p.parse_known_args()
 
     def log(**event):
         with open(a.log, "a") as f:
@@ -184,16 +185,29 @@ def main():
         action.connect("activate", handler)
         app.add_action(action)
 
+    def show():
+        # A window not yet shown would spend the token GTK was handed (platform_data of a D-Bus activation, or of an
+        # instance started by a click) before it is mapped; it is kept for the moment it is, as for STARTED_WITH.
+        new = state["window"] is None
+        w = window()
+        display = w.get_display()
+        if new and isinstance(display, GdkWayland.WaylandDisplay):
+            handed = display.get_startup_notification_id()
+            if handed:
+                state["pending"] = state["pending"] or handed
+                display.set_startup_notification_id("spent-before-the-window-is-mapped")
+        w.present()
+
     def activate(_):
-        window().present()
+        show()
 
     def do_open(_, files, n, hint):
         log(event="open", uris=[f.get_uri() for f in files])
-        window().present()
+        show()
 
     app.connect("activate", activate)
     app.connect("open", do_open)
-    return app.run([sys.argv[0]] + a.uris)
+    return app.run([sys.argv[0]] + gapplication + a.uris)
 
 
 if __name__ == "__main__":
