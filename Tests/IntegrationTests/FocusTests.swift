@@ -200,4 +200,43 @@ struct FocusTests {
             }
         }
     }
+
+    @Test(
+        "a click on linkrouter's sign-in notification brings the browser it opens for the sign-in to the front, with the token the notification server sent for the click (ActivationToken, just before ActionInvoked, as GNOME Shell does); a server that sends none (the control) leaves the browser behind"
+    )
+    func notificationSignIn() throws {
+        let w = try World()
+        let provider = try Glewlwyd(desktop: w.desktop, redirectURIs: [AccountTests.redirect])
+        let server = FocusApp(w.desktop, appID: "org.example.FocusNotifications")
+        let serverPid = try server.start(w.compositor, arguments: ["--notifications"])
+        defer { Subprocess.stop(serverPid, name: "the notification server") }
+        #expect(server.event("serving-notifications") != nil)
+        let browser = w.browser
+        // One account a click: a notice of one need is not posted again for 15 minutes.
+        for (n, (name, plain)) in [("work", true), ("home", false)].enumerated() {
+            let add = try w.desktop.linkctl(
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                "--redirect-uri", AccountTests.redirect, "--store", "memory")
+            #expect(add.status == 0, "\(add.errorText)")
+            // A program finds it signed out: the person is told.
+            #expect(try w.desktop.linkctl("token", name).status == 4)
+            let notice = try #require(server.event("notify", n + 1), "no notice: \(w.daemon.log.suffix(600))")
+            #expect(notice["summary"] as? String == "Sign in to \(name)")
+            // The person clicks it.
+            try w.compositor.focus(server.appID)
+            try server.arm(plain ? "click-notification-plain" : "click-notification", "'Sign in'")
+            try w.compositor.press()
+            #expect(server.event("clicked", n + 1) != nil)
+            let opened = try #require(browser.event("open", n + 1), "\(w.why(server, browser)) \(w.daemon.log.suffix(600))")
+            #expect((opened["uris"] as? [String])?.first?.hasPrefix(provider.authorizationEndpoint) == true, "\(opened)")
+            if plain {
+                #expect(browser.event("shown")?["with_token"] as? Bool == false)
+                #expect(w.compositor.focused() == server.appID, "the browser took the focus with no token: \(w.why(server, browser))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
+                    "the browser stayed behind: \(w.why(server, browser)) \(w.daemon.log.suffix(400))")
+            }
+        }
+    }
 }

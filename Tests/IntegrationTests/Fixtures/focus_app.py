@@ -25,6 +25,11 @@ the compositor has the input serial to grant a token for:
                        XDG_ACTIVATION_TOKEN and DESKTOP_STARTUP_ID (a link
                        clicked: `linkctl open URI`); "run-plain" runs it with
                        neither (the control)
+  click-notification(s label)
+                       (--notifications) the person's click on the newest
+                       notification's button `label`: ActivationToken with a
+                       fresh token, then ActionInvoked; "-plain" sends no token
+                       (a server that sends none: the control)
   begin(s options)     BeginSession(options + activation_token: a fresh
                        token) on org.linkrouter.LinkRouter1, then Wait; the
                        window presents itself with the answer's
@@ -61,6 +66,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--app-id", required=True)
     p.add_argument("--log", required=True)
+    p.add_argument("--notifications", action="store_true",
+                   help="also serve org.freedesktop.Notifications, as GNOME Shell does: the person's click on a "
+                        "notification sends ActivationToken(id, token) (a token for that click), then ActionInvoked")
     p.add_argument("uris", nargs="*")
     # D-Bus activation starts it with --gapplication-service: GApplication's own option, passed on to it.
     a, gapplication = p.parse_known_args()
@@ -165,6 +173,66 @@ def main():
                  "BeginSession", GLib.Variant("(a{sv})", (opts,)), GLib.VariantType("(os)"), Gio.DBusCallFlags.NONE,
                  30000, None, began)
 
+    # The notification server's part (--notifications): what it shows, by id.
+    shown = {}
+
+    NOTIFICATIONS = """<node><interface name="org.freedesktop.Notifications">
+      <method name="Notify"><arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
+        <arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
+        <arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/></method>
+      <method name="CloseNotification"><arg type="u" direction="in"/></method>
+      <method name="GetCapabilities"><arg type="as" direction="out"/></method>
+      <method name="GetServerInformation"><arg type="s" direction="out"/><arg type="s" direction="out"/>
+        <arg type="s" direction="out"/><arg type="s" direction="out"/></method>
+      <signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
+      <signal name="ActivationToken"><arg type="u"/><arg type="s"/></signal>
+      <signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
+    </interface></node>"""
+
+    def notifications_call(conn, sender, path, iface, method, params, invocation):
+        if method == "Notify":
+            _, replaces, _, summary, body, actions, _, _ = params.unpack()
+            nid = replaces if replaces in shown else len(shown) + 1
+            shown[nid] = list(zip(actions[0::2], actions[1::2]))
+            log(event="notify", id=nid, summary=summary, actions=shown[nid])
+            invocation.return_value(GLib.Variant("(u)", (nid,)))
+            window().set_title(summary)
+        elif method == "CloseNotification":
+            nid = params.unpack()[0]
+            if shown.pop(nid, None) is not None:
+                conn.emit_signal(None, path, iface, "NotificationClosed", GLib.Variant("(uu)", (nid, 3)))
+            invocation.return_value(None)
+        elif method == "GetCapabilities":
+            invocation.return_value(GLib.Variant("(as)", (["actions", "body", "body-markup"],)))
+        else:
+            invocation.return_value(GLib.Variant("(ssss)", ("focus_app", "linkrouter", "1", "1.2")))
+
+    def click_notification(label, with_token):
+        # The person's click on the newest notification's button `label`: as GNOME Shell, a token for the click
+        # first (ActivationToken), then the action; both to everyone, from the server.
+        bus = app.get_dbus_connection()
+        nid = max(shown)
+        key = next(k for k, l in shown[nid] if l == label)
+        if with_token:
+            t = token()
+            if t:
+                bus.emit_signal(None, "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+                                "ActivationToken", GLib.Variant("(us)", (nid, t)))
+        bus.emit_signal(None, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "ActionInvoked",
+                        GLib.Variant("(us)", (nid, key)))
+        log(event="clicked", id=nid, key=key, with_token=with_token)
+
+    def startup(_):
+        if not a.notifications:
+            return
+        bus = app.get_dbus_connection()
+        node = Gio.DBusNodeInfo.new_for_xml(NOTIFICATIONS)
+        bus.register_object("/org/freedesktop/Notifications", node.interfaces[0], notifications_call, None, None)
+        Gio.bus_own_name_on_connection(bus, "org.freedesktop.Notifications", Gio.BusNameOwnerFlags.NONE,
+                                       lambda *_: log(event="serving-notifications"), None)
+
+    app.connect("startup", startup)
+
     def pressed(*_):
         armed = state.pop("armed", None)
         log(event="key", armed=armed is not None)
@@ -180,6 +248,8 @@ def main():
         ("run-plain", lambda _, v: arm(lambda: run(list(v.unpack()), False))),
         ("begin", lambda _, v: arm(lambda: begin(json.loads(v.unpack()), True))),
         ("begin-plain", lambda _, v: arm(lambda: begin(json.loads(v.unpack()), False))),
+        ("click-notification", lambda _, v: arm(lambda: click_notification(v.unpack(), True))),
+        ("click-notification-plain", lambda _, v: arm(lambda: click_notification(v.unpack(), False))),
     ]:
         action = Gio.SimpleAction.new(name, GLib.VariantType("as" if name.startswith("run") else "s"))
         action.connect("activate", handler)

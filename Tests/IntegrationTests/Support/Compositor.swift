@@ -170,10 +170,10 @@ final class FocusApp {
         }
     }
 
-    /// Starts it (as the person would from a launcher), and waits for its window.
-    func start(_ compositor: Compositor) throws -> Int32 {
+    /// Starts it (as the person would from a launcher) with `arguments` (`--notifications`), and waits for its window.
+    func start(_ compositor: Compositor, arguments: [String] = []) throws -> Int32 {
         let pid = try Subprocess.spawn(
-            command.split(separator: " ").map(String.init), environment: desktop.environment,
+            command.split(separator: " ").map(String.init) + arguments, environment: desktop.environment,
             stdout: .file(log + ".out"), stderr: .file(log + ".err"))
         guard eventually(timeoutMilliseconds: 20_000, { compositor.views().contains { $0.appID == appID } }) else {
             throw SystemError("\(appID)'s window did not appear: \((try? FileSystem.readText(log + ".err")) ?? "")", code: ETIMEDOUT)
