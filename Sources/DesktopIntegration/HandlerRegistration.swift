@@ -33,7 +33,7 @@ public struct HandlerRegistration {
         Icon=web-browser
         Terminal=false
         NoDisplay=true
-        StartupNotify=false
+        StartupNotify=true
         MimeType=\(mimeTypes.map { $0 + ";" }.joined())
 
         """

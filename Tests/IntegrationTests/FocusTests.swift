@@ -157,6 +157,26 @@ struct FocusTests {
                 "\(app.appID) started by the click stayed behind: \(w.why(clicker, app))")
             quit(app)
         }
+
+        // Through GIO, as GNOME apps and Firefox open a link: the launch of linkrouter's entry carries the click's
+        // token to linkctl open (DESKTOP_STARTUP_ID: GLib 2.74 hands one only to an entry with StartupNotify=true),
+        // and the app comes to the front; a bare launch context (the control) hands none.
+        for (n, plain) in [(1, true), (2, false)] {
+            try w.compositor.focus(clicker.appID)
+            let link = "com.example.deep:/gio/\(n)"
+            try clicker.arm(plain ? "open-uri-plain" : "open-uri", "'\(link)'")
+            try w.compositor.press()
+            #expect(clicker.event("launched", n)?["error"] == nil, "\(w.why(clicker))")
+            #expect(
+                dbus.event("open", 4 + n).flatMap { ($0["uris"] as? [String])?.first } == link, "\(w.why(clicker, dbus))")
+            if plain {
+                #expect(w.compositor.focused() == clicker.appID, "\(w.why(clicker, dbus))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == dbus.appID },
+                    "a link opened through GIO left its app behind: \(w.why(clicker, dbus))")
+            }
+        }
     }
 
     @Test(

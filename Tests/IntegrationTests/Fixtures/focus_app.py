@@ -25,6 +25,9 @@ the compositor has the input serial to grant a token for:
                        XDG_ACTIVATION_TOKEN and DESKTOP_STARTUP_ID (a link
                        clicked: `linkctl open URI`); "run-plain" runs it with
                        neither (the control)
+  open-uri(s uri)      open a link as a GTK app does: GIO launches the
+                       scheme's default handler (linkrouter's entry) with the
+                       display's launch context; "-plain" with a bare one
   click-notification(s label)
                        (--notifications) the person's click on the newest
                        notification's button `label`: ActivationToken with a
@@ -139,6 +142,16 @@ def main():
             log(event="ran", argv=argv, status=os.waitstatus_to_exitcode(status), out=out, err=err[-2000:])
         GLib.child_watch_add(GLib.PRIORITY_DEFAULT, child.pid, ended)
 
+    def open_uri(uri, with_token):
+        # A link clicked in a GTK app: GIO launches the scheme's default handler (as GNOME apps and Firefox do),
+        # with the display's launch context (a token for this click) or a bare one (none).
+        context = Gdk.Display.get_default().get_app_launch_context() if with_token else Gio.AppLaunchContext()
+        try:
+            Gio.AppInfo.launch_default_for_uri(uri, context)
+            log(event="launched", uri=uri)
+        except GLib.Error as e:
+            log(event="launched", uri=uri, error=e.message)
+
     def begin(options, with_token):
         bus = app.get_dbus_connection()
         opts = {k: GLib.Variant("s", v) if isinstance(v, str) else GLib.Variant("b", v) for k, v in options.items()}
@@ -248,6 +261,8 @@ def main():
         ("run-plain", lambda _, v: arm(lambda: run(list(v.unpack()), False))),
         ("begin", lambda _, v: arm(lambda: begin(json.loads(v.unpack()), True))),
         ("begin-plain", lambda _, v: arm(lambda: begin(json.loads(v.unpack()), False))),
+        ("open-uri", lambda _, v: arm(lambda: open_uri(v.unpack(), True))),
+        ("open-uri-plain", lambda _, v: arm(lambda: open_uri(v.unpack(), False))),
         ("click-notification", lambda _, v: arm(lambda: click_notification(v.unpack(), True))),
         ("click-notification-plain", lambda _, v: arm(lambda: click_notification(v.unpack(), False))),
     ]:
