@@ -13,6 +13,8 @@ public struct DesktopEntry: Sendable, Equatable {
     public let hidden: Bool
     public let noDisplay: Bool
     public let dbusActivatable: Bool
+    /// `StartupNotify=true`: a launcher makes a startup id (an activation token) for each launch (GIO only then).
+    public let startupNotify: Bool
     public let type: String?
     /// `X-LinkRouter-Claims`: the https prefixes the app claims (linkrouter's key).
     public let claims: [String]
@@ -33,6 +35,7 @@ public struct DesktopEntry: Sendable, Equatable {
         hidden = bool("Hidden")
         noDisplay = bool("NoDisplay")
         dbusActivatable = bool("DBusActivatable")
+        startupNotify = bool("StartupNotify")
         type = string("Type")
         claims = file.value("X-LinkRouter-Claims", in: Self.group).map(KeyFile.list) ?? []
     }

@@ -114,7 +114,8 @@ public enum Interfaces {
             },
         ],
         signals: [
-            .init(name: "ResumeRequested", arguments: [A("resume_uri", "s")])
+            .init(name: "ResumeRequested", arguments: [A("resume_uri", "s")]),
+            .init(name: "ReturnRequested", arguments: [A("context", "a{sv}")]),
         ],
         properties: [
             .init("Status", "s", .emits) { .string($1.status.rawValue) },

@@ -9,6 +9,9 @@ public enum Effect: Sendable, Equatable {
     case openBrowser(String, in: BrowserChoice, handOff: ActivationContext = .none)
     /// Send the owner the unicast `ResumeRequested(resume_uri)` signal (`resume=client`). Fallible.
     case requestResume(SessionID, owner: String, resumeURI: String)
+    /// Send the owner the unicast `ReturnRequested(context)` signal: the way back from a loopback login's page was
+    /// clicked, and `handOff` is the click's token for its window (`ReturnLink`). Fallible.
+    case requestReturn(SessionID, owner: String, handOff: ActivationContext)
     /// Begin an operation; its outcome comes back as `Router.completed(id, result)`.
     /// (Boxed, as `answer` is: the two large payloads would make every effect
     /// as large, and a restore or an owner leaving moves tens of thousands.)
@@ -54,7 +57,7 @@ public enum Effect: Sendable, Equatable {
     /// serving come last.
     public var rank: Int {
         switch self {
-        case .openBrowser, .requestResume: return 0
+        case .openBrowser, .requestResume, .requestReturn: return 0
         case .start, .cancel: return 1
         case .closeListener: return 2
         case .answer, .forget: return 3
@@ -69,7 +72,7 @@ public enum Effect: Sendable, Equatable {
     /// Whether a failure of this effect undoes the transition.
     public var undoesOnFailure: Bool {
         switch self {
-        case .openBrowser, .requestResume: return true
+        case .openBrowser, .requestResume, .requestReturn: return true
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
             .recordBusID, .notify, .closeNotification, .log, .serve, .restart, .stop:

@@ -53,6 +53,14 @@ public indirect enum Login: Sendable, Equatable {
         }
     }
 
+    /// The app a code login's loopback page offers the way back to (`ReturnLink`), when its caller named one.
+    public var returnTo: String? {
+        switch self {
+        case .code(let c): c.options.returnTo
+        case .signOut, .device: nil
+        }
+    }
+
     /// The browser that opened the login, when one did.
     public var browser: String? {
         _read {

@@ -13,6 +13,8 @@ public struct LoginOptions: Sendable, Equatable {
     public var resumePathPrefix: String?
     /// A callback without `iss` fails too (RFC 9207).
     public var requireIssuer = false
+    /// The caller's desktop file id: a loopback login's success page offers the way back to it (`ReturnLink`).
+    public var returnTo: String?
 
     public init() {}
 
@@ -46,6 +48,13 @@ public struct LoginOptions: Sendable, Equatable {
                 limit: .option, flag: .value("resume-path-prefix", placeholder: "PATH"),
                 help: "resume_uri must be under this path",
                 doc: "`resume_uri`'s path must start with this (e.g. `/vipps-login-idp/`)"),
+            OptionRow(
+                "return_to", .string({ $0.returnTo = $1 }, get: { $0.returnTo }), limit: .option,
+                flag: .value("return-to", placeholder: "DESKTOP-ID"),
+                help: "a loopback login's page offers a way back to this app (its desktop file id)",
+                doc:
+                    "the calling app's desktop file id (`org.example.App.desktop`): a loopback login's success page offers \"Return to NAME\" (NAME from that entry), a link of linkrouter's own scheme (`org.linkrouter.return:`), whose click sends the owner `ReturnRequested` with the click's activation token, so the app presents its window"
+            ),
             OptionRow(
                 "require_iss", .bool({ $0.requireIssuer = $1 }, get: { $0.requireIssuer }),
                 flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",

@@ -22,6 +22,18 @@ extension RouteDecision {
                             "Handing a link to \(app.id) (\(app.delivery == .dbus ? "D-Bus activation" : "Exec"))")),
                 ],
                 reply: answers ? .held(op) : .none)
+        case .returnTo(let s):
+            guard let owner = s.ownerName else {
+                return .refused(
+                    RouterError(.unknownState, "the app that began this login has left the bus; nothing to return to"),
+                    log: LogLine(.notice, "Refused \(via) (\(s.logTag)): its owner has left the bus"))
+            }
+            return Transition(
+                effects: [
+                    .requestReturn(s.id, owner: owner, handOff: context.forHandOn),
+                    .log(LogLine(.info, "Routed \(via) to \(s.logTag): the way back to its app")),
+                ],
+                reply: .routed(.delivered))
         case .refuse(let error, let id):
             let tag = id.flatMap { core.session($0)?.logTag } ?? StateTag.of(link)
             return .refused(

@@ -16,6 +16,8 @@ public enum RouteDecision: Sendable, Equatable {
     case passthrough(String)
     /// Not a callback, but an app's: its scheme, or under its https claim.
     case deliver(url: String, app: LinkApp, rule: String)
+    /// A loopback login's way back (`ReturnLink`) clicked: its owner is asked to present its window.
+    case returnTo(Session)
     /// Refused; the session it names (if any) is untouched.
     case refuse(RouterError, SessionID?)
 
@@ -23,7 +25,7 @@ public enum RouteDecision: Sendable, Equatable {
     public var session: Session? {
         switch self {
         case .complete(let s), .fail(let s), .resume(let s, _, _, _), .acknowledge(let s): return s
-        case .passthrough, .refuse, .deliver: return nil
+        case .passthrough, .refuse, .deliver, .returnTo: return nil
         }
     }
 }

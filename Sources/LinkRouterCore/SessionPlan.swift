@@ -210,6 +210,11 @@ extension SessionPlan {
         if let prefix = options.resumePathPrefix, !prefix.hasPrefix("/") || !prefix.utf8.allSatisfy(ASCII.isURIByte) {
             throw .invalid("resume_path_prefix must be a path starting with \"/\", such as /vipps-login-idp/")
         }
+        if let app = options.returnTo, !OAuthText.isDesktopID(app) {
+            throw .invalid(
+                "return_to \"\(PercentEncoding.preview(Substring(app)))\" is not a desktop file id such as org.example.App.desktop"
+            )
+        }
         if let browser = request.browser, !OAuthText.isDesktopID(browser) {
             throw .invalid(
                 "browser \"\(PercentEncoding.preview(Substring(browser)))\" is not a desktop file id such as firefox.desktop"

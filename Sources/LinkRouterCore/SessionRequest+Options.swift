@@ -41,6 +41,7 @@ extension SessionRequest {
             LoginOptions.sessionRow("resume"),
             LoginOptions.sessionRow("resume_hosts"),
             LoginOptions.sessionRow("resume_path_prefix"),
+            LoginOptions.sessionRow("return_to"),
             OptionRow(
                 "browser", .string({ $0.browser = $1 }, get: { $0.browser }), limit: .option,
                 flag: .value("browser", placeholder: "DESKTOP-ID"),

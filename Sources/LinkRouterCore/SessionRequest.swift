@@ -52,7 +52,7 @@ public struct SessionRequest: Sendable, Equatable {
             ("authorize_url", authorizeURL != nil), ("code_challenge", codeChallenge != nil),
             ("app_callback_uri", appCallbackURI != nil),
             ("resume", login.resume != nil), ("resume_hosts", !login.resumeHosts.isEmpty),
-            ("resume_path_prefix", login.resumePathPrefix != nil),
+            ("resume_path_prefix", login.resumePathPrefix != nil), ("return_to", login.returnTo != nil),
             ("browser", browser != nil), ("authorization_endpoint", authorizationEndpoint != nil),
             ("par", account == nil && par != nil), ("extra_params", account == nil && !extraParams.isEmpty),
         ]

@@ -54,6 +54,16 @@ extension SessionTable {
 
         // 1. A state that names a session: a callback, for its owner.
         let state = try? query.single("state")
+        // The way back from a loopback login's page: only to a login that completed and offered it.
+        if ReturnLink.isReturn(uri) {
+            guard let state, let session = session(withState: state), session.status == .completed,
+                session.login.returnTo != nil
+            else {
+                return .refuse(
+                    RouterError(.unknownState, "this way back names no completed login that offered one"), nil)
+            }
+            return .returnTo(session)
+        }
         guard let state, let session = session(withState: state) else {
             // A callback no session waits for: without a state, or with one nobody knows.
             let unmatched: RouteDecision =

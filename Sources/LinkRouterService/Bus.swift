@@ -108,6 +108,26 @@ final class Bus {
         }
     }
 
+    /// `ReturnRequested(context)`: the way back from a loopback login's page was clicked; the owner presents its
+    /// window with the click's token (a unicast signal, never a broadcast: the token is the owner's).
+    func sendReturnRequested(_ id: SessionID, owner: String, handOff: ActivationContext) throws(RouterError) {
+        do throws(DBusError) {
+            guard let destination = BusName(owner) else {
+                throw DBusError(name: DBusError.invalidArgs, message: "the owner \(owner) is not a bus name")
+            }
+            let signal = try DBusMessage.signal(
+                path: API.path(of: id), interface: API.sessionInterface, member: "ReturnRequested")
+            try signal.setDestination(destination)
+            var context: [(String, DBusValue)] = []
+            if let t = handOff.activationToken { context.append(("activation_token", .string(t))) }
+            if let t = handOff.desktopStartupID { context.append(("desktop_startup_id", .string(t))) }
+            try signal.append(.vardict(context))
+            connection.sendLogged(signal)
+        } catch {
+            throw RouterError(.internalError, "could not send ReturnRequested: \(error.message)")
+        }
+    }
+
     /// `AccountChanged(account, state)`, to each client the news is for (a unicast each).
     func emitAccountChanged(_ news: AccountNews) {
         var state: [(String, DBusValue)] = [

@@ -93,6 +93,8 @@ extension Daemon {
         switch effect {
         case .openBrowser(let url, let choice, let handOff): try launcher.open(url, in: choice, handOff: handOff)
         case .requestResume(let id, let owner, let url): try bus.sendResumeRequested(id, owner: owner, url: url)
+        case .requestReturn(let id, let owner, let handOff):
+            try bus.sendReturnRequested(id, owner: owner, handOff: handOff)
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
             .recordBusID, .notify, .closeNotification, .log, .serve, .restart, .stop:
@@ -103,7 +105,7 @@ extension Daemon {
     /// Any other effect: each to the component that owns what it touches.
     func perform(_ effect: Effect) {
         switch effect {
-        case .openBrowser, .requestResume:
+        case .openBrowser, .requestResume, .requestReturn:
             // Fallible, but here as compensation or a later effect: a failure is only logged.
             do { try performFallible(effect) } catch { log.write(.warning, error.message) }
         case .start(let op, let operation): start(op, operation)

@@ -16,7 +16,15 @@ extension Daemon {
         switch routeLink(
             uri, source: .loopback(id), via: "loopback request", caller: "", context: .none, answers: false)
         {
-        case .routed(.completed): return HTTPResponse(status: 200, body: CallbackPage.signedIn, final: true)
+        case .routed(.completed):
+            // The way back, when the login's caller named its app: the link's click brings that app to the front.
+            guard let app = s.login.returnTo, let state = s.login.state else {
+                return HTTPResponse(status: 200, body: CallbackPage.signedIn, final: true)
+            }
+            return HTTPResponse(
+                status: 200,
+                body: CallbackPage.signedIn(returningTo: launcher.appName(app), link: ReturnLink.link(state: state)),
+                final: true)
         case .routed(.failed):
             return HTTPResponse(
                 status: 200, body: CallbackPage.failed(core.router.session(id)?.failure?.providerError), final: true

@@ -228,6 +228,11 @@ extension Daemon: ManagerHandlers {
                 app.delivery == .dbus ? RouteOutcome.delivered.word : RouteOutcome.launched.word,
                 "not a login callback; \(rule): it would go to \(app.id) \(how)"
             )
+        case .returnTo(let s):
+            return (
+                RouteOutcome.delivered.word,
+                "the way back from \(s.logTag)'s loopback page: its owner would be asked (ReturnRequested) to present its window with the click's token"
+            )
         case .refuse(let e, _): return ("refused", "\(e.code.dbusName): \(e.message)")
         }
     }

@@ -163,6 +163,9 @@ final class Launcher {
         }
     }
 
+    /// The name an app's desktop entry gives it (`Name`), for the person to read; the id itself when it has none.
+    func appName(_ id: String) -> String { DesktopDatabase().entry(id)?.name ?? id }
+
     /// A hand-off's token as a launched program's environment: both names (GTK 4.8 and GLib 2.74 read only
     /// `DESKTOP_STARTUP_ID`, GTK from 4.14.6 `XDG_ACTIVATION_TOKEN`).
     static func variables(_ handOff: ActivationContext) -> [String] {

@@ -19,6 +19,19 @@ public enum CallbackPage {
     public static let signedIn = page(
         title: "Signed in", message: "You are signed in. Go back to the app; you can close this window.")
 
+    /// The same with the way back to the app (`ReturnLink`): a link whose click the browser hands to linkrouter
+    /// with a fresh activation token, so the app's window comes to the front (issue 45).
+    public static func signedIn(returningTo app: String, link: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">\
+        <title>Signed in</title></head>
+        <body><h1>Signed in</h1><p>You are signed in. <a href="\(Markup.escape(link))">Return to \(Markup.escape(app))</a>; \
+        you can close this window.</p></body></html>
+
+        """
+    }
+
     /// What the browser shows when the provider ended the login without a code: what failed, what to try.
     public static func failed(_ providerError: String?) -> String {
         let reason: String

@@ -203,6 +203,10 @@ enum DoctorCommand {
                     fix: "linkctl register \(scheme) --app APP.desktop"))
         }
 
+        // Focus (issue 45): what kind of session this is, whether a click's token can reach linkctl open through
+        // linkrouter's entries, and whether the notification server hands one on with a click.
+        out += activationChecks(ownFiles: ownFiles)
+
         // The desktop database lists our entries.
         if !ownFiles.isEmpty {
             let cache = inst.applicationsDirectory + "/mimeinfo.cache"
@@ -215,6 +219,64 @@ enum DoctorCommand {
                         ? "\(cache) lists linkrouter's entries"
                         : "\(cache) does not list \(missing.joined(separator: ", "))",
                     fix: missing.isEmpty ? nil : "update-desktop-database \(inst.applicationsDirectory)"))
+        }
+        return out
+    }
+
+    /// The session type, linkrouter's entries' `StartupNotify`, and the notification server's spec version: the
+    /// parts a window's coming to the front depends on.
+    static func activationChecks(ownFiles: [String]) -> [Check] {
+        var out: [Check] = []
+        let wayland = Environment.nonEmpty("WAYLAND_DISPLAY")
+        let x11 = Environment.nonEmpty("DISPLAY")
+        let session =
+            if let wayland {
+                "Wayland (WAYLAND_DISPLAY=\(wayland)): a window comes to the front only with an activation token from the window the person used; linkrouter hands on the one each click carries"
+            } else if let x11 {
+                "X11 (DISPLAY=\(x11)): startup ids, which linkrouter hands on as it would Wayland's tokens"
+            } else {
+                "no graphical session here (no WAYLAND_DISPLAY or DISPLAY): nothing to bring to the front"
+            }
+        out.append(Check(name: "session", ok: true, detail: session, fix: nil))
+        // GIO (gio open, GNOME apps, Firefox) hands a launch its click's token only for an entry with
+        // StartupNotify=true; entries written before issue 45 say false.
+        let silent = ownFiles.filter { path in
+            guard let text = try? FileSystem.readText(path) else { return false }
+            return !DesktopEntry(id: FileSystem.baseName(path), path: path, text: text).startupNotify
+        }.map(FileSystem.baseName)
+        if silent.isEmpty {
+            if !ownFiles.isEmpty {
+                out.append(
+                    Check(
+                        name: "activation path", ok: true,
+                        detail: "linkrouter's entries ask for startup notification: each click's token reaches linkctl open",
+                        fix: nil))
+            }
+        } else {
+            out.append(
+                Check(
+                    name: "activation path", ok: false,
+                    detail:
+                        "\(silent.joined(separator: ", ")) say StartupNotify=false: GIO (GNOME, Firefox) then hands linkctl open no activation token, and the window a link goes to stays behind",
+                    fix: "linkctl install (and linkctl register SCHEME for each scheme) again"))
+        }
+        if let bus = try? DBusConnection.session(), bus.nameHasOwner("org.freedesktop.Notifications"),
+            let m = try? BusProxy(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.Notifications"
+            ).message("GetServerInformation", []),
+            let info = try? bus.callArguments(m, timeoutMilliseconds: 5000), info.count == 4
+        {
+            let name = info[0].plainText ?? "?"
+            let spec = info[3].plainText ?? "?"
+            let tokens = spec.split(separator: ".").compactMap { Int($0) }.lexicographicallyPrecedes([1, 2]) == false
+            out.append(
+                Check(
+                    name: "notifications", ok: true,
+                    detail: tokens
+                        ? "\(name) (Desktop Notifications \(spec)) may send a click's activation token (ActivationToken), which a sign-in's browser is opened with"
+                        : "\(name) speaks Desktop Notifications \(spec), older than 1.2: a click on a sign-in notice brings no activation token, so its browser may open behind",
+                    fix: nil))
         }
         return out
     }

@@ -74,6 +74,9 @@ enum InstallCommand {
                 report.append(("https", "\(r.desktopFile) (web links go to \(record.browser ?? "?"))"))
                 if let note = r.databaseMessage { StandardStreams.err("linkctl: note: \(note)\n") }
             }
+            // The way back from a loopback login's page (issue 45): linkrouter's own scheme, handled as any other.
+            let back = try registration.registerScheme(ReturnLink.scheme, recordingIn: &record)
+            report.append(("way back", "\(ReturnLink.scheme) → \(back.desktopFile)"))
             if let onPath = try pathLinks(inst, into: &record) { report.append(("path", onPath)) }
             for scheme in args.all("scheme").map({ $0.lowercased() }) {
                 let r = try registration.registerScheme(scheme, recordingIn: &record)

@@ -259,4 +259,58 @@ struct FocusTests {
             }
         }
     }
+
+    @Test(
+        "a loopback login's way back: its success page offers \"Return to NAME\" (return_to's entry), and the link's click in the browser (through GIO, linkrouter's own scheme) brings the app to the front with ReturnRequested's token; the same click with no token (the control) leaves it behind; a way back no completed login offered is refused"
+    )
+    func loopbackWayBack() throws {
+        let w = try World()
+        #expect(try w.desktop.linkctl("install").status == 0, "install registers the way back's scheme")
+        let app = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        try app.install(mimeTypes: [])
+        let appPid = try app.start(w.compositor)
+        defer { Subprocess.stop(appPid, name: "the focus app") }
+        let browser = w.browser
+        let login =
+            #"'{"authorization_endpoint": "https://id.example.com/authorize", "client_id": "app", "redirect_uri": "http://127.0.0.1/callback", "return_to": "org.example.FocusApp.desktop"}'"#
+        for (n, plain) in [(1, true), (2, false)] {
+            try w.compositor.focus(app.appID)
+            try app.arm("begin-plain", login)
+            try w.compositor.press()
+            let begun = try #require(app.event("begun", n), "\(w.why(app, browser))")
+            let url = try #require(begun["url"] as? String)
+            let redirect = try #require(url.queryValue("redirect_uri")?.removingPercentEncoding)
+            let state = try #require(url.queryValue("state"))
+            // The provider sends the browser to the listener; the page it gets offers the way back.
+            let page = try w.desktop.run(["curl", "-s", redirect + "?code=c\(n)&state=\(state)"])
+            let back = Self.wayBack(on: page.text)
+            #expect(page.text.contains("Return to Focus test org.example.FocusApp</a>"), "\(page.text)")
+            #expect(back == "org.linkrouter.return:/back?state=\(state)", "\(page.text)")
+            #expect((app.event("waited", n)?["result"] as? [String: Any])?["code"] as? String == "c\(n)")
+            #expect(browser.event("open", n) != nil, "the login's browser opened: \(w.why(browser))")
+            // The person clicks it in the (focused) browser: GIO hands it to linkrouter's entry.
+            try w.compositor.focus(browser.appID)
+            try browser.arm(plain ? "open-uri-plain" : "open-uri", "'\(back ?? "")'")
+            try w.compositor.press()
+            let returned = try #require(app.event("returned", n), "\(w.why(app, browser)) \(w.daemon.log.suffix(500))")
+            #expect(returned["with_token"] as? Bool == !plain)
+            if plain {
+                #expect(w.compositor.focused() == browser.appID, "the app took the focus with no token: \(w.why(app, browser))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
+                    "the app stayed behind: \(w.why(app, browser))")
+            }
+        }
+        // A way back that names no completed login offering one.
+        let bogus = try w.desktop.linkctl("open", "org.linkrouter.return:/back?state=nobody-knows-this-state-at-all")
+        #expect(bogus.status != 0 && bogus.errorText.contains("UnknownState"), "\(bogus.errorText)")
+    }
+
+    /// The way back's link on a success page.
+    static func wayBack(on page: String) -> String? {
+        guard let start = page.range(of: "href=\"") else { return nil }
+        let rest = page[start.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
 }

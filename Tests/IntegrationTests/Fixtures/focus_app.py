@@ -11,6 +11,8 @@ whose Wayland app_id is ID. It appends JSON lines to FILE:
   {"event": "token", "token": ...}                    a token it was given by the compositor
   {"event": "ran", "argv": [...], "status": N}        a program it ran with a token
   {"event": "begun", "path": ...} / {"event": "waited", "result": {...}}
+  {"event": "returned", "with_token": bool}          ReturnRequested came (the way back
+                                                      from a loopback login's page)
   {"event": "shown", "with_token": bool}             its window mapped (and presented with
                                                       the token it was started with, if any)
   {"event": "presented", "with_token": bool}         presented after a login's Wait
@@ -178,6 +180,16 @@ def main():
                 log(event="begun", error=e.message)
                 return
             log(event="begun", path=path, url=url)
+
+            # The way back from a loopback login's page: the daemon hands this app the click's token.
+            def returned(conn, sender, path, iface, signal, params):
+                context = params.unpack()[0]
+                given = context.get("desktop_startup_id") or context.get("activation_token")
+                present(window(), given)
+                log(event="returned", with_token=bool(given))
+
+            conn.signal_subscribe(None, "org.linkrouter.LinkRouter1.Session", "ReturnRequested",
+                                  path, None, Gio.DBusSignalFlags.NONE, returned)
             conn.call(
                 "org.linkrouter.LinkRouter1", path, "org.linkrouter.LinkRouter1.Session", "Wait", GLib.Variant("(u)", (0,)),
                 GLib.VariantType("(a{sv})"), Gio.DBusCallFlags.NONE, 120000, None, waited)

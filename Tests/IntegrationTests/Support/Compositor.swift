@@ -105,8 +105,9 @@ final class Compositor {
     /// The app id of the focused view.
     func focused() -> String? { views().first(where: \.focused)?.appID }
 
-    /// The person puts `appID`'s window in front (a click on it).
+    /// The person puts `appID`'s window in front (a click on it), once it is there.
     func focus(_ appID: String) throws {
+        _ = eventually(timeoutMilliseconds: 20_000) { views().contains { $0.appID == appID } }
         let r = try desktop.run(["/usr/bin/swaymsg", "-s", swaySocket, "[app_id=\"\(appID)\"] focus"])
         guard r.status == 0, eventually(timeoutMilliseconds: 5000, { focused() == appID }) else {
             throw SystemError("could not focus \(appID): \(r.text) \(r.errorText)", code: EIO)

@@ -129,6 +129,16 @@ enum CallbackFuzz {
             for value in lenientStates(text) {
                 precondition(!states.contains(value), "forwarded a URL carrying a session's state")
             }
+        case .returnTo(let s):
+            // The way back only for a completed login that offered one, named by its own state on linkrouter's scheme.
+            guard let uri = try? URIReference.strict(text, maxLength: 8192),
+                let q = try? QueryParameters.parse(uri.query)
+            else {
+                preconditionFailure("a way back from a URI the strict parser refuses")
+            }
+            precondition(uri.normalizedScheme == ReturnLink.scheme, "a way back on another scheme")
+            precondition(s.status == .completed && s.login.returnTo != nil, "a way back no login offered")
+            precondition(q.all("state").count == 1 && q.all("state")[0].value == s.login.state, "a way back to another login")
         case .deliver(let url, let app, _):
             // Only a strictly valid link from Route, of the app's scheme or under its claim, that is no login link.
             precondition(url == text && source == .link, "delivered a changed URL, or from a listener")
