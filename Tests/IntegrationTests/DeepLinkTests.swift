@@ -86,6 +86,33 @@ struct DeepLinkTests {
         #expect(!h.daemon.log.contains(String(repeating: "t", count: 100)), "a token is never logged")
     }
 
+    @Test(
+        "doctor says what a window's coming to the front depends on: the session type, and linkrouter's entries letting a click's token through (StartupNotify=true; an entry written before issue 45 fails, with its fix)"
+    )
+    func doctorActivation() throws {
+        let h = try Harness()
+        h.desktop.extraEnvironment["WAYLAND_DISPLAY"] = "wayland-test"
+        let ok = try h.desktop.linkctl("doctor")
+        #expect(ok.text.contains("ok    session: Wayland (WAYLAND_DISPLAY=wayland-test)"), "\(ok.text)")
+        #expect(ok.text.contains("ok    activation path: linkrouter's entries ask for startup notification"), "\(ok.text)")
+        let entry = h.desktop.applications + "/linkrouter-com.example.app.desktop"
+        let text = try FileSystem.readText(entry)
+        #expect(text.contains("StartupNotify=true\n"))
+        try FileSystem.writeAtomically(
+            entry, text: text.replacingOccurrences(of: "StartupNotify=true", with: "StartupNotify=false"),
+            permissions: 0o644)
+        let stale = try h.desktop.linkctl("doctor")
+        #expect(stale.status == 1, "\(stale.text)")
+        #expect(
+            stale.text.contains(
+                "FAIL  activation path: linkrouter-com.example.app.desktop say StartupNotify=false: GIO (GNOME, Firefox) then hands linkctl open no activation token"
+            ), "\(stale.text)")
+        #expect(stale.text.contains("fix: linkctl install (and linkctl register SCHEME for each scheme) again"))
+        #expect(try h.desktop.linkctl("register", "com.example.app").status == 0)
+        let again = try h.desktop.linkctl("doctor")
+        #expect(!again.text.contains("FAIL  activation path"), "registering again writes the entry anew: \(again.text)")
+    }
+
     @Test("a login callback and deep links on one scheme at once: each reaches its own, neither sees the other's URL")
     func callbackAndDeepLink() throws {
         let (h, app) = try world { try TestApp.gapplication($0, bus: $1) }
