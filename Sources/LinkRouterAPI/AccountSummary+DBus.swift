@@ -28,7 +28,9 @@ extension AccountSummary {
                             var entry: [(String, DBusValue)] = [
                                 ("app", .string(g.app.label)), ("scope", .string(g.target.scope ?? "")),
                             ]
-                            if !g.target.resources.isEmpty { entry.append(("resources", .stringArray(g.target.resources))) }
+                            if !g.target.resources.isEmpty {
+                                entry.append(("resources", .stringArray(g.target.resources)))
+                            }
                             if let audience = g.target.audience { entry.append(("audience", .string(audience))) }
                             entry.append(("granted_at", .int64(g.grantedAt)))
                             return .vardict(entry)

@@ -144,10 +144,15 @@ public enum Interfaces {
             }
             guard let text = wrapped.variantValue?.stringValue, ActivationContext.isUsable(text) else {
                 context.dropped.append(
-                    "\(key), which is no token (a printable string of at most \(ActivationContext.maxTokenBytes) bytes)")
+                    "\(key), which is no token (a printable string of at most \(ActivationContext.maxTokenBytes) bytes)"
+                )
                 continue
             }
-            if key == LinkIntake.activationTokenKey { context.activationToken = text } else { context.desktopStartupID = text }
+            if key == LinkIntake.activationTokenKey {
+                context.activationToken = text
+            } else {
+                context.desktopStartupID = text
+            }
         }
         return context
     }

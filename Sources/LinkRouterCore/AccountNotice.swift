@@ -233,7 +233,11 @@ extension Router {
     /// The notice `server` shows as `id`.
     private func notice(shown id: UInt32, server: String) -> OperationID? {
         running.first { _, m in
-            if case .accountNotice(let n) = m, let shown = n.shown { shown.isAnswered(id: id, by: server) } else { false }
+            if case .accountNotice(let n) = m, let shown = n.shown {
+                shown.isAnswered(id: id, by: server)
+            } else {
+                false
+            }
         }?.key
     }
 }

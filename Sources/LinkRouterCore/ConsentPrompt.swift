@@ -204,7 +204,8 @@ public struct ConsentPrompt: OperationMachine {
             if let over {
                 let refusal = RouterError(
                     .limitsExceeded,
-                    "\(over.who) \(over.count) questions waiting for the person already; ask again once they are answered")
+                    "\(over.who) \(over.count) questions waiting for the person already; ask again once they are answered"
+                )
                 return Transition().answering(held, .refused(refusal))
             }
         }
@@ -292,7 +293,8 @@ public struct ConsentPrompt: OperationMachine {
         case nil:
             let (label, name) = (app.label, account.name)
             return refusing(
-                op, "the prompt was answered with an action it never offered (was it replaced by another notification?)",
+                op,
+                "the prompt was answered with an action it never offered (was it replaced by another notification?)",
                 &turn
             ).logging(
                 LogLine(

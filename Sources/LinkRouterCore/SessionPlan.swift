@@ -220,11 +220,13 @@ extension SessionPlan {
                 "browser \"\(PercentEncoding.preview(Substring(browser)))\" is not a desktop file id such as firefox.desktop"
             )
         }
-        for (key, token) in [("activation_token", request.activationToken), ("desktop_startup_id", request.desktopStartupID)]
-        {
+        for (key, token) in [
+            ("activation_token", request.activationToken), ("desktop_startup_id", request.desktopStartupID),
+        ] {
             guard let token, !ActivationContext.isUsable(token) else { continue }
             throw .invalid(
-                "\(key) is no activation token: printable ASCII without spaces, at most \(ActivationContext.maxTokenBytes) bytes")
+                "\(key) is no activation token: printable ASCII without spaces, at most \(ActivationContext.maxTokenBytes) bytes"
+            )
         }
         if let token = request.claimToken {
             guard token.utf8.count >= 22, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {

@@ -58,7 +58,8 @@ public struct InboxDirectory: Sendable {
             decoding: try FileSystem.read(path + "/" + name, maxBytes: Self.maxEntryBytes, requirePrivate: true),
             as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let sentAs = lines.count > 1 && lines[1].hasPrefix(Self.sentAsPrefix)
+        let sentAs =
+            lines.count > 1 && lines[1].hasPrefix(Self.sentAsPrefix)
             ? ClickID(text: String(lines[1].dropFirst(Self.sentAsPrefix.count))) : nil
         return Entry(link: String(lines.first ?? ""), sentAs: sentAs)
     }

@@ -242,7 +242,8 @@ extension Daemon: ManagerHandlers {
             counters: [
                 ("sessions_begun", core.begun), ("sessions_restored", sessions.restoredCount),
                 ("links_routed", links.routed),
-                ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued), ("duplicate_links", links.duplicates),
+                ("links_refused", links.refused), ("links_flooded", links.flooded), ("inbox_links", links.queued),
+                ("duplicate_links", links.duplicates),
                 ("browsers_started", launcher.browsersStarted),
                 ("apps_delivered", launcher.appsDelivered), ("apps_launched", launcher.appsLaunched),
                 ("token_refreshes", providers.refreshes), ("device_polls", providers.devicePolls),

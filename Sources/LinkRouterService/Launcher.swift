@@ -138,7 +138,9 @@ final class Launcher {
                             "refusing to start more than \(limiter.perSecond) programs a second (a link loop?); the link was not delivered"
                         )))
             }
-            do { try BrowserLauncher.launch(url, with: entry, method: method, variables: Self.variables(context)) } catch {
+            do {
+                try BrowserLauncher.launch(url, with: entry, method: method, variables: Self.variables(context))
+            } catch {
                 return .done(
                     .failure(
                         RouterError(

@@ -249,7 +249,8 @@ enum DoctorCommand {
                 out.append(
                     Check(
                         name: "activation path", ok: true,
-                        detail: "linkrouter's entries ask for startup notification: each click's token reaches linkctl open",
+                        detail:
+                            "linkrouter's entries ask for startup notification: each click's token reaches linkctl open",
                         fix: nil))
             }
         } else {

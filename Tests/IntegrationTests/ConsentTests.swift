@@ -270,14 +270,18 @@ struct ConsentTests {
         var seen = 0
         /// `GetToken(work, options)` from the app; the prompt it raised (nil: none within a few seconds, as when a
         /// grant covers it) and the call's outcome once `answer` (a button, or nil to dismiss) is given.
-        func ask(_ options: String, answer: String?) throws -> (ShellNotifications.Shown?, (status: Int32, out: String, err: String)) {
+        func ask(_ options: String, answer: String?) throws -> (
+            ShellNotifications.Shown?, (status: Int32, out: String, err: String)
+        ) {
             let call = try Self.inside(app, bus: bus, w, "org.linkrouter.LinkRouter1.GetToken", ["work", options])
             let prompt = eventuallyValue(timeoutMilliseconds: answer == "none" ? 3_000 : 20_000) {
                 shell.notifications().count > seen ? shell.notifications()[seen] : nil
             }
             if let prompt {
                 seen += 1
-                if let answer { try shell.click(prompt.id, answer) } else {
+                if let answer {
+                    try shell.click(prompt.id, answer)
+                } else {
                     _ = try w.desktop.run([
                         "gdbus", "call", "--session", "--dest", shell.uniqueName, "--object-path", "/person",
                         "--method", "org.linkrouter.Test.Person.Dismiss", "\(prompt.id)",
@@ -346,7 +350,9 @@ struct ConsentTests {
         var words: [String] = []
         for (name, client) in [("work", "its-own-client"), ("mine", w.provider.clientID)] {
             let r = try addAccount(name, client: client)
-            #expect(r.status != 0 && r.err.contains("AccessDenied") && r.err.contains("pass for one of the person's"), "\(r.err)")
+            #expect(
+                r.status != 0 && r.err.contains("AccessDenied") && r.err.contains("pass for one of the person's"),
+                "\(r.err)")
             words.append(r.err.replacingOccurrences(of: name, with: "NAME"))
         }
         #expect(words[0] == words[1], "the app learns no more than that it is taken")
@@ -363,7 +369,8 @@ struct ConsentTests {
         #expect(person.status != 0)
         let notice = try #require(shell.waitFor(1))
         #expect(notice.summary == "Sign in to work", "\(shell.notifications().map(\.summary))")
-        #expect(shell.notifications().count == 1, "the app's account got a notice: \(shell.notifications().map(\.summary))")
+        #expect(
+            shell.notifications().count == 1, "the app's account got a notice: \(shell.notifications().map(\.summary))")
     }
 
     @Test(

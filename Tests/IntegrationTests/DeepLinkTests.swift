@@ -94,7 +94,8 @@ struct DeepLinkTests {
         h.desktop.extraEnvironment["WAYLAND_DISPLAY"] = "wayland-test"
         let ok = try h.desktop.linkctl("doctor")
         #expect(ok.text.contains("ok    session: Wayland (WAYLAND_DISPLAY=wayland-test)"), "\(ok.text)")
-        #expect(ok.text.contains("ok    activation path: linkrouter's entries ask for startup notification"), "\(ok.text)")
+        #expect(
+            ok.text.contains("ok    activation path: linkrouter's entries ask for startup notification"), "\(ok.text)")
         let entry = h.desktop.applications + "/linkrouter-com.example.app.desktop"
         let text = try FileSystem.readText(entry)
         #expect(text.contains("StartupNotify=true\n"))

@@ -68,7 +68,8 @@ struct FocusTests {
         // The control's way back: the person clicks the callback in the browser, with no token on the way.
         try w.compositor.focus(browser.appID)
         let first = try #require((plain["url"] as? String)?.queryValue("state"))
-        try browser.arm("run-plain", "['\(Paths.linkctl)', 'open', 'com.example.app:/callback?code=one&state=\(first)']")
+        try browser.arm(
+            "run-plain", "['\(Paths.linkctl)', 'open', 'com.example.app:/callback?code=one&state=\(first)']")
         try w.compositor.press()
         let back = try #require(app.event("presented"), "\(w.why(app, browser))")
         #expect(back["with_token"] as? Bool == false)
@@ -139,7 +140,9 @@ struct FocusTests {
             // Not running, no token (the control): started, its window behind the clicker's.
             try click(scheme + ":/one", plain: true, reaches: app, 1)
             #expect(app.event("shown")?["with_token"] as? Bool == false, "\(w.why(app))")
-            #expect(w.compositor.focused() == clicker.appID, "\(app.appID) took the focus with no token: \(w.why(clicker, app))")
+            #expect(
+                w.compositor.focused() == clicker.appID,
+                "\(app.appID) took the focus with no token: \(w.why(clicker, app))")
             // Running, with the click's token: to the front.
             try click(scheme + ":/two", reaches: app, 2)
             #expect(
@@ -168,7 +171,8 @@ struct FocusTests {
             try w.compositor.press()
             #expect(clicker.event("launched", n)?["error"] == nil, "\(w.why(clicker))")
             #expect(
-                dbus.event("open", 4 + n).flatMap { ($0["uris"] as? [String])?.first } == link, "\(w.why(clicker, dbus))")
+                dbus.event("open", 4 + n).flatMap { ($0["uris"] as? [String])?.first } == link,
+                "\(w.why(clicker, dbus))")
             if plain {
                 #expect(w.compositor.focused() == clicker.appID, "\(w.why(clicker, dbus))")
             } else {
@@ -210,9 +214,12 @@ struct FocusTests {
             #expect(ran["out"] as? String == "resumed\n", "\(ran)")
             // Reopened in the same (running) browser.
             #expect(
-                browser.event("open", 2 * n).flatMap { ($0["uris"] as? [String])?.first } == resume, "\(w.why(browser))")
+                browser.event("open", 2 * n).flatMap { ($0["uris"] as? [String])?.first } == resume, "\(w.why(browser))"
+            )
             if plain {
-                #expect(w.compositor.focused() == vipps.appID, "the browser took the focus with no token: \(w.why(vipps, browser))")
+                #expect(
+                    w.compositor.focused() == vipps.appID,
+                    "the browser took the focus with no token: \(w.why(vipps, browser))")
             } else {
                 #expect(
                     eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
@@ -247,11 +254,15 @@ struct FocusTests {
             try server.arm(plain ? "click-notification-plain" : "click-notification", "'Sign in'")
             try w.compositor.press()
             #expect(server.event("clicked", n + 1) != nil)
-            let opened = try #require(browser.event("open", n + 1), "\(w.why(server, browser)) \(w.daemon.log.suffix(600))")
-            #expect((opened["uris"] as? [String])?.first?.hasPrefix(provider.authorizationEndpoint) == true, "\(opened)")
+            let opened = try #require(
+                browser.event("open", n + 1), "\(w.why(server, browser)) \(w.daemon.log.suffix(600))")
+            #expect(
+                (opened["uris"] as? [String])?.first?.hasPrefix(provider.authorizationEndpoint) == true, "\(opened)")
             if plain {
                 #expect(browser.event("shown")?["with_token"] as? Bool == false)
-                #expect(w.compositor.focused() == server.appID, "the browser took the focus with no token: \(w.why(server, browser))")
+                #expect(
+                    w.compositor.focused() == server.appID,
+                    "the browser took the focus with no token: \(w.why(server, browser))")
             } else {
                 #expect(
                     eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
@@ -295,7 +306,9 @@ struct FocusTests {
             let returned = try #require(app.event("returned", n), "\(w.why(app, browser)) \(w.daemon.log.suffix(500))")
             #expect(returned["with_token"] as? Bool == !plain)
             if plain {
-                #expect(w.compositor.focused() == browser.appID, "the app took the focus with no token: \(w.why(app, browser))")
+                #expect(
+                    w.compositor.focused() == browser.appID,
+                    "the app took the focus with no token: \(w.why(app, browser))")
             } else {
                 #expect(
                     eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },

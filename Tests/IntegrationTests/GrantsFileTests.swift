@@ -34,7 +34,8 @@ struct GrantsFileTests {
             GrantsFile.Entry(account: work, grant: AccountGrant(app: app, target: TokenTarget(), grantedAt: 1)),
             GrantsFile.Entry(
                 account: work,
-                grant: AccountGrant(app: .flatpak("org.example.Two"), target: try Self.target(scope: "openid"), grantedAt: 2)),
+                grant: AccountGrant(
+                    app: .flatpak("org.example.Two"), target: try Self.target(scope: "openid"), grantedAt: 2)),
             GrantsFile.Entry(
                 account: work,
                 grant: AccountGrant(
@@ -93,7 +94,8 @@ struct GrantsFileTests {
         try GrantsFile.write(
             accounts.map {
                 GrantsFile.Entry(
-                    account: $0, grant: AccountGrant(app: .flatpak("org.example.IDE"), target: TokenTarget(), grantedAt: 1))
+                    account: $0,
+                    grant: AccountGrant(app: .flatpak("org.example.IDE"), target: TokenTarget(), grantedAt: 1))
             }, to: grants)
         let removed = try desktop.linkctl("account", "remove", "work")
         #expect(removed.status == 0, "\(removed.errorText)")

@@ -473,7 +473,9 @@ struct LinkctlFrontTests {
             "\(r.status) \(r.errorText)")
         // The control: with /proc, the same command reaches the real full linkctl (no bus here: it says so).
         let control = try desktop.run(["bwrap", "--dev-bind", "/", "/", "--chdir", repository, Paths.linkctl, "status"])
-        #expect(!FileSystem.exists(marker) && control.errorText.contains("cannot reach the session bus"), "\(control.errorText)")
+        #expect(
+            !FileSystem.exists(marker) && control.errorText.contains("cannot reach the session bus"),
+            "\(control.errorText)")
     }
 
     @Test(

@@ -26,8 +26,10 @@ struct PortalTests {
     }
 
     /// GIO's GNOME proxy module (glib-networking's, on every GNOME desktop) where this machine keeps its modules.
-    static let gnomeProxyModule: String? = FileSystem.list("/usr/lib").map { "/usr/lib/\($0)/gio/modules/libgiognomeproxy.so" }
-        .first(where: FileSystem.exists)
+    static let gnomeProxyModule: String? = FileSystem.list("/usr/lib").map {
+        "/usr/lib/\($0)/gio/modules/libgiognomeproxy.so"
+    }
+    .first(where: FileSystem.exists)
 
     @Test(
         "the portal world comes up whatever GIO modules the machine has (glib-networking's GNOME proxy module, and none), and a link goes through it each way; the control: the schemas withheld from the portal, it aborts where the module is"
@@ -36,9 +38,12 @@ struct PortalTests {
         // Both states in one run: scripts/setup --test installs glib-networking, and GIO_MODULE_DIR at an empty
         // directory is a machine without it.
         let module = try #require(
-            Self.gnomeProxyModule, "no libgiognomeproxy.so under /usr/lib/*/gio/modules; scripts/setup --test installs glib-networking")
+            Self.gnomeProxyModule,
+            "no libgiognomeproxy.so under /usr/lib/*/gio/modules; scripts/setup --test installs glib-networking")
         let none = TestDirectory("lr-gio-none")
-        for (state, environment) in [("with \(module)", [String: String]()), ("with no GIO modules", ["GIO_MODULE_DIR": none.path])] {
+        for (state, environment) in [
+            ("with \(module)", [String: String]()), ("with no GIO modules", ["GIO_MODULE_DIR": none.path]),
+        ] {
             let (h, portal, _) = try world(environment: environment)
             let web = "https://example.com/blog/\(state.count)"
             #expect(try portal.open(web) == 0, "\(state)")
@@ -49,7 +54,8 @@ struct PortalTests {
         let refused = #expect(throws: SystemError.self) {
             try Portal(desktop: h.desktop, extraArguments: ["--schemas-for-gtk-only"])
         }
-        #expect(refused?.description.contains("exited: portal") == true, "\(refused.map(String.init(describing:)) ?? "")")
+        #expect(
+            refused?.description.contains("exited: portal") == true, "\(refused.map(String.init(describing:)) ?? "")")
         let log = (try? FileSystem.readText(h.desktop.root + "/portal/portal.log")) ?? ""
         #expect(log.contains("No GSettings schemas are installed"), "\(log)")
     }

@@ -51,7 +51,9 @@ struct AccountNoticeTests {
         #expect(text.summary == "Sign in to work" && text.body.contains(A.issuer) && text.action.key == "default")
         // Shown, then dismissed by the person: none again before 15 minutes have passed.
         router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(7)))), now: now).core)
-        #expect(router.isNotice(7, server: Fixtures.notificationServer) && !router.isNotice(8, server: Fixtures.notificationServer))
+        #expect(
+            router.isNotice(7, server: Fixtures.notificationServer)
+                && !router.isNotice(8, server: Fixtures.notificationServer))
         router.apply(core: router.noticeClosed(7, reason: 2, server: Fixtures.notificationServer, now: now + 60).core)
         #expect(!router.isNotice(7, server: Fixtures.notificationServer) && router.running[op] == nil)
         let soon = router.accountCall(
@@ -71,9 +73,14 @@ struct AccountNoticeTests {
         var (router, op) = try asked(account)
         router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(3)))), now: now).core)
         #expect(
-            router.noticeInvoked(9, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account], now: now)
-                .effects.isEmpty)
-        let clicked = router.noticeInvoked(3, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account], now: now)
+            router.noticeInvoked(
+                9, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(),
+                accounts: [account], now: now
+            )
+            .effects.isEmpty)
+        let clicked = router.noticeInvoked(
+            3, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account],
+            now: now)
         #expect(clicked.effects.contains(.closeNotification(Fixtures.shown(3))) && clicked.core.contains(.finish(op)))
         // The begin of a keyring account's login asks the keyring first, then goes on as any sign-in.
         guard
@@ -171,12 +178,16 @@ extension AccountNoticeTests {
         router.apply(core: second.core)
 
         // The click: the notification goes and the keyring is asked; the notice's work ends when it has asked.
-        let clicked = router.noticeInvoked(11, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account], now: now + 6)
+        let clicked = router.noticeInvoked(
+            11, action: "default", server: Fixtures.notificationServer, inputs: Fixtures.inputs(), accounts: [account],
+            now: now + 6)
         #expect(clicked.effects.contains(.closeNotification(Fixtures.shown(11))))
         #expect(A.started(clicked).contains { $0.0 == op && $0.1 == .accountNotice(.unlockKeyring) })
         #expect(!A.started(clicked).contains { if case .begin = $0.1 { true } else { false } }, "no sign-in")
         router.apply(core: clicked.core)
-        #expect(router.noticeClosed(11, reason: 3, server: Fixtures.notificationServer, now: now + 6).core.isEmpty, "its own close is not the end")
+        #expect(
+            router.noticeClosed(11, reason: 3, server: Fixtures.notificationServer, now: now + 6).core.isEmpty,
+            "its own close is not the end")
         let asked = router.completed(op, .accountNotice(.unlockAsked(.success(true))), now: now + 7)
         #expect(asked.core.contains(.finish(op)))
         router.apply(core: asked.core)

@@ -107,7 +107,8 @@ struct ConsentPromptTests {
         guard let next = Self.question(allowed) else { throw Failure("the queued call was not asked about") }
         #expect(next.body.contains("scope “openid”") && next.body.contains("covers only such a token"), "\(next.body)")
         #expect(
-            allowed.effects.contains(.closeNotification(Fixtures.shown(7))) && allowed.effects.contains(.cancel(promptOp)))
+            allowed.effects.contains(.closeNotification(Fixtures.shown(7)))
+                && allowed.effects.contains(.cancel(promptOp)))
         #expect(!A.started(allowed).contains { if case .consent(.remember) = $0.1 { true } else { false } })
         r.apply(core: allowed.core)
         #expect(!r.isConsentPrompt(7, server: Fixtures.notificationServer))
@@ -190,7 +191,8 @@ struct ConsentPromptTests {
         r.apply(core: call.core)
         Self.show(&r, promptOp, as: 3)
         let said = Self.pick(.allowAlways, r, 3)
-        let grant = AccountGrant(app: Self.app, target: try Self.target(audience: "calendar-readonly"), grantedAt: A.now)
+        let grant = AccountGrant(
+            app: Self.app, target: try Self.target(audience: "calendar-readonly"), grantedAt: A.now)
         #expect(A.started(said).contains { $0 == (promptOp, .consent(.remember(work, grant))) })
         #expect(said.effects.contains(.closeNotification(Fixtures.shown(3))))
         #expect(A.answers(said).isEmpty, "answered once the grant is kept")
@@ -208,7 +210,9 @@ struct ConsentPromptTests {
         // With the grant on the declaration (the daemon attaches it), the same target is not asked about again; the
         // account's own token, another audience and a resource are.
         work.grants = [grant]
-        #expect(Self.prompt(r.accountCall(.getToken("work", calendar), accounts: [work], caller: ":1.9", now: A.now)) == nil)
+        #expect(
+            Self.prompt(r.accountCall(.getToken("work", calendar), accounts: [work], caller: ":1.9", now: A.now)) == nil
+        )
         for wider in [
             TokenRequest(), Self.request(audience: "mail"), Self.request(resources: ["https://api.example/"]),
             Self.request(scope: "openid", audience: "calendar-readonly"),
@@ -222,7 +226,8 @@ struct ConsentPromptTests {
         // The coverage rule, each kind.
         let audience = grant
         let resources = AccountGrant(
-            app: Self.app, target: try Self.target(resources: ["https://a.example/", "https://b.example/"]), grantedAt: 0)
+            app: Self.app, target: try Self.target(resources: ["https://a.example/", "https://b.example/"]),
+            grantedAt: 0)
         let scope = AccountGrant(app: Self.app, target: try Self.target(scope: "openid"), grantedAt: 0)
         let own = AccountGrant(app: Self.app, target: TokenTarget(), grantedAt: 0)
         let other = CallerApp.flatpak("org.example.Other")
@@ -252,7 +257,8 @@ struct ConsentPromptTests {
             Self.request(audience: String(repeating: "a", count: TokenTarget.maxAudienceBytes + 1)),
             Self.request(audience: "<b>Verified</b> x\u{7}"),
         ] {
-            #expect(Self.prompt(r.accountCall(.getToken("work", odd), accounts: [work], caller: ":1.9", now: A.now)) == nil)
+            #expect(
+                Self.prompt(r.accountCall(.getToken("work", odd), accounts: [work], caller: ":1.9", now: A.now)) == nil)
         }
 
         // The write failed: allowed this once, said in the log.
@@ -281,7 +287,8 @@ struct ConsentPromptTests {
         var r = Router()
         var accounts: [Account] = []
         for n in 0..<10 { accounts.append(try A.account("work\(n)")) }
-        r.apply(core: [.caller(":1.9", Self.app)] + (0..<6).map { .caller(":2.\($0)", .flatpak("org.example.App\($0)")) })
+        r.apply(
+            core: [.caller(":1.9", Self.app)] + (0..<6).map { .caller(":2.\($0)", .flatpak("org.example.App\($0)")) })
         var shown = 0
         for n in 0..<3 {
             let t = r.accountCall(.getToken("work\(n)", TokenRequest()), accounts: accounts, caller: ":1.9", now: A.now)
@@ -296,7 +303,8 @@ struct ConsentPromptTests {
             r.apply(core: t.core)
         }
         for app in 0..<6 {
-            let t = r.accountCall(.getToken("work9", TokenRequest()), accounts: accounts, caller: ":2.\(app)", now: A.now)
+            let t = r.accountCall(
+                .getToken("work9", TokenRequest()), accounts: accounts, caller: ":2.\(app)", now: A.now)
             if shown < r.limits.maxPrompts {
                 #expect(Self.prompt(t) != nil)
                 shown += 1
@@ -329,7 +337,11 @@ struct ConsentPromptTests {
         for c in 0..<6 {
             let t = small.accountCall(
                 .getToken("work0", TokenRequest()), accounts: accounts, caller: ":3.\(c)", now: A.now)
-            if case .refused(let e) = t.reply { outcomes.append(e.code == .limitsExceeded) } else { outcomes.append(false) }
+            if case .refused(let e) = t.reply {
+                outcomes.append(e.code == .limitsExceeded)
+            } else {
+                outcomes.append(false)
+            }
             small.apply(core: t.core)
         }
         #expect(outcomes == [false, false, false, false, false, true])
@@ -359,7 +371,8 @@ struct ConsentPromptTests {
         r.apply(core: gone.core)
         // Nobody is left to ask for: the prompt is withdrawn and its timer stopped; a late answer reaches nothing.
         #expect(gone.core.contains(.finish(promptOp)) && gone.effects.contains(.cancel(promptOp)))
-        let allowed = r.completed(promptOp, .consent(.invoked(action: Answer.allowOnce.key(nonce: Self.nonce))), now: A.now)
+        let allowed = r.completed(
+            promptOp, .consent(.invoked(action: Answer.allowOnce.key(nonce: Self.nonce))), now: A.now)
         #expect(A.answers(allowed).isEmpty && A.requests(allowed).isEmpty)
         // The server's answer to the show, arriving after: its notification goes too.
         let late = ConsentPrompt.Shown(notification: Fixtures.shown(9), nonce: Self.nonce)
@@ -442,7 +455,8 @@ struct ConsentPromptTests {
         }
         #expect(messages[0] == messages[1], "the same words whichever part matched")
         // An app account of its own client is declared.
-        let fine = r.accountCall(.add("mine", Self.accountRequest("app-client")), accounts: [work], caller: ":1.9", now: A.now)
+        let fine = r.accountCall(
+            .add("mine", Self.accountRequest("app-client")), accounts: [work], caller: ":1.9", now: A.now)
         #expect(A.started(fine).contains { if case .accountFile = $0.1 { true } else { false } }, "\(fine.reply)")
 
         // Declared before the person's (on disk): its sign-in is refused.
@@ -457,16 +471,20 @@ struct ConsentPromptTests {
         // Signed out: the app's account gets no notice; the person's does.
         let appsOwn = try Account.make(name: "mine", Self.accountRequest("app-client"), owner: .app(Self.app.label))
         r.apply(core: [.account(appsOwn.key, AccountTokens(tokens: nil, loaded: true))])
-        let appCall = r.accountCall(.getToken("mine", TokenRequest()), accounts: [work, appsOwn], caller: ":1.9", now: A.now)
+        let appCall = r.accountCall(
+            .getToken("mine", TokenRequest()), accounts: [work, appsOwn], caller: ":1.9", now: A.now)
         guard case .refused(let notSignedIn) = appCall.reply else { throw Failure("\(appCall.reply)") }
         #expect(notSignedIn.code == .notSignedIn)
         #expect(!A.started(appCall).contains { if case .accountNotice = $0.1 { true } else { false } })
         var person = r
         person.apply(core: [.account(work.key, AccountTokens(tokens: nil, loaded: true))])
-        let personCall = person.accountCall(.getToken("work", TokenRequest()), accounts: [work], caller: ":1.1", now: A.now)
+        let personCall = person.accountCall(
+            .getToken("work", TokenRequest()), accounts: [work], caller: ":1.1", now: A.now)
         #expect(A.started(personCall).contains { if case .accountNotice(.show) = $0.1 { true } else { false } })
         let unlock = AccountNotice.text(appsOwn.key, .unlockKeyring, why: "locked")
-        #expect(unlock.summary == "Unlock the keyring for an app's account" && unlock.body.contains("flatpak:org.example.IDE's own account mine"))
+        #expect(
+            unlock.summary == "Unlock the keyring for an app's account"
+                && unlock.body.contains("flatpak:org.example.IDE's own account mine"))
     }
 
     static func accountRequest(_ client: String) -> AccountRequest {

@@ -28,7 +28,8 @@ final class Compositor {
         let gtk4 = FileSystem.list("/usr/lib").contains {
             FileSystem.exists("/usr/lib/\($0)/girepository-1.0/" + typelib)
         }
-        return gtk4 ? nil : "GTK 4's introspection data is missing (Debian: gir1.2-gtk-4.0); scripts/setup --test installs it"
+        return gtk4
+            ? nil : "GTK 4's introspection data is missing (Debian: gir1.2-gtk-4.0); scripts/setup --test installs it"
     }()
 
     /// The name `WAYLAND_DISPLAY` gives the apps: a link in the desktop's runtime directory to sway's socket.
@@ -177,7 +178,8 @@ final class FocusApp {
             command.split(separator: " ").map(String.init) + arguments, environment: desktop.environment,
             stdout: .file(log + ".out"), stderr: .file(log + ".err"))
         guard eventually(timeoutMilliseconds: 20_000, { compositor.views().contains { $0.appID == appID } }) else {
-            throw SystemError("\(appID)'s window did not appear: \((try? FileSystem.readText(log + ".err")) ?? "")", code: ETIMEDOUT)
+            throw SystemError(
+                "\(appID)'s window did not appear: \((try? FileSystem.readText(log + ".err")) ?? "")", code: ETIMEDOUT)
         }
         return pid
     }

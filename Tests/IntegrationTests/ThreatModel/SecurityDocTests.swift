@@ -64,7 +64,9 @@ extension SecurityDocTests {
             let file = ["IntegrationTests", "LinkRouterCoreTests"].map { Paths.root + "/Tests/\($0)/" + cells[2] }
                 .first(where: FileSystem.exists)
             let text = try file.map { try FileSystem.readText($0) } ?? ""
-            #expect(text.contains("\"" + cells[1] + "\""), "docs/security.md: \(cells[0]) names a test \(cells[2]) does not have: \(cells[1])")
+            #expect(
+                text.contains("\"" + cells[1] + "\""),
+                "docs/security.md: \(cells[0]) names a test \(cells[2]) does not have: \(cells[1])")
         }
         #expect(rows == Set((1...9).map { "C\($0)" }), "\(rows.sorted())")
     }

@@ -138,7 +138,8 @@ enum CallbackFuzz {
             }
             precondition(uri.normalizedScheme == ReturnLink.scheme, "a way back on another scheme")
             precondition(s.status == .completed && s.login.returnTo != nil, "a way back no login offered")
-            precondition(q.all("state").count == 1 && q.all("state")[0].value == s.login.state, "a way back to another login")
+            precondition(
+                q.all("state").count == 1 && q.all("state")[0].value == s.login.state, "a way back to another login")
         case .deliver(let url, let app, _):
             // Only a strictly valid link from Route, of the app's scheme or under its claim, that is no login link.
             precondition(url == text && source == .link, "delivered a changed URL, or from a listener")
