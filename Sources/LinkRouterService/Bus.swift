@@ -94,37 +94,32 @@ final class Bus {
 
     /// `resume=client`: the owner reopens `resume_uri` itself (a unicast signal, never a broadcast).
     func sendResumeRequested(_ id: SessionID, owner: String, url: String) throws(RouterError) {
-        do throws(DBusError) {
-            guard let destination = BusName(owner) else {
-                throw DBusError(name: DBusError.invalidArgs, message: "the owner \(owner) is not a bus name")
-            }
-            let signal = try DBusMessage.signal(
-                path: API.path(of: id), interface: API.sessionInterface, member: "ResumeRequested")
-            try signal.setDestination(destination)
-            try signal.append(.string(url))
-            connection.sendLogged(signal)
-        } catch {
-            throw RouterError(.internalError, "could not send ResumeRequested: \(error.message)")
-        }
+        try sendToOwner(id, owner: owner, "ResumeRequested", [.string(url)])
     }
 
     /// `ReturnRequested(context)`: the way back from a loopback login's page was clicked; the owner presents its
     /// window with the click's token (a unicast signal, never a broadcast: the token is the owner's).
     func sendReturnRequested(_ id: SessionID, owner: String, handOff: ActivationContext) throws(RouterError) {
+        var context: [(String, DBusValue)] = []
+        if let t = handOff.activationToken { context.append(("activation_token", .string(t))) }
+        if let t = handOff.desktopStartupID { context.append(("desktop_startup_id", .string(t))) }
+        try sendToOwner(id, owner: owner, "ReturnRequested", [.vardict(context)])
+    }
+
+    /// Session `id`'s signal `member(values)`, to its owner alone.
+    private func sendToOwner(_ id: SessionID, owner: String, _ member: MemberName, _ values: [DBusValue])
+        throws(RouterError)
+    {
         do throws(DBusError) {
             guard let destination = BusName(owner) else {
                 throw DBusError(name: DBusError.invalidArgs, message: "the owner \(owner) is not a bus name")
             }
-            let signal = try DBusMessage.signal(
-                path: API.path(of: id), interface: API.sessionInterface, member: "ReturnRequested")
+            let signal = try DBusMessage.signal(path: API.path(of: id), interface: API.sessionInterface, member: member)
             try signal.setDestination(destination)
-            var context: [(String, DBusValue)] = []
-            if let t = handOff.activationToken { context.append(("activation_token", .string(t))) }
-            if let t = handOff.desktopStartupID { context.append(("desktop_startup_id", .string(t))) }
-            try signal.append(.vardict(context))
+            try signal.append(contentsOf: values)
             connection.sendLogged(signal)
         } catch {
-            throw RouterError(.internalError, "could not send ReturnRequested: \(error.message)")
+            throw RouterError(.internalError, "could not send \(member): \(error.message)")
         }
     }
 

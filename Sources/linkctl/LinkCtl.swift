@@ -20,6 +20,7 @@ enum LinkCtl {
         ("status", { StatusCommand.spec }), ("explain", { ExplainCommand.spec }),
         ("register", { RegisterCommand.spec }), ("claim", { ClaimCommand.spec }),
         ("install", { InstallCommand.spec }), ("uninstall", { UninstallCommand.spec }),
+        ("browser-policy", { BrowserPolicyCommand.spec }),
         ("doctor", { DoctorCommand.spec }),
         ("completion", { CompletionCommand.spec }),
     ]

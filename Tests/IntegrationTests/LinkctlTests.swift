@@ -9,7 +9,7 @@ import Testing
 struct LinkctlTests {
     static let commands = [
         "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "grants", "sessions",
-        "cancel", "status", "explain", "register", "claim", "install", "uninstall", "doctor",
+        "cancel", "status", "explain", "register", "claim", "install", "uninstall", "browser-policy", "doctor",
         "completion",
     ]
 

@@ -80,6 +80,60 @@ struct RealBrowserTests {
         #expect(second.json.jsonField("code") != code)
     }
 
+    /// The directory each browser reads its managed policies from, bound over for the browser alone: Chromium's
+    /// /etc/chromium; Firefox reads /etc/firefox/policies/policies.json (which linkctl writes; the directory is not
+    /// on this machine, and a test must not make it), else its installation's distribution/policies.json, where the
+    /// test puts the file linkctl wrote.
+    static func policyDirectory(_ browser: RealBrowser) -> String {
+        browser == .chromium ? "/etc/chromium" : "/usr/lib/firefox-esr/distribution"
+    }
+
+    /// The custom-scheme login with no allowance pre-seeded in the profile: the callback leaves the browser through
+    /// the managed policy `linkctl browser-policy` wrote (in a root of the test's own, bound over the browser's
+    /// /etc directory in a mount namespace of its own); the control, with no policy either, never reaches the app.
+    func policyLogin(_ browser: RealBrowser) throws {
+        let h = try Harness(browser: false)
+        let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
+        let root = h.desktop.root + "/policy-root"
+        let directory = Self.policyDirectory(browser)
+        try FileSystem.makeDirectories(root + directory, permissions: 0o755)
+        // What the browser's directory holds besides policies comes along.
+        for file in FileSystem.list(directory) where FileSystem.status(directory + "/" + file)?.kind == .regular {
+            try FileSystem.writeAtomically(
+                root + directory + "/" + file, try FileSystem.read(directory + "/" + file), permissions: 0o644)
+        }
+        let steps = h.desktop.root + "/browser.jsonl"
+        let args = [
+            "--authorization-endpoint", provider.authorizationEndpoint, "--client-id", provider.clientID,
+            "--redirect-uri", "com.example.app:/callback", "--scope", "openid",
+        ]
+        // The control: no pre-seeded allowance and no policy: the browser asks, nobody answers, no code arrives.
+        let id = try browser.install(
+            h.desktop, profile: h.desktop.root + "/profile-control", provider: provider, out: steps, policyRoot: root)
+        let control = try login(h, args + ["--browser", id, "--timeout", "15000"], steps: steps)
+        #expect(control.status == 3, "a callback left the browser with no allowance: \(control.status) \(control.json)")
+        // The policy, for exactly this scheme from exactly the provider's origin.
+        let endpoint = provider.authorizationEndpoint
+        let host = try #require(endpoint.range(of: "://")?.upperBound)
+        let origin = String(endpoint[..<(endpoint[host...].firstIndex(of: "/") ?? endpoint.endIndex)])
+        let written = try h.desktop.linkctl("browser-policy", "com.example.app", "--origin", origin, "--root", root)
+        #expect(written.status == 0, "\(written.errorText)")
+        if browser == .firefox {
+            try FileSystem.writeAtomically(
+                root + directory + "/policies.json", try FileSystem.read(root + "/etc/firefox/policies/policies.json"),
+                permissions: 0o644)
+        }
+        try browser.install(
+            h.desktop, profile: h.desktop.root + "/profile", provider: provider, out: steps,
+            waitFor: Self.loginOutput(h), policyRoot: root)
+        let allowed = try login(h, args + ["--browser", id], steps: steps)
+        #expect(allowed.status == 0, "\(allowed.errors) \(RealBrowser.results(steps).last ?? [:])")
+        #expect(allowed.json.jsonField("code") != nil, "\(allowed.json)")
+        // Removed again: linkrouter's Chromium file goes; Firefox's keeps what else it held.
+        #expect(try h.desktop.linkctl("browser-policy", "com.example.app", "--remove", "--root", root).status == 0)
+        #expect(!FileSystem.exists(root + "/etc/chromium/policies/managed/linkrouter.json"))
+    }
+
     func issuerLogin(_ browser: RealBrowser) throws {
         let h = try Harness(browser: false)
         let provider = try Glewlwyd(desktop: h.desktop, redirectURIs: ["com.example.app:/callback"])
@@ -253,6 +307,11 @@ extension RealBrowserTests {
         func customScheme() throws { try RealBrowserTests().customScheme(.chromium) }
 
         @Test(
+            "Chromium with no allowance pre-seeded: the custom-scheme callback leaves the browser through the managed policy linkctl browser-policy wrote for exactly that scheme and origin (AutoLaunchProtocolsFromOrigins); without it, it never does",
+            .enabled(if: geteuid() == 0, "binding the test's policies over /etc/chromium needs root"))
+        func policy() throws { try RealBrowserTests().policyLogin(.chromium) }
+
+        @Test(
             "the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified"
         )
         func issuerLogin() throws { try RealBrowserTests().issuerLogin(.chromium) }
@@ -281,6 +340,11 @@ extension RealBrowserTests {
             "custom scheme: linkctl login --browser opens the real browser at Glewlwyd's login page; the 302 reaches the desktop; the code exchanges for an ID token with our nonce and iss; a second login in the profile shows no login form"
         )
         func customScheme() throws { try RealBrowserTests().customScheme(.firefox) }
+
+        @Test(
+            "Firefox ESR with no allowance pre-seeded: the custom-scheme callback leaves the browser through the managed policies linkctl browser-policy wrote (AutoLaunchProtocolsFromOrigins, Handlers); without them, it never does",
+            .enabled(if: geteuid() == 0, "binding the test's policies over /etc/firefox-esr needs root"))
+        func policy() throws { try RealBrowserTests().policyLogin(.firefox) }
 
         @Test(
             "the whole login in a real browser: linkctl login --issuer --json prints tokens whose ID token the daemon verified"

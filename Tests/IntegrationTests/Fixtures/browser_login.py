@@ -4,7 +4,7 @@
 browser_login.py --browser chromium|firefox --profile DIR --url AUTHORIZE_URL
                  [--username U --password P] [--expect-no-form] [--g-continue]
                  [--screenshot PNG] [--wait-file FILE] [--display :N]
-                 [--allow-origin ORIGIN] [--timeout S]
+                 [--allow-origin ORIGIN] [--policy-root DIR] [--timeout S]
 
 The redirect URI (and so the custom scheme, or the loopback listener) is read
 from the authorize URL's `redirect_uri`. The browser is started by this script
@@ -20,6 +20,12 @@ from the authorize URL's `redirect_uri`. The browser is started by this script
             --no-remote --profile DIR about:blank, spoken to over Marionette's
             TCP protocol (no geckodriver in Debian). DIR/user.js gets
             network.protocol-handler.external.SCHEME=true. Firefox runs GIO.
+
+With --policy-root DIR neither allowance is pre-seeded: the browser runs in a
+mount namespace of its own where /etc/chromium (or Firefox's
+/usr/lib/firefox-esr/distribution, which it reads when /etc/firefox has no
+policies) is DIR's, and the callback leaves it through the managed policies
+there alone (`linkctl browser-policy SCHEME --origin … --root DIR`).
 
 The login page is used as a person would: type the username and password,
 click the sign-in button; tick unticked consent boxes and click "Grant
@@ -228,14 +234,24 @@ def written_port(path):
         return None
 
 
+def under_policies(argv, root, directory):
+    """`argv` in a mount namespace of its own where `directory` (/etc/chromium, /etc/firefox-esr) is `root`'s copy:
+    the browser reads the test's managed policies, and nothing on the machine changes."""
+    if not root:
+        return argv
+    script = 'set -e; mount --bind "$0$1" "$1"; shift; exec "$@"'
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, root, directory] + argv
+
+
 class Chromium:
     name = "chromium"
+    policies = "/etc/chromium"
 
-    def __init__(self, profile, allow_origin, scheme, env, deadline, log):
+    def __init__(self, profile, allow_origin, scheme, env, deadline, log, policy_root=None):
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
         self.profile = profile
-        if scheme:
+        if scheme and not policy_root:
             chromium_allow(profile, [(allow_origin, scheme)])
         port_file = os.path.join(profile, "DevToolsActivePort")
         if os.path.exists(port_file):
@@ -246,6 +262,7 @@ class Chromium:
                 "--window-size=1280,900", "about:blank"]
         if os.geteuid() == 0:
             argv.insert(2, "--no-sandbox")
+        argv = under_policies(argv, policy_root, self.policies)
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                      preexec_fn=die_with_parent, start_new_session=True)
         self.pid = self.proc.pid
@@ -365,11 +382,14 @@ class MarionetteError(Exception):
 
 class Firefox:
     name = "firefox"
+    # Firefox reads /etc/firefox/policies/policies.json, else this directory's policies.json: the test binds its copy
+    # here (a directory that exists; /etc/firefox need not).
+    policies = "/usr/lib/firefox-esr/distribution"
 
-    def __init__(self, profile, allow_origin, scheme, env, deadline, log):
+    def __init__(self, profile, allow_origin, scheme, env, deadline, log, policy_root=None):
         os.makedirs(profile, exist_ok=True)
         prefs = dict(FIREFOX_PREFS)
-        if scheme:
+        if scheme and not policy_root:
             prefs[f"network.protocol-handler.external.{scheme}"] = True
         with open(os.path.join(profile, "user.js"), "w") as f:
             for k, v in prefs.items():
@@ -377,8 +397,8 @@ class Firefox:
         port_file = os.path.join(profile, "MarionetteActivePort")
         if os.path.exists(port_file):
             os.unlink(port_file)
-        argv = [FIREFOX, "--marionette", "-remote-allow-system-access", "--headless", "--no-remote",
-                "--profile", profile, "about:blank"]
+        argv = under_policies([FIREFOX, "--marionette", "-remote-allow-system-access", "--headless", "--no-remote",
+                               "--profile", profile, "about:blank"], policy_root, self.policies)
         env = dict(env, MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1")
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                      preexec_fn=die_with_parent, start_new_session=True)
@@ -568,6 +588,9 @@ def main():
     p.add_argument("--wait-file", help="also wait until this file gains a line (the handler's record)")
     p.add_argument("--display", help="DISPLAY for the browser (default: $DISPLAY, else :99; no server needed)")
     p.add_argument("--allow-origin", help="origin allowed to launch the scheme (default: the URL's origin)")
+    p.add_argument("--policy-root", help="no pre-seeded allowance: the browser reads its managed policies from "
+                                         "DIR (its etc/chromium or usr/lib/firefox-esr/distribution bound over the real one in a mount namespace "
+                                         "of its own; needs root), as linkctl browser-policy --root DIR wrote them")
     p.add_argument("--redirect-uri", help="override: the redirect URI to expect (default: from the URL)")
     p.add_argument("--log", help="browser stdout/stderr (default: PROFILE/../NAME-browser.log)")
     p.add_argument("--timeout", type=float, default=60.0)
@@ -603,7 +626,7 @@ def main():
     wait_from = line_count(a.wait_file) if a.wait_file else 0
     try:
         cls = Chromium if a.browser == "chromium" else Firefox
-        b = cls(profile, origin, None if loopback else scheme, env, deadline, log)
+        b = cls(profile, origin, None if loopback else scheme, env, deadline, log, policy_root=a.policy_root)
         result["browser_pid"] = b.pid
         t_nav = time.time()
         result["navigation_started_at"] = t_nav  # epoch seconds: timings are relative to it

@@ -56,6 +56,8 @@ gi.require_version("Gdk", "4.0")
 gi.require_version("GdkWayland", "4.0")
 from gi.repository import Gdk, GdkWayland, Gio, GLib, Gtk
 
+from notifications_interface import node as notifications_node
+
 
 def present(w, token):
     """Presents `w` with `token` as GTK 4.8 can on Wayland: the display's startup notification id, which the next
@@ -201,19 +203,6 @@ def main():
     # The notification server's part (--notifications): what it shows, by id.
     shown = {}
 
-    NOTIFICATIONS = """<node><interface name="org.freedesktop.Notifications">
-      <method name="Notify"><arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
-        <arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
-        <arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/></method>
-      <method name="CloseNotification"><arg type="u" direction="in"/></method>
-      <method name="GetCapabilities"><arg type="as" direction="out"/></method>
-      <method name="GetServerInformation"><arg type="s" direction="out"/><arg type="s" direction="out"/>
-        <arg type="s" direction="out"/><arg type="s" direction="out"/></method>
-      <signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
-      <signal name="ActivationToken"><arg type="u"/><arg type="s"/></signal>
-      <signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
-    </interface></node>"""
-
     def notifications_call(conn, sender, path, iface, method, params, invocation):
         if method == "Notify":
             _, replaces, _, summary, body, actions, _, _ = params.unpack()
@@ -251,7 +240,7 @@ def main():
         if not a.notifications:
             return
         bus = app.get_dbus_connection()
-        node = Gio.DBusNodeInfo.new_for_xml(NOTIFICATIONS)
+        node = Gio.DBusNodeInfo.new_for_xml(notifications_node())
         bus.register_object("/org/freedesktop/Notifications", node.interfaces[0], notifications_call, None, None)
         Gio.bus_own_name_on_connection(bus, "org.freedesktop.Notifications", Gio.BusNameOwnerFlags.NONE,
                                        lambda *_: log(event="serving-notifications"), None)

@@ -15,18 +15,7 @@ import argparse, signal, sys
 
 from gi.repository import Gio, GLib
 
-XML = """<node><interface name="org.freedesktop.Notifications">
-<method name="Notify"><arg type="s" direction="in"/><arg type="u" direction="in"/><arg type="s" direction="in"/>
-<arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="as" direction="in"/>
-<arg type="a{sv}" direction="in"/><arg type="i" direction="in"/><arg type="u" direction="out"/></method>
-<method name="CloseNotification"><arg type="u" direction="in"/></method>
-<method name="GetCapabilities"><arg type="as" direction="out"/></method>
-<method name="GetServerInformation"><arg type="s" direction="out"/><arg type="s" direction="out"/>
-<arg type="s" direction="out"/><arg type="s" direction="out"/></method>
-<signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
-<signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
-</interface></node>"""
-
+from notifications_interface import node as notifications_node
 
 def main():
     p = argparse.ArgumentParser()
@@ -34,7 +23,7 @@ def main():
     a = p.parse_args()
     loop = GLib.MainLoop()
     counter = [0]
-    node = Gio.DBusNodeInfo.new_for_xml(XML)
+    node = Gio.DBusNodeInfo.new_for_xml(notifications_node())
 
     def call(conn, sender, path, iface, method, params, invocation):
         if method == "Notify":

@@ -27,29 +27,12 @@ from fixture_process import run_until_stopped, stop_on_signals
 
 from gi.repository import Gio, GLib
 
-IFACE = """
-<node>
-  <interface name="org.freedesktop.Notifications">
-    <method name="GetCapabilities"><arg direction="out" type="as"/></method>
-    <method name="Notify">
-      <arg direction="in" type="s"/><arg direction="in" type="u"/><arg direction="in" type="s"/>
-      <arg direction="in" type="s"/><arg direction="in" type="s"/><arg direction="in" type="as"/>
-      <arg direction="in" type="a{sv}"/><arg direction="in" type="i"/><arg direction="out" type="u"/>
-    </method>
-    <method name="CloseNotification"><arg direction="in" type="u"/></method>
-    <method name="GetServerInformation">
-      <arg direction="out" type="s"/><arg direction="out" type="s"/><arg direction="out" type="s"/>
-      <arg direction="out" type="s"/>
-    </method>
-    <signal name="NotificationClosed"><arg type="u"/><arg type="u"/></signal>
-    <signal name="ActionInvoked"><arg type="u"/><arg type="s"/></signal>
-  </interface>
-  <interface name="org.linkrouter.Test.Person">
-    <method name="Click"><arg direction="in" type="u"/><arg direction="in" type="s"/></method>
-    <method name="Dismiss"><arg direction="in" type="u"/></method>
-  </interface>
-</node>
-"""
+from notifications_interface import node as notifications_node
+
+PERSON_XML = """<interface name="org.linkrouter.Test.Person">
+  <method name="Click"><arg direction="in" type="u"/><arg direction="in" type="s"/></method>
+  <method name="Dismiss"><arg direction="in" type="u"/></method>
+</interface>"""
 
 
 def main():
@@ -60,7 +43,7 @@ def main():
     a = p.parse_args()
     stop = stop_on_signals()
     bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-    node = Gio.DBusNodeInfo.new_for_xml(IFACE)
+    node = Gio.DBusNodeInfo.new_for_xml(notifications_node(PERSON_XML))
     shown = {}  # id -> actions as [(key, label)]
     state = {"next": 1}
     caps = ["actions", "body", "icon-static", "persistence", "sound"] + ([] if a.no_markup else ["body-markup"])

@@ -31,7 +31,7 @@ enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
     @discardableResult
     func install(
         _ desktop: TestDesktop, profile: String, provider: Glewlwyd, out: String, remembered: Bool = false,
-        screenshot: String? = nil, waitFor: String? = nil
+        screenshot: String? = nil, waitFor: String? = nil, policyRoot: String? = nil
     ) throws -> String {
         var exec =
             "/usr/bin/python3 \(Paths.fixtures)/browser_login.py --browser \(rawValue) --profile \(profile)"
@@ -39,6 +39,7 @@ enum RealBrowser: String, CaseIterable, CustomTestStringConvertible, Sendable {
         if remembered { exec += " --expect-no-form" }
         if let screenshot { exec += " --screenshot \(screenshot)" }
         if let waitFor { exec += " --wait-file \(waitFor)" }
+        if let policyRoot { exec += " --policy-root \(policyRoot)" }
         exec += " --url %u"
         try FileSystem.writeAtomically(
             desktop.applications + "/" + desktopID,
