@@ -36,6 +36,20 @@ struct FocusTests {
             guard r.status == 0 else { throw SystemError("linkctl register: \(r.errorText)", code: EIO) }
         }
 
+        /// Every GTK app of this world, so none outlives it (the ones the daemon started are no child of the test's).
+        private var apps: [FocusApp] = []
+
+        /// A GTK app of this world (stopped with it).
+        func app(_ appID: String) -> FocusApp {
+            let app = FocusApp(desktop, appID: appID)
+            apps.append(app)
+            return app
+        }
+
+        deinit {
+            for app in apps + [browser] { app.kill() }
+        }
+
         /// Why a focus check failed: what the compositor did with activation requests, and each app's log.
         func why(_ apps: FocusApp...) -> String {
             let activation = compositor.log.split(separator: "\n").filter { $0.contains("activation") }.suffix(6)
@@ -53,7 +67,7 @@ struct FocusTests {
     )
     func loginRoundTrip() throws {
         let w = try World()
-        let app = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        let app = w.app("org.example.FocusApp")
         let appPid = try app.start(w.compositor)
         defer { Subprocess.stop(appPid, name: "the focus app") }
         let browser = w.browser
@@ -105,12 +119,12 @@ struct FocusTests {
     )
     func deepLinks() throws {
         let w = try World()
-        let clicker = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        let clicker = w.app("org.example.FocusApp")
         let clickerPid = try clicker.start(w.compositor)
         defer { Subprocess.stop(clickerPid, name: "the clicking app") }
-        let dbus = FocusApp(w.desktop, appID: "org.example.FocusDeep")
+        let dbus = w.app("org.example.FocusDeep")
         try dbus.install(mimeTypes: ["x-scheme-handler/com.example.deep"], bus: w.bus)
-        let exec = FocusApp(w.desktop, appID: "org.example.FocusExec")
+        let exec = w.app("org.example.FocusExec")
         try exec.install(mimeTypes: ["x-scheme-handler/com.example.exec"])
         for scheme in ["com.example.deep", "com.example.exec"] {
             let r = try w.desktop.linkctl("register", scheme)
@@ -188,10 +202,10 @@ struct FocusTests {
     )
     func vippsResume() throws {
         let w = try World()
-        let app = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        let app = w.app("org.example.FocusApp")
         let appPid = try app.start(w.compositor)
         defer { Subprocess.stop(appPid, name: "the focus app") }
-        let vipps = FocusApp(w.desktop, appID: "org.example.FocusVipps")
+        let vipps = w.app("org.example.FocusVipps")
         let vippsPid = try vipps.start(w.compositor)
         defer { Subprocess.stop(vippsPid, name: "the Vipps app") }
         let browser = w.browser
@@ -234,7 +248,7 @@ struct FocusTests {
     func notificationSignIn() throws {
         let w = try World()
         let provider = try Glewlwyd(desktop: w.desktop, redirectURIs: [AccountTests.redirect])
-        let server = FocusApp(w.desktop, appID: "org.example.FocusNotifications")
+        let server = w.app("org.example.FocusNotifications")
         let serverPid = try server.start(w.compositor, arguments: ["--notifications"])
         defer { Subprocess.stop(serverPid, name: "the notification server") }
         #expect(server.event("serving-notifications") != nil)
@@ -277,7 +291,7 @@ struct FocusTests {
     func loopbackWayBack() throws {
         let w = try World()
         #expect(try w.desktop.linkctl("install").status == 0, "install registers the way back's scheme")
-        let app = FocusApp(w.desktop, appID: "org.example.FocusApp")
+        let app = w.app("org.example.FocusApp")
         try app.install(mimeTypes: [])
         let appPid = try app.start(w.compositor)
         defer { Subprocess.stop(appPid, name: "the focus app") }

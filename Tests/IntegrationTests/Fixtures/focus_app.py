@@ -237,6 +237,11 @@ def main():
         log(event="clicked", id=nid, key=key, with_token=with_token)
 
     def startup(_):
+        # It goes with its test: when the compositor or the test's bus is gone (an app the daemon started outlives
+        # the test otherwise), and in any case after ten minutes.
+        Gdk.Display.get_default().connect("closed", lambda *_: os._exit(0))
+        app.get_dbus_connection().connect("closed", lambda *_: os._exit(0))
+        GLib.timeout_add_seconds(600, lambda: os._exit(0))
         if not a.notifications:
             return
         bus = app.get_dbus_connection()

@@ -199,6 +199,13 @@ final class FocusApp {
         }
     }
 
+    /// Kills every process of it that logged its start (an app the daemon started is no child of the test's).
+    func kill() {
+        for case let pid as Int in events().compactMap({ $0["event"] as? String == "started" ? $0["pid"] : nil }) {
+            Glibc.kill(Int32(pid), SIGKILL)
+        }
+    }
+
     /// Arms `action` with `argument` (a GVariant in gdbus's text form) for the next key press.
     func arm(_ action: String, _ argument: String) throws {
         let path = "/" + appID.replacing(".", with: "/")
