@@ -44,6 +44,15 @@ enum AccountCommand {
             } catch {
                 return LinkCtl.usageFailure(spec, "\(error)")
             }
+            // The two a declaration cannot do without, said as the flags they are (a usage error, 64).
+            if request.issuer == nil {
+                return LinkCtl.usageFailure(
+                    spec, "give --issuer URL: the OpenID provider's issuer (its discovery gives the endpoints)")
+            }
+            if request.clientID == nil {
+                return LinkCtl.usageFailure(
+                    spec, "give --client-id ID: the public client registered for this account at the provider")
+            }
             let account: Account
             do throws(RouterError) { account = try Account.make(name: name, request, owner: .user) } catch {
                 Output.error(error.message)

@@ -63,9 +63,14 @@ enum TokenCommand {
                 "--\(flag) goes with linkctl token refresh (a refresh token you hold), not with an account's NAME, whose own token is handed out as it is"
             )
         }
-        if args.operands.count == 2 || args.value("dpop") != nil || args.value("nonce") != nil
-            || args.value("dpop-url") != nil
-        {
+        let proofAsked = args.value("dpop") != nil || args.value("nonce") != nil || args.value("dpop-url") != nil
+        if args.operands.count == 2, !proofAsked, args.operands.first != "refresh" {
+            return LinkCtl.usageFailure(
+                spec,
+                "linkctl token takes one account NAME, not \"\(args.operands[1])\" too (a second operand is the URL of a DPoP proof, with --dpop METHOD)"
+            )
+        }
+        if args.operands.count == 2 || proofAsked {
             let url = args.operands.count == 2 ? args.operands[1] : args.value("dpop-url")
             guard args.operands.first != "refresh", args.value("dpop") != nil, let url,
                 args.operands.count == 1 || args.value("dpop-url") == nil

@@ -55,6 +55,19 @@ struct LinkctlTests {
                 ],
                 "linkctl: --min-valid goes with linkctl token NAME, not with token refresh\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
             ),
+            // What a newcomer trips on (issue 47): a stray operand is no DPoP URL; a missing flag is named as a flag.
+            (
+                ["token", "work", "extra"],
+                "linkctl: linkctl token takes one account NAME, not \"extra\" too (a second operand is the URL of a DPoP proof, with --dpop METHOD)\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
+            ),
+            (
+                ["account", "add", "work", "--issuer", "https://id.example.com"],
+                "linkctl: give --client-id ID: the public client registered for this account at the provider\nUsage: linkctl account [OPTION…] add|remove NAME\nTry 'linkctl account --help'.\n"
+            ),
+            (
+                ["account", "add", "work", "--client-id", "c"],
+                "linkctl: give --issuer URL: the OpenID provider's issuer (its discovery gives the endpoints)\nUsage: linkctl account [OPTION…] add|remove NAME\nTry 'linkctl account --help'.\n"
+            ),
             (
                 ["begin", "--bogus"],
                 "linkctl: unknown option --bogus\nUsage: linkctl begin [OPTION…]\nTry 'linkctl begin --help'.\n"
