@@ -34,6 +34,9 @@ static inline void lr_call1(void *fn, void *arg) { ((void (*)(void *))fn)(arg); 
 /* gchar *g_strdup (const gchar *) */
 static inline void *lr_strdup(void *fn, const char *s) { return ((void *(*)(const char *))fn)(s); }
 
+/* void secret_service_disconnect (void) */
+static inline void lr_call0(void *fn) { ((void (*)(void))fn)(); }
+
 /* GCancellable *g_cancellable_new (void) */
 static inline void *lr_new0(void *fn) { return ((void *(*)(void))fn)(); }
 

@@ -75,9 +75,9 @@ public struct Installation: Sendable {
         ExecStart=\(bindir)/linkrouterd
         Restart=on-failure
         RestartSec=1
-        # A stop waits up to 20 s for refreshes and keyring writes under way (a rotated refresh token is spent at the
-        # provider before its answer lands); this leaves it the time.
-        TimeoutStopSec=30
+        # A stop waits up to 75 s for refreshes (60 s each at most) and keyring writes (10 s) under way: a rotated
+        # refresh token is spent at the provider before its answer lands. This leaves it the time.
+        TimeoutStopSec=90
         # 75: the executable was replaced by an upgrade; start the new one (not a failure).
         SuccessExitStatus=75
         RestartForceExitStatus=75

@@ -34,6 +34,10 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// libcurl's own words, when it gave any.
     public let cause: String?
+    /// Whether the request had gone out (libcurl counted its bytes sent) before the exchange failed: then the
+    /// server may have acted on it though no answer came (a provider that rotates refresh tokens has spent the one
+    /// sent). False for every failure before sending (the URL, the name, the connection, TLS).
+    public var sent = false
 
     public init(_ code: Code, host: String, _ message: String, cause: String? = nil) {
         self.code = code

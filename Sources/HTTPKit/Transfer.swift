@@ -84,16 +84,21 @@ final class Transfer {
                 overflow == .body
                 ? "body exceeds the \(request.maxResponseBytes)-byte limit"
                 : "headers exceed \(Self.maxHeaderBytes) bytes"
-            return .failure(
-                HTTPError(.tooLarge, host: url.authority, "the response from \(url.authority) was refused: its \(what)")
-            )
+            // An answer came, so the request went out.
+            var error = HTTPError(
+                .tooLarge, host: url.authority, "the response from \(url.authority) was refused: its \(what)")
+            error.sent = true
+            return .failure(error)
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let cause = detail.isEmpty ? String(cString: lr_curl_easy_strerror(curl.fn, code)) : detail
-            return .failure(
-                HTTPError.transferFailed(
-                    code, host: url.authority, name: url.host, cause: cause, request: request, caFile: caFile))
+            var error = HTTPError.transferFailed(
+                code, host: url.authority, name: url.host, cause: cause, request: request, caFile: caFile)
+            var sentBytes = 0
+            _ = lr_curl_easy_getinfo_long(curl.fn, easy, CURLINFO_REQUEST_SIZE, &sentBytes)
+            error.sent = sentBytes > 0
+            return .failure(error)
         }
         var status = 0
         _ = lr_curl_easy_getinfo_long(curl.fn, easy, CURLINFO_RESPONSE_CODE, &status)

@@ -76,7 +76,7 @@ enum AccountBook {
                     .token(
                         TokenWait(
                             account.key, caller: caller, kind: kind, minValid: minValid, proof: request.proof,
-                            interactive: request.interactive == true, target: target)))
+                            interactive: request.interactive == true, target: target, account: account)))
             ])
         if held == nil { t.reply = .held(wait) }
         guard state.flight == nil else { return t }
@@ -201,30 +201,38 @@ enum AccountBook {
     /// `RejectToken(account, token)`: a server refused this token (git's
     /// `erase` after a 401). If it is the account's current access or ID
     /// token, it is not handed out again: the next `GetToken` refreshes. The
-    /// refresh token is kept; any other token is ignored.
+    /// refresh token is kept; any other token is ignored. The refusal is
+    /// written to the keyring too (the set with that token's expiry 0), so
+    /// no later daemon hands it out again (issue 47); where the keyring
+    /// cannot take it, the set waits in memory as any unsaved set does.
     static func rejecting(_ account: Account, _ token: String, _ turn: inout Turn) -> Transition {
         guard var state = turn.accounts[account.key], var t = state.tokens else { return Transition() }
-        var dropped = false
+        var own = false
+        var narrow = false
         if ConstantTime.equals(t.accessToken, token) {
             t.expiresAt = 0
-            dropped = true
+            own = true
         }
         if let id = t.idToken, ConstantTime.equals(id, token) {
             t.idTokenExpiresAt = 0
-            dropped = true
+            own = true
         }
-        for (target, narrow) in state.narrow where ConstantTime.equals(narrow.accessToken, token) {
+        for (target, n) in state.narrow where ConstantTime.equals(n.accessToken, token) {
             state.narrow[target] = nil
-            dropped = true
+            narrow = true
         }
-        guard dropped else { return Transition() }
+        guard own || narrow else { return Transition() }
         state.tokens = t
-        return Transition(
+        let out = Transition(
             core: [turn.set(account.key, state)],
             effects: [
                 .log(
                     LogLine(.info, "A token of \(account.name)'s was refused by a server; the next GetToken refreshes"))
             ])
+        // A flight under way writes (or reads, keeping the refusal) on its own; narrower tokens live in memory only.
+        guard own, account.store == .keyring, state.loaded, state.flight == nil else { return out }
+        let flight = TokenFlight(key: account.key, account: account, stage: .writing(t))
+        return out.then(TokenFlight.start(flight, .write(account.key, t), state: state, &turn))
     }
 
     /// The tokens a login with `account` brought: kept in memory, and written
@@ -266,7 +274,7 @@ enum AccountBook {
     /// another request) is answered the same way but pushes no refresh back.
     static func refreshFailed(
         _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ why: String, provider: Bool = true,
-        _ turn: inout Turn
+        unanswered: Bool = false, _ turn: inout Turn
     ) -> Transition {
         var state = state
         state.flight = nil
@@ -274,7 +282,13 @@ enum AccountBook {
         if provider {
             state.refreshFailed(why, now: turn.now)
             let wait = AccountTokens.backoff(after: state.failures)
-            message = "could not refresh \(key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
+            // Sent and not answered: a rotating provider may have spent the refresh token and issued one that never
+            // arrived. Nothing here can know; the next refresh (after the backoff, and after the keyring is read
+            // again, which every refresh does first unless the keyring has just answered) will tell.
+            message =
+                unanswered
+                ? "could not refresh \(key.name)'s tokens (\(why)); the provider may have acted on the request and signed \(key.name) out: if the next refresh is refused, sign in again with linkctl login \(key.name); the tokens are kept, and tried again after \(wait) s"
+                : "could not refresh \(key.name)'s tokens (\(why)); they are kept, and tried again after \(wait) s"
         } else {
             message =
                 "could not refresh \(key.name)'s tokens now (\(why)); they are kept, and tried again at the next call"
@@ -285,6 +299,32 @@ enum AccountBook {
         t.effects.append(.log(LogLine(.warning, message)))
         // Refreshing ahead goes on after the backoff (or at the next call, for the daemon's own refusal).
         return t.finishing(op, turn.set(key, state)).then(BackgroundRefresh.following(key, account: nil, &turn))
+    }
+
+    /// The keyring could not be shown able to take what a refresh would bring (`TokenFlight`'s check: locked,
+    /// absent, or not answering): no refresh token is spent, for a provider that rotates would leave its successor
+    /// nowhere to go. A waiter whose token is still live gets it with why; the others hear the keyring's own error
+    /// (`KeyringLocked`, `NoKeyring`, `KeyringFailed`) and what to do. The flight ends; the next call, a
+    /// `CollectionChanged` or the timer ahead of need tries again.
+    static func keyringHeldBack(
+        _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ e: RouterError, account: Account?,
+        _ turn: inout Turn
+    ) -> Transition {
+        var state = state
+        state.flight = nil
+        let why =
+            e.code == .keyringLocked
+            ? lockedWhy
+            : "the keyring cannot take new tokens now (\(e.message)), so the token was not refreshed (a refresh now could not be kept)"
+        let refusal = RouterError(
+            e.code,
+            e.code == .keyringLocked
+                ? "\(key.name)'s token has run out and the keyring is locked: a refresh now could not be kept, so none was made and no refresh token was spent; unlock the keyring and ask again"
+                : "\(key.name)'s token has run out and the keyring cannot take new tokens now (\(e.message)): a refresh now could not be kept, so none was made and no refresh token was spent"
+        )
+        var t = answerWaiters(of: key, state: state, refusal: refusal, anyLive: true, warning: why, &turn)
+        t.effects.append(.log(LogLine(.notice, "Not refreshing \(key.name)'s tokens: \(why)")))
+        return t.finishing(op, turn.set(key, state)).then(BackgroundRefresh.following(key, account: account, &turn))
     }
 
     /// An account's tokens forgotten without a caller to answer: in memory at once, in the keyring by a flight of its

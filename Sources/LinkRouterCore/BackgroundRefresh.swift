@@ -64,11 +64,10 @@ public struct BackgroundRefresh: OperationMachine {
             // The provider failed lately: the flight waits for its backoff, as a caller's would.
             let at = max(due, state.retryAt ?? due)
             if at > turn.now { return done.then(Self.schedule(key, at: at, earliest: earliest, &turn)) }
-            // The keyring is locked and the token still lives: not spent now (the new set could not be kept); again
-            // in a minute, or when the keyring says it changed.
-            if state.keyringLocked == true, account.store == .keyring, let expires = Self.expiry(state),
-                expires > turn.now
-            {
+            // The keyring was locked when it last answered: nothing is spent now (the new set could not be kept,
+            // and the flight's own check would only say so again); again in a minute, or when the keyring says it
+            // changed (`CollectionChanged` reads the account's item).
+            if state.keyringLocked == true, account.store == .keyring {
                 return done.then(Self.schedule(key, at: turn.now + 60, earliest: turn.now + 60, &turn))
             }
             let flight = TokenFlight(key: key, account: account, stage: .discovering)

@@ -84,7 +84,7 @@ public enum Running: Sendable, Equatable {
             switch f.stage {
             case .refreshing, .writing: true
             // Nothing spent yet, or nothing to lose: a stop now means the next daemon asks again.
-            case .reading, .discovering, .rereading, .forgetting: false
+            case .reading, .discovering, .checking, .rereading, .forgetting: false
             }
         case .login(_, let idle): !idle
         case .refresh: true

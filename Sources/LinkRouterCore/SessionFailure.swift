@@ -10,6 +10,9 @@ public struct SessionFailure: Error, Sendable, Equatable {
     /// the failure is the daemon's own): what tells a refusal of a refresh token from a passing fault
     /// (`RefreshRefusal`).
     public var httpStatus: Int?
+    /// The request went out and no answer came (the whole-request limit passed, or the connection broke after it was
+    /// sent): the provider may have acted on it, and one that rotates refresh tokens has then spent the one sent.
+    public var unanswered = false
 
     public init(
         code: RouterError.Code, providerError: String? = nil, providerDescription: String? = nil, message: String,

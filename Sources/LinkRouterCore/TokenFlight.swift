@@ -12,7 +12,7 @@
 public struct TokenFlight: OperationMachine {
     /// Where the flight is, for the log and for a sign-out (which names and revokes a set being written).
     public enum Stage: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-        case reading, discovering, refreshing, rereading, forgetting
+        case reading, discovering, checking, refreshing, rereading, forgetting
         case writing(TokenSet)
 
         /// Never the tokens a stage carries: stages reach log lines.
@@ -20,6 +20,7 @@ public struct TokenFlight: OperationMachine {
             switch self {
             case .reading: "reading"
             case .discovering: "discovering"
+            case .checking: "checking"
             case .refreshing: "refreshing"
             case .writing: "writing"
             case .rereading: "rereading"
@@ -30,8 +31,9 @@ public struct TokenFlight: OperationMachine {
     }
 
     public let key: AccountKey
-    /// The account's declaration (nil for a sign-in's write or a forgetting: they only write).
-    public let account: Account?
+    /// The account's declaration (nil for a sign-in's write, a forgetting, or a read or write the keyring's
+    /// `CollectionChanged` began: until a caller that waits on it brings its own, `adoptingDeclaration`).
+    public var account: Account?
     public var stage: Stage
     /// The issuer's metadata, once discovered (a refresh after a re-read needs it again).
     public var metadata: ProviderMetadata?
@@ -44,10 +46,22 @@ public struct TokenFlight: OperationMachine {
     /// Targets whose refresh answered what cannot be handed out (a wider scope than asked), and what their waiters
     /// hear.
     var refusals: [TokenTarget: RouterError] = [:]
+    /// Whether the keyring has just answered for the account (a read, a check, a write that worked): a refresh of
+    /// a keyring account is sent only then, and each refresh uses it up (`refresh`). A state remembered from earlier
+    /// signals is not enough: a keyring replaced or locked since would leave the provider's new set nowhere to go,
+    /// with the old refresh token spent (issue 47, case 1).
+    var keyringAnswered = false
+    /// Whether the set being written is a refresh's answer (the refresh this flight sent): only then does its landing
+    /// count as a refresh of the target. A write alone (`RejectToken`'s, a set kept in memory written once the
+    /// keyring unlocks) refreshed nothing, and a caller waiting on it whose token is short gets a refresh.
+    var refreshSent = false
 
     public enum Work: Sendable, Equatable {
         case read(AccountKey)
         case discover(issuer: String)
+        /// Right before a refresh: the account's item read, which says, fresh, whether the keyring can take the new
+        /// set (a locked, absent or silent keyring fails it) and whether another process refreshed meanwhile.
+        case check(AccountKey)
         /// The refresh token posted (asking for `target`'s scope, resources, audience), and the answer verified.
         case refresh(TokenGrant, refreshToken: String, target: TokenTarget)
         /// The keyring read again after the provider refused `used` (another process may have refreshed).
@@ -60,6 +74,7 @@ public struct TokenFlight: OperationMachine {
     public enum Event: Sendable {
         case read(KeyringRead)
         case metadata(Result<ProviderMetadata, RouterError>)
+        case checked(KeyringRead)
         case refreshed(Result<TokenSet, SessionFailure>, used: String)
         case reread(KeyringRead, used: String, refusal: RouterError)
         /// The set written (nil), or why not.
@@ -93,9 +108,18 @@ public struct TokenFlight: OperationMachine {
     }
 
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+        adoptingDeclaration(turn)
         var state = turn.accounts[key] ?? AccountTokens()
         let t = noting(event, op: op, &state, &turn)
         return t.then(AccountBook.settlingLists(&turn))
+    }
+
+    /// A flight begun without the account's declaration (a read the keyring's `CollectionChanged` started, a
+    /// write of a set it could not take) takes the one its first waiter brought: a caller that asked for a fresh
+    /// token while it flew gets a refresh, not a refusal the provider never saw (issue 47, case 4).
+    private mutating func adoptingDeclaration(_ turn: Turn) {
+        guard account == nil, stage != .forgetting else { return }
+        account = turn.core.held.tokenWaits(of: key).lazy.compactMap(\.wait.account).first { $0.key == key }
     }
 
     /// What the keyring said shows where the tokens live; then the event's step.
@@ -105,7 +129,7 @@ public struct TokenFlight: OperationMachine {
         // What the keyring said shows where the tokens live (`ListAccounts`: locked or not).
         let wasLocked = state.keyringLocked
         switch event {
-        case .read(let r), .reread(let r, _, _): state.noteKeyring(r.map { _ in () })
+        case .read(let r), .reread(let r, _, _), .checked(let r): state.noteKeyring(r.map { _ in () })
         case .written(let e, _): state.noteKeyring(e.map { .failure($0) } ?? .success(()))
         case .metadata, .refreshed, .deleted: break
         }
@@ -130,9 +154,12 @@ public struct TokenFlight: OperationMachine {
         case .read(.failure(let e)) where e.code == .keyringLocked && asked(),
             .reread(.failure(let e), _, _) where e.code == .keyringLocked && asked():
             return AccountNotice.asking(key, .unlockKeyring, why: "\(key.name)'s tokens cannot be read", &turn)
-        case .read(.success), .reread(.success, _, _), .written(nil, _):
+        case .checked(.failure(let e)) where e.code == .keyringLocked && asked():
+            return AccountNotice.asking(
+                key, .unlockKeyring, why: "\(key.name)'s token needs a refresh whose new set it could not keep", &turn)
+        case .read(.success), .reread(.success, _, _), .checked(.success), .written(nil, _):
             return AccountNotice.withdrawing(key, .unlockKeyring, &turn)
-        case .read, .reread, .written, .metadata, .refreshed, .deleted:
+        case .read, .reread, .checked, .written, .metadata, .refreshed, .deleted:
             return Transition()
         }
     }
@@ -146,8 +173,10 @@ public struct TokenFlight: OperationMachine {
             return Transition(core: [.finish(op)])
 
         case .read(.success(let kept)):
+            keyringAnswered = true
             state.loaded = true
-            state.tokens = kept
+            // A token refused while the read was under way stays refused.
+            state.tokens = kept?.keepingRejections(of: state.tokens)
             if let account, let kept, let why = AccountBook.unboundUnderRequire(account, kept) {
                 return AccountBook.signedOut(self, op, state, because: why, &turn).then(
                     Revoking.start(account, kept, &turn))
@@ -164,6 +193,26 @@ public struct TokenFlight: OperationMachine {
                 return AccountBook.refreshFailed(key, op, state, AccountBook.stoppingWhy, provider: false, &turn)
             }
             return refresh(op, account, used, key: state.tokens?.dpopKey)
+
+        case .checked(.success(let kept)):
+            keyringAnswered = true
+            // Another process refreshed since memory was read (its refresh token is the live one): its set is the
+            // account's. A set memory holds that the keyring has not taken is newer than any there.
+            if state.unsaved == nil, let kept, kept.refreshToken != nil,
+                kept.refreshToken != state.tokens?.refreshToken
+            {
+                state.tokens = kept.keepingRejections(of: state.tokens)
+                if AccountBook.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: false, &turn) }
+            }
+            guard let account, let used = state.tokens?.refreshToken, !turn.core.stopWanted else {
+                return land(op, state, refreshed: true, &turn)
+            }
+            var t = refresh(op, account, used, key: state.tokens?.dpopKey)
+            t.core.append(turn.set(key, state))
+            return t
+
+        case .checked(.failure(let e)):
+            return AccountBook.keyringHeldBack(key, op, state, e, account: account, &turn)
 
         case .refreshed(.success(let fresh), _) where account?.dpop == .require && DPoPBinding.unbound(fresh) != nil:
             // The provider may have rotated the refresh token into this unbound set: nothing of it is kept (it is
@@ -211,7 +260,8 @@ public struct TokenFlight: OperationMachine {
             let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(said))")
             guard RefreshRefusal.endsSignIn(failure) else {
                 return AccountBook.refreshFailed(
-                    key, op, state, failure.message, provider: !RefreshRefusal.isLocal(failure.code), &turn)
+                    key, op, state, failure.message, provider: !RefreshRefusal.isLocal(failure.code),
+                    unanswered: failure.unanswered, &turn)
             }
             guard account?.store != .memory else {
                 return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
@@ -222,6 +272,7 @@ public struct TokenFlight: OperationMachine {
         case .reread(.success(let kept), let used, let refusal):
             // Another process refreshed meanwhile: its refresh token is the live one.
             if let kept, let live = kept.refreshToken, live != used, let account {
+                keyringAnswered = true
                 state.tokens = kept
                 if AccountBook.waitersAllServed(key, state, &turn) || turn.core.stopWanted {
                     return land(op, state, refreshed: true, &turn)
@@ -249,13 +300,15 @@ public struct TokenFlight: OperationMachine {
             let news = isNew ? AccountNews.of(key, .refreshed, expiresAt: fresh.expiresAt, in: turn.core) : nil
             state.loaded = true
             state.refreshWorked()
+            let refreshed = refreshSent
             guard let error else {
+                keyringAnswered = true
                 state.unsaved = nil
-                return land(op, state, refreshed: true, &turn).telling(news)
+                return land(op, state, refreshed: refreshed, &turn).telling(news)
             }
             state.unsaved = error.message
             let name = key.name
-            var t = land(op, state, refreshed: true, &turn)
+            var t = land(op, state, refreshed: refreshed, &turn)
             t.effects.append(
                 .log(
                     LogLine(
@@ -285,6 +338,14 @@ public struct TokenFlight: OperationMachine {
             stage = .discovering
             return Transition(effects: [.start(op, .flight(.discover(issuer: account.issuer)))])
         }
+        // The keyring asked first, fresh, whether it can take what the refresh brings: a refresh token is spent
+        // only when its successor can be kept.
+        if account.store == .keyring, !keyringAnswered {
+            stage = .checking
+            return Transition(effects: [.start(op, .flight(.check(key)))])
+        }
+        keyringAnswered = false
+        refreshSent = true
         stage = .refreshing
         let grant = TokenGrant(
             tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI,
@@ -300,6 +361,7 @@ public struct TokenFlight: OperationMachine {
         -> Transition
     {
         var state = state
+        refreshSent = false
         if refreshed { refreshedTargets.append(target) }
         // The first waiter no kept token serves, whose target this flight has not refreshed yet: refreshed next.
         let done = refreshedTargets

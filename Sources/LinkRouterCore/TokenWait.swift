@@ -15,12 +15,16 @@ public struct TokenWait: Sendable, Equatable {
     public let interactive: Bool
     /// The narrower token asked for (the empty target: the account's own).
     public let target: TokenTarget
+    /// The account's declaration as the call found it: a flight the call waits on that began without one (a keyring
+    /// read after `CollectionChanged`, a write) refreshes with it, rather than refusing a refresh it cannot make.
+    public let account: Account?
 
     public init(
         _ key: AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?,
-        interactive: Bool = false, target: TokenTarget = TokenTarget()
+        interactive: Bool = false, target: TokenTarget = TokenTarget(), account: Account? = nil
     ) {
         self.target = target
+        self.account = account
         self.key = key
         self.caller = caller
         self.kind = kind

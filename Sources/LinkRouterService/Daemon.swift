@@ -221,9 +221,11 @@ public final class Daemon {
         }
     }
 
-    /// How long a SIGTERM waits for refreshes and keyring writes under way to land: well inside the unit's
-    /// `TimeoutStopSec=` (30 s), after which systemd would kill the daemon and lose them anyway.
-    static let stopDrainMilliseconds: Int64 = 20_000
+    /// How long a SIGTERM waits for refreshes and keyring writes under way to land: a refresh's whole limit
+    /// (`TokenClient.refreshTimeoutMilliseconds`, 60 s) and a keyring write after it (10 s), inside the unit's
+    /// `TimeoutStopSec=` (90 s), after which systemd would kill the daemon and lose them anyway. Only a stop with
+    /// such work under way waits; any other stop is at once.
+    static let stopDrainMilliseconds: Int64 = 75_000
 
     /// Stops cleanly: listeners close, the store is checkpointed, the name is
     /// given back, and only then do held calls hear why, so a `Wait` asked

@@ -17,6 +17,12 @@ public final class TokenClient {
     /// Token answers are small; a larger one is refused unread.
     static let maxResponseBytes = 256 * 1024
 
+    /// A refresh's whole-request limit (the connect limit stays the default): a provider that rotates refresh tokens
+    /// spends the old one when it takes the request, so giving up on a slow answer loses the new one, and the next
+    /// refresh would send a spent token. Callers wait on their own deadlines meanwhile (a live token is handed out
+    /// with a warning); the stop's drain (`Daemon.stopDrainMilliseconds`) covers it.
+    public static let refreshTimeoutMilliseconds = 60_000
+
     /// `proofClock` gives a proof's `iat`: by default the clock a server's `time()` reads
     /// (`Clock.coarseUnixSeconds`), so a proof is never a second ahead of a server that refuses future proofs.
     public init(directory: ProviderDirectory, proofClock: @escaping () -> Int64 = { Clock.coarseUnixSeconds() }) {
@@ -51,7 +57,7 @@ public final class TokenClient {
                 ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
                 ("client_id", grant.expected.clientID),
             ] + extra
-        post(form, grant: grant, completion: completion)
+        post(form, grant: grant, timeoutMilliseconds: Self.refreshTimeoutMilliseconds, completion: completion)
     }
 
     /// RFC 7009 §2.1: the token, its hint, and `client_id` (a public client
@@ -196,20 +202,30 @@ public final class TokenClient {
             ], grant: grant, completion: completion)
     }
 
+    /// `timeoutMilliseconds`: a refresh's own limit; a code's exchange or a device poll keeps the default.
     private func post(
-        _ form: [(String, String)], grant: Grant, completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
+        _ form: [(String, String)], grant: Grant, timeoutMilliseconds: Int? = nil,
+        completion: @escaping (Result<TokenSet, SessionFailure>) -> Void
     ) {
         var request = HTTPRequest.postForm(grant.tokenEndpoint, form)
         request.maxResponseBytes = Self.maxResponseBytes
+        if let timeoutMilliseconds { request.timeoutMilliseconds = timeoutMilliseconds }
+        let refreshing = timeoutMilliseconds != nil
         proofs.send(request, proving: grant.dpop?.key) { [self] outcome in
             func fail(_ message: String, code: RouterError.Code = .tokenExchangeFailed) {
                 completion(.failure(SessionFailure(code: code, message: message)))
             }
             switch outcome {
             case .failed(let error):
-                fail(
-                    "the request to the token endpoint at \(error.host) failed: \(error.description); begin a new login"
-                )
+                // A code is good once: a login whose exchange failed needs a new one. A refresh's tokens are kept
+                // (a passing fault); whether the provider may have acted on it is the core's to say.
+                var failure = SessionFailure(
+                    code: .tokenExchangeFailed,
+                    message: "the request to the token endpoint at \(error.host) "
+                        + (error.sent ? "was sent and not answered: " : "failed: ") + error.description
+                        + (refreshing ? "" : "; begin a new login"))
+                failure.unanswered = error.sent
+                completion(.failure(failure))
             case .unsigned(let error):
                 fail(
                     "the daemon could not prove the account's DPoP key (\(error.message)); nothing was asked of the token endpoint",

@@ -27,7 +27,9 @@ enum CollectionCheck {
             guard case .variant(.boolean(let locked))? = answer else {
                 return .failed("the default collection's Locked property is not a boolean")
             }
-            return locked ? .locked : nil
+            if locked { return .locked }
+            ServiceOwner.follow(bus, timeoutMilliseconds: timeoutMilliseconds)
+            return nil
         } catch {
             // KeePassXC answers ReadAlias with a path it has no object at.
             if error.name == DBusError.unknownObject || error.name == DBusError.unknownMethod {

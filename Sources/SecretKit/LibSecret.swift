@@ -9,7 +9,7 @@ final class LibSecret: @unchecked Sendable {
     let hashNew, hashInsert, hashUnref, strHash, strEqual, strdup, free, errorFree,
         quarkToString: UnsafeMutableRawPointer
     let cancellableNew, cancellableCancel, objectUnref: UnsafeMutableRawPointer
-    let schemaNewv, schemaUnref, storev, lookupv, clearv, passwordFree: UnsafeMutableRawPointer
+    let schemaNewv, schemaUnref, storev, lookupv, clearv, passwordFree, serviceDisconnect: UnsafeMutableRawPointer
 
     static let soname = "libsecret-1.so.0"
 
@@ -54,6 +54,7 @@ final class LibSecret: @unchecked Sendable {
         lookupv = sym("secret_password_lookupv_sync")
         clearv = sym("secret_password_clearv_sync")
         passwordFree = sym("secret_password_free")
+        serviceDisconnect = sym("secret_service_disconnect")
     }
 
     /// A `GHashTable` of strings (keys and values copied, freed with it).

@@ -35,9 +35,17 @@ public final class SecretStore {
     /// How long a call may take before it is cancelled and fails with `timedOut`.
     public var deadlineMilliseconds: Int64
 
+    /// 10 s: gnome-keyring answers in milliseconds, and a call that waits longer is a keyring that hangs. Well inside
+    /// a stop's drain (`Daemon.stopDrainMilliseconds`), so a write that hangs at a stop fails in time for the set to
+    /// be kept elsewhere (issue 47, case 3), and inside a caller's D-Bus timeout.
+    public static let defaultDeadlineMilliseconds: Int64 = 10_000
+
     /// `busAddress`: the session bus the Secret Service is on (libsecret uses
     /// `DBUS_SESSION_BUS_ADDRESS`; so does this, by default).
-    public init(loop: EventLoop, busAddress: String? = BusAddress.session(), deadlineMilliseconds: Int64 = 30_000) {
+    public init(
+        loop: EventLoop, busAddress: String? = BusAddress.session(),
+        deadlineMilliseconds: Int64 = SecretStore.defaultDeadlineMilliseconds
+    ) {
         worker = Worker(loop: loop)
         self.busAddress = busAddress
         self.deadlineMilliseconds = deadlineMilliseconds

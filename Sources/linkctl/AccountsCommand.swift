@@ -19,6 +19,10 @@ enum AccountsCommand {
         if column == "expires_at", case .int64(let at)? = item.entry(column) {
             return ResultOutput.utc(at, format: "%Y-%m-%d %H:%M UTC")
         }
+        // A rotated set the keyring has not taken lasts only as long as this daemon: said where the keyring is.
+        if column == "keyring", let kept = item.entry(column)?.plainText, item.entry("unsaved") != nil {
+            return kept + ", not saved"
+        }
         return item.entry(column)?.plainText ?? "-"
     }
 
@@ -36,7 +40,7 @@ enum AccountsCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         do {
             let client = try DaemonClient.connect()
-            // Accounts not read yet are read from the keyring first (its deadline is 30 s).
+            // Accounts not read yet are read from the keyring first (its deadline is 10 s).
             let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
             guard case .array(_, let items)? = reply.first else { return ExitCode.ok }
             if args.json {

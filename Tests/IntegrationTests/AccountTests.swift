@@ -794,16 +794,29 @@ struct AccountTests {
                 "sh", "-c", "'\(Paths.linkctl)' credential git --account work erase < '\(w.desktop.root)/refused'",
             ])
         }
+        /// A refresh whose answer reaches the daemon while the keyring is stopped (SIGSTOP): held at the proxy until
+        /// the keyring is frozen, so the check before the refresh found it answering and the write after it hangs.
+        func refreshIntoAFrozenKeyring(stdout: Subprocess.Stream, stderr: Subprocess.Stream) throws -> Int32 {
+            let delivered = proxy.delivered()
+            try proxy.hold()
+            let call = try Subprocess.spawn(
+                [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: stdout, stderr: stderr)
+            #expect(
+                eventually(timeoutMilliseconds: 20_000) {
+                    proxy.requests().filter { $0["held"] as? Bool == true }.count > delivered
+                })
+            kill(w.keyring.pid, SIGSTOP)
+            try proxy.set("honest")
+            try proxy.release()
+            #expect(eventually(timeoutMilliseconds: 20_000) { proxy.delivered() > delivered })
+            return call
+        }
         let first = (try w.desktop.linkctl("token", "work")).text.trimmingCharacters(in: .newlines)
 
         // 1. The refresh has happened at the provider, its keyring write hangs (the keyring
         // is stopped), and the daemon is killed: the keyring still has the old set.
         try reject(first)
-        let before = tokenPosts()
-        kill(w.keyring.pid, SIGSTOP)
-        let waiting = try Subprocess.spawn(
-            [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: .null, stderr: .null)
-        #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == before + 1 })
+        let waiting = try refreshIntoAFrozenKeyring(stdout: .null, stderr: .null)
         _ = w.daemon.stop(signal: SIGKILL)
         kill(w.keyring.pid, SIGCONT)
         _ = Subprocess.wait(waiting, timeoutMilliseconds: 10_000)
@@ -827,14 +840,9 @@ struct AccountTests {
         // 3. The keyring daemon dies mid-write: the new token is handed out with a warning, kept
         // in memory, and the account is not signed out; the daemon stays up.
         try reject(refreshed)
-        let posts = tokenPosts()
-        kill(w.keyring.pid, SIGSTOP)
-        let pending = try Subprocess.spawn(
-            [Paths.linkctl, "token", "work"], environment: w.desktop.environment,
-            stdout: .file(w.desktop.root + "/mid.out"),
-            stderr: .file(w.desktop.root + "/mid.err"))
+        let pending = try refreshIntoAFrozenKeyring(
+            stdout: .file(w.desktop.root + "/mid.out"), stderr: .file(w.desktop.root + "/mid.err"))
         // The provider has answered: the new set is on its way to the stopped keyring.
-        #expect(eventually(timeoutMilliseconds: 20_000) { tokenPosts() == posts + 1 })
         kill(w.keyring.pid, SIGKILL)
         #expect(
             Subprocess.wait(pending, timeoutMilliseconds: 60_000) == 0,

@@ -154,7 +154,7 @@ extension AccountNoticeTests {
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
         let (flight, _) = try #require(A.requests(t).first)
         router.apply(core: t.core)
-        router.apply(core: router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now).core)
+        router.apply(core: router.discovered(flight, A.metadata, now: now).core)
         let fresh = A.tokens("b", expiresIn: 3600, refresh: "r2")
         router.apply(core: router.completed(flight, .flight(.refreshed(.success(fresh), used: "r1")), now: now).core)
         let locked = RouterError(.keyringLocked, "locked")

@@ -171,7 +171,7 @@ struct AccountTokenTests {
         #expect(Self.answers(t2).isEmpty)
         #expect(Self.started(t2).map(\.1) == [.flight(.discover(issuer: Self.issuer))])
         router.apply(core: t2.core)
-        let t3 = router.completed(read.0, .flight(.metadata(.success(Self.metadata))), now: Self.now)
+        let t3 = router.discovered(read.0, Self.metadata, now: Self.now)
         guard case .flight(.refresh(_, let used, _))? = Self.started(t3).first?.1 else { throw Failure("no refresh") }
         #expect(used == "r1")
         router.apply(core: t3.core)
@@ -212,7 +212,7 @@ struct AccountTokenTests {
             throw Failure("no flight")
         }
         router.apply(core: t1.core)
-        router.apply(core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: Self.now).core)
+        router.apply(core: router.discovered(flight, Self.metadata, now: Self.now).core)
         let refusal = SessionFailure(code: .tokenExchangeFailed, providerError: "invalid_grant", message: "refused")
         let t2 = router.completed(flight, .flight(.refreshed(.failure(refusal), used: "r1")), now: Self.now)
         guard case .flight(.reread(account.key, "r1", let why))? = Self.started(t2).first?.1 else {
@@ -256,7 +256,7 @@ struct AccountTokenTests {
             throw Failure("no flight")
         }
         router.apply(core: t1.core)
-        router.apply(core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: Self.now).core)
+        router.apply(core: router.discovered(flight, Self.metadata, now: Self.now).core)
         let down = SessionFailure(
             code: .tokenExchangeFailed,
             message: "the request to the token endpoint at id.example.com failed: connection refused")
@@ -298,7 +298,7 @@ struct AccountTokenTests {
                 throw Failure("no flight at \(now)")
             }
             router.apply(core: t.core)
-            router.apply(core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: now).core)
+            router.apply(core: router.discovered(flight, Self.metadata, now: now).core)
             let failed = router.completed(flight, .flight(.refreshed(.failure(down), used: "secret-rt")), now: now)
             // What a flight carries (the refresh token it spent) never reaches a log line.
             for case .log(let line) in failed.effects { #expect(!"\(line)".contains("secret-rt"), "\(line)") }
@@ -331,7 +331,7 @@ struct AccountTokenTests {
         guard let (flight, _) = Self.started(t).first else { throw Failure("no flight after the wait") }
         router.apply(core: t.core)
         router.apply(
-            core: router.completed(flight, .flight(.metadata(.success(Self.metadata))), now: Self.now + 20).core)
+            core: router.discovered(flight, Self.metadata, now: Self.now + 20).core)
         let new = Self.tokens("new", expiresIn: 3600)
         let worked = router.completed(flight, .flight(.refreshed(.success(new), used: "secret-rt")), now: Self.now + 20)
         router.apply(core: worked.core)
@@ -826,7 +826,9 @@ struct AccountTokenTests {
         #expect(Self.answers(known).isEmpty)
         router.apply(core: known.core)
         #expect(
-            router.held[held] == .token(TokenWait(account.key, caller: ":1.6", kind: .access, minValid: 60, proof: nil))
+            router.held[held]
+                == .token(
+                    TokenWait(account.key, caller: ":1.6", kind: .access, minValid: 60, proof: nil, account: account))
         )
         #expect(router.held[listHeld] == .list([account], caller: ":1.6"))
         let landed = router.completed(
@@ -892,6 +894,18 @@ struct AccountTokenTests {
 
 /// The calls as the daemon makes them, with one declared account each.
 extension Router {
+    /// A flight's discovery answered with `metadata`, and the keyring check it starts before a refresh
+    /// (`TokenFlight.Work.check`) answered as an unlocked keyring that holds what memory holds: the transition that
+    /// follows (unapplied), the steps before it applied.
+    mutating func discovered(_ flight: OperationID, _ metadata: ProviderMetadata, now: Int64) -> Transition {
+        let t = completed(flight, .flight(.metadata(.success(metadata))), now: now)
+        guard let (_, op) = AccountTokenTests.started(t).first(where: { $0.0 == flight }),
+            case .flight(.check(let key)) = op
+        else { return t }
+        apply(core: t.core)
+        return completed(flight, .flight(.checked(.success(accountTokens[key]?.tokens))), now: now)
+    }
+
     fileprivate func getToken(_ a: Account, _ r: TokenRequest, caller: String, now: Int64) -> Transition {
         accountCall(.getToken(a.name, r), accounts: [a], caller: caller, now: now)
     }

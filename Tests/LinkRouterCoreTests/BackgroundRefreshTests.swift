@@ -64,7 +64,7 @@ struct BackgroundRefreshTests {
         router.apply(core: declared.core)
         #expect(router.accountTokens[account.key]?.flight == flight)
         let later = now + 3540 - jitter
-        router.apply(core: router.completed(flight, .flight(.metadata(.success(A.metadata))), now: later).core)
+        router.apply(core: router.discovered(flight, A.metadata, now: later).core)
         let fresh = A.tokens("a2", expiresIn: 3600 + 3540 - jitter, refresh: "r2")
         router.apply(core: router.completed(flight, .flight(.refreshed(.success(fresh), used: "r1")), now: later).core)
         let written = router.completed(flight, .flight(.written(nil, fresh)), now: later)

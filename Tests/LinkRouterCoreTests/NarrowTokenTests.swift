@@ -40,7 +40,7 @@ struct NarrowTokenTests {
             throw A.Failure("not held: \(t.reply)")
         }
         router.apply(core: t.core)
-        let m = router.completed(flight, .flight(.metadata(.success(A.metadata))), now: A.now)
+        let m = router.discovered(flight, A.metadata, now: A.now)
         guard case .flight(.refresh(_, let used, let target))? = A.requests(m).first?.1 else {
             throw A.Failure("no refresh: \(m.effects)")
         }
@@ -173,11 +173,16 @@ struct NarrowTokenTests {
             now: A.now)
         guard case .token(let one)? = A.answers(t)[first] else { throw A.Failure("\(t.effects)") }
         #expect(one.tokens.accessToken == "n1" && A.answers(t)[other] == nil)
-        guard case .flight(.refresh(_, let used, let b))? = A.requests(t).first?.1 else {
-            throw A.Failure("no second refresh: \(t.effects)")
+        // Each refresh asks the keyring first (nothing was written since the last answer).
+        guard case .flight(.check)? = A.requests(t).first?.1 else { throw A.Failure("no check: \(t.effects)") }
+        router.apply(core: t.core)
+        let checked = router.completed(
+            flight, .flight(.checked(.success(router.accountTokens[account.key]?.tokens))), now: A.now)
+        guard case .flight(.refresh(_, let used, let b))? = A.requests(checked).first?.1 else {
+            throw A.Failure("no second refresh: \(checked.effects)")
         }
         #expect(used == "r1" && b.audience == "api" && b != a)
-        router.apply(core: t.core)
+        router.apply(core: checked.core)
         let t2 = router.completed(
             flight, .flight(.refreshed(.success(narrowAnswer("n2", scope: nil, refresh: nil)), used: "r1")), now: A.now)
         guard case .token(let two)? = A.answers(t2)[other] else { throw A.Failure("\(t2.effects)") }

@@ -25,7 +25,7 @@ struct RefreshRefusalTests {
         let wait = try #require(t.held, "not held: \(t.reply)")
         let flight = try #require(A.started(t).first?.0, "no flight")
         router.apply(core: t.core)
-        router.apply(core: router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now).core)
+        router.apply(core: router.discovered(flight, A.metadata, now: now).core)
         return (router, flight, wait)
     }
 

@@ -26,7 +26,7 @@ struct StopDrainTests {
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
         let flight = try #require(A.started(t).first?.0)
         router.apply(core: t.core)
-        router.apply(core: router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now).core)
+        router.apply(core: router.discovered(flight, A.metadata, now: now).core)
         return (router, account, flight)
     }
 
@@ -68,7 +68,7 @@ struct StopDrainTests {
         router.apply(core: t.core)
         router.apply(core: router.stopRequested(now: now).core)
         #expect(router.stopIfSettled().effects == [.stop], "a discovery holds nothing back")
-        let landed = router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now)
+        let landed = router.discovered(flight, A.metadata, now: now)
         #expect(!A.started(landed).contains { if case .flight(.refresh) = $0.1 { true } else { false } })
         guard case .token(let live)? = A.answers(landed).values.first else {
             throw A.Failure("the live token was not handed out: \(landed.effects)")
@@ -133,7 +133,7 @@ struct LockedKeyringTests {
     let now = AccountTokenTests.now
 
     @Test(
-        "locked: a live token short of min_valid is handed out with why, nothing asked of the provider; none live: the refresh goes"
+        "locked: a live token short of min_valid is handed out with why, nothing asked of the provider; none live: the keyring is asked again, and still locked, the caller hears KeyringLocked with nothing spent (issue 47)"
     )
     func spendsNothingWhileLive() throws {
         let account = try A.account()
@@ -148,7 +148,20 @@ struct LockedKeyringTests {
             answer.tokens.accessToken == "old" && answer.warning == AccountBook.lockedWhy && A.requests(live).isEmpty)
         let dead = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now + 31)
-        #expect(A.requests(dead).contains { if case .flight(.discover) = $0.1 { true } else { false } })
+        guard case .held(let held) = dead.reply, let (flight, work) = A.requests(dead).first,
+            case .flight(.discover) = work
+        else { throw A.Failure("\(dead.reply)") }
+        router.apply(core: dead.core)
+        let discovered = router.completed(flight, .flight(.metadata(.success(A.metadata))), now: now + 31)
+        #expect(A.requests(discovered).map(\.1) == [.flight(.check(account.key))], "asked before anything is spent")
+        router.apply(core: discovered.core)
+        let still = router.completed(
+            flight, .flight(.checked(.failure(RouterError(.keyringLocked, "the default collection is locked")))),
+            now: now + 31)
+        guard case .refused(let e)? = A.answers(still)[held] else { throw A.Failure("\(still.effects)") }
+        #expect(e.code == .keyringLocked && e.message.contains("no refresh token was spent"), "\(e)")
+        #expect(!A.requests(still).contains { if case .flight(.refresh) = $0.1 { true } else { false } })
+        #expect(still.core.contains(.finish(flight)))
     }
 
     @Test(

@@ -9,23 +9,47 @@ import SystemKit
 /// process binds to the first bus it uses. The wrapper tests and the
 /// integration tests both start theirs through this one.
 public final class GnomeKeyring {
-    public let pid: Int32
+    public private(set) var pid: Int32
     public let client: DBusConnection
+    private let environment: [String]
+    private let directory: String
 
     /// `environment` gives it the bus, HOME and the XDG directories (its
     /// `login` keyring goes under their data home); its password file and
     /// log go in `directory`.
     public init(busAddress: String, environment: [String], directory: String) throws {
+        self.environment = environment
+        self.directory = directory
+        client = try DBusConnection(address: busAddress)
+        pid = try Self.start(unlocked: true, environment: environment, directory: directory, client: client)
+    }
+
+    /// The keyring daemon killed and another started in its place (as when it crashed and D-Bus or systemd started
+    /// it again): its login keyring is the same file, locked unless `unlocked`. No `CollectionChanged` says so to
+    /// anyone who asked the old one.
+    public func replace(unlocked: Bool) throws {
+        kill(pid, SIGKILL)
+        Subprocess.wait(pid)
+        let deadline = Clock.monotonicMilliseconds() + 10_000
+        while client.nameHasOwner("org.freedesktop.secrets") && Clock.monotonicMilliseconds() < deadline {
+            Clock.sleep(milliseconds: 10)
+        }
+        pid = try Self.start(unlocked: unlocked, environment: environment, directory: directory, client: client)
+    }
+
+    private static func start(unlocked: Bool, environment: [String], directory: String, client: DBusConnection)
+        throws -> Int32
+    {
         let password = directory + "/keyring-password"
         try FileSystem.writeAtomically(password, text: "test-pass", permissions: 0o600)
         let log = directory + "/gnome-keyring.log"
-        pid = try Subprocess.spawn(
+        let unlock = unlocked ? " --unlock" : ""
+        let pid = try Subprocess.spawn(
             [
-                "/bin/sh", "-c", "exec gnome-keyring-daemon --foreground --unlock --components=secrets < \"$0\"",
-                password,
+                "/bin/sh", "-c",
+                "exec gnome-keyring-daemon --foreground\(unlock) --components=secrets < \"$0\"", password,
             ],
             environment: environment, stdout: .file(log), stderr: .file(log))
-        client = try DBusConnection(address: busAddress)
         let deadline = Clock.monotonicMilliseconds() + 10_000
         while !client.nameHasOwner("org.freedesktop.secrets") && Clock.monotonicMilliseconds() < deadline {
             Clock.sleep(milliseconds: 10)
@@ -37,18 +61,21 @@ public final class GnomeKeyring {
         }
         // The name comes first; the login keyring that `--unlock` makes (the `default` alias) a moment later. Ready
         // is when the alias names it: a daemon asking before then hears "no default collection".
-        while ((try? defaultCollection())?.rawValue ?? "/") == "/" && Clock.monotonicMilliseconds() < deadline {
+        while ((try? defaultCollection(client))?.rawValue ?? "/") == "/" && Clock.monotonicMilliseconds() < deadline {
             Clock.sleep(milliseconds: 10)
         }
-        guard ((try? defaultCollection())?.rawValue ?? "/") != "/" else {
+        guard ((try? defaultCollection(client))?.rawValue ?? "/") != "/" else {
             kill(pid, SIGKILL)
             Subprocess.wait(pid)
             throw SystemError("gnome-keyring-daemon made no default collection", path: log, code: ETIMEDOUT)
         }
+        return pid
     }
 
     /// The collection behind the `default` alias.
-    private func defaultCollection() throws -> ObjectPath {
+    private func defaultCollection() throws -> ObjectPath { try Self.defaultCollection(client) }
+
+    private static func defaultCollection(_ client: DBusConnection) throws -> ObjectPath {
         let alias = DBusMessage.methodCall(
             "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias")
         try alias.append(.string("default"))

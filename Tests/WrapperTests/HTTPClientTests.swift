@@ -122,7 +122,24 @@ struct HTTPClientTests {
         request.timeoutMilliseconds = 400
         let outcome = try fetch(request, caFile: server.caFile)
         #expect(errorCode(outcome) == .timeout, "\(String(describing: outcome))")
-        if case .failure(let e) = outcome { #expect(e.message.contains("127.0.0.1:\(server.httpsPort)")) }
+        if case .failure(let e) = outcome {
+            #expect(e.message.contains("127.0.0.1:\(server.httpsPort)"))
+            // The request went out before the server stalled: it may have acted on it (a provider's refresh).
+            #expect(e.sent, "a stalled answer reads as never sent")
+        }
+    }
+
+    @Test(
+        "a request that never went out (nobody listening on the port) is not `sent`: the server cannot have acted on it"
+    )
+    func notSent() throws {
+        let server = try TestHTTPServer()
+        let closed = server.httpsPort == 1 ? 2 : 1
+        let outcome = try fetch(.get("https://127.0.0.1:\(closed)/hello"), caFile: server.caFile)
+        #expect(errorCode(outcome) == .connect, "\(String(describing: outcome))")
+        if case .failure(let e) = outcome { #expect(!e.sent) }
+        let untrusted = try fetch(.get(server.https + "/hello"), caFile: nil)
+        if case .failure(let e) = untrusted { #expect(e.code == .tls && !e.sent, "\(e)") }
     }
 
     @Test("TLS: an untrusted certificate, one for another name, or an unreadable CA file fails with .tls")

@@ -49,11 +49,24 @@ final class TamperProxy {
         try FileSystem.writeAtomically(info["mode_file"] as! String, text: mode + "\n", permissions: 0o644)
     }
 
+    /// `hold-token-answer` from now on, a release of an earlier hold taken back.
+    func hold() throws {
+        let release = (info["mode_file"] as! String).replacingOccurrences(of: "/mode", with: "/release")
+        if FileSystem.status(release) != nil { try FileSystem.remove(release) }
+        try set("hold-token-answer")
+    }
+
     /// In `hold-token-answer` mode: the held answers go out, and later ones are not held.
     func release() throws {
         try FileSystem.writeAtomically(
             (info["mode_file"] as! String).replacingOccurrences(of: "/mode", with: "/release"), text: "",
             permissions: 0o644)
+    }
+
+    /// In `hold-token-answer` mode: how many held answers have gone out to the client since.
+    func delivered() -> Int {
+        let file = (info["mode_file"] as! String).replacingOccurrences(of: "/mode", with: "/delivered")
+        return ((try? FileSystem.readText(file)) ?? "").split(separator: "\n").count
     }
 
     /// Every request the proxy answered, as JSON objects.

@@ -1,0 +1,174 @@
+import Foundation
+import SystemKit
+import Testing
+
+/// The four ordinary ways a login used to be lost (issue 47), each where the
+/// fault is real: a Glewlwyd whose refresh tokens are one-use with reuse
+/// detection, the real gnome-keyring replaced, locked or frozen, a provider's
+/// answer held on its way, SIGTERM as systemd sends it. Each ends with the
+/// proof that nothing was lost: a new daemon refreshes with what the keyring
+/// holds, and the provider takes it.
+@Suite("Kept logins: no refresh token spent whose successor cannot be kept")
+struct KeptLoginTests {
+    typealias R = RotationTests
+
+    /// A signed-in `work` at a one-use provider, its set in the keyring.
+    static func signedIn(accessTokenSeconds: Int = 600, _ extra: [String] = []) throws -> AccountTests.World {
+        let w = try AccountTests.World(accessTokenSeconds: accessTokenSeconds, counted: true, oneUseRefresh: true)
+        #expect(try w.add("work", extra).status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        return w
+    }
+
+    /// A new daemon refreshes with what the keyring holds, and the provider takes it (200): nothing was lost.
+    static func nextDaemonRefreshes(_ w: AccountTests.World) throws {
+        try w.restart()
+        let posts = R.tokenPosts(w)
+        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
+        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
+        #expect(R.tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "the keyring replaced behind the daemon's back (killed, started again locked: no signal says so): a refresh it was asked for is not sent; the live token comes with why; unlocked, the refresh happens and is kept"
+    )
+    func keyringReplaced() throws {
+        let w = try Self.signedIn()
+        let before = try R.secret(w, "work")
+        try w.keyring.replace(unlocked: false)
+        let posts = R.tokenPosts(w)
+        let short = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(
+            short.status == 0 && short.errorText.contains("keyring is locked"), "\(short.status) \(short.errorText)")
+        #expect(!short.text.isEmpty)
+        #expect(R.tokenPosts(w) == posts, "a refresh token was spent with nowhere to keep its successor")
+        try w.keyring.unlockDefault()
+        let refreshed = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(refreshed.status == 0 && !refreshed.errorText.contains("keyring"), "\(refreshed.errorText)")
+        #expect(R.tokenPosts(w) == posts + 1)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
+        try Self.nextDaemonRefreshes(w)
+    }
+
+    @Test(
+        "a locked keyring the daemon was told of: a live token short of min_valid is handed out with why; once none is live, KeyringLocked and nothing spent; unlocked, the refresh happens, is written, and the next daemon refreshes with it"
+    )
+    func lockedKeyring() throws {
+        let w = try Self.signedIn(accessTokenSeconds: 20, ["--min-valid", "5", "--refresh", "on-demand"])
+        let first = try w.desktop.linkctl("token", "work", "--json")
+        let fields = (try? JSONSerialization.jsonObject(with: Data(first.text.utf8)) as? [String: Any]) ?? [:]
+        let expiry = try #require(fields["expires_at"] as? Int)
+        let before = try R.secret(w, "work")
+        try w.keyring.lockDefault()
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                ((try? w.accounts())?.first?["keyring"] as? String)?.hasSuffix(", locked") == true
+            }, "\((try? w.accounts()) ?? [])")
+        let posts = R.tokenPosts(w)
+        let short = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(short.status == 0 && short.errorText.contains("keyring is locked"), "\(short.errorText)")
+        #expect(R.tokenPosts(w) == posts)
+        // Nothing live is left: the caller is told to unlock, and the refresh token is still unspent.
+        #expect(eventually(timeoutMilliseconds: 40_000) { Clock.unixSeconds() > Int64(expiry) })
+        let none = try w.desktop.linkctl("token", "work")
+        #expect(none.status == 5 && none.errorText.contains("KeyringLocked"), "\(none.status) \(none.errorText)")
+        #expect(R.tokenPosts(w) == posts)
+        try w.keyring.unlockDefault()
+        let after = try w.desktop.linkctl("token", "work")
+        #expect(after.status == 0, "\(after.status) \(after.errorText)")
+        #expect(R.tokenPosts(w) == posts + 1)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
+        try Self.nextDaemonRefreshes(w)
+    }
+
+    @Test(
+        "the keyring locked while the provider's answer is on its way (the write fails after the spend): the caller gets its token with why, `linkctl accounts` says not saved, the set is written once unlocked, and the next daemon refreshes with it"
+    )
+    func lockedMidWrite() throws {
+        let w = try Self.signedIn()
+        let before = try R.secret(w, "work")
+        let proxy = try #require(w.proxy)
+        try proxy.set("hold-token-answer")
+        let call = try R.refreshing(w)
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        // Locked while the answer is held (its flight is under way, so the daemon reads nothing meanwhile).
+        try w.keyring.lockDefault()
+        try proxy.set("honest")
+        try proxy.release()
+        #expect(Subprocess.wait(call.pid, timeoutMilliseconds: 30_000) == 0)
+        let warned = (try? FileSystem.readText(call.err)) ?? ""
+        #expect(warned.contains("not in the keyring"), "\(warned)")
+        let table = try w.desktop.linkctl("accounts")
+        #expect(table.status == 0 && table.text.contains("not saved"), "\(table.text)")
+        try w.keyring.unlockDefault()
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                (try? w.desktop.linkctl("accounts").text.contains("not saved")) == false
+            })
+        try Self.nextDaemonRefreshes(w)
+    }
+
+    @Test(
+        "the unlock sequence: a 503 (backoff), the token refused by a server (RejectToken), the keyring locked, a restart: KeyringLocked; unlocked, the next call refreshes at the provider and never hands out the refused token"
+    )
+    func unlockSequence() throws {
+        let w = try Self.signedIn()
+        let proxy = try #require(w.proxy)
+        let rejected = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        let kept = try R.secret(w, "work")
+        try proxy.set("token-unavailable")
+        let down = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(down.status == 0 && down.text.trimmingCharacters(in: .newlines) == rejected, "\(down.errorText)")
+        try proxy.set("honest")
+        // A server refused the token: git's helper says so (erase), the daemon marks it rejected.
+        let erase = try w.desktop.run(
+            [
+                "sh", "-c",
+                "printf 'protocol=https\\nhost=git.example.com\\npassword=%s\\n\\n' \"$0\" | "
+                    + "\"$1\" credential git --account work erase", rejected, Paths.linkctl,
+            ])
+        #expect(erase.status == 0, "\(erase.errorText)")
+        // The refusal is written to the keyring (the set, its access token's expiry 0), so no later daemon hands the
+        // token out again.
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? R.secret(w, "work")).map { $0 != kept } ?? false })
+        try w.keyring.lockDefault()
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                ((try? w.accounts())?.first?["keyring"] as? String)?.hasSuffix(", locked") == true
+            })
+        try w.restart()
+        let locked = try w.desktop.linkctl("token", "work")
+        #expect(
+            locked.status == 5 && locked.errorText.contains("KeyringLocked"), "\(locked.status) \(locked.errorText)")
+        let posts = R.tokenPosts(w)
+        try w.keyring.unlockDefault()
+        let after = try w.desktop.linkctl("token", "work")
+        #expect(after.status == 0, "\(after.status) \(after.errorText)")
+        let token = after.text.trimmingCharacters(in: .newlines)
+        #expect(!token.isEmpty && token != rejected, "the refused token was handed out again")
+        #expect(R.tokenPosts(w) == posts + 1, "no refresh at the provider")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "a provider that answers a refresh after 20 s (held at a proxy, past the old 15 s limit; the provider spent the refresh token when it took the request): the daemon waits for the answer, its caller gets the token, the keyring the rotated set, and the next daemon refreshes with it"
+    )
+    func slowAnswer() throws {
+        let w = try Self.signedIn()
+        let before = try R.secret(w, "work")
+        let proxy = try #require(w.proxy)
+        try proxy.hold()
+        let call = try R.refreshing(w)
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        // The fault is the time itself: the answer is released 20 s after the provider gave it.
+        let heldAt = Clock.monotonicMilliseconds()
+        #expect(eventually(timeoutMilliseconds: 30_000) { Clock.monotonicMilliseconds() - heldAt >= 20_000 })
+        try proxy.set("honest")
+        try proxy.release()
+        try R.nothingLost(w, call, before: before)
+    }
+}
