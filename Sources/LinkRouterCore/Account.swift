@@ -75,6 +75,8 @@ public struct Account: Sendable, Equatable {
     public let minValidSeconds: Int64
     /// When its tokens are refreshed (`BackgroundRefresh`).
     public let refresh: RefreshMode
+    /// Where a set the keyring has not taken goes when the daemon stops (`StopDrain`).
+    public internal(set) var unsaved = UnsavedPolicy.runtime
     /// The one a caller gets among several of its accounts at this issuer when it asks by issuer (`GetToken` with an
     /// empty name and `issuer`; `linkctl token --issuer URL`).
     public private(set) var isDefault: Bool
@@ -94,6 +96,16 @@ public struct Account: Sendable, Equatable {
         case ahead
         /// Only when a caller needs a token with more life than the one kept.
         case onDemand = "on-demand"
+    }
+
+    /// Where new tokens the keyring could not take go when the daemon stops: a trade between keeping a sign-in and
+    /// keeping tokens only in the keyring (docs/accounts.md).
+    public enum UnsavedPolicy: String, Sendable, CaseIterable {
+        /// Set aside in the runtime directory (memory-backed, 0600, gone at reboot), written to the keyring by the
+        /// next daemon, then deleted (`SetAside`).
+        case runtime
+        /// Never outside the keyring: lost with the daemon.
+        case drop
     }
 
     /// What the keyring item and the daemon's memory are keyed by.
@@ -165,6 +177,9 @@ public struct Account: Sendable, Equatable {
         guard let refresh = RefreshMode(rawValue: r.refresh ?? RefreshMode.ahead.rawValue) else {
             throw .invalid("refresh must be ahead or on-demand, not \(r.refresh ?? "")")
         }
+        guard let unsaved = UnsavedPolicy(rawValue: r.unsaved ?? UnsavedPolicy.runtime.rawValue) else {
+            throw .invalid("unsaved must be runtime or drop, not \(r.unsaved ?? "")")
+        }
         let username = r.username ?? "oauth2"
         guard OAuthText.isVisibleText(username), !username.contains(":") else {
             throw .invalid("username must be printable ASCII with no ':'")
@@ -190,6 +205,7 @@ public struct Account: Sendable, Equatable {
             minValidSeconds: Int64(minValid), refresh: refresh, isDefault: r.isDefault ?? false, username: username,
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
         account.confirm = r.confirm ?? false
+        account.unsaved = unsaved
         return account
     }
 
@@ -266,6 +282,7 @@ public struct Account: Sendable, Equatable {
         out.append(("store", store.rawValue))
         out.append(("min_valid", String(minValidSeconds)))
         if refresh != .ahead { out.append(("refresh", refresh.rawValue)) }
+        if unsaved != .runtime { out.append(("unsaved", unsaved.rawValue)) }
         if isDefault { out.append(("default", "true")) }
         if confirm { out.append(("confirm", "true")) }
         out.append(("username", username))

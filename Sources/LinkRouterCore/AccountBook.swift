@@ -338,6 +338,8 @@ enum AccountBook {
     /// (`why`).
     private static func clearing(_ key: AccountKey, why: String, _ turn: inout Turn) -> Transition {
         var t = BackgroundRefresh.dropping(key, &turn)
+        // A copy an earlier stop set aside is a sign-in too: it ends with this one.
+        if turn.accounts[key]?.setAside == true { t.effects.append(.dropSetAside(key)) }
         let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
         t = t.then(answerWaiters(of: key, state: state, refusal: notSignedIn(key, why), &turn))
         if let flight = turn.accounts[key]?.flight { t.core.append(.finish(flight)) }

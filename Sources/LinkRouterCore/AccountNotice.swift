@@ -76,14 +76,26 @@ public struct AccountNotice: OperationMachine {
         self = m
     }
 
-    init(key: AccountKey, purpose: Purpose) {
+    init(key: AccountKey, purpose: Purpose, atStop: Bool = false) {
         self.key = key
         self.purpose = purpose
+        self.atStop = atStop
     }
 
+    /// Posted while the daemon stops (its words say so): one posted before gives way to it once.
+    var atStop = false
+
     /// What the notification says for `account` (`why`: why it is needed). Plain text: the account's name and
-    /// its issuer are the declaration's (no markup is sent, so none is read).
-    static func text(_ account: AccountKey, _ purpose: Purpose, why: String) -> Text {
+    /// its issuer are the declaration's (no markup is sent, so none is read). `stopping`: the daemon waits for the
+    /// keyring before it stops (`StopDrain`), and says what is at stake.
+    static func text(_ account: AccountKey, _ purpose: Purpose, why: String, stopping: Bool = false) -> Text {
+        if stopping, account.app == nil, purpose == .unlockKeyring {
+            return Text(
+                summary: "Unlock the keyring to keep \(account.name) signed in",
+                body:
+                    "linkrouter is stopping, and \(account.name)'s new tokens from \(account.issuer) are not in the keyring: \(why). Click to unlock it now; otherwise they are set aside until linkrouter starts again, or lost if the account says unsaved=drop.",
+                action: (key: "default", label: "Unlock"))
+        }
         if let app = account.app, purpose == .unlockKeyring {
             return Text(
                 summary: "Unlock the keyring for an app's account",
@@ -110,21 +122,29 @@ public struct AccountNotice: OperationMachine {
     /// The person is told that `account` needs them for `purpose`, unless a notice of that need is up or was within
     /// `repeatSeconds`. A notice of the other need that is up gives way (a signed-out account has nothing to unlock
     /// for; a signed-in one no sign-in to ask for).
-    static func asking(_ account: AccountKey, _ purpose: Purpose, why: String, _ turn: inout Turn) -> Transition {
+    static func asking(
+        _ account: AccountKey, _ purpose: Purpose, why: String, atStop: Bool = false, _ turn: inout Turn
+    ) -> Transition {
+        let stopping = atStop || turn.core.stopWanted
         // An app's account is signed in by the app, never from a notice the person would take for their own.
         if purpose == .signIn, account.app != nil { return Transition() }
         let current = turn.accounts[account].flatMap { $0.notice }.flatMap { turn.core.running[$0] }
             .flatMap(AccountNotice.init)
-        if let current, current.purpose == purpose { return Transition() }
+        if let current, current.purpose == purpose, current.atStop || !stopping { return Transition() }
         var t = current.map { withdrawing(account, $0.purpose, &turn) } ?? Transition()
         var state = turn.accounts[account] ?? AccountTokens()
-        if state.noticeAbout == purpose, let at = state.noticeAt, turn.now - at < repeatSeconds { return t }
+        // At a stop the person is asked whatever was shown before: it is the last chance to keep the set.
+        if !stopping, state.noticeAbout == purpose, let at = state.noticeAt, turn.now - at < repeatSeconds {
+            return t
+        }
         let op = turn.ids.take()
         state.notice = op
         state.noticeAt = turn.now
         state.noticeAbout = purpose
-        t.core += [.track(op, .accountNotice(AccountNotice(key: account, purpose: purpose))), turn.set(account, state)]
-        t.effects.append(.start(op, .accountNotice(.show(text(account, purpose, why: why)))))
+        let notice = AccountNotice(key: account, purpose: purpose, atStop: stopping)
+        t.core += [.track(op, .accountNotice(notice)), turn.set(account, state)]
+        t.effects.append(
+            .start(op, .accountNotice(.show(text(account, purpose, why: why, stopping: stopping)))))
         return t
     }
 

@@ -96,6 +96,14 @@ extension AccountRequest {
                     "`ahead` (default: the daemon refreshes the tokens in the background before `min_valid` runs out, so callers are answered from memory) or `on-demand` (only when a caller needs a fresher token)"
             ),
             OptionRow(
+                "unsaved", .string({ $0.unsaved = $1 }, get: { $0.unsaved }), limit: .bytes(16),
+                flag: .value("unsaved", placeholder: "runtime|drop"),
+                help:
+                    "new tokens the keyring could not take when the daemon stops: set aside in the runtime directory (the default) or dropped",
+                doc:
+                    "`runtime` (default: a rotated set the keyring could not take by the end of a stop is set aside in `$XDG_RUNTIME_DIR/linkrouter/unsaved/`, 0600, until the next daemon writes it to the keyring) or `drop` (never outside the keyring: the set is lost, and the account may need a new sign-in); docs/accounts.md weighs the two"
+            ),
+            OptionRow(
                 "default", .bool({ $0.isDefault = $1 }, get: { $0.isDefault ?? false }), flag: .setsTrue("default"),
                 help:
                     "the account linkctl token --issuer URL picks among several at its issuer (clears it on the others)",

@@ -18,6 +18,8 @@ public struct AccountRequest: Sendable, Equatable {
     public var minValid: UInt32?
     /// When its tokens are refreshed: `ahead` (in the background, before `min_valid` runs out) or `on-demand`.
     public var refresh: String?
+    /// Where new tokens the keyring has not taken go when the daemon stops: `runtime` or `drop`.
+    public var unsaved: String?
     /// The account picked among several of the caller's at its issuer when asked by issuer.
     public var isDefault: Bool?
     /// A host program's token of it only after the person's yes (`ConsentPrompt`).

@@ -10,6 +10,9 @@ public struct AccountTokens: Sendable, Equatable {
     public var flight: OperationID?
     /// Why the last keyring write failed: the tokens are in memory only until a write works.
     public var unsaved: String?
+    /// Whether a copy of the set waits in the runtime directory (`SetAside`): set aside by an earlier daemon, or by
+    /// this one at a stop. Deleted once the keyring takes the set, or when the sign-in ends.
+    public var setAside = false
     /// Refreshes in a row the provider failed (unreachable, 5xx; never a
     /// refusal of the token), and when the next may be tried: a provider that
     /// is down is not asked again at every call (`backoff`).

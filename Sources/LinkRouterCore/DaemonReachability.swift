@@ -29,10 +29,19 @@ public enum DaemonReachability {
         }
     }
 
-    /// What linkctl says when no daemon answered; `detail` is the bus's own message.
-    public static func unreachable(_ detail: String) -> String {
+    /// What linkctl says when no daemon answered; `detail` is the bus's own message, `daemon` how to run the
+    /// daemon by hand (`daemonCommand`).
+    public static func unreachable(_ detail: String, daemon: String = "linkrouterd") -> String {
         "linkrouterd is not reachable (" + detail
-            + "); start it: systemctl --user start linkrouterd (after linkctl install), or run linkrouterd in a terminal"
+            + "); start it: systemctl --user start linkrouterd (after linkctl install), or run " + daemon
+            + " in a terminal"
+    }
+
+    /// How to run the daemon by hand: `linkrouterd` where the shell finds it, else the one beside linkctl (a build
+    /// directory, which is not on `PATH`: "run linkrouterd" would only say "command not found").
+    public static func daemonCommand(onPath: Bool, besideLinkctl: String?) -> String {
+        guard !onPath, let besideLinkctl else { return "linkrouterd" }
+        return besideLinkctl
     }
 
     /// Set by the front when it hands `open` to the full linkctl after its call

@@ -34,6 +34,11 @@ public enum Effect: Sendable, Equatable {
     case checkpoint
     /// Remember which bus the stored sessions' owners belong to (unique names repeat across buses).
     case recordBusID(String)
+    /// Keep an account's set the keyring did not take where the next daemon finds it, as the daemon stops
+    /// (`SetAside`: the runtime directory, 0600).
+    case setAside(AccountKey, TokenSet)
+    /// Delete an account's set-aside copy: the keyring took the set, or the sign-in ended.
+    case dropSetAside(AccountKey)
     /// Tell the person at the desktop (org.freedesktop.Notifications), best effort: nobody else would hear of it.
     case notify(summary: String, body: String)
     /// Withdraw a notification the daemon showed (`CloseNotification`), from the server that showed it only: what it
@@ -63,7 +68,7 @@ public enum Effect: Sendable, Equatable {
         case .answer, .forget: return 3
         case .emitStatus, .accountChanged: return 4
         case .scheduleDeadline: return 5
-        case .checkpoint, .recordBusID: return 6
+        case .checkpoint, .recordBusID, .setAside, .dropSetAside: return 6
         case .notify, .closeNotification, .log: return 7
         case .serve, .restart, .stop: return 8
         }
@@ -75,7 +80,7 @@ public enum Effect: Sendable, Equatable {
         case .openBrowser, .requestResume, .requestReturn: return true
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
-            .recordBusID, .notify, .closeNotification, .log, .serve, .restart, .stop:
+            .recordBusID, .setAside, .dropSetAside, .notify, .closeNotification, .log, .serve, .restart, .stop:
             return false
         }
     }

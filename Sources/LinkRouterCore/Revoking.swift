@@ -8,6 +8,8 @@ public struct Revoking: OperationMachine {
     public let revocation: Revocation
     /// The `Logout` call answered with the outcome (held under this operation), if one waits.
     public var caller: String?
+    /// Whether the provider's metadata names an `end_session_endpoint` (said with a revocation that did not happen).
+    var endSession = false
 
     public enum Work: Sendable, Equatable {
         case discover(issuer: String)
@@ -61,9 +63,10 @@ public struct Revoking: OperationMachine {
         let (name, hint) = (revocation.account.name, revocation.hint)
         switch event {
         case .metadata(.success(let m)):
+            endSession = m.endSessionEndpoint != nil
             guard let endpoint = revocation.endpoint ?? m.revocationEndpoint else {
                 return ending(
-                    op, .notOffered,
+                    op, .notOffered(endSession: endSession),
                     LogLine(
                         .info,
                         "\(name)'s provider offers no revocation endpoint; its tokens are forgotten here, and live at the provider until they expire"
@@ -72,13 +75,13 @@ public struct Revoking: OperationMachine {
             return Transition(effects: [.start(op, .revoking(.revoke(revocation, endpoint: endpoint)))])
         case .metadata(.failure(let e)):
             return ending(
-                op, .failed(e.message),
+                op, .failed(e.message, endSession: false),
                 LogLine(.warning, "\(name)'s tokens were not revoked at the provider: \(e.message)"))
         case .revoked(nil):
             return ending(op, .revoked(hint: hint), LogLine(.info, "\(name)'s \(hint) revoked at the provider"))
         case .revoked(let e?):
             return ending(
-                op, .failed(e.message),
+                op, .failed(e.message, endSession: endSession),
                 LogLine(.warning, "\(name)'s \(hint) was not revoked at the provider: \(e.message)"))
         }
     }

@@ -304,7 +304,10 @@ public struct TokenFlight: OperationMachine {
             guard let error else {
                 keyringAnswered = true
                 state.unsaved = nil
-                return land(op, state, refreshed: refreshed, &turn).telling(news)
+                let dropped = SetAside.taken(key, &state)
+                var t = land(op, state, refreshed: refreshed, &turn).telling(news)
+                t.effects += dropped
+                return t
             }
             state.unsaved = error.message
             let name = key.name

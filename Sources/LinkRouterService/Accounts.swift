@@ -17,11 +17,14 @@ final class Accounts {
     private var store: SecretStore?
     /// The person's "Always allow" answers (`GrantsFile`), beside the user's accounts.
     private let grantsPath: String?
+    /// Sets a stop could not write to the keyring (`SetAside`); none without a runtime directory.
+    private let setAsideFiles: SetAsideFiles?
 
     init(paths: LinkRouterPaths, loop: EventLoop, busAddress: String?) {
         userDirectory = paths.accountsDirectory
         grantsPath = paths.grantsFile
         systemDirectory = paths.systemAccountsDirectory
+        setAsideFiles = paths.runtimeDirectory.map { SetAsideFiles(directory: $0 + "/unsaved") }
         self.loop = loop
         self.busAddress = busAddress
     }
@@ -180,6 +183,35 @@ final class Accounts {
     /// Asks the keyring to unlock (its own prompt); `done` hears whether a prompt showed, or why not.
     func unlockKeyring(_ done: @escaping (Result<Bool, RouterError>) -> Void) {
         keyring.unlock { r in done(r.map { $0 == .prompted }.mapError(Self.error)) }
+    }
+
+    // MARK: Sets a stop set aside (`SetAside`)
+
+    /// `Effect.setAside`: as the daemon stops, a set the keyring has not taken.
+    func setAside(_ key: AccountKey, _ tokens: TokenSet) {
+        guard let setAsideFiles else {
+            Log.warning("\(key.name)'s new tokens are lost: there is no runtime directory to set them aside in")
+            return
+        }
+        do { try setAsideFiles.keep(key, tokens) } catch {
+            Log.warning("\(key.name)'s new tokens are lost: they could not be set aside (\(error))")
+        }
+    }
+
+    /// `Effect.dropSetAside`: the keyring took the set, or the sign-in ended.
+    func dropSetAside(_ key: AccountKey) {
+        do { try setAsideFiles?.drop(key) } catch {
+            Log.warning("\(key.name)'s set-aside tokens could not be deleted (\(error))")
+        }
+    }
+
+    /// At start: the sets an earlier daemon set aside (an unreadable file is left as it is, and said).
+    func setAsideSets() -> [(AccountKey, TokenSet)] {
+        guard let found = setAsideFiles?.all() else { return [] }
+        for file in found.unreadable {
+            Log.warning("\(file) is not a set of tokens this linkrouter set aside; it is left as it is")
+        }
+        return found.sets
     }
 
     private static func secretKey(_ key: AccountKey) -> SecretStore.Key {

@@ -97,7 +97,7 @@ extension Daemon {
             try bus.sendReturnRequested(id, owner: owner, handOff: handOff)
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
-            .recordBusID, .notify, .closeNotification, .log, .serve, .restart, .stop:
+            .recordBusID, .setAside, .dropSetAside, .notify, .closeNotification, .log, .serve, .restart, .stop:
             perform(effect)
         }
     }
@@ -118,6 +118,8 @@ extension Daemon {
         case .scheduleDeadline(let id, let at): sessions.schedule(id, at: at)
         case .checkpoint: sessions.scheduleCheckpoint()
         case .recordBusID(let id): sessions.recordBusID(id)
+        case .setAside(let key, let tokens): accounts.setAside(key, tokens)
+        case .dropSetAside(let key): accounts.dropSetAside(key)
         case .notify(let summary, let body): bus.notify(summary: summary, body: body)
         case .closeNotification(let id): bus.closeNotification(id)
         case .log(let line): write(line)

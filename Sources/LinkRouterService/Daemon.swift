@@ -137,7 +137,7 @@ public final class Daemon {
         loop.afterEachTurn { [unowned self] in
             sessions.publishClaimedCallbacks(version: core.router.claimedVersion) { core.router.claimedCallbacks }
             if core.router.restartWanted { execute(core.router.restartIfIdle()) }
-            if core.router.stopWanted { execute(core.router.stopIfSettled()) }
+            if core.router.stopWanted { execute(core.router.stopIfSettled(accounts: accounts.all())) }
         }
         watchExecutable()
         loop.run()
@@ -174,6 +174,9 @@ public final class Daemon {
                 routeLink(link, source: .link, via: "queued link", caller: "", context: .none, answers: false)
             }
             launcher.checkHandlers()
+            // Sets an earlier daemon set aside are newer than the keyring's: adopted, and written there.
+            let sets = accounts.setAsideSets()
+            if !sets.isEmpty { execute(core.router.setAsideFound(sets, accounts: accounts.all(), now: now)) }
             // Accounts refreshed ahead of need get their timers now, not at their first call.
             execute(core.router.startingAhead(accounts.all(), now: now))
             let launching =
@@ -216,7 +219,7 @@ public final class Daemon {
             Log.notice("Received \(name)")
             execute(core.router.stopRequested(now: now))
             loop.schedule(afterMilliseconds: Self.stopDrainMilliseconds) { [unowned self] in
-                execute(core.router.stopDeadline())
+                execute(core.router.stopDeadline(accounts: accounts.all()))
             }
         }
     }

@@ -40,7 +40,7 @@ enum FrontDocker {
         case .refused(let error, let message):
             return failed(RefusalText.text(name: error, message: message))
         case .unreachable(let detail):
-            return failed(DaemonReachability.unreachable(detail))
+            return failed(DaemonReachability.unreachable(detail, daemon: FrontProcess.daemonCommand()))
         }
     }
 

@@ -62,7 +62,8 @@ enum FrontGit {
             if name == BusNames.errorPrefix + RouterError.Code.accessDenied.rawValue { return ExitCode.ok }
             return fail(RefusalText.text(name: name, message: text), ExitCode.forRefusal(name))
         case .unreachable(let detail):
-            return fail(DaemonReachability.unreachable(detail), ExitCode.unavailable)
+            return fail(
+                DaemonReachability.unreachable(detail, daemon: FrontProcess.daemonCommand()), ExitCode.unavailable)
         }
     }
 

@@ -57,7 +57,7 @@ enum FrontKube {
             FrontProcess.error(RefusalText.text(name: name, message: message))
             return ExitCode.forRefusal(name)
         case .unreachable(let detail):
-            FrontProcess.error(DaemonReachability.unreachable(detail))
+            FrontProcess.error(DaemonReachability.unreachable(detail, daemon: FrontProcess.daemonCommand()))
             return ExitCode.unavailable
         }
     }

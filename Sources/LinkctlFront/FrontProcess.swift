@@ -88,6 +88,23 @@ struct FrontProcess {
         exit(ExitCode.unavailable)
     }
 
+    /// How to run the daemon by hand, for "not reachable", as the full linkctl says it
+    /// (`DaemonReachability.daemonCommand`): `linkrouterd` where `PATH` finds it, else the one beside linkctl.
+    static func daemonCommand() -> String {
+        var onPath = false
+        if let path = getenv("PATH") {
+            for dir in String(cString: path).split(separator: ":") where !dir.isEmpty {
+                if access(String(dir) + "/linkrouterd", X_OK) == 0 {
+                    onPath = true
+                    break
+                }
+            }
+        }
+        let beside = executableDirectory().map { $0 + "/linkrouterd" }
+        return DaemonReachability.daemonCommand(
+            onPath: onPath, besideLinkctl: beside.flatMap { access($0, X_OK) == 0 ? $0 : nil })
+    }
+
     /// The directory of this executable with symlinks resolved (`~/.local/bin/linkctl` → the build or install
     /// directory); nil when the kernel does not say (no `/proc`), or says something that is not an absolute path.
     static func executableDirectory() -> String? {

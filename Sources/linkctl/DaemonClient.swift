@@ -1,6 +1,7 @@
 import DBusKit
 import LinkRouterAPI
 import LinkRouterCore
+import SystemKit
 
 /// linkctl's side of the bus: one private connection, blocking calls.
 final class DaemonClient {
@@ -53,6 +54,14 @@ final class DaemonClient {
 
     init(connection: DBusConnection) { self.connection = connection }
 
+    /// How to run the daemon by hand, for "not reachable" (`DaemonReachability.daemonCommand`).
+    static func daemonCommand() -> String {
+        let beside = FileSystem.directoryName(FileSystem.executablePath()) + "/linkrouterd"
+        return DaemonReachability.daemonCommand(
+            onPath: FileSystem.findExecutable("linkrouterd") != nil,
+            besideLinkctl: FileSystem.isExecutable(beside) ? beside : nil)
+    }
+
     func call(
         path: ObjectPath = API.managerPath, interface: InterfaceName = API.managerInterface, _ member: MemberName,
         _ args: [DBusValue] = [], timeoutMilliseconds: Int32 = 25_000
@@ -67,11 +76,11 @@ final class DaemonClient {
         } catch {
             if DaemonReachability.mayHaveArrived(error.name), let m = sent, m.serial != 0 {
                 throw .unanswered(
-                    DaemonReachability.unreachable(error.message),
+                    DaemonReachability.unreachable(error.message, daemon: Self.daemonCommand()),
                     sentAs: ClickID(sender: connection.uniqueName, serial: m.serial))
             }
             if DaemonReachability.meansUnreachable(error.name) {
-                throw .unavailable(DaemonReachability.unreachable(error.message))
+                throw .unavailable(DaemonReachability.unreachable(error.message, daemon: Self.daemonCommand()))
             }
             throw .refused(name: error.name, message: error.message)
         }

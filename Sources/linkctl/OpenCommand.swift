@@ -52,9 +52,11 @@ enum OpenCommand {
                 let sentAs = Environment.get(DaemonReachability.frontSentAs).flatMap { ClickID(text: $0) }
                 unsetenv(DaemonReachability.frontSentAs)
                 if let sentAs {
-                    throw DaemonClient.Failure.unanswered(DaemonReachability.unreachable(detail), sentAs: sentAs)
+                    throw DaemonClient.Failure.unanswered(
+                        DaemonReachability.unreachable(detail, daemon: DaemonClient.daemonCommand()), sentAs: sentAs)
                 }
-                throw DaemonClient.Failure.unavailable(DaemonReachability.unreachable(detail))
+                throw DaemonClient.Failure.unavailable(
+                    DaemonReachability.unreachable(detail, daemon: DaemonClient.daemonCommand()))
             }
             let client = try DaemonClient.connect()
             // Any link may wait for its app to start (D-Bus activation): the answer says what became of it.

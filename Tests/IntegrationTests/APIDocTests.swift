@@ -55,4 +55,22 @@ struct APIDocTests {
             try Self.documentedRows(file: "docs/accounts.md", heading: "## Keys")
                 == Self.expected(AccountRequest.options))
     }
+
+    @Test("README's verb table names every command `linkctl --help` lists, each at the start of a row")
+    func readmeVerbs() throws {
+        let help = try Subprocess.run([Paths.linkctl, "--help"])
+        let commands = help.text.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "Commands:" }
+            .dropFirst().prefix { !$0.isEmpty }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(commands.count >= 20, "\(help.text)")
+        let readme = try FileSystem.readText(Paths.root + "/README.md")
+        let table = try #require(readme.firstRange(of: "| verb | what it does |"))
+        let rows = readme[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+            .map { String($0.split(separator: "|").first ?? "") }
+        for command in commands {
+            #expect(
+                rows.contains { $0.contains("`\(command) ") || $0.contains("`\(command)`") }, "README misses \(command)"
+            )
+        }
+    }
 }

@@ -171,4 +171,67 @@ struct KeptLoginTests {
         try proxy.release()
         try R.nothingLost(w, call, before: before)
     }
+
+    @Test(
+        "a keyring that hangs at a stop (SIGSTOP) with a rotated set on its way to it, then SIGTERM: the write gives up in 10 s, inside the drain; the set is set aside in the runtime directory (0600) and the daemon stops cleanly; the next daemon writes it to the keyring, deletes the copy, and refreshes with it"
+    )
+    func hungKeyringAtStop() throws {
+        let w = try Self.signedIn()
+        let before = try R.secret(w, "work")
+        let proxy = try #require(w.proxy)
+        try proxy.hold()
+        let call = try R.refreshing(w)
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        kill(w.keyring.pid, SIGSTOP)
+        try proxy.set("honest")
+        try proxy.release()
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.delivered() == 1 })
+        kill(w.daemon.pid, SIGTERM)
+        #expect(w.daemon.waitForExit(timeoutMilliseconds: 60_000) == 0, "\(w.daemon.log)")
+        #expect(Subprocess.wait(call.pid, timeoutMilliseconds: 10_000) == 0, "the caller lost its token")
+        let aside = w.desktop.runtimeDir + "/linkrouter/unsaved"
+        let files = FileSystem.list(aside)
+        #expect(files.count == 1, "nothing set aside: \(w.daemon.log)")
+        if let file = files.first {
+            #expect(FileSystem.status(aside + "/" + file)?.permissions == 0o600)
+        }
+        kill(w.keyring.pid, SIGCONT)
+        #expect(try R.secret(w, "work") == before, "the keyring never took the set (it was frozen)")
+        try w.restart()
+        // The next daemon writes the set it finds to the keyring, and deletes the copy.
+        #expect(eventually(timeoutMilliseconds: 20_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
+        #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.list(aside).isEmpty })
+        let posts = R.tokenPosts(w)
+        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
+        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
+        #expect(R.tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "SIGTERM with a rotated set the locked keyring did not take: the stop waits for the person to unlock it (stop_held_back), the unlock writes the set, and only then does the daemon stop; nothing is set aside, and the next daemon refreshes with it"
+    )
+    func lockedAtStop() throws {
+        let w = try Self.signedIn()
+        let before = try R.secret(w, "work")
+        let proxy = try #require(w.proxy)
+        try proxy.hold()
+        let call = try R.refreshing(w)
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        try w.keyring.lockDefault()
+        try proxy.set("honest")
+        try proxy.release()
+        #expect(Subprocess.wait(call.pid, timeoutMilliseconds: 30_000) == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.accounts())?.first?["unsaved"] != nil })
+        kill(w.daemon.pid, SIGTERM)
+        let probe = try BusClient(w.bus.address)
+        #expect(eventually(timeoutMilliseconds: 10_000) { ((try? probe.counters()["stop_held_back"]) ?? 0) >= 1 })
+        #expect(w.daemon.isRunning, "stopped without waiting for the unlock")
+        try w.keyring.unlockDefault()
+        #expect(w.daemon.waitForExit(timeoutMilliseconds: 30_000) == 0, "\(w.daemon.log)")
+        #expect(try R.secret(w, "work") != before, "the unlock did not write the set")
+        #expect(FileSystem.list(w.desktop.runtimeDir + "/linkrouter/unsaved").isEmpty)
+        try Self.nextDaemonRefreshes(w)
+    }
 }

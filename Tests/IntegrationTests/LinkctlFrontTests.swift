@@ -424,6 +424,18 @@ struct LinkctlFrontTests {
                     && front.errorText.hasPrefix("linkctl: linkrouterd is not reachable ("),
                 "\(mode): front \(front.status) \(front.errorText) / full \(full.status) \(full.errorText)")
             #expect(mode == "close" || front.errorText.contains("did not accept this process"), "\(front.errorText)")
+            // linkrouterd is not on the test's PATH: both halves name the one beside linkctl, which a shell can run.
+            func byHand(_ said: String) -> String? {
+                guard let run = said.range(of: "or run "), let end = said.range(of: " in a terminal") else {
+                    return nil
+                }
+                return String(said[run.upperBound..<end.lowerBound])
+            }
+            let named = byHand(front.errorText)
+            #expect(
+                (byHand(full.errorText) == nil || byHand(full.errorText) == named)
+                    && named?.hasSuffix("/linkrouterd") == true
+                    && named.map(FileSystem.isExecutable) == true, "\(front.errorText) / \(full.errorText)")
         }
         #expect(w.daemon.isRunning)
     }

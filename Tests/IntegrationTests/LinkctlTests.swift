@@ -211,6 +211,13 @@ struct LinkctlTests {
         #expect(r.text.hasPrefix("{\"running\":false,\"reason\":\"linkrouterd is not reachable ("))
         // What to start, not a bare D-Bus error (issue 37).
         #expect(r.text.contains("systemctl --user start linkrouterd"))
+        // linkrouterd is not on the test's PATH: the one beside linkctl is named, which a shell can run (issue 47).
+        let token = try d.linkctl("token", "work")
+        #expect(token.status == 69 && token.errorText.contains("or run /"), "\(token.errorText)")
+        if let run = token.errorText.range(of: "or run "), let end = token.errorText.range(of: " in a terminal") {
+            let named = String(token.errorText[run.upperBound..<end.lowerBound])
+            #expect(named.hasSuffix("/linkrouterd") && FileSystem.isExecutable(named), "\(named)")
+        }
         _ = bus
     }
 

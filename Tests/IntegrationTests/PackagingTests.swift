@@ -95,6 +95,8 @@ struct PackagingTests {
         #expect(
             page.contains(".SS token") && page.contains("--interactive")
                 && page.contains("docker-credential-linkrouter"))
+        // UTF-8 throughout: help2man in the C locale wrote every "…" of the help as "???".
+        #expect(!page.contains("???") && page.contains("…"), "the page lost the help's UTF-8")
         #expect(
             try FileSystem.readText(dest + "/usr/share/man/man1/linkrouterd.1").contains(#"\-\-system\-accounts\-dir"#))
         #expect(

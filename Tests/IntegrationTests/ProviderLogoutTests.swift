@@ -224,6 +224,12 @@ struct ProviderLogoutTests {
             "only the login's session, no sign-out's: \(sessions.text)")
         let stray = try w.desktop.linkctl("logout", "work", "--no-browser")
         #expect(stray.status == 64, "--no-browser without --at-provider is a usage error")
+        // A plain logout there never sends the person to --at-provider, which this provider cannot do.
+        #expect(try w.login("work").status == 0)
+        let plain = try w.desktop.linkctl("logout", "work")
+        #expect(
+            plain.status == 0 && plain.errorText.contains("no sign-out page either")
+                && !plain.errorText.contains("--at-provider"), "\(plain.errorText)")
         #expect(w.daemon.isRunning)
     }
 }

@@ -679,7 +679,9 @@ struct AccountTokenTests {
         #expect(router.running.isEmpty)
         let refused = refusedRouter.completed(
             held, .revoking(.revoked(RouterError(.tokenExchangeFailed, "HTTP 401"))), now: Self.now)
-        #expect(Self.answers(refused)[held] == .signedOut(.failed("HTTP 401")) && refused.core == [.finish(held)])
+        #expect(
+            Self.answers(refused)[held] == .signedOut(.failed("HTTP 401", endSession: false))
+                && refused.core == [.finish(held)])
         refusedRouter.apply(core: refused.core)
         #expect(refusedRouter.running.isEmpty)
 
@@ -695,7 +697,7 @@ struct AccountTokenTests {
         let none = bare.completed(held2, .revoking(.metadata(.success(Self.metadata))), now: Self.now)
         #expect(
             none.core == [.finish(held2)] && Self.started(none).isEmpty
-                && Self.answers(none)[held2] == .signedOut(.notOffered))
+                && Self.answers(none)[held2] == .signedOut(.notOffered(endSession: false)))
         let at = bare.completed(held2, .revoking(.metadata(.success(withEndpoint))), now: Self.now)
         guard case .revoking(.revoke(let r2, _))? = Self.started(at).first?.1 else {
             throw Failure("access token not revoked")

@@ -88,29 +88,87 @@ struct StopDrainTests {
     }
 
     @Test(
-        "a set the keyring did not take is written again when the stop comes, and the stop waits for it; if it still fails, the stop says whose tokens go with it"
+        "a set the keyring did not take is written again when the stop comes; locked, the person is asked to unlock it to keep the account signed in and the stop waits for that; at the deadline it is set aside (unsaved=runtime) or said lost (unsaved=drop)"
     )
     func unsavedWrittenAgain() throws {
+        for policy in ["runtime", "drop"] {
+            var r = AccountRequest()
+            r.issuer = A.issuer
+            r.clientID = "cli"
+            r.unsaved = policy
+            let account = try Account.make(name: "work", r, owner: .user)
+            var router = A.router(":1.1")
+            let set = A.tokens("m", expiresIn: 3600)
+            router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "locked"))])
+            let asked = router.stopRequested(now: now)
+            guard case (let write, .flight(.write(account.key, set)))? = A.started(asked).first else {
+                throw A.Failure("no write retried: \(asked.effects)")
+            }
+            router.apply(core: asked.core)
+            #expect(router.stopHeldBack == 1)
+            let failed = router.completed(
+                write, .flight(.written(RouterError(.keyringLocked, "the collection is locked"), set)), now: now)
+            let notices = A.started(failed).compactMap {
+                if case .accountNotice(.show(let text)) = $0.1 { text.summary } else { nil }
+            }
+            #expect(notices == ["Unlock the keyring to keep work signed in"], "\(failed.effects)")
+            router.apply(core: failed.core)
+            // Locked: the stop waits for the person (a CollectionChanged writes the set), until the deadline.
+            #expect(router.stopIfSettled(accounts: [account]).effects.isEmpty)
+            #expect(router.stopHeldBack == 1)
+            let stop = router.stopDeadline(accounts: [account]).effects
+            #expect(stop.last == .stop)
+            if policy == "runtime" {
+                #expect(stop.contains(.setAside(account.key, set)), "\(stop)")
+            } else {
+                #expect(!stop.contains { if case .setAside = $0 { true } else { false } })
+                #expect(
+                    stop.contains {
+                        if case .log(let l) = $0 {
+                            l.text.contains("work") && l.text.contains("memory only")
+                        } else {
+                            false
+                        }
+                    }, "\(stop)")
+            }
+        }
+    }
+
+    @Test(
+        "a keyring that does not answer at a stop (its write timed out): nothing to wait for, the set is set aside at once and the daemon stops; the next daemon adopts it, writes it to the keyring, and deletes the copy once it is there"
+    )
+    func hungKeyringSetAside() throws {
         let account = try A.account()
         var router = A.router(":1.1")
-        let set = A.tokens("m", expiresIn: 3600)
-        router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "locked"))])
+        let set = A.tokens("m", expiresIn: 3600, refresh: "r2")
+        router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "timed out"))])
         let asked = router.stopRequested(now: now)
-        guard case (let write, .flight(.write(account.key, set)))? = A.started(asked).first else {
-            throw A.Failure("no write retried: \(asked.effects)")
-        }
+        guard case (let write, .flight(.write))? = A.started(asked).first else { throw A.Failure("\(asked.effects)") }
         router.apply(core: asked.core)
-        #expect(router.stopHeldBack == 1)
         let failed = router.completed(
-            write, .flight(.written(RouterError(.keyringLocked, "the collection is locked"), set)), now: now)
+            write, .flight(.written(RouterError(.keyringFailed, "no answer in 10000 ms"), set)), now: now)
         router.apply(core: failed.core)
-        let stop = router.stopIfSettled().effects
-        #expect(stop.last == .stop)
-        #expect(
-            stop.contains {
-                if case .log(let l) = $0 { l.text.contains("work") && l.text.contains("memory only") } else { false }
-            },
-            "\(stop)")
+        let stop = router.stopIfSettled(accounts: [account]).effects
+        #expect(stop.contains(.setAside(account.key, set)) && stop.last == .stop, "\(stop)")
+
+        // The next daemon: the set-aside set is adopted over anything the keyring holds, and written there.
+        var next = A.router(":1.1")
+        let found = next.setAsideFound([(account.key, set)], accounts: [account], now: now)
+        guard case (let w2, .flight(.write(account.key, set)))? = A.started(found).first else {
+            throw A.Failure("\(found.effects)")
+        }
+        next.apply(core: found.core)
+        #expect(next.accountTokens[account.key]?.tokens?.refreshToken == "r2")
+        #expect(next.accountTokens[account.key]?.unsaved != nil)
+        // Until the keyring takes it, a caller gets it from memory; once it does, the copy is deleted.
+        let written = next.completed(w2, .flight(.written(nil, set)), now: now)
+        #expect(written.effects.contains(.dropSetAside(account.key)), "\(written.effects)")
+        next.apply(core: written.core)
+        #expect(next.accountTokens[account.key]?.unsaved == nil && next.accountTokens[account.key]?.setAside == false)
+        // A set aside for an account no longer declared is deleted, not adopted.
+        let gone = A.router(":1.1")
+        let orphan = gone.setAsideFound([(account.key, set)], accounts: [], now: now)
+        #expect(orphan.effects.contains(.dropSetAside(account.key)) && A.started(orphan).isEmpty)
     }
 
     @Test("the drain's deadline stops anyway and says what is lost; before a stop was asked it does nothing")
