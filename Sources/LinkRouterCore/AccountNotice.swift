@@ -261,3 +261,18 @@ extension Router {
         }?.key
     }
 }
+
+extension Router {
+    /// At start: accounts whose sign-in notice an earlier daemon withdrew as it stopped (`Router.stopping`). Each
+    /// still declared and not signed in here is asked for again, so the person's way to sign in outlives a restart
+    /// and no click lands on a daemon that is gone.
+    public func signInsCarried(_ keys: [AccountKey], accounts: [Account], now: Int64) -> Transition {
+        var turn = Turn(self, now: now)
+        var t = Transition(ifWriteFails: .keepInMemory)
+        for key in keys {
+            guard accounts.contains(where: { $0.key == key }), turn.accounts[key]?.tokens == nil else { continue }
+            t = t.then(AccountNotice.asking(key, .signIn, why: "it still needs one", &turn))
+        }
+        return t
+    }
+}

@@ -39,6 +39,9 @@ public enum Effect: Sendable, Equatable {
     case setAside(AccountKey, TokenSet)
     /// Delete an account's set-aside copy: the keyring took the set, or the sign-in ended.
     case dropSetAside(AccountKey)
+    /// As the daemon stops: the accounts whose sign-in notice it withdrew, for the next daemon to ask again
+    /// (`Router.signInsCarried`).
+    case carrySignIns([AccountKey])
     /// Tell the person at the desktop (org.freedesktop.Notifications), best effort: nobody else would hear of it.
     case notify(summary: String, body: String)
     /// Withdraw a notification the daemon showed (`CloseNotification`), from the server that showed it only: what it
@@ -68,7 +71,7 @@ public enum Effect: Sendable, Equatable {
         case .answer, .forget: return 3
         case .emitStatus, .accountChanged: return 4
         case .scheduleDeadline: return 5
-        case .checkpoint, .recordBusID, .setAside, .dropSetAside: return 6
+        case .checkpoint, .recordBusID, .setAside, .dropSetAside, .carrySignIns: return 6
         case .notify, .closeNotification, .log: return 7
         case .serve, .restart, .stop: return 8
         }
@@ -80,7 +83,8 @@ public enum Effect: Sendable, Equatable {
         case .openBrowser, .requestResume, .requestReturn: return true
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
-            .recordBusID, .setAside, .dropSetAside, .notify, .closeNotification, .log, .serve, .restart, .stop:
+            .recordBusID, .setAside, .dropSetAside, .carrySignIns, .notify, .closeNotification, .log, .serve, .restart,
+            .stop:
             return false
         }
     }

@@ -112,11 +112,18 @@ extension Router {
             t.effects.append(.answer(op, .refused(e)))
             t.core.append(.finish(op))
         }
-        // A prompt's calls are answered above: its question is over, so its notification goes (a sign-in notice
-        // stays: the person may still want to sign in, and the next daemon asks again).
+        // No notification outlives the daemon that acts on its click (a click on a dead daemon's notice would be
+        // lost): a prompt's question is over (its calls are answered above); an account's notice goes too, and an
+        // account that still needs a sign-in is carried to the next daemon, which asks again (`AccountNotice`).
+        var carried: [AccountKey] = []
         for (_, m) in running.sorted(by: { $0.key < $1.key }) {
             if case .consent(let p) = m, let shown = p.shown { t.effects.append(.closeNotification(shown)) }
+            if case .accountNotice(let n) = m {
+                if let shown = n.shown { t.effects.append(.closeNotification(shown)) }
+                if n.purpose == .signIn { carried.append(n.key) }
+            }
         }
+        if !carried.isEmpty { t.effects.append(.carrySignIns(carried)) }
         return t
     }
 

@@ -19,12 +19,15 @@ final class Accounts {
     private let grantsPath: String?
     /// Sets a stop could not write to the keyring (`SetAside`); none without a runtime directory.
     private let setAsideFiles: SetAsideFiles?
+    /// Sign-ins still needed when the last daemon stopped; none without a runtime directory.
+    private let carriedSignIns: CarriedSignIns?
 
     init(paths: LinkRouterPaths, loop: EventLoop, busAddress: String?) {
         userDirectory = paths.accountsDirectory
         grantsPath = paths.grantsFile
         systemDirectory = paths.systemAccountsDirectory
         setAsideFiles = paths.runtimeDirectory.map { SetAsideFiles(directory: $0 + "/unsaved") }
+        carriedSignIns = paths.runtimeDirectory.map { CarriedSignIns(path: $0 + "/sign-ins") }
         self.loop = loop
         self.busAddress = busAddress
     }
@@ -213,6 +216,16 @@ final class Accounts {
         }
         return found.sets
     }
+
+    /// `Effect.carrySignIns`: as the daemon stops, the sign-ins its withdrawn notices asked for.
+    func carrySignIns(_ keys: [AccountKey]) {
+        do { try carriedSignIns?.keep(keys) } catch {
+            Log.warning("The sign-ins still needed could not be kept for the next linkrouterd (\(error))")
+        }
+    }
+
+    /// At start: the sign-ins the last daemon's notices asked for when it stopped (read once).
+    func takeCarriedSignIns() -> [AccountKey] { carriedSignIns?.take() ?? [] }
 
     private static func secretKey(_ key: AccountKey) -> SecretStore.Key {
         SecretStore.Key(account: key.qualifiedName, issuer: key.issuer)

@@ -97,7 +97,8 @@ extension Daemon {
             try bus.sendReturnRequested(id, owner: owner, handOff: handOff)
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
-            .recordBusID, .setAside, .dropSetAside, .notify, .closeNotification, .log, .serve, .restart, .stop:
+            .recordBusID, .setAside, .dropSetAside, .carrySignIns, .notify, .closeNotification, .log, .serve, .restart,
+            .stop:
             perform(effect)
         }
     }
@@ -120,6 +121,7 @@ extension Daemon {
         case .recordBusID(let id): sessions.recordBusID(id)
         case .setAside(let key, let tokens): accounts.setAside(key, tokens)
         case .dropSetAside(let key): accounts.dropSetAside(key)
+        case .carrySignIns(let keys): accounts.carrySignIns(keys)
         case .notify(let summary, let body): bus.notify(summary: summary, body: body)
         case .closeNotification(let id): bus.closeNotification(id)
         case .log(let line): write(line)

@@ -177,6 +177,9 @@ public final class Daemon {
             // Sets an earlier daemon set aside are newer than the keyring's: adopted, and written there.
             let sets = accounts.setAsideSets()
             if !sets.isEmpty { execute(core.router.setAsideFound(sets, accounts: accounts.all(), now: now)) }
+            // Sign-ins the last daemon's notices asked for when it stopped are asked for again.
+            let carried = accounts.takeCarriedSignIns()
+            if !carried.isEmpty { execute(core.router.signInsCarried(carried, accounts: accounts.all(), now: now)) }
             // Accounts refreshed ahead of need get their timers now, not at their first call.
             execute(core.router.startingAhead(accounts.all(), now: now))
             let launching =

@@ -10,6 +10,39 @@ import Testing
 @Suite("Sign-in notices on a real notification server")
 struct NotificationTests {
     @Test(
+        "a notice outlives nothing: SIGTERM withdraws the sign-in notice (no click can land on a daemon that is gone), the next daemon posts its own, and a click on that one opens the sign-in"
+    )
+    func noticeAcrossARestart() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        let keyring = try GnomeKeyring(desktop: desktop)
+        let provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect])
+        let browser = "org.example.Browser.desktop"
+        try desktop.addBrowser(browser)
+        let dunst = try Dunst(desktop: desktop)
+        var daemon = try DaemonProcess(desktop: desktop)
+        let added = try desktop.linkctl(
+            "account", "add", "work", "--issuer", provider.issuer, "--client-id", provider.clientID,
+            "--redirect-uri", AccountTests.redirect)
+        #expect(added.status == 0, "\(added.errorText)")
+        #expect(try desktop.linkctl("token", "work").status == 4)
+        #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 })
+        #expect(daemon.stop() == 0)
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") + dunst.count("waiting") == 0 },
+            "the stopped daemon's notice is still up")
+        daemon = try DaemonProcess(desktop: desktop)
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 }, "not posted again: \(daemon.log)"
+        )
+        try dunst.click()
+        let url = try #require(desktop.waitForBrowser(browser, timeoutMilliseconds: 20_000).last)
+        #expect(url.hasPrefix(provider.authorizationEndpoint), "\(url)")
+        #expect(daemon.isRunning)
+        _ = (bus, keyring)
+    }
+
+    @Test(
         "five calls for a signed-out account bring one notification; clicking it opens the account's sign-in in the browser and the token is there after; a notice is withdrawn when its account signs in another way"
     )
     func signInFromTheNotice() throws {

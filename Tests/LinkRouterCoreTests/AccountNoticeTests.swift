@@ -233,3 +233,21 @@ struct AccountNewsTests {
         #expect(AccountNews.of(users, .refreshed, in: Router()) == nil, "nobody to tell")
     }
 }
+
+extension AccountNoticeTests {
+    @Test(
+        "a notice outlives nothing: the stopping daemon withdraws its sign-in notice and carries the need; the next daemon asks again for a declared account, not for one no longer declared"
+    )
+    func carriedAcrossAStop() throws {
+        let account = try A.account()
+        var (router, op) = try asked(account)
+        router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(7)))), now: now).core)
+        let stopping = router.stopping()
+        #expect(stopping.effects.contains(.closeNotification(Fixtures.shown(7))), "\(stopping.effects)")
+        #expect(stopping.effects.contains(.carrySignIns([account.key])), "\(stopping.effects)")
+        let next = A.router(":1.1")
+        let again = next.signInsCarried([account.key], accounts: [account], now: now)
+        #expect(Self.notices(again).map(\.1.summary) == ["Sign in to work"], "\(again.effects)")
+        #expect(Self.notices(next.signInsCarried([account.key], accounts: [], now: now)).isEmpty)
+    }
+}
