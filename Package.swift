@@ -128,7 +128,7 @@ let package = Package(
             name: "linkctl",
             dependencies: [
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
-                "LinkRouterFiles", "JSONKit", "TerminalQR",
+                "LinkRouterFiles", "JSONKit", "TerminalQR", "SecretKit",
             ]),
 
         // linkctl's front: Embedded Swift (no runtime start-up), whole-module and size-optimised, on libdbus. Its

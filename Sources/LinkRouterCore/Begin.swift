@@ -144,10 +144,8 @@ extension Begin: OperationMachine {
         let (caller, method) = (caller, method)
         switch event {
         case .keyring(.failure(let e)) where e.code == .noKeyring:
-            let refusal = RouterError(
-                .noKeyring,
-                "\(e.message); the account keeps its tokens in the Secret Service, and none is on the session bus: start one (gnome-keyring, KeePassXC with its Secret Service integration), or declare the account with --store memory (its tokens then last until linkrouterd stops). Nothing was opened"
-            )
+            // The keyring's own words say what is missing and both ways out; one message, not a second opinion.
+            let refusal = RouterError(.noKeyring, "\(e.message); nothing was opened")
             return refusing(refusal, held: op)
         case .keyring:
             // There is a keyring (locked or not: a locked one asks to be unlocked when the tokens are written).

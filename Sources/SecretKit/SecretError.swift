@@ -18,11 +18,11 @@ public enum SecretError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noService(let why):
-            "no Secret Service on the session bus (\(why)); install and start one (gnome-keyring, KeePassXC with Secret Service enabled, KWallet), or give the account store=memory"
+            "no Secret Service on the session bus (\(why)); install and start one (gnome-keyring, KeePassXC with Secret Service enabled, KWallet), or declare the account with store=memory (linkctl account add NAME … --store memory), whose tokens last until linkrouterd stops"
         case .locked:
             "the keyring's default collection is locked; unlock it (log in to the desktop session, or open your keyring manager) and try again"
         case .noDefaultCollection:
-            "the Secret Service has no default collection; create one (gnome-keyring creates it at desktop login; in KeePassXC, expose a group through Secret Service integration)"
+            "the Secret Service has no default collection; create one (gnome-keyring creates it at desktop login; in KeePassXC, expose a group through Secret Service integration), or declare the account with store=memory (linkctl account add NAME … --store memory), whose tokens last until linkrouterd stops"
         case .timedOut(let ms):
             "the Secret Service did not answer within \(ms / 1000) s (an unlock prompt may be waiting)"
         case .unavailable(let why): why

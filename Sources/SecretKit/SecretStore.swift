@@ -54,6 +54,15 @@ public final class SecretStore {
     /// Calls queued or running.
     public var pending: Int { worker.pending }
 
+    /// Whether the default collection can take tokens now, asked at once on this thread (`linkctl doctor`): nil when
+    /// it exists and is unlocked, else why not.
+    public static func defaultCollectionProblem(busAddress: String?, timeoutMilliseconds: Int32 = 5000)
+        -> SecretError?
+    {
+        CollectionCheck.problem(
+            address: busAddress, timeoutMilliseconds: timeoutMilliseconds, deadline: Int64(timeoutMilliseconds))
+    }
+
     /// The secret kept for `key`, or nil when there is none.
     public func read(_ key: Key, _ completion: @escaping (Result<String?, SecretError>) -> Void) {
         run(.read(key)) { completion($0.map { if case .secret(let s) = $0 { s } else { nil } }) }

@@ -62,13 +62,23 @@ enum AccountCommand {
                 Output.error("account \(name) exists (\(path)); give --replace to change it")
                 return ExitCode.refused
             }
+            let replaced = AccountFiles.read(directory: directory, owner: .user).accounts.first { $0.name == name }
             do { try AccountFiles.write(account, directory: directory) } catch {
                 Output.error("could not write \(path): \(error)")
                 return ExitCode.cantCreate
             }
-            StandardStreams.err(
-                "Added account \(name) (\(path)); sign in with: linkctl login \(name)\n"
-                    + "The issuer's discovery document was not fetched: the first sign-in checks \(account.issuer).\n")
+            if let replaced, replaced.issuer == account.issuer, replaced.clientID == account.clientID {
+                // The tokens are keyed by name and issuer, and were issued to the same client: a sign-in stands.
+                StandardStreams.err(
+                    "Replaced account \(name) (\(path)); the same issuer and client, so a sign-in it has stays\n")
+            } else {
+                let what = replaced == nil ? "Added" : "Replaced"
+                let why = replaced == nil ? "" : " (its issuer or client changed, so tokens kept for it no longer fit)"
+                StandardStreams.err(
+                    "\(what) account \(name) (\(path)); sign in with: linkctl login \(name)\(why)\n"
+                        + "The issuer's discovery document was not fetched: the first sign-in checks \(account.issuer).\n"
+                )
+            }
             // One default per issuer: the user's others there are declared again without it.
             if account.isDefault {
                 for other in account.defaultsItClears(

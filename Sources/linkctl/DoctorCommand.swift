@@ -2,7 +2,9 @@ import DBusKit
 import DesktopIntegration
 import Freedesktop
 import LinkRouterAPI
+import LinkRouterCore
 import LinkRouterFiles
+import SecretKit
 import SystemKit
 
 /// `linkctl doctor`: checks every piece a link click passes through and says,
@@ -203,6 +205,10 @@ enum DoctorCommand {
                     fix: "linkctl register \(scheme) --app APP.desktop"))
         }
 
+        // What declared accounts depend on: the keyring their tokens live in, and a notification server for
+        // consent prompts and sign-in notices.
+        out += accountChecks()
+
         // Focus (issue 45): what kind of session this is, whether a click's token can reach linkctl open through
         // linkrouter's entries, and whether the notification server hands one on with a click.
         out += activationChecks(ownFiles: ownFiles)
@@ -220,6 +226,52 @@ enum DoctorCommand {
                         : "\(cache) does not list \(missing.joined(separator: ", "))",
                     fix: missing.isEmpty ? nil : "update-desktop-database \(inst.applicationsDirectory)"))
         }
+        return out
+    }
+
+    /// With accounts declared: the Secret Service (for `store=keyring` ones) and a notification server, each a
+    /// failing line with its fix when missing. Nothing without accounts: links need neither.
+    static func accountChecks() -> [Check] {
+        let paths = LinkRouterPaths()
+        let declared =
+            (paths.accountsDirectory.map { AccountFiles.read(directory: $0, owner: .user).accounts } ?? [])
+            + AccountFiles.read(directory: paths.systemAccountsDirectory, owner: .system).accounts
+        guard !declared.isEmpty else { return [] }
+        var out: [Check] = []
+        let kept = declared.filter { $0.store == .keyring }.map(\.name)
+        if !kept.isEmpty {
+            let names = kept.joined(separator: ", ")
+            switch SecretStore.defaultCollectionProblem(busAddress: BusAddress.session()) {
+            case nil:
+                out.append(
+                    Check(
+                        name: "keyring", ok: true,
+                        detail: "the Secret Service's default collection is there and unlocked, for \(names)",
+                        fix: nil))
+            case .locked?:
+                out.append(
+                    Check(
+                        name: "keyring", ok: false,
+                        detail:
+                            "the Secret Service's default collection is locked: \(names) cannot be refreshed or read",
+                        fix: "unlock it (log in to the desktop, or open your keyring manager)"))
+            case let problem?:
+                out.append(
+                    Check(
+                        name: "keyring", ok: false, detail: "\(names) keep tokens in the keyring: \(problem)",
+                        fix:
+                            "headless: gnome-keyring-daemon --unlock --components=secrets, its password on stdin (README); or --store memory"
+                    ))
+            }
+        }
+        let server = (try? DBusConnection.session())?.nameHasOwner("org.freedesktop.Notifications") ?? false
+        out.append(
+            Check(
+                name: "notification server", ok: server,
+                detail: server
+                    ? "org.freedesktop.Notifications answers: consent prompts and sign-in notices can be shown"
+                    : "no org.freedesktop.Notifications on the session bus: an app's request for an account is refused (no one can be asked) and sign-in notices are not shown",
+                fix: server ? nil : "start your desktop's notification server (GNOME Shell, Plasma, dunst, mako)"))
         return out
     }
 

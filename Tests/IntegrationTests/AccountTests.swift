@@ -111,6 +111,10 @@ struct AccountTests {
         // Made the default, work takes it from admin (whose file no longer says so).
         let moved = try w.add("work", ["--default", "--replace"])
         #expect(moved.status == 0 && moved.errorText.contains("admin is no longer the default"), "\(moved.errorText)")
+        // Replaced with the same issuer and client: signed in as before, and said so (not "sign in with").
+        #expect(
+            moved.errorText.contains("Replaced account work") && moved.errorText.contains("a sign-in it has stays")
+                && !moved.errorText.contains("sign in with"), "\(moved.errorText)")
         let adminFile = try FileSystem.readText(w.desktop.configHome + "/linkrouter/accounts/admin.conf")
         #expect(!adminFile.contains("default"), "\(adminFile)")
         #expect(try token("--issuer", issuer) == work)

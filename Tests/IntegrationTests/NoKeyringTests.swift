@@ -29,8 +29,19 @@ struct NoKeyringTests {
         #expect(
             login.errorText.contains("NoKeyring") && login.errorText.contains("--store memory")
                 && !login.errorText.contains("http"), "\(login.errorText)")
+        // One message: what is missing and the two ways out, each said once.
+        #expect(
+            login.errorText.components(separatedBy: "store memory").count == 2
+                && !login.errorText.contains("default collection"), "\(login.errorText)")
         let client = try BusClient(bus.address)
         #expect(try client.allSessions().isEmpty, "a session was begun")
+        // doctor says what the accounts lack, each with its fix: a keyring, and a notification server.
+        let doctor = try desktop.linkctl("doctor")
+        #expect(doctor.status == 1, "\(doctor.text)")
+        #expect(
+            doctor.text.contains("FAIL  keyring: work keep tokens in the keyring: no Secret Service")
+                && doctor.text.contains("gnome-keyring-daemon --unlock --components=secrets"), "\(doctor.text)")
+        #expect(doctor.text.contains("FAIL  notification server: no org.freedesktop.Notifications"), "\(doctor.text)")
         // Kept in memory, by the person's choice: it signs in, and both the declaration and the sign-in say plainly
         // that the tokens last the daemon's life.
         let added = try add("scratch", ["--store", "memory"])

@@ -27,6 +27,19 @@ struct NotificationTests {
         #expect(added.status == 0, "\(added.errorText)")
         #expect(try desktop.linkctl("token", "work").status == 4)
         #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 })
+        // doctor finds what the account needs: the keyring unlocked, a notification server; then the keyring locked.
+        let doctor = try desktop.linkctl("doctor")
+        #expect(
+            doctor.text.contains(
+                "ok    keyring: the Secret Service's default collection is there and unlocked, for work")
+                && doctor.text.contains("ok    notification server:"), "\(doctor.text)")
+        try keyring.lockDefault()
+        let locked = try desktop.linkctl("doctor")
+        #expect(
+            locked.status == 1
+                && locked.text.contains("FAIL  keyring: the Secret Service's default collection is locked"),
+            "\(locked.text)")
+        try keyring.unlockDefault()
         #expect(daemon.stop() == 0)
         #expect(
             eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") + dunst.count("waiting") == 0 },
