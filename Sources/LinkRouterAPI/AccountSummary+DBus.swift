@@ -46,6 +46,13 @@ extension AccountSummary {
         entries.append(("signed_in", .string(signedIn)))
         if let s = tokens?.tokens?.subject { entries.append(("sub", .string(s))) }
         if let e = tokens?.tokens?.expiresAt { entries.append(("expires_at", .int64(e))) }
+        // What the provider granted, where it is not what was declared (a provider may grant less than asked, RFC
+        // 6749 §3.3): a token for the declared scope is then not to be had from this sign-in.
+        if let granted = tokens?.tokens?.scope,
+            Set(granted.split(separator: " ")) != Set(a.scope.split(separator: " "))
+        {
+            entries.append(("granted_scope", .string(granted)))
+        }
         if let u = tokens?.unsaved { entries.append(("unsaved", .string(u))) }
         // The collection behind the Secret Service's `default` alias (the one linkrouter writes to), and its state when
         // last asked.

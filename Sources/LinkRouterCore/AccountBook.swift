@@ -104,19 +104,34 @@ enum AccountBook {
                 "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
             return Transition().answering(held, live(why) ?? .refused(RouterError(.refreshFailed, why)))
         }
+        // A provider that answered this target with a wider scope does not narrow: each ask would spend a refresh
+        // token for a token never handed out, so it is not asked again before the next sign-in.
+        if let answered = state.widerAnswers[target] {
+            let asked = request.scope ?? target.scope ?? "\(target)"
+            return Transition().answering(held, .refused(widerRefusal(account.name, asked: asked, answered: answered)))
+        }
         // Stopping (SIGTERM): no refresh token is spent now.
         if turn.core.stopWanted {
             return Transition().answering(held, live(stoppingWhy) ?? .refused(RouterError(.refreshFailed, stoppingWhy)))
         }
-        // The keyring is locked: a refresh now would spend the refresh token with nowhere to keep the new one. While a
-        // live token can be handed out, it is; once none is, the refresh must happen (its set is then kept in memory
-        // and written when the keyring unlocks).
+        // The keyring is known to be locked: a refresh now would spend the refresh token with nowhere to keep the new
+        // one. A live token is handed out with why; with none, the flight's check asks the keyring afresh (it may
+        // have been unlocked without a signal) and refuses with KeyringLocked if it still is.
         if state.keyringLocked == true, account.store == .keyring, let reply = live(lockedWhy) {
             return Transition().answering(held, reply)
         }
         var flight = TokenFlight(key: account.key, account: account, stage: .discovering)
         flight.target = target
         return t.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
+    }
+
+    /// A narrower token refused because the provider answered with a wider scope than asked (it does not narrow a
+    /// refresh), and what to do instead; said with the scope as the caller asked it.
+    static func widerRefusal(_ name: String, asked: String, answered: String) -> RouterError {
+        RouterError(
+            .tokenExchangeFailed,
+            "\(name)'s provider answered a refresh for scope \"\(asked)\" with the wider \"\(answered)\": it does not narrow tokens, so none is handed out, and it is not asked again until the next sign-in; use the account's own token (linkctl token \(name)), or declare an account with the smaller scope (linkctl account add NAME --scope \"\(asked)\" …)"
+        )
     }
 
     /// Why a token short of `min_valid` was not refreshed: the keyring is locked.
@@ -247,6 +262,7 @@ enum AccountBook {
         state.refreshWorked()
         // Narrower tokens were the old sign-in's.
         state.narrow = [:]
+        state.widerAnswers = [:]
         var t = Transition()
         // A new sign-in supersedes whatever a flight under way would land on
         // (an older set, a read, a refresh of the old refresh token): that
@@ -367,6 +383,7 @@ enum AccountBook {
         state.refreshTimer = nil
         state.tokens = nil
         state.narrow = [:]
+        state.widerAnswers = [:]
         state.unsaved = nil
         state.flight = nil
         t = t.then(answerWaiters(of: f.key, state: state, refusal: notSignedIn(f.key, reason), &turn))

@@ -31,6 +31,10 @@ public struct AccountTokens: Sendable, Equatable {
     /// Narrower tokens (`TokenTarget`), in memory only: access tokens, never a refresh token (the account's own is
     /// the one chain).
     public var narrow: [TokenTarget: TokenSet] = [:]
+    /// Narrower targets whose refresh the provider answered with a wider scope (a provider that does not narrow a
+    /// refresh, as Glewlwyd ignores its `scope`), and the scope it answered: not asked again until the next sign-in,
+    /// since each ask spends a refresh token for a token that is never handed out.
+    public var widerAnswers: [TokenTarget: String] = [:]
     /// Apps the person said Deny to, and until when they are refused without being asked again
     /// (`ConsentPrompt.coolOffSeconds`): an app cannot wear the person down by asking at once.
     public var deniedUntil: [CallerApp: Int64] = [:]

@@ -417,10 +417,9 @@ extension TokenFlight {
         kept?.dpopKey = state.tokens?.dpopKey
         var t = Transition()
         if !target.allows(fresh.scope) {
-            let refusal = RouterError(
-                .tokenExchangeFailed,
-                "the provider answered a request for \(target) with a token for scope \(fresh.scope ?? "?"): wider than asked, so it is not handed out"
-            )
+            let answered = fresh.scope ?? "?"
+            state.widerAnswers[target] = answered
+            let refusal = AccountBook.widerRefusal(key.name, asked: target.scope ?? "\(target)", answered: answered)
             refusals[target] = refusal
             kept = nil
             let name = key.name

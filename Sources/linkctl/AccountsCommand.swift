@@ -52,6 +52,13 @@ enum AccountsCommand {
                 Output.table(
                     columns.map { $0.uppercased() },
                     items.map { item in columns.map { cell($0, of: item) } })
+                // The provider granted other than declared (less, as a rule): said under the table, as it was granted.
+                for item in items {
+                    if let name = item.entry("name")?.plainText, let granted = item.entry("granted_scope")?.plainText {
+                        StandardStreams.err(
+                            "Note: \(name)'s provider granted the scope \"\(granted)\", not all it declares\n")
+                    }
+                }
             }
             return ExitCode.ok
         } catch {

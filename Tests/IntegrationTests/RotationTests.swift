@@ -207,6 +207,11 @@ struct RotationTests {
             return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [:]
         }
         let own = try json()
+        // Glewlwyd grants this client openid alone, not the declared "openid profile": the accounts say so.
+        let listed = try w.accounts()
+        #expect(listed.first?["granted_scope"] as? String == "openid", "\(listed)")
+        let table = try w.desktop.linkctl("accounts")
+        #expect(table.errorText.contains("work's provider granted the scope \"openid\""), "\(table.errorText)")
         let api = try json("--resource", "https://api.example.com/")
         let posted = try #require(tokenPosts().last)
         #expect(

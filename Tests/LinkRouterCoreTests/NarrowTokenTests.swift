@@ -129,7 +129,7 @@ struct NarrowTokenTests {
     }
 
     @Test(
-        "a provider that answers a narrow request with a wider scope: the waiter hears so and gets nothing; the rotated refresh token is kept"
+        "a provider that answers a narrow request with a wider scope: the waiter hears so and gets nothing; the rotated refresh token is kept; the same target asked again is refused at once with what to do, the scope as asked, and no refresh token spent"
     )
     func wider() throws {
         var (router, account) = try signedIn()
@@ -140,13 +140,21 @@ struct NarrowTokenTests {
                 .refreshed(.success(narrowAnswer("wide", scope: "openid profile email", refresh: "r2")), used: "r1")),
             now: A.now)
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("\(t.effects)") }
-        #expect(e.code == .tokenExchangeFailed && e.message.contains("wider than asked"))
+        #expect(e.code == .tokenExchangeFailed && e.message.contains("does not narrow"), "\(e.message)")
         guard case .flight(.write(_, let written))? = A.requests(t).first?.1 else { throw A.Failure("\(t.effects)") }
         #expect(written.refreshToken == "r2")
         router.apply(core: t.core)
         router.apply(core: router.completed(flight, .flight(.written(nil, written)), now: A.now).core)
         let state = try #require(router.accountTokens[account.key])
         #expect(state.narrow.isEmpty && state.tokens?.refreshToken == "r2")
+        // Asked again: refused at once with what to do, nothing spent.
+        let again2 = router.accountCall(
+            .getToken("work", request(scope: "openid")), accounts: [account], caller: ":1.1", now: A.now)
+        guard case .refused(let e3) = again2.reply else { throw A.Failure("\(again2.reply)") }
+        #expect(A.requests(again2).isEmpty, "\(again2.effects)")
+        #expect(
+            e3.message.contains("scope \"openid\" with the wider") && e3.message.contains("not asked again")
+                && e3.message.contains("linkctl token work"), "\(e3.message)")
         // The same without a new refresh token (the flight lands in the same turn): the waiter hears it once.
         var (again, _) = try signedIn()
         let (wait2, flight2, _) = try refreshing(&again, account, request(scope: "openid"))
