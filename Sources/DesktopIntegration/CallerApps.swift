@@ -13,6 +13,27 @@ import SystemKit
 /// a process that exits and whose pid is reused at once could be taken for
 /// another (docs/security.md says what that leaves open).
 public enum CallerApps {
+    /// The `Name` of the desktop entry the sandbox exported for `app`'s verified id, for a prompt to name it as the
+    /// person knows it: Flatpak's exports (the user's installation, then the system's), snapd's. Only those
+    /// directories, which the sandbox manager writes: an entry of that id elsewhere (the user's own applications
+    /// directory, which an app with access to the home directory could write) is not read. Nil for the host.
+    public static func exportedName(of app: CallerApp, directories: XDGDirectories = .fromEnvironment()) -> String? {
+        let candidates: [String]
+        switch app {
+        case .flatpak(let id):
+            candidates = [directories.dataHome + "/flatpak", "/var/lib/flatpak"].map {
+                $0 + "/exports/share/applications/" + id + ".desktop"
+            }
+        case .snap(let name): candidates = ["/var/lib/snapd/desktop/applications/" + name + "_" + name + ".desktop"]
+        case .host, .unknown: return nil
+        }
+        for path in candidates {
+            guard let text = try? FileSystem.readText(path, maxBytes: 64 * 1024) else { continue }
+            return DesktopEntry(id: FileSystem.baseName(path), path: path, text: text).name
+        }
+        return nil
+    }
+
     /// The app behind `pid`, read from `/proc` (`procRoot` for tests); `uid`: the connection's `UnixUserID`, as the
     /// bus gave it; `appearedAt`: when the connection's name appeared on the bus (`NameOwnerChanged`), in
     /// milliseconds of `CLOCK_BOOTTIME`, the clock `/proc/PID/stat`'s start time counts on. Fails closed (issue 36):

@@ -51,6 +51,16 @@ public enum CallerApp: Sendable, Equatable, Hashable {
         }
     }
 
+    /// The sandbox's name beside an app's own, in a prompt: `Flatpak`, `Snap`.
+    public var shortKindName: String {
+        switch self {
+        case .flatpak: "Flatpak"
+        case .snap: "Snap"
+        case .host: "host"
+        case .unknown: "unknown"
+        }
+    }
+
     /// How it is stored and shown: `unknown`, `host`, `flatpak:ID`, `snap:NAME`.
     public var label: String {
         switch self {

@@ -10,7 +10,8 @@ public struct Identification: OperationMachine {
     }
 
     public enum Event: Sendable {
-        case identified(CallerApp)
+        /// The app, and for a sandboxed one the `Name` of the desktop entry its sandbox exported, if any.
+        case identified(CallerApp, name: String? = nil)
     }
 
     var running: Running { .identification(self) }
@@ -34,11 +35,15 @@ public struct Identification: OperationMachine {
 
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         switch event {
-        case .identified(let app):
+        case .identified(let app, let appName):
             let name = name
             // The name left the bus meanwhile: nothing is recorded for it.
             guard turn.core.callers[name] != nil else { return Transition(core: [.finish(op)]) }
             var t = Transition(core: [.finish(op), .caller(name, app)], ifWriteFails: .keepInMemory)
+            if let appName, app.isSandboxed {
+                turn.appNames[app] = appName
+                t.core.append(.appName(app, appName))
+            }
             for (held, call) in turn.core.held.calls.sorted(by: { $0.key < $1.key }) {
                 guard case .account(let c, let accounts, let caller) = call, caller == name else { continue }
                 if app == .unknown {

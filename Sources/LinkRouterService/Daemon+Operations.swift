@@ -74,8 +74,9 @@ extension Daemon {
         case .identification(.identify(let name)):
             let appeared = bus.appeared(name)
             bus.credentials(of: name) { c in
-                let app = c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: appeared) }
-                done(.identification(.identified(app ?? .unknown)))
+                let app = c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: appeared) } ?? .unknown
+                // A sandboxed app's name as the person knows it, from its sandbox's exported entry (for prompts).
+                done(.identification(.identified(app, name: CallerApps.exportedName(of: app))))
             }
 
         case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }

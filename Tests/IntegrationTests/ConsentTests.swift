@@ -108,11 +108,25 @@ struct ConsentTests {
             pressing.status != 0 && pressing.err.contains("AccessDenied") && pressing.err.contains("not asked again")
                 && dunst.count("displayed") == 0, "\(pressing.err)")
 
-        // Always allow (the editor): a token now and, without a prompt, after.
+        // Always allow (the editor): a token now and, without a prompt, after. The editor is named as the person knows
+        // it, from the entry Flatpak exported for its id (an entry of that id in the user's own applications, which an
+        // app with access to the home directory could write, is not read).
+        let exports = w.desktop.dataHome + "/flatpak/exports/share/applications"
+        try FileSystem.makeDirectories(exports)
+        try FileSystem.writeAtomically(
+            exports + "/org.example.Editor.desktop",
+            text: "[Desktop Entry]\nType=Application\nName=Text Editor\nExec=editor %U\n", permissions: 0o644)
+        try FileSystem.makeDirectories(w.desktop.applications)
+        try FileSystem.writeAtomically(
+            w.desktop.applications + "/org.example.Editor.desktop",
+            text: "[Desktop Entry]\nType=Application\nName=Firefox\nExec=editor %U\n", permissions: 0o644)
         let fourth = try ask(editor: true)
         #expect(prompted())
         try dunst.choose("Always allow")
         let always = fourth()
+        #expect(
+            dunst.history().contains("Allow Text Editor (org.example.Editor, Flatpak) to use your account work?"),
+            "\(dunst.history())")
         #expect(always.status == 0 && always.out.contains(hostToken), "\(always.err)")
         let fifth = try ask(editor: true)()
         #expect(fifth.status == 0 && fifth.out.contains(hostToken) && dunst.count("displayed") == 0, "\(fifth.err)")

@@ -494,3 +494,30 @@ struct ConsentPromptTests {
         return r
     }
 }
+
+extension ConsentPromptTests {
+    @Test(
+        "the prompt names a sandboxed app as the person knows it, by the Name of the desktop entry its sandbox exported, beside its verified id; a Name with anything but plain words (markup, a newline, over 64 characters) is not shown, the id alone is"
+    )
+    func namedAsThePersonKnowsIt() throws {
+        func summary(name: String?) throws -> String {
+            var router = Router()
+            let account = try A.account()
+            let t1 = router.accountCall(
+                .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.7", now: A.now)
+            guard let (identify, _) = A.started(t1).first else { throw Failure("not identified") }
+            router.apply(core: t1.core)
+            let t2 = router.completed(
+                identify, .identification(.identified(.flatpak("com.visualstudio.code"), name: name)), now: A.now)
+            guard let q = Self.question(t2) else { throw Failure("not asked: \(t2.effects)") }
+            return q.summary
+        }
+        #expect(
+            try summary(name: "Visual Studio Code")
+                == "Allow Visual Studio Code (com.visualstudio.code, Flatpak) to use your account work?")
+        for odd in ["<b>Firefox</b>", "Line\nbreak", String(repeating: "a", count: 65), "   "] {
+            #expect(try summary(name: odd) == "Allow com.visualstudio.code to use your account work?", "\(odd)")
+        }
+        #expect(try summary(name: nil) == "Allow com.visualstudio.code to use your account work?")
+    }
+}
