@@ -99,7 +99,27 @@ enum AccountToken {
     /// The account's login, as `linkctl login NAME` runs it, for a caller
     /// that asked for a token and may wait for a person (`--interactive`):
     /// everything it says goes to stderr, so stdout keeps only the token.
+    /// With no browser here (no display, or an SSH session), the device grant where the provider offers it, as
+    /// `linkctl login` does: a code and a page for a phone, never a browser that cannot start; else the URL to open
+    /// elsewhere.
     static func signIn(_ account: String, openBrowser: Bool) throws(DaemonClient.Failure) {
+        var openBrowser = openBrowser
+        if openBrowser, SystemEnvironment.noBrowserHere {
+            do throws(DaemonClient.Failure) {
+                let (client, path) = try LoginCommand.deviceBegin(
+                    [("account", .string(account))], qr: StandardStreams.errIsTerminal)
+                _ = try WaitCommand.result(client, path: path, timeout: 0)
+                _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
+                return
+            } catch {
+                // Refused before a session was made (no device grant at this provider): the URL, to open elsewhere.
+                // A refusal after (the person denied it, the code expired) is the answer.
+                guard case .refused = error, error.code == .invalidArgument || error.code == .discoveryFailed else {
+                    throw error
+                }
+                openBrowser = false
+            }
+        }
         let client = try DaemonClient.connect()
         var options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
         options += SystemEnvironment.activationOptions(besides: options)

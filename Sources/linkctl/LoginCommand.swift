@@ -146,39 +146,50 @@ enum LoginCommand {
     static func deviceLogin(_ entries: [(String, DBusValue)], timeout: UInt32, json: Bool, showTokens: Bool, qr: Bool)
         -> DeviceOutcome
     {
-        // The options of a login that opens a browser mean nothing here.
-        let options = DBusValue.vardict(entries.filter { !["exchange", "open_browser"].contains($0.0) })
+        let begun: (client: DaemonClient, path: ObjectPath)
+        do throws(DaemonClient.Failure) { begun = try deviceBegin(entries, qr: qr) } catch {
+            if case .refused = error { return .refused(error) }
+            Output.error(error.text)
+            return .done(error.exitCode)
+        }
         do throws(DaemonClient.Failure) {
-            let client = try DaemonClient.connect()
-            let reply: [DBusValue]
-            do { reply = try client.call("BeginDeviceLogin", [options]) } catch {
-                if case .refused = error { return .refused(error) }
-                throw error
-            }
-            guard let path = reply.first?.objectPathValue, reply.count > 1 else {
-                throw .refused(name: DBusError.invalidArgs, message: "BeginDeviceLogin answered without a session")
-            }
-            var prompt: [String: DBusValue] = [:]
-            for (key, value) in reply[1].stringKeyedEntries ?? [] { prompt[key] = value.variantValue }
-            let page = prompt["verification_uri"]?.stringValue ?? ""
-            let code = prompt["user_code"]?.stringValue ?? ""
-            var text =
-                "To sign in, open this page on a phone or another computer:\n  \(page)\nand enter the code:\n  \(code)\n"
-            if let complete = prompt["verification_uri_complete"]?.stringValue {
-                text += "(or open \(complete), which has the code in it)\n"
-                // For a phone's camera: the page with the code in it.
-                if qr, let code = try? QRCode(complete) { text += code.terminalText }
-            }
-            if case .int64(let expiresAt)? = prompt["expires_at"] {
-                text +=
-                    "The code works for \(max(0, expiresAt - Clock.unixSeconds()) / 60) minutes. Waiting for the sign-in…\n"
-            }
-            StandardStreams.err(text)
             return .done(
-                try WaitCommand.waitAndPrint(client, path: path, timeout: timeout, json: json, showTokens: showTokens))
+                try WaitCommand.waitAndPrint(
+                    begun.client, path: begun.path, timeout: timeout, json: json, showTokens: showTokens))
         } catch {
             Output.error(timedOut(error, timeout) ?? error.text)
             return .done(error.exitCode)
         }
+    }
+
+    /// The device grant's first half: `BeginDeviceLogin`, and the code and page shown on stderr (with a QR code when
+    /// `qr`). Its refusal (no device grant at this provider, say) is thrown as `.refused`; no session was made then.
+    static func deviceBegin(_ entries: [(String, DBusValue)], qr: Bool) throws(DaemonClient.Failure) -> (
+        DaemonClient, ObjectPath
+    ) {
+        // The options of a login that opens a browser mean nothing here.
+        let options = DBusValue.vardict(entries.filter { !["exchange", "open_browser"].contains($0.0) })
+        let client = try DaemonClient.connect()
+        let reply = try client.call("BeginDeviceLogin", [options])
+        guard let path = reply.first?.objectPathValue, reply.count > 1 else {
+            throw .refused(name: DBusError.invalidArgs, message: "BeginDeviceLogin answered without a session")
+        }
+        var prompt: [String: DBusValue] = [:]
+        for (key, value) in reply[1].stringKeyedEntries ?? [] { prompt[key] = value.variantValue }
+        let page = prompt["verification_uri"]?.stringValue ?? ""
+        let code = prompt["user_code"]?.stringValue ?? ""
+        var text =
+            "To sign in, open this page on a phone or another computer:\n  \(page)\nand enter the code:\n  \(code)\n"
+        if let complete = prompt["verification_uri_complete"]?.stringValue {
+            text += "(or open \(complete), which has the code in it)\n"
+            // For a phone's camera: the page with the code in it.
+            if qr, let code = try? QRCode(complete) { text += code.terminalText }
+        }
+        if case .int64(let expiresAt)? = prompt["expires_at"] {
+            text +=
+                "The code works for \(max(0, expiresAt - Clock.unixSeconds()) / 60) minutes. Waiting for the sign-in…\n"
+        }
+        StandardStreams.err(text)
+        return (client, path)
     }
 }

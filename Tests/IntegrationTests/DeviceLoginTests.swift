@@ -147,6 +147,42 @@ struct DeviceLoginEndToEndTests {
     }
 
     @Test(
+        "linkctl token NAME --interactive over SSH (no display): the device grant, as linkctl login does, never a browser that cannot start; approved on the phone, stdout holds the token alone; at a provider with no device grant, the URL to open elsewhere"
+    )
+    func interactiveOverSSH() throws {
+        let w = try AccountTests.World(deviceSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        let ssh =
+            w.desktop.environment.filter { !$0.hasPrefix("DISPLAY=") && !$0.hasPrefix("WAYLAND_DISPLAY=") }
+            + ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"]
+        let token = try Self.start(w.desktop, ["token", "work", "--interactive"], environment: ssh)
+        let shown = try #require(Self.shown(token), "no code shown: \(token.errorText)")
+        #expect(!token.errorText.contains("browser was opened"), "\(token.errorText)")
+        let approval = try Self.approve(w.desktop, at: w.provider, page: shown.page, code: shown.code)
+        #expect(approval.status == 0, "\(approval.errorText)")
+        #expect(Subprocess.wait(token.pid, timeoutMilliseconds: 60_000) == 0, "\(token.errorText)")
+        let printed = ((try? FileSystem.readText(token.out)) ?? "").trimmingCharacters(in: .newlines)
+        let kept = try w.desktop.linkctl("token", "work")
+        #expect(
+            !printed.isEmpty && !printed.contains("\n") && printed == kept.text.trimmingCharacters(in: .newlines),
+            "stdout: \(printed)")
+
+        // No device grant there: the URL to open elsewhere, not a silent wait on a browser.
+        let bare = try AccountTests.World()
+        #expect(try bare.add("work").status == 0)
+        let noGrant = bare.desktop.environment.filter { !$0.hasPrefix("DISPLAY=") } + ["SSH_TTY=/dev/pts/9"]
+        let url = try Self.start(bare.desktop, ["token", "work", "--interactive"], environment: noGrant)
+        #expect(
+            eventually(timeoutMilliseconds: 20_000) {
+                url.errorText.contains(
+                    "Open this URL in your browser to sign in to work:\n  "
+                        + bare.provider.authorizationEndpoint)
+            }, "\(url.errorText)")
+        Subprocess.stop(url.pid, name: "linkctl token --interactive")
+        #expect(w.daemon.isRunning && bare.daemon.isRunning)
+    }
+
+    @Test(
         "no device grant at the provider: --device is refused saying so; with no display and no flag, the URL to open elsewhere is printed instead"
     )
     func notOffered() throws {
