@@ -222,7 +222,8 @@ public final class TokenClient {
                 var failure = SessionFailure(
                     code: .tokenExchangeFailed,
                     message: "the request to the token endpoint at \(error.host) "
-                        + (error.sent ? "was sent and not answered: " : "failed: ") + error.description
+                        + (error.sent && error.code != .tooLarge ? "was sent and not answered: " : "failed: ")
+                        + error.description
                         + (refreshing ? "" : "; begin a new login"))
                 failure.unanswered = error.sent
                 completion(.failure(failure))
