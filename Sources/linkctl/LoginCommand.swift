@@ -92,10 +92,19 @@ enum LoginCommand {
             }
         }
         if handOff { entries.append(("open_browser", .boolean(false))) }
-        let noBrowser = handOff || args.has("no-browser")
+        var noBrowser = handOff || args.has("no-browser")
         do throws(DaemonClient.Failure) {
             let client = try DaemonClient.connect()
-            let reply = try client.call("BeginSession", [.vardict(entries)])
+            let reply: [DBusValue]
+            do throws(DaemonClient.Failure) { reply = try client.call("BeginSession", [.vardict(entries)]) } catch {
+                // No browser could be started: said, and the URL to open elsewhere instead of a silent wait.
+                guard !noBrowser, error.code == .browserFailed else { throw error }
+                StandardStreams.err("linkctl: the browser could not be started (\(error.text))\n")
+                noBrowser = true
+                reply = try client.call(
+                    "BeginSession",
+                    [.vardict(entries.filter { $0.0 != "open_browser" } + [("open_browser", .boolean(false))])])
+            }
             guard let path = reply.first?.objectPathValue else {
                 throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session")
             }

@@ -680,6 +680,15 @@ struct AccountTests {
             signed.status == 0 && !token.isEmpty && !token.contains("\n") && !token.contains(" "), "\(signed.errorText)"
         )
         #expect(try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines) == token)
+        // With a display but no browser that can start (none is set here yet): said, with the URL to open elsewhere,
+        // and the sign-in goes on through it; never a silent wait.
+        #expect(try w.add("nobrowser").status == 0)
+        let unopened = try w.login("nobrowser", command: [Paths.linkctl, "token", "nobrowser", "--interactive"])
+        #expect(
+            unopened.status == 0 && unopened.errorText.contains("the browser could not be started")
+                && unopened.errorText.contains("Open this URL in your browser to sign in to nobrowser"),
+            "\(unopened.status) \(unopened.errorText)")
+        #expect(!unopened.output.isEmpty && !unopened.output.contains("\n\n"), "\(unopened.output)")
 
         // kubectl ≥ 1.22 says whether a person is at its terminal; then the login runs (the browser opened by the
         // daemon).
