@@ -64,6 +64,10 @@ public struct TokenFlight: OperationMachine {
         case check(AccountKey)
         /// The refresh token posted (asking for `target`'s scope, resources, audience), and the answer verified.
         case refresh(TokenGrant, refreshToken: String, target: TokenTarget)
+        /// Started with each refresh: how long its callers wait before one whose token is still live gets that token
+        /// (`slow`). A refresh may take up to 60 s (`TokenClient.refreshTimeoutMilliseconds`): it is never given up,
+        /// but a caller need not wait for all of it.
+        case patience(milliseconds: Int64)
         /// The keyring read again after the provider refused `used` (another process may have refreshed).
         case reread(AccountKey, used: String, refusal: RouterError)
         /// A new set to the keyring (skipped by the keyring when unchanged).
@@ -76,6 +80,8 @@ public struct TokenFlight: OperationMachine {
         case metadata(Result<ProviderMetadata, RouterError>)
         case checked(KeyringRead)
         case refreshed(Result<TokenSet, SessionFailure>, used: String)
+        /// The refresh under way has taken the `patience` time.
+        case slow
         case reread(KeyringRead, used: String, refusal: RouterError)
         /// The set written (nil), or why not.
         case written(RouterError?, TokenSet)
@@ -131,7 +137,7 @@ public struct TokenFlight: OperationMachine {
         switch event {
         case .read(let r), .reread(let r, _, _), .checked(let r): state.noteKeyring(r.map { _ in () })
         case .written(let e, _): state.noteKeyring(e.map { .failure($0) } ?? .success(()))
-        case .metadata, .refreshed, .deleted: break
+        case .metadata, .refreshed, .deleted, .slow: break
         }
         // A keyring that locked or unlocked since it last answered: the account's clients hear so.
         let lockNews: AccountNews? =
@@ -159,7 +165,7 @@ public struct TokenFlight: OperationMachine {
                 key, .unlockKeyring, why: "\(key.name)'s token needs a refresh whose new set it could not keep", &turn)
         case .read(.success), .reread(.success, _, _), .checked(.success), .written(nil, _):
             return AccountNotice.withdrawing(key, .unlockKeyring, &turn)
-        case .read, .reread, .checked, .written, .metadata, .refreshed, .deleted:
+        case .read, .reread, .checked, .written, .metadata, .refreshed, .deleted, .slow:
             return Transition()
         }
     }
@@ -171,6 +177,18 @@ public struct TokenFlight: OperationMachine {
         case .deleted:
             // A sign-in that ended: nothing waits on the keyring forgetting it.
             return Transition(core: [.finish(op)])
+
+        case .slow:
+            // The provider is slow to answer the refresh: callers whose token is still live get it now, saying so;
+            // the others wait on, and the refresh's answer is kept whenever it lands. Late (the refresh landed, or a
+            // later stage): nothing.
+            guard stage == .refreshing else { return Transition() }
+            let seconds = Self.patienceMilliseconds / 1000
+            return AccountBook.answerWaiters(
+                of: key, state: state, refusal: nil, anyLive: true,
+                warning:
+                    "\(key.name)'s provider has not answered its refresh in \(seconds) s; this token is still valid (the refresh goes on, and its tokens are kept when they come)",
+                &turn)
 
         case .read(.success(let kept)):
             keyringAnswered = true
@@ -350,12 +368,18 @@ public struct TokenFlight: OperationMachine {
         keyringAnswered = false
         refreshSent = true
         stage = .refreshing
+        let patience = Effect.start(op, .flight(.patience(milliseconds: Self.patienceMilliseconds)))
         let grant = TokenGrant(
             tokenEndpoint: m.tokenEndpoint, jwksURI: m.jwksURI,
             expected: IDTokenClaims.Expected(issuer: m.issuer, clientID: account.clientID, nonce: nil),
             requiresIDToken: false, dpop: dpop.map { DPoPBinding(key: $0, required: account.dpop == .require) })
-        return Transition(effects: [.start(op, .flight(.refresh(grant, refreshToken: refreshToken, target: target)))])
+        return Transition(effects: [
+            .start(op, .flight(.refresh(grant, refreshToken: refreshToken, target: target))), patience,
+        ])
     }
+
+    /// How long callers wait on a refresh before those with a live token get it (`slow`).
+    static let patienceMilliseconds: Int64 = 10_000
 
     /// The flight ended with `state`: the waiters it can serve are answered.
     /// Those that need more life than a kept token has get a refresh (the

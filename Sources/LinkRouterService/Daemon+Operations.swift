@@ -60,6 +60,7 @@ extension Daemon {
             providers.refresh(grant, refreshToken: used, form: target.formFields, room: .account) {
                 done(.flight(.refreshed($0, used: used)))
             }
+        case .flight(.patience(let ms)): sessions.startTimer(op, milliseconds: ms) { done(.flight(.slow)) }
         case .flight(.check(let key)): accounts.read(key) { done(.flight(.checked($0))) }
         case .flight(.reread(let key, let used, let refusal)):
             accounts.read(key) { done(.flight(.reread($0, used: used, refusal: refusal))) }

@@ -49,7 +49,7 @@ struct AccountTokenTests {
     static func requests(_ t: Transition) -> [(OperationID, Operation)] {
         started(t).filter {
             switch $0.1 {
-            case .backgroundRefresh, .accountNotice: false
+            case .backgroundRefresh, .accountNotice, .flight(.patience): false
             default: true
             }
         }

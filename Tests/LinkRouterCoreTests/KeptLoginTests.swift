@@ -210,4 +210,37 @@ struct KeptLoginTests {
         let rediscovered = router.completed(again, .flight(.metadata(.success(A.metadata))), now: retryAt + 1)
         #expect(A.requests(rediscovered).map(\.1) == [.flight(.check(account.key))], "\(rediscovered.effects)")
     }
+
+    @Test(
+        "a refresh the provider is slow to answer: after the patience time a caller whose token is still live gets it, saying so, and the refresh goes on; the answer is kept when it lands, and a late patience timer changes nothing"
+    )
+    func slowRefreshHandsOutTheLiveToken() throws {
+        let account = try A.account()
+        var router = A.router(":1.1")
+        router.apply(core: [
+            .account(account.key, AccountTokens(tokens: A.tokens("live", expiresIn: 600), loaded: true))
+        ])
+        let (held, flight, discovered) = try discovering(&router, account, minValid: 3600)
+        router.apply(core: discovered.core)
+        let checked = router.completed(flight, .flight(.checked(.success(nil))), now: now)
+        #expect(
+            A.started(checked).contains { $0.1 == .flight(.patience(milliseconds: TokenFlight.patienceMilliseconds)) },
+            "\(checked.effects)")
+        router.apply(core: checked.core)
+        let slow = router.completed(flight, .flight(.slow), now: now + 10)
+        guard case .token(let t)? = A.answers(slow)[held] else { throw A.Failure("\(slow.effects)") }
+        #expect(t.tokens.accessToken == "live" && t.warning?.contains("has not answered its refresh") == true)
+        #expect(!slow.core.contains(.finish(flight)), "the refresh goes on")
+        router.apply(core: slow.core)
+        // The answer lands with nobody waiting: kept (written), never dropped.
+        let fresh = A.tokens("new", expiresIn: 3600, refresh: "r2")
+        let landed = router.completed(flight, .flight(.refreshed(.success(fresh), used: "r1")), now: now + 20)
+        #expect(
+            A.requests(landed).contains {
+                if case .flight(.write(_, let w)) = $0.1 { w.refreshToken == "r2" } else { false }
+            })
+        router.apply(core: landed.core)
+        // A patience timer that fires once the refresh has landed answers nobody.
+        #expect(router.completed(flight, .flight(.slow), now: now + 30).effects.isEmpty)
+    }
 }
