@@ -13,11 +13,11 @@ import SystemKit
 /// a process that exits and whose pid is reused at once could be taken for
 /// another (docs/security.md says what that leaves open).
 public enum CallerApps {
-    /// The `Name` of the desktop entry the sandbox exported for `app`'s verified id, for a prompt to name it as the
-    /// person knows it: Flatpak's exports (the user's installation, then the system's), snapd's. Only those
+    /// The `Name` and `Icon` of the desktop entry the sandbox exported for `app`'s verified id, for a prompt to show
+    /// it as the person knows it: Flatpak's exports (the user's installation, then the system's), snapd's. Only those
     /// directories, which the sandbox manager writes: an entry of that id elsewhere (the user's own applications
     /// directory, which an app with access to the home directory could write) is not read. Nil for the host.
-    public static func exportedName(of app: CallerApp, directories: XDGDirectories = .fromEnvironment()) -> String? {
+    public static func exportedFace(of app: CallerApp, directories: XDGDirectories = .fromEnvironment()) -> AppFace? {
         let candidates: [String]
         switch app {
         case .flatpak(let id):
@@ -29,7 +29,8 @@ public enum CallerApps {
         }
         for path in candidates {
             guard let text = try? FileSystem.readText(path, maxBytes: 64 * 1024) else { continue }
-            return DesktopEntry(id: FileSystem.baseName(path), path: path, text: text).name
+            let entry = DesktopEntry(id: FileSystem.baseName(path), path: path, text: text)
+            return AppFace(name: entry.name, icon: entry.icon)
         }
         return nil
     }

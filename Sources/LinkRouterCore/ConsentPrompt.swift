@@ -78,6 +78,8 @@ public struct ConsentPrompt: OperationMachine {
         public let summary: String
         public let body: String
         public let answers: [Answer]
+        /// The app's own icon (an icon-theme name from its exported entry), or nil for linkrouter's.
+        public var icon: String? = nil
     }
 
     /// The server took the prompt (its id and unique name), and the nonce the daemon drew for its action keys.
@@ -154,18 +156,6 @@ public struct ConsentPrompt: OperationMachine {
         return "a token for " + parts.joined(separator: ", ") + " of"
     }
 
-    /// An app's desktop entry `Name` as a prompt's summary may hold it (issue 44's C6: summaries hold only checked
-    /// words): letters, digits, spaces and `. - _ + & ' ( )`, at most 64 characters; anything else is not shown.
-    static func checkedName(_ raw: String) -> String? {
-        let name = String(raw.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        guard !name.isEmpty, name.count <= 64,
-            name.unicodeScalars.allSatisfy({ s in
-                s.properties.isAlphabetic || s.properties.numericType != nil || " .-_+&'()".unicodeScalars.contains(s)
-            })
-        else { return nil }
-        return name
-    }
-
     /// What "Always allow" will cover, said before the person chooses it.
     static func alwaysCovers(_ target: TokenTarget) -> String {
         target.isOwn
@@ -176,15 +166,17 @@ public struct ConsentPrompt: OperationMachine {
     /// What the person reads about an app. Its id is the sandbox's, the account's name and issuer the declaration's;
     /// `name` is the `Name` of the desktop entry its sandbox exported for that id (the app ships it, so the verified
     /// id always stands beside it), never anything the app sends over the bus.
-    static func question(_ app: CallerApp, _ account: Account, _ target: TokenTarget, name: String? = nil)
+    static func question(_ app: CallerApp, _ account: Account, _ target: TokenTarget, face: AppFace? = nil)
         -> Question
     {
-        let who = name.flatMap(Self.checkedName).map { "\($0) (\(app.id), \(app.shortKindName))" } ?? app.id
-        return Question(
+        let who = face?.checkedName.map { "\($0) (\(app.id), \(app.shortKindName))" } ?? app.id
+        var q = Question(
             summary: "Allow \(who) to use your account \(account.name)?",
             body:
                 "The app \(app.id) (\(app.kindName), identified by its sandbox) asks for \(words(target)) your account \(account.name) at \(account.issuer). \(alwaysCovers(target)) With no answer in \(deadlineSeconds) s it is refused.",
             answers: [.allowOnce, .allowAlways, .deny])
+        q.icon = face?.checkedIcon
+        return q
     }
 
     /// What the person reads about a host program's call for an account declared `confirm=true`. The program's name
@@ -242,9 +234,9 @@ public struct ConsentPrompt: OperationMachine {
                 .consent(ConsentPrompt(app: app, account: account, target: target, waiting: [op], caller: own)))
         )
         // A sandboxed app is named as the person knows it, from the desktop entry its sandbox exported
-        // (`Router.appNames`, found when it was identified), beside its verified id.
+        // (`Router.appFaces`, found when it was identified), beside its verified id.
         let first: Work =
-            own.map { .describe(caller: $0) } ?? .show(question(app, account, target, name: turn.appNames[app]))
+            own.map { .describe(caller: $0) } ?? .show(question(app, account, target, face: turn.appFaces[app]))
         t.effects += [
             .start(promptOp, .consent(first)),
             .start(promptOp, .consent(.deadline(milliseconds: deadlineSeconds * 1000))),

@@ -13,8 +13,8 @@ public enum CoreChange: Sendable, Equatable {
     case finish(OperationID)
     /// The app behind a bus name, kept until the name leaves the bus.
     case caller(String, CallerApp?)
-    /// What a sandboxed app is called, from the desktop entry its sandbox exported (`Router.appNames`).
-    case appName(CallerApp, String)
+    /// How a sandboxed app shows to the person, from the desktop entry its sandbox exported (`Router.appFaces`).
+    case appFace(CallerApp, AppFace)
     /// What the daemon now knows of an account's tokens.
     case account(AccountKey, AccountTokens)
     /// Stop to be started again on a replaced executable, once nothing is cut short (`Router.restartIfIdle`).

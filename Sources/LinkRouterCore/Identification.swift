@@ -10,8 +10,8 @@ public struct Identification: OperationMachine {
     }
 
     public enum Event: Sendable {
-        /// The app, and for a sandboxed one the `Name` of the desktop entry its sandbox exported, if any.
-        case identified(CallerApp, name: String? = nil)
+        /// The app, and for a sandboxed one the desktop entry its sandbox exported, if any.
+        case identified(CallerApp, face: AppFace? = nil)
     }
 
     var running: Running { .identification(self) }
@@ -35,14 +35,14 @@ public struct Identification: OperationMachine {
 
     mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
         switch event {
-        case .identified(let app, let appName):
+        case .identified(let app, let face):
             let name = name
             // The name left the bus meanwhile: nothing is recorded for it.
             guard turn.core.callers[name] != nil else { return Transition(core: [.finish(op)]) }
             var t = Transition(core: [.finish(op), .caller(name, app)], ifWriteFails: .keepInMemory)
-            if let appName, app.isSandboxed {
-                turn.appNames[app] = appName
-                t.core.append(.appName(app, appName))
+            if let face, app.isSandboxed {
+                turn.appFaces[app] = face
+                t.core.append(.appFace(app, face))
             }
             for (held, call) in turn.core.held.calls.sorted(by: { $0.key < $1.key }) {
                 guard case .account(let c, let accounts, let caller) = call, caller == name else { continue }

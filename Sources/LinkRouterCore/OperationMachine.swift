@@ -40,8 +40,8 @@ struct Turn {
     let now: Int64
     var ids: OperationIDs
     var accounts: [AccountKey: AccountTokens]
-    /// `core.appNames`, with the names found this turn (an identification carries held calls on at once).
-    var appNames: [CallerApp: String]
+    /// `core.appFaces`, with those found this turn (an identification carries held calls on at once).
+    var appFaces: [CallerApp: AppFace]
     /// Operations this turn has ended so far: `core.running` still has them (the transition is not applied yet), but
     /// nothing decided later in the turn may join them (a call queued behind a consent prompt, decided again as the
     /// prompt ends, asks anew).
@@ -52,7 +52,7 @@ struct Turn {
         self.now = now
         ids = core.newOperationIDs
         accounts = core.accountTokens
-        appNames = core.appNames
+        appFaces = core.appFaces
     }
 
     var limits: Limits { core.limits }

@@ -18,9 +18,9 @@ public struct Router: Sendable {
     private(set) var held = HeldCalls()
     /// The app behind each bus name found out so far (until the name leaves).
     public private(set) var callers: [String: CallerApp] = [:]
-    /// Sandboxed apps' names as the person knows them, from the desktop entries their sandboxes exported (found when
-    /// a connection of theirs was identified): what a consent prompt names beside the verified id.
-    public private(set) var appNames: [CallerApp: String] = [:]
+    /// Sandboxed apps as the person knows them, from the desktop entries their sandboxes exported (found when a
+    /// connection of theirs was identified): the name and icon a consent prompt shows beside the verified id.
+    public private(set) var appFaces: [CallerApp: AppFace] = [:]
     /// What is known of each account's tokens (memory: a cache of the keyring).
     public private(set) var accountTokens: [AccountKey: AccountTokens] = [:]
     /// The next operation's number (operation ids are never reused in a daemon's life).
@@ -68,8 +68,8 @@ public struct Router: Sendable {
                 held.release(op)
             case .caller(let name, let app):
                 callers[name] = app
-            case .appName(let app, let name):
-                appNames[app] = name
+            case .appFace(let app, let face):
+                appFaces[app] = face
             case .account(let key, let state):
                 accountTokens[key] = state
             case .restartWhenIdle:

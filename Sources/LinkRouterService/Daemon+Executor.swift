@@ -64,7 +64,7 @@ extension Daemon {
             // Work this event would have carried on under a live operation: the call held there hears the failure.
             switch change {
             case .track(let op, _), .advance(let op, _), .hold(let op, _): if router.isLive(op) { calls.insert(op) }
-            case .finish, .caller, .appName, .account, .restartWhenIdle, .stopWhenSettled: break
+            case .finish, .caller, .appFace, .account, .restartWhenIdle, .stopWhenSettled: break
             }
         }
         for op in calls.sorted() where !router.holdsWait(op) {

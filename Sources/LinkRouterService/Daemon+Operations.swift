@@ -77,7 +77,7 @@ extension Daemon {
             bus.credentials(of: name) { c in
                 let app = c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: appeared) } ?? .unknown
                 // A sandboxed app's name as the person knows it, from its sandbox's exported entry (for prompts).
-                done(.identification(.identified(app, name: CallerApps.exportedName(of: app))))
+                done(.identification(.identified(app, face: CallerApps.exportedFace(of: app))))
             }
 
         case .refresh(.discover(let issuer)): providers.discover(issuer) { done(.refresh(.metadata($0))) }
@@ -123,7 +123,7 @@ extension Daemon {
             }
             let nonce = Base64URL.encode(drawn)
             let notify = Notify(
-                appName: "linkrouter", icon: "dialog-password", summary: question.summary,
+                appName: "linkrouter", icon: question.icon ?? "dialog-password", summary: question.summary,
                 body: bus.markup(question.body),
                 actions: question.answers.map { (key: $0.key(nonce: nonce), label: $0.label) }, expireTimeout: 0)
             bus.call(notify, timeoutMilliseconds: 5000) { result in

@@ -497,10 +497,10 @@ struct ConsentPromptTests {
 
 extension ConsentPromptTests {
     @Test(
-        "the prompt names a sandboxed app as the person knows it, by the Name of the desktop entry its sandbox exported, beside its verified id; a Name with anything but plain words (markup, a newline, over 64 characters) is not shown, the id alone is"
+        "the prompt shows a sandboxed app as the person knows it, by the Name and Icon of the desktop entry its sandbox exported, beside its verified id; a Name with anything but plain words (markup, a newline, over 64 characters) is not shown, the id alone is; an Icon that is a path is not used"
     )
     func namedAsThePersonKnowsIt() throws {
-        func summary(name: String?) throws -> String {
+        func asked(_ face: AppFace?) throws -> ConsentPrompt.Question {
             var router = Router()
             let account = try A.account()
             let t1 = router.accountCall(
@@ -508,16 +508,21 @@ extension ConsentPromptTests {
             guard let (identify, _) = A.started(t1).first else { throw Failure("not identified") }
             router.apply(core: t1.core)
             let t2 = router.completed(
-                identify, .identification(.identified(.flatpak("com.visualstudio.code"), name: name)), now: A.now)
+                identify, .identification(.identified(.flatpak("com.visualstudio.code"), face: face)), now: A.now)
             guard let q = Self.question(t2) else { throw Failure("not asked: \(t2.effects)") }
-            return q.summary
+            return q
         }
-        #expect(
-            try summary(name: "Visual Studio Code")
-                == "Allow Visual Studio Code (com.visualstudio.code, Flatpak) to use your account work?")
+        let vscode = try asked(AppFace(name: "Visual Studio Code", icon: "com.visualstudio.code"))
+        #expect(vscode.summary == "Allow Visual Studio Code (com.visualstudio.code, Flatpak) to use your account work?")
+        #expect(vscode.icon == "com.visualstudio.code")
+        let plain = "Allow com.visualstudio.code to use your account work?"
         for odd in ["<b>Firefox</b>", "Line\nbreak", String(repeating: "a", count: 65), "   "] {
-            #expect(try summary(name: odd) == "Allow com.visualstudio.code to use your account work?", "\(odd)")
+            #expect(try asked(AppFace(name: odd, icon: nil)).summary == plain, "\(odd)")
         }
-        #expect(try summary(name: nil) == "Allow com.visualstudio.code to use your account work?")
+        for path in ["/home/me/.local/share/evil.png", "../x", "a b", ".hidden"] {
+            #expect(try asked(AppFace(name: nil, icon: path)).icon == nil, "\(path)")
+        }
+        let none = try asked(nil)
+        #expect(none.summary == plain && none.icon == nil)
     }
 }
