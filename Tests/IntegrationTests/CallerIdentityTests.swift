@@ -155,8 +155,10 @@ struct CallerIdentityTests {
         // The daemon starts (and watches names from now), then a host program of the user takes the pid.
         w.daemon = try DaemonProcess(desktop: w.desktop, arguments: ["--system-accounts-dir", w.systemAccounts])
         var taker: Int32?
-        for _ in 0..<50 where taker == nil {
-            // The kernel gives the next process ns_last_pid + 1 (another test forking meanwhile takes it: again).
+        for _ in 0..<500 where taker == nil {
+            // The kernel gives the next process ns_last_pid + 1 (another test forking meanwhile takes it: again). A
+            // process of another test's that took the pid first holds it until it exits: wait for that.
+            _ = eventually(timeoutMilliseconds: 10_000) { kill(pid, 0) != 0 }
             let fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY)
             let text = "\(pid - 1)"
             #expect(fd >= 0 && write(fd, text, text.utf8.count) == text.utf8.count)

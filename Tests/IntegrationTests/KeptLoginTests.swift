@@ -174,6 +174,8 @@ struct KeptLoginTests {
         #expect(eventually(timeoutMilliseconds: 30_000) { Clock.monotonicMilliseconds() - heldAt >= 10_000 })
         try proxy.set("honest")
         try proxy.release()
+        // The caller has its token already; the answer, released, lands and is written.
+        #expect(eventually(timeoutMilliseconds: 20_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
         try R.nothingLost(w, call, before: before)
     }
 
