@@ -119,6 +119,17 @@ public struct AccountNotice: OperationMachine {
         }
     }
 
+    /// The sign-in the person began from a notice could not begin or open its browser (`why`): nobody else would
+    /// hear of it, so the person is told what to do instead (`linkctl login` says why in full and prints the address
+    /// to open in any browser).
+    static func signInFailed(_ account: String, why: String) -> Effect {
+        .notify(
+            summary: "Could not sign in to \(account)",
+            body:
+                "\(why). Run linkctl login \(account) in a terminal: it says what went wrong and prints the address to open in any browser."
+        )
+    }
+
     /// The person is told that `account` needs them for `purpose`, unless a notice of that need is up or was within
     /// `repeatSeconds`. A notice of the other need that is up gives way (a signed-out account has nothing to unlock
     /// for; a signed-in one no sign-in to ask for).
@@ -206,7 +217,7 @@ public struct AccountNotice: OperationMachine {
             do throws(RouterError) { try request.use(account) } catch {
                 return t.logging(LogLine(.warning, "Could not begin \(account.name)'s sign-in: \(error.message)"))
             }
-            let begin = Begin(request: request, flow: .code, inputs: inputs, caller: "")
+            let begin = Begin(request: request, flow: .code, inputs: inputs, caller: Caller.personName)
             t = t.then(begin.proceed(held: nil, &turn))
             t.reply = .none
             return t.logging(LogLine(.info, "Signing in to \(account.name), as the person asked from its notification"))

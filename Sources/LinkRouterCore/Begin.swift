@@ -110,7 +110,12 @@ public struct Begin: Sendable, Equatable {
     func refusing(_ error: RouterError, held: OperationID?, log: LogLine? = nil) -> Transition {
         let (caller, method) = (caller, method)
         let line = log ?? LogLine(.info, "Refused \(method) from \(caller): \(error.message)")
-        return Transition(effects: [.log(line)]).answering(held, .refused(error))
+        var t = Transition(effects: [.log(line)]).answering(held, .refused(error))
+        // The person's click on a sign-in notice has no caller to answer: the person hears it.
+        if caller == Caller.personName, let account = request.account {
+            t.effects.append(AccountNotice.signInFailed(account, why: error.message))
+        }
+        return t
     }
 
     /// The begin made its session: the call hears `answer`, or, for a `Login`,

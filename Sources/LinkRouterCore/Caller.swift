@@ -12,6 +12,14 @@ public struct Caller: Sendable, Equatable {
         self.name = name
         self.app = app
     }
+
+    /// The name that stands for the person at the desktop, who began a sign-in by clicking its notice
+    /// (`AccountNotice`): no bus connection, so no `Wait` hears of it, and what goes wrong is told in a
+    /// notification instead.
+    public static let personName = ""
+
+    /// Whether this is the person (`personName`), not a bus connection.
+    public var isThePerson: Bool { name == Self.personName }
 }
 
 /// The app behind a connection, as far as the bus and the kernel tell it.

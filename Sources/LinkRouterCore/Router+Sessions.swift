@@ -153,12 +153,21 @@ extension Router {
         return t
     }
 
-    /// A fallible effect failed and its transition was undone: what follows.
-    /// Only one failure has consequences of its own: `resume_uri` that the
-    /// browser which began the login could not take (`resumeBrowserFailed`).
-    public func effectFailed(_ effect: Effect, sessions: [SessionID], error: RouterError, now: Int64) -> Transition {
-        if case .openBrowser(_, .sameAs, _) = effect, error.code == .browserFailed, let id = sessions.first {
+    /// A fallible effect failed and its transition (`undone`: its session changes) was undone: what follows.
+    /// Two failures have consequences of their own: `resume_uri` that the
+    /// browser which began the login could not take (`resumeBrowserFailed`), and the browser of a sign-in the
+    /// person began from its notice (no caller would hear: the person is told, `AccountNotice.signInFailed`).
+    public func effectFailed(_ effect: Effect, undone: [SessionChange], error: RouterError, now: Int64) -> Transition {
+        guard case .openBrowser(_, let choice, _) = effect, error.code == .browserFailed else { return Transition() }
+        if case .sameAs = choice, let id = undone.first?.id {
             return resumeBrowserFailed(id, reason: error.message, now: now)
+        }
+        for case .insert(let s) in undone where s.owner?.isThePerson == true {
+            guard case .code(let login) = s.login, let account = login.exchange?.account else { continue }
+            return Transition(effects: [
+                AccountNotice.signInFailed(account, why: error.message),
+                .log(LogLine(.warning, "Could not open the browser for \(account)'s sign-in: \(error.message)")),
+            ])
         }
         return Transition()
     }

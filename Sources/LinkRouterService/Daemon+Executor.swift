@@ -37,7 +37,7 @@ extension Daemon {
                 sessions.undo(t.changes, before: before)
                 core.undo(t.changes, before: before)
                 let reply = abandon(t, error)
-                execute(core.router.effectFailed(effect, sessions: t.changes.map(\.id), error: error, now: now))
+                execute(core.router.effectFailed(effect, undone: t.changes, error: error, now: now))
                 return reply
             }
         }

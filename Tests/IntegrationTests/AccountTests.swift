@@ -298,6 +298,12 @@ struct AccountTests {
         #expect(badName.status == 64 && badName.errorText.contains("account name"))
         let badIssuer = try w.desktop.linkctl("account", "add", "x", "--issuer", "ftp://a.example", "--client-id", "c")
         #expect(badIssuer.status == 1 && badIssuer.errorText.contains("issuer must be an https URL"))
+        let badUnsaved = try w.desktop.linkctl(
+            "account", "add", "x", "--issuer", "https://a.example", "--client-id", "c", "--unsaved", "bogus")
+        #expect(
+            badUnsaved.status == 1 && badUnsaved.errorText.contains("unsaved must be runtime or drop, not bogus"),
+            "\(badUnsaved.errorText)")
+        #expect(!FileSystem.exists(w.desktop.configHome + "/linkrouter/accounts/x.conf"))
         let again = try w.add("work")
         #expect(again.status == 1 && again.errorText.contains("--replace"))
         // A file edited by hand into nonsense is skipped with a warning; the others still list.
@@ -321,6 +327,10 @@ struct AccountTests {
             ("GetToken", ["work", "{'min_valid': <'soon'>}"], "min_valid"), ("Logout", ["a b"], "account name"),
             ("AddAccount", ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'secret': <'s'>}"], "secret"),
             ("AddAccount", ["x", "{'issuer': <'https://a.example'>}"], "client_id is missing"),
+            (
+                "AddAccount", ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'unsaved': <'bogus'>}"],
+                "unsaved must be runtime or drop, not bogus"
+            ),
             ("RemoveAccount", ["nobody"], "no account nobody"),
         ] {
             let r = try call(method, args)

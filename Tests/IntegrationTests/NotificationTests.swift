@@ -109,6 +109,56 @@ struct NotificationTests {
     }
 
     @Test(
+        "a click when no browser can start tells the person what to do (linkctl login NAME) in a notification: with no browser set, and with one whose program is gone; nothing opens, and linkctl login then prints the address and signs in"
+    )
+    func clickWithoutABrowser() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        let keyring = try GnomeKeyring(desktop: desktop)
+        let provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect])
+        let dunst = try Dunst(desktop: desktop)
+        let daemon = try DaemonProcess(desktop: desktop)
+        let watcher = try BusClient(bus.address)
+        try watcher.subscribe(
+            "type='method_call',interface='org.freedesktop.Notifications',member='Notify',eavesdrop='true'")
+        /// The summary and body of the next notification the daemon posts.
+        func posted() throws -> (summary: String, body: String) {
+            let m = try #require(watcher.nextMessage(.methodCall, member: "Notify", timeoutMilliseconds: 20_000))
+            let args = try m.arguments()
+            return (args[3].stringValue ?? "", args[4].stringValue ?? "")
+        }
+        let browser = "org.example.Browser.desktop"
+        for (name, setBrowser) in [("work", false), ("other", true)] {
+            let added = try desktop.linkctl(
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                "--redirect-uri", AccountTests.redirect)
+            #expect(added.status == 0, "\(added.errorText)")
+            // The second time, a default browser whose program has gone since (uninstalled under the desktop).
+            if setBrowser { try FileSystem.remove(try desktop.addBrowser(browser)) }
+            #expect(try desktop.linkctl("token", name).status == 4)
+            #expect(try posted().summary == "Sign in to \(name)")
+            #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 1 })
+            try dunst.click()
+            let told = try posted()
+            #expect(told.summary == "Could not sign in to \(name)", "\(told) \(daemon.log)")
+            #expect(
+                told.body.contains("Run linkctl login \(name) in a terminal")
+                    && told.body.contains(setBrowser ? browser : "no default web browser is set"), "\(told.body)")
+            #expect(desktop.invocations(browser).isEmpty)
+            #expect(daemon.isRunning)
+            try dunst.dismissAll()
+            #expect(eventually(timeoutMilliseconds: 10_000) { dunst.count("displayed") == 0 })
+        }
+        // What it advises works: linkctl login says the browser failed, prints the address, and signs in through it.
+        let login = try desktop.signIn(
+            "other", at: provider, command: [Paths.linkctl, "login", "other", "--timeout", "60000"])
+        #expect(
+            login.status == 0 && login.errorText.contains("the browser could not be started"), "\(login.errorText)")
+        #expect(try desktop.linkctl("token", "other").status == 0)
+        _ = keyring
+    }
+
+    @Test(
         "a locked keyring that keeps a caller's tokens from it: one notification to unlock it; unlocked, it is withdrawn; clicked, the daemon asks the Secret Service to unlock (its own prompt)"
     )
     func unlockFromTheNotice() throws {

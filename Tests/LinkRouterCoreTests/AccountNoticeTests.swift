@@ -97,6 +97,59 @@ struct AccountNoticeTests {
         #expect(begin.request.issuer == account.issuer && begin.request.clientID == account.clientID)
     }
 
+    @Test(
+        "a click whose sign-in cannot begin (no browser to be found) or whose browser cannot start tells the person in a notification what to do, as nobody else would hear"
+    )
+    func clickWithoutABrowser() throws {
+        let account = try A.account()
+        let noBrowser = RouterError(.browserFailed, "no default web browser is set")
+        for lookup in [Result<String, RouterError>.failure(noBrowser), .success("b.desktop")] {
+            var (router, op) = try asked(account)
+            router.apply(
+                core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(3)))), now: now).core)
+            var inputs = Fixtures.inputs()
+            inputs.browser = lookup
+            var t = router.noticeInvoked(
+                3, action: "default", server: Fixtures.notificationServer, inputs: inputs, accounts: [account],
+                now: now)
+            router.apply(core: t.core)
+            let (begin, _) = try #require(A.started(t).first { if case .begin = $0.1 { true } else { false } })
+            // The begin's work, answered as the daemon would, until it ends.
+            while case (_, .begin(let work))? = A.started(t).first(where: { $0.0 == begin }) {
+                let event: Begin.Event =
+                    switch work {
+                    case .probeKeyring: .keyring(.success(nil))
+                    case .discover: .metadata(.success(A.metadata))
+                    case .listen: .listening(.success(4711))
+                    case .push, .authorizeDevice: throw A.Failure("unexpected \(work)")
+                    }
+                t = router.completed(begin, .begin(event), now: now)
+                router.apply(core: t.core)
+            }
+            let told = AccountNotice.signInFailed("work", why: noBrowser.message)
+            guard case .notify(let summary, let body) = told else { throw A.Failure("\(told)") }
+            #expect(summary == "Could not sign in to work" && body.contains("linkctl login work"))
+            switch lookup {
+            case .failure:
+                #expect(t.effects.contains(told) && t.changes.isEmpty, "\(t.effects)")
+            case .success:
+                // The browser is named; it does not start: the executor undoes the session and asks what follows.
+                let open = try #require(
+                    t.effects.first { if case .openBrowser = $0 { true } else { false } })
+                #expect(!t.effects.contains(told))
+                let failed = router.effectFailed(open, undone: t.changes, error: noBrowser, now: now)
+                #expect(failed.effects.first == told && failed.changes.isEmpty, "\(failed.effects)")
+                // A bus caller's browser that fails is that caller's to hear (its reply): no notification.
+                var owned = t.changes
+                if case .insert(var s) = owned[0] {
+                    s.owner = Caller(name: ":1.1")
+                    owned[0] = .insert(s)
+                }
+                #expect(router.effectFailed(open, undone: owned, error: noBrowser, now: now) == Transition())
+            }
+        }
+    }
+
     @Test("no notification server: the notice ends and nothing waits; a sign-in withdraws a notice that is up")
     func noServerAndWithdrawn() throws {
         let account = try A.account()

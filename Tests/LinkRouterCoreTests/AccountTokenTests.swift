@@ -86,6 +86,7 @@ struct AccountTokenTests {
         refused({ $0.scope = "openid\n" }, "scope must be")
         refused({ $0.token = "refresh" }, "token must be access or id")
         refused({ $0.store = "file" }, "store must be keyring or memory")
+        refused({ $0.unsaved = "bogus" }, "unsaved must be runtime or drop, not bogus")
         refused({ $0.minValid = 3601 }, "min_valid is at most 3600")
         refused({ $0.extraParams = ["state": "x"] }, "may not set state")
         refused({ $0.redirectURI = "myapp://cb" }, "reverse-domain")

@@ -132,7 +132,7 @@ struct TransitionTests {
         // The executor undid the resume (nothing was taken in) and tells the core what failed.
         let error = RouterError(
             .browserFailed, "the browser that began this login (gone.desktop) is no longer installed")
-        let t = router.effectFailed(reopen, sessions: resume.changes.map(\.id), error: error, now: now)
+        let t = router.effectFailed(reopen, undone: resume.changes, error: error, now: now)
         let failed = try #require(t.session)
         #expect(failed.status == .failed && failed.failure?.code == .browserFailed)
         #expect(
@@ -146,22 +146,22 @@ struct TransitionTests {
         #expect(t.ifWriteFails == .keepInMemory)
         // Any other failure has no consequence of its own: the caller heard it, the session is as it was.
         #expect(
-            router.effectFailed(.openBrowser("https://example.org/", in: .web), sessions: [], error: error, now: now)
+            router.effectFailed(.openBrowser("https://example.org/", in: .web), undone: [], error: error, now: now)
                 == Transition())
         #expect(
             router.effectFailed(
-                .openBrowser("https://a.example/auth", in: .entry("b.desktop")), sessions: [s.id], error: error,
+                .openBrowser("https://a.example/auth", in: .entry("b.desktop")), undone: [.update(s)], error: error,
                 now: now) == Transition())
         #expect(
             router.effectFailed(
                 .requestResume(s.id, owner: Fixtures.owner, resumeURI: "https://auth.example.com/resume"),
-                sessions: [s.id], error: error, now: now) == Transition())
+                undone: [.update(s)], error: error, now: now) == Transition())
         #expect(
-            router.effectFailed(reopen, sessions: [s.id], error: RouterError(.storageFailed, "disk full"), now: now)
+            router.effectFailed(reopen, undone: [.update(s)], error: RouterError(.storageFailed, "disk full"), now: now)
                 == Transition())
         router.take(t)
         #expect(
-            router.effectFailed(reopen, sessions: [s.id], error: error, now: now) == Transition(),
+            router.effectFailed(reopen, undone: [.update(s)], error: error, now: now) == Transition(),
             "a finished session is left alone")
         #expect(router.resumeBrowserFailed(s.id, reason: "again", now: now) == Transition())
         s = try #require(router.session(s.id))

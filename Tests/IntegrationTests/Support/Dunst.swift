@@ -69,6 +69,12 @@ final class Dunst {
         guard r.status == 0 else { throw SystemError("dunstctl action: \(r.errorText)", code: EIO) }
     }
 
+    /// The person dismisses every notification shown (`dunstctl close-all`).
+    func dismissAll() throws {
+        let r = try desktop.run(["dunstctl", "close-all"])
+        guard r.status == 0 else { throw SystemError("dunstctl close-all: \(r.errorText)", code: EIO) }
+    }
+
     /// The person opens the context menu of the notification shown first and picks the action labelled `label`
     /// (dunst lists each action there; its `dmenu` setting is the picker). What the menu offered is returned.
     @discardableResult
