@@ -80,7 +80,6 @@ extension DeviceLogin: LoginMachine {
                 now: turn.now
             ).wiped()
             var t = turn.core.finishing(failed)
-            t.changes = [.update(failed)]
             t.ifWriteFails = .keepInMemory
             t.effects.append(.log(LogLine(.notice, "Device grant for \(s.logTag) ended: \(e.message)")))
             return done.then(t)

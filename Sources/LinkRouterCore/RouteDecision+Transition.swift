@@ -64,7 +64,6 @@ extension RouteDecision {
             let s = found.handingOff(context)
             let failure = s.failure.map { " (" + $0.message + ")" } ?? ""
             var t = core.finishing(s)
-            t.changes = [.update(s)]
             t.effects.append(.log(LogLine(.info, "Routed \(via) to \(s.logTag): \(s.status.rawValue)\(failure)")))
             t.reply = .routed(s.status == .completed ? .completed : .failed)
             return t

@@ -53,15 +53,18 @@ extension Router {
     }
 
     /// `Wait(timeout_ms)`: the answer now if the session has finished, else
-    /// the call is held. Answering changes nothing: a method reply cannot be
-    /// confirmed, so the result stays for the next `Wait` until it is released.
+    /// the call is held. Answering keeps the result: a method reply cannot be
+    /// confirmed, so it stays for the next `Wait` until it is released; only the click's token goes with the
+    /// first answer (`Session.handedOff`).
     public func wait(_ id: SessionID, by caller: String, timeoutMilliseconds: UInt32) -> Transition {
         let s: Session
         switch owned(id, by: caller) {
         case .success(let found): s = found
         case .failure(let e): return .refused(e)
         }
-        if let answer = s.waitAnswer { return Transition(reply: .waited(answer)) }
+        if let answer = s.waitAnswer {
+            return Transition(changes: s.handOff == nil ? [] : [.handedOff(s.handedOff())], reply: .waited(answer))
+        }
         var ids = newOperationIDs
         let op = ids.take()
         guard timeoutMilliseconds > 0 else {
@@ -109,7 +112,6 @@ extension Router {
             .cancelled, failure: SessionFailure(code: .cancelled, message: "the session was cancelled by its owner"),
             now: now)
         var t = finishing(cancelled)
-        t.changes = [.update(cancelled)]
         t.effects.append(.log(LogLine(.info, "Cancelled \(s.logTag) at its owner's request")))
         return t
     }

@@ -39,11 +39,16 @@ extension Router {
         return s.holdsResult ? graceEnds : max(s.expiresAt, graceEnds)
     }
 
-    /// What a session that just finished does: its listener closes, its held
-    /// `Wait`s hear, the bus is told, and its purge is timed.
+    /// What a session that just finished does: it is written, its listener closes, its held
+    /// `Wait`s hear (the first of them with the click's token, `Session.handedOff`), the bus is told, and its purge
+    /// is timed.
     func finishing(_ s: Session) -> Transition {
-        var t = answeringWaits(
-            of: s.id, with: s.waitAnswer ?? .failure(RouterError(.internalError, "the session ended without a result")))
+        let handedOff = s.handedOff()
+        let answer =
+            handedOff.waitAnswer ?? .failure(RouterError(.internalError, "the session ended without a result"))
+        var t = answeringWaits(of: s.id, with: answer, handOff: s.handOff)
+        // Nobody waits yet: the token stays for the first `Wait` to come.
+        t.changes = [.update(held.waits(on: s.id).isEmpty ? s : handedOff)]
         t.effects =
             [.closeListener(s.id)] + t.effects + [
                 .emitStatus(s.id, s.status), .scheduleDeadline(s.id, at: deadline(of: s)),
@@ -59,11 +64,21 @@ extension Router {
         return t
     }
 
-    /// Every held `Wait` of the session hears `answer`; their timers stop.
-    func answeringWaits(of id: SessionID, with answer: Result<AuthorizationResult, RouterError>) -> Transition {
+    /// Every held `Wait` of the session hears `answer`, the first with `handOff` (the click's token) in it; their
+    /// timers stop.
+    func answeringWaits(
+        of id: SessionID, with answer: Result<AuthorizationResult, RouterError>, handOff: String? = nil
+    ) -> Transition {
         var t = Transition()
+        var handOff = handOff
         for op in held.waits(on: id) {
             guard case .wait(_, _, let login, let timer)? = held[op] else { continue }
+            var answer = answer
+            if case .success(var r) = answer, let token = handOff {
+                r.activationToken = token
+                answer = .success(r)
+                handOff = nil
+            }
             t.effects.append(.answer(op, login ? .loggedIn(id, answer) : .waited(answer)))
             t.core.append(.finish(op))
             if let timer {
@@ -87,7 +102,6 @@ extension Router {
                 }
             let expired = s.finished(.expired, failure: SessionFailure(code: .expired, message: message), now: now)
             var t = finishing(expired)
-            t.changes = [.update(expired)]
             t.ifWriteFails = .keepInMemory
             t.effects.append(.log(LogLine(.info, "\(s.logTag) expired")))
             return t
@@ -147,7 +161,6 @@ extension Router {
         guard let s = session(id), !s.status.isFinished else { return Transition() }
         let (failed, what) = fail(s)
         var t = finishing(failed)
-        t.changes = [.update(failed)]
         t.ifWriteFails = .keepInMemory
         t.effects.append(.log(LogLine(.warning, what + "; the session failed")))
         return t

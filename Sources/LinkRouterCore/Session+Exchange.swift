@@ -43,7 +43,6 @@ extension Session {
         }
         let what = done.status == .completed ? "tokens" : "failed: \(done.failure?.message ?? "")"
         var t = turn.core.finishing(done)
-        t.changes = [.update(done)]
         t.ifWriteFails = .keepInMemory
         let grant = if case .device = s.login { "Device grant" } else { "Code exchange" }
         t.effects += [

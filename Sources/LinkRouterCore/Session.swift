@@ -54,6 +54,15 @@ public struct Session: Sendable, Equatable {
         self.finishedAt = finishedAt
     }
 
+    /// The same session once a `Wait` has been answered with its result: the click's token goes with one answer
+    /// only. An xdg-activation token is spent by the window that uses it (a compositor refuses it a second time),
+    /// and a `Wait` long after the click would hand over a stale one; the result itself stays until released.
+    public func handedOff() -> Session {
+        var s = self
+        s.handOff = nil
+        return s
+    }
+
     /// The same session, with the token of the click that brought its callback (`handOff`).
     func handingOff(_ click: ActivationContext) -> Session {
         var s = self

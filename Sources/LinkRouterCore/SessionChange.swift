@@ -6,17 +6,22 @@ public enum SessionChange: Sendable, Equatable {
     case remove(SessionID)
     /// A session read back from the store at start: taken in, not written.
     case restore(Session)
+    /// The click's token went with a `Wait`'s answer (`Session.handedOff`): taken in, not written (the store never
+    /// keeps the token).
+    case handedOff(Session)
 
     public var id: SessionID {
         switch self {
-        case .insert(let s), .update(let s), .restore(let s): return s.id
+        case .insert(let s), .update(let s), .restore(let s), .handedOff(let s): return s.id
         case .remove(let id): return id
         }
     }
 
-    /// Whether the store must be told (a restored row is already there).
+    /// Whether the store must be told (a restored row is already there; a token handed off was never written).
     public var isWritten: Bool {
-        if case .restore = self { return false }
-        return true
+        switch self {
+        case .insert, .update, .remove: true
+        case .restore, .handedOff: false
+        }
     }
 }

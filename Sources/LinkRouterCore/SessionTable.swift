@@ -96,7 +96,7 @@ public struct SessionTable: Sendable {
         for change in changes {
             switch change {
             case .insert(let s), .restore(let s): insert(s)
-            case .update(let s): replace(s)
+            case .update(let s), .handedOff(let s): replace(s)
             case .remove(let id): remove(id)
             }
         }

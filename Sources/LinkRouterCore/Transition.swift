@@ -96,7 +96,7 @@ public struct Transition: Sendable, Equatable {
     public var session: Session? {
         guard changes.count == 1 else { return nil }
         switch changes[0] {
-        case .insert(let s), .update(let s), .restore(let s): return s
+        case .insert(let s), .update(let s), .restore(let s), .handedOff(let s): return s
         case .remove: return nil
         }
     }

@@ -199,7 +199,7 @@ public final class SessionStore {
             case .insert(let s): try insert(s)
             case .update(let s): try update(s)
             case .remove(let id): try delete(id)
-            case .restore: break
+            case .restore, .handedOff: break
             }
         }
         let written = changes.filter(\.isWritten)

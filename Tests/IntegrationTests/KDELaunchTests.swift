@@ -151,6 +151,9 @@ extension KDELaunchTests {
                 == "completed\n")
         let result = try h.app.wait(path)
         #expect(result["code"] == "c")
+        // The token is the first answer's only (spent by the window that uses it); the result stays.
+        let again = try h.app.wait(path)
+        #expect(again["code"] == "c" && again["activation_token"] == nil, "\(again)")
         #expect(try h.desktop.xdgOpen("com.example.app:/items/1").text == "launched\n")
         app.waitForOpens(1)
         // KIO announces a startup for every launch of linkrouter's entry, with feedback (StartupNotify=true: GIO

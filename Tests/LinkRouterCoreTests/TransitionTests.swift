@@ -48,6 +48,49 @@ struct TransitionTests {
         #expect(line.priority == .info && !line.text.contains("C&") && !line.text.contains(s.codeLogin.state))
     }
 
+    @Test(
+        "the click's token goes with one Wait's answer, never two: the first held Wait has it, the other held one and every later Wait have the result without it, and nothing of it is written"
+    )
+    func handOffOnce() throws {
+        func token(_ reply: Transition.Reply?) -> String?? {
+            guard case .waited(.success(let r))? = reply else { return .none }
+            return .some(r.activationToken)
+        }
+        let click = ActivationContext(activationToken: "click-token", desktopStartupID: nil)
+        // Two Waits held when the callback arrives.
+        var (router, s) = try Fixtures.router()
+        let (first, _) = try router.holdWait(s.id)
+        let (second, _) = try router.holdWait(s.id)
+        let routed = router.route(
+            "com.example.app:/callback?code=c&state=\(s.codeLogin.state)", source: .link, via: "test", context: click,
+            now: now)
+        let answers = Dictionary(
+            uniqueKeysWithValues: routed.effects.compactMap { e -> (OperationID, Transition.Reply)? in
+                if case .answer(let op, let reply) = e { (op, reply) } else { nil }
+            })
+        #expect(token(answers[first]) == .some("click-token") && token(answers[second]) == .some(nil), "\(answers)")
+        router.take(routed)
+        #expect(router.session(s.id)?.handOff == nil && router.session(s.id)?.status == .completed)
+        #expect(token(router.wait(s.id, by: Fixtures.owner, timeoutMilliseconds: 0).reply) == .some(nil))
+
+        // None held: the first Wait to come has it (taken in, not written), the next does not.
+        var (later, s2) = try Fixtures.router()
+        later.take(
+            later.route(
+                "com.example.app:/callback?code=c&state=\(s2.codeLogin.state)", source: .link, via: "test",
+                context: click, now: now))
+        let firstWait = later.wait(s2.id, by: Fixtures.owner, timeoutMilliseconds: 0)
+        #expect(token(firstWait.reply) == .some("click-token"))
+        #expect(firstWait.changes.count == 1 && firstWait.changes.allSatisfy { !$0.isWritten })
+        later.take(firstWait)
+        let again = later.wait(s2.id, by: Fixtures.owner, timeoutMilliseconds: 0)
+        #expect(token(again.reply) == .some(nil) && again.changes.isEmpty)
+        guard case .waited(.success(let r)) = again.reply else {
+            throw AccountTokenTests.Failure("no result: \(again.reply)")
+        }
+        #expect(r.code == "c", "the result stays for the next Wait")
+    }
+
     @Test("a refusal changes nothing, writes nothing and logs why; the state is never in the line")
     func refusal() throws {
         let (router, s) = try Fixtures.router()
