@@ -174,14 +174,15 @@ public final class Daemon {
                 routeLink(link, source: .link, via: "queued link", caller: "", context: .none, answers: false)
             }
             launcher.checkHandlers()
+            let declared = accounts.all()
             // Sets an earlier daemon set aside are newer than the keyring's: adopted, and written there.
             let sets = accounts.setAsideSets()
-            if !sets.isEmpty { execute(core.router.setAsideFound(sets, accounts: accounts.all(), now: now)) }
+            if !sets.isEmpty { execute(core.router.setAsideFound(sets, accounts: declared, now: now)) }
             // Sign-ins the last daemon's notices asked for when it stopped are asked for again.
             let carried = accounts.takeCarriedSignIns()
-            if !carried.isEmpty { execute(core.router.signInsCarried(carried, accounts: accounts.all(), now: now)) }
+            if !carried.isEmpty { execute(core.router.signInsCarried(carried, accounts: declared, now: now)) }
             // Accounts refreshed ahead of need get their timers now, not at their first call.
-            execute(core.router.startingAhead(accounts.all(), now: now))
+            execute(core.router.startingAhead(declared, now: now))
             let launching =
                 launcher.method == .spawn
                 ? "browsers are started directly" : "browsers are started by the systemd user manager"

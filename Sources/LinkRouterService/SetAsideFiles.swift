@@ -1,3 +1,4 @@
+import Glibc
 import LinkRouterCore
 import OpenSSLKit
 import SystemKit
@@ -15,11 +16,11 @@ struct SetAsideFiles {
     func keep(_ key: AccountKey, _ tokens: TokenSet) throws(SystemError) {
         try FileSystem.makeDirectories(directory, permissions: 0o700)
         let text = [Self.header, key.qualifiedName, key.issuer, StoredTokens.encode(tokens)].joined(separator: "\n")
-        try FileSystem.writeAtomically(path(key), text: text, permissions: 0o600)
+        try FileSystem.writeAtomically(try path(key), text: text, permissions: 0o600)
     }
 
     func drop(_ key: AccountKey) throws(SystemError) {
-        let file = path(key)
+        let file = try path(key)
         if FileSystem.status(file) != nil { try FileSystem.remove(file) }
     }
 
@@ -39,7 +40,7 @@ struct SetAsideFiles {
                 continue
             }
             let key = AccountKey(qualifiedName: lines[1], issuer: lines[2])
-            guard path(key) == file else {
+            guard (try? path(key)) == file else {
                 unreadable.append(file)
                 continue
             }
@@ -48,14 +49,13 @@ struct SetAsideFiles {
         return (sets, unreadable)
     }
 
-    private func path(_ key: AccountKey) -> String {
-        let digest = (try? SHA256.hash(key.qualifiedName + "\n" + key.issuer)) ?? []
-        return directory + "/" + digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+    /// The file of `key`'s set: the SHA-256 of its key, in hex. A digest that cannot be made is an error, never a
+    /// name of another file (or the directory itself).
+    private func path(_ key: AccountKey) throws(SystemError) -> String {
+        let digest: [UInt8]
+        do { digest = try SHA256.hash(key.qualifiedName + "\n" + key.issuer) } catch {
+            throw SystemError(error.description, path: directory, code: EIO)
+        }
+        return directory + "/" + digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

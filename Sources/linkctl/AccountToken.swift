@@ -121,21 +121,10 @@ enum AccountToken {
             }
         }
         let client = try DaemonClient.connect()
-        func begin(_ openBrowser: Bool) throws(DaemonClient.Failure) -> [DBusValue] {
-            var options: [(String, DBusValue)] = [
-                ("account", .string(account)), ("open_browser", .boolean(openBrowser)),
-            ]
-            options += SystemEnvironment.activationOptions(besides: options)
-            return try client.call("BeginSession", [.vardict(options)])
-        }
+        var options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
+        options += SystemEnvironment.activationOptions(besides: options)
         let reply: [DBusValue]
-        do throws(DaemonClient.Failure) { reply = try begin(openBrowser) } catch {
-            // No browser could be started: said, and the URL to open elsewhere instead of a silent wait.
-            guard openBrowser, error.code == .browserFailed else { throw error }
-            StandardStreams.err("linkctl: the browser could not be started (\(error.text))\n")
-            openBrowser = false
-            reply = try begin(false)
-        }
+        (reply, openBrowser) = try BrowserSignIn.begin(client, options)
         guard let path = reply.first?.objectPathValue else {
             throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session")
         }

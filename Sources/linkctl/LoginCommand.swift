@@ -92,24 +92,14 @@ enum LoginCommand {
             }
         }
         if handOff { entries.append(("open_browser", .boolean(false))) }
-        var noBrowser = handOff || args.has("no-browser")
         do throws(DaemonClient.Failure) {
             let client = try DaemonClient.connect()
-            let reply: [DBusValue]
-            do throws(DaemonClient.Failure) { reply = try client.call("BeginSession", [.vardict(entries)]) } catch {
-                // No browser could be started: said, and the URL to open elsewhere instead of a silent wait.
-                guard !noBrowser, error.code == .browserFailed else { throw error }
-                StandardStreams.err("linkctl: the browser could not be started (\(error.text))\n")
-                noBrowser = true
-                reply = try client.call(
-                    "BeginSession",
-                    [.vardict(entries.filter { $0.0 != "open_browser" } + [("open_browser", .boolean(false))])])
-            }
+            let (reply, opened) = try BrowserSignIn.begin(client, entries)
             guard let path = reply.first?.objectPathValue else {
                 throw .refused(name: DBusError.invalidArgs, message: "BeginSession answered without a session")
             }
             let url = reply.count > 1 ? reply[1].stringValue ?? "" : ""
-            if noBrowser {
+            if !opened {
                 StandardStreams.err("Open this URL in your browser to sign in:\n  \(url)\nWaiting for the callback…\n")
             } else {
                 // The hand-off to a browser can fail without a word (gh and az print the URL too).

@@ -826,7 +826,7 @@ struct AccountTests {
                 [Paths.linkctl, "token", "work"], environment: w.desktop.environment, stdout: stdout, stderr: stderr)
             #expect(
                 eventually(timeoutMilliseconds: 20_000) {
-                    proxy.requests().filter { $0["held"] as? Bool == true }.count > delivered
+                    proxy.heldCount() > delivered
                 })
             kill(w.keyring.pid, SIGSTOP)
             try proxy.set("honest")

@@ -12,31 +12,11 @@ import Testing
 struct KeptLoginTests {
     typealias R = RotationTests
 
-    /// A signed-in `work` at a one-use provider, its set in the keyring.
-    static func signedIn(accessTokenSeconds: Int = 600, _ extra: [String] = []) throws -> AccountTests.World {
-        let w = try AccountTests.World(accessTokenSeconds: accessTokenSeconds, counted: true, oneUseRefresh: true)
-        #expect(try w.add("work", extra).status == 0)
-        #expect(try w.login("work").status == 0)
-        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
-        return w
-    }
-
-    /// A new daemon refreshes with what the keyring holds, and the provider takes it (200): nothing was lost.
-    static func nextDaemonRefreshes(_ w: AccountTests.World) throws {
-        try w.restart()
-        let posts = R.tokenPosts(w)
-        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
-        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
-        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
-        #expect(R.tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
-        #expect(w.daemon.isRunning)
-    }
-
     @Test(
         "the keyring replaced behind the daemon's back (killed, started again locked: no signal says so): a refresh it was asked for is not sent; the live token comes with why; unlocked, the refresh happens and is kept"
     )
     func keyringReplaced() throws {
-        let w = try Self.signedIn()
+        let w = try R.signedIn()
         let before = try R.secret(w, "work")
         try w.keyring.replace(unlocked: false)
         let posts = R.tokenPosts(w)
@@ -50,14 +30,14 @@ struct KeptLoginTests {
         #expect(refreshed.status == 0 && !refreshed.errorText.contains("keyring"), "\(refreshed.errorText)")
         #expect(R.tokenPosts(w) == posts + 1)
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
-        try Self.nextDaemonRefreshes(w)
+        try R.nextDaemonRefreshes(w)
     }
 
     @Test(
         "a locked keyring the daemon was told of: a live token short of min_valid is handed out with why; once none is live, KeyringLocked and nothing spent; unlocked, the refresh happens, is written, and the next daemon refreshes with it"
     )
     func lockedKeyring() throws {
-        let w = try Self.signedIn(accessTokenSeconds: 20, ["--min-valid", "5", "--refresh", "on-demand"])
+        let w = try R.signedIn(accessTokenSeconds: 20, ["--min-valid", "5", "--refresh", "on-demand"])
         let first = try w.desktop.linkctl("token", "work", "--json")
         let fields = (try? JSONSerialization.jsonObject(with: Data(first.text.utf8)) as? [String: Any]) ?? [:]
         let expiry = try #require(fields["expires_at"] as? Int)
@@ -81,19 +61,16 @@ struct KeptLoginTests {
         #expect(after.status == 0, "\(after.status) \(after.errorText)")
         #expect(R.tokenPosts(w) == posts + 1)
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
-        try Self.nextDaemonRefreshes(w)
+        try R.nextDaemonRefreshes(w)
     }
 
     @Test(
         "the keyring locked while the provider's answer is on its way (the write fails after the spend): the caller gets its token with why, `linkctl accounts` says not saved, the set is written once unlocked, and the next daemon refreshes with it"
     )
     func lockedMidWrite() throws {
-        let w = try Self.signedIn()
+        let w = try R.signedIn()
         let before = try R.secret(w, "work")
-        let proxy = try #require(w.proxy)
-        try proxy.set("hold-token-answer")
-        let call = try R.refreshing(w)
-        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        let (call, proxy) = try R.heldRefresh(w)
         // Locked while the answer is held (its flight is under way, so the daemon reads nothing meanwhile).
         try w.keyring.lockDefault()
         try proxy.set("honest")
@@ -109,14 +86,14 @@ struct KeptLoginTests {
             eventually(timeoutMilliseconds: 10_000) {
                 (try? w.desktop.linkctl("accounts").text.contains("not saved")) == false
             })
-        try Self.nextDaemonRefreshes(w)
+        try R.nextDaemonRefreshes(w)
     }
 
     @Test(
         "the unlock sequence: a 503 (backoff), the token refused by a server (RejectToken), the keyring locked, a restart: KeyringLocked; unlocked, the next call refreshes at the provider and never hands out the refused token"
     )
     func unlockSequence() throws {
-        let w = try Self.signedIn()
+        let w = try R.signedIn()
         let proxy = try #require(w.proxy)
         let rejected = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
         let kept = try R.secret(w, "work")
@@ -158,12 +135,9 @@ struct KeptLoginTests {
         "a provider that answers a refresh after 20 s (held at a proxy, past the old 15 s limit; the provider spent the refresh token when it took the request): the caller gets its still-live token after 10 s, saying the provider is slow; the daemon waits for the answer, the keyring gets the rotated set, and the next daemon refreshes with it"
     )
     func slowAnswer() throws {
-        let w = try Self.signedIn()
+        let w = try R.signedIn()
         let before = try R.secret(w, "work")
-        let proxy = try #require(w.proxy)
-        try proxy.hold()
-        let call = try R.refreshing(w)
-        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        let (call, proxy) = try R.heldRefresh(w)
         // The caller need not wait for all of it: its token is still live, and it gets it, with why.
         #expect(
             eventually(timeoutMilliseconds: 20_000) {
@@ -183,12 +157,9 @@ struct KeptLoginTests {
         "a keyring that hangs at a stop (SIGSTOP) with a rotated set on its way to it, then SIGTERM: the write gives up in 10 s, inside the drain; the set is set aside in the runtime directory (0600) and the daemon stops cleanly; the next daemon writes it to the keyring, deletes the copy, and refreshes with it"
     )
     func hungKeyringAtStop() throws {
-        let w = try Self.signedIn()
+        let w = try R.signedIn()
         let before = try R.secret(w, "work")
-        let proxy = try #require(w.proxy)
-        try proxy.hold()
-        let call = try R.refreshing(w)
-        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        let (call, proxy) = try R.heldRefresh(w)
         kill(w.keyring.pid, SIGSTOP)
         try proxy.set("honest")
         try proxy.release()
@@ -208,24 +179,16 @@ struct KeptLoginTests {
         // The next daemon writes the set it finds to the keyring, and deletes the copy.
         #expect(eventually(timeoutMilliseconds: 20_000) { (try? R.secret(w, "work")).map { $0 != before } ?? false })
         #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.list(aside).isEmpty })
-        let posts = R.tokenPosts(w)
-        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
-        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
-        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
-        #expect(R.tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
-        #expect(w.daemon.isRunning)
+        try R.refreshTaken(w)
     }
 
     @Test(
         "SIGTERM with a rotated set the locked keyring did not take: the stop waits for the person to unlock it (stop_held_back), the unlock writes the set, and only then does the daemon stop; nothing is set aside, and the next daemon refreshes with it"
     )
     func lockedAtStop() throws {
-        let w = try Self.signedIn()
+        let w = try R.signedIn()
         let before = try R.secret(w, "work")
-        let proxy = try #require(w.proxy)
-        try proxy.hold()
-        let call = try R.refreshing(w)
-        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        let (call, proxy) = try R.heldRefresh(w)
         try w.keyring.lockDefault()
         try proxy.set("honest")
         try proxy.release()
@@ -239,6 +202,6 @@ struct KeptLoginTests {
         #expect(w.daemon.waitForExit(timeoutMilliseconds: 30_000) == 0, "\(w.daemon.log)")
         #expect(try R.secret(w, "work") != before, "the unlock did not write the set")
         #expect(FileSystem.list(w.desktop.runtimeDir + "/linkrouter/unsaved").isEmpty)
-        try Self.nextDaemonRefreshes(w)
+        try R.nextDaemonRefreshes(w)
     }
 }

@@ -40,10 +40,7 @@ struct RotationTests {
         "a spent refresh token sent again (the set an older daemon lost) is refused with an empty 400: the sign-in ends at once and says so, the keyring forgets it, the token endpoint is not asked again"
     )
     func spentTokenEndsSignIn() throws {
-        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, oneUseRefresh: true)
-        #expect(try w.add("work").status == 0)
-        #expect(try w.login("work").status == 0)
-        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let w = try Self.signedIn()
         let first = try Self.secret(w, "work")
 
         // One refresh: the provider spends the first refresh token and answers a new one, which the keyring now holds.
@@ -76,6 +73,44 @@ struct RotationTests {
 
     /// A refresh under way when SIGTERM comes (`linkctl token NAME --min-valid 3600`, its output and errors kept):
     /// the process, and where its output goes.
+    /// A signed-in `work` at a one-use provider, its set in the keyring.
+    static func signedIn(accessTokenSeconds: Int = 600, _ extra: [String] = []) throws -> AccountTests.World {
+        let w = try AccountTests.World(accessTokenSeconds: accessTokenSeconds, counted: true, oneUseRefresh: true)
+        #expect(try w.add("work", extra).status == 0)
+        #expect(try w.login("work").status == 0)
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        return w
+    }
+
+    /// A refresh of `work` under way whose answer the provider has given (spending the old refresh token) and the
+    /// proxy holds on its way: its caller, and the proxy (`release()` lets the answer go).
+    static func heldRefresh(_ w: AccountTests.World) throws -> (
+        call: (pid: Int32, out: String, err: String), proxy: TamperProxy
+    ) {
+        let proxy = try #require(w.proxy)
+        let held = proxy.heldCount()
+        try proxy.hold()
+        let call = try refreshing(w)
+        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.heldCount() > held }, "no answer held")
+        return (call, proxy)
+    }
+
+    /// A new daemon refreshes with what the keyring holds, and the provider takes it (200): nothing was lost.
+    static func nextDaemonRefreshes(_ w: AccountTests.World) throws {
+        try w.restart()
+        try refreshTaken(w)
+    }
+
+    /// A refresh with what the daemon holds now reaches the provider once, and the provider takes it (200).
+    static func refreshTaken(_ w: AccountTests.World) throws {
+        let posts = tokenPosts(w)
+        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
+        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
+        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
+        #expect(tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
+        #expect(w.daemon.isRunning)
+    }
+
     static func refreshing(_ w: AccountTests.World) throws -> (pid: Int32, out: String, err: String) {
         let out = w.desktop.root + "/refresh.out"
         let err = w.desktop.root + "/refresh.err"
@@ -94,28 +129,17 @@ struct RotationTests {
             Subprocess.wait(call.pid, timeoutMilliseconds: 30_000) == 0,
             "the caller lost its token: \((try? FileSystem.readText(call.err)) ?? "")")
         #expect(try Self.secret(w, "work") != before, "the keyring still has the spent set")
-        try w.restart()
-        let posts = Self.tokenPosts(w)
-        let next = try w.desktop.linkctl("token", "work", "--min-valid", "3600")
-        #expect(next.status == 0, "the next daemon could not refresh: \(next.status) \(next.errorText)")
-        let answers = (w.proxy?.requests() ?? []).filter { ($0["path"] as? String)?.hasSuffix("/token") == true }
-        #expect(Self.tokenPosts(w) == posts + 1 && answers.last?["status"] as? Int == 200, "\(answers.last ?? [:])")
+        try nextDaemonRefreshes(w)
     }
 
     @Test(
         "SIGTERM while the provider's refresh answer is on its way (held by a proxy): the daemon waits for it, writes the rotated set, answers its caller, then stops; the next daemon refreshes with the new token"
     )
     func stopWaitsForTheAnswer() throws {
-        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, oneUseRefresh: true)
-        #expect(try w.add("work").status == 0)
-        #expect(try w.login("work").status == 0)
-        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let w = try Self.signedIn()
         let before = try Self.secret(w, "work")
-        let proxy = try #require(w.proxy)
-        try proxy.set("hold-token-answer")
-        let call = try Self.refreshing(w)
         // The provider has answered (and spent the old refresh token); the answer is held on its way.
-        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        let (call, proxy) = try Self.heldRefresh(w)
         kill(w.daemon.pid, SIGTERM)
         // The daemon took the signal and waits for the answer (it would have stopped at once before).
         let probe = try BusClient(w.bus.address)
@@ -131,17 +155,11 @@ struct RotationTests {
         "SIGTERM after the provider answered while the keyring is frozen (SIGSTOP): the daemon waits for the keyring to take the rotated set, then stops; nothing is lost"
     )
     func stopWaitsForTheKeyring() throws {
-        let w = try AccountTests.World(accessTokenSeconds: 600, counted: true, oneUseRefresh: true)
-        #expect(try w.add("work").status == 0)
-        #expect(try w.login("work").status == 0)
-        #expect(eventually(timeoutMilliseconds: 10_000) { (try? w.keyring.items(account: "work")) ?? (0, 0) == (1, 0) })
+        let w = try Self.signedIn()
         let before = try Self.secret(w, "work")
         // The keyring answers the check before the refresh, and is frozen while the provider's answer is held: the
         // answer reaches the daemon with nowhere to be written.
-        let proxy = try #require(w.proxy)
-        try proxy.hold()
-        let call = try Self.refreshing(w)
-        #expect(eventually(timeoutMilliseconds: 20_000) { proxy.requests().contains { $0["held"] as? Bool == true } })
+        let (call, proxy) = try Self.heldRefresh(w)
         kill(w.keyring.pid, SIGSTOP)
         try proxy.set("honest")
         try proxy.release()

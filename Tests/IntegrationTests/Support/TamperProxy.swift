@@ -63,6 +63,9 @@ final class TamperProxy {
             permissions: 0o644)
     }
 
+    /// How many answers the proxy has held so far (in `hold-token-answer` mode).
+    func heldCount() -> Int { requests().filter { $0["held"] as? Bool == true }.count }
+
     /// In `hold-token-answer` mode: how many held answers have gone out to the client since.
     func delivered() -> Int {
         let file = (info["mode_file"] as! String).replacingOccurrences(of: "/mode", with: "/delivered")
