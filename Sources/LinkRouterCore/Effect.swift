@@ -77,6 +77,18 @@ public enum Effect: Sendable, Equatable {
         }
     }
 
+    /// The held call or running operation this effect ends (an answer, a drop, a cancel), if any: one aimed at a
+    /// call already dropped is left out (`Router.ownerGone`).
+    public var ends: OperationID? {
+        switch self {
+        case .answer(let op, _), .forget(let op), .cancel(let op): op
+        case .openBrowser, .requestResume, .requestReturn, .start, .closeListener, .emitStatus, .accountChanged,
+            .scheduleDeadline, .checkpoint, .recordBusID, .setAside, .dropSetAside, .carrySignIns, .notify,
+            .closeNotification, .log, .serve, .restart, .stop:
+            nil
+        }
+    }
+
     /// Whether a failure of this effect undoes the transition.
     public var undoesOnFailure: Bool {
         switch self {

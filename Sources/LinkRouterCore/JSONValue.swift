@@ -36,7 +36,7 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .integer(let i): return i
         case .number(let d): return Int64(exactly: d)
-        default: return nil
+        case .null, .bool, .string, .array, .object: return nil
         }
     }
 

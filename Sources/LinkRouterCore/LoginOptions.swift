@@ -28,45 +28,52 @@ public struct LoginOptions: Sendable, Equatable {
         return o
     }
 
+    /// The row of `resume`.
+    static let resumeRow = OptionRow<LoginOptions>(
+        "resume", .string({ $0.resume = $1 }, get: { $0.resume }), limit: .option,
+        flag: .value("resume", placeholder: "MODE"),
+        help: "who reopens resume_uri: browser (default), client or none",
+        doc:
+            "who reopens `resume_uri`: `browser` (default: the daemon, in the browser that began the login), `client` (a `ResumeRequested` signal to the owner), `none`"
+    )
+
+    /// The row of `resume_hosts`.
+    static let resumeHostsRow = OptionRow<LoginOptions>(
+        "resume_hosts", .strings({ $0.resumeHosts = $1 }, get: { $0.resumeHosts }),
+        flag: .repeated("resume-host", placeholder: "HOST"), help: "another host resume_uri may be on",
+        doc: "more hosts `resume_uri` may be on (lowercase names, default port)")
+
+    /// The row of `resume_path_prefix`.
+    static let resumePathPrefixRow = OptionRow<LoginOptions>(
+        "resume_path_prefix", .string({ $0.resumePathPrefix = $1 }, get: { $0.resumePathPrefix }),
+        limit: .option, flag: .value("resume-path-prefix", placeholder: "PATH"),
+        help: "resume_uri must be under this path",
+        doc: "`resume_uri`'s path must start with this (e.g. `/vipps-login-idp/`)")
+
+    /// The row of `return_to`.
+    static let returnToRow = OptionRow<LoginOptions>(
+        "return_to", .string({ $0.returnTo = $1 }, get: { $0.returnTo }), limit: .option,
+        flag: .value("return-to", placeholder: "DESKTOP-ID"),
+        help: "a loopback login's page offers a way back to this app (its desktop file id)",
+        doc:
+            "the calling app's desktop file id (`org.example.App.desktop`): a loopback login's success page offers \"Return to NAME\" (NAME from that entry), a link of linkrouter's own scheme (`org.linkrouter.return:`), whose click sends the owner `ReturnRequested` with the click's activation token, so the app presents its window"
+    )
+
+    /// The row of `require_iss`.
+    static let requireIssuerRow = OptionRow<LoginOptions>(
+        "require_iss", .bool({ $0.requireIssuer = $1 }, get: { $0.requireIssuer }),
+        flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
+        doc:
+            "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"
+    )
+
     /// The rows, in no order of their own (`SessionRequest.options` places them).
     public static let rows = OptionTable<LoginOptions>(
-        method: "BeginSession",
-        [
-            OptionRow(
-                "resume", .string({ $0.resume = $1 }, get: { $0.resume }), limit: .option,
-                flag: .value("resume", placeholder: "MODE"),
-                help: "who reopens resume_uri: browser (default), client or none",
-                doc:
-                    "who reopens `resume_uri`: `browser` (default: the daemon, in the browser that began the login), `client` (a `ResumeRequested` signal to the owner), `none`"
-            ),
-            OptionRow(
-                "resume_hosts", .strings({ $0.resumeHosts = $1 }, get: { $0.resumeHosts }),
-                flag: .repeated("resume-host", placeholder: "HOST"), help: "another host resume_uri may be on",
-                doc: "more hosts `resume_uri` may be on (lowercase names, default port)"),
-            OptionRow(
-                "resume_path_prefix", .string({ $0.resumePathPrefix = $1 }, get: { $0.resumePathPrefix }),
-                limit: .option, flag: .value("resume-path-prefix", placeholder: "PATH"),
-                help: "resume_uri must be under this path",
-                doc: "`resume_uri`'s path must start with this (e.g. `/vipps-login-idp/`)"),
-            OptionRow(
-                "return_to", .string({ $0.returnTo = $1 }, get: { $0.returnTo }), limit: .option,
-                flag: .value("return-to", placeholder: "DESKTOP-ID"),
-                help: "a loopback login's page offers a way back to this app (its desktop file id)",
-                doc:
-                    "the calling app's desktop file id (`org.example.App.desktop`): a loopback login's success page offers \"Return to NAME\" (NAME from that entry), a link of linkrouter's own scheme (`org.linkrouter.return:`), whose click sends the owner `ReturnRequested` with the click's activation token, so the app presents its window"
-            ),
-            OptionRow(
-                "require_iss", .bool({ $0.requireIssuer = $1 }, get: { $0.requireIssuer }),
-                flag: .setsTrue("require-iss"), help: "fail a callback that carries no iss",
-                doc:
-                    "with `issuer`: a callback without `iss` fails too (for providers whose metadata says `authorization_response_iss_parameter_supported`)"
-            ),
-        ])
+        method: "BeginSession", [resumeRow, resumeHostsRow, resumePathPrefixRow, returnToRow, requireIssuerRow])
 
-    /// The row of `key`, as a `BeginSession` option.
-    static func sessionRow(_ key: String) -> OptionRow<SessionRequest> {
-        guard let row = rows.named(key) else { preconditionFailure("no login option \(key)") }
-        return row.lifted({ $0.login }, { $0.login = $1 })
+    /// `row`, as a `BeginSession` option.
+    static func sessionRow(_ row: OptionRow<LoginOptions>) -> OptionRow<SessionRequest> {
+        row.lifted({ $0.login }, { $0.login = $1 })
     }
 }
 

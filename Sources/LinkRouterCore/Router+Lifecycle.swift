@@ -52,12 +52,7 @@ extension Router {
             } else if session(s.id)?.status.isFinished == false {
                 // The waits it held are dropped above; any other caller's still hear.
                 let f = finishing(s)
-                t.effects += f.effects.filter { e in
-                    switch e {
-                    case .answer(let op, _), .cancel(let op): return !dropped.contains(op)
-                    default: return true
-                    }
-                }
+                t.effects += f.effects.filter { e in e.ends.map { !dropped.contains($0) } ?? true }
                 t.core += f.core.filter { if case .finish(let op) = $0 { !dropped.contains(op) } else { true } }
                 t.effects.append(
                     .log(LogLine(.info, "The owner of \(s.logTag) left the bus; the session is cancelled")))

@@ -38,10 +38,10 @@ extension SessionRequest {
                 flag: .value("app-callback-uri", placeholder: "URI"),
                 help: "Vipps/MobilePay app-to-app: where the app returns",
                 doc: "Vipps/MobilePay app-to-app: where the app returns (custom scheme or https)"),
-            LoginOptions.sessionRow("resume"),
-            LoginOptions.sessionRow("resume_hosts"),
-            LoginOptions.sessionRow("resume_path_prefix"),
-            LoginOptions.sessionRow("return_to"),
+            LoginOptions.sessionRow(LoginOptions.resumeRow),
+            LoginOptions.sessionRow(LoginOptions.resumeHostsRow),
+            LoginOptions.sessionRow(LoginOptions.resumePathPrefixRow),
+            LoginOptions.sessionRow(LoginOptions.returnToRow),
             OptionRow(
                 "browser", .string({ $0.browser = $1 }, get: { $0.browser }), limit: .option,
                 flag: .value("browser", placeholder: "DESKTOP-ID"),
@@ -103,7 +103,7 @@ extension SessionRequest {
                 doc:
                     "`auto` (default): when the issuer's metadata lists `pushed_authorization_request_endpoint`, the daemon posts the authorization request there and opens the browser with only `client_id` and the `request_uri` it got back (RFC 9126); `require`: always, and a provider without the endpoint is an error; `off`: never (an error where the metadata says `require_pushed_authorization_requests`). Builder mode only"
             ),
-            LoginOptions.sessionRow("require_iss"),
+            LoginOptions.sessionRow(LoginOptions.requireIssuerRow),
             OptionRow(
                 "code_challenge", .string({ $0.codeChallenge = $1 }, get: { $0.codeChallenge }), limit: .option,
                 flag: .value("code-challenge", placeholder: "S256"),
