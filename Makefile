@@ -6,7 +6,7 @@
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-# The full linkctl, which the `linkctl` front hands every other verb to (LinkRouterCore/LinkctlLayout.swift finds it
+# The full linkctl, which the `linkctl` front hands every other verb to (LinkRouterCore/Embedded/LinkctlLayout.swift finds it
 # there: BINDIR/../libexec/linkrouter).
 LINKCTL_FULL_DIR ?= $(PREFIX)/libexec/linkrouter
 DATADIR ?= $(PREFIX)/share

@@ -54,7 +54,7 @@ let package = Package(
     products: [
         .executable(name: "linkrouterd", targets: ["LinkRouterd"]),
         // `linkctl` is the front (Embedded Swift; it serves the hot verbs and hands the rest on); `linkctl-full` the
-        // whole CLI, which the front runs for every other verb (LinkRouterCore/LinkctlLayout.swift).
+        // whole CLI, which the front runs for every other verb (LinkRouterCore/Embedded/LinkctlLayout.swift).
         .executable(name: "linkctl", targets: ["LinkctlFront"]),
         .executable(name: "linkctl-full", targets: ["linkctl"]),
     ],
@@ -84,7 +84,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode"),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
-        .target(name: "LinkRouterCore"),
+        .target(name: "LinkRouterCore", exclude: ["Embedded/README.md"]),
         .target(name: "Freedesktop"),
         // The bus contract: names, error names, the interface tables (rows with their handlers) and their XML.
         .target(name: "LinkRouterAPI", dependencies: ["LinkRouterCore", "DBusKit"]),
@@ -129,12 +129,15 @@ let package = Package(
             dependencies: [
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
                 "LinkRouterFiles", "JSONKit", "TerminalQR", "SecretKit",
-            ]),
+            ],
+            exclude: ["Embedded/README.md"]),
 
         // linkctl's front: Embedded Swift (no runtime start-up), whole-module and size-optimised, on libdbus. Its
-        // Shared/ files are links to the files of LinkRouterCore and linkctl it compiles as they are.
+        // Shared/ holds two links, to the Embedded folders of LinkRouterCore and linkctl, whose files it compiles as
+        // they are (each folder's README says what they keep to).
         .executableTarget(
             name: "LinkctlFront", dependencies: ["CDBusFront", "CJanssonFront", "CLibc", "CNoSocketActivation"],
+            exclude: ["Shared/Core/README.md", "Shared/CLI/README.md"],
             swiftSettings: [
                 .enableExperimentalFeature("Embedded"),
                 .unsafeFlags(frontCompiling),

@@ -1,1 +1,0 @@
-../../LinkRouterCore/AccountName.swift

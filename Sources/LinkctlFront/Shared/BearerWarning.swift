@@ -1,1 +1,0 @@
-../../linkctl/BearerWarning.swift

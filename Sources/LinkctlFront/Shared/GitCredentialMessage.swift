@@ -1,1 +1,0 @@
-../../LinkRouterCore/GitCredentialMessage.swift

@@ -1,1 +1,0 @@
-../../LinkRouterCore/IssuerScheme.swift

@@ -1,1 +1,0 @@
-../../LinkRouterCore/LinkIntake.swift

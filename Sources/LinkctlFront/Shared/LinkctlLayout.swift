@@ -1,1 +1,0 @@
-../../LinkRouterCore/LinkctlLayout.swift

@@ -1,1 +1,0 @@
-../../LinkRouterCore/SchemeRule.swift

@@ -1,1 +1,0 @@
-../../LinkRouterCore/URIReference.swift

@@ -1,1 +1,0 @@
-../../LinkRouterCore/UTCTime.swift
