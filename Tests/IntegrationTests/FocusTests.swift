@@ -18,14 +18,15 @@ struct FocusTests {
     final class World {
         let desktop: TestDesktop
         let bus: PrivateBus
-        let compositor: Compositor
+        let compositor: any WaylandCompositor
         let browser: FocusApp
         let daemon: DaemonProcess
 
-        init() throws {
+        /// On headless sway, or with `mutter` on GNOME's compositor.
+        init(mutter: Bool = false) throws {
             desktop = try TestDesktop()
             // The compositor first: the bus starts D-Bus-activated apps with the environment it was started with.
-            compositor = try Compositor(desktop: desktop)
+            compositor = mutter ? try Mutter(desktop: desktop) : try Compositor(desktop: desktop)
             bus = try PrivateBus(desktop: desktop, activation: true)
             browser = FocusApp(desktop, appID: "org.example.FocusBrowser")
             try browser.install(mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
@@ -146,7 +147,7 @@ struct FocusTests {
         /// Kills `app` (its window gone), so the next link starts it again.
         func quit(_ app: FocusApp) {
             for case let pid as Int in app.events().compactMap({ $0["pid"] }) { kill(Int32(pid), SIGKILL) }
-            _ = eventually { !w.compositor.views().contains { $0.appID == app.appID } }
+            _ = eventually { !w.compositor.hasWindow(app.appID) }
         }
 
         for app in [dbus, exec] {

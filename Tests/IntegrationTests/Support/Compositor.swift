@@ -12,7 +12,7 @@ import SystemKit
 /// link in the desktop's runtime directory (`WAYLAND_DISPLAY`). Focus is
 /// read from sway's tree; a person's key press is `wtype` (a virtual keyboard),
 /// the input the focused app asks a token for.
-final class Compositor {
+final class Compositor: WaylandCompositor {
     let pid: Int32
     private let dir: TestDirectory
     private let desktop: TestDesktop
@@ -103,6 +103,8 @@ final class Compositor {
         return out
     }
 
+    func hasWindow(_ appID: String) -> Bool { views().contains { $0.appID == appID } }
+
     /// The app id of the focused view.
     func focused() -> String? { views().first(where: \.focused)?.appID }
 
@@ -173,11 +175,11 @@ final class FocusApp {
     }
 
     /// Starts it (as the person would from a launcher) with `arguments` (`--notifications`), and waits for its window.
-    func start(_ compositor: Compositor, arguments: [String] = []) throws -> Int32 {
+    func start(_ compositor: some WaylandCompositor, arguments: [String] = []) throws -> Int32 {
         let pid = try Subprocess.spawn(
             command.split(separator: " ").map(String.init) + arguments, environment: desktop.environment,
             stdout: .file(log + ".out"), stderr: .file(log + ".err"))
-        guard eventually(timeoutMilliseconds: 20_000, { compositor.views().contains { $0.appID == appID } }) else {
+        guard eventually(timeoutMilliseconds: 20_000, { compositor.hasWindow(appID) }) else {
             throw SystemError(
                 "\(appID)'s window did not appear: \((try? FileSystem.readText(log + ".err")) ?? "")", code: ETIMEDOUT)
         }

@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import LinkRouterCore
+import SystemKit
+import Testing
+
+/// The same hand-offs on GNOME's own compositor (issue 45): headless mutter
+/// 43, real GTK 4 apps, key presses through mutter's input API. mutter
+/// focuses every window that maps, token or not (measured: 9 of 9 new windows
+/// without one), so here the browser is running before the login begins and
+/// every check is a running window's coming to the front; each beside its
+/// control, which mutter refuses (0 of 40 measured without a valid token).
+@Suite(
+    "Wayland focus on GNOME's compositor (mutter): a login's hand-offs come to the front", .serialized,
+    .enabled(if: Mutter.unavailable == nil, "\(Mutter.unavailable ?? "")"))
+struct MutterFocusTests {
+    @Test(
+        "a login's browser and its return trip on mutter: BeginSession with the focused app's token brings the running browser to the front with the login, and the callback clicked there brings the app back with Wait's activation_token; without the tokens (the controls) neither moves"
+    )
+    func loginRoundTrip() throws {
+        let w = try FocusTests.World(mutter: true)
+        let browser = w.browser
+        let browserPid = try browser.start(w.compositor)
+        defer { Subprocess.stop(browserPid, name: "the stand-in browser") }
+        let app = w.app("org.example.FocusApp")
+        let appPid = try app.start(w.compositor)
+        defer { Subprocess.stop(appPid, name: "the focus app") }
+        for (n, plain) in [(1, true), (2, false)] {
+            // The login begins in the focused app; the running browser gets the authorize URL.
+            try w.compositor.focus(app.appID)
+            try app.arm(plain ? "begin-plain" : "begin", FocusTests.login)
+            try w.compositor.press()
+            let begun = try #require(app.event("begun", n), "\(w.why(app, browser))")
+            let url = try #require(begun["url"] as? String)
+            #expect(
+                browser.event("open", n).flatMap { ($0["uris"] as? [String])?.first } == url, "\(w.why(browser))")
+            if plain {
+                #expect(
+                    w.compositor.focused() == app.appID,
+                    "the browser took the focus with no token: \(w.why(app, browser))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
+                    "the browser stayed behind: \(w.why(app, browser))")
+            }
+            // The person, in the browser, is sent to the callback: the app's Wait answers, and it presents itself.
+            try w.compositor.focus(browser.appID)
+            let state = try #require(url.queryValue("state"))
+            try browser.arm(
+                plain ? "run-plain" : "run",
+                "['\(Paths.linkctl)', 'open', 'com.example.app:/callback?code=c\(n)&state=\(state)']")
+            try w.compositor.press()
+            let waited = try #require(app.event("waited", n)?["result"] as? [String: Any], "\(w.why(app, browser))")
+            #expect(waited["code"] as? String == "c\(n)")
+            #expect(app.event("presented", n)?["with_token"] as? Bool == !plain, "\(w.why(app))")
+            if plain {
+                #expect(waited["activation_token"] == nil, "a token from a click that carried none")
+                #expect(
+                    w.compositor.focused() == browser.appID,
+                    "the app took the focus with no token: \(w.why(app, browser))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
+                    "the app stayed behind: \(w.why(app, browser))")
+            }
+        }
+    }
+}
