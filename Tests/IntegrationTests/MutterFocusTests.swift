@@ -65,4 +65,74 @@ struct MutterFocusTests {
             }
         }
     }
+
+    @Test(
+        "a deep link on mutter: a link clicked in the focused app brings the running app it goes to to the front; without the click's token (the control) it stays behind"
+    )
+    func deepLink() throws {
+        let w = try FocusTests.World(mutter: true)
+        // A deep link to a running app: the app first (mutter focuses every new window), then the one clicked in.
+        let target = w.app("org.example.FocusDeep")
+        try target.install(mimeTypes: ["x-scheme-handler/com.example.deep"], bus: w.bus)
+        #expect(try w.desktop.linkctl("register", "com.example.deep").status == 0)
+        let targetPid = try target.start(w.compositor)
+        defer { Subprocess.stop(targetPid, name: "the deep-link app") }
+        let clicker = w.app("org.example.FocusApp")
+        let clickerPid = try clicker.start(w.compositor)
+        defer { Subprocess.stop(clickerPid, name: "the clicking app") }
+        for (n, plain) in [(1, true), (2, false)] {
+            let link = "com.example.deep:/item/\(n)"
+            try w.compositor.focus(clicker.appID)
+            try clicker.arm(plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
+            try w.compositor.press()
+            #expect(clicker.event("ran", n)?["status"] as? Int == 0, "\(w.why(clicker))")
+            #expect(
+                target.event("open", n).flatMap { ($0["uris"] as? [String])?.first } == link,
+                "\(w.why(clicker, target))")
+            if plain {
+                #expect(w.compositor.focused() == clicker.appID, "taken with no token: \(w.why(clicker, target))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == target.appID },
+                    "the running app stayed behind: \(w.why(clicker, target))")
+            }
+        }
+    }
+
+    @Test(
+        "a click on linkrouter's sign-in notification on mutter brings the running browser to the front with the sign-in (the server's ActivationToken, as GNOME Shell sends it); a server that sends none (the control) leaves it behind"
+    )
+    func notice() throws {
+        let w = try FocusTests.World(mutter: true)
+        // The browser running first (mutter focuses every new window), then the notification server's window.
+        let provider = try Glewlwyd(desktop: w.desktop, redirectURIs: [AccountTests.redirect])
+        let browser = w.browser
+        let browserPid = try browser.start(w.compositor)
+        defer { Subprocess.stop(browserPid, name: "the stand-in browser") }
+        let server = w.app("org.example.FocusNotifications")
+        let serverPid = try server.start(w.compositor, arguments: ["--notifications"])
+        defer { Subprocess.stop(serverPid, name: "the notification server") }
+        #expect(server.event("serving-notifications") != nil)
+        for (n, (name, plain)) in [("work", true), ("home", false)].enumerated() {
+            let add = try w.desktop.linkctl(
+                "account", "add", name, "--issuer", provider.issuer, "--client-id", provider.clientID,
+                "--redirect-uri", AccountTests.redirect, "--store", "memory")
+            #expect(add.status == 0, "\(add.errorText)")
+            #expect(try w.desktop.linkctl("token", name).status == 4)
+            #expect(server.event("notify", n + 1) != nil, "no notice: \(w.daemon.log.suffix(600))")
+            try w.compositor.focus(server.appID)
+            try server.arm(plain ? "click-notification-plain" : "click-notification", "'Sign in'")
+            try w.compositor.press()
+            let opened = try #require(browser.event("open", n + 1), "\(w.why(server, browser))")
+            #expect(
+                (opened["uris"] as? [String])?.first?.hasPrefix(provider.authorizationEndpoint) == true, "\(opened)")
+            if plain {
+                #expect(w.compositor.focused() == server.appID, "taken with no token: \(w.why(server, browser))")
+            } else {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
+                    "the browser stayed behind: \(w.why(server, browser))")
+            }
+        }
+    }
 }
