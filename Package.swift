@@ -140,6 +140,9 @@ let package = Package(
             exclude: ["Shared/Core/README.md", "Shared/CLI/README.md"],
             swiftSettings: [
                 .enableExperimentalFeature("Embedded"),
+                // The shared files that need the core import it only outside the front, which compiles the core's
+                // Embedded folder itself (Sources/linkctl/Embedded/README.md).
+                .define("LINKCTL_FRONT"),
                 .unsafeFlags(frontCompiling),
             ],
             linkerSettings: frontLinking),

@@ -34,22 +34,23 @@ enum ResultDictionary {
     /// `proof`: the DPoP proof signed for this answer's access token (`dpop_method`), as `dpop_proof`.
     static func make(_ a: TokenAnswer, proof: String? = nil) -> DBusValue {
         let t = a.tokens
-        var entries: [(String, DBusValue)] = [("kind", .string(a.kind.rawValue))]
+        typealias K = TokenReplyKeys
+        var entries: [(String, DBusValue)] = [(K.kind, .string(a.kind.rawValue))]
         switch a.kind {
         case .access:
-            entries += [("token", .string(t.accessToken)), ("token_type", .string(t.tokenType))]
-            if let v = t.expiresAt { entries.append(("expires_at", .int64(v))) }
+            entries += [(K.token, .string(t.accessToken)), (K.tokenType, .string(t.tokenType))]
+            if let v = t.expiresAt { entries.append((K.expiresAt, .int64(v))) }
         case .id:
-            entries += [("token", .string(t.idToken ?? "")), ("token_type", .string("id_token"))]
-            if let v = t.idTokenExpiresAt ?? t.expiresAt { entries.append(("expires_at", .int64(v))) }
+            entries += [(K.token, .string(t.idToken ?? "")), (K.tokenType, .string("id_token"))]
+            if let v = t.idTokenExpiresAt ?? t.expiresAt { entries.append((K.expiresAt, .int64(v))) }
         }
-        if let v = t.scope { entries.append(("scope", .string(v))) }
+        if let v = t.scope { entries.append((K.scope, .string(v))) }
         // A narrower token: what it is for besides its scope.
-        if !a.target.resources.isEmpty { entries.append(("resource", .stringArray(a.target.resources))) }
-        if let v = a.target.audience { entries.append(("audience", .string(v))) }
-        if let v = t.subject { entries.append(("sub", .string(v))) }
-        if let v = a.warning { entries.append(("warning", .string(v))) }
-        if let proof { entries.append(("dpop_proof", .string(proof))) }
+        if !a.target.resources.isEmpty { entries.append((K.resource, .stringArray(a.target.resources))) }
+        if let v = a.target.audience { entries.append((K.audience, .string(v))) }
+        if let v = t.subject { entries.append((K.subject, .string(v))) }
+        if let v = a.warning { entries.append((K.warning, .string(v))) }
+        if let proof { entries.append((K.dpopProof, .string(proof))) }
         return .vardict(entries)
     }
 

@@ -44,29 +44,11 @@ struct FrontBus {
         case strings([String])
     }
 
-    /// A value in an answer's `a{sv}`: the types linkctl prints (as `JSON(vardict:)` reads them); others are left out.
-    enum Value {
-        case string(String)
-        case integer(Int64)
-        case boolean(Bool)
-        case strings([String])
-    }
-
-    /// An `a{sv}`'s entries, in the order they came.
-    struct Entries {
-        var all: [(String, Value)] = []
-
-        func value(_ key: String) -> Value? { all.first { $0.0 == key }?.1 }
-        func entry(_ key: String) -> String? { if case .string(let s)? = value(key) { s } else { nil } }
-        func integer(_ key: String) -> Int64? { if case .integer(let n)? = value(key) { n } else { nil } }
-        func strings(_ key: String) -> [String] { if case .strings(let l)? = value(key) { l } else { [] } }
-    }
-
     /// The daemon's answer: its first argument as a string, an `a{sv}`, or an `aa{sv}` (`ListAccounts`).
     struct Reply {
         var string: String?
-        var entries = Entries()
-        var records: [Entries] = []
+        var entries = ReplyEntries()
+        var records: [ReplyEntries] = []
 
         func entry(_ key: String) -> String? { entries.entry(key) }
         func integer(_ key: String) -> Int64? { entries.integer(key) }
@@ -359,9 +341,9 @@ struct FrontBus {
         return p.map { String(cString: $0) } ?? ""
     }
 
-    /// The entries of an `a{sv}` whose value is one `Value` reads (the others are not the front's to read).
-    private static func entries(_ iter: inout DBusMessageIter) -> Entries {
-        var out = Entries()
+    /// The entries of an `a{sv}` whose value is one `ReplyEntries.Value` reads (the others are not the front's to read).
+    private static func entries(_ iter: inout DBusMessageIter) -> ReplyEntries {
+        var out = ReplyEntries()
         guard dbus_message_iter_get_element_type(&iter) == Int32(LR_DBUS_TYPE_DICT_ENTRY) else { return out }
         var array = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &array)
@@ -383,8 +365,8 @@ struct FrontBus {
         return out
     }
 
-    /// A variant's value, when it is one of `Value`'s types.
-    private static func value(_ iter: inout DBusMessageIter) -> Value? {
+    /// A variant's value, when it is one of `ReplyEntries.Value`'s types.
+    private static func value(_ iter: inout DBusMessageIter) -> ReplyEntries.Value? {
         switch dbus_message_iter_get_arg_type(&iter) {
         case Int32(LR_DBUS_TYPE_STRING): return .string(string(&iter))
         case Int32(LR_DBUS_TYPE_INT64):

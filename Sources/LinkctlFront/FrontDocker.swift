@@ -24,16 +24,18 @@ enum FrontDocker {
                     && record.strings("registries").contains(registry)
             }), let accountName = account.entry("name")
         else { return notServed(DockerRegistry.notFound) }
-        let options: [(String, FrontBus.Option)] = [("id_token", .boolean(false))]
+        let options: [(String, FrontBus.Option)] = [(TokenOptionNames.idToken, .boolean(false))]
         switch bus.call("GetToken", [.string(accountName), .options(options)], timeoutMilliseconds: 120_000) {
         case .reply(let reply):
             guard let token = FrontToken.token(of: reply) else {
                 return failed(FrontToken.missing("the daemon answered GetToken without a token"))
             }
-            if BearerWarning.isBound(tokenType: reply.entry("token_type")) {
+            if BearerWarning.isBound(tokenType: reply.entry(TokenReplyKeys.tokenType)) {
                 FrontProcess.err(BearerWarning.text(account: accountName))
             }
-            if let warning = reply.entry("warning") { FrontProcess.err(name + ": warning: " + warning + "\n") }
+            if let warning = reply.entry(TokenReplyKeys.warning) {
+                FrontProcess.err(name + ": warning: " + warning + "\n")
+            }
             let username = account.entry("username") ?? ListedAccount.defaultUsername
             FrontProcess.out(DockerRegistry.answer(serverURL: input, username: username, secret: token).text + "\n")
             return ExitCode.ok

@@ -43,9 +43,9 @@ enum FrontGit {
         }
         // Not served (a plain-http host, say), or not a `get`: nothing is answered, and git asks its next helper.
         guard var bus, message.servable else { return ExitCode.ok }
-        var options: [(String, FrontBus.Option)] = [("id_token", .boolean(false))]
+        var options: [(String, FrontBus.Option)] = [(TokenOptionNames.idToken, .boolean(false))]
         // The daemon checks the URL against the account's git_urls, when it declares some.
-        if let url = message.url { options.append(("for_url", .string(url))) }
+        if let url = message.url { options.append((TokenOptionNames.forURL, .string(url))) }
         switch bus.call("GetToken", [.string(request.account), .options(options)], timeoutMilliseconds: 120_000) {
         case .reply(let reply):
             guard let token = FrontToken.token(of: reply) else {
@@ -54,7 +54,8 @@ enum FrontGit {
             FrontToken.warn(reply, account: request.account, bearer: true)
             FrontProcess.out(
                 GitCredentialMessage.answer(
-                    to: message, token: token, username: request.username, expiresAt: reply.integer("expires_at")
+                    to: message, token: token, username: request.username,
+                    expiresAt: reply.integer(TokenReplyKeys.expiresAt)
                 ).text)
             return ExitCode.ok
         case .refused(let name, let text):

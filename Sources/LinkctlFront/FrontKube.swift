@@ -46,8 +46,10 @@ enum FrontKube {
             }
             FrontToken.warn(reply, account: request.name, bearer: true)
             FrontProcess.out(
-                ExecCredential.answer(apiVersion: exec.apiVersion, token: token, expiresAt: reply.integer("expires_at"))
-                    .text + "\n")
+                ExecCredential.answer(
+                    apiVersion: exec.apiVersion, token: token, expiresAt: reply.integer(TokenReplyKeys.expiresAt)
+                )
+                .text + "\n")
             return ExitCode.ok
         case .refused(let name, let message):
             // As kubelogin does: a person is there, so the full linkctl runs the login now.

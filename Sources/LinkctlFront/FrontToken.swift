@@ -14,7 +14,7 @@ enum FrontToken {
         var minValid: UInt32?
         var strings: [(String, String)] = []
         var resources: [String] = []
-        var printing = Printing.token
+        var printing = TokenPrinting.token
 
         func has(_ option: String) -> Bool { strings.contains { $0.0 == option } }
         /// A proof is asked for (`--dpop`, a URL, a nonce): the full linkctl's `proof` path.
@@ -22,14 +22,6 @@ enum FrontToken {
             url != nil || has(TokenOptionNames.dpopMethod.1) || has(TokenOptionNames.dpopURL.1)
                 || has(TokenOptionNames.dpopNonce.1)
         }
-    }
-
-    /// How the answer is printed: the token alone, or as one of the flags asks (at most one of them).
-    enum Printing: Equatable {
-        case token, json, header, env
-
-        /// The flag that asks for it.
-        static let flags: [(String, Printing)] = [("json", .json), ("header", .header), ("env", .env)]
     }
 
     /// The request from `token`'s arguments, or nil for any form the front does not serve (the full linkctl parses
@@ -41,11 +33,11 @@ enum FrontToken {
                 arguments,
                 options: [TokenOptionNames.minValidFlag, TokenOptionNames.resource.0]
                     + TokenOptionNames.strings.map { $0.0 },
-                flags: Printing.flags.map { $0.0 }, repeatable: [TokenOptionNames.resource.0])
+                flags: TokenPrinting.flags.map { $0.0 }, repeatable: [TokenOptionNames.resource.0])
         else { return nil }
         let operands = args.operands
         for (flag, value) in args.given {
-            if let printing = Printing.flags.first(where: { $0.0 == flag })?.1 {
+            if let printing = TokenPrinting.flags.first(where: { $0.0 == flag })?.1 {
                 // Only one of them is given (the full linkctl says so otherwise).
                 guard request.printing == .token else { return nil }
                 request.printing = printing
@@ -90,22 +82,14 @@ enum FrontToken {
             guard let token = token(of: reply) else { return failed("the daemon answered GetToken without a token") }
             guard request.wantsProof else {
                 warn(reply, account: request.name, bearer: true)
-                FrontProcess.out(printed(token, reply.entries, request.printing))
+                FrontProcess.out(request.printing.printed(token, reply.entries))
                 return ExitCode.ok
             }
-            guard let proof = reply.entry("dpop_proof"), !proof.isEmpty else {
-                return failed("the daemon answered GetToken without the proof it was asked for")
+            guard let lines = TokenPrinting.proofPrinted(token, reply.entries, json: request.printing == .json) else {
+                return failed(TokenPrinting.noProof)
             }
             warn(reply, account: request.name, bearer: false)
-            let scheme =
-                reply.entry("token_type").map { BearerWarning.isBound(tokenType: $0) ? "DPoP" : "Bearer" } ?? "DPoP"
-            let authorization = scheme + " " + token
-            if request.printing == .json {
-                FrontProcess.out(
-                    JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]).text + "\n")
-            } else {
-                FrontProcess.out("Authorization: " + authorization + "\nDPoP: " + proof + "\n")
-            }
+            FrontProcess.out(lines)
             return ExitCode.ok
         case .refused(let name, let message):
             FrontProcess.error(RefusalText.text(name: name, message: message))
@@ -116,50 +100,19 @@ enum FrontToken {
         }
     }
 
-    /// What `token NAME` prints, as `TokenCommand.printed` prints it.
-    static func printed(_ token: String, _ entries: FrontBus.Entries, _ printing: Printing) -> String {
-        switch printing {
-        case .token: return token + "\n"
-        case .json: return json(entries).text + "\n"
-        case .header: return TokenText.header(token)
-        case .env:
-            return TokenText.env(
-                token: token, type: entries.entry("token_type") ?? "Bearer", expiresAt: entries.integer("expires_at"),
-                scope: entries.entry("scope"))
-        }
-    }
-
-    /// An answer's `a{sv}` as a JSON object, in order, as the full linkctl's `JSON(vardict:)` writes it: the types
-    /// `FrontBus.Value` reads, each as itself (the front reads no other type, as that rule leaves the others out).
-    static func json(_ entries: FrontBus.Entries) -> JSON {
-        var fields: [(String, JSON)] = []
-        for (key, value) in entries.all {
-            switch value {
-            case .string(let s): fields.append((key, .string(s)))
-            case .integer(let n): fields.append((key, .number(n)))
-            case .boolean(let b): fields.append((key, .bool(b)))
-            case .strings(let list):
-                var items: [JSON] = []
-                for item in list { items.append(.string(item)) }
-                fields.append((key, .array(items)))
-            }
-        }
-        return .object(fields)
-    }
-
     /// A `GetToken` answer's token; nil when it has none.
     static func token(of reply: FrontBus.Reply) -> String? {
-        guard let token = reply.entry("token"), !token.isEmpty else { return nil }
+        guard let token = reply.entry(TokenReplyKeys.token), !token.isEmpty else { return nil }
         return token
     }
 
     /// What linkctl says on stderr beside a token, as `AccountToken.get` and its callers say it: the binding warning
     /// when the caller sends it as a bearer token (`bearer`), then the daemon's own warning.
     static func warn(_ reply: FrontBus.Reply, account: String, bearer: Bool) {
-        if bearer, BearerWarning.isBound(tokenType: reply.entry("token_type")) {
+        if bearer, BearerWarning.isBound(tokenType: reply.entry(TokenReplyKeys.tokenType)) {
             FrontProcess.err(BearerWarning.text(account: account))
         }
-        if let warning = reply.entry("warning") { FrontProcess.error("warning: " + warning) }
+        if let warning = reply.entry(TokenReplyKeys.warning) { FrontProcess.error("warning: " + warning) }
     }
 
     /// An answer without what was asked for, said as the full linkctl says it (under D-Bus's generic error name).

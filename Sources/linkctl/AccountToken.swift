@@ -24,15 +24,17 @@ enum AccountToken {
         let client = try DaemonClient.connect()
         let reply = try client.call("GetToken", [.string(account), .vardict(options)], timeoutMilliseconds: 120_000)
             .first
-        guard let token = reply?.entry("token")?.stringValue, !token.isEmpty else {
+        guard let token = reply?.entry(TokenReplyKeys.token)?.stringValue, !token.isEmpty else {
             throw .refused(name: DBusError.failed, message: "the daemon answered GetToken without a token")
         }
         var expiresAt: Int64?
-        if case .int64(let e)? = reply?.entry("expires_at") { expiresAt = e }
-        if bearer, BearerWarning.isBound(tokenType: reply?.entry("token_type")?.stringValue) {
+        if case .int64(let e)? = reply?.entry(TokenReplyKeys.expiresAt) { expiresAt = e }
+        if bearer, BearerWarning.isBound(tokenType: reply?.entry(TokenReplyKeys.tokenType)?.stringValue) {
             StandardStreams.err(BearerWarning.text(account: account))
         }
-        return Reply(token: token, expiresAt: expiresAt, warning: reply?.entry("warning")?.stringValue, fields: reply)
+        return Reply(
+            token: token, expiresAt: expiresAt, warning: reply?.entry(TokenReplyKeys.warning)?.stringValue,
+            fields: reply)
     }
 
     /// An account as `ListAccounts` shows it, with what picks it for a registry or a forge.

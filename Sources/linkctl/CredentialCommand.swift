@@ -144,8 +144,8 @@ enum CredentialCommand {
         do {
             let (name, picking) = account.call
             // The daemon checks the URL against the account's git_urls, when it declares some.
-            let url: [(String, DBusValue)] = request.url.map { [("for_url", .string($0))] } ?? []
-            let reply = try AccountToken.get(name, [("id_token", .boolean(false))] + picking + url)
+            let url: [(String, DBusValue)] = request.url.map { [(TokenOptionNames.forURL, .string($0))] } ?? []
+            let reply = try AccountToken.get(name, [(TokenOptionNames.idToken, .boolean(false))] + picking + url)
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             StandardStreams.out(
                 GitCredentialMessage.answer(
@@ -185,7 +185,8 @@ enum CredentialCommand {
             do {
                 // Interactive: a person is at the terminal, so no desktop notice is posted for this call.
                 let (name, picking) = account.call
-                reply = try AccountToken.get(name, picking + (interactive ? [("interactive", .boolean(true))] : []))
+                reply = try AccountToken.get(
+                    name, picking + (interactive ? [(TokenOptionNames.interactive, .boolean(true))] : []))
             } catch  where interactive && error.code == .notSignedIn {
                 // As kubelogin does: a person is there, so the login runs now (the browser; what it says goes to
                 // stderr).

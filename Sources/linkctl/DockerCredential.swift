@@ -38,7 +38,7 @@ enum DockerCredential {
                     StandardStreams.out(DockerRegistry.notFound + "\n")
                     return ExitCode.refused
                 }
-                let reply = try AccountToken.get(account.name, [("id_token", .boolean(false))])
+                let reply = try AccountToken.get(account.name, [(TokenOptionNames.idToken, .boolean(false))])
                 if let warning = reply.warning { StandardStreams.err("\(name): warning: \(warning)\n") }
                 StandardStreams.out(
                     DockerRegistry.answer(serverURL: input, username: account.username, secret: reply.token).text

@@ -12,19 +12,9 @@ extension DBusValue {
 }
 
 extension JSON {
-    /// An `a{sv}` reply as a JSON object, in order: strings, `x` numbers, booleans and string lists as
-    /// themselves, other types left out; the values of `raw` keys are JSON text already (the verified claims).
+    /// An `a{sv}` reply as a JSON object, in order (`ReplyEntries`: strings, `x` numbers, booleans and string lists
+    /// as themselves, other types left out); the values of `raw` keys are JSON text already (the verified claims).
     init(vardict: DBusValue?, raw: Set<String> = []) {
-        self = .object(
-            (vardict?.stringKeyedEntries ?? []).compactMap { key, wrapped in
-                switch wrapped.variantValue {
-                case .string(let s)?: return (key, raw.contains(key) ? .raw(s) : .string(s))
-                case .int64(let n)?: return (key, .number(n))
-                case .boolean(let b)?: return (key, .bool(b))
-                case .array(_, let items)? where items.allSatisfy({ $0.stringValue != nil }):
-                    return (key, .array(items.compactMap(\.stringValue).map(JSON.string)))
-                default: return nil
-                }
-            })
+        self = ReplyEntries(vardict: vardict).json(raw: Array(raw))
     }
 }

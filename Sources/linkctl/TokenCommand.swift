@@ -117,39 +117,22 @@ enum TokenCommand {
             return LinkCtl.usageFailure(spec, error.message)
         }
         // The access token, whatever the account hands out by default: a proof goes with it.
-        options = options.filter { $0.0 != "id_token" }
+        options = options.filter { $0.0 != TokenOptionNames.idToken }
         do throws(DaemonClient.Failure) {
             let token = try AccountToken.get(name, options, bearer: false)
-            guard let proof = token.fields?.entry("dpop_proof")?.stringValue, !proof.isEmpty else {
-                throw DaemonClient.Failure.refused(
-                    name: DBusError.failed, message: "the daemon answered GetToken without the proof it was asked for")
+            guard
+                let lines = TokenPrinting.proofPrinted(
+                    token.token, ReplyEntries(vardict: token.fields), json: args.json)
+            else {
+                throw DaemonClient.Failure.refused(name: DBusError.failed, message: TokenPrinting.noProof)
             }
             if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            let scheme =
-                token.fields?.entry("token_type")?.stringValue.map { $0.lowercased() == "dpop" ? "DPoP" : "Bearer" }
-                ?? "DPoP"
-            let authorization = scheme + " " + token.token
-            if args.json {
-                Output.json(JSON.object([("authorization", .string(authorization)), ("dpop", .string(proof))]))
-            } else {
-                StandardStreams.out("Authorization: \(authorization)\nDPoP: \(proof)\n")
-            }
+            StandardStreams.out(lines)
             return ExitCode.ok
         } catch {
             Output.error(error.text)
             return error.exitCode
         }
-    }
-
-    /// What `token NAME` prints: the token alone, or as `--json`, `--header` or `--env` ask.
-    static func printed(_ reply: AccountToken.Reply, _ args: ParsedArguments) -> String {
-        if args.json { return JSON(vardict: reply.fields).text + "\n" }
-        let type = reply.fields?.entry("token_type")?.stringValue ?? "Bearer"
-        if args.has("header") { return TokenText.header(reply.token) }
-        guard args.has("env") else { return reply.token + "\n" }
-        return TokenText.env(
-            token: reply.token, type: type, expiresAt: reply.expiresAt,
-            scope: reply.fields?.entry("scope")?.stringValue)
     }
 
     /// `token NAME`.
@@ -158,8 +141,8 @@ enum TokenCommand {
         if !name.isEmpty, args.value("issuer") != nil {
             return LinkCtl.usageFailure(spec, "give an account's NAME or --issuer URL, not both")
         }
-        if [args.json, args.has("header"), args.has("env")].count(where: { $0 }) > 1 {
-            return LinkCtl.usageFailure(spec, "give one of --json, --header and --env")
+        guard let printing = TokenPrinting.chosen(TokenPrinting.flags.map(\.0).filter { args.has($0) }) else {
+            return LinkCtl.usageFailure(spec, TokenPrinting.conflict)
         }
         let options: [(String, DBusValue)]
         do { options = try OptionFlags.entries(TokenRequest.options, args) } catch {
@@ -176,7 +159,7 @@ enum TokenCommand {
                 reply = try AccountToken.get(name, options)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
-            StandardStreams.out(printed(reply, args))
+            StandardStreams.out(printing.printed(reply.token, ReplyEntries(vardict: reply.fields)))
             return ExitCode.ok
         } catch {
             Output.error(error.text)

@@ -43,7 +43,7 @@ public struct TokenRequest: Sendable, Equatable {
         method: "GetToken",
         [
             OptionRow(
-                "id_token", .bool({ $0.idToken = $1 }), flag: .setsTrue("id-token"),
+                TokenOptionNames.idToken, .bool({ $0.idToken = $1 }), flag: .setsTrue("id-token"),
                 help: "the ID token instead of the account's default",
                 doc: "`true`: the ID token; `false`: the access token; default: the account's `token`"),
             OptionRow(
@@ -52,7 +52,7 @@ public struct TokenRequest: Sendable, Equatable {
                 help: "seconds the token must still be valid (default: the account's min_valid)",
                 doc: "seconds of life the token must have left (at most 3600); default: the account's `min_valid`"),
             OptionRow(
-                "interactive", .bool({ $0.interactive = $1 }), flag: .setsTrue("interactive"),
+                TokenOptionNames.interactive, .bool({ $0.interactive = $1 }), flag: .setsTrue("interactive"),
                 help:
                     "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token",
                 doc:
@@ -107,7 +107,7 @@ public struct TokenRequest: Sendable, Equatable {
                     "a token for this audience (an `audience` parameter at the token endpoint, for providers that take it instead of `resource`)"
             ),
             OptionRow(
-                "for_url", .string({ $0.forURL = $1 }, get: { $0.forURL }), limit: .option,
+                TokenOptionNames.forURL, .string({ $0.forURL = $1 }, get: { $0.forURL }), limit: .option,
                 flag: .value("for-url", placeholder: "URL"),
                 help: "the URL the token is for: an account with git_urls answers only for those",
                 doc:

@@ -16,4 +16,11 @@ public enum TokenOptionNames {
     public static let strings = [issuer, scope, audience, dpopMethod, dpopURL, dpopNonce]
     /// The repeatable one (an `as`).
     public static let resource = ("resource", "resource")
+
+    /// The boolean options the helpers send without a flag of their own: the ID token instead of the access token
+    /// (false: the access token whatever the account hands out by default), a sign-in when none is live.
+    public static let idToken = "id_token"
+    public static let interactive = "interactive"
+    /// The URL git asks a credential for (git's `url`): the account answers only for the hosts it declares.
+    public static let forURL = "for_url"
 }
