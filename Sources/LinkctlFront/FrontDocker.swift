@@ -36,7 +36,7 @@ enum FrontDocker {
             if let warning = reply.entry(TokenReplyKeys.warning) {
                 FrontProcess.err(name + ": warning: " + warning + "\n")
             }
-            let username = account.entry("username") ?? ListedAccount.defaultUsername
+            let username = account.entry("username") ?? TokenUsername.fallback
             FrontProcess.out(DockerRegistry.answer(serverURL: input, username: username, secret: token).text + "\n")
             return ExitCode.ok
         case .refused(let error, let message):

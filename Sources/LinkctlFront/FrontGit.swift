@@ -8,7 +8,7 @@
 enum FrontGit {
     struct Request {
         var account: String
-        var username = "oauth2"
+        var username = TokenUsername.fallback
         var operation: String
     }
 
@@ -22,8 +22,8 @@ enum FrontGit {
         // The checks the full linkctl makes: a refusal is its to word.
         guard let account = args.value("account"), operation != "erase", (try? AccountName.check(account)) != nil
         else { return nil }
-        let name = args.value("username") ?? "oauth2"
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != 0x3A }) else { return nil }
+        let name = args.value("username") ?? TokenUsername.fallback
+        guard TokenUsername.isGitUsername(name) else { return nil }
         return Request(account: account, username: name, operation: operation)
     }
 

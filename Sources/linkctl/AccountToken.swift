@@ -91,7 +91,7 @@ enum AccountToken {
                 ListedAccount.isCallers(owner: item.entry("owner")?.stringValue)
             else { return nil }
             return Listed(
-                name: name, username: item.entry("username")?.stringValue ?? ListedAccount.defaultUsername,
+                name: name, username: item.entry("username")?.stringValue ?? TokenUsername.fallback,
                 registries: strings(item.entry("registries")), gitURLs: strings(item.entry("git_urls")),
                 store: item.entry("store")?.stringValue ?? "keyring", issuer: item.entry("issuer")?.stringValue ?? "",
                 isDefault: item.entry("default")?.variantValue == .boolean(true))

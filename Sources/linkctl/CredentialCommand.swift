@@ -55,11 +55,10 @@ enum CredentialCommand {
         switch args.operands[0] {
         case "git":
             guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
-            let username = args.value("username") ?? "oauth2"
+            let username = args.value("username") ?? TokenUsername.fallback
             // A line break would add lines of its own to git's answer.
-            guard !username.isEmpty, username.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), !username.contains(":")
-            else {
-                return LinkCtl.usageFailure(spec, "--username takes printable ASCII with no space or ':'")
+            guard TokenUsername.isGitUsername(username) else {
+                return LinkCtl.usageFailure(spec, TokenUsername.gitUsernameRule)
             }
             return git(args.operands[1], account: which, username: username)
         case "kube":

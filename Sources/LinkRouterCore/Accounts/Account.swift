@@ -180,7 +180,7 @@ public struct Account: Sendable, Equatable {
         guard let unsaved = UnsavedPolicy(rawValue: r.unsaved ?? UnsavedPolicy.runtime.rawValue) else {
             throw .invalid("unsaved must be runtime or drop, not \(r.unsaved ?? "")")
         }
-        let username = r.username ?? "oauth2"
+        let username = r.username ?? TokenUsername.fallback
         guard OAuthText.isVisibleText(username), !username.contains(":") else {
             throw .invalid("username must be printable ASCII with no ':'")
         }
