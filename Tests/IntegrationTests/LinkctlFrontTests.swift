@@ -256,7 +256,7 @@ struct LinkctlFrontTests {
     }
 
     @Test(
-        "the front serves token --json, --header and --env, kubectl's and docker's helpers itself (a front with no full linkctl beside it answers them as the full linkctl does)"
+        "the front serves token (alone, --json, --header, --env, --min-valid, --issuer), git's, kubectl's and docker's helpers itself: a front with no full linkctl beside it answers every form of its table as the full linkctl does"
     )
     func servedByTheFront() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600)
@@ -271,15 +271,27 @@ struct LinkctlFrontTests {
         try FileSystem.symlink(Paths.linkctlFull, at: fullDocker)
         let input = w.desktop.root + "/docker-input"
         try FileSystem.writeAtomically(input, text: "https://registry.example.com/v2/\n", permissions: 0o600)
-        let pairs: [([String], [String])] = [
-            ([lone, "token", "work", "--json"], [Paths.linkctlFull, "token", "work", "--json"]),
-            ([lone, "token", "work", "--env"], [Paths.linkctlFull, "token", "work", "--env"]),
-            (
-                [lone, "credential", "kube", "--account", "work"],
-                [Paths.linkctlFull, "credential", "kube", "--account", "work"]
-            ),
-            (["sh", "-c", "'\(docker)' get < '\(input)'"], ["sh", "-c", "'\(fullDocker)' get < '\(input)'"]),
+        let gitInput = w.desktop.root + "/git-input"
+        try FileSystem.writeAtomically(
+            gitInput, text: "protocol=https\nhost=git.example.com\n\n", permissions: 0o600)
+        let tokenForms: [[String]] = [
+            [], ["--json"], ["--header"], ["--env"], ["--min-valid", "60"], ["--issuer", w.provider.issuer],
         ]
+        let pairs: [([String], [String])] =
+            tokenForms.map { form in
+                let name = form.first == "--issuer" ? [] : ["work"]
+                return ([lone, "token"] + name + form, [Paths.linkctlFull, "token"] + name + form)
+            } + [
+                (
+                    ["sh", "-c", "'\(lone)' credential git --account work get < '\(gitInput)'"],
+                    ["sh", "-c", "'\(Paths.linkctlFull)' credential git --account work get < '\(gitInput)'"]
+                ),
+                (
+                    [lone, "credential", "kube", "--account", "work"],
+                    [Paths.linkctlFull, "credential", "kube", "--account", "work"]
+                ),
+                (["sh", "-c", "'\(docker)' get < '\(input)'"], ["sh", "-c", "'\(fullDocker)' get < '\(input)'"]),
+            ]
         let token = String(try w.desktop.linkctl("token", "work").text.dropLast())
         for (front, full) in pairs {
             let served = try w.desktop.run(front)
