@@ -98,27 +98,27 @@ enum AccountBook {
             }
             return tokenReply(account.key, tokens, kind: kind, proof: request.proof, warning: why, target: target)
         }
-        // The provider failed lately: not asked again before its time.
-        if let retryAt = state.retryAt, now < retryAt {
-            let why =
-                "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(retryAt - now) s"
-            return Transition().answering(held, live(why) ?? .refused(RouterError(.refreshFailed, why)))
-        }
         // A provider that answered this target with a wider scope does not narrow: each ask would spend a refresh
         // token for a token never handed out, so it is not asked again before the next sign-in.
         if let answered = state.widerAnswers[target] {
             let asked = request.scope ?? target.scope ?? "\(target)"
             return Transition().answering(held, .refused(widerRefusal(account.name, asked: asked, answered: answered)))
         }
-        // Stopping (SIGTERM): no refresh token is spent now.
-        if turn.core.stopWanted {
+        switch RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: now) {
+        case .stopping?:
+            // No refresh token is spent while the daemon stops.
             return Transition().answering(held, live(stoppingWhy) ?? .refused(RouterError(.refreshFailed, stoppingWhy)))
-        }
-        // The keyring is known to be locked: a refresh now would spend the refresh token with nowhere to keep the new
-        // one. A live token is handed out with why; with none, the flight's check asks the keyring afresh (it may
-        // have been unlocked without a signal) and refuses with KeyringLocked if it still is.
-        if state.keyringLocked == true, account.store == .keyring, let reply = live(lockedWhy) {
-            return Transition().answering(held, reply)
+        case .backingOff(let until)?:
+            // The provider failed lately: not asked again before its time.
+            let why =
+                "could not refresh \(account.name)'s tokens (\(state.lastFailure ?? "the provider failed")); tried again after \(until - now) s"
+            return Transition().answering(held, live(why) ?? .refused(RouterError(.refreshFailed, why)))
+        case .keyringLocked?:
+            // A live token is handed out with why; with none, the flight's check asks the keyring afresh (it may
+            // have been unlocked without a signal) and refuses with KeyringLocked if it still is.
+            if let reply = live(lockedWhy) { return Transition().answering(held, reply) }
+        case nil:
+            break
         }
         var flight = TokenFlight(key: account.key, account: account, stage: .discovering)
         flight.target = target

@@ -55,19 +55,22 @@ public struct BackgroundRefresh: OperationMachine {
             state.refreshTimer = nil
             let done = Transition(core: [.finish(op), turn.set(key, state)])
             guard let account, account.key == key, account.refresh == .ahead, state.flight == nil,
-                state.tokens?.refreshToken != nil, !turn.core.stopWanted
+                state.tokens?.refreshToken != nil
             else { return done }
+            let hold = RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now)
+            if hold == .stopping { return done }
             // Not yet (its min_valid is shorter than the timer assumed): later.
             guard let due = Self.due(state, minValid: account.minValidSeconds, key: key, earliest: earliest) else {
                 return done
             }
             // The provider failed lately: the flight waits for its backoff, as a caller's would.
-            let at = max(due, state.retryAt ?? due)
+            var at = due
+            if case .backingOff(let until)? = hold { at = max(due, until) }
             if at > turn.now { return done.then(Self.schedule(key, at: at, earliest: earliest, &turn)) }
             // The keyring was locked when it last answered: nothing is spent now (the new set could not be kept,
             // and the flight's own check would only say so again); again in a minute, or when the keyring says it
             // changed (`CollectionChanged` reads the account's item).
-            if state.keyringLocked == true, account.store == .keyring {
+            if hold == .keyringLocked {
                 return done.then(Self.schedule(key, at: turn.now + 60, earliest: turn.now + 60, &turn))
             }
             let flight = TokenFlight(key: key, account: account, stage: .discovering)

@@ -207,7 +207,9 @@ public struct TokenFlight: OperationMachine {
             }
             metadata = m
             // Stopping (SIGTERM): a refresh now would spend the token with no time left to keep its answer.
-            if turn.core.stopWanted {
+            if RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+                != nil
+            {
                 return AccountBook.refreshFailed(key, op, state, AccountBook.stoppingWhy, provider: false, &turn)
             }
             return refresh(op, account, used, key: state.tokens?.dpopKey)
@@ -222,7 +224,10 @@ public struct TokenFlight: OperationMachine {
                 state.tokens = kept.keepingRejections(of: state.tokens)
                 if AccountBook.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: false, &turn) }
             }
-            guard let account, let used = state.tokens?.refreshToken, !turn.core.stopWanted else {
+            guard let account, let used = state.tokens?.refreshToken,
+                RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+                    == nil
+            else {
                 return land(op, state, refreshed: true, &turn)
             }
             var t = refresh(op, account, used, key: state.tokens?.dpopKey)
@@ -292,7 +297,10 @@ public struct TokenFlight: OperationMachine {
             if let kept, let live = kept.refreshToken, live != used, let account {
                 keyringAnswered = true
                 state.tokens = kept
-                if AccountBook.waitersAllServed(key, state, &turn) || turn.core.stopWanted {
+                if AccountBook.waitersAllServed(key, state, &turn)
+                    || RefreshHold.of(
+                        state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true) != nil
+                {
                     return land(op, state, refreshed: true, &turn)
                 }
                 var t = refresh(op, account, live, key: kept.dpopKey)
@@ -396,7 +404,10 @@ public struct TokenFlight: OperationMachine {
             !done.contains(w.target)
                 && !state.usable(w.kind, minValid: w.minValid, now: turn.now, target: w.target)
         }?.wait.target
-        if let next, !turn.core.stopWanted, let account, state.tokens?.refreshToken != nil {
+        if let next, let account, state.tokens?.refreshToken != nil,
+            RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+                == nil
+        {
             var t = AccountBook.answerWaiters(
                 of: key, state: state, refusal: nil, liveFor: refreshedTargets, refusals: refusals, &turn)
             target = next
