@@ -17,13 +17,9 @@ enum FrontDocker {
         guard !input.isEmpty else { return notServed(DockerRegistry.noServerURL) }
         // A registry reached in the clear (`http://`) gets no token (issue 36): a bare host, or https.
         guard let registry = DockerRegistry.host(of: input) else { return notServed(DockerRegistry.notFound) }
-        // The first of the caller's accounts that lists it, as `AccountToken.accounts` reads `ListAccounts`.
-        guard
-            let account = listed.records.first(where: { record in
-                record.entry("name") != nil && ListedAccount.isCallers(owner: record.entry("owner"))
-                    && record.strings("registries").contains(registry)
-            }), let accountName = account.entry("name")
-        else { return notServed(DockerRegistry.notFound) }
+        guard let (accountName, username) = ListedAccount.forRegistry(registry, in: listed.records) else {
+            return notServed(DockerRegistry.notFound)
+        }
         let options: [(String, FrontBus.Option)] = [(TokenOptionNames.idToken, .boolean(false))]
         switch bus.call("GetToken", [.string(accountName), .options(options)], timeoutMilliseconds: 120_000) {
         case .reply(let reply):
@@ -36,7 +32,6 @@ enum FrontDocker {
             if let warning = reply.entry(TokenReplyKeys.warning) {
                 FrontProcess.err(name + ": warning: " + warning + "\n")
             }
-            let username = account.entry("username") ?? TokenUsername.fallback
             FrontProcess.out(DockerRegistry.answer(serverURL: input, username: username, secret: token).text + "\n")
             return ExitCode.ok
         case .refused(let error, let message):

@@ -77,12 +77,23 @@ enum AccountToken {
         "\(name)'s tokens are kept in linkrouterd's memory only (store=memory): they last until the daemon stops (a logout, a reboot, an upgrade); then \(name) needs a new sign-in"
     }
 
-    /// The accounts this caller can get tokens of (`ListAccounts` lists apps' too, for the host user to see: those are
-    /// left out).
-    static func accounts() throws(DaemonClient.Failure) -> [Listed] {
+    /// `ListAccounts`' answer, each entry as both halves of linkctl read one (`ListedAccount`).
+    static func listed() throws(DaemonClient.Failure) -> [ReplyEntries] {
+        try listedItems().map { ReplyEntries(vardict: $0) }
+    }
+
+    /// `ListAccounts`' answer: its entries, each an `a{sv}`.
+    private static func listedItems() throws(DaemonClient.Failure) -> [DBusValue] {
         let client = try DaemonClient.connect()
         let reply = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
         guard case .array(_, let items)? = reply.first else { return [] }
+        return items
+    }
+
+    /// The accounts this caller can get tokens of (`ListAccounts` lists apps' too, for the host user to see: those are
+    /// left out).
+    static func accounts() throws(DaemonClient.Failure) -> [Listed] {
+        let items = try listedItems()
         func strings(_ v: DBusValue?) -> [String] {
             if case .array(_, let list)? = v { list.compactMap(\.stringValue) } else { [] }
         }

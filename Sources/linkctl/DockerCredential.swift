@@ -33,8 +33,7 @@ enum DockerCredential {
                 return ExitCode.refused
             }
             do {
-                guard let account = try AccountToken.accounts().first(where: { $0.registries.contains(registry) })
-                else {
+                guard let account = ListedAccount.forRegistry(registry, in: try AccountToken.listed()) else {
                     StandardStreams.out(DockerRegistry.notFound + "\n")
                     return ExitCode.refused
                 }
