@@ -44,7 +44,7 @@ extension Daemon {
         // 4. The core's own tables; the proof signer keeps only the keys of tokens still held.
         core.apply(core: t.core)
         if t.core.contains(where: { if case .account = $0 { true } else { false } }) {
-            bus.proofs.keep(Set(core.router.accountTokens.values.compactMap { $0.tokens?.dpopKey?.thumbprint }))
+            bus.proofs.keep(Set(core.router.keepers.values.compactMap { $0.tokens?.dpopKey?.thumbprint }))
         }
         // 5. Every other effect, by rank (the core's order within a rank).
         for effect in Self.ordered(t.effects) where !effect.undoesOnFailure { perform(effect) }

@@ -65,7 +65,7 @@ extension Daemon {
         case .flight(.reread(let key, let used, let refusal)):
             accounts.read(key) { done(.flight(.reread($0, used: used, refusal: refusal))) }
         case .flight(.write(let key, let tokens)): accounts.write(key, tokens) { done(.flight(.written($0, tokens))) }
-        case .flight(.delete(let key)): accounts.delete(key) { done(.flight(.deleted($0))) }
+        case .forgetting(let key): accounts.delete(key) { done(.forgetting($0)) }
 
         case .revoking(.discover(let issuer)):
             providers.discover(issuer, room: .account) { done(.revoking(.metadata($0))) }

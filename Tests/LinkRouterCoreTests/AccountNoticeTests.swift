@@ -27,7 +27,7 @@ struct AccountNoticeTests {
     /// A router where `account` is known to be signed out (the keyring was read: nothing).
     func signedOut(_ account: Account) -> Router {
         var router = A.router(":1.1")
-        router.apply(core: [.account(account.key, AccountTokens(tokens: nil, loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: nil, loaded: true))])
         return router
     }
 
@@ -201,7 +201,7 @@ extension AccountNoticeTests {
         let account = try A.account()
         var router = A.router(":1.1")
         let old = A.tokens("a", expiresIn: 10)
-        router.apply(core: [.account(account.key, AccountTokens(tokens: old, loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: old, loaded: true))])
         // A refresh (its token is short of min_valid) whose write meets a locked keyring.
         let t = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
@@ -217,13 +217,11 @@ extension AccountNoticeTests {
         #expect(text.summary == "Unlock the keyring for work" && text.body.contains("work's new tokens"))
         #expect(text.action.label == "Unlock")
         router.apply(core: w.core)
-        #expect(router.accountTokens[account.key]?.unsaved != nil)
+        #expect(router.keepers[account.key]?.unsaved != nil)
         router.apply(core: router.completed(op, .accountNotice(.shown(.success(Fixtures.shown(11)))), now: now).core)
         // Another write that fails: no second notice.
         var again = Turn(router, now: now + 5)
-        let retry = TokenFlight.start(
-            TokenFlight(key: account.key, account: nil, stage: .writing(fresh)), .write(account.key, fresh),
-            state: router.accountTokens[account.key]!, &again)
+        let retry = TokenFlight.writing(fresh, account.key, account: nil, state: router.keepers[account.key]!, &again)
         let (write, _) = try #require(A.requests(retry).first)
         router.apply(core: retry.core)
         let second = router.completed(write, .flight(.written(locked, fresh)), now: now + 5)
@@ -253,15 +251,13 @@ extension AccountNoticeTests {
         later.apply(core: up.core)
         later.apply(core: later.completed(upOp, .accountNotice(.shown(.success(Fixtures.shown(12)))), now: now).core)
         var turn2 = Turn(later, now: now + AccountNotice.repeatSeconds)
-        let retry2 = TokenFlight.start(
-            TokenFlight(key: account.key, account: nil, stage: .writing(fresh)), .write(account.key, fresh),
-            state: later.accountTokens[account.key]!, &turn2)
+        let retry2 = TokenFlight.writing(fresh, account.key, account: nil, state: later.keepers[account.key]!, &turn2)
         let (write2, _) = try #require(A.requests(retry2).first)
         later.apply(core: retry2.core)
         let landed = later.completed(write2, .flight(.written(nil, fresh)), now: now + AccountNotice.repeatSeconds)
         #expect(landed.effects.contains(.closeNotification(Fixtures.shown(12))) && landed.core.contains(.finish(upOp)))
         later.apply(core: landed.core)
-        #expect(later.accountTokens[account.key]?.unsaved == nil && later.accountTokens[account.key]?.notice == nil)
+        #expect(later.keepers[account.key]?.unsaved == nil && later.keepers[account.key]?.notice == nil)
     }
 }
 

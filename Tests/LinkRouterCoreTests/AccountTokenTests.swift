@@ -151,6 +151,43 @@ struct AccountTokenTests {
         #expect(throws: RouterError.self) { try AccountRequest.options.set(&unknown, key: "password", text: "x") }
     }
 
+    @Test(
+        "the flight's stage decides what it takes: an answer a stage did not ask for is logged and changes nothing (its tokens are not taken); a late patience timer is nothing; the flight lives in its account's keeper"
+    )
+    func stageExpects() throws {
+        var router = Self.router(":1.1")
+        let account = try Self.account()
+        let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+        guard case .held(let w1) = t1.reply, let (op, _) = Self.started(t1).first else { throw Failure("not held") }
+        router.apply(core: t1.core)
+        #expect(router.keepers[account.key]?.flight?.op == op && router.keepers[account.key]?.flight?.stage == .reading)
+        #expect(router.running[op] == .account(account.key, .flight))
+        // Reading: a write's answer, a refresh's answer, a patience timer are not what it waits on.
+        let stray = Self.tokens("stray", expiresIn: 3600, refresh: "stray-rt")
+        for event: TokenFlight.Event in [
+            .written(nil, stray), .refreshed(.success(stray), used: "r1"), .metadata(.success(Self.metadata)),
+        ] {
+            let t = router.completed(op, .flight(event), now: Self.now)
+            #expect(t.core.isEmpty && Self.answers(t).isEmpty && Self.started(t).isEmpty, "\(event.kind)")
+            #expect(
+                t.effects.contains {
+                    if case .log(let line) = $0 {
+                        line.priority == .warning && !"\(line)".contains("stray")
+                    } else {
+                        false
+                    }
+                }, "\(event.kind)")
+        }
+        let late = router.completed(op, .flight(.slow), now: Self.now)
+        #expect(late.core.isEmpty && late.effects.isEmpty)
+        // Its own answer still lands: the stray tokens were never taken.
+        let read = router.completed(op, .flight(.read(.success(Self.tokens("kept", expiresIn: 3600)))), now: Self.now)
+        guard case .token(let a)? = Self.answers(read)[w1] else { throw Failure("not answered") }
+        #expect(a.tokens.accessToken == "kept")
+        router.apply(core: read.core)
+        #expect(router.keepers[account.key]?.flight == nil && router.running[op] == nil)
+    }
+
     @Test("three callers, one keyring read and one refresh; the new set is written before anyone gets it")
     func oneFlight() throws {
         var router = Self.router(":1.1", ":1.2", ":1.3")
@@ -192,7 +229,7 @@ struct AccountTokenTests {
             })
         #expect(answered[w1] != nil)
         router.apply(core: t5.core)
-        #expect(router.accountTokens[account.key]?.flight == nil)
+        #expect(router.keepers[account.key]?.flight == nil)
         // And the next caller is answered from memory, with nothing started.
         let t6 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 1)
         guard case .token(let a) = t6.reply else { throw Failure("not from memory: \(t6.reply)") }
@@ -206,7 +243,7 @@ struct AccountTokenTests {
         var router = Self.router(":1.1")
         let account = try Self.account()
         router.apply(core: [
-            .account(account.key, AccountTokens(tokens: Self.tokens("old", expiresIn: 0), loaded: true))
+            .account(account.key, AccountKeeper(tokens: Self.tokens("old", expiresIn: 0), loaded: true))
         ])
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else {
@@ -240,9 +277,9 @@ struct AccountTokenTests {
             now: Self.now)
         guard case .refused(let e)? = Self.answers(t4)[wait] else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
-        #expect(Self.requests(t4).map(\.1) == [.flight(.delete(account.key))])
+        #expect(Self.requests(t4).map(\.1) == [.forgetting(account.key)])
         router.apply(core: t4.core)
-        #expect(router.accountTokens[account.key]?.tokens == nil)
+        #expect(router.keepers[account.key]?.tokens == nil)
     }
 
     @Test(
@@ -251,7 +288,7 @@ struct AccountTokenTests {
         var router = Self.router(":1.1")
         let account = try Self.account()
         let kept = Self.tokens("old", expiresIn: 0)
-        router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: kept, loaded: true))])
         let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else {
             throw Failure("no flight")
@@ -266,7 +303,7 @@ struct AccountTokenTests {
         #expect(e.code == .refreshFailed && e.message.contains("they are kept"))
         #expect(Self.requests(t2).isEmpty)
         router.apply(core: t2.core)
-        #expect(router.accountTokens[account.key]?.tokens == kept && router.accountTokens[account.key]?.flight == nil)
+        #expect(router.keepers[account.key]?.tokens == kept && router.keepers[account.key]?.flight == nil)
 
         // A fresh daemon, a locked keyring: KeyringLocked, nothing deleted or written.
         var fresh = Self.router(":1.1")
@@ -282,14 +319,14 @@ struct AccountTokenTests {
         "a provider that keeps failing is not asked at every call: the next refresh waits 5 s, then 10, 20 … (at most 300); meanwhile callers are answered at once (a token still live, with why it was not refreshed; else RefreshFailed); a refresh that works resets it; no log line carries a token"
     )
     func backoff() throws {
-        #expect((1...8).map(AccountTokens.backoff(after:)) == [5, 10, 20, 40, 80, 160, 300, 300])
+        #expect((1...8).map(AccountKeeper.backoff(after:)) == [5, 10, 20, 40, 80, 160, 300, 300])
         var router = Self.router(":1.1")
         let account = try Self.account()
         // 10 s left, less than min_valid (60): refreshed, but still usable.
         router.apply(core: [
             .account(
                 account.key,
-                AccountTokens(tokens: Self.tokens("old", expiresIn: 10, refresh: "secret-rt"), loaded: true))
+                AccountKeeper(tokens: Self.tokens("old", expiresIn: 10, refresh: "secret-rt"), loaded: true))
         ])
         let down = SessionFailure(
             code: .tokenExchangeFailed, message: "the request to the token endpoint at id.example.com failed: HTTP 503")
@@ -311,7 +348,7 @@ struct AccountTokenTests {
             throw Failure("the live token was not handed out")
         }
         #expect(live.tokens.accessToken == "old" && live.warning?.contains("tried again after 5 s") == true)
-        #expect(router.accountTokens[account.key]?.retryAt == Self.now + 5)
+        #expect(router.keepers[account.key]?.retryAt == Self.now + 5)
         // Within the wait: answered at once, no request.
         let soon = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 2)
         guard case .token(let again) = soon.reply else { throw Failure("not answered at once: \(soon.reply)") }
@@ -320,13 +357,13 @@ struct AccountTokenTests {
         // After it: tried again; a second failure waits 10 s.
         _ = try fail(at: Self.now + 6)
         #expect(
-            router.accountTokens[account.key]?.retryAt == Self.now + 16
-                && router.accountTokens[account.key]?.failures == 2)
+            router.keepers[account.key]?.retryAt == Self.now + 16
+                && router.keepers[account.key]?.failures == 2)
         // The token has run out meanwhile: RefreshFailed at once, not a sign-out.
         let late = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 12)
         guard case .refused(let e) = late.reply else { throw Failure("\(late.reply)") }
         #expect(e.code == .refreshFailed && e.message.contains("tried again after") && Self.started(late).isEmpty)
-        #expect(router.accountTokens[account.key]?.tokens != nil)
+        #expect(router.keepers[account.key]?.tokens != nil)
         // After the wait a refresh that works resets the count.
         let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now + 20)
         guard let (flight, _) = Self.started(t).first else { throw Failure("no flight after the wait") }
@@ -337,8 +374,8 @@ struct AccountTokenTests {
         let worked = router.completed(flight, .flight(.refreshed(.success(new), used: "secret-rt")), now: Self.now + 20)
         router.apply(core: worked.core)
         router.apply(core: router.completed(flight, .flight(.written(nil, new)), now: Self.now + 20).core)
-        #expect(router.accountTokens[account.key]?.tokens?.accessToken == "new")
-        #expect(router.accountTokens[account.key]?.failures == 0 && router.accountTokens[account.key]?.retryAt == nil)
+        #expect(router.keepers[account.key]?.tokens?.accessToken == "new")
+        #expect(router.keepers[account.key]?.failures == 0 && router.keepers[account.key]?.retryAt == nil)
 
         // Nor does a flight's description (stages and token sets reach log lines).
         #expect(
@@ -462,7 +499,7 @@ struct AccountTokenTests {
 
         // Each caller's `work` is its own: the user's tokens never reach the app.
         router.apply(core: [
-            .account(user.key, AccountTokens(tokens: Self.tokens("users", expiresIn: 3600), loaded: true))
+            .account(user.key, AccountKeeper(tokens: Self.tokens("users", expiresIn: 3600), loaded: true))
         ])
         guard
             case .token(let hosts) = router.accountCall(
@@ -594,25 +631,25 @@ struct AccountTokenTests {
 
         // Replaced with another client: once written, the old tokens are forgotten, in memory and the keyring.
         router.apply(core: [
-            .account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
+            .account(mine.key, AccountKeeper(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
         ])
         var other = r
         other.clientID = "app2"
         // (With the person's `work` declared since, a new declaration of that name is refused: ConsentPromptTests.)
         let replace = router.accountCall(.add("work", other), accounts: [mine], caller: ":1.2", now: Self.now)
         guard case .held(let replaceOp) = replace.reply else { throw Failure("not written") }
-        #expect(router.accountTokens[mine.key]?.tokens != nil)
+        #expect(router.keepers[mine.key]?.tokens != nil)
         router.apply(core: replace.core)
         let replaced = router.completed(replaceOp, .accountFile(.done(nil)), now: Self.now)
         #expect(
             Self.answers(replaced)[replaceOp] == Transition.Reply.none
-                && Self.started(replaced).contains { $0.1 == .flight(.delete(mine.key)) })
+                && Self.started(replaced).contains { $0.1 == .forgetting(mine.key) })
         router.apply(core: replaced.core)
-        #expect(router.accountTokens[mine.key]?.tokens == nil)
+        #expect(router.keepers[mine.key]?.tokens == nil)
 
         // Removed: the file first; a failure changes nothing; then the tokens, then the answer.
         router.apply(core: [
-            .account(mine.key, AccountTokens(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
+            .account(mine.key, AccountKeeper(tokens: Self.tokens("apps", expiresIn: 3600), loaded: true))
         ])
         let remove = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
         guard case .held(let removeOp) = remove.reply, Self.started(remove).first?.1 == .accountFile(.remove(mine))
@@ -623,7 +660,7 @@ struct AccountTokenTests {
         let failed = router.completed(removeOp, .accountFile(.done(RouterError(.storageFailed, "disk"))), now: Self.now)
         #expect(Self.answers(failed)[removeOp] == .refused(RouterError(.storageFailed, "disk")))
         router.apply(core: failed.core)
-        #expect(router.accountTokens[mine.key]?.tokens != nil)
+        #expect(router.keepers[mine.key]?.tokens != nil)
         let remove2 = router.accountCall(.remove("work"), accounts: declared, caller: ":1.2", now: Self.now)
         guard case .held(let removeOp2) = remove2.reply else { throw Failure("not removed") }
         router.apply(core: remove2.core)
@@ -632,8 +669,8 @@ struct AccountTokenTests {
             Self.answers(gone)[removeOp2] == nil && Self.started(gone).contains { $0.1 == .logout(.delete(mine.key)) })
         router.apply(core: gone.core)
         #expect(
-            router.accountTokens[mine.key]?.tokens == nil
-                && router.accountTokens[user.key]?.tokens?.accessToken == "users")
+            router.keepers[mine.key]?.tokens == nil
+                && router.keepers[user.key]?.tokens?.accessToken == "users")
         let forgotten = router.completed(removeOp2, .logout(.deleted(nil)), now: Self.now)
         #expect(Self.answers(forgotten)[removeOp2] == Transition.Reply.none)
     }
@@ -646,15 +683,15 @@ struct AccountTokenTests {
         let account = try Self.account()
         router.apply(core: [
             .account(
-                account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: "rt"), loaded: true))
+                account.key, AccountKeeper(tokens: Self.tokens("at", expiresIn: 3600, refresh: "rt"), loaded: true))
         ])
         let out = router.logout(account, caller: ":1.1")
         guard case .held(let held) = out.reply else { throw Failure("not held") }
         // Forgotten in the keyring first; nothing is asked of the provider before that.
         #expect(Self.started(out).map(\.1) == [.logout(.delete(account.key))])
-        #expect(router.accountTokens[account.key]?.tokens != nil)
+        #expect(router.keepers[account.key]?.tokens != nil)
         router.apply(core: out.core)
-        #expect(router.accountTokens[account.key]?.tokens == nil, "forgotten in memory at once")
+        #expect(router.keepers[account.key]?.tokens == nil, "forgotten in memory at once")
         let deleted = router.completed(held, .logout(.deleted(nil)), now: Self.now)
         #expect(Self.answers(deleted).isEmpty, "the answer waits on the provider's word")
         #expect(
@@ -689,7 +726,7 @@ struct AccountTokenTests {
         // No endpoint: not-offered, nothing sent. An access token alone is revoked as one.
         var bare = Self.router(":1.1")
         bare.apply(core: [
-            .account(account.key, AccountTokens(tokens: Self.tokens("at", expiresIn: 3600, refresh: nil), loaded: true))
+            .account(account.key, AccountKeeper(tokens: Self.tokens("at", expiresIn: 3600, refresh: nil), loaded: true))
         ])
         let out2 = bare.logout(account, caller: ":1.1")
         guard case .held(let held2) = out2.reply else { throw Failure("not held") }
@@ -779,7 +816,7 @@ struct AccountTokenTests {
         var router = Router()
         let account = try Self.account()
         router.apply(core: [
-            .account(account.key, AccountTokens(tokens: Self.tokens("t", expiresIn: 3600), loaded: true))
+            .account(account.key, AccountKeeper(tokens: Self.tokens("t", expiresIn: 3600), loaded: true))
         ])
         // Logout from a caller not yet known: held, nothing forgotten yet.
         let out = router.logout(account, caller: ":1.5")
@@ -798,7 +835,7 @@ struct AccountTokenTests {
         #expect(Self.answers(t)[held] == .refused(AccountBook.unknownAccount("work")))
         #expect(Self.answers(t)[rejectHeld] == .refused(AccountBook.unknownAccount("work")))
         router.apply(core: t.core)
-        #expect(router.accountTokens[account.key]?.tokens?.accessToken == "t")
+        #expect(router.keepers[account.key]?.tokens?.accessToken == "t")
         // And from now on it is refused at once, never held.
         #expect(
             router.getToken(account, TokenRequest(), caller: ":1.5", now: Self.now).reply
@@ -843,7 +880,7 @@ struct AccountTokenTests {
         router.apply(core: landed.core)
         #expect(
             router.held.calls.isEmpty
-                && router.running.values.allSatisfy { if case .backgroundRefresh = $0 { true } else { false } })
+                && router.running.values.allSatisfy { if case .account(_, .refreshTimer) = $0 { true } else { false } })
     }
 
     @Test(
@@ -878,7 +915,7 @@ struct AccountTokenTests {
         let account = try Self.account()
         router.apply(core: [
             .account(
-                account.key, AccountTokens(tokens: Self.tokens("m", expiresIn: 3600), loaded: true, unsaved: "locked"))
+                account.key, AccountKeeper(tokens: Self.tokens("m", expiresIn: 3600), loaded: true, unsaved: "locked"))
         ])
         let t = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
         guard case .token(let a) = t.reply else { throw Failure("not answered at once") }
@@ -906,7 +943,7 @@ extension Router {
             case .flight(.check(let key)) = op
         else { return t }
         apply(core: t.core)
-        return completed(flight, .flight(.checked(.success(accountTokens[key]?.tokens))), now: now)
+        return completed(flight, .flight(.checked(.success(keepers[key]?.tokens))), now: now)
     }
 
     fileprivate func getToken(_ a: Account, _ r: TokenRequest, caller: String, now: Int64) -> Transition {

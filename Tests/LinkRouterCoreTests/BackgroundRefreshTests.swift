@@ -37,7 +37,7 @@ struct BackgroundRefreshTests {
             })
         else { throw A.Failure("no timer set: \(t2.effects)") }
         router.apply(core: t2.core)
-        #expect(router.accountTokens[account.key]?.refreshTimer == timer)
+        #expect(router.keepers[account.key]?.refreshTimer?.op == timer)
         return (router, timer, ms)
     }
 
@@ -62,7 +62,7 @@ struct BackgroundRefreshTests {
         }
         #expect(A.answers(declared).isEmpty && declared.core.contains(.finish(timer)))
         router.apply(core: declared.core)
-        #expect(router.accountTokens[account.key]?.flight == flight)
+        #expect(router.keepers[account.key]?.flight?.op == flight)
         let later = now + 3540 - jitter
         router.apply(core: router.discovered(flight, A.metadata, now: later).core)
         let fresh = A.tokens("a2", expiresIn: 3600 + 3540 - jitter, refresh: "r2")
@@ -74,8 +74,8 @@ struct BackgroundRefreshTests {
         #expect(nextMS == (3600 - 60 - jitter) * 1000)
         router.apply(core: written.core)
         #expect(
-            router.accountTokens[account.key]?.refreshTimer == next
-                && router.accountTokens[account.key]?.tokens == fresh)
+            router.keepers[account.key]?.refreshTimer?.op == next
+                && router.keepers[account.key]?.tokens == fresh)
         // A caller right after the old expiry is answered from memory: no request.
         let call = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now + 3601)
@@ -127,7 +127,7 @@ struct BackgroundRefreshTests {
         let out = router.accountCall(.logout(account.name), accounts: [account], caller: ":1.1", now: now)
         #expect(out.effects.contains(.cancel(timer)) && out.core.contains(.finish(timer)), "\(out.effects)")
         router.apply(core: out.core)
-        #expect(router.accountTokens[account.key]?.refreshTimer == nil && router.running[timer] == nil)
+        #expect(router.keepers[account.key]?.refreshTimer == nil && router.running[timer] == nil)
         // Four seconds of life: 10 s from now, at the earliest.
         let (_, _, ms) = try landed(account, expiresIn: 4)
         #expect(ms == 10_000)

@@ -18,7 +18,7 @@ struct ConsentPromptTests {
         let account = try A.account()
         r.apply(core: [
             .caller(":1.9", app), .caller(":1.8", .flatpak("org.example.Other")), .caller(":1.1", .host),
-            .account(account.key, AccountTokens(tokens: A.tokens("at", expiresIn: 3600), loaded: true)),
+            .account(account.key, AccountKeeper(tokens: A.tokens("at", expiresIn: 3600), loaded: true)),
         ])
         return (r, account)
     }
@@ -395,8 +395,8 @@ struct ConsentPromptTests {
         let plain = try A.account("plain")
         r.apply(core: [
             .caller(":1.1", .host), .caller(":1.2", .host),
-            .account(work.key, AccountTokens(tokens: A.tokens("at", expiresIn: 3600), loaded: true)),
-            .account(plain.key, AccountTokens(tokens: A.tokens("pt", expiresIn: 3600), loaded: true)),
+            .account(work.key, AccountKeeper(tokens: A.tokens("at", expiresIn: 3600), loaded: true)),
+            .account(plain.key, AccountKeeper(tokens: A.tokens("pt", expiresIn: 3600), loaded: true)),
         ])
         guard
             case .token = r.accountCall(
@@ -470,14 +470,14 @@ struct ConsentPromptTests {
 
         // Signed out: the app's account gets no notice; the person's does.
         let appsOwn = try Account.make(name: "mine", Self.accountRequest("app-client"), owner: .app(Self.app.label))
-        r.apply(core: [.account(appsOwn.key, AccountTokens(tokens: nil, loaded: true))])
+        r.apply(core: [.account(appsOwn.key, AccountKeeper(tokens: nil, loaded: true))])
         let appCall = r.accountCall(
             .getToken("mine", TokenRequest()), accounts: [work, appsOwn], caller: ":1.9", now: A.now)
         guard case .refused(let notSignedIn) = appCall.reply else { throw Failure("\(appCall.reply)") }
         #expect(notSignedIn.code == .notSignedIn)
         #expect(!A.started(appCall).contains { if case .accountNotice = $0.1 { true } else { false } })
         var person = r
-        person.apply(core: [.account(work.key, AccountTokens(tokens: nil, loaded: true))])
+        person.apply(core: [.account(work.key, AccountKeeper(tokens: nil, loaded: true))])
         let personCall = person.accountCall(
             .getToken("work", TokenRequest()), accounts: [work], caller: ":1.1", now: A.now)
         #expect(A.started(personCall).contains { if case .accountNotice(.show) = $0.1 { true } else { false } })

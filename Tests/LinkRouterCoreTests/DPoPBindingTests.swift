@@ -211,15 +211,15 @@ struct DPoPBindingTests {
         let kept = TokenSet(
             accessToken: "at", tokenType: "Bearer", expiresAt: Fixtures.now + 600, refreshToken: "rt", idToken: nil,
             scope: nil)
-        router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: kept, loaded: true))])
         let t = router.accountCall(
             .getToken("work", TokenRequest()), accounts: [account], caller: ":1.9", now: Fixtures.now)
         #expect(t.refusal?.code == .notSignedIn && t.refusal?.message.contains("dpop=require") == true, "\(t.reply)")
         let started = t.effects.compactMap { if case .start(_, let o) = $0 { o } else { nil } }
         #expect(
-            started.contains(.flight(.delete(account.key)))
+            started.contains(.forgetting(account.key))
                 && started.contains(.revoking(.discover(issuer: Self.issuer))),
             "\(started)")
-        #expect(t.core.contains(.account(account.key, AccountTokens(tokens: nil, loaded: true, flight: nil))))
+        #expect(t.core.contains(.account(account.key, AccountKeeper(tokens: nil, loaded: true))))
     }
 }

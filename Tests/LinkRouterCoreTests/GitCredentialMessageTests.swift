@@ -33,7 +33,7 @@ struct GitCredentialMessageTests {
         r.gitURLs = ["https://git.example.com/team/"]
         let forge = try Account.make(name: "work", r, owner: .user)
         var router = A.router(":1.1")
-        router.apply(core: [.account(forge.key, AccountTokens(tokens: A.tokens("t", expiresIn: 3600), loaded: true))])
+        router.apply(core: [.account(forge.key, AccountKeeper(tokens: A.tokens("t", expiresIn: 3600), loaded: true))])
         func asked(_ url: String, _ account: Account) -> Transition {
             var request = TokenRequest()
             request.forURL = url
@@ -47,7 +47,7 @@ struct GitCredentialMessageTests {
             throw A.Failure("own forge")
         }
         let any = try A.account()
-        router.apply(core: [.account(any.key, AccountTokens(tokens: A.tokens("t", expiresIn: 3600), loaded: true))])
+        router.apply(core: [.account(any.key, AccountKeeper(tokens: A.tokens("t", expiresIn: 3600), loaded: true))])
         guard case .token = asked("https://anything.example.com/x.git", any).reply else {
             throw A.Failure("no git_urls")
         }

@@ -43,7 +43,7 @@ struct KeptLoginTests {
         let account = try A.account()
         var router = A.router(":1.1")
         // A new daemon found the keyring locked: nothing read yet.
-        var locked = AccountTokens()
+        var locked = AccountKeeper()
         locked.keyringLocked = true
         router.apply(core: [.account(account.key, locked)])
         // Unlocked: the Secret Service says so, and the account's item is read by a flight of its own.
@@ -76,7 +76,7 @@ struct KeptLoginTests {
     func lockedUnseen() throws {
         let account = try A.account()
         var router = A.router(":1.1")
-        var state = AccountTokens(tokens: A.tokens("live", expiresIn: 600), loaded: true)
+        var state = AccountKeeper(tokens: A.tokens("live", expiresIn: 600), loaded: true)
         state.keyringLocked = false
         router.apply(core: [.account(account.key, state)])
         let (held, flight, discovered) = try discovering(&router, account, minValid: 3600)
@@ -89,9 +89,9 @@ struct KeptLoginTests {
         #expect(Self.refreshes(answered).isEmpty)
         #expect(A.started(answered).contains { if case .accountNotice = $0.1 { true } else { false } })
         router.apply(core: answered.core)
-        #expect(router.accountTokens[account.key]?.keyringLocked == true)
-        #expect(router.accountTokens[account.key]?.flight == nil)
-        #expect(router.accountTokens[account.key]?.tokens?.refreshToken == "r1", "nothing spent, nothing forgotten")
+        #expect(router.keepers[account.key]?.keyringLocked == true)
+        #expect(router.keepers[account.key]?.flight == nil)
+        #expect(router.keepers[account.key]?.tokens?.refreshToken == "r1", "nothing spent, nothing forgotten")
     }
 
     @Test(
@@ -105,7 +105,7 @@ struct KeptLoginTests {
             let account = try A.account()
             var router = A.router(":1.1")
             router.apply(core: [
-                .account(account.key, AccountTokens(tokens: A.tokens("dead", expiresIn: -1), loaded: true))
+                .account(account.key, AccountKeeper(tokens: A.tokens("dead", expiresIn: -1), loaded: true))
             ])
             let (held, flight, _) = try discovering(&router, account, minValid: 60)
             let answered = router.completed(flight, .flight(.checked(.failure(error))), now: now)
@@ -113,7 +113,7 @@ struct KeptLoginTests {
             #expect(e.code == error.code && e.message.contains("no refresh token was spent"), "\(e)")
             #expect(Self.refreshes(answered).isEmpty)
             router.apply(core: answered.core)
-            #expect(router.accountTokens[account.key]?.tokens?.refreshToken == "r1")
+            #expect(router.keepers[account.key]?.tokens?.refreshToken == "r1")
         }
     }
 
@@ -123,7 +123,7 @@ struct KeptLoginTests {
     func newerInTheKeyring() throws {
         let account = try A.account()
         var router = A.router(":1.1")
-        router.apply(core: [.account(account.key, AccountTokens(tokens: A.tokens("old", expiresIn: 10), loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: A.tokens("old", expiresIn: 10), loaded: true))])
         let (_, flight, _) = try discovering(&router, account, minValid: 3600)
         let elsewhere = A.tokens("other", expiresIn: 20, refresh: "r9")
         let checked = router.completed(flight, .flight(.checked(.success(elsewhere))), now: now)
@@ -135,7 +135,7 @@ struct KeptLoginTests {
             .caller(":1.1", .host),
             .account(
                 account.key,
-                AccountTokens(tokens: A.tokens("mine", expiresIn: 10, refresh: "r5"), loaded: true, unsaved: "locked")),
+                AccountKeeper(tokens: A.tokens("mine", expiresIn: 10, refresh: "r5"), loaded: true, unsaved: "locked")),
         ])
         let (_, f2, _) = try discovering(&unsaved, account, minValid: 3600)
         let kept = unsaved.completed(f2, .flight(.checked(.success(A.tokens("older", expiresIn: 10)))), now: now)
@@ -149,7 +149,7 @@ struct KeptLoginTests {
         let account = try A.account()
         var router = A.router(":1.1")
         router.apply(core: [
-            .account(account.key, AccountTokens(tokens: A.tokens("live", expiresIn: 600), loaded: true))
+            .account(account.key, AccountKeeper(tokens: A.tokens("live", expiresIn: 600), loaded: true))
         ])
         let rejected = router.accountCall(
             .reject(account.name, token: "live"), accounts: [account], caller: ":1.1", now: now)
@@ -176,7 +176,7 @@ struct KeptLoginTests {
         let account = try A.account()
         var router = A.router(":1.1")
         router.apply(core: [
-            .account(account.key, AccountTokens(tokens: A.tokens("live", expiresIn: 600), loaded: true))
+            .account(account.key, AccountKeeper(tokens: A.tokens("live", expiresIn: 600), loaded: true))
         ])
         let (held, flight, discovered) = try discovering(&router, account, minValid: 3600)
         #expect(A.requests(discovered).map(\.1) == [.flight(.check(account.key))])
@@ -195,7 +195,7 @@ struct KeptLoginTests {
             warning.contains("may have acted on the request") && warning.contains("if the next refresh is refused")
                 && warning.contains("linkctl login work") && !warning.contains("begin a new login"), "\(warning)")
         router.apply(core: failed.core)
-        let retryAt = try #require(router.accountTokens[account.key]?.retryAt)
+        let retryAt = try #require(router.keepers[account.key]?.retryAt)
         // Within the backoff: answered from memory, nothing sent.
         let soon = router.accountCall(
             .getToken(account.name, Self.asking(3600)), accounts: [account], caller: ":1.1", now: now)
@@ -218,7 +218,7 @@ struct KeptLoginTests {
         let account = try A.account()
         var router = A.router(":1.1")
         router.apply(core: [
-            .account(account.key, AccountTokens(tokens: A.tokens("live", expiresIn: 600), loaded: true))
+            .account(account.key, AccountKeeper(tokens: A.tokens("live", expiresIn: 600), loaded: true))
         ])
         let (held, flight, discovered) = try discovering(&router, account, minValid: 3600)
         router.apply(core: discovered.core)

@@ -19,7 +19,7 @@ struct NarrowTokenTests {
         let account = try Account.make(name: "work", r, owner: .user)
         var tokens = A.tokens("own", expiresIn: 3600)
         tokens.scope = "openid profile email"
-        router.apply(core: [.account(account.key, AccountTokens(tokens: tokens, loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: tokens, loaded: true))])
         return (router, account)
     }
 
@@ -96,7 +96,7 @@ struct NarrowTokenTests {
         #expect(answer.target == target && answer.tokens.refreshToken == nil)
         #expect(A.requests(t).isEmpty, "no write: the refresh token did not change")
         router.apply(core: t.core)
-        let state = try #require(router.accountTokens[account.key])
+        let state = try #require(router.keepers[account.key])
         #expect(state.tokens?.accessToken == "own" && state.tokens?.refreshToken == "r1" && state.flight == nil)
         let again = router.accountCall(
             .getToken("work", request(scope: "openid profile")), accounts: [account], caller: ":1.1", now: A.now + 60)
@@ -125,7 +125,7 @@ struct NarrowTokenTests {
         guard case .token(let answer)? = A.answers(landed)[wait] else { throw A.Failure("\(landed.effects)") }
         #expect(answer.tokens.accessToken == "narrow" && answer.target.resources == ["https://api.example.com/"])
         router.apply(core: landed.core)
-        #expect(router.accountTokens[account.key]?.tokens?.refreshToken == "r2")
+        #expect(router.keepers[account.key]?.tokens?.refreshToken == "r2")
     }
 
     @Test(
@@ -145,7 +145,7 @@ struct NarrowTokenTests {
         #expect(written.refreshToken == "r2")
         router.apply(core: t.core)
         router.apply(core: router.completed(flight, .flight(.written(nil, written)), now: A.now).core)
-        let state = try #require(router.accountTokens[account.key])
+        let state = try #require(router.keepers[account.key])
         #expect(state.narrow.isEmpty && state.tokens?.refreshToken == "r2")
         // Asked again: refused at once with what to do, nothing spent.
         let again2 = router.accountCall(
@@ -185,7 +185,7 @@ struct NarrowTokenTests {
         guard case .flight(.check)? = A.requests(t).first?.1 else { throw A.Failure("no check: \(t.effects)") }
         router.apply(core: t.core)
         let checked = router.completed(
-            flight, .flight(.checked(.success(router.accountTokens[account.key]?.tokens))), now: A.now)
+            flight, .flight(.checked(.success(router.keepers[account.key]?.tokens))), now: A.now)
         guard case .flight(.refresh(_, let used, let b))? = A.requests(checked).first?.1 else {
             throw A.Failure("no second refresh: \(checked.effects)")
         }

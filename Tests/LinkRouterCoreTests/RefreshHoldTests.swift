@@ -12,7 +12,7 @@ struct RefreshHoldTests {
         "the stop holds every refresh back; a backoff and a keyring known to be locked hold back a new one only (a flight has passed the backoff and asked the keyring afresh); memory accounts have no keyring to wait for"
     )
     func rule() {
-        var state = AccountTokens(tokens: AccountTokenTests.tokens("a", expiresIn: 60), loaded: true)
+        var state = AccountKeeper(tokens: AccountTokenTests.tokens("a", expiresIn: 60), loaded: true)
         #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now) == nil)
         #expect(RefreshHold.of(state, store: .keyring, stopping: true, now: now) == .stopping)
         #expect(RefreshHold.of(state, store: .keyring, stopping: true, now: now, flying: true) == .stopping)

@@ -19,7 +19,7 @@ struct RefreshRefusalTests {
         -> (Router, OperationID, OperationID)
     {
         var router = A.router(":1.1")
-        router.apply(core: [.account(account.key, AccountTokens(tokens: kept, loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: kept, loaded: true))])
         let t = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
         let wait = try #require(t.held, "not held: \(t.reply)")
@@ -61,10 +61,10 @@ struct RefreshRefusalTests {
             flight, .flight(.reread(.success(A.tokens("old", expiresIn: 0)), used: "r1", refusal: why)), now: now)
         guard case .refused(let e)? = A.answers(end)[wait] else { throw A.Failure("not answered: \(end.effects)") }
         #expect(e.code == .notSignedIn && e.message.contains("linkctl login work"))
-        #expect(A.requests(end).map(\.1) == [.flight(.delete(account.key))], "the spent token is not tried again")
+        #expect(A.requests(end).map(\.1) == [.forgetting(account.key)], "the spent token is not tried again")
         #expect(A.started(end).contains { if case .accountNotice = $0.1 { true } else { false } }, "the person is told")
         router.apply(core: end.core)
-        #expect(router.accountTokens[account.key]?.tokens == nil && router.accountTokens[account.key]?.failures == 0)
+        #expect(router.keepers[account.key]?.tokens == nil && router.keepers[account.key]?.failures == 0)
     }
 
     @Test(
@@ -78,7 +78,7 @@ struct RefreshRefusalTests {
         #expect(e.code == .refreshFailed && e.message.contains("tried again after 5 s"), "\(e.message)")
         #expect(A.requests(t).isEmpty)
         router.apply(core: t.core)
-        #expect(router.accountTokens[account.key]?.tokens != nil && router.accountTokens[account.key]?.failures == 1)
+        #expect(router.keepers[account.key]?.tokens != nil && router.keepers[account.key]?.failures == 1)
     }
 
     @Test(
@@ -99,7 +99,7 @@ struct RefreshRefusalTests {
         #expect(e.code == .refreshFailed, "\(e.message)")
         #expect(A.requests(t).isEmpty, "nothing read again or deleted")
         router.apply(core: t.core)
-        #expect(router.accountTokens[account.key]?.tokens != nil && router.accountTokens[account.key]?.failures == 1)
+        #expect(router.keepers[account.key]?.tokens != nil && router.keepers[account.key]?.failures == 1)
     }
 
     @Test(
@@ -112,7 +112,7 @@ struct RefreshRefusalTests {
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
         #expect(e.code == .refreshFailed && e.message.contains("at the next call"), "\(e.message)")
         router.apply(core: t.core)
-        let state = try #require(router.accountTokens[account.key])
+        let state = try #require(router.keepers[account.key])
         #expect(state.failures == 0 && state.retryAt == nil && state.tokens != nil)
         // The next call asks the provider again at once.
         let next = router.accountCall(
@@ -139,11 +139,11 @@ struct RefreshRefusalTests {
         guard case .refused(let e)? = A.answers(t)[wait] else { throw A.Failure("not answered: \(t.effects)") }
         #expect(e.code == .notSignedIn && e.message.contains("another subject"), "\(e.message)")
         let started = A.started(t).map(\.1)
-        #expect(started.contains(.flight(.delete(account.key))), "\(started)")
+        #expect(started.contains(.forgetting(account.key)), "\(started)")
         #expect(started.contains { if case .revoking = $0 { true } else { false } }, "the set is revoked: \(started)")
         #expect(!started.contains { if case .flight(.write) = $0 { true } else { false } }, "nothing is written")
         router.apply(core: t.core)
-        #expect(router.accountTokens[account.key]?.tokens == nil)
+        #expect(router.keepers[account.key]?.tokens == nil)
         // The same subject again is a refresh like any other.
         let (same, f2, _) = try refreshing(account, kept: kept)
         fresh.subject = "alice"
@@ -158,7 +158,7 @@ struct RefreshRefusalTests {
         var router = A.router(":1.1")
         let account = try A.account()
         let set = A.tokens("m", expiresIn: 3600)
-        router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "locked"))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: set, loaded: true, unsaved: "locked"))])
         // Served from memory; the write is tried again.
         let served = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
@@ -169,10 +169,10 @@ struct RefreshRefusalTests {
         let rejected = router.accountCall(
             .reject(account.name, token: "m"), accounts: [account], caller: ":1.1", now: now)
         router.apply(core: rejected.core)
-        #expect(router.accountTokens[account.key]?.tokens?.expiresAt == 0)
+        #expect(router.keepers[account.key]?.tokens?.expiresAt == 0)
         router.apply(core: router.completed(write, .flight(.written(nil, writing)), now: now).core)
-        #expect(router.accountTokens[account.key]?.tokens?.expiresAt == 0, "the landed write undid the rejection")
-        #expect(router.accountTokens[account.key]?.unsaved == nil)
+        #expect(router.keepers[account.key]?.tokens?.expiresAt == 0, "the landed write undid the rejection")
+        #expect(router.keepers[account.key]?.unsaved == nil)
         let next = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
         #expect(

@@ -21,7 +21,7 @@ struct StopDrainTests {
     func refreshing() throws -> (Router, Account, OperationID) {
         let account = try A.account()
         var router = A.router(":1.1")
-        router.apply(core: [.account(account.key, AccountTokens(tokens: A.tokens("old", expiresIn: 0), loaded: true))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: A.tokens("old", expiresIn: 0), loaded: true))])
         let t = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
         let flight = try #require(A.started(t).first?.0)
@@ -48,7 +48,7 @@ struct StopDrainTests {
         #expect(router.stopIfSettled().effects.isEmpty, "the write is under way")
         let written = router.completed(flight, .flight(.written(nil, fresh)), now: now)
         router.apply(core: written.core)
-        #expect(router.accountTokens[account.key]?.tokens == fresh)
+        #expect(router.keepers[account.key]?.tokens == fresh)
         #expect(router.stopHeldBack == 0 && router.stopIfSettled().effects == [.stop])
     }
 
@@ -59,7 +59,7 @@ struct StopDrainTests {
         let account = try A.account()
         var router = A.router(":1.1")
         router.apply(core: [
-            .account(account.key, AccountTokens(tokens: A.tokens("old", expiresIn: 30), loaded: true))
+            .account(account.key, AccountKeeper(tokens: A.tokens("old", expiresIn: 30), loaded: true))
         ])
         // A flight discovering (nothing spent yet) when the stop comes.
         let t = router.accountCall(
@@ -75,7 +75,7 @@ struct StopDrainTests {
         }
         #expect(live.warning?.contains("stopping") == true)
         router.apply(core: landed.core)
-        #expect(router.accountTokens[account.key]?.failures == 0, "not the provider's fault")
+        #expect(router.keepers[account.key]?.failures == 0, "not the provider's fault")
         let next = router.accountCall(
             .getToken(account.name, Self.asking(3600)), accounts: [account], caller: ":1.1", now: now)
         #expect(A.started(next).isEmpty)
@@ -99,7 +99,7 @@ struct StopDrainTests {
             let account = try Account.make(name: "work", r, owner: .user)
             var router = A.router(":1.1")
             let set = A.tokens("m", expiresIn: 3600)
-            router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "locked"))])
+            router.apply(core: [.account(account.key, AccountKeeper(tokens: set, loaded: true, unsaved: "locked"))])
             let asked = router.stopRequested(now: now)
             guard case (let write, .flight(.write(account.key, set)))? = A.started(asked).first else {
                 throw A.Failure("no write retried: \(asked.effects)")
@@ -136,7 +136,7 @@ struct StopDrainTests {
         let account = try A.account()
         var router = A.router(":1.1")
         let set = A.tokens("m", expiresIn: 3600, refresh: "r2")
-        router.apply(core: [.account(account.key, AccountTokens(tokens: set, loaded: true, unsaved: "timed out"))])
+        router.apply(core: [.account(account.key, AccountKeeper(tokens: set, loaded: true, unsaved: "timed out"))])
         let asked = router.stopRequested(now: now)
         guard case (let write, .flight(.write))? = A.started(asked).first else { throw A.Failure("\(asked.effects)") }
         router.apply(core: asked.core)
@@ -153,13 +153,13 @@ struct StopDrainTests {
             throw A.Failure("\(found.effects)")
         }
         next.apply(core: found.core)
-        #expect(next.accountTokens[account.key]?.tokens?.refreshToken == "r2")
-        #expect(next.accountTokens[account.key]?.unsaved != nil)
+        #expect(next.keepers[account.key]?.tokens?.refreshToken == "r2")
+        #expect(next.keepers[account.key]?.unsaved != nil)
         // Until the keyring takes it, a caller gets it from memory; once it does, the copy is deleted.
         let written = next.completed(w2, .flight(.written(nil, set)), now: now)
         #expect(written.effects.contains(.dropSetAside(account.key)), "\(written.effects)")
         next.apply(core: written.core)
-        #expect(next.accountTokens[account.key]?.unsaved == nil && next.accountTokens[account.key]?.setAside == false)
+        #expect(next.keepers[account.key]?.unsaved == nil && next.keepers[account.key]?.setAside == false)
         // A set aside for an account no longer declared is deleted, not adopted.
         let gone = A.router(":1.1")
         let orphan = gone.setAsideFound([(account.key, set)], accounts: [], now: now)
@@ -192,7 +192,7 @@ struct LockedKeyringTests {
     func spendsNothingWhileLive() throws {
         let account = try A.account()
         var router = A.router(":1.1")
-        var state = AccountTokens(tokens: A.tokens("old", expiresIn: 30), loaded: true)
+        var state = AccountKeeper(tokens: A.tokens("old", expiresIn: 30), loaded: true)
         state.keyringLocked = true
         router.apply(core: [.account(account.key, state)])
         let live = router.accountCall(
@@ -226,13 +226,13 @@ struct LockedKeyringTests {
         let kept = AccountKey(qualifiedName: "kept", issuer: A.issuer)
         let unsaved = AccountKey(qualifiedName: "unsaved", issuer: A.issuer)
         let memory = AccountKey(qualifiedName: "memory", issuer: A.issuer)
-        var locked = AccountTokens(tokens: A.tokens("a", expiresIn: 3600), loaded: true)
+        var locked = AccountKeeper(tokens: A.tokens("a", expiresIn: 3600), loaded: true)
         locked.keyringLocked = true
-        var waiting = AccountTokens(tokens: A.tokens("b", expiresIn: 3600), loaded: true, unsaved: "locked")
+        var waiting = AccountKeeper(tokens: A.tokens("b", expiresIn: 3600), loaded: true, unsaved: "locked")
         waiting.keyringLocked = true
         router.apply(core: [
             .account(kept, locked), .account(unsaved, waiting),
-            .account(memory, AccountTokens(tokens: A.tokens("c", expiresIn: 3600), loaded: true)),
+            .account(memory, AccountKeeper(tokens: A.tokens("c", expiresIn: 3600), loaded: true)),
         ])
         let t = router.keyringChanged(now: now)
         let work = A.started(t).map(\.1)

@@ -989,10 +989,10 @@ struct OperationTests {
         let tokens = TokenSet(
             accessToken: "a", tokenType: "Bearer", expiresAt: now + 3600, refreshToken: "r", idToken: nil, scope: nil)
         router.apply(core: [
-            .account(key, AccountTokens(tokens: tokens, loaded: true, unsaved: "the keyring is locked"))
+            .account(key, AccountKeeper(tokens: tokens, loaded: true, unsaved: "the keyring is locked"))
         ])
         #expect(router.restartIfIdle().effects.isEmpty, "the only copy of the tokens is in memory")
-        router.apply(core: [.account(key, AccountTokens(tokens: tokens, loaded: true))])
+        router.apply(core: [.account(key, AccountKeeper(tokens: tokens, loaded: true))])
         #expect(router.restartIfIdle().effects == [.restart])
     }
 

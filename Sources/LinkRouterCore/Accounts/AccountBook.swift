@@ -1,7 +1,7 @@
 /// The rules for accounts' tokens: `GetToken` and `SignProof` answered from
 /// memory or by the account's one flight (`TokenFlight`), `ListAccounts`,
 /// `Logout`, `RejectToken`, and what a login brings. What the daemon knows of
-/// each account is `Router.accountTokens` (memory: a cache of the keyring);
+/// each account is `Router.keepers` (memory: a cache of the keyring);
 /// each rule reads and updates it through the event's `Turn`.
 ///
 /// The rules are the ones `../shared/reference/secret-service.md` ends with:
@@ -29,7 +29,7 @@ enum AccountBook {
                 held, .refused(.invalid("min_valid is at most 3600 seconds, not \(minValid)")))
         }
         let now = turn.now
-        let state = turn.accounts[account.key] ?? AccountTokens(loaded: account.store == .memory)
+        let state = turn.keepers[account.key] ?? AccountKeeper(loaded: account.store == .memory)
         // A narrower token (scope, resource, audience): an access token of its own, got with the account's refresh
         // token.
         let target: TokenTarget
@@ -65,8 +65,7 @@ enum AccountBook {
             // Served from memory, but not yet in the keyring: the write is tried again now.
             guard state.unsaved != nil, account.store == .keyring, state.flight == nil, let tokens = state.tokens
             else { return t }
-            let flight = TokenFlight(key: account.key, account: account, stage: .writing(tokens))
-            return t.then(TokenFlight.start(flight, .write(account.key, tokens), state: state, &turn))
+            return t.then(TokenFlight.writing(tokens, account.key, account: account, state: state, &turn))
         }
         let wait = held ?? turn.ids.take()
         var t = Transition(
@@ -81,8 +80,7 @@ enum AccountBook {
         if held == nil { t.reply = .held(wait) }
         guard state.flight == nil else { return t }
         if !state.loaded {
-            let flight = TokenFlight(key: account.key, account: account, stage: .reading)
-            return t.then(TokenFlight.start(flight, .read(account.key), state: state, &turn))
+            return t.then(TokenFlight.reading(account.key, account: account, state: state, &turn))
         }
         guard state.tokens?.refreshToken != nil else {
             let why = state.tokens == nil ? nil : "its token expired and it has no refresh token"
@@ -120,9 +118,7 @@ enum AccountBook {
         case nil:
             break
         }
-        var flight = TokenFlight(key: account.key, account: account, stage: .discovering)
-        flight.target = target
-        return t.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
+        return t.then(TokenFlight.refreshing(account, target: target, state: state, &turn))
     }
 
     /// A narrower token refused because the provider answered with a wider scope than asked (it does not narrow a
@@ -142,7 +138,7 @@ enum AccountBook {
     static let stoppingWhy = "linkrouterd is stopping, and refreshes nothing meanwhile; ask again in a moment"
 
     static func summaries(_ accounts: [Account], _ turn: Turn) -> [AccountSummary] {
-        accounts.map { AccountSummary(account: $0, tokens: turn.accounts[$0.key]) }
+        accounts.map { AccountSummary(account: $0, tokens: turn.keepers[$0.key]) }
     }
 
     /// The list, once every keyring account has been read in this daemon's
@@ -152,13 +148,11 @@ enum AccountBook {
         var t = Transition()
         var waiting = false
         for a in accounts where a.store == .keyring {
-            let state = turn.accounts[a.key] ?? AccountTokens()
+            let state = turn.keepers[a.key] ?? AccountKeeper()
             if state.flight != nil {
                 waiting = true
             } else if !state.loaded {
-                t = t.then(
-                    TokenFlight.start(
-                        TokenFlight(key: a.key, account: a, stage: .reading), .read(a.key), state: state, &turn))
+                t = t.then(TokenFlight.reading(a.key, account: a, state: state, &turn))
                 waiting = true
             }
         }
@@ -173,7 +167,7 @@ enum AccountBook {
     static func settlingLists(_ turn: inout Turn) -> Transition {
         var out = Transition()
         for (op, call) in turn.core.held.calls.sorted(by: { $0.key < $1.key }) {
-            guard case .list(let accounts, _) = call, accounts.allSatisfy({ turn.accounts[$0.key]?.flight == nil })
+            guard case .list(let accounts, _) = call, accounts.allSatisfy({ turn.keepers[$0.key]?.flight == nil })
             else { continue }
             out.core.append(.finish(op))
             out.effects.append(.answer(op, .accounts(summaries(accounts, turn))))
@@ -192,9 +186,9 @@ enum AccountBook {
         _ account: Account, caller: String, held: OperationID?, then: Begin? = nil, reports: Bool = false,
         _ turn: inout Turn
     ) -> Transition {
-        let before = turn.accounts[account.key]
+        let before = turn.keepers[account.key]
         // A sign-in's set still on its way to the keyring is the account's newest: it is the one revoked and named.
-        let kept = writing(account.key, turn.core) ?? before?.tokens
+        let kept = before?.beingWritten ?? before?.tokens
         var next = then
         if next != nil { next?.flow = .signOut(idTokenHint: kept?.idToken) }
         var t = clearing(account.key, why: "signed out", &turn)
@@ -221,7 +215,7 @@ enum AccountBook {
     /// no later daemon hands it out again (issue 47); where the keyring
     /// cannot take it, the set waits in memory as any unsaved set does.
     static func rejecting(_ account: Account, _ token: String, _ turn: inout Turn) -> Transition {
-        guard var state = turn.accounts[account.key], var t = state.tokens else { return Transition() }
+        guard var state = turn.keepers[account.key], var t = state.tokens else { return Transition() }
         var own = false
         var narrow = false
         if ConstantTime.equals(t.accessToken, token) {
@@ -246,8 +240,7 @@ enum AccountBook {
             ])
         // A flight under way writes (or reads, keeping the refusal) on its own; narrower tokens live in memory only.
         guard own, account.store == .keyring, state.loaded, state.flight == nil else { return out }
-        let flight = TokenFlight(key: account.key, account: account, stage: .writing(t))
-        return out.then(TokenFlight.start(flight, .write(account.key, t), state: state, &turn))
+        return out.then(TokenFlight.writing(t, account.key, account: account, state: state, &turn))
     }
 
     /// The tokens a login with `account` brought: kept in memory, and written
@@ -257,7 +250,7 @@ enum AccountBook {
     {
         // Signed in: a notice asking for it is withdrawn.
         let withdrawn = AccountNotice.withdrawing(key, .signIn, &turn)
-        var state = turn.accounts[key] ?? AccountTokens()
+        var state = turn.keepers[key] ?? AccountKeeper()
         state.loaded = true
         state.refreshWorked()
         // Narrower tokens were the old sign-in's.
@@ -268,7 +261,7 @@ enum AccountBook {
         // (an older set, a read, a refresh of the old refresh token): that
         // flight is dropped, and its waiters wait on this one instead.
         if let old = state.flight {
-            t.core.append(.finish(old))
+            t.core.append(.finish(old.op))
             state.flight = nil
         }
         t = withdrawn.then(t).telling(AccountNews.of(key, .signedIn, expiresAt: tokens.expiresAt, in: turn.core))
@@ -279,8 +272,7 @@ enum AccountBook {
             t.core.append(turn.set(key, state))
             return t.then(BackgroundRefresh.following(key, account: nil, &turn))
         }
-        let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
-        return t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
+        return t.then(TokenFlight.writing(tokens, key, account: nil, state: state, &turn))
     }
 
     /// The provider could not be reached or failed (never a refusal of the
@@ -289,7 +281,7 @@ enum AccountBook {
     /// refreshed. A failure of the daemon's own (`provider` false: no room for
     /// another request) is answered the same way but pushes no refresh back.
     static func refreshFailed(
-        _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ why: String, provider: Bool = true,
+        _ key: AccountKey, _ op: OperationID, _ state: AccountKeeper, _ why: String, provider: Bool = true,
         unanswered: Bool = false, _ turn: inout Turn
     ) -> Transition {
         var state = state
@@ -297,7 +289,7 @@ enum AccountBook {
         let message: String
         if provider {
             state.refreshFailed(why, now: turn.now)
-            let wait = AccountTokens.backoff(after: state.failures)
+            let wait = AccountKeeper.backoff(after: state.failures)
             // Sent and not answered: a rotating provider may have spent the refresh token and issued one that never
             // arrived. Nothing here can know; the next refresh (after the backoff, and after the keyring is read
             // again, which every refresh does first unless the keyring has just answered) will tell.
@@ -323,7 +315,7 @@ enum AccountBook {
     /// (`KeyringLocked`, `NoKeyring`, `KeyringFailed`) and what to do. The flight ends; the next call, a
     /// `CollectionChanged` or the timer ahead of need tries again.
     static func keyringHeldBack(
-        _ key: AccountKey, _ op: OperationID, _ state: AccountTokens, _ e: RouterError, account: Account?,
+        _ key: AccountKey, _ op: OperationID, _ state: AccountKeeper, _ e: RouterError, account: Account?,
         _ turn: inout Turn
     ) -> Transition {
         var state = state
@@ -355,10 +347,10 @@ enum AccountBook {
     private static func clearing(_ key: AccountKey, why: String, _ turn: inout Turn) -> Transition {
         var t = BackgroundRefresh.dropping(key, &turn)
         // A copy an earlier stop set aside is a sign-in too: it ends with this one.
-        if turn.accounts[key]?.setAside == true { t.effects.append(.dropSetAside(key)) }
-        let state = AccountTokens(tokens: nil, loaded: true, flight: nil)
+        if turn.keepers[key]?.setAside == true { t.effects.append(.dropSetAside(key)) }
+        let state = AccountKeeper(tokens: nil, loaded: true)
         t = t.then(answerWaiters(of: key, state: state, refusal: notSignedIn(key, why), &turn))
-        if let flight = turn.accounts[key]?.flight { t.core.append(.finish(flight)) }
+        if let flight = turn.keepers[key]?.flight { t.core.append(.finish(flight.op)) }
         t.core.append(turn.set(key, state))
         return t.telling(AccountNews.of(key, .signedOut, why: why, in: turn.core))
     }
@@ -367,14 +359,14 @@ enum AccountBook {
     private static func deletingFromKeyring(_ key: AccountKey, _ turn: inout Turn) -> Transition {
         let forget = turn.ids.take()
         return Transition(
-            core: [.track(forget, .flight(TokenFlight(key: key, account: nil, stage: .forgetting)))],
-            effects: [.start(forget, .flight(.delete(key)))])
+            core: [.track(forget, .account(key, .forgetting))],
+            effects: [.start(forget, .forgetting(key))])
     }
 
     /// The flight's account is signed out (`reason`): memory forgets it, its waiters hear so, the keyring forgets it
     /// too.
     static func signedOut(
-        _ f: TokenFlight, _ op: OperationID, _ state: AccountTokens, because reason: String, _ turn: inout Turn
+        _ f: TokenFlight, _ op: OperationID, _ state: AccountKeeper, because reason: String, _ turn: inout Turn
     )
         -> Transition
     {
@@ -397,7 +389,7 @@ enum AccountBook {
         return t
     }
 
-    static func waitersAllServed(_ key: AccountKey, _ state: AccountTokens, _ turn: inout Turn) -> Bool {
+    static func waitersAllServed(_ key: AccountKey, _ state: AccountKeeper, _ turn: inout Turn) -> Bool {
         turn.core.held.tokenWaits(of: key).allSatisfy {
             state.usable($0.wait.kind, minValid: $0.wait.minValid, now: turn.now, target: $0.wait.target)
         }
@@ -407,7 +399,7 @@ enum AccountBook {
     /// not yet expired will do); a waiter whose target is in `refusals` that refusal; the others `refusal`, or stay
     /// (nil).
     static func answerWaiters(
-        of key: AccountKey, state: AccountTokens, refusal: RouterError?, anyLive: Bool = false,
+        of key: AccountKey, state: AccountKeeper, refusal: RouterError?, anyLive: Bool = false,
         liveFor: [TokenTarget] = [], refusals: [TokenTarget: RouterError] = [:], warning: String? = nil,
         _ turn: inout Turn
     ) -> Transition {
@@ -428,14 +420,6 @@ enum AccountBook {
             }
         }
         return t
-    }
-
-    /// The set the account's flight is writing to the keyring, if it is writing one.
-    static func writing(_ key: AccountKey, _ core: Router) -> TokenSet? {
-        for case .flight(let f) in core.running.values where f.key == key {
-            if case .writing(let tokens) = f.stage { return tokens }
-        }
-        return nil
     }
 
     /// Why `tokens` may not be used by `account`, whose `dpop=require` they do not meet (no key), or nil.

@@ -110,14 +110,14 @@ extension AccountCall {
             do throws(RouterError) {
                 target = try TokenTarget.make(
                     scope: request?.scope, resources: request?.resources ?? [], audience: request?.audience,
-                    granted: turn.accounts[a.key]?.tokens?.scope ?? a.scope, account: a.name)
+                    granted: turn.keepers[a.key]?.tokens?.scope ?? a.scope, account: a.name)
             } catch {
                 return .refused(error)
             }
             if consented == Consented(account: a.key, target: target) { return .allowed(a) }
             if app != .host {
                 if a.granted(to: app, target) { return .allowed(a) }
-                if let until = turn.accounts[a.key]?.deniedUntil[app], until > turn.now {
+                if let until = turn.keepers[a.key]?.deniedUntil[app], until > turn.now {
                     return .refused(
                         RouterError(
                             .accessDenied,

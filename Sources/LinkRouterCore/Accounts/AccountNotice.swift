@@ -22,7 +22,9 @@
 /// as the person's own, and one click would sign the person in to an app's
 /// copy of their account (issue 44). An unlock notice for an app's account
 /// names the app.
-public struct AccountNotice: OperationMachine {
+public struct AccountNotice: AccountPart {
+    /// The notice's operation: showing it, then the keyring's unlock prompt a click asks for.
+    public let op: OperationID
     public let key: AccountKey
     public let purpose: Purpose
     /// The server's id for it and the server, once shown.
@@ -69,14 +71,11 @@ public struct AccountNotice: OperationMachine {
     /// The least time between two notices of one need for one account (pizauth's `auth_notify_interval`).
     public static let repeatSeconds: Int64 = 15 * 60
 
-    var running: Running { .accountNotice(self) }
+    static var work: AccountWork { .notice }
+    static var slot: WritableKeyPath<AccountKeeper, AccountNotice?> { \.notice }
 
-    init?(_ running: Running) {
-        guard case .accountNotice(let m) = running else { return nil }
-        self = m
-    }
-
-    init(key: AccountKey, purpose: Purpose, atStop: Bool = false) {
+    init(op: OperationID, key: AccountKey, purpose: Purpose, atStop: Bool = false) {
+        self.op = op
         self.key = key
         self.purpose = purpose
         self.atStop = atStop
@@ -139,21 +138,19 @@ public struct AccountNotice: OperationMachine {
         let stopping = atStop || turn.core.stopWanted
         // An app's account is signed in by the app, never from a notice the person would take for their own.
         if purpose == .signIn, account.app != nil { return Transition() }
-        let current = turn.accounts[account].flatMap { $0.notice }.flatMap { turn.core.running[$0] }
-            .flatMap(AccountNotice.init)
+        let current = turn.keepers[account]?.notice
         if let current, current.purpose == purpose, current.atStop || !stopping { return Transition() }
         var t = current.map { withdrawing(account, $0.purpose, &turn) } ?? Transition()
-        var state = turn.accounts[account] ?? AccountTokens()
+        var state = turn.keepers[account] ?? AccountKeeper()
         // At a stop the person is asked whatever was shown before: it is the last chance to keep the set.
         if !stopping, state.noticeAbout == purpose, let at = state.noticeAt, turn.now - at < repeatSeconds {
             return t
         }
         let op = turn.ids.take()
-        state.notice = op
+        state.notice = AccountNotice(op: op, key: account, purpose: purpose, atStop: stopping)
         state.noticeAt = turn.now
         state.noticeAbout = purpose
-        let notice = AccountNotice(key: account, purpose: purpose, atStop: stopping)
-        t.core += [.track(op, .accountNotice(notice)), turn.set(account, state)]
+        t.core += [.track(op, .account(account, .notice)), turn.set(account, state)]
         t.effects.append(
             .start(op, .accountNotice(.show(text(account, purpose, why: why, stopping: stopping)))))
         return t
@@ -162,9 +159,8 @@ public struct AccountNotice: OperationMachine {
     /// What the account needed is done (it is signed in; the keyring took or gave its tokens): its notice of that
     /// need, if one is up, is withdrawn, and the next of that need is not held back.
     static func withdrawing(_ key: AccountKey, _ purpose: Purpose, _ turn: inout Turn) -> Transition {
-        guard var state = turn.accounts[key], let op = state.notice,
-            case .accountNotice(let m)? = turn.core.running[op], m.purpose == purpose
-        else { return Transition() }
+        guard var state = turn.keepers[key], let m = state.notice, m.purpose == purpose else { return Transition() }
+        let op = m.op
         state.notice = nil
         state.noticeAt = nil
         var t = Transition(core: [.finish(op), turn.set(key, state)])
@@ -172,7 +168,8 @@ public struct AccountNotice: OperationMachine {
         return t
     }
 
-    mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+    mutating func handle(_ event: Event, _ turn: inout Turn) -> Transition {
+        let op = self.op
         switch event {
         case .shown(.success(let notification)):
             shown = notification
@@ -227,7 +224,7 @@ public struct AccountNotice: OperationMachine {
     /// The notice is over (its id and the time it was shown stay, for `repeatSeconds`).
     private func ending(_ op: OperationID, _ turn: inout Turn) -> Transition {
         var t = Transition(core: [.finish(op)])
-        if var state = turn.accounts[key], state.notice == op {
+        if var state = turn.keepers[key], state.notice?.op == op {
             state.notice = nil
             t.core.append(turn.set(key, state))
         }
@@ -263,13 +260,7 @@ extension Router {
 
     /// The notice `server` shows as `id`.
     private func notice(shown id: UInt32, server: String) -> OperationID? {
-        running.first { _, m in
-            if case .accountNotice(let n) = m, let shown = n.shown {
-                shown.isAnswered(id: id, by: server)
-            } else {
-                false
-            }
-        }?.key
+        keepers.values.lazy.compactMap(\.notice).first { $0.shown?.isAnswered(id: id, by: server) == true }?.op
     }
 }
 
@@ -281,7 +272,7 @@ extension Router {
         var turn = Turn(self, now: now)
         var t = Transition(ifWriteFails: .keepInMemory)
         for key in keys {
-            guard accounts.contains(where: { $0.key == key }), turn.accounts[key]?.tokens == nil else { continue }
+            guard accounts.contains(where: { $0.key == key }), turn.keepers[key]?.tokens == nil else { continue }
             t = t.then(AccountNotice.asking(key, .signIn, why: "it still needs one", &turn))
         }
         return t

@@ -2,9 +2,9 @@
 /// daemon knows of its tokens (nothing secret leaves in the listing).
 public struct AccountSummary: Sendable, Equatable {
     public let account: Account
-    public let tokens: AccountTokens?
+    public let tokens: AccountKeeper?
 
-    public init(account: Account, tokens: AccountTokens?) {
+    public init(account: Account, tokens: AccountKeeper?) {
         self.account = account
         self.tokens = tokens
     }

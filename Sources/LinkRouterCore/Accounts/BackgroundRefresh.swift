@@ -7,10 +7,12 @@
 /// gone), and the account's one flight refreshes as a caller's would: the
 /// same write-first rule, the same backoff, the same refusals.
 ///
-/// One timer per account (`AccountTokens.refreshTimer`): a new set moves it,
+/// One timer per account, held by its keeper (`AccountKeeper.refreshTimer`): a new set moves it,
 /// a sign-out drops it. Timers are spread per account (`jitter`), not
 /// randomly: the core draws no randomness.
-public struct BackgroundRefresh: OperationMachine {
+public struct BackgroundRefresh: AccountPart {
+    /// The timer's operation (then the declaration's: the same one).
+    public let op: OperationID
     public let key: AccountKey
     /// The earliest it may refresh (half the set's life, `floorSeconds` at least, after the set landed): a
     /// declaration read when it fires can bring the time forward, never before this.
@@ -30,28 +32,28 @@ public struct BackgroundRefresh: OperationMachine {
         case declared(Account?)
     }
 
-    var running: Running { .backgroundRefresh(self) }
+    static var work: AccountWork { .refreshTimer }
+    static var slot: WritableKeyPath<AccountKeeper, BackgroundRefresh?> { \.refreshTimer }
 
-    init?(_ running: Running) {
-        guard case .backgroundRefresh(let m) = running else { return nil }
-        self = m
-    }
-
-    init(key: AccountKey, earliest: Int64) {
+    init(op: OperationID, key: AccountKey, earliest: Int64) {
+        self.op = op
         self.key = key
         self.earliest = earliest
         asking = false
     }
 
-    mutating func handle(_ event: Event, op: OperationID, _ turn: inout Turn) -> Transition {
+    mutating func handle(_ event: Event, _ turn: inout Turn) -> Transition {
+        let op = self.op
         switch event {
         case .due:
+            // Fired twice (the daemon's timer is one-shot): it is asking already.
+            guard !asking else { return Transition() }
             asking = true
             return Transition(effects: [.start(op, .backgroundRefresh(.declaration(key)))])
         case .declared(let account):
-            var state = turn.accounts[key] ?? AccountTokens()
+            var state = turn.keepers[key] ?? AccountKeeper()
             // A newer timer took over (a new set landed meanwhile): this one is done.
-            guard state.refreshTimer == op else { return Transition(core: [.finish(op)]) }
+            guard asking, state.refreshTimer?.op == op else { return Transition(core: [.finish(op)]) }
             state.refreshTimer = nil
             let done = Transition(core: [.finish(op), turn.set(key, state)])
             guard let account, account.key == key, account.refresh == .ahead, state.flight == nil,
@@ -73,8 +75,7 @@ public struct BackgroundRefresh: OperationMachine {
             if hold == .keyringLocked {
                 return done.then(Self.schedule(key, at: turn.now + 60, earliest: turn.now + 60, &turn))
             }
-            let flight = TokenFlight(key: key, account: account, stage: .discovering)
-            return done.then(TokenFlight.start(flight, .discover(issuer: account.issuer), state: state, &turn))
+            return done.then(TokenFlight.refreshing(account, state: state, &turn))
                 .logging(LogLine(.info, "Refreshing \(account.name)'s tokens ahead of need"))
         }
     }
@@ -88,13 +89,13 @@ public struct BackgroundRefresh: OperationMachine {
     /// When the account's tokens are due for a refresh ahead of need: `min_valid` and the account's spread before
     /// the access token (or, if it runs out first, the ID token) expires, but not before `earliest`; nil when they
     /// have no expiry or no refresh token.
-    static func due(_ state: AccountTokens, minValid: Int64, key: AccountKey, earliest: Int64) -> Int64? {
+    static func due(_ state: AccountKeeper, minValid: Int64, key: AccountKey, earliest: Int64) -> Int64? {
         guard let expires = expiry(state) else { return nil }
         return max(expires - minValid - jitter(key), earliest)
     }
 
     /// When the set's tokens run out (the first of them), if it has a refresh token to renew them with.
-    static func expiry(_ state: AccountTokens) -> Int64? {
+    static func expiry(_ state: AccountKeeper) -> Int64? {
         guard let tokens = state.tokens, tokens.refreshToken != nil else { return nil }
         return [tokens.expiresAt, tokens.idToken == nil ? nil : tokens.idTokenExpiresAt].compactMap { $0 }.min()
     }
@@ -114,12 +115,12 @@ public struct BackgroundRefresh: OperationMachine {
 
     /// The account's timer set for `at` (an earlier one dropped).
     static func schedule(_ key: AccountKey, at: Int64, earliest: Int64, _ turn: inout Turn) -> Transition {
-        var state = turn.accounts[key] ?? AccountTokens()
+        var state = turn.keepers[key] ?? AccountKeeper()
         var t = dropping(key, &turn)
-        state = turn.accounts[key] ?? state
+        state = turn.keepers[key] ?? state
         let op = turn.ids.take()
-        state.refreshTimer = op
-        t.core.append(.track(op, .backgroundRefresh(BackgroundRefresh(key: key, earliest: earliest))))
+        state.refreshTimer = BackgroundRefresh(op: op, key: key, earliest: earliest)
+        t.core.append(.track(op, .account(key, .refreshTimer)))
         t.core.append(turn.set(key, state))
         t.effects.append(.start(op, .backgroundRefresh(.wait(milliseconds: max(0, at - turn.now) * 1000))))
         return t
@@ -127,7 +128,7 @@ public struct BackgroundRefresh: OperationMachine {
 
     /// The account's timer dropped (it signed out, or a new one replaces it).
     static func dropping(_ key: AccountKey, _ turn: inout Turn) -> Transition {
-        guard var state = turn.accounts[key], let timer = state.refreshTimer else { return Transition() }
+        guard var state = turn.keepers[key], let timer = state.refreshTimer?.op else { return Transition() }
         state.refreshTimer = nil
         return Transition(core: [.finish(timer), turn.set(key, state)], effects: [.cancel(timer)])
     }
@@ -136,7 +137,7 @@ public struct BackgroundRefresh: OperationMachine {
     /// ahead of need (with the declaration's `min_valid` when the flight knew it, else the default: the timer
     /// corrects itself when it fires), or dropped when there is nothing to refresh.
     static func following(_ key: AccountKey, account: Account?, _ turn: inout Turn) -> Transition {
-        guard account?.refresh ?? .ahead == .ahead, let state = turn.accounts[key], let expires = expiry(state) else {
+        guard account?.refresh ?? .ahead == .ahead, let state = turn.keepers[key], let expires = expiry(state) else {
             return dropping(key, &turn)
         }
         let earliest = turn.now + max(floorSeconds, (expires - turn.now) / 2)
@@ -164,10 +165,9 @@ extension Router {
         var turn = Turn(self, now: now)
         var t = Transition(ifWriteFails: .keepInMemory)
         for account in accounts where account.store == .keyring && account.refresh == .ahead {
-            let state = turn.accounts[account.key] ?? AccountTokens()
+            let state = turn.keepers[account.key] ?? AccountKeeper()
             guard !state.loaded, state.flight == nil else { continue }
-            let flight = TokenFlight(key: account.key, account: account, stage: .reading)
-            t = t.then(TokenFlight.start(flight, .read(account.key), state: state, &turn))
+            t = t.then(TokenFlight.reading(account.key, account: account, state: state, &turn))
         }
         return t
     }

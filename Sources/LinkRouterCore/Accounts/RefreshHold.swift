@@ -14,7 +14,7 @@ enum RefreshHold: Equatable {
     /// asks (it passed the backoff when it began, and its check stage has just asked the keyring afresh, which
     /// overrides what the keyring said before), so only the stop holds it back.
     static func of(
-        _ state: AccountTokens, store: Account.Storage?, stopping: Bool, now: Int64, flying: Bool = false
+        _ state: AccountKeeper, store: Account.Storage?, stopping: Bool, now: Int64, flying: Bool = false
     ) -> RefreshHold? {
         if stopping { return .stopping }
         if flying { return nil }

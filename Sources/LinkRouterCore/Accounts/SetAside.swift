@@ -18,7 +18,7 @@ enum SetAside {
     static func atStop(_ core: Router, accounts: [Account]) -> [Effect] {
         var effects: [Effect] = []
         var lost: [String] = []
-        for (key, state) in core.accountTokens.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
+        for (key, state) in core.keepers.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
         where state.unsaved != nil {
             guard let tokens = state.tokens else { continue }
             guard let account = accounts.first(where: { $0.key == key }), account.unsaved == .runtime else {
@@ -56,7 +56,7 @@ enum SetAside {
                     .log(LogLine(.notice, "Deleted the tokens set aside for \(key.name): no such account is declared")))
                 continue
             }
-            var state = turn.accounts[key] ?? AccountTokens()
+            var state = turn.keepers[key] ?? AccountKeeper()
             guard state.flight == nil else { continue }
             state.tokens = tokens
             state.loaded = true
@@ -66,14 +66,13 @@ enum SetAside {
                 .log(
                     LogLine(
                         .notice, "Found \(key.name)'s tokens set aside at the last stop; writing them to the keyring")))
-            let flight = TokenFlight(key: key, account: account, stage: .writing(tokens))
-            t = t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
+            t = t.then(TokenFlight.writing(tokens, key, account: account, state: state, &turn))
         }
         return t
     }
 
     /// The keyring took the set, or the sign-in ended: a set-aside copy is deleted.
-    static func taken(_ key: AccountKey, _ state: inout AccountTokens) -> [Effect] {
+    static func taken(_ key: AccountKey, _ state: inout AccountKeeper) -> [Effect] {
         guard state.setAside else { return [] }
         state.setAside = false
         return [.dropSetAside(key)]

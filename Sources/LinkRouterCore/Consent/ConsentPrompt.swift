@@ -297,7 +297,7 @@ public struct ConsentPrompt: OperationMachine {
             // asks).
             var t = refusing(op, "the person denied it", &turn)
             if app != .host {
-                var state = turn.accounts[account.key] ?? AccountTokens()
+                var state = turn.keepers[account.key] ?? AccountKeeper()
                 state.deniedUntil[app] = turn.now + Self.coolOffSeconds
                 t.core.append(turn.set(account.key, state))
             }

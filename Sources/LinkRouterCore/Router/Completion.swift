@@ -7,6 +7,8 @@ public enum Completion: Sendable {
     case signOut(ProviderSignOut.Event)
     case delivery(Delivery.Event)
     case flight(TokenFlight.Event)
+    /// The item deleted (nil), or why not: nothing waits on it.
+    case forgetting(RouterError?)
     case revoking(Revoking.Event)
     case identification(Identification.Event)
     case refresh(RefreshCall.Event)

@@ -16,7 +16,7 @@ public enum CoreChange: Sendable, Equatable {
     /// How a sandboxed app shows to the person, from the desktop entry its sandbox exported (`Router.appFaces`).
     case appFace(CallerApp, AppFace)
     /// What the daemon now knows of an account's tokens.
-    case account(AccountKey, AccountTokens)
+    case account(AccountKey, AccountKeeper)
     /// Stop to be started again on a replaced executable, once nothing is cut short (`Router.restartIfIdle`).
     case restartWhenIdle
     /// Stop once nothing spent is on its way (`Router.stopIfSettled`): SIGTERM.

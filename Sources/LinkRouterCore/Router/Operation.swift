@@ -10,6 +10,8 @@ public enum Operation: Sendable, Equatable {
     case signOut(ProviderSignOut.Work)
     case delivery(Delivery.Work)
     case flight(TokenFlight.Work)
+    /// An ended sign-in's keyring item deleted (`AccountWork.forgetting`).
+    case forgetting(AccountKey)
     case revoking(Revoking.Work)
     case identification(Identification.Work)
     case refresh(RefreshCall.Work)

@@ -39,7 +39,7 @@ struct Turn {
     let core: Router
     let now: Int64
     var ids: OperationIDs
-    var accounts: [AccountKey: AccountTokens]
+    var keepers: [AccountKey: AccountKeeper]
     /// `core.appFaces`, with those found this turn (an identification carries held calls on at once).
     var appFaces: [CallerApp: AppFace]
     /// Operations this turn has ended so far: `core.running` still has them (the transition is not applied yet), but
@@ -51,7 +51,7 @@ struct Turn {
         self.core = core
         self.now = now
         ids = core.newOperationIDs
-        accounts = core.accountTokens
+        keepers = core.keepers
         appFaces = core.appFaces
     }
 

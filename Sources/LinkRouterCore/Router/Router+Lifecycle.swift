@@ -113,7 +113,7 @@ extension Router {
         var carried: [AccountKey] = []
         for (_, m) in running.sorted(by: { $0.key < $1.key }) {
             if case .consent(let p) = m, let shown = p.shown { t.effects.append(.closeNotification(shown)) }
-            if case .accountNotice(let n) = m {
+            if case .account(let key, .notice) = m, let n = keepers[key]?.notice {
                 if let shown = n.shown { t.effects.append(.closeNotification(shown)) }
                 if n.purpose == .signIn { carried.append(n.key) }
             }
@@ -161,7 +161,7 @@ extension Router {
         if busy > 0 { lost.append("\(busy) operations under way") }
         let uncollected = all.count { $0.login.exchange != nil && $0.holdsResult }
         if uncollected > 0 { lost.append("\(uncollected) logins' tokens not yet collected") }
-        let unsaved = accountTokens.values.count { $0.unsaved != nil }
+        let unsaved = keepers.values.count { $0.unsaved != nil }
         if unsaved > 0 { lost.append("\(unsaved) accounts' tokens not yet in the keyring") }
         return lost
     }
@@ -173,14 +173,12 @@ extension Router {
     public func keyringChanged(now: Int64) -> Transition {
         var turn = Turn(self, now: now)
         var t = Transition(ifWriteFails: .keepInMemory)
-        for (key, state) in accountTokens.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
+        for (key, state) in keepers.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
         where state.flight == nil && state.keyringLocked != nil {
             if state.unsaved != nil, let tokens = state.tokens {
-                let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
-                t = t.then(TokenFlight.start(flight, .write(key, tokens), state: state, &turn))
+                t = t.then(TokenFlight.writing(tokens, key, account: nil, state: state, &turn))
             } else {
-                let flight = TokenFlight(key: key, account: nil, stage: .reading)
-                t = t.then(TokenFlight.start(flight, .read(key), state: state, &turn))
+                t = t.then(TokenFlight.reading(key, account: nil, state: state, &turn))
             }
         }
         return t

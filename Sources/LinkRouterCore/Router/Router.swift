@@ -21,8 +21,8 @@ public struct Router: Sendable {
     /// Sandboxed apps as the person knows them, from the desktop entries their sandboxes exported (found when a
     /// connection of theirs was identified): the name and icon a consent prompt shows beside the verified id.
     public private(set) var appFaces: [CallerApp: AppFace] = [:]
-    /// What is known of each account's tokens (memory: a cache of the keyring).
-    public private(set) var accountTokens: [AccountKey: AccountTokens] = [:]
+    /// Each account as the daemon keeps it: its tokens (memory: a cache of the keyring) and its work's state.
+    public private(set) var keepers: [AccountKey: AccountKeeper] = [:]
     /// The next operation's number (operation ids are never reused in a daemon's life).
     private var nextOperation: UInt64 = 1
     /// The daemon's executable was replaced (an upgrade): it stops, to be
@@ -64,6 +64,8 @@ public struct Router: Sendable {
                 held.hold(op, call, app: callers[call.caller])
                 nextOperation = max(nextOperation, op.value + 1)
             case .finish(let op):
+                // An account's work ends with its operation: a keeper never holds work nobody tracks.
+                if case .account(let key, let work)? = running[op] { keepers[key]?.end(work, op) }
                 running[op] = nil
                 held.release(op)
             case .caller(let name, let app):
@@ -71,7 +73,7 @@ public struct Router: Sendable {
             case .appFace(let app, let face):
                 appFaces[app] = face
             case .account(let key, let state):
-                accountTokens[key] = state
+                keepers[key] = state
             case .restartWhenIdle:
                 restartWanted = true
             case .stopWhenSettled:
@@ -100,7 +102,8 @@ public struct Router: Sendable {
                 return Transition(effects: [.closeNotification(shown.notification)])
             case .accountNotice(.shown(.success(let shown))):
                 return Transition(effects: [.closeNotification(shown)])
-            case .begin, .code, .device, .signOut, .delivery, .flight, .revoking, .identification, .refresh, .restore,
+            case .begin, .code, .device, .signOut, .delivery, .flight, .forgetting, .revoking, .identification,
+                .refresh, .restore,
                 .logout, .accountFile, .waitTimer, .backgroundRefresh, .accountNotice, .consent:
                 return Transition()
             }
@@ -114,6 +117,9 @@ public struct Router: Sendable {
         case .signOut(let e): t = step(ProviderSignOut.self, op, e, &turn)
         case .delivery(let e): t = step(Delivery.self, op, e, &turn)
         case .flight(let e): t = step(TokenFlight.self, op, e, &turn)
+        case .forgetting:
+            // A sign-in that ended: nothing waits on the keyring forgetting it, whatever it answered.
+            t = Transition(core: [.finish(op)])
         case .revoking(let e): t = step(Revoking.self, op, e, &turn)
         case .identification(let e): t = step(Identification.self, op, e, &turn)
         case .refresh(let e): t = step(RefreshCall.self, op, e, &turn)
@@ -147,6 +153,26 @@ public struct Router: Sendable {
         }
         // Its next state stays under `op`, when it has a new one.
         if !settled, machine.running != found { t.core.append(.advance(op, machine.running)) }
+        return t
+    }
+
+    /// `op`'s account work takes `event` from the account's keeper, which takes the part's next state (unless the
+    /// transition ends it). A result for work the keeper no longer holds (a sign-in superseded a flight, a new set
+    /// moved the timer) ends nothing else.
+    private func step<P: AccountPart>(_: P.Type, _ op: OperationID, _ event: P.Event, _ turn: inout Turn)
+        -> Transition
+    {
+        guard case .account(let key, P.work)? = running[op] else { return Transition() }
+        guard var part = turn.keepers[key]?[keyPath: P.slot], part.op == op else {
+            return Transition(core: [.finish(op)])
+        }
+        var t = part.handle(event, &turn)
+        if !t.finishes(op), var keeper = turn.keepers[key], let held = keeper[keyPath: P.slot], held.op == op,
+            held != part
+        {
+            keeper[keyPath: P.slot] = part
+            t.core.append(turn.set(key, keeper))
+        }
         return t
     }
 

@@ -8,7 +8,8 @@ public enum Running: Sendable, Equatable {
     /// `idle`: it waits on a timer only (a device login between polls), which a stop loses nothing of.
     case login(SessionID, idle: Bool)
     case delivery(Delivery)
-    case flight(TokenFlight)
+    /// An account's own work (`AccountWork`), whose state its keeper holds (`Router.keepers`).
+    case account(AccountKey, AccountWork)
     case revoking(Revoking)
     case identification(Identification)
     case refresh(RefreshCall)
@@ -16,8 +17,6 @@ public enum Running: Sendable, Equatable {
     case logout(LogoutCall)
     case accountFile(AccountFileWrite)
     case waitTimer(WaitTimer)
-    case backgroundRefresh(BackgroundRefresh)
-    case accountNotice(AccountNotice)
     /// A person asked whether an app may use their account; the calls it answers are held apart (`HeldCall.account`).
     case consent(ConsentPrompt)
 
@@ -30,7 +29,7 @@ public enum Running: Sendable, Equatable {
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
         case .revoking(let m): m.caller
-        case .login, .flight, .identification, .restore, .waitTimer, .backgroundRefresh, .accountNotice, .consent: nil
+        case .login, .account, .identification, .restore, .waitTimer, .consent: nil
         }
     }
 
@@ -54,8 +53,7 @@ public enum Running: Sendable, Equatable {
         case .delivery(var m):
             m.caller = nil
             return .delivery(m)
-        case .begin, .refresh, .login, .flight, .revoking, .identification, .restore, .waitTimer, .backgroundRefresh,
-            .accountNotice, .consent:
+        case .begin, .refresh, .login, .account, .revoking, .identification, .restore, .waitTimer, .consent:
             return nil
         }
     }
@@ -69,27 +67,25 @@ public enum Running: Sendable, Equatable {
         case .login(_, let idle): idle
         // A notice waits on a person: stopping loses only its action (the next call asks again).
         // A person's answer still to come: stopping loses the question only (its calls hear the daemon stopped).
-        case .waitTimer, .backgroundRefresh, .accountNotice, .consent: true
-        case .begin, .delivery, .flight, .revoking, .identification, .refresh, .restore, .logout, .accountFile: false
+        case .waitTimer, .consent, .account(_, .refreshTimer), .account(_, .notice): true
+        case .begin, .delivery, .account(_, .flight), .account(_, .forgetting), .revoking, .identification, .refresh,
+            .restore, .logout, .accountFile:
+            false
         }
     }
 
     /// Whether an answer on its way carries what a provider gives once (a
     /// refresh's new tokens, a code's or a device code's tokens) or a set not
     /// yet in the keyring: a SIGTERM waits for it (`Router.stopIfSettled`). A
-    /// keyring read, a discovery, a revocation, a timer carry nothing of the kind.
-    var landsSecrets: Bool {
+    /// keyring read, a discovery, a revocation, a timer carry nothing of the kind. An account's flight is asked
+    /// of its keeper, which knows its stage (`TokenFlight.landsSecrets`).
+    func landsSecrets(_ keepers: [AccountKey: AccountKeeper]) -> Bool {
         switch self {
-        case .flight(let f):
-            switch f.stage {
-            case .refreshing, .writing: true
-            // Nothing spent yet, or nothing to lose: a stop now means the next daemon asks again.
-            case .reading, .discovering, .checking, .rereading, .forgetting: false
-            }
+        case .account(let key, .flight): keepers[key]?.flight?.landsSecrets == true
+        case .account(_, .forgetting), .account(_, .refreshTimer), .account(_, .notice): false
         case .login(_, let idle): !idle
         case .refresh: true
-        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer,
-            .backgroundRefresh, .accountNotice, .consent:
+        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer, .consent:
             false
         }
     }
@@ -100,7 +96,7 @@ public enum Running: Sendable, Equatable {
         case .begin: "begin"
         case .login: "login"
         case .delivery: "delivery"
-        case .flight(let f): "token flight \(f.key.name) \(f.stage)"
+        case .account(let key, let work): "\(work) of \(key.name)"
         case .revoking: "revocation"
         case .identification: "identification"
         case .refresh: "refresh"
@@ -108,8 +104,6 @@ public enum Running: Sendable, Equatable {
         case .logout: "logout"
         case .accountFile: "account file"
         case .waitTimer: "wait timer"
-        case .backgroundRefresh(let m): "refresh ahead of \(m.key.name)"
-        case .accountNotice(let m): "sign-in notice for \(m.key.name)"
         case .consent(let m): "consent prompt for \(m.app.label) and \(m.account.name)"
         }
     }
@@ -123,7 +117,7 @@ public enum Running: Sendable, Equatable {
         case .begin: 0
         case .login: 1
         case .delivery: 2
-        case .flight: 3
+        case .account: 3
         case .revoking: 4
         case .identification: 5
         case .refresh: 6
@@ -131,8 +125,6 @@ public enum Running: Sendable, Equatable {
         case .logout: 8
         case .accountFile: 9
         case .waitTimer: 10
-        case .backgroundRefresh: 11
-        case .accountNotice: 12
         case .consent: 13
         }
     }

@@ -16,15 +16,14 @@ enum StopDrain {
         var turn = Turn(core, now: now)
         var t = Transition(core: [.stopWhenSettled], ifWriteFails: .keepInMemory)
         // Sets kept in memory after a failed write get one more try; a locked keyring's person is asked to unlock.
-        for (key, state) in core.accountTokens.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
+        for (key, state) in core.keepers.sorted(by: { $0.key.qualifiedName < $1.key.qualifiedName })
         where state.unsaved != nil && state.flight == nil {
             guard let tokens = state.tokens else { continue }
             if state.keyringLocked == true {
                 t = t.then(AccountNotice.asking(key, .unlockKeyring, why: "it is locked", atStop: true, &turn))
             }
-            let current = turn.accounts[key] ?? state
-            let flight = TokenFlight(key: key, account: nil, stage: .writing(tokens))
-            t = t.then(TokenFlight.start(flight, .write(key, tokens), state: current, &turn))
+            let current = turn.keepers[key] ?? state
+            t = t.then(TokenFlight.writing(tokens, key, account: nil, state: current, &turn))
         }
         let landing = landingCount(core) + t.effects.count { if case .start(_, .flight) = $0 { true } else { false } }
         t.effects.append(
@@ -60,12 +59,12 @@ enum StopDrain {
     }
 
     /// Answers on their way that carry what a provider gives once (`Running.landsSecrets`).
-    static func landingCount(_ core: Router) -> Int { core.running.values.count(where: \.landsSecrets) }
+    static func landingCount(_ core: Router) -> Int { core.running.values.count { $0.landsSecrets(core.keepers) } }
 
     /// A set the keyring has not taken because it is locked: the person was asked to unlock it, and a
     /// `CollectionChanged` (unlocked) writes it (`Router.keyringChanged`).
     static func waitsForUnlock(_ core: Router) -> Bool {
-        core.accountTokens.values.contains { $0.unsaved != nil && $0.tokens != nil && $0.keyringLocked == true }
+        core.keepers.values.contains { $0.unsaved != nil && $0.tokens != nil && $0.keyringLocked == true }
     }
 }
 

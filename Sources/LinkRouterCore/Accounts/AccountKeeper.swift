@@ -1,13 +1,16 @@
-/// What the daemon knows of one account's tokens (`Router.accountTokens`).
-/// Memory is a cache of the keyring for the daemon's life (or, with
-/// `store=memory`, the only copy); `flight` is the one read, refresh or write
-/// under way, which every caller for the account waits on: a rotating
-/// refresh token is spent once, never by two callers at the same time.
-public struct AccountTokens: Sendable, Equatable {
+/// One account as the daemon keeps it (`Router.keepers`, under the account's key as a login is under its session):
+/// its tokens, and the state of the work the account does. Memory is a cache of the keyring for the daemon's life
+/// (or, with `store=memory`, the only copy); `flight` is the one read, refresh or write under way, which every caller
+/// for the account waits on: a rotating refresh token is spent once, never by two callers at the same time.
+/// The results of the flight's operations come back here (`Running.account(key, .flight)`), so nothing but the
+/// account's own keeper says where its flight is.
+public struct AccountKeeper: Sendable, Equatable {
     public var tokens: TokenSet?
     /// Whether the keyring has been read (for `store=memory`, always).
     public var loaded: Bool
-    public var flight: OperationID?
+    /// The flight under way (nil: the account is idle), its stage the account's state: reading, discovering,
+    /// checking the keyring, refreshing a target, re-reading after a refusal, writing.
+    public var flight: TokenFlight?
     /// Why the last keyring write failed: the tokens are in memory only until a write works.
     public var unsaved: String?
     /// Whether a copy of the set waits in the runtime directory (`SetAside`): set aside by an earlier daemon, or by
@@ -23,9 +26,9 @@ public struct AccountTokens: Sendable, Equatable {
     /// Whether the keyring's default collection was locked at the last keyring call (nil: not asked yet).
     public var keyringLocked: Bool?
     /// The timer of its refresh ahead of need (`BackgroundRefresh`), while one is set.
-    public var refreshTimer: OperationID?
+    public var refreshTimer: BackgroundRefresh?
     /// Its notice to the person (`AccountNotice`), while one is up, and when the last was shown and for what.
-    public var notice: OperationID?
+    public var notice: AccountNotice?
     public var noticeAt: Int64?
     public var noticeAbout: AccountNotice.Purpose?
     /// Narrower tokens (`TokenTarget`), in memory only: access tokens, never a refresh token (the account's own is
@@ -39,12 +42,27 @@ public struct AccountTokens: Sendable, Equatable {
     /// (`ConsentPrompt.coolOffSeconds`): an app cannot wear the person down by asking at once.
     public var deniedUntil: [CallerApp: Int64] = [:]
 
-    public init(tokens: TokenSet? = nil, loaded: Bool = false, flight: OperationID? = nil, unsaved: String? = nil) {
+    public init(tokens: TokenSet? = nil, loaded: Bool = false, unsaved: String? = nil) {
         self.tokens = tokens
         self.loaded = loaded
-        self.flight = flight
         self.unsaved = unsaved
         failures = 0
+    }
+
+    /// The set its flight is writing to the keyring, if it is writing one: the account's newest (a sign-out names and
+    /// revokes it).
+    var beingWritten: TokenSet? {
+        if case .writing(let tokens)? = flight?.stage { tokens } else { nil }
+    }
+
+    /// The account's work `work` under `op` is over: the keeper no longer holds it (`Router.apply`, at `.finish`).
+    mutating func end(_ work: AccountWork, _ op: OperationID) {
+        switch work {
+        case .flight: if flight?.op == op { flight = nil }
+        case .refreshTimer: if refreshTimer?.op == op { refreshTimer = nil }
+        case .notice: if notice?.op == op { notice = nil }
+        case .forgetting: break
+        }
     }
 
     /// Seconds before the next refresh after `failures` failed in a row: 5, 10, 20, … at most 300.
