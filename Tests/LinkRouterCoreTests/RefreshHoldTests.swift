@@ -13,20 +13,20 @@ struct RefreshHoldTests {
     )
     func rule() {
         var state = AccountKeeper(tokens: AccountTokenTests.tokens("a", expiresIn: 60), loaded: true)
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now) == nil)
-        #expect(RefreshHold.of(state, store: .keyring, stopping: true, now: now) == .stopping)
-        #expect(RefreshHold.of(state, store: .keyring, stopping: true, now: now, flying: true) == .stopping)
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now) == nil)
+        #expect(state.refreshHold(store: .keyring, stopping: true, now: now) == .stopping)
+        #expect(state.refreshHold(store: .keyring, stopping: true, now: now, flying: true) == .stopping)
         state.retryAt = now + 30
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now) == .backingOff(until: now + 30))
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now + 30) == nil, "its time has come")
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now, flying: true) == nil)
-        #expect(RefreshHold.of(state, store: .keyring, stopping: true, now: now) == .stopping, "the stop first")
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now) == .backingOff(until: now + 30))
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now + 30) == nil, "its time has come")
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now, flying: true) == nil)
+        #expect(state.refreshHold(store: .keyring, stopping: true, now: now) == .stopping, "the stop first")
         state.retryAt = nil
         state.keyringLocked = true
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now) == .keyringLocked)
-        #expect(RefreshHold.of(state, store: .memory, stopping: false, now: now) == nil)
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now, flying: true) == nil)
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now) == .keyringLocked)
+        #expect(state.refreshHold(store: .memory, stopping: false, now: now) == nil)
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now, flying: true) == nil)
         state.keyringLocked = false
-        #expect(RefreshHold.of(state, store: .keyring, stopping: false, now: now) == nil)
+        #expect(state.refreshHold(store: .keyring, stopping: false, now: now) == nil)
     }
 }

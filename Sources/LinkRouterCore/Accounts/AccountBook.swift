@@ -102,7 +102,7 @@ enum AccountBook {
             let asked = request.scope ?? target.scope ?? "\(target)"
             return Transition().answering(held, .refused(widerRefusal(account.name, asked: asked, answered: answered)))
         }
-        switch RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: now) {
+        switch state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: now) {
         case .stopping?:
             // No refresh token is spent while the daemon stops.
             return Transition().answering(held, live(stoppingWhy) ?? .refused(RouterError(.refreshFailed, stoppingWhy)))

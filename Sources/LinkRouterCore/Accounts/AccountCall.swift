@@ -117,11 +117,11 @@ extension AccountCall {
             if consented == Consented(account: a.key, target: target) { return .allowed(a) }
             if app != .host {
                 if a.granted(to: app, target) { return .allowed(a) }
-                if let until = turn.keepers[a.key]?.deniedUntil[app], until > turn.now {
+                if let left = turn.keepers[a.key]?.coolingOff(app, now: turn.now) {
                     return .refused(
                         RouterError(
                             .accessDenied,
-                            "\(a.name) is the person's account, and the person denied it to \(app.id) \(ConsentPrompt.coolOffSeconds - (until - turn.now)) s ago; it is not asked again for \(until - turn.now) s"
+                            "\(a.name) is the person's account, and the person denied it to \(app.id) \(AccountKeeper.coolOffSeconds - left) s ago; it is not asked again for \(left) s"
                         ))
                 }
             }

@@ -38,9 +38,21 @@ public struct AccountKeeper: Sendable, Equatable {
     /// refresh, as Glewlwyd ignores its `scope`), and the scope it answered: not asked again until the next sign-in,
     /// since each ask spends a refresh token for a token that is never handed out.
     public var widerAnswers: [TokenTarget: String] = [:]
-    /// Apps the person said Deny to, and until when they are refused without being asked again
-    /// (`ConsentPrompt.coolOffSeconds`): an app cannot wear the person down by asking at once.
-    public var deniedUntil: [CallerApp: Int64] = [:]
+    /// Apps the person said Deny to, and until when they are refused without being asked again (`coolOffSeconds`):
+    /// an app cannot wear the person down by asking at once.
+    private(set) var deniedUntil: [CallerApp: Int64] = [:]
+
+    /// How long an app the person denied this account to is refused without a prompt.
+    public static let coolOffSeconds: Int64 = 60
+
+    /// The person said Deny to `app` at `now`: it is not asked again for `coolOffSeconds`.
+    mutating func deny(_ app: CallerApp, now: Int64) { deniedUntil[app] = now + Self.coolOffSeconds }
+
+    /// Seconds left before `app`, denied this account, may be asked again; nil when it may be now.
+    func coolingOff(_ app: CallerApp, now: Int64) -> Int64? {
+        guard let until = deniedUntil[app], until > now else { return nil }
+        return until - now
+    }
 
     public init(tokens: TokenSet? = nil, loaded: Bool = false, unsaved: String? = nil) {
         self.tokens = tokens

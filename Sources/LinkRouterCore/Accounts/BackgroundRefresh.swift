@@ -59,7 +59,7 @@ public struct BackgroundRefresh: AccountPart {
             guard let account, account.key == key, account.refresh == .ahead, state.flight == nil,
                 state.tokens?.refreshToken != nil
             else { return done }
-            let hold = RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now)
+            let hold = state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now)
             if hold == .stopping { return done }
             // Not yet (its min_valid is shorter than the timer assumed): later.
             guard let due = Self.due(state, minValid: account.minValidSeconds, key: key, earliest: earliest) else {

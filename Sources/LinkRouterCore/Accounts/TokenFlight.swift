@@ -307,7 +307,7 @@ public struct TokenFlight: AccountPart {
         }
         metadata = m
         // Stopping (SIGTERM): a refresh now would spend the token with no time left to keep its answer.
-        if RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+        if state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
             != nil
         {
             return AccountBook.refreshFailed(key, op, state, AccountBook.stoppingWhy, provider: false, &turn)
@@ -333,7 +333,7 @@ public struct TokenFlight: AccountPart {
             if AccountBook.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: false, &turn) }
         }
         guard let account, let used = state.tokens?.refreshToken,
-            RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+            state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
                 == nil
         else {
             return land(op, state, refreshed: true, &turn)
@@ -421,8 +421,8 @@ public struct TokenFlight: AccountPart {
             keyringAnswered = true
             state.tokens = kept
             if AccountBook.waitersAllServed(key, state, &turn)
-                || RefreshHold.of(
-                    state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true) != nil
+                || state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+                    != nil
             {
                 return land(op, state, refreshed: true, &turn)
             }
@@ -520,7 +520,7 @@ public struct TokenFlight: AccountPart {
                 && !state.usable(w.kind, minValid: w.minValid, now: turn.now, target: w.target)
         }?.wait.target
         if let next, let account, state.tokens?.refreshToken != nil,
-            RefreshHold.of(state, store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
+            state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
                 == nil
         {
             var t = AccountBook.answerWaiters(

@@ -50,8 +50,9 @@ public struct ConsentPrompt: OperationMachine {
 
     /// Seconds the person has to answer.
     public static let deadlineSeconds: Int64 = 60
-    /// Seconds after a Deny during which the app's calls for the account are refused without asking again.
-    public static let coolOffSeconds: Int64 = 60
+    /// Seconds after a Deny during which the app's calls for the account are refused without asking again (the
+    /// account's keeper keeps the cool-off).
+    public static var coolOffSeconds: Int64 { AccountKeeper.coolOffSeconds }
 
     /// What the person may answer.
     public enum Answer: String, Sendable, CaseIterable {
@@ -298,7 +299,7 @@ public struct ConsentPrompt: OperationMachine {
             var t = refusing(op, "the person denied it", &turn)
             if app != .host {
                 var state = turn.keepers[account.key] ?? AccountKeeper()
-                state.deniedUntil[app] = turn.now + Self.coolOffSeconds
+                state.deny(app, now: turn.now)
                 t.core.append(turn.set(account.key, state))
             }
             return t
