@@ -174,6 +174,8 @@ let package = Package(
         // Turning an EventLoop until something happened, for tests whose client and server share the loop.
         .target(name: "LoopTesting", dependencies: ["SystemKit"], path: "Tests/LoopTesting"),
         .testTarget(name: "LinkRouterCoreTests", dependencies: ["LinkRouterCore", "LinkRouterAPI"]),
+        // The rules linkctl and its front print and parse by (`Sources/linkctl/Embedded`), in the full linkctl.
+        .testTarget(name: "LinkctlTests", dependencies: ["linkctl", "LinkRouterCore"]),
         .testTarget(name: "FreedesktopTests", dependencies: ["Freedesktop"]),
         .testTarget(
             name: "WrapperTests",

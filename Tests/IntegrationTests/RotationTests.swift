@@ -178,7 +178,10 @@ struct RotationTests {
         "refreshed ahead of need: with no caller running the daemon refreshes before min_valid runs out (seen at the provider), and a call after the old expiry is answered from memory even with the provider stalled"
     )
     func refreshedAhead() throws {
-        let w = try AccountTests.World(accessTokenSeconds: 40, counted: true, oneUseRefresh: true)
+        // The daemon's timer runs on the boot-time clock, which a test cannot move (the core's rule is driven by its
+        // own clock in BackgroundRefreshTests): the tokens live 20 s, so the refresh comes 10 to 15 s after the sign-in
+        // (the floor, and min_valid with the account's spread) and the old expiry 5 s later at most.
+        let w = try AccountTests.World(accessTokenSeconds: 20, counted: true, oneUseRefresh: true)
         #expect(try w.add("work", ["--min-valid", "5"]).status == 0)
         #expect(try w.login("work").status == 0)
         let first = try w.desktop.linkctl("token", "work", "--json")
@@ -193,11 +196,11 @@ struct RotationTests {
         #expect(refreshes() == 0)
         // Nobody asks: the daemon refreshes before the token runs out, and writes the new set.
         let before = try Self.secret(w, "work")
-        #expect(eventually(timeoutMilliseconds: 60_000) { refreshes() >= 1 }, "no refresh ahead of need")
+        #expect(eventually(timeoutMilliseconds: 30_000) { refreshes() >= 1 }, "no refresh ahead of need")
         #expect(eventually(timeoutMilliseconds: 10_000) { (try? Self.secret(w, "work")) != before })
         // After the old expiry, with the provider stalled: a call that needed the provider would fail; it is answered
         // from memory at once with the new token.
-        #expect(eventually(timeoutMilliseconds: 60_000) { Clock.unixSeconds() > Int64(oldExpiry) })
+        #expect(eventually(timeoutMilliseconds: 30_000) { Clock.unixSeconds() > Int64(oldExpiry) })
         try proxy.set("stall-token")
         let after = try w.desktop.linkctl("token", "work", timeoutMilliseconds: 10_000)
         #expect(after.status == 0, "\(after.status) \(after.errorText)")

@@ -121,10 +121,6 @@ struct AccountTokenTests {
         #expect(Account.gitMatch(f.gitURLs, "https://git.example.com/teams/repo.git") == 24)
         #expect(Account.gitMatch(f.gitURLs, "https://git.example.org/") == nil)
         #expect(Account.gitMatch(f.gitURLs, "http://git.example.com/") == nil)
-        #expect(
-            GitCredentialMessage([("protocol", "https"), ("host", "git.example.com"), ("path", "team/repo.git")]).url
-                == "https://git.example.com/team/repo.git")
-        #expect(GitCredentialMessage([("protocol", "https")]).url == nil)
         refused({ $0.gitURLs = ["https://git.example.com/a;b/"] }, "git_urls takes https URLs")
         refused({ $0.gitURLs = ["https://git.example.com/team/../other/"] }, "dot segment")
         refused({ $0.gitURLs = ["https://git.example.com/team/%2E%2e/"] }, "dot segment")

@@ -66,5 +66,5 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension RouterError {
-    static func invalid(_ message: String) -> RouterError { RouterError(.invalidArgument, message) }
+    public static func invalid(_ message: String) -> RouterError { RouterError(.invalidArgument, message) }
 }

@@ -1,3 +1,7 @@
+#if !hasFeature(Embedded)
+    import LinkRouterCore
+#endif
+
 /// How linkctl shows the daemon's refusal: its message, then its error name
 /// short (`… (NotSignedIn)`) so a script or a person can look it up. One
 /// spelling for the full linkctl and its front, which compiles this file.

@@ -1,3 +1,7 @@
+#if !hasFeature(Embedded)
+    import LinkRouterCore
+#endif
+
 /// One message of git's credential helper protocol (gitcredentials(7),
 /// `../shared/reference/credential-helper-protocols.md`): `key=value` lines
 /// up to a blank line or the end. Keys may repeat (`capability[]`,

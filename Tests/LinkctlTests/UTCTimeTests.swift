@@ -1,6 +1,7 @@
 import Glibc
-import LinkRouterCore
 import Testing
+
+@testable import linkctl
 
 /// `UTCTime` is arithmetic where linkctl once called `gmtime_r`: checked against glibc's `gmtime_r` and `strftime`.
 @Suite("UTCTime")
