@@ -1,6 +1,6 @@
+import LinkRouterCore
 import Testing
 
-import LinkRouterCore
 @testable import linkctl
 
 /// git's credential requests as the helper reads them (issue 36: a token is
