@@ -256,7 +256,7 @@ struct LinkctlFrontTests {
     }
 
     @Test(
-        "the front serves token (alone, --json, --header, --env, --min-valid, --issuer), git's, kubectl's and docker's helpers itself: a front with no full linkctl beside it answers every form of its table as the full linkctl does"
+        "the front serves token (alone, --json, --header, --env, --min-valid, --issuer), git's (as credential git and by the helper's own name), kubectl's and docker's helpers itself: a front with no full linkctl beside it answers every row of its table (FrontForm; open in `alone`) as the full linkctl does"
     )
     func servedByTheFront() throws {
         let w = try AccountTests.World(accessTokenSeconds: 600)
@@ -269,6 +269,11 @@ struct LinkctlFrontTests {
         try FileSystem.makeDirectories(w.desktop.root + "/full")
         let fullDocker = w.desktop.root + "/full/" + LinkctlLayout.dockerHelperName
         try FileSystem.symlink(Paths.linkctlFull, at: fullDocker)
+        // git's helper by its own name, as `credential.helper = linkrouter` runs it.
+        let gitHelper = w.desktop.root + "/lone/" + LinkctlLayout.gitHelperName
+        try FileSystem.symlink(lone, at: gitHelper)
+        let fullGitHelper = w.desktop.root + "/full/" + LinkctlLayout.gitHelperName
+        try FileSystem.symlink(Paths.linkctlFull, at: fullGitHelper)
         let input = w.desktop.root + "/docker-input"
         try FileSystem.writeAtomically(input, text: "https://registry.example.com/v2/\n", permissions: 0o600)
         let gitInput = w.desktop.root + "/git-input"
@@ -285,6 +290,10 @@ struct LinkctlFrontTests {
                 (
                     ["sh", "-c", "'\(lone)' credential git --account work get < '\(gitInput)'"],
                     ["sh", "-c", "'\(Paths.linkctlFull)' credential git --account work get < '\(gitInput)'"]
+                ),
+                (
+                    ["sh", "-c", "'\(gitHelper)' --account work get < '\(gitInput)'"],
+                    ["sh", "-c", "'\(fullGitHelper)' --account work get < '\(gitInput)'"]
                 ),
                 (
                     [lone, "credential", "kube", "--account", "work"],
