@@ -163,7 +163,8 @@ struct AccountNoticeTests {
         var (up, op2) = try asked(account)
         up.apply(core: up.completed(op2, .accountNotice(.shown(.success(Fixtures.shown(5)))), now: now).core)
         var turn = Turn(up, now: now)
-        let kept = AccountBook.keepTokens(A.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, &turn)
+        let kept = AccountKeeper.keepTokens(
+            A.tokens("a", expiresIn: 3600), for: account.key, inMemoryOnly: false, &turn)
         #expect(kept.effects.contains(.closeNotification(Fixtures.shown(5))) && kept.core.contains(.finish(op2)))
     }
 }

@@ -385,7 +385,7 @@ struct AccountTokenTests {
         let account = try Self.account()
         var turn = Turn(router, now: Self.now)
         let a1 = Self.tokens("a", expiresIn: 3600)
-        let keep = AccountBook.keepTokens(a1, for: account.key, inMemoryOnly: false, &turn)
+        let keep = AccountKeeper.keepTokens(a1, for: account.key, inMemoryOnly: false, &turn)
         guard let (write, op) = Self.started(keep).first, case .flight(.write) = op else { throw Failure("no write") }
         router.apply(core: keep.core)
         router.apply(
@@ -403,7 +403,7 @@ struct AccountTokenTests {
         guard case .refused(let e) = none.reply else { throw Failure("not refused") }
         #expect(e.code == .notSignedIn && Self.requests(none).isEmpty)
         var turn2 = Turn(memory, now: Self.now)
-        let kept = AccountBook.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, &turn2)
+        let kept = AccountKeeper.keepTokens(Self.tokens("m", expiresIn: 3600), for: m.key, inMemoryOnly: true, &turn2)
         #expect(Self.requests(kept).isEmpty)
     }
 
@@ -524,7 +524,7 @@ struct AccountTokenTests {
         #expect(router.accountCall(.list, accounts: declared, caller: ":1.3", now: Self.now).reply == .accounts([]))
         #expect(
             router.accountCall(.getToken("work", TokenRequest()), accounts: declared, caller: ":1.5", now: Self.now)
-                .reply == .refused(AccountBook.unknownAccount("work")))
+                .reply == .refused(AccountKeeper.unknownAccount("work")))
         let listed = router.accountCall(.list, accounts: declared, caller: ":1.2", now: Self.now)
         guard listed.core.contains(where: { if case .hold(_, .list([mine], _)) = $0 { true } else { false } })
         else { throw Failure("the app's list is not its own") }
@@ -573,7 +573,7 @@ struct AccountTokenTests {
         #expect(bad.code == .invalidArgument && bad.message.contains("issuer is missing"))
         #expect(
             router.accountCall(.add("x", r), accounts: [], caller: ":1.5", now: Self.now).reply
-                == .refused(AccountBook.unknownAccount("x")))
+                == .refused(AccountKeeper.unknownAccount("x")))
         guard
             case .refused(let adminRemove) = router.accountCall(
                 .remove("fleet"), accounts: [admin], caller: ":1.4", now: Self.now
@@ -828,14 +828,14 @@ struct AccountTokenTests {
         router.apply(core: reject.core)
         // Found out: unknown. Both are refused, the tokens untouched.
         let t = router.completed(identify, .identification(.identified(.unknown)), now: Self.now)
-        #expect(Self.answers(t)[held] == .refused(AccountBook.unknownAccount("work")))
-        #expect(Self.answers(t)[rejectHeld] == .refused(AccountBook.unknownAccount("work")))
+        #expect(Self.answers(t)[held] == .refused(AccountKeeper.unknownAccount("work")))
+        #expect(Self.answers(t)[rejectHeld] == .refused(AccountKeeper.unknownAccount("work")))
         router.apply(core: t.core)
         #expect(router.keepers[account.key]?.tokens?.accessToken == "t")
         // And from now on it is refused at once, never held.
         #expect(
             router.getToken(account, TokenRequest(), caller: ":1.5", now: Self.now).reply
-                == .refused(AccountBook.unknownAccount("work")))
+                == .refused(AccountKeeper.unknownAccount("work")))
         #expect(router.listAccounts([account], caller: ":1.5").reply == .accounts([]))
     }
 
@@ -892,7 +892,7 @@ struct AccountTokenTests {
         router.apply(core: t1.core)
         var turn = Turn(router, now: Self.now)
         let newLogin = Self.tokens("new-login", expiresIn: 3600)
-        let login = AccountBook.keepTokens(newLogin, for: account.key, inMemoryOnly: false, &turn)
+        let login = AccountKeeper.keepTokens(newLogin, for: account.key, inMemoryOnly: false, &turn)
         #expect(login.core.contains(.finish(read)))
         guard let (write, _) = Self.started(login).first else { throw Failure("no write") }
         router.apply(core: login.core)

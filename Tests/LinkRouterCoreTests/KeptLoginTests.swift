@@ -85,7 +85,7 @@ struct KeptLoginTests {
             flight, .flight(.checked(.failure(RouterError(.keyringLocked, "the default collection is locked")))),
             now: now)
         guard case .token(let t)? = A.answers(answered)[held] else { throw A.Failure("\(answered.effects)") }
-        #expect(t.tokens.accessToken == "live" && t.warning == AccountBook.lockedWhy)
+        #expect(t.tokens.accessToken == "live" && t.warning == AccountKeeper.lockedWhy)
         #expect(Self.refreshes(answered).isEmpty)
         #expect(A.started(answered).contains { if case .accountNotice = $0.1 { true } else { false } })
         router.apply(core: answered.core)

@@ -199,7 +199,7 @@ struct LockedKeyringTests {
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now)
         guard case .token(let answer) = live.reply else { throw A.Failure("\(live.reply)") }
         #expect(
-            answer.tokens.accessToken == "old" && answer.warning == AccountBook.lockedWhy && A.requests(live).isEmpty)
+            answer.tokens.accessToken == "old" && answer.warning == AccountKeeper.lockedWhy && A.requests(live).isEmpty)
         let dead = router.accountCall(
             .getToken(account.name, TokenRequest()), accounts: [account], caller: ":1.1", now: now + 31)
         guard case .held(let held) = dead.reply, let (flight, work) = A.requests(dead).first,

@@ -89,7 +89,7 @@ extension AccountCall {
     ) -> Transition {
         let mine = accounts.filter { $0.owner.serves(app) }
         func named(_ name: String) throws(RouterError) -> Account {
-            guard let a = mine.first(where: { $0.name == name }) else { throw AccountBook.unknownAccount(name) }
+            guard let a = mine.first(where: { $0.name == name }) else { throw AccountKeeper.unknownAccount(name) }
             return a
         }
         // A sandboxed app asking for the person's account by name, or a host program for an account declared
@@ -155,10 +155,10 @@ extension AccountCall {
                 }
                 let chosen: Account
                 if let account { chosen = account } else { chosen = try named(name) }
-                return AccountBook.getToken(chosen, request, caller: caller, held: held, &turn)
+                return AccountKeeper.getToken(chosen, request, caller: caller, held: held, &turn)
             case .list:
                 // The host user sees every account (whose it is, never its tokens); an app its own.
-                return AccountBook.listing(app == .host ? accounts : mine, caller: caller, held: held, &turn)
+                return AccountKeeper.listing(app == .host ? accounts : mine, caller: caller, held: held, &turn)
             case .begin(var begin):
                 let name = begin.request.account ?? ""
                 let account: Account
@@ -183,13 +183,13 @@ extension AccountCall {
                 try begin.request.use(account)
                 // A sign-out at the provider (`BeginLogout`): signed out here first, whatever the provider does.
                 if case .signOut = begin.flow {
-                    return AccountBook.logout(account, caller: caller, held: held, then: begin, &turn)
+                    return AccountKeeper.logout(account, caller: caller, held: held, then: begin, &turn)
                 }
                 return begin.proceed(held: held, &turn)
             case .logout(let name):
-                return AccountBook.logout(try named(name), caller: caller, held: held, reports: true, &turn)
+                return AccountKeeper.logout(try named(name), caller: caller, held: held, reports: true, &turn)
             case .reject(let name, let token):
-                return AccountBook.rejecting(try named(name), token, &turn).answering(held, .none)
+                return AccountKeeper.rejecting(try named(name), token, &turn).answering(held, .none)
             case .add(let name, let request):
                 return try adding(name, request, app: app, accounts: accounts, caller: caller, held: held, &turn)
             case .remove(let name):
@@ -222,7 +222,7 @@ extension AccountCall {
         _ name: String, _ request: AccountRequest, app: CallerApp, accounts: [Account], caller: String,
         held: OperationID?, _ turn: inout Turn
     ) throws(RouterError) -> Transition {
-        guard let owner = Account.Owner(declaring: app) else { throw AccountBook.unknownAccount(name) }
+        guard let owner = Account.Owner(declaring: app) else { throw AccountKeeper.unknownAccount(name) }
         let account = try Account.make(name: name, request, owner: owner, limits: turn.limits)
         let existing = accounts.first { $0.name == name && $0.owner.serves(app) }
         if existing?.owner == .system {
@@ -289,9 +289,9 @@ extension AccountCall {
         switch self {
         case .getToken(let name, _), .logout(let name), .reject(let name, _), .add(let name, _), .remove(let name),
             .revokeGrant(_, let name):
-            return .refused(AccountBook.unknownAccount(name))
+            return .refused(AccountKeeper.unknownAccount(name))
         case .list: return .accounts([])
-        case .begin(let b): return .refused(AccountBook.unknownAccount(b.request.account ?? ""))
+        case .begin(let b): return .refused(AccountKeeper.unknownAccount(b.request.account ?? ""))
         }
     }
 }

@@ -76,7 +76,7 @@ public struct AccountFileWrite: OperationMachine {
                         .log(LogLine(.info, "Account \(account.name) of \(account.owner.label) removed by \(caller)"))
                     ])
                 // The sign-out goes on under the same call, which it answers.
-                return t.then(AccountBook.logout(account, caller: caller, held: op, &turn))
+                return t.then(AccountKeeper.logout(account, caller: caller, held: op, &turn))
             case .revokeGrant(let account, let app):
                 return Transition(
                     core: [.finish(op)],
@@ -92,7 +92,7 @@ public struct AccountFileWrite: OperationMachine {
                     ])
                 if let old, old.issuer != account.issuer || old.clientID != account.clientID {
                     t = t.then(
-                        AccountBook.forgetting(old, why: "its account now names another provider or client", &turn))
+                        AccountKeeper.forgetting(old, why: "its account now names another provider or client", &turn))
                 }
                 return t.then(clearingNext(op))
             }

@@ -1,7 +1,7 @@
 /// The one answer to "may this account's refresh token be spent now?" (issues 46 and 47): a provider with one-use
 /// refresh tokens spends the old one when it answers, so a refresh whose answer cannot be kept loses the sign-in.
 /// Every place that would send one asks the account's keeper first (`AccountKeeper.refreshHold`): a caller's
-/// `GetToken` (`AccountBook`), a refresh ahead of need (`BackgroundRefresh`) and a flight about to send its request
+/// `GetToken` (`AccountKeeper`), a refresh ahead of need (`BackgroundRefresh`) and a flight about to send its request
 /// (`TokenFlight`).
 enum RefreshHold: Equatable {
     /// The daemon is stopping (SIGTERM): there may be no time left to keep the answer.

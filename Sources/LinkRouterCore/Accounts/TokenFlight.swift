@@ -1,6 +1,6 @@
 /// One account's keyring read, refresh or write: the one flight every caller
 /// for the account waits on, so a rotating refresh token is spent once, never
-/// by two callers at the same time. The rules (`AccountBook`): the new refresh
+/// by two callers at the same time. The rules (`AccountKeeper`): the new refresh
 /// token is written before anyone gets the new access token; a write that
 /// fails keeps the set in memory and says so; a refusal of the refresh token
 /// (`RefreshRefusal`) ends a sign-in, and only after the keyring was read
@@ -163,7 +163,7 @@ public struct TokenFlight: AccountPart {
         adoptingDeclaration(turn)
         var state = turn.keepers[key] ?? AccountKeeper()
         let t = noting(event, op: op, &state, &turn)
-        return t.then(AccountBook.settlingLists(&turn))
+        return t.then(AccountKeeper.settlingLists(&turn))
     }
 
     /// A flight begun without the account's declaration (a read the keyring's `CollectionChanged` started, a
@@ -260,7 +260,7 @@ public struct TokenFlight: AccountPart {
     /// others wait on, and the refresh's answer is kept whenever it lands.
     private func slow(_ state: AccountKeeper, _ turn: inout Turn) -> Transition {
         let seconds = Self.patienceMilliseconds / 1000
-        return AccountBook.answerWaiters(
+        return AccountKeeper.answerWaiters(
             of: key, state: state, refusal: nil, anyLive: true,
             warning:
                 "\(key.name)'s provider has not answered its refresh in \(seconds) s; this token is still valid (the refresh goes on, and its tokens are kept when they come)",
@@ -275,8 +275,8 @@ public struct TokenFlight: AccountPart {
         keyringAnswered = true
         state.loaded = true
         state.tokens = kept?.keepingRejections(of: state.tokens)
-        if let account, let kept, let why = AccountBook.unboundUnderRequire(account, kept) {
-            return AccountBook.signedOut(self, op, state, because: why, &turn).then(
+        if let account, let kept, let why = AccountKeeper.unboundUnderRequire(account, kept) {
+            return AccountKeeper.signedOut(self, op, state, because: why, &turn).then(
                 Revoking.start(account, kept, &turn))
         }
         return land(op, state, refreshed: false, &turn)
@@ -288,7 +288,7 @@ public struct TokenFlight: AccountPart {
     ) -> Transition {
         guard case .failure(let e) = r else { return Transition() }
         state.flight = nil
-        return AccountBook.answerWaiters(of: key, state: state, refusal: e, &turn).finishing(op, turn.set(key, state))
+        return AccountKeeper.answerWaiters(of: key, state: state, refusal: e, &turn).finishing(op, turn.set(key, state))
     }
 
     /// The issuer's metadata: the refresh goes on (the keyring asked first), unless the daemon began to stop.
@@ -299,7 +299,7 @@ public struct TokenFlight: AccountPart {
         switch r {
         case .success(let found): m = found
         case .failure(let e):
-            return AccountBook.refreshFailed(
+            return AccountKeeper.refreshFailed(
                 key, op, state, e.message, provider: !RefreshRefusal.isLocal(e.code), &turn)
         }
         guard let account, let used = state.tokens?.refreshToken else {
@@ -310,7 +310,7 @@ public struct TokenFlight: AccountPart {
         if state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
             != nil
         {
-            return AccountBook.refreshFailed(key, op, state, AccountBook.stoppingWhy, provider: false, &turn)
+            return AccountKeeper.refreshFailed(key, op, state, AccountKeeper.stoppingWhy, provider: false, &turn)
         }
         return refresh(op, account, used, key: state.tokens?.dpopKey)
     }
@@ -323,14 +323,14 @@ public struct TokenFlight: AccountPart {
         let kept: TokenSet?
         switch r {
         case .success(let found): kept = found
-        case .failure(let e): return AccountBook.keyringHeldBack(key, op, state, e, account: account, &turn)
+        case .failure(let e): return AccountKeeper.keyringHeldBack(key, op, state, e, account: account, &turn)
         }
         keyringAnswered = true
         // Another process refreshed since memory was read (its refresh token is the live one): its set is the
         // account's. A set memory holds that the keyring has not taken is newer than any there.
         if state.unsaved == nil, let kept, kept.refreshToken != nil, kept.refreshToken != state.tokens?.refreshToken {
             state.tokens = kept.keepingRejections(of: state.tokens)
-            if AccountBook.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: false, &turn) }
+            if AccountKeeper.waitersAllServed(key, state, &turn) { return land(op, state, refreshed: false, &turn) }
         }
         guard let account, let used = state.tokens?.refreshToken,
             state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
@@ -358,13 +358,13 @@ public struct TokenFlight: AccountPart {
         if account?.dpop == .require, let why = DPoPBinding.unbound(fresh) {
             // The provider may have rotated the refresh token into this unbound set: nothing of it is kept.
             let revoked = account.map { Revoking.start($0, fresh, &turn) } ?? Transition()
-            return AccountBook.signedOut(self, op, state, because: why, &turn).then(revoked)
+            return AccountKeeper.signedOut(self, op, state, because: why, &turn).then(revoked)
         }
         if let subject = fresh.subject, let before = state.tokens?.subject, subject != before {
             // OpenID Connect Core §12.2: a refreshed ID token names the same subject as the first. Another one is not
             // this account's sign-in.
             let revoked = account.map { Revoking.start($0, fresh, &turn) } ?? Transition()
-            return AccountBook.signedOut(
+            return AccountKeeper.signedOut(
                 self, op, state,
                 because: "the provider's refreshed ID token names another subject than the one who signed in", &turn
             ).then(revoked)
@@ -399,12 +399,12 @@ public struct TokenFlight: AccountPart {
         let said = failure.providerError ?? failure.httpStatus.map { "HTTP \($0)" } ?? failure.code.rawValue
         let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(said))")
         guard RefreshRefusal.endsSignIn(failure) else {
-            return AccountBook.refreshFailed(
+            return AccountKeeper.refreshFailed(
                 key, op, state, failure.message, provider: !RefreshRefusal.isLocal(failure.code),
                 unanswered: failure.unanswered, &turn)
         }
         guard account?.store != .memory else {
-            return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
+            return AccountKeeper.signedOut(self, op, state, because: refusal.message, &turn)
         }
         stage = .rereading
         return Transition(effects: [.start(op, .flight(.reread(key, used: used, refusal: refusal)))])
@@ -420,7 +420,7 @@ public struct TokenFlight: AccountPart {
         if let kept, let live = kept.refreshToken, live != used, let account {
             keyringAnswered = true
             state.tokens = kept
-            if AccountBook.waitersAllServed(key, state, &turn)
+            if AccountKeeper.waitersAllServed(key, state, &turn)
                 || state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
                     != nil
             {
@@ -430,7 +430,7 @@ public struct TokenFlight: AccountPart {
             t.core.append(turn.set(key, state))
             return t
         }
-        return AccountBook.signedOut(self, op, state, because: refusal.message, &turn)
+        return AccountKeeper.signedOut(self, op, state, because: refusal.message, &turn)
     }
 
     /// The set written to the keyring, or kept in memory with why not.
@@ -438,7 +438,7 @@ public struct TokenFlight: AccountPart {
         _ written: TokenSet, error: RouterError?, op: OperationID, _ state: inout AccountKeeper, _ turn: inout Turn
     ) -> Transition {
         // A server refused the set while it was being written (`RejectToken`): the rejection stays.
-        // A refresh's new set is news (a sign-in's was said when it was kept, `AccountBook.keepTokens`; a set
+        // A refresh's new set is news (a sign-in's was said when it was kept, `AccountKeeper.keepTokens`; a set
         // written again is not).
         let isNew =
             account != nil && !(state.tokens.map { ConstantTime.equals($0.accessToken, written.accessToken) } ?? false)
@@ -523,7 +523,7 @@ public struct TokenFlight: AccountPart {
             state.refreshHold(store: account.store, stopping: turn.core.stopWanted, now: turn.now, flying: true)
                 == nil
         {
-            var t = AccountBook.answerWaiters(
+            var t = AccountKeeper.answerWaiters(
                 of: key, state: state, refusal: nil, liveFor: refreshedTargets, refusals: refusals, &turn)
             target = next
             t.core.append(turn.set(key, state))
@@ -533,12 +533,12 @@ public struct TokenFlight: AccountPart {
         state.flight = nil
         let refusal =
             state.tokens == nil
-            ? AccountBook.notSignedIn(key, nil)
+            ? AccountKeeper.notSignedIn(key, nil)
             : RouterError(.refreshFailed, "\(key.name)'s token has expired, and refreshing it gave no live one")
         let asked = turn.core.held.tokenWaits(of: key).contains { !$0.wait.interactive }
         // Just refreshed: the provider's tokens may live less than min_valid; the freshest live one is the best there
         // is.
-        let t = AccountBook.answerWaiters(
+        let t = AccountKeeper.answerWaiters(
             of: key, state: state, refusal: refusal, liveFor: refreshedTargets, refusals: refusals, &turn
         )
         .finishing(op, turn.set(key, state))
@@ -568,7 +568,7 @@ extension TokenFlight {
         if !target.allows(fresh.scope) {
             let answered = fresh.scope ?? "?"
             state.widerAnswers[target] = answered
-            let refusal = AccountBook.widerRefusal(key.name, asked: target.scope ?? "\(target)", answered: answered)
+            let refusal = AccountKeeper.widerRefusal(key.name, asked: target.scope ?? "\(target)", answered: answered)
             refusals[target] = refusal
             kept = nil
             let name = key.name
@@ -582,7 +582,7 @@ extension TokenFlight {
         }
         // Its waiters hear a refusal now; a narrower token waits for the write (`pendingNarrow`).
         if refusals[target] != nil {
-            t = t.then(AccountBook.answerWaiters(of: key, state: state, refusal: nil, refusals: refusals, &turn))
+            t = t.then(AccountKeeper.answerWaiters(of: key, state: state, refusal: nil, refusals: refusals, &turn))
         }
         own.refreshToken = rotated
         pendingNarrow = kept

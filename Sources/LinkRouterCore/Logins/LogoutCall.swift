@@ -1,5 +1,5 @@
 /// A `Logout` (or the first half of a `BeginLogout` or of a `RemoveAccount`):
-/// the account's tokens forgotten, in memory at once (`AccountBook.logout`)
+/// the account's tokens forgotten, in memory at once (`AccountKeeper.logout`)
 /// and in the keyring before anything else; tokens the daemon had not read
 /// yet are read first, to be revoked. Once the keyring has forgotten them:
 /// a `Logout`'s call goes on under the same operation as the revocation

@@ -54,7 +54,7 @@ extension Session {
             let issuer = s.login.issuer
         {
             let key = AccountKey(qualifiedName: name, issuer: issuer)
-            t = t.then(AccountBook.keepTokens(tokens, for: key, inMemoryOnly: e.accountInMemory, &turn))
+            t = t.then(AccountKeeper.keepTokens(tokens, for: key, inMemoryOnly: e.accountInMemory, &turn))
         }
         return t
     }
