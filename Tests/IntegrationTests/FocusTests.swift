@@ -51,6 +51,29 @@ struct FocusTests {
             for app in apps + [browser] { app.kill() }
         }
 
+        /// The person, with `app` at the front, does what `action` arms for the next key press (a click, a command).
+        func act(in app: FocusApp, _ action: String, _ argument: String) throws {
+            try compositor.focus(app.appID)
+            try app.arm(action, argument)
+            try compositor.press()
+        }
+
+        /// The focus after a hand-off from `from` to `to`: with the click's token `to` comes to the front; without it
+        /// (the control) `from` keeps the focus.
+        func expectFocus(
+            after from: FocusApp, handedTo to: FocusApp, token: Bool, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            if token {
+                #expect(
+                    eventually(timeoutMilliseconds: 10_000) { compositor.focused() == to.appID },
+                    "\(to.appID) stayed behind: \(why(from, to))", sourceLocation: sourceLocation)
+            } else {
+                #expect(
+                    compositor.focused() == from.appID, "\(to.appID) took the focus with no token: \(why(from, to))",
+                    sourceLocation: sourceLocation)
+            }
+        }
+
         /// Why a focus check failed: what the compositor did with activation requests, and each app's log.
         func why(_ apps: FocusApp...) -> String {
             let activation = compositor.log.split(separator: "\n").filter { $0.contains("activation") }.suffix(6)
@@ -74,34 +97,27 @@ struct FocusTests {
         let browser = w.browser
 
         // The control: the app begins with no token; the browser opens behind it.
-        try w.compositor.focus(app.appID)
-        try app.arm("begin-plain", Self.login)
-        try w.compositor.press()
+        try w.act(in: app, "begin-plain", Self.login)
         let plain = try #require(app.event("begun"), "\(w.why(app, browser))")
         #expect(browser.event("shown")?["with_token"] as? Bool == false, "\(w.why(app, browser))")
-        #expect(w.compositor.focused() == app.appID, "the browser took the focus with no token: \(w.why(app, browser))")
+        w.expectFocus(after: app, handedTo: browser, token: false)
         // The control's way back: the person clicks the callback in the browser, with no token on the way.
-        try w.compositor.focus(browser.appID)
         let first = try #require((plain["url"] as? String)?.queryValue("state"))
-        try browser.arm(
-            "run-plain", "['\(Paths.linkctl)', 'open', 'com.example.app:/callback?code=one&state=\(first)']")
-        try w.compositor.press()
+        try w.act(
+            in: browser, "run-plain",
+            "['\(Paths.linkctl)', 'open', 'com.example.app:/callback?code=one&state=\(first)']")
         let back = try #require(app.event("presented"), "\(w.why(app, browser))")
         #expect(back["with_token"] as? Bool == false)
         #expect(
             (app.event("waited")?["result"] as? [String: Any])?["activation_token"] == nil, "no token, none handed on")
-        #expect(w.compositor.focused() == browser.appID, "the app took the focus with no token: \(w.why(app, browser))")
+        w.expectFocus(after: browser, handedTo: app, token: false)
 
         // With the app's token: the (running) browser comes to the front with the new login.
-        try w.compositor.focus(app.appID)
-        try app.arm("begin", Self.login)
-        try w.compositor.press()
+        try w.act(in: app, "begin", Self.login)
         let begun = try #require(app.event("begun", 2), "\(w.why(app, browser))")
         let url = try #require(begun["url"] as? String)
         #expect(browser.event("open", 2).flatMap { ($0["uris"] as? [String])?.first } == url, "\(w.why(browser))")
-        #expect(
-            eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
-            "the browser stayed behind: \(w.why(app, browser))")
+        w.expectFocus(after: app, handedTo: browser, token: true)
         // The callback clicked in the focused browser: xdg-open's token goes through linkctl open to the daemon,
         // and Wait hands it to the app, which comes back to the front with it.
         let state = try #require(url.queryValue("state"))
@@ -110,9 +126,7 @@ struct FocusTests {
         let waited = try #require(app.event("waited", 2)?["result"] as? [String: Any], "\(w.why(app, browser))")
         #expect(waited["code"] as? String == "two" && (waited["activation_token"] as? String)?.isEmpty == false)
         #expect(app.event("presented", 2)?["with_token"] as? Bool == true)
-        #expect(
-            eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
-            "the app stayed behind: \(w.why(app, browser))")
+        w.expectFocus(after: browser, handedTo: app, token: true)
     }
 
     @Test(
@@ -135,9 +149,7 @@ struct FocusTests {
         /// The person clicks `link` in the clicking app (with the click's token unless `plain`); `app` takes it, as
         /// its `n`th link.
         func click(_ link: String, plain: Bool = false, reaches app: FocusApp, _ n: Int) throws {
-            try w.compositor.focus(clicker.appID)
-            try clicker.arm(plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
-            try w.compositor.press()
+            try w.act(in: clicker, plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
             clicks += 1
             let ran = try #require(clicker.event("ran", clicks), "\(w.why(clicker, app))")
             #expect(ran["status"] as? Int == 0, "\(ran)")
@@ -155,24 +167,18 @@ struct FocusTests {
             // Not running, no token (the control): started, its window behind the clicker's.
             try click(scheme + ":/one", plain: true, reaches: app, 1)
             #expect(app.event("shown")?["with_token"] as? Bool == false, "\(w.why(app))")
-            #expect(
-                w.compositor.focused() == clicker.appID,
-                "\(app.appID) took the focus with no token: \(w.why(clicker, app))")
+            w.expectFocus(after: clicker, handedTo: app, token: false)
             // Running, with the click's token: to the front.
             try click(scheme + ":/two", reaches: app, 2)
-            #expect(
-                eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
-                "running \(app.appID) stayed behind: \(w.why(clicker, app))")
+            w.expectFocus(after: clicker, handedTo: app, token: true)
             // Running, no token (the control): stays behind.
             try click(scheme + ":/three", plain: true, reaches: app, 3)
-            #expect(w.compositor.focused() == clicker.appID, "\(w.why(clicker, app))")
+            w.expectFocus(after: clicker, handedTo: app, token: false)
             // Not running, with the click's token: started, and to the front once its window is shown.
             quit(app)
             try click(scheme + ":/four", reaches: app, 4)
             #expect(app.event("shown", 2)?["with_token"] as? Bool == true, "\(w.why(app))")
-            #expect(
-                eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
-                "\(app.appID) started by the click stayed behind: \(w.why(clicker, app))")
+            w.expectFocus(after: clicker, handedTo: app, token: true)
             quit(app)
         }
 
@@ -180,21 +186,13 @@ struct FocusTests {
         // token to linkctl open (DESKTOP_STARTUP_ID: GLib 2.74 hands one only to an entry with StartupNotify=true),
         // and the app comes to the front; a bare launch context (the control) hands none.
         for (n, plain) in [(1, true), (2, false)] {
-            try w.compositor.focus(clicker.appID)
             let link = "com.example.deep:/gio/\(n)"
-            try clicker.arm(plain ? "open-uri-plain" : "open-uri", "'\(link)'")
-            try w.compositor.press()
+            try w.act(in: clicker, plain ? "open-uri-plain" : "open-uri", "'\(link)'")
             #expect(clicker.event("launched", n)?["error"] == nil, "\(w.why(clicker))")
             #expect(
                 dbus.event("open", 4 + n).flatMap { ($0["uris"] as? [String])?.first } == link,
                 "\(w.why(clicker, dbus))")
-            if plain {
-                #expect(w.compositor.focused() == clicker.appID, "\(w.why(clicker, dbus))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == dbus.appID },
-                    "a link opened through GIO left its app behind: \(w.why(clicker, dbus))")
-            }
+            w.expectFocus(after: clicker, handedTo: dbus, token: !plain)
         }
     }
 
@@ -214,32 +212,20 @@ struct FocusTests {
             #"'{"authorization_endpoint": "https://id.example.com/authorize", "client_id": "app", "redirect_uri": "com.example.app:/callback", "app_callback_uri": "com.example.app:/app-callback"}'"#
         for (n, plain) in [(1, true), (2, false)] {
             // The login begins (its browser opens: `open` n), then the person is in the Vipps app and confirms there.
-            try w.compositor.focus(app.appID)
-            try app.arm("begin-plain", login)
-            try w.compositor.press()
+            try w.act(in: app, "begin-plain", login)
             let begun = try #require(app.event("begun", n), "\(w.why(app, browser))")
             let state = try #require((begun["url"] as? String)?.queryValue("state"))
             #expect(browser.event("open", 2 * n - 1) != nil, "\(w.why(browser))")
             let resume = "https://id.example.com/resume?step=\(n)"
             let link = "com.example.app:/app-callback?state=\(state)&resume_uri=\(PercentEncoding.encode(resume))"
-            try w.compositor.focus(vipps.appID)
-            try vipps.arm(plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
-            try w.compositor.press()
+            try w.act(in: vipps, plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
             let ran = try #require(vipps.event("ran", n), "\(w.why(vipps))")
             #expect(ran["out"] as? String == "resumed\n", "\(ran)")
             // Reopened in the same (running) browser.
             #expect(
                 browser.event("open", 2 * n).flatMap { ($0["uris"] as? [String])?.first } == resume, "\(w.why(browser))"
             )
-            if plain {
-                #expect(
-                    w.compositor.focused() == vipps.appID,
-                    "the browser took the focus with no token: \(w.why(vipps, browser))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
-                    "the browser stayed behind: \(w.why(vipps, browser))")
-            }
+            w.expectFocus(after: vipps, handedTo: browser, token: !plain)
         }
     }
 
@@ -265,24 +251,14 @@ struct FocusTests {
             let notice = try #require(server.event("notify", n + 1), "no notice: \(w.daemon.log.suffix(600))")
             #expect(notice["summary"] as? String == "Sign in to \(name)")
             // The person clicks it.
-            try w.compositor.focus(server.appID)
-            try server.arm(plain ? "click-notification-plain" : "click-notification", "'Sign in'")
-            try w.compositor.press()
+            try w.act(in: server, plain ? "click-notification-plain" : "click-notification", "'Sign in'")
             #expect(server.event("clicked", n + 1) != nil)
             let opened = try #require(
                 browser.event("open", n + 1), "\(w.why(server, browser)) \(w.daemon.log.suffix(600))")
             #expect(
                 (opened["uris"] as? [String])?.first?.hasPrefix(provider.authorizationEndpoint) == true, "\(opened)")
-            if plain {
-                #expect(browser.event("shown")?["with_token"] as? Bool == false)
-                #expect(
-                    w.compositor.focused() == server.appID,
-                    "the browser took the focus with no token: \(w.why(server, browser))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
-                    "the browser stayed behind: \(w.why(server, browser)) \(w.daemon.log.suffix(400))")
-            }
+            if plain { #expect(browser.event("shown")?["with_token"] as? Bool == false) }
+            w.expectFocus(after: server, handedTo: browser, token: !plain)
         }
     }
 
@@ -300,9 +276,7 @@ struct FocusTests {
         let login =
             #"'{"authorization_endpoint": "https://id.example.com/authorize", "client_id": "app", "redirect_uri": "http://127.0.0.1/callback", "return_to": "org.example.FocusApp.desktop"}'"#
         for (n, plain) in [(1, true), (2, false)] {
-            try w.compositor.focus(app.appID)
-            try app.arm("begin-plain", login)
-            try w.compositor.press()
+            try w.act(in: app, "begin-plain", login)
             let begun = try #require(app.event("begun", n), "\(w.why(app, browser))")
             let url = try #require(begun["url"] as? String)
             let redirect = try #require(url.queryValue("redirect_uri")?.removingPercentEncoding)
@@ -315,20 +289,10 @@ struct FocusTests {
             #expect((app.event("waited", n)?["result"] as? [String: Any])?["code"] as? String == "c\(n)")
             #expect(browser.event("open", n) != nil, "the login's browser opened: \(w.why(browser))")
             // The person clicks it in the (focused) browser: GIO hands it to linkrouter's entry.
-            try w.compositor.focus(browser.appID)
-            try browser.arm(plain ? "open-uri-plain" : "open-uri", "'\(back ?? "")'")
-            try w.compositor.press()
+            try w.act(in: browser, plain ? "open-uri-plain" : "open-uri", "'\(back ?? "")'")
             let returned = try #require(app.event("returned", n), "\(w.why(app, browser)) \(w.daemon.log.suffix(500))")
             #expect(returned["with_token"] as? Bool == !plain)
-            if plain {
-                #expect(
-                    w.compositor.focused() == browser.appID,
-                    "the app took the focus with no token: \(w.why(app, browser))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
-                    "the app stayed behind: \(w.why(app, browser))")
-            }
+            w.expectFocus(after: browser, handedTo: app, token: !plain)
         }
         // A way back that names no completed login offering one.
         let bogus = try w.desktop.linkctl("open", "org.linkrouter.return:/back?state=nobody-knows-this-state-at-all")

@@ -27,42 +27,22 @@ struct MutterFocusTests {
         defer { Subprocess.stop(appPid, name: "the focus app") }
         for (n, plain) in [(1, true), (2, false)] {
             // The login begins in the focused app; the running browser gets the authorize URL.
-            try w.compositor.focus(app.appID)
-            try app.arm(plain ? "begin-plain" : "begin", FocusTests.login)
-            try w.compositor.press()
+            try w.act(in: app, plain ? "begin-plain" : "begin", FocusTests.login)
             let begun = try #require(app.event("begun", n), "\(w.why(app, browser))")
             let url = try #require(begun["url"] as? String)
             #expect(
                 browser.event("open", n).flatMap { ($0["uris"] as? [String])?.first } == url, "\(w.why(browser))")
-            if plain {
-                #expect(
-                    w.compositor.focused() == app.appID,
-                    "the browser took the focus with no token: \(w.why(app, browser))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
-                    "the browser stayed behind: \(w.why(app, browser))")
-            }
+            w.expectFocus(after: app, handedTo: browser, token: !plain)
             // The person, in the browser, is sent to the callback: the app's Wait answers, and it presents itself.
-            try w.compositor.focus(browser.appID)
             let state = try #require(url.queryValue("state"))
-            try browser.arm(
-                plain ? "run-plain" : "run",
+            try w.act(
+                in: browser, plain ? "run-plain" : "run",
                 "['\(Paths.linkctl)', 'open', 'com.example.app:/callback?code=c\(n)&state=\(state)']")
-            try w.compositor.press()
             let waited = try #require(app.event("waited", n)?["result"] as? [String: Any], "\(w.why(app, browser))")
             #expect(waited["code"] as? String == "c\(n)")
             #expect(app.event("presented", n)?["with_token"] as? Bool == !plain, "\(w.why(app))")
-            if plain {
-                #expect(waited["activation_token"] == nil, "a token from a click that carried none")
-                #expect(
-                    w.compositor.focused() == browser.appID,
-                    "the app took the focus with no token: \(w.why(app, browser))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == app.appID },
-                    "the app stayed behind: \(w.why(app, browser))")
-            }
+            if plain { #expect(waited["activation_token"] == nil, "a token from a click that carried none") }
+            w.expectFocus(after: browser, handedTo: app, token: !plain)
         }
     }
 
@@ -82,20 +62,12 @@ struct MutterFocusTests {
         defer { Subprocess.stop(clickerPid, name: "the clicking app") }
         for (n, plain) in [(1, true), (2, false)] {
             let link = "com.example.deep:/item/\(n)"
-            try w.compositor.focus(clicker.appID)
-            try clicker.arm(plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
-            try w.compositor.press()
+            try w.act(in: clicker, plain ? "run-plain" : "run", "['\(Paths.linkctl)', 'open', '\(link)']")
             #expect(clicker.event("ran", n)?["status"] as? Int == 0, "\(w.why(clicker))")
             #expect(
                 target.event("open", n).flatMap { ($0["uris"] as? [String])?.first } == link,
                 "\(w.why(clicker, target))")
-            if plain {
-                #expect(w.compositor.focused() == clicker.appID, "taken with no token: \(w.why(clicker, target))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == target.appID },
-                    "the running app stayed behind: \(w.why(clicker, target))")
-            }
+            w.expectFocus(after: clicker, handedTo: target, token: !plain)
         }
     }
 
@@ -120,19 +92,11 @@ struct MutterFocusTests {
             #expect(add.status == 0, "\(add.errorText)")
             #expect(try w.desktop.linkctl("token", name).status == 4)
             #expect(server.event("notify", n + 1) != nil, "no notice: \(w.daemon.log.suffix(600))")
-            try w.compositor.focus(server.appID)
-            try server.arm(plain ? "click-notification-plain" : "click-notification", "'Sign in'")
-            try w.compositor.press()
+            try w.act(in: server, plain ? "click-notification-plain" : "click-notification", "'Sign in'")
             let opened = try #require(browser.event("open", n + 1), "\(w.why(server, browser))")
             #expect(
                 (opened["uris"] as? [String])?.first?.hasPrefix(provider.authorizationEndpoint) == true, "\(opened)")
-            if plain {
-                #expect(w.compositor.focused() == server.appID, "taken with no token: \(w.why(server, browser))")
-            } else {
-                #expect(
-                    eventually(timeoutMilliseconds: 10_000) { w.compositor.focused() == browser.appID },
-                    "the browser stayed behind: \(w.why(server, browser))")
-            }
+            w.expectFocus(after: server, handedTo: browser, token: !plain)
         }
     }
 }

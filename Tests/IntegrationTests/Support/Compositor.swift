@@ -143,8 +143,17 @@ final class FocusApp {
     init(_ desktop: TestDesktop, appID: String) {
         self.desktop = desktop
         self.appID = appID
-        log = desktop.root + "/" + appID + ".focus.jsonl"
+        log = desktop.root + "/" + appID + Self.logSuffix
     }
+
+    /// Every focus app that has logged on `desktop` (its log is named after its app id).
+    static func all(_ desktop: TestDesktop) -> [FocusApp] {
+        FileSystem.list(desktop.root).filter { $0.hasSuffix(logSuffix) }.map {
+            FocusApp(desktop, appID: String($0.dropLast(logSuffix.count)))
+        }
+    }
+
+    private static let logSuffix = ".focus.jsonl"
 
     /// Its command line (an `Exec` line's, with `%U` for the links).
     var command: String { "/usr/bin/python3 \(Paths.fixtures)/focus_app.py --app-id \(appID) --log \(log)" }

@@ -101,24 +101,18 @@ final class Mutter: WaylandCompositor {
     private var commands = 0
 
     /// Each app's window's `is-active`, as it last logged it.
+    /// Each focus app's last word on whether its window is active (from its own log, `FocusApp.events`).
     private func active() -> [String: Bool] {
         var out: [String: Bool] = [:]
-        for name in FileSystem.list(desktop.root) where name.hasSuffix(".focus.jsonl") {
-            let app = String(name.dropLast(".focus.jsonl".count))
-            let text = (try? FileSystem.readText(desktop.root + "/" + name)) ?? ""
-            for line in text.split(separator: "\n") {
-                guard let e = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    e["event"] as? String == "active", let value = e["value"] as? Bool
-                else { continue }
-                out[app] = value
-            }
+        for app in FocusApp.all(desktop) {
+            let said = app.events().last { $0["event"] as? String == "active" }
+            if let value = said?["value"] as? Bool { out[app.appID] = value }
         }
         return out
     }
 
     func hasWindow(_ appID: String) -> Bool {
-        let text = (try? FileSystem.readText(desktop.root + "/" + appID + ".focus.jsonl")) ?? ""
-        return text.contains(#""event": "shown""#)
+        FocusApp(desktop, appID: appID).events().contains { $0["event"] as? String == "shown" }
     }
 
     /// The one app whose window says it is active (none while a switch is half logged).
