@@ -27,10 +27,22 @@ public struct AccountNotice: AccountPart {
     public let op: OperationID
     public let key: AccountKey
     public let purpose: Purpose
-    /// The server's id for it and the server, once shown.
-    public var shown: ShownNotification?
-    /// The person clicked an unlock notice: the keyring is being asked to show its prompt.
-    var unlocking = false
+    public private(set) var phase: Phase = .showing
+
+    /// Where the notice is; each phase takes the answers it waits on (`handle`).
+    public enum Phase: Sendable, Equatable {
+        /// `Notify` sent; the server's id not back yet.
+        case showing
+        /// On the person's screen: the server's id for it, and the server.
+        case shown(ShownNotification)
+        /// The person clicked an unlock notice (it is withdrawn): the keyring is being asked to show its prompt.
+        case unlocking
+    }
+
+    /// The notification on the person's screen, while it is.
+    public var shown: ShownNotification? {
+        if case .shown(let notification) = phase { notification } else { nil }
+    }
 
     /// What the person is asked to do.
     public enum Purpose: Sendable, Equatable {
@@ -170,38 +182,35 @@ public struct AccountNotice: AccountPart {
 
     mutating func handle(_ event: Event, _ turn: inout Turn) -> Transition {
         let op = self.op
-        switch event {
-        case .shown(.success(let notification)):
-            shown = notification
+        switch (phase, event) {
+        case (.showing, .shown(.success(let notification))):
+            phase = .shown(notification)
             return Transition()
-        case .shown(.failure):
+        case (.showing, .shown(.failure)):
             // No notification server (or it refused): nothing to wait for; callers had their answer already.
             return ending(op, &turn)
-        case .closed:
+        case (.shown, .closed):
             // Dismissed, expired or closed: the next notice waits `repeatSeconds` from this one's.
-            return unlocking ? Transition() : ending(op, &turn)
-        case .unlockAsked(.success(let prompted)):
+            return ending(op, &turn)
+        case (.unlocking, .unlockAsked(.success(let prompted))):
             // The keyring's dialog is the person's now; `CollectionChanged` says when it is unlocked.
             let name = key.name
             let said =
                 prompted ? "Asked the keyring to unlock, for \(name)'s tokens" : "The keyring was already unlocked"
             return ending(op, &turn).logging(LogLine(.info, said))
-        case .unlockAsked(.failure(let e)):
+        case (.unlocking, .unlockAsked(.failure(let e))):
             let name = key.name
             return ending(op, &turn).logging(
                 LogLine(.warning, "Could not ask the keyring to unlock, for \(name)'s tokens: \(e.message)"))
-        case .invoked(let action, let activationToken, let inputs, let accounts):
-            guard !unlocking else { return Transition() }
+        case (.shown(let shown), .invoked(let action, let activationToken, let inputs, let accounts)):
             if purpose == .unlockKeyring, action == "default" {
                 // Acted on: it goes, and the keyring is asked for its prompt (this notice's work goes on).
-                unlocking = true
-                var t = Transition(effects: [.start(op, .accountNotice(.unlockKeyring))])
-                if let shown { t.effects.append(.closeNotification(shown)) }
-                return t
+                phase = .unlocking
+                return Transition(effects: [.start(op, .accountNotice(.unlockKeyring)), .closeNotification(shown)])
             }
             var t = ending(op, &turn)
             // Acted on: it goes (a server may keep a notification whose action ran).
-            if let shown { t.effects.append(.closeNotification(shown)) }
+            t.effects.append(.closeNotification(shown))
             guard action == "default", purpose == .signIn, let account = accounts.first(where: { $0.key == key })
             else { return t }
             // The person's click is theirs: the daemon begins the account's sign-in in their browser, owned by no
@@ -218,6 +227,12 @@ public struct AccountNotice: AccountPart {
             t = t.then(begin.proceed(held: nil, &turn))
             t.reply = .none
             return t.logging(LogLine(.info, "Signing in to \(account.name), as the person asked from its notification"))
+        // Not what the phase waits on: the server's answers reach a notice only by the id it showed (so none before
+        // it is shown, and none once it is withdrawn for the unlock), and the unlock's answer only follows a click.
+        case (.showing, .closed), (.showing, .invoked), (.showing, .unlockAsked), (.shown, .shown),
+            (.shown, .unlockAsked),
+            (.unlocking, .shown), (.unlocking, .closed), (.unlocking, .invoked):
+            return Transition()
         }
     }
 
