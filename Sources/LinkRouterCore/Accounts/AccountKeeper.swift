@@ -2,8 +2,8 @@
 /// its tokens, and the state of the work the account does. Memory is a cache of the keyring for the daemon's life
 /// (or, with `store=memory`, the only copy); `flight` is the one read, refresh or write under way, which every caller
 /// for the account waits on: a rotating refresh token is spent once, never by two callers at the same time.
-/// The results of the flight's operations come back here (`Running.account(key, .flight)`), so nothing but the
-/// account's own keeper says where its flight is.
+/// The results of its parts' operations (the flight, the timer for refreshing ahead, the notice: `AccountPart`) come
+/// back here (`Running.account(key, work)`), so nothing but the account's own keeper says what the account is doing.
 public struct AccountKeeper: Sendable, Equatable {
     public var tokens: TokenSet?
     /// Whether the keyring has been read (for `store=memory`, always).
