@@ -184,39 +184,6 @@ struct AccountTokenTests {
         #expect(router.keepers[account.key]?.flight == nil && router.running[op] == nil)
     }
 
-    @Test(
-        "a sign-in that lands while a flight reads supersedes it: the keeper holds the sign-in's write, the old flight's operation is gone and its late answer changes nothing; finishing a part's operation clears it from its keeper"
-    )
-    func keeperHoldsTrackedWorkOnly() throws {
-        var router = Self.router(":1.1")
-        let account = try Self.account()
-        let t1 = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
-        guard case .held(let waiter) = t1.reply, let (old, _) = Self.started(t1).first else {
-            throw Failure("not held")
-        }
-        router.apply(core: t1.core)
-        var turn = Turn(router, now: Self.now)
-        let fresh = Self.tokens("signed-in", expiresIn: 3600)
-        let landed = AccountKeeper.keepTokens(fresh, for: account.key, inMemoryOnly: false, &turn)
-        router.apply(core: landed.core)
-        let keeper = try #require(router.keepers[account.key])
-        let write = try #require(keeper.flight)
-        #expect(write.op != old && write.stage == .writing(fresh) && router.running[old] == nil)
-        #expect(router.running[write.op] == .account(account.key, .flight))
-        let late = router.completed(old, .flight(.read(.success(Self.tokens("stale", expiresIn: 3600)))), now: Self.now)
-        #expect(late.core.isEmpty && late.effects.isEmpty, "a superseded flight's answer acted")
-        // The waiter waits on the sign-in's write, and gets its token when the keyring has it.
-        let written = router.completed(write.op, .flight(.written(nil, fresh)), now: Self.now)
-        guard case .token(let a)? = Self.answers(written)[waiter] else { throw Failure("waiter not answered") }
-        #expect(a.tokens.accessToken == "signed-in")
-        router.apply(core: written.core)
-        #expect(router.keepers[account.key]?.flight == nil)
-        // A timer set for the new set: finished from outside (as a sign-out drops it), its keeper lets it go.
-        let timer = try #require(router.keepers[account.key]?.refreshTimer?.op)
-        router.apply(core: [.finish(timer)])
-        #expect(router.keepers[account.key]?.refreshTimer == nil && router.running[timer] == nil)
-    }
-
     @Test("three callers, one keyring read and one refresh; the new set is written before anyone gets it")
     func oneFlight() throws {
         var router = Self.router(":1.1", ":1.2", ":1.3")
@@ -913,7 +880,7 @@ struct AccountTokenTests {
     }
 
     @Test(
-        "a sign-in that lands during a flight supersedes it: the flight is dropped, the new set is written and handed to its waiters"
+        "a sign-in that lands during a flight supersedes it: the flight is dropped (its operation gone, its late answer changes nothing), the keeper holds the sign-in's write, the new set is written and handed to its waiters; a part finished from outside leaves its keeper"
     )
     func loginDuringFlight() throws {
         var router = Self.router(":1.1")
@@ -929,11 +896,21 @@ struct AccountTokenTests {
         #expect(login.core.contains(.finish(read)))
         guard let (write, _) = Self.started(login).first else { throw Failure("no write") }
         router.apply(core: login.core)
+        #expect(router.keepers[account.key]?.flight?.op == write && router.running[read] == nil)
+        #expect(router.keepers[account.key]?.flight?.stage == .writing(newLogin))
+        #expect(router.running[write] == .account(account.key, .flight))
         // The old read's answer finds nothing; the write's hands the waiter the new set.
-        #expect(router.completed(read, .flight(.read(.success(nil))), now: Self.now).effects.isEmpty)
+        let late = router.completed(read, .flight(.read(.success(nil))), now: Self.now)
+        #expect(late.effects.isEmpty && late.core.isEmpty)
         let landed = router.completed(write, .flight(.written(nil, newLogin)), now: Self.now)
         guard case .token(let a)? = Self.answers(landed)[wait] else { throw Failure("waiter not answered") }
         #expect(a.tokens.accessToken == "new-login")
+        router.apply(core: landed.core)
+        #expect(router.keepers[account.key]?.flight == nil)
+        // The new set's refresh-ahead timer, finished from outside (as a sign-out drops it): its keeper lets it go.
+        let timer = try #require(router.keepers[account.key]?.refreshTimer?.op)
+        router.apply(core: [.finish(timer)])
+        #expect(router.keepers[account.key]?.refreshTimer == nil && router.running[timer] == nil)
     }
 
     @Test(
