@@ -158,7 +158,7 @@ struct ConsentPromptTests {
                 #expect(again.code == .accessDenied && again.message.contains("denied") && Self.prompt(next) == nil)
                 let later = r.accountCall(
                     .getToken("work", TokenRequest()), accounts: [work], caller: ":1.9",
-                    now: A.now + ConsentPrompt.coolOffSeconds)
+                    now: A.now + AccountKeeper.coolOffSeconds)
                 #expect(Self.prompt(later) != nil)
             } else {
                 #expect(Self.prompt(next) != nil)

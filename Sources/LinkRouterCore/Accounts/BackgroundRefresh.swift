@@ -52,8 +52,9 @@ public struct BackgroundRefresh: AccountPart {
             return Transition(effects: [.start(op, .backgroundRefresh(.declaration(key)))])
         case .declared(let account):
             var state = turn.keepers[key] ?? AccountKeeper()
-            // A newer timer took over (a new set landed meanwhile): this one is done.
-            guard asking, state.refreshTimer?.op == op else { return Transition(core: [.finish(op)]) }
+            // Only the keeper's current timer gets here (a newer one takes over its slot, `Router.completed`); the
+            // declaration answers only a timer that fired.
+            guard asking else { return Transition(core: [.finish(op)]) }
             state.refreshTimer = nil
             let done = Transition(core: [.finish(op), turn.set(key, state)])
             guard let account, account.key == key, account.refresh == .ahead, state.flight == nil,

@@ -50,9 +50,6 @@ public struct ConsentPrompt: OperationMachine {
 
     /// Seconds the person has to answer.
     public static let deadlineSeconds: Int64 = 60
-    /// Seconds after a Deny during which the app's calls for the account are refused without asking again (the
-    /// account's keeper keeps the cool-off).
-    public static var coolOffSeconds: Int64 { AccountKeeper.coolOffSeconds }
 
     /// What the person may answer.
     public enum Answer: String, Sendable, CaseIterable {
