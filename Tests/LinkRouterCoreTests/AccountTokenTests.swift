@@ -176,6 +176,9 @@ struct AccountTokenTests {
         }
         let late = router.completed(op, .flight(.slow), now: Self.now)
         #expect(late.core.isEmpty && late.effects.isEmpty)
+        // Another kind of work's answer under the flight's operation (a keyring delete's) does nothing either.
+        let wrongKind = router.completed(op, .forgetting(nil), now: Self.now)
+        #expect(wrongKind.core.isEmpty && wrongKind.effects.isEmpty)
         // Its own answer still lands: the stray tokens were never taken.
         let read = router.completed(op, .flight(.read(.success(Self.tokens("kept", expiresIn: 3600)))), now: Self.now)
         guard case .token(let a)? = Self.answers(read)[w1] else { throw Failure("not answered") }

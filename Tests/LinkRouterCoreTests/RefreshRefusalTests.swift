@@ -65,6 +65,11 @@ struct RefreshRefusalTests {
         #expect(A.started(end).contains { if case .accountNotice = $0.1 { true } else { false } }, "the person is told")
         router.apply(core: end.core)
         #expect(router.keepers[account.key]?.tokens == nil && router.keepers[account.key]?.failures == 0)
+        // The delete ends with its answer, whatever the keyring said; nothing waits on it.
+        let (forget, _) = try #require(A.requests(end).first)
+        #expect(router.running[forget] == .account(account.key, .forgetting))
+        let forgotten = router.completed(forget, .forgetting(RouterError(.keyringFailed, "gone")), now: now)
+        #expect(forgotten.core == [.finish(forget)] && forgotten.effects.isEmpty)
     }
 
     @Test(

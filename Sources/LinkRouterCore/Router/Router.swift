@@ -118,7 +118,9 @@ public struct Router: Sendable {
         case .delivery(let e): t = step(Delivery.self, op, e, &turn)
         case .flight(let e): t = step(TokenFlight.self, op, e, &turn)
         case .forgetting:
-            // A sign-in that ended: nothing waits on the keyring forgetting it, whatever it answered.
+            // A sign-in that ended: nothing waits on the keyring forgetting it, whatever it answered. An answer of
+            // this kind for any other work under `op` does nothing, as for every other machine.
+            guard case .account(_, .forgetting)? = running[op] else { return Transition() }
             t = Transition(core: [.finish(op)])
         case .revoking(let e): t = step(Revoking.self, op, e, &turn)
         case .identification(let e): t = step(Identification.self, op, e, &turn)
