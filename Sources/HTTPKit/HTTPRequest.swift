@@ -2,10 +2,12 @@
 /// settings, no cookies, no redirects) and refuses headers that would
 /// override it (see `HTTPClient.reservedHeaders`).
 public struct HTTPRequest: Sendable, Equatable {
-    /// The two methods OpenID Connect needs: discovery and JWKS are GETs, the token endpoint a POST.
+    /// The methods OpenID Connect needs: discovery and JWKS are GETs, the token endpoint a POST, and a client's
+    /// registration is deleted with a DELETE (RFC 7592 §2.3).
     public enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
+        case delete = "DELETE"
     }
 
     public var method: Method
@@ -47,6 +49,13 @@ public struct HTTPRequest: Sendable, Equatable {
         var headers = HTTPHeaders()
         if let accept { headers.add("Accept", accept) }
         return HTTPRequest(method: .get, url: url, headers: headers)
+    }
+
+    /// A POST of a JSON document (a client's registration, RFC 7591 §3.1), already encoded.
+    public static func postJSON(_ url: String, _ json: String, bearer: String? = nil) -> HTTPRequest {
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
+        if let bearer { headers.add("Authorization", "Bearer " + bearer) }
+        return HTTPRequest(method: .post, url: url, headers: headers, body: Array(json.utf8))
     }
 
     /// A POST of `application/x-www-form-urlencoded` pairs, in order (the token endpoint, RFC 6749 §4.1.3).

@@ -24,7 +24,9 @@ extension Transfer {
                 throw invalid(problem)
             }
         }
-        if request.method == .get && !request.body.isEmpty { throw invalid("a GET cannot carry a body") }
+        if request.method != .post && !request.body.isEmpty {
+            throw invalid("a \(request.method.rawValue) cannot carry a body")
+        }
         guard request.timeoutMilliseconds > 0, request.connectTimeoutMilliseconds > 0, request.maxResponseBytes >= 0
         else {
             throw invalid("timeouts must be positive and the size limit not negative")
@@ -82,6 +84,10 @@ extension Transfer {
         switch request.method {
         case .get:
             try set(CURLOPT_HTTPGET, 1)
+        case .delete:
+            // A GET's transfer with DELETE as its method: no body sent, the answer's body read.
+            try set(CURLOPT_HTTPGET, 1)
+            try check(CURLOPT_CUSTOMREQUEST, lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_CUSTOMREQUEST, "DELETE"))
         case .post:
             // No `Expect: 100-continue` round trip for a form body.
             lines.append("Expect:")

@@ -13,6 +13,9 @@ extension AccountSummary {
             ("store", .string(a.store.rawValue)), ("token", .string(a.token.rawValue)),
             ("username", .string(a.username)),
         ]
+        // A client linkrouter registered (RFC 7591): under what name, and whether removing the account deletes it.
+        if let n = a.clientName { entries.append(("client_name", .string(n))) }
+        if let r = a.registered { entries.append(("registered", .string(r.rawValue))) }
         if a.isDefault { entries.append(("default", .boolean(true))) }
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }
         if !a.gitURLs.isEmpty { entries.append(("git_urls", .stringArray(a.gitURLs))) }

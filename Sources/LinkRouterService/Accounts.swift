@@ -1,3 +1,4 @@
+import JSONKit
 import LinkRouterCore
 import LinkRouterFiles
 import SecretKit
@@ -181,6 +182,49 @@ final class Accounts {
     /// Deletes the account's item; `done` hears nil, or why not.
     func delete(_ key: AccountKey, _ done: @escaping (RouterError?) -> Void) {
         keyring.delete(Self.secretKey(key)) { r in done(r.failure.map(Self.error)) }
+    }
+
+    // MARK: A registered client's management credentials (RFC 7592), an item of their own
+
+    func readRegistration(_ key: AccountKey, _ done: @escaping (Result<RegistrationCredentials?, RouterError>) -> Void)
+    {
+        keyring.read(Self.registrationKey(key)) { r in
+            switch r {
+            case .success(nil): done(.success(nil))
+            case .success(let text?):
+                guard let document = try? JSONParser.parse(Array(text.utf8)),
+                    let credentials = RegistrationCredentials(document: document)
+                else {
+                    done(
+                        .failure(
+                            RouterError(
+                                .keyringFailed,
+                                "the keyring's registration item for \(key.name) is not one this linkrouter can read")))
+                    return
+                }
+                done(.success(credentials))
+            case .failure(let e): done(.failure(Self.error(e)))
+            }
+        }
+    }
+
+    func writeRegistration(
+        _ key: AccountKey, _ credentials: RegistrationCredentials, _ done: @escaping (RouterError?) -> Void
+    ) {
+        keyring.write(
+            Self.registrationKey(key), label: "linkrouter: \(key.name)'s client registration",
+            secret: JSONParser.encode(credentials.document)
+        ) { r in done(r.failure.map(Self.error)) }
+    }
+
+    func deleteRegistration(_ key: AccountKey, _ done: @escaping (RouterError?) -> Void) {
+        keyring.delete(Self.registrationKey(key)) { r in done(r.failure.map(Self.error)) }
+    }
+
+    /// The registration's item: the account's key with `#registration` after its name (a name has no `#`), so it
+    /// never meets a token set's item, which a sign-out deletes.
+    private static func registrationKey(_ key: AccountKey) -> SecretStore.Key {
+        SecretStore.Key(account: key.qualifiedName + "#registration", issuer: key.issuer)
     }
 
     /// Asks the keyring to unlock (its own prompt); `done` hears whether a prompt showed, or why not.

@@ -137,7 +137,14 @@ extension Daemon: ManagerHandlers {
 
     /// `AddAccount(account, options)`: an account declared for the caller (a sandboxed app's is its own).
     public func addAccount(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
-        let request = try OptionsDecoder.decode(options, AccountRequest.options, into: AccountRequest())
+        var request = try OptionsDecoder.decode(options, AccountRequest.options, into: AccountRequest())
+        // A client linkrouter registers is named after this machine unless the caller named it (an input the core
+        // cannot read).
+        if request.clientID == nil, request.clientName == nil {
+            let host = Environment.hostName()
+            request.clientName = ClientRegistrationRequest.defaultClientName(
+                host: OAuthText.isVisibleText(host) ? host : "")
+        }
         return try accountCall(.add(name, request), named: name, call)
     }
 

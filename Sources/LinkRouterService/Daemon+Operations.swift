@@ -96,6 +96,22 @@ extension Daemon {
         case .accountFile(.revokeGrant(let account, let app)):
             done(.accountFile(.done(accounts.revokeGrants(account, app: app))))
 
+        case .registration(.discover(let issuer)):
+            providers.discover(issuer) { done(.registration(.metadata($0))) }
+        case .registration(.pickPort(let binding)): done(.registration(.port(sessions.freePort(binding))))
+        case .registration(.register(let request)):
+            providers.register(request) { done(.registration(.registered($0))) }
+        case .registration(.keep(let key, let credentials)):
+            accounts.writeRegistration(key, credentials) { done(.registration(.kept($0))) }
+        case .registration(.undo(let credentials)):
+            providers.deleteRegistration(credentials) { done(.registration(.undone($0))) }
+
+        case .deregistration(.read(let key)): accounts.readRegistration(key) { done(.deregistration(.read($0))) }
+        case .deregistration(.delete(let credentials)):
+            providers.deleteRegistration(credentials) { done(.deregistration(.deleted($0))) }
+        case .deregistration(.forget(let key)):
+            accounts.deleteRegistration(key) { done(.deregistration(.forgotten($0))) }
+
         case .waitTimer(.timer(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.waitTimer(.fired)) }
 
         case .accountNotice(.show(let text)):

@@ -100,6 +100,26 @@ final class Providers {
         }
     }
 
+    /// A client's registration (RFC 7591): any caller's room, as a begin's discovery.
+    func register(
+        _ request: ClientRegistrationRequest, _ completion: @escaping (Result<RegistrationAnswer, RouterError>) -> Void
+    ) {
+        do throws(RouterError) {
+            try clientWithRoom(.anyCaller).register(request, completion: completion)
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    /// A registered client deleted (RFC 7592): an account's room, as its revocation.
+    func deleteRegistration(_ credentials: RegistrationCredentials, _ completion: @escaping (RouterError?) -> Void) {
+        do throws(RouterError) {
+            try clientWithRoom(.account).deleteRegistration(credentials, completion: completion)
+        } catch {
+            completion(error)
+        }
+    }
+
     /// A pushed authorization request.
     func push(_ request: PushRequest, _ completion: @escaping (Result<String, RouterError>) -> Void) {
         do throws(RouterError) {

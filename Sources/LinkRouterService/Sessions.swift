@@ -187,6 +187,14 @@ final class Sessions {
 
     // MARK: Loopback listeners
 
+    /// A free loopback port for a registered client's redirect (`LoopbackPort`), by the listeners' own rules.
+    func freePort(_ binding: LoopbackBinding) -> Result<Int, RouterError> {
+        do throws(ListenerError) { return .success(try LoopbackPort.free(binding)) } catch {
+            return .failure(
+                RouterError(.listenerFailed, "no loopback port could be bound for the client's redirect: \(error)"))
+        }
+    }
+
     /// `Operation.listen`: binds the session's listener; its requests go to `handle`.
     func listen(
         _ id: SessionID, binding: LoopbackBinding, path: String, page: (path: String, serve: () -> HTTPResponse)? = nil,

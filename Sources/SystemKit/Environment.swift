@@ -7,6 +7,14 @@ public enum Environment {
         return String(cString: v)
     }
 
+    /// The machine's host name (`gethostname`), empty when it has none: what a client linkrouter registers is named
+    /// after, so a person tells their machines' clients apart at the provider.
+    public static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// A variable that is set and not empty (the XDG rule for `$XDG_*`).
     public static func nonEmpty(_ name: String) -> String? {
         guard let v = get(name), !v.isEmpty else { return nil }

@@ -36,8 +36,9 @@ enum AccountCommand {
         switch args.operands[0] {
         case "add":
             let request: AccountRequest
+            var entries: [(String, DBusValue)]
             do {
-                let entries = try OptionFlags.entries(AccountRequest.options, args)
+                entries = try OptionFlags.entries(AccountRequest.options, args)
                 request = try OptionsDecoder.decode(.vardict(entries), AccountRequest.options, into: AccountRequest())
             } catch let e as UsageError {
                 return LinkCtl.usageFailure(spec, e.message)
@@ -49,17 +50,16 @@ enum AccountCommand {
                 return LinkCtl.usageFailure(
                     spec, "give --issuer URL: the OpenID provider's issuer (its discovery gives the endpoints)")
             }
+            if FileSystem.status(path) != nil && !args.has("replace") {
+                Output.error("account \(name) exists (\(path)); give --replace to change it")
+                return ExitCode.refused
+            }
             if request.clientID == nil {
-                return LinkCtl.usageFailure(
-                    spec, "give --client-id ID: the public client registered for this account at the provider")
+                return registering(name, entries: &entries, request)
             }
             let account: Account
             do throws(RouterError) { account = try Account.make(name: name, request, owner: .user) } catch {
                 Output.error(error.message)
-                return ExitCode.refused
-            }
-            if FileSystem.status(path) != nil && !args.has("replace") {
-                Output.error("account \(name) exists (\(path)); give --replace to change it")
                 return ExitCode.refused
             }
             let replaced = AccountFiles.read(directory: directory, owner: .user).accounts.first { $0.name == name }
@@ -102,8 +102,8 @@ enum AccountCommand {
                 return ExitCode.ok
             } catch {
                 switch error.code {
-                case .keyringLocked?, .noKeyring?, .keyringFailed?:
-                    // The declaration is gone; the keyring could not forget the tokens.
+                case .keyringLocked?, .noKeyring?, .keyringFailed?, .registrationFailed?:
+                    // The declaration is gone; the keyring could not forget the tokens, or the provider its client.
                     StandardStreams.err("Removed account \(name)\n")
                     Output.error("warning: \(error.text)")
                     return ExitCode.ok
@@ -138,6 +138,59 @@ enum AccountCommand {
             return ExitCode.ok
         default:
             return LinkCtl.usageFailure(spec, "account takes add or remove, not \(args.operands[0])")
+        }
+    }
+
+    /// `account add NAME --issuer URL` with no `--client-id`: the daemon registers a client at the provider (RFC 7591)
+    /// and declares the account with it (`AddAccount`); what it registered is said from `ListAccounts`.
+    /// `--registration-token -` reads the initial access token from stdin (never argv, which other users can read).
+    private static func registering(_ name: String, entries: inout [(String, DBusValue)], _ request: AccountRequest)
+        -> Int32
+    {
+        if let token = request.registrationToken {
+            guard token == "-" else {
+                return LinkCtl.usageFailure(
+                    spec,
+                    "give --registration-token - and the token on stdin: on the command line other users can read it")
+            }
+            let read = String(decoding: StandardStreams.readAll(maxBytes: 4097), as: UTF8.self)
+            let text = read.hasSuffix("\n") ? String(read.dropLast()) : read
+            guard !text.isEmpty, text.utf8.count <= 4096, !text.contains("\n") else {
+                return LinkCtl.usageFailure(
+                    spec, "--registration-token - reads one line of at most 4096 bytes from stdin")
+            }
+            entries = entries.map { $0.0 == "registration_token" ? ($0.0, .string(text)) : $0 }
+        }
+        do {
+            let client = try DaemonClient.connect()
+            // Discovery, a free port, the registration and the keyring: each within its own limit (15 s, 10 s).
+            _ = try client.call("AddAccount", [.string(name), .vardict(entries)], timeoutMilliseconds: 120_000)
+            let listed = try client.call("ListAccounts", timeoutMilliseconds: 120_000)
+            let mine: DBusValue? = {
+                guard case .array(_, let items)? = listed.first else { return nil }
+                return items.first {
+                    $0.entry("name")?.plainText == name && $0.entry("owner")?.plainText == "user"
+                }
+            }()
+            let id = mine?.entry("client_id")?.plainText ?? "?"
+            let called = mine?.entry("client_name")?.plainText.map { " (\"\($0)\")" } ?? ""
+            let issuer = mine?.entry("issuer")?.plainText ?? request.issuer ?? ""
+            StandardStreams.err(
+                "Registered client \(id)\(called) at \(issuer) and added account \(name); sign in with: linkctl login \(name)\n"
+            )
+            if mine?.entry("registered")?.plainText == "unmanaged" {
+                StandardStreams.err(
+                    "Note: the provider offers no way to delete the client (RFC 7592); it stays there after linkctl account remove \(name)\n"
+                )
+            }
+            return ExitCode.ok
+        } catch {
+            if error.code == nil {
+                Output.error("registering a client needs linkrouterd: \(error.text); or give --client-id ID")
+                return error.exitCode
+            }
+            Output.error(error.text)
+            return error.exitCode
         }
     }
 }

@@ -326,7 +326,11 @@ struct AccountTests {
             ("GetToken", ["work", "{'password': <'x'>}"], "password"),
             ("GetToken", ["work", "{'min_valid': <'soon'>}"], "min_valid"), ("Logout", ["a b"], "account name"),
             ("AddAccount", ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'secret': <'s'>}"], "secret"),
-            ("AddAccount", ["x", "{'issuer': <'https://a.example'>}"], "client_id is missing"),
+            (
+                "AddAccount",
+                ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'registration_token': <'t'>}"],
+                "leave out client_id"
+            ),
             (
                 "AddAccount", ["x", "{'issuer': <'https://a.example'>, 'client_id': <'c'>, 'unsaved': <'bogus'>}"],
                 "unsaved must be runtime or drop, not bogus"

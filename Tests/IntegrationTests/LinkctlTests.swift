@@ -61,10 +61,6 @@ struct LinkctlTests {
                 "linkctl: linkctl token takes one account NAME, not \"extra\" too (a second operand is the URL of a DPoP proof, with --dpop METHOD)\nUsage: linkctl token [OPTION…] [NAME [URL]|refresh]\nTry 'linkctl token --help'.\n"
             ),
             (
-                ["account", "add", "work", "--issuer", "https://id.example.com"],
-                "linkctl: give --client-id ID: the public client registered for this account at the provider\nUsage: linkctl account [OPTION…] add|remove NAME\nTry 'linkctl account --help'.\n"
-            ),
-            (
                 ["account", "add", "work", "--client-id", "c"],
                 "linkctl: give --issuer URL: the OpenID provider's issuer (its discovery gives the endpoints)\nUsage: linkctl account [OPTION…] add|remove NAME\nTry 'linkctl account --help'.\n"
             ),

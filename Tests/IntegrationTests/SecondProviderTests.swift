@@ -179,7 +179,7 @@ struct SecondProviderTests {
     }
 
     @Test(
-        "refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried"
+        "refusals: an unregistered redirect never comes back (the login times out and says so); a wrong issuer is DiscoveryFailed, naming the URL tried; no client id at a provider with no registration endpoint names --client-id"
     )
     func refusals() throws {
         let w = try World()
@@ -199,6 +199,15 @@ struct SecondProviderTests {
             refused.status == 1 && refused.errorText.contains("(DiscoveryFailed)")
                 && refused.errorText.contains("answered HTTP 404") && !refused.errorText.contains("/authorize"),
             "\(refused.status) \(refused.errorText)")
+        #expect(w.daemon.isRunning)
+        // No --client-id: its OpenID metadata names no registration endpoint (RFC 7591), so nothing can be registered;
+        // the refusal says how to register one by hand and which flag takes it, and nothing is declared.
+        let unregistered = try w.desktop.linkctl(["account", "add", "mine", "--issuer", w.provider.issuer])
+        #expect(
+            unregistered.status == 1 && unregistered.errorText.contains("(RegistrationFailed)")
+                && unregistered.errorText.contains("registration_endpoint")
+                && unregistered.errorText.contains("--client-id ID"), "\(unregistered.errorText)")
+        #expect(FileSystem.status(w.desktop.configHome + "/linkrouter/accounts/mine.conf") == nil)
         #expect(w.daemon.isRunning)
     }
 

@@ -130,6 +130,10 @@ public struct Account: Sendable, Equatable {
         guard OAuthText.isVisibleText(clientID) else {
             throw .invalid("client_id must be printable ASCII (RFC 6749 Appendix A)")
         }
+        // An initial access token is spent on a registration, which only an account without a client asks for.
+        guard r.registrationToken == nil else {
+            throw .invalid("registration_token goes with a client linkrouter registers: leave out client_id")
+        }
         let scope = r.scope ?? defaultScope
         guard OAuthText.isScope(scope) else {
             throw .invalid("scope must be space-separated tokens of printable ASCII (RFC 6749 §3.3)")
@@ -206,6 +210,16 @@ public struct Account: Sendable, Equatable {
             registries: r.registries.map { ASCII.lowercased($0) }, gitURLs: gitURLs, owner: owner)
         account.confirm = r.confirm ?? false
         account.unsaved = unsaved
+        if let name = r.clientName {
+            guard OAuthText.isVisibleText(name) else { throw .invalid("client_name must be printable ASCII") }
+            account.clientName = name
+        }
+        if let registered = r.registered {
+            guard let kind = Registered(rawValue: registered) else {
+                throw .invalid("registered must be managed or unmanaged, not \(registered)")
+            }
+            account.registered = kind
+        }
         return account
     }
 
@@ -263,8 +277,11 @@ public struct Account: Sendable, Equatable {
     /// account add` writes and `AccountRequest` reads back (a test keeps them equal).
     public var fileEntries: [(key: String, value: String)] {
         var out: [(String, String)] = [
-            ("issuer", issuer), ("client_id", clientID), ("scope", scope), ("redirect_uri", redirectURI),
+            ("issuer", issuer), ("client_id", clientID),
         ]
+        if let clientName { out.append(("client_name", clientName)) }
+        if let registered { out.append(("registered", registered.rawValue)) }
+        out += [("scope", scope), ("redirect_uri", redirectURI)]
         if let audience { out.append(("audience", audience)) }
         if let resource { out.append(("resource", resource)) }
         if !extraParams.isEmpty {
@@ -293,6 +310,17 @@ public struct Account: Sendable, Equatable {
 
     /// Whether a host program's token of it waits on the person's yes, each time (`ConsentPrompt`).
     public internal(set) var confirm = false
+
+    /// The name its client was registered under, where linkrouter registered it (`ClientRegistration`).
+    public internal(set) var clientName: String?
+    /// Whether linkrouter registered its client (RFC 7591), and whether it can delete it again (RFC 7592).
+    public internal(set) var registered: Registered?
+
+    /// A client linkrouter registered itself: `managed` when the provider gave the means to delete it (kept in the
+    /// keyring; `RemoveAccount` deletes the client), `unmanaged` when it did not (the client stays at the provider).
+    public enum Registered: String, Sendable, CaseIterable {
+        case managed, unmanaged
+    }
 
     /// The apps the person has always allowed to use it (`AccountGrant`), attached by the daemon from its grants
     /// file; never part of the declaration's file.

@@ -223,21 +223,33 @@ extension AccountCall {
         held: OperationID?, _ turn: inout Turn
     ) throws(RouterError) -> Transition {
         guard let owner = Account.Owner(declaring: app) else { throw AccountKeeper.unknownAccount(name) }
-        let account = try Account.make(name: name, request, owner: owner, limits: turn.limits)
         let existing = accounts.first { $0.name == name && $0.owner.serves(app) }
         if existing?.owner == .system {
             throw RouterError(.accessDenied, "\(name) is declared by the administrator; choose another name")
         }
-        if existing == account { return Transition().answering(held, .none) }
-        // An app's account that would read as one of the person's (its name), or sign in as it (its provider and
-        // client: a public client's id is no secret), is not the app's to declare: it asks for the person's by name,
-        // and the person is asked (issue 44).
-        if case .app = owner, Self.personsLookAlike(of: account, among: accounts, byName: true) != nil {
-            throw Self.lookAlike(name)
+        var request = request
+        if let existing, existing.registered != nil, request.clientID == nil || request.clientID == existing.clientID,
+            request.issuer == existing.issuer
+        {
+            // Declared again as it was first (an app declares its account at every start): the client linkrouter
+            // registered then is the account's still.
+            request.clientID = existing.clientID
+            request.clientName = existing.clientName
+            request.registered = existing.registered?.rawValue
+            request.registrationToken = nil
+            if request.redirectURI == nil { request.redirectURI = existing.redirectURI }
+        } else if let existing, existing.registered == .managed {
+            throw RouterError(
+                .invalidArgument,
+                "\(name)'s client \(existing.clientID) was registered by linkrouter at \(existing.issuer); remove the account first (linkctl account remove \(name) deletes the client there), then declare it again"
+            )
         }
-        // Those being written count too: calls held while the caller was identified each saw the same list.
+        // Those being written or registered count too: calls held while the caller was identified each saw the same
+        // list.
         let writing = turn.core.running.values.count {
-            if case .accountFile(let w) = $0, case .add(let a, nil) = w.change { a.owner == owner } else { false }
+            if case .accountFile(let w) = $0, case .add(let a, nil) = w.change { return a.owner == owner }
+            if case .registration(let r) = $0 { return r.draft.owner == owner && r.replacing == nil }
+            return false
         }
         if existing == nil, case .app = owner,
             accounts.count(where: { $0.owner == owner }) + writing >= turn.limits.maxAccountsPerApp
@@ -245,6 +257,19 @@ extension AccountCall {
             throw RouterError(
                 .limitsExceeded,
                 "\(app.label) has \(turn.limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
+        }
+        if request.clientID == nil {
+            // No client: linkrouter registers its own at the provider first (RFC 7591), then declares the account.
+            return try ClientRegistration.start(
+                name, request, owner: owner, replacing: existing, accounts: accounts, caller: caller, held: held, &turn)
+        }
+        let account = try Account.make(name: name, request, owner: owner, limits: turn.limits)
+        if existing == account { return Transition().answering(held, .none) }
+        // An app's account that would read as one of the person's (its name), or sign in as it (its provider and
+        // client: a public client's id is no secret), is not the app's to declare: it asks for the person's by name,
+        // and the person is asked (issue 44).
+        if case .app = owner, Self.personsLookAlike(of: account, among: accounts, byName: true) != nil {
+            throw Self.lookAlike(name)
         }
         // One default per issuer: the caller's others there are declared again without it.
         let clearing = account.defaultsItClears(among: accounts)

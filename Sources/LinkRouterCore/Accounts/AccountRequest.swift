@@ -5,6 +5,12 @@
 public struct AccountRequest: Sendable, Equatable {
     public var issuer: String?
     public var clientID: String?
+    /// The name a client linkrouter registers goes by (RFC 7591 `client_name`).
+    public var clientName: String?
+    /// Written by the daemon for a client it registered: `managed` or `unmanaged` (`Account.Registered`).
+    public var registered: String?
+    /// An initial access token for the provider's registration endpoint (RFC 7591 §3); spent, never written down.
+    public var registrationToken: String?
     public var scope: String?
     public var redirectURI: String?
     public var audience: String?

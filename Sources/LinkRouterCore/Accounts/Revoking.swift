@@ -10,6 +10,9 @@ public struct Revoking: OperationMachine {
     public var caller: String?
     /// Whether the provider's metadata names an `end_session_endpoint` (said with a revocation that did not happen).
     var endSession = false
+    /// A removed account's registered client, deleted once the revocation ends (which needs the client still there);
+    /// it answers the call held under the same operation.
+    var then: ClientDeregistration?
 
     public enum Work: Sendable, Equatable {
         case discover(issuer: String)
@@ -53,9 +56,26 @@ public struct Revoking: OperationMachine {
             effects: [.start(held, .revoking(.discover(issuer: account.issuer)))])
     }
 
-    /// The machine's end: logged, and said to the `Logout` that waits, if one does.
+    /// A `RemoveAccount` of an account whose client linkrouter registered: `tokens` revoked (when there are any),
+    /// then the client deleted (`ClientDeregistration`), which answers the call held under `held`.
+    static func thenDeregistering(_ held: OperationID, caller: String, _ account: Account, _ tokens: TokenSet?)
+        -> Transition
+    {
+        let deregistration = ClientDeregistration(account: account, caller: caller)
+        guard let tokens, let r = Revocation(account, tokens) else {
+            return Transition(core: [.finish(held)]).then(deregistration.start(held))
+        }
+        var m = Revoking(r)
+        m.then = deregistration
+        return Transition(
+            core: [.finish(held), .track(held, .revoking(m))],
+            effects: [.start(held, .revoking(.discover(issuer: account.issuer)))])
+    }
+
+    /// The machine's end: logged, and said to the `Logout` that waits, if one does, or the client's deletion begun.
     private func ending(_ op: OperationID, _ outcome: SignOutOutcome, _ line: LogLine) -> Transition {
-        Transition(
+        if let then { return Transition(core: [.finish(op)], effects: [.log(line)]).then(then.start(op)) }
+        return Transition(
             core: [.finish(op)], effects: [.log(line)] + (caller == nil ? [] : [.answer(op, .signedOut(outcome))]))
     }
 

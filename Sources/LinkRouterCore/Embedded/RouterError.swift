@@ -51,6 +51,8 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         case noDPoPKey = "NoDPoPKey"
         /// `SignProof` for an access token that is no longer the account's (refreshed, or rejected).
         case staleToken = "StaleToken"
+        /// A client could not be registered (RFC 7591) or deleted (RFC 7592) at the provider.
+        case registrationFailed = "RegistrationFailed"
         case internalError = "Internal"
     }
 

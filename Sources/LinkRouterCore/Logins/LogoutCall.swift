@@ -5,7 +5,9 @@
 /// a `Logout`'s call goes on under the same operation as the revocation
 /// (`Revoking`), answered with what the provider did; a `BeginLogout`'s
 /// sign-out at the provider (`then`) takes the call over, naming the ID token
-/// that was read; a `RemoveAccount` is answered at once.
+/// that was read; a `RemoveAccount` is answered at once, or, for a client
+/// linkrouter registered, once the client is deleted at the provider
+/// (`ClientDeregistration`, after the revocation).
 public struct LogoutCall: OperationMachine {
     public let account: Account
     public let caller: String
@@ -55,6 +57,8 @@ public struct LogoutCall: OperationMachine {
             return Transition(core: [.finish(op)]).then(revoked).then(then.proceed(held: op, &turn))
         }
         if reports { return Revoking.answering(op, caller: caller, account, kept) }
+        // A `RemoveAccount` of a client linkrouter registered: revoked, then the client deleted, then the answer.
+        if account.registered == .managed { return Revoking.thenDeregistering(op, caller: caller, account, kept) }
         let revoked = kept.map { Revoking.start(account, $0, &turn) } ?? Transition()
         return Transition(core: [.finish(op)], effects: [.answer(op, .none)]).then(revoked)
     }

@@ -22,6 +22,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// `end_session_endpoint` (OpenID Connect RP-Initiated Logout 1.0 §2.1): where a sign-out at the provider goes.
     /// Nil: none offered, or one that breaks the endpoint rules.
     public let endSessionEndpoint: String?
+    /// `registration_endpoint` (RFC 7591 §3, RFC 8414 §2): where a client registers itself (`ClientRegistration`).
+    /// Nil: none offered, or one that breaks the endpoint rules.
+    public var registrationEndpoint: String?
 
     public init(
         issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String,
@@ -115,6 +118,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         let device =
             document["device_authorization_endpoint"] == nil ? nil : try? endpoint("device_authorization_endpoint")
         let endSession = document["end_session_endpoint"] == nil ? nil : try? endpoint("end_session_endpoint")
+        let registration = document["registration_endpoint"] == nil ? nil : try? endpoint("registration_endpoint")
         let dpop = document["dpop_signing_alg_values_supported"]?.arrayValue.flatMap { list in
             let names = list.compactMap(\.stringValue)
             return names.count == list.count ? names : nil
@@ -126,5 +130,6 @@ public struct ProviderMetadata: Sendable, Equatable {
             pushedAuthorizationRequestEndpoint: pushed,
             requirePushedAuthorizationRequests: document["require_pushed_authorization_requests"] == .bool(true),
             deviceAuthorizationEndpoint: device, dpopSigningAlgorithms: dpop, endSessionEndpoint: endSession)
+        registrationEndpoint = registration
     }
 }

@@ -11,8 +11,33 @@ extension AccountRequest {
                 doc: "required: the issuer (https, or http on a loopback host)"),
             OptionRow(
                 "client_id", .string({ $0.clientID = $1 }, get: { $0.clientID }), limit: .option,
-                flag: .value("client-id", placeholder: "ID"), help: "the public client registered at the provider",
-                doc: "required: the public client registered at the provider"),
+                flag: .value("client-id", placeholder: "ID"),
+                help:
+                    "the public client registered at the provider (left out: linkrouter registers one where the provider allows, RFC 7591)",
+                doc:
+                    "the public client registered at the provider; left out, the daemon registers one itself at a provider whose metadata names a `registration_endpoint` (RFC 7591) and writes its id here"
+            ),
+            OptionRow(
+                "client_name", .string({ $0.clientName = $1 }, get: { $0.clientName }), limit: .bytes(256),
+                flag: .value("client-name", placeholder: "NAME"),
+                help: "the name a client linkrouter registers goes by (default: linkrouter on HOST)",
+                doc:
+                    "the name a client the daemon registers goes by, shown on the provider's consent page; default `linkrouter on HOST`"
+            ),
+            OptionRow(
+                "registered", .string({ $0.registered = $1 }, get: { $0.registered }), limit: .bytes(16),
+                flag: .value("registered", placeholder: "managed|unmanaged"),
+                help: "written by the daemon for a client it registered",
+                doc:
+                    "written by the daemon for a client it registered: `managed` (the means to delete it, RFC 7592, are in the keyring, and removing the account deletes the client) or `unmanaged` (the provider offers no management; the client stays there)"
+            ),
+            OptionRow(
+                "registration_token", .string({ $0.registrationToken = $1 }, get: { $0.registrationToken }),
+                limit: .bytes(4096), flag: .value("registration-token", placeholder: "-"),
+                help: "an initial access token for the registration, read from stdin (give -)",
+                doc:
+                    "an initial access token for the provider's registration endpoint (RFC 7591 §3), where it asks for one; spent on the registration, never written to the file (linkctl reads it from stdin)"
+            ),
             OptionRow(
                 "scope", .string({ $0.scope = $1 }, get: { $0.scope }), limit: .option,
                 flag: .value("scope", placeholder: "SCOPE"),

@@ -15,6 +15,8 @@ public enum Completion: Sendable {
     case restore(Restore.Event)
     case logout(LogoutCall.Event)
     case accountFile(AccountFileWrite.Event)
+    case registration(ClientRegistration.Event)
+    case deregistration(ClientDeregistration.Event)
     case waitTimer(WaitTimer.Event)
     case backgroundRefresh(BackgroundRefresh.Event)
     case accountNotice(AccountNotice.Event)

@@ -18,6 +18,8 @@ public enum Operation: Sendable, Equatable {
     case restore(Restore.Work)
     case logout(LogoutCall.Work)
     case accountFile(AccountFileWrite.Work)
+    case registration(ClientRegistration.Work)
+    case deregistration(ClientDeregistration.Work)
     case waitTimer(WaitTimer.Work)
     case backgroundRefresh(BackgroundRefresh.Work)
     case accountNotice(AccountNotice.Work)

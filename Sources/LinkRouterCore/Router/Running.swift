@@ -16,6 +16,10 @@ public enum Running: Sendable, Equatable {
     case restore(Restore)
     case logout(LogoutCall)
     case accountFile(AccountFileWrite)
+    /// A client registered for an `AddAccount` with no `client_id` (RFC 7591).
+    case registration(ClientRegistration)
+    /// A removed account's registered client deleted at the provider (RFC 7592).
+    case deregistration(ClientDeregistration)
     case waitTimer(WaitTimer)
     /// A person asked whether an app may use their account; the calls it answers are held apart (`HeldCall.account`).
     case consent(ConsentPrompt)
@@ -28,6 +32,8 @@ public enum Running: Sendable, Equatable {
         case .refresh(let m): m.caller
         case .logout(let m): m.caller
         case .accountFile(let m): m.caller
+        case .registration(let m): m.caller
+        case .deregistration(let m): m.caller
         case .revoking(let m): m.caller
         case .login, .account, .identification, .restore, .waitTimer, .consent: nil
         }
@@ -53,6 +59,9 @@ public enum Running: Sendable, Equatable {
         case .delivery(var m):
             m.caller = nil
             return .delivery(m)
+        case .registration, .deregistration:
+            // A client half registered or half deleted is finished either way: the provider keeps what it made.
+            return self
         case .begin, .refresh, .login, .account, .revoking, .identification, .restore, .waitTimer, .consent:
             return nil
         }
@@ -69,7 +78,7 @@ public enum Running: Sendable, Equatable {
         // A person's answer still to come: stopping loses the question only (its calls hear the daemon stopped).
         case .waitTimer, .consent, .account(_, .refreshTimer), .account(_, .notice): true
         case .begin, .delivery, .account(_, .flight), .account(_, .forgetting), .revoking, .identification, .refresh,
-            .restore, .logout, .accountFile:
+            .restore, .logout, .accountFile, .registration, .deregistration:
             false
         }
     }
@@ -84,8 +93,10 @@ public enum Running: Sendable, Equatable {
         case .account(let key, .flight): keepers[key]?.flight?.landsSecrets == true
         case .account(_, .forgetting), .account(_, .refreshTimer), .account(_, .notice): false
         case .login(_, let idle): !idle
-        case .refresh: true
-        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .waitTimer, .consent:
+        // A client the provider registers once: stopping before it is kept would leave it there, unknown here.
+        case .refresh, .registration: true
+        case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .deregistration,
+            .waitTimer, .consent:
             false
         }
     }
@@ -103,6 +114,8 @@ public enum Running: Sendable, Equatable {
         case .restore: "restore"
         case .logout: "logout"
         case .accountFile: "account file"
+        case .registration(let m): "client registration for \(m.name)"
+        case .deregistration(let m): "client deletion for \(m.account.name)"
         case .waitTimer: "wait timer"
         case .consent(let m): "consent prompt for \(m.app.label) and \(m.account.name)"
         }
@@ -125,6 +138,8 @@ public enum Running: Sendable, Equatable {
         case .logout: 8
         case .accountFile: 9
         case .waitTimer: 10
+        case .registration: 11
+        case .deregistration: 12
         case .consent: 13
         }
     }

@@ -177,7 +177,7 @@ def wait_until_answering(proc, base, deadline):
 
 
 def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_duration=3600, revocation=False, par="off", signing="rsa",
-              device_expiration=0, dpop="off", one_use=False, confidential=None):
+              device_expiration=0, dpop="off", one_use=False, confidential=None, registration=False):
     api.call("POST", "/api/auth/", {"username": ADMIN[0], "password": ADMIN[1]})
     for name, display in (("email", "E-mail address"), ("profile", "Name")):
         api.call("POST", "/api/scope/", {"name": name, "display_name": display, "description": display,
@@ -213,7 +213,9 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         # "nonce", every token request is first answered use_dpop_nonce (§8). Glewlwyd issues
         # DPoP-bound tokens for any proof even when not allowed (bug 2 in the reference notes).
         "oauth-dpop-allowed": dpop != "off", "oauth-dpop-iat-duration": 60, "oauth-dpop-nonce-mandatory": dpop == "nonce", "oauth-dpop-nonce-counter": 100,
-        "register-client-allowed": False,
+        # Client registration (RFC 7591) open to anyone, with its management (RFC 7592): a client deletes itself.
+        "register-client-allowed": registration, "register-client-management-allowed": registration,
+        "register-client-auth-scope": [],
         # The device grant (RFC 8628): codes valid this many seconds, a poll a second at most.
         "device-authorization-expiration": device_expiration or 600, "device-authorization-interval": 1,
         "session-management-allowed": False,
@@ -270,6 +272,8 @@ def main():
                    help="refresh tokens rotate one-use with reuse detection (a spent one revokes the chain)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
+    p.add_argument("--registration", action="store_true",
+                   help="open client registration (RFC 7591) with management (RFC 7592)")
     p.add_argument("--confidential-client", metavar="ID:SECRET",
                    help="also a confidential client (client_secret_basic; code, refresh and, with --device, device grants)")
     a = p.parse_args()
@@ -308,7 +312,7 @@ def main():
         origin = public or base  # what the client sees
         issuer = origin + "/api/oidc"
         bootstrap(api, issuer, a.client_id, a.redirect_uri, key, cert, a.access_token_duration, a.revocation, a.par, a.signing, a.device, a.dpop,
-                  a.one_use_refresh, confidential)
+                  a.one_use_refresh, confidential, a.registration)
         disc = Api(base).call("GET", "/api/oidc/.well-known/openid-configuration")  # always direct
         if disc.get("issuer") != issuer:
             raise Failure(f"discovery says issuer {disc.get('issuer')!r}, expected {issuer!r}")

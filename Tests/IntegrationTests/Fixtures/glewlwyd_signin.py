@@ -54,7 +54,11 @@ def sign_in(a, info, origin, go):
     status, _, text = go("POST", origin + "/api/auth/", {"username": info["username"], "password": info["password"]})
     if status != 200:
         sys.exit(f"glewlwyd_signin: POST /api/auth/ answered {status}: {text[:200]}")
-    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(a.client_id or info["client_id"], safe=""), {"scope": a.scope})
+    # The client the authorize URL names (a client registered by the test's subject has an id only it knows), else
+    # the fixture's.
+    named = urllib.parse.parse_qs(urllib.parse.urlsplit(a.url).query).get("client_id", [None])[0] if a.url else None
+    client = a.client_id or named or info["client_id"]
+    status, _, text = go("PUT", origin + "/api/auth/grant/" + urllib.parse.quote(client, safe=""), {"scope": a.scope})
     if status != 200:
         sys.exit(f"glewlwyd_signin: the consent answered {status}: {text[:200]}")
 

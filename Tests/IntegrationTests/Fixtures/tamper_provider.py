@@ -46,6 +46,18 @@ JWKS = GET .../jwks, discovery = GET .../.well-known/openid-configuration.
                        (RFC 9449 §8), however the proof is made; Glewlwyd not asked
   dpop-nonce-missing   token: 400 {"error":"use_dpop_nonce"} with no DPoP-Nonce header; Glewlwyd not asked
   bearer-token-type    token: Glewlwyd's answer with token_type "Bearer" (a provider that did not bind)
+  registration-refused       register: 400 {"error":"invalid_client_metadata",...}; Glewlwyd not asked
+  registration-no-client-id  register: 201 with the request echoed and no client_id; Glewlwyd not asked
+  registration-confidential  register: Glewlwyd's answer with a client_secret added (a confidential client)
+
+In every mode, a client's registration (RFC 7591, POST .../register) and its
+deletion (RFC 7592, DELETE .../register/ID) have Glewlwyd's departures from
+the RFCs corrected, so the client is tested against what the RFCs say
+(../shared/reference/test-provider-glewlwyd.md): `token_endpoint_auth_method`
+"none" is taken out of the request (Glewlwyd would make a confidential client
+of it; without it the client is public) and put back in the answer; RFC 8628's
+device grant type is sent as Glewlwyd's `device_authorization` and named back;
+the registration's 200 is answered 201, the deletion's 200 is answered 204.
 
 Re-signing uses the proxy's own RSA-2048 key (openssl CLI, made at start), RS256,
 header {"alg":"RS256","kid":KEY_ID,"typ":"JWT"}; KEY_ID is the RFC 7638
@@ -78,7 +90,11 @@ DISCOVERY_MODES = {"issuer-mismatch", "no-s256", "cacheable-metadata"}
 # hold-token-answer: the token request goes to the provider (which answers, and spends what it was given), the
 # request is logged with "held": true, and the answer is held until the file "release" appears in --dir (60 s at
 # most): a test can stop the client while the answer it paid for is on its way.
-MODES = {"honest", "par-no-request-uri", "bearer-token-type", "hold-token-answer"} | TOKEN_MODES | CANNED_MODES | DISCOVERY_MODES
+# Client registration (RFC 7591): canned answers, Glewlwyd not asked.
+REGISTRATION_MODES = {"registration-refused", "registration-no-client-id", "registration-confidential"}
+MODES = ({"honest", "par-no-request-uri", "bearer-token-type", "hold-token-answer"} | TOKEN_MODES | CANNED_MODES
+         | DISCOVERY_MODES | REGISTRATION_MODES)
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 WRONG_ISS = "https://evil.example/api/oidc"
 OTHER_AUD = "someone-else"
 HUGE_BYTES = 3 * 1024 * 1024
@@ -243,6 +259,35 @@ def tamper_id_token(state, mode, token):
     return f"{head}.{body}.{b64u(sig)}", f"{what}; re-signed RS256 kid {kid}"
 
 
+def rfc7591_to_glewlwyd(body):
+    """A registration as RFC 7591 has it, made one Glewlwyd reads the same way: what was changed, to undo."""
+    doc = json.loads(body or b"{}")
+    undo = []
+    if doc.get("token_endpoint_auth_method") == "none":
+        del doc["token_endpoint_auth_method"]
+        undo.append("token_endpoint_auth_method")
+    grants = doc.get("grant_types")
+    if isinstance(grants, list) and DEVICE_GRANT in grants:
+        doc["grant_types"] = ["device_authorization" if g == DEVICE_GRANT else g for g in grants]
+        undo.append("device_authorization")
+    return compact(doc), undo
+
+
+def glewlwyd_to_rfc7591(rbody, undo, status):
+    """Glewlwyd's answer with the request's corrections taken back, so it echoes what was sent."""
+    if not 200 <= status < 300:
+        return rbody, []
+    doc = json.loads(rbody)
+    changes = []
+    if "token_endpoint_auth_method" in undo and "token_endpoint_auth_method" not in doc:
+        doc["token_endpoint_auth_method"] = "none"
+        changes.append("token_endpoint_auth_method none: taken out of the request, put back in the answer")
+    if "device_authorization" in undo and isinstance(doc.get("grant_types"), list):
+        doc["grant_types"] = [DEVICE_GRANT if g == "device_authorization" else g for g in doc["grant_types"]]
+        changes.append("device grant sent as device_authorization, named back")
+    return compact(doc), changes
+
+
 def jws_diff(old, new):
     """What differs between two compact JWS: header members, payload claims, signature."""
     def parts(t):
@@ -361,6 +406,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with open(os.path.join(st.dir, "delivered"), "a") as f:
                     f.write("1\n")
                 return
+            is_register = self.command == "POST" and path.endswith("/register")
+            is_unregister = self.command == "DELETE" and "/register/" in path
+            if is_register:
+                entry["registration"] = json.loads(body or b"{}")
+                if mode in REGISTRATION_MODES and mode != "registration-confidential":
+                    entry["upstream"] = False
+                    self.canned_registration(mode, entry)
+                    return
+                body, undo = rfc7591_to_glewlwyd(body)
+                status, headers, rbody = self.forward(body, plain=True)
+                rbody, changes = glewlwyd_to_rfc7591(rbody, undo, status)
+                if status == 200:
+                    status, changes = 201, changes + ["200 -> 201"]
+                if mode == "registration-confidential" and status == 201:
+                    doc = json.loads(rbody)
+                    doc["client_secret"] = "a-secret-linkrouter-never-asked-for"
+                    rbody, changes = compact(doc), changes + ["client_secret added"]
+                entry["tampered"], entry["status"] = "; ".join(changes) or None, status
+                entry["answer"] = rbody[:600].decode(errors="replace")
+                self.send(status, [(k, v) for k, v in headers if k.lower() != "content-encoding"], rbody)
+                return
+            if is_unregister:
+                status, headers, rbody = self.forward(body, plain=True)
+                if status == 200:
+                    entry["tampered"], status, rbody = "200 -> 204", 204, b""
+                    headers = [(k, v) for k, v in headers if k.lower() != "content-type"]
+                entry["status"] = status
+                self.send(status, headers, rbody)
+                return
             rewrite = is_token or is_jwks or is_disc
             status, headers, rbody = self.forward(body, plain=rewrite)
             if rewrite and 200 <= status < 300:
@@ -457,6 +531,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return rbody, headers  # as Glewlwyd sent it (decompressed if it was compressed)
         entry["tampered"] = "; ".join(changed)
         return compact(doc), headers
+
+    def canned_registration(self, mode, entry):
+        if mode == "registration-refused":
+            entry["tampered"], entry["status"] = "canned 400 invalid_client_metadata", 400
+            self.send(400, [("Content-Type", "application/json")],
+                      compact({"error": "invalid_client_metadata", "error_description": "redirect_uris not allowed here"}))
+        else:
+            entry["tampered"], entry["status"] = "canned 201 without client_id", 201
+            self.send(201, [("Content-Type", "application/json")], compact(entry["registration"]))
 
     def canned(self, mode, entry):
         st = self.state

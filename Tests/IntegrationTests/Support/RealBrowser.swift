@@ -77,10 +77,12 @@ final class Glewlwyd: OpenIDTestProvider {
     /// required).
     /// `oneUseRefresh`: refresh tokens rotate one-use with reuse detection (a spent one is an empty 400 and revokes
     /// the chain).
+    /// `registration`: open client registration (RFC 7591) with management (RFC 7592).
     init(
         desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil,
         revocation: Bool = false, par: String = "off",
-        signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off", oneUseRefresh: Bool = false
+        signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off", oneUseRefresh: Bool = false,
+        registration: Bool = false
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
@@ -91,6 +93,7 @@ final class Glewlwyd: OpenIDTestProvider {
         if let accessTokenSeconds { argv += ["--access-token-duration", String(accessTokenSeconds)] }
         if revocation { argv.append("--revocation") }
         if oneUseRefresh { argv.append("--one-use-refresh") }
+        if registration { argv.append("--registration") }
         argv += ["--par", par, "--signing", signing, "--device", String(deviceSeconds), "--dpop", dpop]
         pid = try Subprocess.spawn(
             argv,
@@ -119,6 +122,16 @@ final class Glewlwyd: OpenIDTestProvider {
     /// A second public client with the same redirects, for a sandboxed app's own account.
     var appClientID: String { info["app_client_id"] as! String }
     var signinScript: String { Paths.fixtures + "/glewlwyd_signin.py" }
+
+    /// A client as the provider's administrator sees it (Fixtures/glewlwyd_admin.py); empty when there is none.
+    func client(_ desktop: TestDesktop, _ id: String) throws -> [String: Any] {
+        let r = try desktop.run([
+            "/usr/bin/python3", Paths.fixtures + "/glewlwyd_admin.py", "--provider", infoPath, "--client", id,
+        ])
+        return (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [
+            "error": r.text + r.errorText
+        ]
+    }
 
     /// Exchanges a code at the real token endpoint (Fixtures/oidc_client.py); the ID token's claims.
     func exchange(_ desktop: TestDesktop, code: String, verifier: String, redirectURI: String) throws -> [String: Any] {
