@@ -90,9 +90,9 @@ extension Daemon: ManagerHandlers {
         let decoded = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
         let request: TokenRequest
         do { request = try decoded.withProof(limits: core.router.limits) } catch { throw DBusError(error) }
-        // Asked by issuer, the name is empty: the core picks the account (`IssuerChoice`).
-        return try accountCall(
-            .getToken(name, request), named: name.isEmpty && request.issuer != nil ? nil : name, call)
+        // Asked by issuer or for a resource, the name is empty: the core picks the account (`IssuerChoice`).
+        let picked = name.isEmpty && (request.issuer != nil || request.forResource != nil)
+        return try accountCall(.getToken(name, request), named: picked ? nil : name, call)
     }
 
     /// `SignProof(account, method, url, options)`: a DPoP proof of the account's

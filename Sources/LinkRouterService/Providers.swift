@@ -120,6 +120,16 @@ final class Providers {
         }
     }
 
+    /// A protected resource's metadata (RFC 9728): cached, or fetched with any caller's room.
+    func resourceMetadata(_ resource: String, _ completion: @escaping (Result<ProtectedResource, RouterError>) -> Void)
+    {
+        do throws(RouterError) {
+            try clientWithRoom(.anyCaller).directory.resourceMetadata(resource, completion: completion)
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
     /// A pushed authorization request.
     func push(_ request: PushRequest, _ completion: @escaping (Result<String, RouterError>) -> Void) {
         do throws(RouterError) {

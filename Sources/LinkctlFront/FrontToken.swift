@@ -51,12 +51,14 @@ enum FrontToken {
                 request.strings.append((option.1, value))
             }
         }
-        // NAME [URL], or --issuer URL without NAME; never both, never `refresh` (the full linkctl's).
+        // NAME [URL], or --issuer URL or --for URL without NAME; never NAME and --issuer, never `refresh` (the full
+        // linkctl's).
         guard operands.count <= 2, operands.first != "refresh", operands.first.map({ !$0.isEmpty }) ?? true else {
             return nil
         }
         let byIssuer = request.has(TokenOptionNames.issuer.1)
-        guard operands.isEmpty == byIssuer else { return nil }
+        let nameless = byIssuer || request.has(TokenOptionNames.forResource.1)
+        guard operands.isEmpty ? nameless : !byIssuer else { return nil }
         request.name = operands.first ?? ""
         request.url = operands.count == 2 ? operands[1] : nil
         // A proof needs --dpop METHOD and one URL (after NAME or --dpop-url), and a NAME here.

@@ -20,6 +20,9 @@ public final class ProviderDirectory {
     let clock: () -> Int64
     private var metadata: [String: Cached<ProviderMetadata>] = [:]
     private var keys: [String: Cached<[PublicKey]>] = [:]
+    /// Protected resources' metadata (RFC 9728) by resource URL.
+    private var resources: [String: Cached<ProtectedResource>] = [:]
+    private var resourceWaiters: [String: [(Result<ProtectedResource, RouterError>) -> Void]] = [:]
     private var metadataWaiters: [String: [(Result<ProviderMetadata, RouterError>) -> Void]] = [:]
     private var keyWaiters: [String: [(Result<[PublicKey], RouterError>) -> Void]] = [:]
 
@@ -94,6 +97,61 @@ public final class ProviderDirectory {
                     .discoveryFailed,
                     "\(url) did not answer with a JSON document (\(response.mediaType ?? "no content type"): \(error))")
             )
+        }
+    }
+
+    /// The metadata of the protected resource `resource` (RFC 9728 §3): cached for its HTTP lifetime, or fetched from
+    /// its well-known place and checked for it (`ProtectedResource`).
+    public func resourceMetadata(
+        _ resource: String, completion: @escaping (Result<ProtectedResource, RouterError>) -> Void
+    ) {
+        if let c = resources[resource], c.until > clock() {
+            _ = loop.schedule(afterMilliseconds: 0) { completion(.success(c.value)) }
+            return
+        }
+        resourceWaiters[resource, default: []].append(completion)
+        guard resourceWaiters[resource]?.count == 1 else { return }
+        guard let url = ProtectedResource.metadataURL(for: resource) else {
+            for waiter in resourceWaiters.removeValue(forKey: resource) ?? [] {
+                waiter(.failure(RouterError(.invalidArgument, "\(resource) is not a resource URL")))
+            }
+            return
+        }
+        var request = HTTPRequest.get(url)
+        request.maxResponseBytes = Self.maxDocumentBytes
+        _ = http.send(request) { [self] result in
+            let outcome: Result<ProtectedResource, RouterError>
+            switch result {
+            case .failure(let error):
+                outcome = .failure(
+                    RouterError(
+                        .discoveryFailed,
+                        "could not fetch the resource metadata of \(resource) from \(error.host): \(error.description)")
+                )
+            case .success(let response) where response.status != 200:
+                outcome = .failure(
+                    RouterError(
+                        .discoveryFailed,
+                        "\(url) answered HTTP \(response.status): \(resource) publishes no resource metadata (RFC 9728) there, so where to sign in for it is unknown; name the account instead"
+                    ))
+            case .success(let response):
+                do {
+                    let found = try ProtectedResource(
+                        document: try JSONParser.parse(response.body), expected: resource, from: url)
+                    outcome = .success(found)
+                    let lifetime = CacheLifetime.seconds(response)
+                    if lifetime > 0 {
+                        resources[resource] = Cached(value: found, until: response.receivedAt + lifetime)
+                    }
+                } catch let error as RouterError {
+                    outcome = .failure(error)
+                } catch {
+                    outcome = .failure(
+                        RouterError(
+                            .discoveryFailed, "the resource metadata at \(url) is not a JSON document (\(error))"))
+                }
+            }
+            for waiter in resourceWaiters.removeValue(forKey: resource) ?? [] { waiter(outcome) }
         }
     }
 

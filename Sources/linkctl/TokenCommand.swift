@@ -48,8 +48,8 @@ enum TokenCommand {
         + ["no-browser", "header", "env"]
 
     static func run(_ args: ParsedArguments) -> Int32 {
-        guard !args.operands.isEmpty || args.value("issuer") != nil else {
-            return LinkCtl.usageFailure(spec, "give an account's NAME, or --issuer URL")
+        guard !args.operands.isEmpty || args.value("issuer") != nil || args.value("for") != nil else {
+            return LinkCtl.usageFailure(spec, "give an account's NAME, --issuer URL, or --for URL")
         }
         let refreshing =
             args.operands.first == "refresh" && (args.value("refresh-token") != nil || args.value("issuer") != nil)

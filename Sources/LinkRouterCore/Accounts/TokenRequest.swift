@@ -14,6 +14,9 @@ public struct TokenRequest: Sendable, Equatable {
     public var audience: String?
     /// The URL the token is for (git's request): an account that declares `git_urls` answers only for those.
     public var forURL: String?
+    /// A protected resource named by its URL (RFC 9728, `ResourceLookup`): the account is found from its metadata,
+    /// and the token asked for it (RFC 8707).
+    public var forResource: String?
     /// `SignProof`: a proof for the access token instead of the token itself; not an option. Set by `GetToken`'s
     /// `dpop_method` and `dpop_url` too (`ProofRequest.withToken`): the token and its proof in one answer.
     public var proof: ProofRequest?
@@ -105,6 +108,14 @@ public struct TokenRequest: Sendable, Equatable {
                 help: "a token for this audience, for providers that take an audience parameter",
                 doc:
                     "a token for this audience (an `audience` parameter at the token endpoint, for providers that take it instead of `resource`)"
+            ),
+            OptionRow(
+                TokenOptionNames.forResource.1, .string({ $0.forResource = $1 }, get: { $0.forResource }),
+                limit: .option, flag: .value(TokenOptionNames.forResource.0, placeholder: "URL"),
+                help:
+                    "a token for the resource at URL: its metadata (RFC 9728) names where to sign in; the token is for it alone (RFC 8707)",
+                doc:
+                    "a token for the protected resource at this URL (https, http only on a loopback host): its metadata (`/.well-known/oauth-protected-resource` inserted before the URL's path, RFC 9728) must name this very URL as its `resource` (else `DiscoveryFailed`: a mix-up) and the issuers it takes tokens from; the account is the one named (which must sign in at one of them, else `AccessDenied`) or, with an empty name, the caller's account at the first of them it has one at (its default among several; none: `UnknownAccount`); the token is then a narrower token with `resource` set to the URL (RFC 8707), kept per resource. Not with `issuer` or `resource`"
             ),
             OptionRow(
                 TokenOptionNames.forURL, .string({ $0.forURL = $1 }, get: { $0.forURL }), limit: .option,

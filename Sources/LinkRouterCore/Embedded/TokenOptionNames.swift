@@ -13,7 +13,9 @@ public enum TokenOptionNames {
     public static let dpopMethod = ("dpop", "dpop_method")
     public static let dpopURL = ("dpop-url", "dpop_url")
     public static let dpopNonce = ("nonce", "dpop_nonce")
-    public static let strings = [issuer, scope, audience, dpopMethod, dpopURL, dpopNonce]
+    /// A resource named by its URL (RFC 9728): its metadata says where to sign in; the token is for it (RFC 8707).
+    public static let forResource = ("for", "for")
+    public static let strings = [issuer, scope, audience, dpopMethod, dpopURL, dpopNonce, forResource]
     /// The repeatable one (an `as`).
     public static let resource = ("resource", "resource")
 

@@ -17,6 +17,7 @@ public enum Completion: Sendable {
     case accountFile(AccountFileWrite.Event)
     case registration(ClientRegistration.Event)
     case deregistration(ClientDeregistration.Event)
+    case resourceLookup(ResourceLookup.Event)
     case waitTimer(WaitTimer.Event)
     case backgroundRefresh(BackgroundRefresh.Event)
     case accountNotice(AccountNotice.Event)

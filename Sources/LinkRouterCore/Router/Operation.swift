@@ -20,6 +20,7 @@ public enum Operation: Sendable, Equatable {
     case accountFile(AccountFileWrite.Work)
     case registration(ClientRegistration.Work)
     case deregistration(ClientDeregistration.Work)
+    case resourceLookup(ResourceLookup.Work)
     case waitTimer(WaitTimer.Work)
     case backgroundRefresh(BackgroundRefresh.Work)
     case accountNotice(AccountNotice.Work)

@@ -104,8 +104,8 @@ public struct Router: Sendable {
                 return Transition(effects: [.closeNotification(shown)])
             case .begin, .code, .device, .signOut, .delivery, .flight, .forgetting, .revoking, .identification,
                 .refresh, .restore,
-                .logout, .accountFile, .registration, .deregistration, .waitTimer, .backgroundRefresh, .accountNotice,
-                .consent:
+                .logout, .accountFile, .registration, .deregistration, .resourceLookup, .waitTimer, .backgroundRefresh,
+                .accountNotice, .consent:
                 return Transition()
             }
         }
@@ -131,6 +131,7 @@ public struct Router: Sendable {
         case .accountFile(let e): t = step(AccountFileWrite.self, op, e, &turn)
         case .registration(let e): t = step(ClientRegistration.self, op, e, &turn)
         case .deregistration(let e): t = step(ClientDeregistration.self, op, e, &turn)
+        case .resourceLookup(let e): t = step(ResourceLookup.self, op, e, &turn)
         case .waitTimer(let e): t = step(WaitTimer.self, op, e, &turn)
         case .backgroundRefresh(let e): t = step(BackgroundRefresh.self, op, e, &turn)
         case .accountNotice(let e): t = step(AccountNotice.self, op, e, &turn)

@@ -20,6 +20,8 @@ public enum Running: Sendable, Equatable {
     case registration(ClientRegistration)
     /// A removed account's registered client deleted at the provider (RFC 7592).
     case deregistration(ClientDeregistration)
+    /// A `GetToken` for a resource named by its URL, waiting on the resource's metadata (RFC 9728).
+    case resourceLookup(ResourceLookup)
     case waitTimer(WaitTimer)
     /// A person asked whether an app may use their account; the calls it answers are held apart (`HeldCall.account`).
     case consent(ConsentPrompt)
@@ -34,6 +36,7 @@ public enum Running: Sendable, Equatable {
         case .accountFile(let m): m.caller
         case .registration(let m): m.caller
         case .deregistration(let m): m.caller
+        case .resourceLookup(let m): m.caller
         case .revoking(let m): m.caller
         case .login, .account, .identification, .restore, .waitTimer, .consent: nil
         }
@@ -62,7 +65,8 @@ public enum Running: Sendable, Equatable {
         case .registration, .deregistration:
             // A client half registered or half deleted is finished either way: the provider keeps what it made.
             return self
-        case .begin, .refresh, .login, .account, .revoking, .identification, .restore, .waitTimer, .consent:
+        case .begin, .refresh, .login, .account, .revoking, .identification, .restore, .waitTimer, .consent,
+            .resourceLookup:
             return nil
         }
     }
@@ -78,7 +82,7 @@ public enum Running: Sendable, Equatable {
         // A person's answer still to come: stopping loses the question only (its calls hear the daemon stopped).
         case .waitTimer, .consent, .account(_, .refreshTimer), .account(_, .notice): true
         case .begin, .delivery, .account(_, .flight), .account(_, .forgetting), .revoking, .identification, .refresh,
-            .restore, .logout, .accountFile, .registration, .deregistration:
+            .restore, .logout, .accountFile, .registration, .deregistration, .resourceLookup:
             false
         }
     }
@@ -96,7 +100,7 @@ public enum Running: Sendable, Equatable {
         // A client the provider registers once: stopping before it is kept would leave it there, unknown here.
         case .refresh, .registration: true
         case .begin, .delivery, .revoking, .identification, .restore, .logout, .accountFile, .deregistration,
-            .waitTimer, .consent:
+            .waitTimer, .consent, .resourceLookup:
             false
         }
     }
@@ -116,6 +120,7 @@ public enum Running: Sendable, Equatable {
         case .accountFile: "account file"
         case .registration(let m): "client registration for \(m.name)"
         case .deregistration(let m): "client deletion for \(m.account.name)"
+        case .resourceLookup: "resource metadata"
         case .waitTimer: "wait timer"
         case .consent(let m): "consent prompt for \(m.app.label) and \(m.account.name)"
         }
@@ -140,6 +145,7 @@ public enum Running: Sendable, Equatable {
         case .waitTimer: 10
         case .registration: 11
         case .deregistration: 12
+        case .resourceLookup: 14
         case .consent: 13
         }
     }

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""A stand-in protected resource for one test (an API, or an MCP server's
+endpoint, at /mcp): it publishes its metadata (RFC 9728) naming the
+provider as where to sign in, and takes a request with a Bearer token the
+provider's userinfo endpoint accepts (bearer_gate.py); anything else is 401
+with a challenge naming the metadata (RFC 9728 §5.1, RFC 6750 §3).
+
+protected_resource.py --provider INFO.json --dir DIR --port-file FILE
+
+Listens on 127.0.0.1 and a free port, written to FILE. The resource is
+http://127.0.0.1:PORT/mcp; its metadata is at
+/.well-known/oauth-protected-resource/mcp. What the metadata says is read from
+DIR/mode at each request (absent or "honest": as it should be):
+
+  honest           {"resource": ".../mcp", "authorization_servers": [ISSUER], "scopes_supported": [...]}
+  other-resource   "resource" names another resource (a mix-up the client must refuse)
+  malformed        the document is not JSON
+  no-servers       no authorization_servers
+  missing          404
+
+Each request is one line in DIR/requests.log: the metadata's
+`metadata MODE`, or the resource's `200 TAIL` / `401 reason` (bearer_gate.py).
+Stops on SIGTERM.
+"""
+import argparse, http.server, json, os
+
+from bearer_gate import BearerGate, serve
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--provider", required=True)
+    p.add_argument("--dir", required=True)
+    p.add_argument("--port-file", required=True)
+    a = p.parse_args()
+    info = json.loads(open(a.provider).readline())
+    os.makedirs(a.dir, exist_ok=True)
+    log = os.path.join(a.dir, "requests.log")
+    gate = BearerGate(info["userinfo_endpoint"], log)
+
+    def mode():
+        try:
+            return open(os.path.join(a.dir, "mode")).read().strip() or "honest"
+        except FileNotFoundError:
+            return "honest"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def origin(self):
+            return "http://127.0.0.1:%d" % self.server.server_address[1]
+
+        def answer(self, status, body, headers=()):
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            for k, v in headers:
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def metadata(self):
+            m = mode()
+            with open(log, "a") as f:
+                f.write("metadata " + m + "\n")
+            resource = self.origin() + "/mcp"
+            doc = {"resource": resource, "authorization_servers": [info["issuer"]],
+                   "scopes_supported": ["openid", "email"], "bearer_methods_supported": ["header"]}
+            if m == "other-resource":
+                doc["resource"] = self.origin() + "/elsewhere"
+            elif m == "no-servers":
+                del doc["authorization_servers"]
+            elif m == "malformed":
+                return self.answer(200, b"{not json")
+            elif m == "missing":
+                return self.answer(404, {"error": "not_found"})
+            self.answer(200, doc)
+
+        def resource(self):
+            h = self.headers.get("Authorization", "")
+            if gate.admit(h[7:] if h.startswith("Bearer ") else None):
+                return self.answer(200, {"ok": True, "path": self.path})
+            challenge = 'Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"' % self.origin()
+            self.answer(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            if path == "/.well-known/oauth-protected-resource/mcp":
+                self.metadata()
+            elif path == "/mcp":
+                self.resource()
+            else:
+                self.answer(404, {"error": "not_found"})
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", "0") or 0)
+            self.rfile.read(length)
+            if self.path.split("?")[0] == "/mcp":
+                self.resource()
+            else:
+                self.answer(404, {"error": "not_found"})
+
+    serve(Handler, a.port_file)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import SecretServiceTesting
+import SystemKit
+import Testing
+
+/// A token for a resource named only by its URL (issue 48): the resource's
+/// metadata (RFC 9728) names where to sign in, the account there is found,
+/// and the token is asked for that resource (RFC 8707) — at a real Glewlwyd,
+/// with a stand-in resource of the tests' own (Fixtures/protected_resource.py)
+/// that takes what the provider's userinfo accepts. Through linkctl and
+/// `GetToken` over D-Bus; every bad document refused, nothing asked of the
+/// provider, the daemon up.
+@Suite("A resource that says where to sign in (RFC 9728)")
+struct ProtectedResourceTests {
+    final class World {
+        let desktop: TestDesktop
+        let bus: PrivateBus
+        let keyring: GnomeKeyring
+        let proxy: TamperProxy
+        let provider: Glewlwyd
+        let resource: ProtectedResourceStandIn
+        let daemon: DaemonProcess
+
+        init() throws {
+            desktop = try TestDesktop()
+            bus = try PrivateBus(desktop: desktop)
+            keyring = try GnomeKeyring(desktop: desktop)
+            proxy = try TamperProxy(desktop: desktop)
+            provider = try Glewlwyd(
+                desktop: desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin,
+                registration: true)
+            try proxy.connect(upstream: try #require(provider.directOrigin))
+            resource = try ProtectedResourceStandIn(desktop: desktop, provider: provider)
+            daemon = try DaemonProcess(desktop: desktop)
+        }
+
+        /// The refreshes the provider was asked for, with the resources they named.
+        func refreshes() -> [[String: Any]] {
+            proxy.requests().filter { $0["grant_type"] as? String == "refresh_token" }
+        }
+
+        func json(_ r: Subprocess.Outcome) -> [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [:]
+        }
+    }
+
+    @Test(
+        "a client registered, signed in once, then linkctl token --for URL and GetToken's for: the account found from the resource's metadata, the token asked for that resource and taken by it; asked again, from memory with the metadata cached"
+    )
+    func tokenFor() throws {
+        let w = try World()
+        #expect(try w.desktop.linkctl("account", "add", "work", "--issuer", w.provider.issuer).status == 0)
+        let login = try w.desktop.signIn("work", at: w.provider)
+        #expect(login.status == 0, "\(login.errorText)")
+
+        let first = try w.desktop.linkctl("token", "--for", w.resource.url, "--json")
+        #expect(first.status == 0, "\(first.errorText) \(w.daemon.log.suffix(600))")
+        let answer = w.json(first)
+        let token = try #require(answer["token"] as? String)
+        #expect(answer["resource"] as? [String] == [w.resource.url], "\(answer)")
+        #expect(w.refreshes().last?["resource"] as? [String] == [w.resource.url], "\(w.refreshes())")
+        // The resource takes it.
+        let used = try w.desktop.run([
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer " + token,
+            w.resource.url,
+        ])
+        #expect(used.text == "200", "\(used.text) \(w.resource.log())")
+
+        // Named, and over D-Bus with an empty name: the same token, from memory; the metadata was fetched once.
+        let refreshes = w.refreshes().count
+        let named = try w.desktop.linkctl("token", "work", "--for", w.resource.url)
+        #expect(named.status == 0 && named.text.trimmingCharacters(in: .newlines) == token, "\(named.errorText)")
+        let bus = try w.desktop.run([
+            "gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1", "--object-path",
+            "/org/linkrouter/LinkRouter1", "--method", "org.linkrouter.LinkRouter1.GetToken", "",
+            "{'for': <'\(w.resource.url)'>}",
+        ])
+        #expect(bus.status == 0 && bus.text.contains(token), "\(bus.text) \(bus.errorText)")
+        #expect(w.refreshes().count == refreshes)
+        #expect(w.resource.log().filter { $0.hasPrefix("metadata") } == ["metadata honest"], "\(w.resource.log())")
+    }
+
+    @Test(
+        "refused: metadata naming another resource (a mix-up), not JSON, with no authorization server, or missing; an account at another issuer named for it; no account where it says to sign in — each a clear error, nothing asked of the provider, the daemon up"
+    )
+    func refusals() throws {
+        let w = try World()
+        #expect(
+            try w.desktop.linkctl(
+                "account", "add", "elsewhere", "--issuer", "https://id.example.com", "--client-id", "c"
+            ).status == 0)
+        for (mode, words) in [
+            ("other-resource", "must be identical (RFC 9728 §3.3)"), ("malformed", "not a JSON document"),
+            ("no-servers", "names no authorization_servers"), ("missing", "publishes no resource metadata"),
+        ] {
+            try w.resource.set(mode)
+            let r = try w.desktop.linkctl("token", "--for", w.resource.url)
+            #expect(
+                r.status != 0 && r.errorText.contains("DiscoveryFailed") && r.errorText.contains(words),
+                "\(mode): \(r.errorText)")
+        }
+        try w.resource.set("honest")
+        let none = try w.desktop.linkctl("token", "--for", w.resource.url)
+        #expect(
+            none.status != 0 && none.errorText.contains("UnknownAccount")
+                && none.errorText.contains("linkctl account add NAME --issuer \(w.provider.issuer)"),
+            "\(none.errorText)")
+        let other = try w.desktop.linkctl("token", "elsewhere", "--for", w.resource.url)
+        #expect(
+            other.status != 0 && other.errorText.contains("AccessDenied") && other.errorText.contains("not sent there"),
+            "\(other.errorText)")
+        let bad = try w.desktop.linkctl("token", "--for", "ftp://example.com/x")
+        #expect(bad.status != 0 && bad.errorText.contains("for takes a resource's URL"), "\(bad.errorText)")
+        #expect(w.refreshes().isEmpty && w.proxy.requests().allSatisfy { $0["grant_type"] == nil })
+        #expect(w.daemon.isRunning)
+    }
+}

@@ -1,0 +1,93 @@
+import Testing
+
+@testable import LinkRouterCore
+
+/// A protected resource's metadata (RFC 9728) as the core reads it, and the
+/// `GetToken` a resource lookup makes of a call (`ResourceLookup.resolve`).
+@Suite("Protected resources: metadata and the account they name")
+struct ProtectedResourceTests {
+    typealias A = AccountTokenTests
+    static let url = "https://mcp.example.com/mcp"
+
+    @Test("where the metadata is: the well-known path between host and path, a lone / dropped, the query kept")
+    func metadataURL() {
+        #expect(
+            ProtectedResource.metadataURL(for: Self.url)
+                == "https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+        #expect(
+            ProtectedResource.metadataURL(for: "https://api.example.com/")
+                == "https://api.example.com/.well-known/oauth-protected-resource")
+        #expect(
+            ProtectedResource.metadataURL(for: "http://127.0.0.1:8080/a/b?x=1")
+                == "http://127.0.0.1:8080/.well-known/oauth-protected-resource/a/b?x=1")
+    }
+
+    @Test(
+        "the document's rules: resource identical to the URL asked for (a mix-up refused), issuers by the account rule, an http authorization server refused for an https resource, scopes kept; bad URLs refused before any request"
+    )
+    func document() throws {
+        func doc(resource: String = Self.url, servers: [String] = [A.issuer]) -> JSONValue {
+            .object([
+                ("resource", .string(resource)), ("authorization_servers", .array(servers.map { .string($0) })),
+                ("scopes_supported", .array([.string("mcp:read"), .string("bad scope\"")])),
+            ])
+        }
+        let good = try ProtectedResource(document: doc(), expected: Self.url, from: "m")
+        #expect(good.authorizationServers == [A.issuer] && good.scopesSupported == ["mcp:read"])
+        #expect(throws: RouterError.self) {
+            try ProtectedResource(document: doc(resource: Self.url + "/other"), expected: Self.url, from: "m")
+        }
+        do {
+            _ = try ProtectedResource(
+                document: doc(servers: ["http://127.0.0.1:8/oidc"]), expected: Self.url, from: "m")
+            // A provider on this machine over http cannot speak for a resource elsewhere.
+            Issue.record("an http issuer for an https resource was taken")
+        } catch {
+            #expect(error.message.contains("over http for an https resource"), "\(error)")
+        }
+        // A loopback resource may name a loopback provider (a test's, a device's).
+        let local = "http://127.0.0.1:9/mcp"
+        #expect(
+            try ProtectedResource(
+                document: doc(resource: local, servers: ["http://127.0.0.1:8/oidc"]), expected: local, from: "m"
+            )
+            .authorizationServers == ["http://127.0.0.1:8/oidc"])
+        #expect(throws: RouterError.self) {
+            try ProtectedResource(document: doc(servers: []), expected: Self.url, from: "m")
+        }
+        #expect(throws: RouterError.self) { try ProtectedResource(document: .array([]), expected: Self.url, from: "m") }
+        for bad in [
+            "ftp://x.example/a", "http://api.example.com/a", "https://u@x.example/a", "https://x.example/a#f", "mcp",
+        ] {
+            #expect(throws: RouterError.self, "\(bad)") { try ProtectedResource.check(bad, maxLength: 2048) }
+        }
+    }
+
+    @Test(
+        "a lookup's GetToken: the resource as resource; no name: the first authorization server the caller has an account at; a named account elsewhere refused; none refused naming account add"
+    )
+    func resolve() throws {
+        let work = try A.account("work")
+        var request = TokenRequest()
+        request.forResource = Self.url
+        let found = ProtectedResource(
+            resource: Self.url, authorizationServers: ["https://other.example", A.issuer + "/"])
+        let lookup = ResourceLookup(name: "", request: request, accounts: [work], app: .host, caller: ":1.4")
+        let resolved = try lookup.resolve(found)
+        #expect(resolved.resources == [Self.url] && resolved.issuer == A.issuer + "/" && resolved.forResource == nil)
+        let named = ResourceLookup(name: "work", request: request, accounts: [work], app: .host, caller: ":1.4")
+        #expect(try named.resolve(found).issuer == nil)
+        let elsewhere = ProtectedResource(resource: Self.url, authorizationServers: ["https://other.example"])
+        #expect(throws: RouterError.self) { try named.resolve(elsewhere) }
+        do {
+            _ = try lookup.resolve(elsewhere)
+            Issue.record("no account, yet resolved")
+        } catch {
+            #expect(error.code == .unknownAccount && error.message.contains("--issuer https://other.example"))
+        }
+        // An app sees only its own accounts when none is named: the person's is never picked for it.
+        let app = ResourceLookup(
+            name: "", request: request, accounts: [work], app: .flatpak("org.example.App"), caller: ":1.9")
+        #expect(throws: RouterError.self) { try app.resolve(found) }
+    }
+}
