@@ -15,6 +15,8 @@ extension AccountSummary {
         ]
         // A client linkrouter registered (RFC 7591): under what name, and whether removing the account deletes it.
         if let n = a.clientName { entries.append(("client_name", .string(n))) }
+        // The resource its sign-ins ask for (RFC 8707), as declared or found from the resource's metadata (RFC 9728).
+        if let r = a.resource { entries.append(("resource", .string(r))) }
         if let r = a.registered { entries.append(("registered", .string(r.rawValue))) }
         if a.isDefault { entries.append(("default", .boolean(true))) }
         if !a.registries.isEmpty { entries.append(("registries", .stringArray(a.registries))) }

@@ -46,7 +46,7 @@ enum AccountCommand {
                 return LinkCtl.usageFailure(spec, "\(error)")
             }
             // The two a declaration cannot do without, said as the flags they are (a usage error, 64).
-            if request.issuer == nil {
+            if request.issuer == nil && request.forResource == nil {
                 return LinkCtl.usageFailure(
                     spec, "give --issuer URL: the OpenID provider's issuer (its discovery gives the endpoints)")
             }
@@ -54,8 +54,8 @@ enum AccountCommand {
                 Output.error("account \(name) exists (\(path)); give --replace to change it")
                 return ExitCode.refused
             }
-            if request.clientID == nil {
-                return registering(name, entries: &entries, request)
+            if request.clientID == nil || request.forResource != nil {
+                return declaredByDaemon(name, entries: &entries, request)
             }
             let account: Account
             do throws(RouterError) { account = try Account.make(name: name, request, owner: .user) } catch {
@@ -141,10 +141,13 @@ enum AccountCommand {
         }
     }
 
-    /// `account add NAME --issuer URL` with no `--client-id`: the daemon registers a client at the provider (RFC 7591)
-    /// and declares the account with it (`AddAccount`); what it registered is said from `ListAccounts`.
-    /// `--registration-token -` reads the initial access token from stdin (never argv, which other users can read).
-    private static func registering(_ name: String, entries: inout [(String, DBusValue)], _ request: AccountRequest)
+    /// `account add NAME --issuer URL` with no `--client-id`, or `account add NAME --for URL`: the daemon registers a
+    /// client at the provider (RFC 7591), or reads the resource's metadata (RFC 9728), and declares the account
+    /// (`AddAccount`); what it declared is said from `ListAccounts`. `--registration-token -` reads the initial
+    /// access token from stdin (never argv, which other users can read).
+    private static func declaredByDaemon(
+        _ name: String, entries: inout [(String, DBusValue)], _ request: AccountRequest
+    )
         -> Int32
     {
         if let token = request.registrationToken {
@@ -175,9 +178,13 @@ enum AccountCommand {
             let id = mine?.entry("client_id")?.plainText ?? "?"
             let called = mine?.entry("client_name")?.plainText.map { " (\"\($0)\")" } ?? ""
             let issuer = mine?.entry("issuer")?.plainText ?? request.issuer ?? ""
-            StandardStreams.err(
-                "Registered client \(id)\(called) at \(issuer) and added account \(name); sign in with: linkctl login \(name)\n"
-            )
+            let registered = mine?.entry("registered")?.plainText != nil
+            let what =
+                registered
+                ? "Registered client \(id)\(called) at \(issuer) and added account \(name)"
+                : "Added account \(name) at \(issuer)"
+            let forWhat = request.forResource.map { " for \($0)" } ?? ""
+            StandardStreams.err("\(what)\(forWhat); sign in with: linkctl login \(name)\n")
             if mine?.entry("registered")?.plainText == "unmanaged" {
                 StandardStreams.err(
                     "Note: the provider offers no way to delete the client (RFC 7592); it stays there after linkctl account remove \(name)\n"
@@ -186,7 +193,9 @@ enum AccountCommand {
             return ExitCode.ok
         } catch {
             if error.code == nil {
-                Output.error("registering a client needs linkrouterd: \(error.text); or give --client-id ID")
+                Output.error(
+                    "registering a client or reading a resource's metadata needs linkrouterd: \(error.text); or give --issuer URL and --client-id ID"
+                )
                 return error.exitCode
             }
             Output.error(error.text)

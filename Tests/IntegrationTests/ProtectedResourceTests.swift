@@ -104,7 +104,7 @@ struct ProtectedResourceTests {
         let none = try w.desktop.linkctl("token", "--for", w.resource.url)
         #expect(
             none.status != 0 && none.errorText.contains("UnknownAccount")
-                && none.errorText.contains("linkctl account add NAME --issuer \(w.provider.issuer)"),
+                && none.errorText.contains("linkctl account add NAME --for \(w.resource.url)"),
             "\(none.errorText)")
         let other = try w.desktop.linkctl("token", "elsewhere", "--for", w.resource.url)
         #expect(
@@ -114,5 +114,48 @@ struct ProtectedResourceTests {
         #expect(bad.status != 0 && bad.errorText.contains("for takes a resource's URL"), "\(bad.errorText)")
         #expect(w.refreshes().isEmpty && w.proxy.requests().allSatisfy { $0["grant_type"] == nil })
         #expect(w.daemon.isRunning)
+    }
+}
+
+extension ProtectedResourceTests {
+    /// README's "Sign in to an MCP server" commands, as written but for the server's URL (the stand-in's) and the
+    /// sign-in (`linkctl login mcp`, done as a person would at the provider: `TestDesktop.signIn`).
+    static func readmeCommands() throws -> [String] {
+        let readme = try FileSystem.readText(Paths.root + "/README.md")
+        guard let heading = readme.range(of: "### Sign in to an MCP server"),
+            let open = readme.range(of: "```sh\n", range: heading.upperBound..<readme.endIndex),
+            let close = readme.range(of: "```", range: open.upperBound..<readme.endIndex)
+        else { return [] }
+        return readme[open.upperBound..<close.lowerBound].split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("$ ") else { return nil }
+            // The comment after the command, if any, goes.
+            let command = line.dropFirst(2)
+            return String(command.range(of: "  #").map { command[..<$0.lowerBound] } ?? command)
+                .trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    @Test(
+        "README's MCP example, run: the account declared from the server's metadata (a client registered at the provider), one sign-in, a token for that server alone, which the server takes"
+    )
+    func readmeExample() throws {
+        let w = try World()
+        let commands = try Self.readmeCommands()
+        #expect(commands.count == 4, "\(commands)")
+        for command in commands {
+            let line = command.replacingOccurrences(of: "https://mcp.example.com/mcp", with: w.resource.url)
+            if line == "linkctl login mcp" {
+                let login = try w.desktop.signIn("mcp", at: w.provider)
+                #expect(login.status == 0, "\(login.errorText)")
+                continue
+            }
+            // linkctl by the name a person types, on PATH.
+            let r = try w.desktop.run(["/bin/sh", "-c", "PATH=\(Paths.bin):$PATH; " + line])
+            #expect(r.status == 0, "\(line): \(r.errorText) \(w.daemon.log.suffix(400))")
+            if line.hasPrefix("curl") { #expect(r.text.contains("\"ok\": true"), "\(r.text)") }
+        }
+        let listed = try w.desktop.linkctl("accounts", "--json")
+        #expect(listed.text.contains("\"registered\"") && listed.text.contains(w.resource.url), "\(listed.text)")
+        #expect(w.refreshes().last?["resource"] as? [String] == [w.resource.url])
     }
 }

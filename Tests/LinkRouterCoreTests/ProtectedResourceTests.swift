@@ -64,30 +64,62 @@ struct ProtectedResourceTests {
     }
 
     @Test(
-        "a lookup's GetToken: the resource as resource; no name: the first authorization server the caller has an account at; a named account elsewhere refused; none refused naming account add"
+        "a lookup's GetToken: the resource as resource; no name: the first authorization server the caller has an account at; a named account elsewhere refused; none refused naming account add; an app never given the person's by issuer"
     )
-    func resolve() throws {
+    func resolveToken() throws {
         let work = try A.account("work")
         var request = TokenRequest()
         request.forResource = Self.url
         let found = ProtectedResource(
             resource: Self.url, authorizationServers: ["https://other.example", A.issuer + "/"])
-        let lookup = ResourceLookup(name: "", request: request, accounts: [work], app: .host, caller: ":1.4")
-        let resolved = try lookup.resolve(found)
+        func lookup(_ name: String, app: CallerApp = .host) -> ResourceLookup {
+            ResourceLookup(.getToken(name, request), resource: Self.url, accounts: [work], app: app, caller: ":1.4")
+        }
+        func token(_ call: AccountCall) -> TokenRequest? {
+            if case .getToken(_, let r) = call { return r }
+            return nil
+        }
+        let resolved = try #require(token(try lookup("").resolve(found)))
         #expect(resolved.resources == [Self.url] && resolved.issuer == A.issuer + "/" && resolved.forResource == nil)
-        let named = ResourceLookup(name: "work", request: request, accounts: [work], app: .host, caller: ":1.4")
-        #expect(try named.resolve(found).issuer == nil)
+        #expect(try token(lookup("work").resolve(found))?.issuer == nil)
         let elsewhere = ProtectedResource(resource: Self.url, authorizationServers: ["https://other.example"])
-        #expect(throws: RouterError.self) { try named.resolve(elsewhere) }
+        #expect(throws: RouterError.self) { try lookup("work").resolve(elsewhere) }
         do {
-            _ = try lookup.resolve(elsewhere)
+            _ = try lookup("").resolve(elsewhere)
             Issue.record("no account, yet resolved")
         } catch {
-            #expect(error.code == .unknownAccount && error.message.contains("--issuer https://other.example"))
+            #expect(error.code == .unknownAccount && error.message.contains("--for \(Self.url)"), "\(error)")
         }
         // An app sees only its own accounts when none is named: the person's is never picked for it.
-        let app = ResourceLookup(
-            name: "", request: request, accounts: [work], app: .flatpak("org.example.App"), caller: ":1.9")
-        #expect(throws: RouterError.self) { try app.resolve(found) }
+        #expect(throws: RouterError.self) { try lookup("", app: .flatpak("org.example.App")).resolve(found) }
+    }
+
+    @Test(
+        "a lookup's AddAccount: the first authorization server as issuer (one given must be listed), the resource, openid and the resource's scopes unless a scope is given"
+    )
+    func resolveDeclaration() throws {
+        var request = AccountRequest()
+        request.forResource = Self.url
+        let found = ProtectedResource(
+            resource: Self.url, authorizationServers: [A.issuer, "https://other.example"],
+            scopesSupported: ["mcp:read", "openid"])
+        func declared(_ r: AccountRequest) throws -> AccountRequest? {
+            let call = try ResourceLookup(.add("mcp", r), resource: Self.url, accounts: [], app: .host, caller: ":1.4")
+                .resolve(found)
+            if case .add(_, let out) = call { return out }
+            return nil
+        }
+        let out = try #require(try declared(request))
+        #expect(
+            out.issuer == A.issuer && out.resource == Self.url && out.scope == "openid mcp:read"
+                && out.forResource == nil)
+        var scoped = request
+        scoped.scope = "openid"
+        scoped.issuer = "https://other.example"
+        #expect(try declared(scoped)?.scope == "openid" && declared(scoped)?.issuer == "https://other.example")
+        scoped.issuer = "https://unlisted.example"
+        #expect(throws: RouterError.self) { try declared(scoped) }
+        // A file never carries `for`: the daemon writes what it found instead.
+        #expect(throws: RouterError.self) { _ = try Account.make(name: "mcp", request, owner: .user) }
     }
 }

@@ -119,6 +119,10 @@ public struct Account: Sendable, Equatable {
         throws(RouterError) -> Account
     {
         try checkName(name)
+        guard r.forResource == nil else {
+            throw .invalid(
+                "for is read by the daemon as it declares the account (AddAccount); a file names issuer and resource")
+        }
         guard let issuer = r.issuer else {
             throw .invalid("issuer is missing: the OpenID provider's issuer URL (its discovery gives the endpoints)")
         }

@@ -131,10 +131,15 @@ extension AccountCall {
         }
         do throws(RouterError) {
             switch self {
-            case .getToken(let name, let request) where request.forResource != nil:
+            case .getToken(_, let request) where request.forResource != nil:
                 // A resource named by its URL: its metadata says where to sign in, then this call goes on.
                 return try ResourceLookup.start(
-                    name, request, accounts: accounts, app: app, caller: caller, held: held, &turn)
+                    self, for: request.forResource ?? "", accounts: accounts, app: app, caller: caller, held: held,
+                    &turn)
+            case .add(_, let request) where request.forResource != nil:
+                return try ResourceLookup.start(
+                    self, for: request.forResource ?? "", accounts: accounts, app: app, caller: caller, held: held,
+                    &turn)
             case .getToken(let name, let request):
                 var account: Account?
                 if let issuer = request.issuer {

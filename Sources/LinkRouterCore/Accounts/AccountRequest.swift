@@ -9,6 +9,9 @@ public struct AccountRequest: Sendable, Equatable {
     public var clientName: String?
     /// Written by the daemon for a client it registered: `managed` or `unmanaged` (`Account.Registered`).
     public var registered: String?
+    /// A protected resource the account is for (RFC 9728, `ResourceLookup`): its metadata gives the issuer, the
+    /// resource and the scopes; never written to the file (those are).
+    public var forResource: String?
     /// An initial access token for the provider's registration endpoint (RFC 7591 §3); spent, never written down.
     public var registrationToken: String?
     public var scope: String?

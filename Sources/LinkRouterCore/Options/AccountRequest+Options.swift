@@ -8,7 +8,14 @@ extension AccountRequest {
                 "issuer", .string({ $0.issuer = $1 }, get: { $0.issuer }), limit: .option,
                 flag: .value("issuer", placeholder: "URL"),
                 help: "the OpenID provider (its discovery gives the endpoints and keys)",
-                doc: "required: the issuer (https, or http on a loopback host)"),
+                doc: "required (or found from `for`): the issuer (https, or http on a loopback host)"),
+            OptionRow(
+                "for", .string({ $0.forResource = $1 }, get: { $0.forResource }), limit: .option,
+                flag: .value("for", placeholder: "URL"),
+                help: "the resource the account is for: its metadata (RFC 9728) gives the issuer, resource and scopes",
+                doc:
+                    "the protected resource the account is for (its URL): its metadata (RFC 9728) gives `issuer` (its first authorization server; one given must be among them), `resource` and, unless given, `scope` (`openid` and the scopes it lists); the daemon reads it (`AddAccount`), and writes those, never this key"
+            ),
             OptionRow(
                 "client_id", .string({ $0.clientID = $1 }, get: { $0.clientID }), limit: .option,
                 flag: .value("client-id", placeholder: "ID"),

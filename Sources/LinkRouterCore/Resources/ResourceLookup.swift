@@ -1,15 +1,24 @@
-/// A `GetToken` for a resource named by its URL (`for`, RFC 9728): the
-/// resource's metadata first (cached by the providers component for its HTTP
-/// lifetime), then the call goes on as a `GetToken` for a token with
-/// `resource` set to it (RFC 8707) from the caller's account at an issuer the
-/// resource names — the one named in the call, which must sign in there, or
-/// else the first of the resource's authorization servers the caller has an
-/// account at (its default among several, `IssuerChoice`). A sandboxed app
-/// reaches the person's account only by name, through the consent prompt,
-/// which names the resource.
+/// An account call that names a protected resource by its URL instead of
+/// an issuer (RFC 9728): `GetToken` with `for`, or `AddAccount` with `for`.
+/// The resource's metadata comes first (cached by the providers component for
+/// its HTTP lifetime); then the call goes on as the call it makes of it,
+/// under the same operation:
+///
+/// - a `GetToken` for a token with `resource` set to the URL (RFC 8707) from
+///   the account named, which must sign in at one of the resource's
+///   authorization servers, or else the caller's account at the first of them
+///   it has one at (its default among several, `IssuerChoice`). A sandboxed
+///   app reaches the person's account only by name, through the consent
+///   prompt, which names the resource;
+/// - an `AddAccount` at the resource's first authorization server (or the
+///   issuer given, if the resource names it), its sign-ins asking for the
+///   resource and, unless a scope is given, `openid` and the scopes the
+///   resource lists; with no `client_id`, the client is registered there.
 public struct ResourceLookup: OperationMachine {
-    public let name: String
-    let request: TokenRequest
+    /// The call as made, `for` and all.
+    let call: AccountCall
+    /// The resource's URL, checked.
+    let resource: String
     /// The accounts and the caller's app as the call found them.
     let accounts: [Account]
     let app: CallerApp
@@ -31,26 +40,25 @@ public struct ResourceLookup: OperationMachine {
         self = m
     }
 
-    init(name: String, request: TokenRequest, accounts: [Account], app: CallerApp, caller: String) {
-        self.name = name
-        self.request = request
+    init(_ call: AccountCall, resource: String, accounts: [Account], app: CallerApp, caller: String) {
+        self.call = call
+        self.resource = resource
         self.accounts = accounts
         self.app = app
         self.caller = caller
     }
 
-    /// The lookup begun for `GetToken(name, request)` with `for` (checked here), holding the call.
+    /// The lookup begun for `call`, which names the resource `url` (checked here), holding the call.
     static func start(
-        _ name: String, _ request: TokenRequest, accounts: [Account], app: CallerApp, caller: String,
+        _ call: AccountCall, for url: String, accounts: [Account], app: CallerApp, caller: String,
         held: OperationID?, _ turn: inout Turn
     ) throws(RouterError) -> Transition {
-        guard let url = request.forResource else { throw .invalid("for is missing") }
         let resource = try ProtectedResource.check(url, maxLength: turn.limits.maxOptionBytes)
-        guard request.issuer == nil, request.resources.isEmpty else {
+        if case .getToken(_, let request) = call, request.issuer != nil || !request.resources.isEmpty {
             throw .invalid("for names the resource and finds its issuer: give it without issuer or resource")
         }
         let op = held ?? turn.ids.take()
-        let machine = ResourceLookup(name: name, request: request, accounts: accounts, app: app, caller: caller)
+        let machine = ResourceLookup(call, resource: resource, accounts: accounts, app: app, caller: caller)
         var t = Transition(
             core: [.track(op, .resourceLookup(machine))],
             effects: [.start(op, .resourceLookup(.metadata(resource: resource)))])
@@ -63,19 +71,30 @@ public struct ResourceLookup: OperationMachine {
         case .metadata(.failure(let e)):
             return Transition(core: [.finish(op)], effects: [.answer(op, .refused(e))])
         case .metadata(.success(let found)):
-            let resolved: TokenRequest
+            let resolved: AccountCall
             do throws(RouterError) { resolved = try resolve(found) } catch {
                 return Transition(core: [.finish(op)], effects: [.answer(op, .refused(error))])
             }
-            // The call goes on as the `GetToken` it now is, under the same operation.
+            // The call goes on as the call it now is, under the same operation.
             return Transition(core: [.finish(op)]).then(
-                AccountCall.getToken(name, resolved).carryOn(
-                    accounts: accounts, app: app, caller: caller, held: op, &turn))
+                resolved.carryOn(accounts: accounts, app: app, caller: caller, held: op, &turn))
         }
     }
 
-    /// The `GetToken` the metadata makes of the call: the resource as `resource`, and the account's issuer.
-    func resolve(_ found: ProtectedResource) throws(RouterError) -> TokenRequest {
+    /// The call the metadata makes of this one.
+    func resolve(_ found: ProtectedResource) throws(RouterError) -> AccountCall {
+        switch call {
+        case .getToken(let name, let request): return .getToken(name, try token(name, request, found))
+        case .add(let name, let request): return .add(name, try declaration(request, found))
+        case .list, .begin, .logout, .reject, .remove, .revokeGrant:
+            // Only `GetToken` and `AddAccount` take `for`; any other call goes on as it was made.
+            return call
+        }
+    }
+
+    /// A `GetToken`'s request for the resource: `resource` set, and the account's issuer when none is named.
+    func token(_ name: String, _ request: TokenRequest, _ found: ProtectedResource) throws(RouterError) -> TokenRequest
+    {
         var r = request
         r.forResource = nil
         r.resources = [found.resource]
@@ -89,7 +108,7 @@ public struct ResourceLookup: OperationMachine {
             else {
                 throw RouterError(
                     .unknownAccount,
-                    "no account of yours signs in where \(found.resource) says to (\(servers)); add one: linkctl account add NAME --issuer \(found.authorizationServers[0])"
+                    "no account of yours signs in where \(found.resource) says to (\(servers)); add one: linkctl account add NAME --for \(found.resource) (or --issuer \(found.authorizationServers[0]))"
                 )
             }
             r.issuer = issuer
@@ -101,6 +120,30 @@ public struct ResourceLookup: OperationMachine {
                 .accessDenied,
                 "\(name) signs in at \(account.issuer), and \(found.resource) takes tokens from \(servers) only; its token is not sent there"
             )
+        }
+        return r
+    }
+
+    /// An `AddAccount`'s declaration for the resource: at its first authorization server (or the issuer given, which
+    /// it must name), asking for the resource, and for its scopes unless a scope is given.
+    func declaration(_ request: AccountRequest, _ found: ProtectedResource) throws(RouterError) -> AccountRequest {
+        var r = request
+        r.forResource = nil
+        if let issuer = r.issuer {
+            guard found.authorizationServers.contains(where: { IssuerChoice.same(issuer, $0) }) else {
+                throw RouterError(
+                    .invalidArgument,
+                    "\(found.resource) takes tokens from \(found.authorizationServers.joined(separator: ", ")), not from \(issuer)"
+                )
+            }
+        } else {
+            r.issuer = found.authorizationServers[0]
+        }
+        if r.resource == nil { r.resource = found.resource }
+        if r.scope == nil {
+            var scopes = [Account.defaultScope]
+            for s in found.scopesSupported where !scopes.contains(s) { scopes.append(s) }
+            r.scope = scopes.joined(separator: " ")
         }
         return r
     }
