@@ -128,7 +128,7 @@ let package = Package(
             name: "linkctl",
             dependencies: [
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "DesktopIntegration",
-                "LinkRouterFiles", "JSONKit", "TerminalQR", "SecretKit",
+                "LinkRouterFiles", "JSONKit", "TerminalQR", "SecretKit", "HTTPKit",
             ],
             exclude: ["Embedded/README.md"]),
 

@@ -2,11 +2,13 @@
 /// settings, no cookies, no redirects) and refuses headers that would
 /// override it (see `HTTPClient.reservedHeaders`).
 public struct HTTPRequest: Sendable, Equatable {
-    /// The methods OpenID Connect needs: discovery and JWKS are GETs, the token endpoint a POST, and a client's
-    /// registration is deleted with a DELETE (RFC 7592 §2.3).
-    public enum Method: String, Sendable {
+    /// The methods OpenID Connect needs (discovery and JWKS are GETs, the token endpoint a POST, a client's
+    /// registration is deleted with a DELETE, RFC 7592 §2.3), and those `linkctl fetch` sends to a resource.
+    public enum Method: String, Sendable, CaseIterable {
         case get = "GET"
         case post = "POST"
+        case put = "PUT"
+        case patch = "PATCH"
         case delete = "DELETE"
     }
 

@@ -24,7 +24,7 @@ extension Transfer {
                 throw invalid(problem)
             }
         }
-        if request.method != .post && !request.body.isEmpty {
+        if (request.method == .get || request.method == .delete) && !request.body.isEmpty {
             throw invalid("a \(request.method.rawValue) cannot carry a body")
         }
         guard request.timeoutMilliseconds > 0, request.connectTimeoutMilliseconds > 0, request.maxResponseBytes >= 0
@@ -88,7 +88,13 @@ extension Transfer {
             // A GET's transfer with DELETE as its method: no body sent, the answer's body read.
             try set(CURLOPT_HTTPGET, 1)
             try check(CURLOPT_CUSTOMREQUEST, lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_CUSTOMREQUEST, "DELETE"))
-        case .post:
+        case .post, .put, .patch:
+            if request.method != .post {
+                // A POST's transfer with the method named: the body sent the same way.
+                try check(
+                    CURLOPT_CUSTOMREQUEST,
+                    lr_curl_easy_setopt_string(curl.fn, easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
+            }
             // No `Expect: 100-continue` round trip for a form body.
             lines.append("Expect:")
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))

@@ -49,6 +49,7 @@ enum ResultDictionary {
         if !a.target.resources.isEmpty { entries.append((K.resource, .stringArray(a.target.resources))) }
         if let v = a.target.audience { entries.append((K.audience, .string(v))) }
         if let v = t.subject { entries.append((K.subject, .string(v))) }
+        if !a.account.isEmpty { entries.append((K.account, .string(a.account))) }
         if let v = a.warning { entries.append((K.warning, .string(v))) }
         if let proof { entries.append((K.dpopProof, .string(proof))) }
         return .vardict(entries)

@@ -3,8 +3,11 @@ import Glibc
 /// Writing to stdout and stderr with plain `write(2)`: no stdio buffers to
 /// flush at exit and no shared `FILE*` globals (which Swift 6 rightly flags).
 public enum StandardStreams {
-    public static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
+    public static func write(_ text: String, to fd: Int32) { write(bytes: Array(text.utf8), to: fd) }
+
+    /// Bytes as they are (a body that need not be text).
+    public static func write(bytes: [UInt8], to fd: Int32) {
+        var bytes = bytes
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }

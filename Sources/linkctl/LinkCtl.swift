@@ -12,7 +12,8 @@ enum LinkCtl {
     /// every click and should not build `login`'s forty options first.
     static let verbs: [(name: String, spec: @Sendable () -> CommandSpec)] = [
         ("open", { OpenCommand.spec }), ("begin", { BeginCommand.spec }), ("wait", { WaitCommand.spec }),
-        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("account", { AccountCommand.spec }),
+        ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("fetch", { FetchCommand.spec }),
+        ("account", { AccountCommand.spec }),
         ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
         ("logout", { LogoutCommand.spec }), ("grants", { GrantsCommand.spec }),
         ("sessions", { SessionsCommand.spec }),

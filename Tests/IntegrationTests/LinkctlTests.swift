@@ -8,7 +8,8 @@ import Testing
 @Suite("linkctl")
 struct LinkctlTests {
     static let commands = [
-        "open", "begin", "wait", "login", "token", "account", "accounts", "credential", "logout", "grants", "sessions",
+        "open", "begin", "wait", "login", "token", "fetch", "account", "accounts", "credential", "logout", "grants",
+        "sessions",
         "cancel", "status", "explain", "register", "claim", "install", "uninstall", "browser-policy", "doctor",
         "completion",
     ]

@@ -141,7 +141,7 @@ extension ProtectedResourceTests {
     func readmeExample() throws {
         let w = try World()
         let commands = try Self.readmeCommands()
-        #expect(commands.count == 4, "\(commands)")
+        #expect(commands.count == 5, "\(commands)")
         for command in commands {
             let line = command.replacingOccurrences(of: "https://mcp.example.com/mcp", with: w.resource.url)
             if line == "linkctl login mcp" {
@@ -152,10 +152,67 @@ extension ProtectedResourceTests {
             // linkctl by the name a person types, on PATH.
             let r = try w.desktop.run(["/bin/sh", "-c", "PATH=\(Paths.bin):$PATH; " + line])
             #expect(r.status == 0, "\(line): \(r.errorText) \(w.daemon.log.suffix(400))")
-            if line.hasPrefix("curl") { #expect(r.text.contains("\"ok\": true"), "\(r.text)") }
+            if line.hasPrefix("curl") || line.hasPrefix("linkctl fetch") {
+                #expect(r.text.contains("\"ok\": true"), "\(line): \(r.text)")
+            }
         }
         let listed = try w.desktop.linkctl("accounts", "--json")
         #expect(listed.text.contains("\"registered\"") && listed.text.contains(w.resource.url), "\(listed.text)")
         #expect(w.refreshes().last?["resource"] as? [String] == [w.resource.url])
+    }
+}
+
+extension ProtectedResourceTests {
+    @Test(
+        "linkctl fetch: the request with the token --for finds, the body as it came; invalid_token answered once with a fresh token; a server that keeps refusing asked twice, never a third time; insufficient_scope beyond the grant and a step-up said, the answer as given (--fail: 22)"
+    )
+    func fetch() throws {
+        let w = try World()
+        #expect(try w.desktop.linkctl("account", "add", "mcp", "--for", w.resource.url).status == 0)
+        #expect(try w.desktop.signIn("mcp", at: w.provider).status == 0)
+        func requests() -> [String] { w.resource.log().filter { !$0.hasPrefix("metadata") } }
+
+        let plain = try w.desktop.linkctl("fetch", w.resource.url)
+        #expect(plain.status == 0 && plain.text.contains("\"ok\": true"), "\(plain.text) \(plain.errorText)")
+        let posted = try w.desktop.linkctl(
+            "fetch", "mcp", w.resource.url, "--data", "{\"jsonrpc\":\"2.0\"}", "--header",
+            "Content-Type: application/json",
+            "--include")
+        #expect(posted.status == 0 && posted.text.hasPrefix("HTTP 200\n"), "\(posted.text) \(posted.errorText)")
+        let refusedHeader = try w.desktop.linkctl("fetch", w.resource.url, "--header", "Authorization: Bearer mine")
+        #expect(refusedHeader.status == 64)
+
+        // invalid_token once: the refused token given back, a fresh one (a refresh at the provider), sent again.
+        try w.resource.challenge("invalid-token-once")
+        var before = requests().count
+        let refreshes = w.refreshes().count
+        let once = try w.desktop.linkctl("fetch", w.resource.url)
+        #expect(once.status == 0 && once.text.contains("\"ok\": true"), "\(once.text) \(once.errorText)")
+        #expect(once.errorText.contains("sent again with a fresh token"), "\(once.errorText)")
+        #expect(requests().count == before + 2 && w.refreshes().count == refreshes + 1, "\(requests())")
+
+        // A server that never takes a token: asked twice, not a third time; the answer as given, 22 with --fail.
+        try w.resource.challenge("invalid-token-always")
+        before = requests().count
+        let loop = try w.desktop.linkctl("fetch", w.resource.url, "--fail")
+        #expect(loop.status == 22 && loop.errorText.contains("not asked a third time"), "\(loop.errorText)")
+        #expect(requests().count == before + 2, "\(requests())")
+
+        // More scope than the sign-in granted: said, with how to get it; the request not sent again.
+        try w.resource.challenge("insufficient-scope")
+        before = requests().count
+        let scope = try w.desktop.linkctl("fetch", w.resource.url)
+        #expect(
+            scope.status == 0 && scope.errorText.contains("beyond what mcp's sign-in granted")
+                && scope.text.contains("insufficient-scope"), "\(scope.errorText)")
+        #expect(requests().count == before + 1)
+
+        // A stronger sign-in (RFC 9470): said, with what the server asks.
+        try w.resource.challenge("step-up")
+        let stepUp = try w.desktop.linkctl("fetch", w.resource.url, "--fail")
+        #expect(
+            stepUp.status == 22 && stepUp.errorText.contains("acr_values=urn:example:mfa, max_age=0"),
+            "\(stepUp.errorText)")
+        #expect(w.daemon.isRunning)
     }
 }

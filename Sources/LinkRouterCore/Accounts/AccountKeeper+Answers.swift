@@ -62,7 +62,9 @@ extension AccountKeeper {
         target: TokenTarget = TokenTarget()
     ) -> Transition.Reply {
         guard let proof else {
-            return .token(TokenAnswer(tokens: tokens, kind: kind, warning: warning, target: target))
+            var answer = TokenAnswer(tokens: tokens, kind: kind, warning: warning, target: target)
+            answer.account = key.name
+            return .token(answer)
         }
         guard let dpop = tokens.dpopKey else {
             return .refused(
@@ -83,6 +85,7 @@ extension AccountKeeper {
         guard proof.withToken else { return .proof(plan) }
         // The token and the proof for it, from the same set in one answer: they cannot come apart.
         var answer = TokenAnswer(tokens: tokens, kind: .access, warning: warning, target: target)
+        answer.account = key.name
         answer.proof = plan
         return .token(answer)
     }

@@ -12,6 +12,8 @@ public enum TokenReplyKeys {
     public static let resource = "resource"
     public static let audience = "audience"
     public static let subject = "sub"
+    /// The account's name (asked by issuer or for a resource, the one picked): what `RejectToken` names.
+    public static let account = "account"
     public static let warning = "warning"
     /// The DPoP proof signed for this answer's access token.
     public static let dpopProof = "dpop_proof"

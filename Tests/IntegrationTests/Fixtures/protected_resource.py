@@ -18,6 +18,15 @@ DIR/mode at each request (absent or "honest": as it should be):
   no-servers       no authorization_servers
   missing          404
 
+How the resource answers a request that carries a token is read from
+DIR/challenge (absent or "none": by the provider's userinfo, bearer_gate.py):
+
+  invalid-token-once    the first such request: 401 error="invalid_token"; later ones as "none"
+  invalid-token-always  every one: 401 error="invalid_token" (a server that never takes a token)
+  insufficient-scope    every one: 403 error="insufficient_scope", scope="openid email"
+  step-up               every one: 401 error="insufficient_user_authentication",
+                        acr_values="urn:example:mfa", max_age=0 (RFC 9470)
+
 Each request is one line in DIR/requests.log: the metadata's
 `metadata MODE`, or the resource's `200 TAIL` / `401 reason` (bearer_gate.py).
 Stops on SIGTERM.
@@ -37,6 +46,14 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     log = os.path.join(a.dir, "requests.log")
     gate = BearerGate(info["userinfo_endpoint"], log)
+
+    seen = {"tokens": 0}
+
+    def challenge_mode():
+        try:
+            return open(os.path.join(a.dir, "challenge")).read().strip() or "none"
+        except FileNotFoundError:
+            return "none"
 
     def mode():
         try:
@@ -82,6 +99,19 @@ def main():
 
         def resource(self):
             h = self.headers.get("Authorization", "")
+            c = challenge_mode()
+            if h.startswith("Bearer ") and c != "none":
+                seen["tokens"] += 1
+                params = {
+                    "invalid-token-always": (401, 'error="invalid_token"'),
+                    "invalid-token-once": (401, 'error="invalid_token"') if seen["tokens"] == 1 else None,
+                    "insufficient-scope": (403, 'error="insufficient_scope", scope="openid email"'),
+                    "step-up": (401, 'error="insufficient_user_authentication", acr_values="urn:example:mfa", max_age=0'),
+                }.get(c)
+                if params:
+                    with open(log, "a") as f:
+                        f.write("%d %s\n" % (params[0], c))
+                    return self.answer(params[0], {"error": c}, [("WWW-Authenticate", "Bearer " + params[1])])
             if gate.admit(h[7:] if h.startswith("Bearer ") else None):
                 return self.answer(200, {"ok": True, "path": self.path})
             challenge = 'Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"' % self.origin()

@@ -35,6 +35,12 @@ final class ProtectedResourceStandIn {
         try FileSystem.writeAtomically(directory + "/mode", text: mode + "\n", permissions: 0o644)
     }
 
+    /// How it answers a request with a token from now on (`none`, `invalid-token-once`, `invalid-token-always`,
+    /// `insufficient-scope`, `step-up`).
+    func challenge(_ mode: String) throws {
+        try FileSystem.writeAtomically(directory + "/challenge", text: mode + "\n", permissions: 0o644)
+    }
+
     /// Every request's outcome, in order (`metadata MODE`, `200 TAIL`, `401 reason`).
     func log() -> [String] {
         ((try? FileSystem.readText(directory + "/requests.log")) ?? "").split(separator: "\n").map(String.init)

@@ -1,0 +1,197 @@
+import DBusKit
+import HTTPKit
+import LinkRouterAPI
+import LinkRouterCore
+import SystemKit
+
+/// `linkctl fetch [NAME] URL`: one HTTP request to a protected resource with
+/// the right token, and its challenge answered once (`ChallengeAnswer`), as
+/// a curl that knows where to sign in. Without NAME the token is the one
+/// `--for` rules give (`GetToken` with `for`: the resource's metadata names
+/// the provider, the token is asked for it alone); with NAME, that account's
+/// own. A 401 or 403 whose Bearer challenge says `invalid_token` gets a fresh
+/// token (the refused one given back, `RejectToken`), `insufficient_scope`
+/// one for the scope held and the scope asked; the request is sent again
+/// once, never in a loop, and each outcome is said on stderr. The body goes
+/// to stdout as it came; the exit status is curl's where it has one (0, 22
+/// with `--fail` for an HTTP error, 7 when the server cannot be reached).
+enum FetchCommand {
+    static let spec = CommandSpec(
+        name: "fetch",
+        summary: "Send one HTTP request to a protected resource with the right token (`fetch [NAME] URL`).",
+        operands: "[NAME] URL", operandCount: 1...2,
+        options: [
+            .value("request", "METHOD", "the method: GET (default), POST, PUT, PATCH or DELETE"),
+            .value(
+                "header", "'NAME: VALUE'", "a request header (not Authorization: linkctl sets it)", repeatable: true),
+            .value("data", "DATA", "the body: the text itself, @FILE, or @- for stdin (POST by default)"),
+            .value("resource", "URI", "the resource the token is for, when it is not URL itself (RFC 8707)"),
+            .flag("include", "print the status line and the answer's headers before its body"),
+            .flag("fail", "exit 22 on an HTTP error (400 and above), as curl --fail"),
+        ],
+        details: """
+            Without NAME, the token is found from the resource's metadata (RFC 9728) as linkctl token --for URL finds \
+            it, and asked for that resource alone; with NAME, it is that account's. A 401 or 403 challenge is answered \
+            once: invalid_token with a fresh token, insufficient_scope with a token for the wider scope (where the \
+            sign-in granted it), insufficient_user_authentication is said (a stronger sign-in is the person's to do); \
+            then the request is sent again, once. The answer's body goes to stdout as it came.
+            """,
+        run: run)
+
+    /// curl's exit statuses, where linkctl fetch ends as curl would.
+    static let httpError: Int32 = 22
+    static let unreachable: Int32 = 7
+    /// A body or an answer larger than this is refused (held in memory whole).
+    static let maxBytes = 64 << 20
+
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let name = args.operands.count == 2 ? args.operands[0] : ""
+        let url = args.operands.last ?? ""
+        let methodName = (args.value("request") ?? (args.value("data") == nil ? "GET" : "POST")).uppercased()
+        guard let method = HTTPRequest.Method(rawValue: methodName) else {
+            return LinkCtl.usageFailure(spec, "--request takes GET, POST, PUT, PATCH or DELETE, not \(methodName)")
+        }
+        var headers = HTTPHeaders()
+        for line in args.all("header") {
+            guard let colon = line.firstIndex(of: ":") else {
+                return LinkCtl.usageFailure(spec, "--header takes 'NAME: VALUE', not \(line)")
+            }
+            let field = String(line[..<colon])
+            guard field.lowercased() != "authorization" else {
+                return LinkCtl.usageFailure(spec, "linkctl fetch sets Authorization itself, from the account's token")
+            }
+            headers.add(field, String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+        }
+        var body: [UInt8] = []
+        if let data = args.value("data") {
+            if data == "@-" {
+                body = StandardStreams.readAll(maxBytes: maxBytes + 1)
+            } else if data.hasPrefix("@") {
+                do {
+                    body = Array(try FileSystem.readText(String(data.dropFirst()), maxBytes: maxBytes + 1).utf8)
+                } catch {
+                    Output.error("could not read \(data.dropFirst()): \(error)")
+                    return ExitCode.refused
+                }
+            } else {
+                body = Array(data.utf8)
+            }
+            guard body.count <= maxBytes else { return LinkCtl.usageFailure(spec, "--data is larger than 64 MiB") }
+        }
+        var options: [(String, DBusValue)] = []
+        if name.isEmpty {
+            options.append((TokenOptionNames.forResource.1, .string(args.value("resource") ?? url)))
+        } else if let resource = args.value("resource") {
+            options.append((TokenOptionNames.resource.1, .stringArray([resource])))
+        }
+        var fetch = Fetch(url: url, method: method, headers: headers, body: body)
+        do {
+            var token = try AccountToken.get(name, options)
+            if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
+            var response = try fetch.send(token.token)
+            if [401, 403].contains(response.status) {
+                let challenge = BearerChallenge.parse(response.headers.values("WWW-Authenticate"))
+                let held = token.fields?.entry(TokenReplyKeys.scope)?.stringValue
+                let account = token.fields?.entry(TokenReplyKeys.account)?.stringValue ?? name
+                let said = "the server answered \(response.status)\(challenge?.error.map { " " + $0 } ?? "")"
+                switch ChallengeAnswer.to(challenge, held: held) {
+                case .refresh:
+                    let client = try DaemonClient.connect()
+                    _ = try client.call("RejectToken", [.string(account), .string(token.token)])
+                    token = try AccountToken.get(name, options)
+                    StandardStreams.err("linkctl: fetch: \(said); sent again with a fresh token of \(account)'s\n")
+                    response = try fetch.send(token.token)
+                case .widen(let scope):
+                    if let wider = try widened(name, options, scope: scope, account: account, said: said) {
+                        token = wider
+                        StandardStreams.err("linkctl: fetch: \(said); sent again with a token for \"\(scope)\"\n")
+                        response = try fetch.send(token.token)
+                    }
+                case .stepUp(let acr, let maxAge):
+                    let wants = [acr.map { "acr_values=\($0)" }, maxAge.map { "max_age=\($0)" }].compactMap { $0 }
+                    StandardStreams.err(
+                        "linkctl: fetch: \(said): it wants a stronger sign-in (\(wants.joined(separator: ", "))), which linkrouter does not ask for yet; the answer is as the server gave it\n"
+                    )
+                case .none(let why):
+                    StandardStreams.err("linkctl: fetch: \(why); the answer is as the server gave it\n")
+                }
+                if [401, 403].contains(response.status), fetch.sent > 1 {
+                    let again = BearerChallenge.parse(response.headers.values("WWW-Authenticate"))?.error
+                    StandardStreams.err(
+                        "linkctl: fetch: the server refused again (\(response.status)\(again.map { " " + $0 } ?? "")); not asked a third time\n"
+                    )
+                }
+            }
+            if args.has("include") {
+                var head = "HTTP \(response.status)\n"
+                for field in response.headers { head += field.name + ": " + field.value + "\n" }
+                StandardStreams.out(head + "\n")
+            }
+            StandardStreams.write(bytes: response.body, to: 1)
+            return args.has("fail") && response.status >= 400 ? httpError : ExitCode.ok
+        } catch let error as Unreachable {
+            Output.error("fetch: \(url): \(error.text)")
+            return unreachable
+        } catch let error as DaemonClient.Failure {
+            Output.error(error.text)
+            return error.exitCode
+        } catch {
+            Output.error("\(error)")
+            return ExitCode.refused
+        }
+    }
+
+    /// A token for `scope`, or nil (said on stderr) when the account's sign-in did not grant it.
+    static func widened(
+        _ name: String, _ options: [(String, DBusValue)], scope: String, account: String, said: String
+    ) throws(DaemonClient.Failure) -> AccountToken.Reply? {
+        do {
+            return try AccountToken.get(name, options + [(TokenOptionNames.scope.1, .string(scope))])
+        } catch  where error.code == .invalidArgument {
+            StandardStreams.err(
+                "linkctl: fetch: \(said) and wants the scope \"\(scope)\", beyond what \(account)'s sign-in granted: declare it (linkctl account add \(account) … --scope '\(scope)' --replace) and sign in again (linkctl login \(account))\n"
+            )
+            return nil
+        }
+    }
+
+    /// The server could not be reached, or did not answer (curl's 7).
+    struct Unreachable: Error {
+        let text: String
+    }
+
+    /// The request, sent on a loop of its own; how many times it was sent.
+    struct Fetch {
+        let url: String
+        let method: HTTPRequest.Method
+        let headers: HTTPHeaders
+        let body: [UInt8]
+        var sent = 0
+
+        mutating func send(_ token: String) throws(Unreachable) -> HTTPResponse {
+            sent += 1
+            var all = headers
+            all.add("Authorization", "Bearer " + token)
+            let request = HTTPRequest(
+                method: method, url: url, headers: all, body: body, maxResponseBytes: FetchCommand.maxBytes,
+                timeoutMilliseconds: 120_000)
+            let loop = EventLoop()
+            var outcome: Result<HTTPResponse, HTTPError>?
+            do {
+                let client = try HTTPClient(loop: loop, userAgent: "linkctl/\(API.version)")
+                _ = client.send(request) { result in
+                    outcome = result
+                    loop.stop()
+                }
+                loop.run()
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success(let response)?: return response
+            case .failure(let error)?: throw Unreachable(text: error.description)
+            case nil: throw Unreachable(text: "no answer")
+            }
+        }
+    }
+}
