@@ -152,6 +152,15 @@ enum TokenCommand {
             let reply: AccountToken.Reply
             do {
                 reply = try AccountToken.get(name, options)
+            } catch
+                where args.has("interactive") && name.isEmpty && args.value("for") != nil
+                && (error.code == .notSignedIn || error.code == .unknownAccount)
+            {
+                // For a resource: its account, declared from its metadata first when there is none (a client
+                // registered where the provider allows), then signed in.
+                let account = try resourceAccount(args.value("for") ?? "", unknown: error.code == .unknownAccount)
+                try AccountToken.signIn(account, openBrowser: !args.has("no-browser"))
+                reply = try AccountToken.get(name, options)
             } catch  where args.has("interactive") && error.code == .notSignedIn {
                 // Asked by issuer: the sign-in names the account the daemon picked by the same rule.
                 let account = try name.isEmpty ? AccountToken.named(issuer: args.value("issuer") ?? "") : name
@@ -165,5 +174,38 @@ enum TokenCommand {
             Output.error(error.text)
             return error.exitCode
         }
+    }
+
+    /// The account `token --for URL --interactive` signs in to: the one declared for that resource (its `resource`),
+    /// or, when none is (`unknown`), one declared now (`AddAccount` with `for`), named after the resource's host.
+    static func resourceAccount(_ url: String, unknown: Bool) throws(DaemonClient.Failure) -> String {
+        let client = try DaemonClient.connect()
+        var items: [DBusValue] = []
+        if case .array(_, let listed)? = try client.call("ListAccounts", timeoutMilliseconds: 120_000).first {
+            items = listed
+        }
+        if !unknown {
+            let named = items.filter { $0.entry("resource")?.plainText == url }.compactMap {
+                $0.entry("name")?.plainText
+            }
+            if named.count == 1 { return named[0] }
+            throw .refused(
+                name: RouterError.Code.notSignedIn.dbusName,
+                message: "the account for \(url) is not signed in; sign in with: linkctl login NAME")
+        }
+        let host = url.split(separator: "/").dropFirst().first.map { String($0.split(separator: ":")[0]) } ?? ""
+        let name = host.isEmpty ? "resource" : String(host.prefix(64))
+        // Never over an account of that name (AddAccount would replace it).
+        guard !items.contains(where: { $0.entry("name")?.plainText == name }) else {
+            throw .refused(
+                name: RouterError.Code.unknownAccount.dbusName,
+                message:
+                    "no account signs in where \(url) says to, and the name \(name) is taken; declare one: linkctl account add NAME --for \(url)"
+            )
+        }
+        _ = try client.call(
+            "AddAccount", [.string(name), .vardict([("for", .string(url))])], timeoutMilliseconds: 120_000)
+        StandardStreams.err("linkctl: added account \(name) for \(url) (linkctl accounts shows it)\n")
+        return name
     }
 }

@@ -216,3 +216,22 @@ extension ProtectedResourceTests {
         #expect(w.daemon.isRunning)
     }
 }
+
+extension ProtectedResourceTests {
+    @Test(
+        "linkctl token --for URL --interactive with no account: one declared from the resource's metadata (a client registered), signed in, and the token printed; again, from memory"
+    )
+    func interactive() throws {
+        let w = try World()
+        let first = try w.desktop.signIn(
+            "127.0.0.1", at: w.provider,
+            command: [Paths.linkctl, "token", "--for", w.resource.url, "--interactive", "--no-browser"])
+        #expect(first.status == 0 && first.errorText.contains("added account 127.0.0.1"), "\(first.errorText)")
+        let token = first.output.trimmingCharacters(in: .newlines)
+        #expect(!token.isEmpty)
+        let listed = try w.desktop.linkctl("accounts", "--json")
+        #expect(listed.text.contains("\"resource\":\"\(w.resource.url)\""), "\(listed.text)")
+        let again = try w.desktop.linkctl("token", "--for", w.resource.url, "--interactive")
+        #expect(again.status == 0 && again.text.trimmingCharacters(in: .newlines) == token, "\(again.errorText)")
+    }
+}

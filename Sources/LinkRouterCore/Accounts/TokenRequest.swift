@@ -57,7 +57,7 @@ public struct TokenRequest: Sendable, Equatable {
             OptionRow(
                 TokenOptionNames.interactive, .bool({ $0.interactive = $1 }), flag: .setsTrue("interactive"),
                 help:
-                    "with NAME: when the account is not signed in, sign in now (as linkctl login NAME), then print the token",
+                    "with NAME (or --for URL): when the account is not signed in, sign in now (as linkctl login NAME), then print the token; with --for and no account there, one is declared from the resource's metadata first",
                 doc:
                     "`true`: the caller signs the person in itself when the account is not signed in (as `linkctl token --interactive` and kubectl's interactive exec do), so no desktop notice is posted for this call; the answer is still `NotSignedIn`"
             ),
