@@ -49,7 +49,7 @@ final class Bench {
             ("deeplink", deepLinks),
             ("giodelivery", gioDelivery), ("launchers", launchers), ("realbrowser", realBrowserLogin),
             ("accounts", accounts), ("keeping", keeping), ("dpop", dpop), ("device", deviceLogin),
-            ("peer", peer), ("consent", consent), ("soak", soak),
+            ("peer", peer), ("consent", consent), ("resource", resource), ("soak", soak),
         ]
     }
 
