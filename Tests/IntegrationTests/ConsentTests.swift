@@ -193,13 +193,21 @@ struct ConsentTests {
         _ sandbox: FlatpakSandbox, bus: String, _ w: AccountTests.World, dest: String = "org.linkrouter.LinkRouter1",
         path: String = "/org/linkrouter/LinkRouter1", _ method: String, _ args: [String]
     ) throws -> () -> (status: Int32, out: String, err: String) {
-        let out = w.desktop.root + "/inside-\(UInt64.random(in: 0..<UInt64.max)).out"
+        try inside(sandbox, bus: bus, desktop: w.desktop, dest: dest, path: path, method, args)
+    }
+
+    /// The same, in any test's desktop.
+    static func inside(
+        _ sandbox: FlatpakSandbox, bus: String, desktop: TestDesktop, dest: String = "org.linkrouter.LinkRouter1",
+        path: String = "/org/linkrouter/LinkRouter1", _ method: String, _ args: [String]
+    ) throws -> () -> (status: Int32, out: String, err: String) {
+        let out = desktop.root + "/inside-\(UInt64.random(in: 0..<UInt64.max)).out"
         let pid = try Subprocess.spawn(
             sandbox.command(
                 [
                     "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + bus, "/usr/bin/gdbus", "call", "--session", "--dest",
                     dest, "--object-path", path, "--method", method,
-                ] + args), environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+                ] + args), environment: desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
         return {
             let status = Subprocess.wait(pid)
             return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")

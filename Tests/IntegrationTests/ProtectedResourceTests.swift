@@ -235,3 +235,43 @@ extension ProtectedResourceTests {
         #expect(again.status == 0 && again.text.trimmingCharacters(in: .newlines) == token, "\(again.errorText)")
     }
 }
+
+extension ProtectedResourceTests {
+    @Test(
+        "a Flatpak app and a resource: by URL alone it gets none of the person's accounts (UnknownAccount, no prompt); naming the person's account, the prompt names the resource and Allow once gives the token for it; its own declaration --for is its own account, a client registered for it",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func sandboxed() throws {
+        let w = try World()
+        let shell = try ShellNotifications(desktop: w.desktop)
+        #expect(try w.desktop.linkctl("account", "add", "mcp", "--for", w.resource.url).status == 0)
+        #expect(try w.desktop.signIn("mcp", at: w.provider).status == 0)
+        let app = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Agent")
+        let bus = try app.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        func call(_ method: String, _ args: [String]) throws -> () -> (status: Int32, out: String, err: String) {
+            try ConsentTests.inside(app, bus: bus, desktop: w.desktop, "org.linkrouter.LinkRouter1." + method, args)
+        }
+        let forURL = "{'for': <'\(w.resource.url)'>}"
+        let nameless = try call("GetToken", ["", forURL])()
+        #expect(nameless.status != 0 && nameless.err.contains("UnknownAccount"), "\(nameless.err)")
+        #expect(shell.notifications().isEmpty, "no prompt for a call by URL alone")
+
+        let named = try call("GetToken", ["mcp", forURL])
+        let prompt = eventuallyValue(timeoutMilliseconds: 20_000) { shell.notifications().first }
+        let body = try #require(prompt?.body)
+        #expect(body.contains(w.resource.url) && body.contains("mcp"), "\(body)")
+        try shell.click(try #require(prompt).id, "Allow once")
+        let allowed = named()
+        #expect(allowed.status == 0 && allowed.out.contains(w.resource.url), "\(allowed.err)")
+
+        // Its own declaration for the resource is its own account, with a client registered for it.
+        let declared = try call("AddAccount", ["mine", forURL])()
+        #expect(declared.status == 0, "\(declared.err)")
+        let listed = try w.desktop.linkctl("accounts", "--json")
+        let all = (try? JSONSerialization.jsonObject(with: Data(listed.text.utf8)) as? [[String: Any]]) ?? []
+        let mine = all.first { $0["name"] as? String == "mine" }
+        #expect(
+            mine?["owner"] as? String == "flatpak:org.example.Agent" && mine?["registered"] as? String == "managed"
+                && mine?["resource"] as? String == w.resource.url, "\(listed.text)")
+        #expect(w.daemon.isRunning)
+    }
+}
