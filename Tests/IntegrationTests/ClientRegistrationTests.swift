@@ -168,3 +168,46 @@ struct ClientRegistrationTests {
         #expect(try w.account("work")?["registered"] as? String == "managed")
     }
 }
+
+extension ClientRegistrationTests {
+    @Test(
+        "a provider that registers only with an initial access token: without one, refused naming --registration-token -; with one on stdin, registered; the same one again (spent), refused as such; nothing kept by the refusals"
+    )
+    func initialAccessToken() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        let keyring = try GnomeKeyring(desktop: desktop)
+        let proxy = try TamperProxy(desktop: desktop)
+        let provider = try Glewlwyd(
+            desktop: desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin,
+            registrationToken: true)
+        try proxy.connect(upstream: try #require(provider.directOrigin))
+        let daemon = try DaemonProcess(desktop: desktop)
+        defer { withExtendedLifetime((bus, keyring, daemon)) {} }
+        func add(_ name: String, token: String?) throws -> Subprocess.Outcome {
+            let args = ["account", "add", name, "--issuer", provider.issuer]
+            guard let token else { return try desktop.linkctl(args) }
+            return try desktop.run(
+                ["/bin/sh", "-c", "printf '%s\\n' \"$0\" | \"$@\"", token, Paths.linkctl] + args + [
+                    "--registration-token", "-",
+                ])
+        }
+        let without = try add("work", token: nil)
+        #expect(
+            without.status != 0 && without.errorText.contains("RegistrationFailed")
+                && without.errorText.contains("--registration-token -"), "\(without.errorText)")
+        #expect(FileSystem.status(desktop.configHome + "/linkrouter/accounts/work.conf") == nil)
+        let token = try provider.initialAccessToken(desktop)
+        let with = try add("work", token: token)
+        #expect(with.status == 0 && with.errorText.contains("Registered client"), "\(with.errorText)")
+        // The token was sent as a Bearer token, never written down.
+        let file = try FileSystem.readText(desktop.configHome + "/linkrouter/accounts/work.conf")
+        #expect(!file.contains(token))
+        let spent = try add("other", token: token)
+        #expect(
+            spent.status != 0 && spent.errorText.contains("refused the initial access token"), "\(spent.errorText)")
+        #expect(FileSystem.status(desktop.configHome + "/linkrouter/accounts/other.conf") == nil)
+        #expect(try keyring.items(account: "other#registration") == (0, 0))
+        #expect(daemon.isRunning)
+    }
+}

@@ -213,19 +213,29 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
         # "nonce", every token request is first answered use_dpop_nonce (§8). Glewlwyd issues
         # DPoP-bound tokens for any proof even when not allowed (bug 2 in the reference notes).
         "oauth-dpop-allowed": dpop != "off", "oauth-dpop-iat-duration": 60, "oauth-dpop-nonce-mandatory": dpop == "nonce", "oauth-dpop-nonce-counter": 100,
-        # Client registration (RFC 7591) open to anyone, with its management (RFC 7592): a client deletes itself.
-        "register-client-allowed": registration, "register-client-management-allowed": registration,
-        "register-client-auth-scope": [],
+        # Client registration (RFC 7591) with its management (RFC 7592): a client deletes itself. "open" to anyone;
+        # "token": only with an initial access token carrying the scope "dcr", spent once (minted by the confidential
+        # client "registrar" with client_credentials, which needs allow-non-oidc and the client grant).
+        "register-client-allowed": bool(registration), "register-client-management-allowed": bool(registration),
+        "register-client-auth-scope": ["dcr"] if registration == "token" else [],
+        "register-client-token-one-use": registration == "token",
         # The device grant (RFC 8628): codes valid this many seconds, a poll a second at most.
         "device-authorization-expiration": device_expiration or 600, "device-authorization-interval": 1,
         "session-management-allowed": False,
     }
+    if registration == "token":
+        params["allow-non-oidc"] = True
+        params["auth-type-client-enabled"] = True
+        params["allowed-scope"] = params["allowed-scope"] + ["dcr"]
     if one_use:
         # Rotation with reuse detection: each refresh answers a new refresh token and disables the old one; using
         # a spent one is an empty 400 and revokes the whole chain (the reference notes, "Refresh-token rotation").
         params["refresh-token-one-use"] = "always"
     api.call("POST", "/api/mod/plugin/", {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect",
                                           "enabled": True, "order_rank": 0, "parameters": params})
+    if registration == "token":
+        api.call("POST", "/api/scope/", {"name": "dcr", "display_name": "Register clients", "description": "RFC 7591",
+                                          "password_required": False, "password_max_age": 0, "scheme": {}})
     api.call("POST", "/api/user/", {"username": USERNAME, "password": PASSWORD, "name": NAME, "email": EMAIL,
                                     "scope": ["openid", "email", "profile"], "enabled": True})
     api.call("POST", "/api/client/", {"client_id": client_id, "name": client_id, "description": "linkrouter test client",
@@ -239,6 +249,13 @@ def bootstrap(api, issuer, client_id, redirect_uris, key, cert, access_token_dur
                                       "redirect_uri": redirect_uris,
                                       "authorization_type": ["code", "refresh_token"] + (["device_authorization"] if device_expiration > 0 else []),
                                       "scope": ["openid", "email", "profile"], "enabled": True})
+    if registration == "token":
+        # The administrator's way to an initial access token (RFC 7591 §3: out of band): client_credentials.
+        api.call("POST", "/api/client/", {"client_id": "registrar", "name": "registrar", "description": "mints initial access tokens",
+                                          "confidential": True, "client_secret": "registrar-secret",
+                                          "token_endpoint_auth_method": ["client_secret_basic"],
+                                          "redirect_uri": ["http://localhost:4243"],
+                                          "authorization_type": ["client_credentials"], "scope": ["dcr"], "enabled": True})
     if confidential:
         # A second client with a secret (client_secret_basic), for a peer that cannot use a public client:
         # oidc-agent sends Basic auth even with an empty secret, and no nonce (../shared/reference/peer-oidc-agent.md).
@@ -272,8 +289,9 @@ def main():
                    help="refresh tokens rotate one-use with reuse detection (a spent one revokes the chain)")
     p.add_argument("--public-origin", help="origin of a proxy in front (http://127.0.0.1:PORT, no path): "
                    "external_url and iss name it instead of Glewlwyd's own origin")
-    p.add_argument("--registration", action="store_true",
-                   help="open client registration (RFC 7591) with management (RFC 7592)")
+    p.add_argument("--registration", nargs="?", const="open", choices=("open", "token"),
+                   help="client registration (RFC 7591) with management (RFC 7592): open, or only with an initial "
+                        "access token of scope dcr (minted by the confidential client registrar:registrar-secret)")
     p.add_argument("--confidential-client", metavar="ID:SECRET",
                    help="also a confidential client (client_secret_basic; code, refresh and, with --device, device grants)")
     a = p.parse_args()

@@ -77,12 +77,13 @@ final class Glewlwyd: OpenIDTestProvider {
     /// required).
     /// `oneUseRefresh`: refresh tokens rotate one-use with reuse detection (a spent one is an empty 400 and revokes
     /// the chain).
-    /// `registration`: open client registration (RFC 7591) with management (RFC 7592).
+    /// `registration`: open client registration (RFC 7591) with management (RFC 7592); `registrationToken`: the same,
+    /// only with an initial access token (`initialAccessToken`).
     init(
         desktop: TestDesktop, redirectURIs: [String], publicOrigin: String? = nil, accessTokenSeconds: Int? = nil,
         revocation: Bool = false, par: String = "off",
         signing: String = "rsa", deviceSeconds: Int = 0, dpop: String = "off", oneUseRefresh: Bool = false,
-        registration: Bool = false
+        registration: Bool = false, registrationToken: Bool = false
     ) throws {
         let dir = desktop.root + "/glewlwyd"
         let path = desktop.root + "/glewlwyd.json"
@@ -93,7 +94,7 @@ final class Glewlwyd: OpenIDTestProvider {
         if let accessTokenSeconds { argv += ["--access-token-duration", String(accessTokenSeconds)] }
         if revocation { argv.append("--revocation") }
         if oneUseRefresh { argv.append("--one-use-refresh") }
-        if registration { argv.append("--registration") }
+        if registration || registrationToken { argv += ["--registration", registrationToken ? "token" : "open"] }
         argv += ["--par", par, "--signing", signing, "--device", String(deviceSeconds), "--dpop", dpop]
         pid = try Subprocess.spawn(
             argv,
@@ -122,6 +123,19 @@ final class Glewlwyd: OpenIDTestProvider {
     /// A second public client with the same redirects, for a sandboxed app's own account.
     var appClientID: String { info["app_client_id"] as! String }
     var signinScript: String { Paths.fixtures + "/glewlwyd_signin.py" }
+
+    /// An initial access token for the registration endpoint (with `registrationToken`), minted as the provider's
+    /// administrator would: the confidential client `registrar`'s client_credentials grant, scope `dcr`.
+    func initialAccessToken(_ desktop: TestDesktop) throws -> String {
+        let r = try desktop.run([
+            "curl", "-s", "-u", "registrar:registrar-secret", "-d", "grant_type=client_credentials", "-d", "scope=dcr",
+            tokenEndpoint,
+        ])
+        guard let json = try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any],
+            let token = json["access_token"] as? String
+        else { throw SystemError("no initial access token: \(r.text) \(r.errorText)", code: EPROTO) }
+        return token
+    }
 
     /// A client as the provider's administrator sees it (Fixtures/glewlwyd_admin.py); empty when there is none.
     func client(_ desktop: TestDesktop, _ id: String) throws -> [String: Any] {
