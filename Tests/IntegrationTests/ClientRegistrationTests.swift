@@ -23,14 +23,15 @@ struct ClientRegistrationTests {
         let provider: Glewlwyd
         let daemon: DaemonProcess
 
-        init() throws {
+        /// `registrationToken`: the provider registers only with an initial access token.
+        init(registrationToken: Bool = false) throws {
             desktop = try TestDesktop()
             bus = try PrivateBus(desktop: desktop)
             keyring = try GnomeKeyring(desktop: desktop)
             proxy = try TamperProxy(desktop: desktop)
             provider = try Glewlwyd(
                 desktop: desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin,
-                registration: true)
+                registration: !registrationToken, registrationToken: registrationToken)
             try proxy.connect(upstream: try #require(provider.directOrigin))
             daemon = try DaemonProcess(desktop: desktop)
         }
@@ -174,40 +175,20 @@ extension ClientRegistrationTests {
         "a provider that registers only with an initial access token: without one, refused naming --registration-token -; with one on stdin, registered; the same one again (spent), refused as such; nothing kept by the refusals"
     )
     func initialAccessToken() throws {
-        let desktop = try TestDesktop()
-        let bus = try PrivateBus(desktop: desktop)
-        let keyring = try GnomeKeyring(desktop: desktop)
-        let proxy = try TamperProxy(desktop: desktop)
-        let provider = try Glewlwyd(
-            desktop: desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin,
-            registrationToken: true)
-        try proxy.connect(upstream: try #require(provider.directOrigin))
-        let daemon = try DaemonProcess(desktop: desktop)
-        defer { withExtendedLifetime((bus, keyring, daemon)) {} }
-        func add(_ name: String, token: String?) throws -> Subprocess.Outcome {
-            let args = ["account", "add", name, "--issuer", provider.issuer]
-            guard let token else { return try desktop.linkctl(args) }
-            return try desktop.run(
-                ["/bin/sh", "-c", "printf '%s\\n' \"$0\" | \"$@\"", token, Paths.linkctl] + args + [
-                    "--registration-token", "-",
-                ])
-        }
-        let without = try add("work", token: nil)
+        let w = try World(registrationToken: true)
+        let without = try w.add("work")
         #expect(
             without.status != 0 && without.errorText.contains("RegistrationFailed")
                 && without.errorText.contains("--registration-token -"), "\(without.errorText)")
-        #expect(FileSystem.status(desktop.configHome + "/linkrouter/accounts/work.conf") == nil)
-        let token = try provider.initialAccessToken(desktop)
-        let with = try add("work", token: token)
+        try w.nothingKept("work")
+        let token = try w.provider.initialAccessToken(w.desktop)
+        let with = try w.add("work", ["--registration-token", "-"], stdin: token + "\n")
         #expect(with.status == 0 && with.errorText.contains("Registered client"), "\(with.errorText)")
         // The token was sent as a Bearer token, never written down.
-        let file = try FileSystem.readText(desktop.configHome + "/linkrouter/accounts/work.conf")
-        #expect(!file.contains(token))
-        let spent = try add("other", token: token)
+        #expect(try !FileSystem.readText(w.accountsDirectory + "/work.conf").contains(token))
+        let spent = try w.add("other", ["--registration-token", "-"], stdin: token + "\n")
         #expect(
             spent.status != 0 && spent.errorText.contains("refused the initial access token"), "\(spent.errorText)")
-        #expect(FileSystem.status(desktop.configHome + "/linkrouter/accounts/other.conf") == nil)
-        #expect(try keyring.items(account: "other#registration") == (0, 0))
-        #expect(daemon.isRunning)
+        try w.nothingKept("other")
     }
 }

@@ -13,26 +13,19 @@ import Testing
 /// provider, the daemon up.
 @Suite("A resource that says where to sign in (RFC 9728)")
 struct ProtectedResourceTests {
+    /// Client registration's world (a keyring, Glewlwyd with open registration behind the tests' proxy, the
+    /// daemon) and a resource that names that Glewlwyd.
     final class World {
-        let desktop: TestDesktop
-        let bus: PrivateBus
-        let keyring: GnomeKeyring
-        let proxy: TamperProxy
-        let provider: Glewlwyd
+        let base: ClientRegistrationTests.World
         let resource: ProtectedResourceStandIn
-        let daemon: DaemonProcess
+        var desktop: TestDesktop { base.desktop }
+        var proxy: TamperProxy { base.proxy }
+        var provider: Glewlwyd { base.provider }
+        var daemon: DaemonProcess { base.daemon }
 
         init() throws {
-            desktop = try TestDesktop()
-            bus = try PrivateBus(desktop: desktop)
-            keyring = try GnomeKeyring(desktop: desktop)
-            proxy = try TamperProxy(desktop: desktop)
-            provider = try Glewlwyd(
-                desktop: desktop, redirectURIs: ["com.example.app:/callback"], publicOrigin: proxy.origin,
-                registration: true)
-            try proxy.connect(upstream: try #require(provider.directOrigin))
-            resource = try ProtectedResourceStandIn(desktop: desktop, provider: provider)
-            daemon = try DaemonProcess(desktop: desktop)
+            base = try ClientRegistrationTests.World()
+            resource = try ProtectedResourceStandIn(desktop: base.desktop, provider: base.provider)
         }
 
         /// The refreshes the provider was asked for, with the resources they named.

@@ -221,5 +221,16 @@ struct ClientRegistrationTests {
         guard case .refused(let e) = replaced.reply else { throw Failure("\(replaced)") }
         #expect(e.message.contains("remove the account first"))
         router.apply(core: again.core)
+
+        // An app registering under one of the person's names: refused before anything is registered, in the words of
+        // every look-alike.
+        router.apply(core: [.caller(":1.9", .flatpak("org.example.App"))])
+        let lookAlike = router.accountCall(
+            .add("work", Self.request()), accounts: [registered], caller: ":1.9", now: A.now)
+        guard case .refused(let said) = lookAlike.reply else { throw Failure("\(lookAlike)") }
+        #expect(said.code == .accessDenied && A.started(lookAlike).isEmpty)
+        // Under a name of its own: registered for the app.
+        let own = router.accountCall(.add("mine", Self.request()), accounts: [registered], caller: ":1.9", now: A.now)
+        guard case .registration(.discover)? = A.started(own).first?.1 else { throw Failure("\(own)") }
     }
 }
