@@ -192,3 +192,33 @@ extension ClientRegistrationTests {
         try w.nothingKept("other")
     }
 }
+
+extension ClientRegistrationTests {
+    @Test(
+        "the registered loopback port taken by another program at sign-in: ListenerFailed naming it, no browser opened, the account as it was, the daemon up"
+    )
+    func portTaken() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        let redirect = try #require(
+            try w.account("work").flatMap { _ in
+                (try? FileSystem.readText(w.accountsDirectory + "/work.conf"))?.split(separator: "\n")
+                    .first { $0.hasPrefix("redirect_uri=") }.map { String($0.dropFirst("redirect_uri=".count)) }
+            })
+        let port = try #require(redirect.split(separator: ":").last?.split(separator: "/").first.map(String.init))
+        // Another program listens there first.
+        let ready = w.desktop.root + "/squatter.ready"
+        let squatter = try Subprocess.spawn(
+            [
+                "/usr/bin/python3", "-c",
+                "import socket,sys,time; s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); open(sys.argv[2],'w').close(); time.sleep(60)",
+                port, ready,
+            ], environment: w.desktop.environment, stdout: .null, stderr: .null)
+        defer { Subprocess.stop(squatter, name: "the port's squatter") }
+        #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(ready) != nil })
+        let login = try w.desktop.linkctl(["login", "work", "--no-browser", "--timeout", "5000"])
+        #expect(login.status != 0 && login.errorText.contains("ListenerFailed"), "\(login.errorText)")
+        #expect(try w.account("work")?["registered"] as? String == "managed")
+        #expect(w.daemon.isRunning)
+    }
+}
