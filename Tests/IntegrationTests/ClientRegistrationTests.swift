@@ -200,11 +200,10 @@ extension ClientRegistrationTests {
     func portTaken() throws {
         let w = try World()
         #expect(try w.add("work").status == 0)
+        // The port the client was registered with, from the account's file.
+        let file = try FileSystem.readText(w.accountsDirectory + "/work.conf")
         let redirect = try #require(
-            try w.account("work").flatMap { _ in
-                (try? FileSystem.readText(w.accountsDirectory + "/work.conf"))?.split(separator: "\n")
-                    .first { $0.hasPrefix("redirect_uri=") }.map { String($0.dropFirst("redirect_uri=".count)) }
-            })
+            file.split(separator: "\n").first { $0.hasPrefix("redirect_uri=") }?.dropFirst("redirect_uri=".count))
         let port = try #require(redirect.split(separator: ":").last?.split(separator: "/").first.map(String.init))
         // Another program listens there first.
         let ready = w.desktop.root + "/squatter.ready"
