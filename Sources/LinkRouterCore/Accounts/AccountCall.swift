@@ -268,13 +268,6 @@ extension AccountCall {
                 "\(app.label) has \(turn.limits.maxAccountsPerApp) accounts already; remove one first (RemoveAccount)")
         }
         if request.clientID == nil {
-            // An app's registration under one of the person's names would read as theirs (its client is new, so the
-            // name is all there is to compare).
-            if case .app = owner,
-                accounts.contains(where: { $0.name == name && ($0.owner == .user || $0.owner == .system) })
-            {
-                throw Self.lookAlike(name)
-            }
             // No client: linkrouter registers its own at the provider first (RFC 7591), then declares the account.
             return try ClientRegistration.start(
                 name, request, owner: owner, replacing: existing, accounts: accounts, caller: caller, held: held, &turn)

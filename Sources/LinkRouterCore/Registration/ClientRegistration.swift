@@ -77,6 +77,11 @@ public struct ClientRegistration: OperationMachine {
         probe.clientID = Self.standIn
         probe.registrationToken = nil
         let draft = try Account.make(name: name, probe, owner: owner, limits: turn.limits)
+        // An app's registration under one of the person's names would read as theirs (its client is new, so the name
+        // is all there is to compare): refused as every look-alike is, before anything is registered.
+        if case .app = owner, AccountCall.personsLookAlike(of: draft, among: accounts, byName: true) != nil {
+            throw AccountCall.lookAlike(name)
+        }
         if let r = request.registrationToken, !OAuthText.isVisibleText(r) {
             throw .invalid("registration_token must be printable ASCII")
         }
