@@ -42,16 +42,19 @@ public enum CallerApps {
     /// than the name appeared (a pid reused since is another process); no `.flatpak-info` is the host only when its
     /// real uid is the connection's too (not a pid reused by another user's process); a root that cannot be entered
     /// (EACCES: also every root, from a user namespace of the daemon's own) and every other failure is not knowing,
-    /// never "host".
+    /// never "host". `strictly`: `appearedAt` is only a bound the name appeared before (the daemon began watching
+    /// then), so a process that started in that very tick is not the one that connected.
     public static func app(
-        ofProcess pid: UInt32, uid: UInt32?, appearedAt: Int64? = nil, procRoot: String = "/proc"
+        ofProcess pid: UInt32, uid: UInt32?, appearedAt: Int64? = nil, strictly: Bool = false,
+        procRoot: String = "/proc"
     ) -> CallerApp {
         let dir = procRoot + "/" + String(pid)
         guard FileSystem.exists(dir), let stat = ProcessStat(dir), stat.isAlive else { return .unknown }
         if let appearedAt {
             // Clock ticks (`CLK_TCK`, 100 a second here): a process that started in the tick the name appeared in
             // is taken as the one that connected; one that started later is not.
-            guard let started = stat.startTicks, started <= appearedAt * ticksPerSecond / 1000 else { return .unknown }
+            let tick = appearedAt * ticksPerSecond / 1000
+            guard let started = stat.startTicks, strictly ? started < tick : started <= tick else { return .unknown }
         }
         do {
             return flatpak(try FileSystem.readText(dir + "/root/.flatpak-info", maxBytes: 64 * 1024)) ?? .unknown

@@ -249,11 +249,14 @@ final class Bus {
     /// appeared before it.
     func watchingNames() { watchingSince = Clock.monotonicMilliseconds() }
 
-    /// When `name` appeared; for one that came before the daemon watched, the moment it began watching, which is
-    /// later than the name's appearance and earlier than any process that took a reused pid since (issue 44: "now"
-    /// let a pid reused between a connection older than the daemon and its first call pass for it).
-    func appeared(_ name: String) -> Int64 {
-        appearances[name] ?? watchingSince ?? Clock.monotonicMilliseconds()
+    /// When `name` appeared (`seen`: the daemon saw it appear); for one that came before the daemon watched, the
+    /// moment it began watching, which is later than the name's appearance and earlier than any process that took a
+    /// reused pid since (issue 44: "now" let a pid reused between a connection older than the daemon and its first
+    /// call pass for it). Such a bound is strict (`CallerApps.app`'s `before`): a pid taken in the very clock tick
+    /// the daemon began watching is not the connection's (seen in CI once).
+    func appeared(_ name: String) -> (milliseconds: Int64, seen: Bool) {
+        if let seen = appearances[name] { return (seen, true) }
+        return (watchingSince ?? Clock.monotonicMilliseconds(), false)
     }
 
     // MARK: Asking the bus

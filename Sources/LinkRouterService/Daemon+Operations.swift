@@ -75,7 +75,11 @@ extension Daemon {
         case .identification(.identify(let name)):
             let appeared = bus.appeared(name)
             bus.credentials(of: name) { c in
-                let app = c.map { CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: appeared) } ?? .unknown
+                let app =
+                    c.map {
+                        CallerApps.app(
+                            ofProcess: $0.pid, uid: $0.uid, appearedAt: appeared.milliseconds, strictly: !appeared.seen)
+                    } ?? .unknown
                 // A sandboxed app's name as the person knows it, from its sandbox's exported entry (for prompts).
                 done(.identification(.identified(app, face: CallerApps.exportedFace(of: app))))
             }

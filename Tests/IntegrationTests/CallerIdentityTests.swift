@@ -247,6 +247,11 @@ struct CallerIdentityTests {
         #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 499_000, procRoot: dir.path) == .unknown)
         #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 500_000, procRoot: dir.path) == .host)
         #expect(CallerApps.app(ofProcess: 23, uid: me, appearedAt: 600_000, procRoot: dir.path) == .host)
+        // A bound the name appeared before (the daemon began watching then) is strict: the same tick is too late.
+        #expect(
+            CallerApps.app(ofProcess: 23, uid: me, appearedAt: 500_000, strictly: true, procRoot: dir.path) == .unknown)
+        #expect(
+            CallerApps.app(ofProcess: 23, uid: me, appearedAt: 510_000, strictly: true, procRoot: dir.path) == .host)
         // A host program's name for a prompt: its scope's app id, else its executable, else its comm.
         try process(
             25,
