@@ -193,7 +193,7 @@ enum TokenCommand {
                 name: RouterError.Code.notSignedIn.dbusName,
                 message: "the account for \(url) is not signed in; sign in with: linkctl login NAME")
         }
-        let host = url.split(separator: "/").dropFirst().first.map { String($0.split(separator: ":")[0]) } ?? ""
+        let host = (try? URIReference.split(url))?.host ?? ""
         let name = host.isEmpty ? "resource" : String(host.prefix(64))
         // Never over an account of that name (AddAccount would replace it).
         guard !items.contains(where: { $0.entry("name")?.plainText == name }) else {

@@ -130,16 +130,12 @@ extension AccountCall {
                     self, accounts: accounts, app: app, caller: caller, account: a, target: target, held: held, &turn))
         }
         do throws(RouterError) {
+            // A resource named by its URL: its metadata says where to sign in, then this call goes on.
+            if let url = resourceNamed {
+                return try ResourceLookup.start(
+                    self, for: url, accounts: accounts, app: app, caller: caller, held: held, &turn)
+            }
             switch self {
-            case .getToken(_, let request) where request.forResource != nil:
-                // A resource named by its URL: its metadata says where to sign in, then this call goes on.
-                return try ResourceLookup.start(
-                    self, for: request.forResource ?? "", accounts: accounts, app: app, caller: caller, held: held,
-                    &turn)
-            case .add(_, let request) where request.forResource != nil:
-                return try ResourceLookup.start(
-                    self, for: request.forResource ?? "", accounts: accounts, app: app, caller: caller, held: held,
-                    &turn)
             case .getToken(let name, let request):
                 var account: Account?
                 if let issuer = request.issuer {
@@ -316,6 +312,16 @@ extension AccountCall {
         case asking(Transition)
         /// What was asked for is not the account's to give: refused before anyone is asked.
         case refused(RouterError)
+    }
+
+    /// The protected resource a `GetToken` or `AddAccount` names by its URL (`for`), which `ResourceLookup` reads
+    /// first.
+    var resourceNamed: String? {
+        switch self {
+        case .getToken(_, let request): request.forResource
+        case .add(_, let request): request.forResource
+        case .list, .begin, .logout, .reject, .remove, .revokeGrant: nil
+        }
     }
 
     /// The answer a refused caller gets: no account exists for it (an empty list, for `ListAccounts`).

@@ -21,7 +21,8 @@ public struct ClientRegistration: OperationMachine {
 
     public enum Stage: Sendable, Equatable {
         case discovering
-        case pickingPort(ProviderMetadata, endpoint: String)
+        /// The redirect as declared, a loopback one without a port, which the port picked completes.
+        case pickingPort(ProviderMetadata, endpoint: String, redirect: CallbackURI)
         case registering(ClientRegistrationRequest)
         /// The client is registered; the keyring takes the means to delete it.
         case keeping(RegisteredClient, RegistrationCredentials, redirect: String)
@@ -103,19 +104,18 @@ public struct ClientRegistration: OperationMachine {
         switch (stage, event) {
         case (.discovering, .metadata(.success(let m))):
             guard let endpoint = m.registrationEndpoint else { return failed(op, Self.notOffered(draft.issuer)) }
-            let redirect = try? CallbackURI.parse(draft.redirectURI, role: "redirect_uri")
-            if let binding = redirect?.loopbackBinding, binding.port == 0 {
-                stage = .pickingPort(m, endpoint: endpoint)
+            // The declaration was checked (`Account.make`), so its redirect parses.
+            if let redirect = try? CallbackURI.parse(draft.redirectURI, role: "redirect_uri"),
+                let binding = redirect.loopbackBinding, binding.port == 0
+            {
+                stage = .pickingPort(m, endpoint: endpoint, redirect: redirect)
                 return Transition(effects: [.start(op, .registration(.pickPort(binding)))])
             }
             return register(op, m, endpoint, redirect: draft.redirectURI)
         case (.discovering, .metadata(.failure(let e))):
             return failed(op, e)
-        case (.pickingPort(let m, let endpoint), .port(.success(let port))):
-            guard let bound = try? CallbackURI.parse(draft.redirectURI, role: "redirect_uri").bound(port: port) else {
-                return failed(op, RouterError(.internalError, "the redirect could not take port \(port)"))
-            }
-            return register(op, m, endpoint, redirect: bound.string)
+        case (.pickingPort(let m, let endpoint, let redirect), .port(.success(let port))):
+            return register(op, m, endpoint, redirect: redirect.bound(port: port).string)
         case (.pickingPort, .port(.failure(let e))):
             return failed(op, e)
         case (.registering(let sent), .registered(.success(.registered(let client)))):
