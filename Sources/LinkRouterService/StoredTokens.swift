@@ -21,6 +21,8 @@ enum StoredTokens {
         add("sub", t.subject)
         add("name", t.name)
         add("email", t.email)
+        add("acr", t.acr)
+        add("auth_time", t.authTime)
         // The key the tokens are bound to: a bound refresh token is worth nothing without it (RFC 9449 §5).
         add("dpop_jwk", t.dpopKey?.privateJWK)
         add("dpop_jkt", t.dpopKey?.thumbprint)
@@ -40,6 +42,8 @@ enum StoredTokens {
         t.subject = v["sub"]?.stringValue
         t.name = v["name"]?.stringValue
         t.email = v["email"]?.stringValue
+        t.acr = v["acr"]?.stringValue
+        t.authTime = v["auth_time"]?.int64Value
         if let jwk = v["dpop_jwk"]?.stringValue {
             // A key that does not read back is damage: the set is not used (its refresh would fail unproved).
             guard let jkt = v["dpop_jkt"]?.stringValue, let key = DPoPKey(privateJWK: jwk, thumbprint: jkt) else {

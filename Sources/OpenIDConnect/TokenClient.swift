@@ -301,6 +301,8 @@ public final class TokenClient {
                     verified.name = claims["name"]?.stringValue.map(PrintableText.shown)
                     verified.email = claims["email"]?.stringValue.map(PrintableText.shown)
                     verified.idTokenExpiresAt = claims["exp"]?.int64Value
+                    verified.acr = claims["acr"]?.stringValue
+                    verified.authTime = claims["auth_time"]?.int64Value
                     completion(.success(verified))
                 } catch {
                     completion(.failure(SessionFailure(code: error.code, message: error.message)))

@@ -115,12 +115,15 @@ enum AccountToken {
     /// With no browser here (no display, or an SSH session), the device grant where the provider offers it, as
     /// `linkctl login` does: a code and a page for a phone, never a browser that cannot start; else the URL to open
     /// elsewhere.
-    static func signIn(_ account: String, openBrowser: Bool) throws(DaemonClient.Failure) {
+    /// `asking`: a step-up's `acr_values` and `max_age` (`GetToken`'s, passed on), for the sign-in to ask for.
+    static func signIn(_ account: String, openBrowser: Bool, asking: [(String, DBusValue)] = [])
+        throws(DaemonClient.Failure)
+    {
         var openBrowser = openBrowser
         if openBrowser, SystemEnvironment.noBrowserHere {
             do throws(DaemonClient.Failure) {
                 let (client, path) = try LoginCommand.deviceBegin(
-                    [("account", .string(account))], qr: StandardStreams.errIsTerminal)
+                    [("account", .string(account))] + asking, qr: StandardStreams.errIsTerminal)
                 _ = try WaitCommand.result(client, path: path, timeout: 0)
                 _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
                 return
@@ -134,7 +137,8 @@ enum AccountToken {
             }
         }
         let client = try DaemonClient.connect()
-        var options: [(String, DBusValue)] = [("account", .string(account)), ("open_browser", .boolean(openBrowser))]
+        var options: [(String, DBusValue)] =
+            [("account", .string(account)), ("open_browser", .boolean(openBrowser))] + asking
         options += SystemEnvironment.activationOptions(besides: options)
         let reply: [DBusValue]
         (reply, openBrowser) = try BrowserSignIn.begin(client, options)
@@ -149,5 +153,12 @@ enum AccountToken {
         StandardStreams.err("\(how)\n  \(url)\nWaiting for the callback…\n")
         _ = try WaitCommand.result(client, path: path, timeout: 0)
         _ = try? client.call(path: path, interface: API.sessionInterface, "Acknowledge")
+    }
+}
+
+extension AccountToken {
+    /// The step-up among `GetToken`'s options (`acr_values`, `max_age`): what a sign-in for it asks for.
+    static func stepUp(_ options: [(String, DBusValue)]) -> [(String, DBusValue)] {
+        options.filter { $0.0 == TokenOptionNames.acrValues.1 || $0.0 == TokenOptionNames.maxAge.1 }
     }
 }

@@ -11,7 +11,8 @@ import SystemKit
 /// the provider, the token is asked for it alone); with NAME, that account's
 /// own. A 401 or 403 whose Bearer challenge says `invalid_token` gets a fresh
 /// token (the refused one given back, `RejectToken`), `insufficient_scope`
-/// one for the scope held and the scope asked; the request is sent again
+/// one for the scope held and the scope asked, `insufficient_user_authentication` one from a sign-in of the
+/// classes and age it names (RFC 9470; `--interactive` signs in so); the request is sent again
 /// once, never in a loop, and each outcome is said on stderr. The body goes
 /// to stdout as it came; the exit status is curl's where it has one (0, 22
 /// with `--fail` for an HTTP error, 7 when the server cannot be reached).
@@ -28,13 +29,17 @@ enum FetchCommand {
             .value("resource", "URI", "the resource the token is for, when it is not URL itself (RFC 8707)"),
             .flag("include", "print the status line and the answer's headers before its body"),
             .flag("fail", "exit 22 on an HTTP error (400 and above), as curl --fail"),
+            .flag("interactive", "sign in when a challenge asks for a stronger or newer sign-in (a step-up)"),
+            .flag("no-browser", "with --interactive: print the sign-in URL instead of opening the browser"),
         ],
         details: """
             Without NAME, the token is found from the resource's metadata (RFC 9728) as linkctl token --for URL finds \
             it, and asked for that resource alone; with NAME, it is that account's. A 401 or 403 challenge is answered \
             once: invalid_token with a fresh token, insufficient_scope with a token for the wider scope (where the \
-            sign-in granted it), insufficient_user_authentication is said (a stronger sign-in is the person's to do); \
-            then the request is sent again, once. The answer's body goes to stdout as it came.
+            sign-in granted it), insufficient_user_authentication (RFC 9470) with a token from a sign-in of the \
+            acr_values and max_age it names: the account's, if it was made so, else with --interactive a new sign-in \
+            asking for them (the ID token checked), else the linkctl login line that asks for them; then the request \
+            is sent again, once. The answer's body goes to stdout as it came.
             """,
         run: run)
 
@@ -108,10 +113,21 @@ enum FetchCommand {
                         response = try fetch.send(token.token)
                     }
                 case .stepUp(let acr, let maxAge):
+                    var asking: [(String, DBusValue)] = []
+                    if let acr { asking.append((TokenOptionNames.acrValues.1, .string(acr))) }
+                    if let maxAge { asking.append((TokenOptionNames.maxAge.1, .uint32(UInt32(clamping: maxAge)))) }
                     let wants = [acr.map { "acr_values=\($0)" }, maxAge.map { "max_age=\($0)" }].compactMap { $0 }
-                    StandardStreams.err(
-                        "linkctl: fetch: \(said): it wants a stronger sign-in (\(wants.joined(separator: ", "))), which linkrouter does not ask for yet; the answer is as the server gave it\n"
-                    )
+                        .joined(separator: ", ")
+                    if let stronger = try steppedUp(
+                        name, options, asking: asking, account: account,
+                        said: "\(said) and wants a sign-in with \(wants)",
+                        args: args)
+                    {
+                        token = stronger
+                        StandardStreams.err(
+                            "linkctl: fetch: \(said); sent again with a token of a sign-in with \(wants)\n")
+                        response = try fetch.send(token.token)
+                    }
                 case .none(let why):
                     StandardStreams.err("linkctl: fetch: \(why); the answer is as the server gave it\n")
                 }
@@ -152,6 +168,26 @@ enum FetchCommand {
                 "linkctl: fetch: \(said) and wants the scope \"\(scope)\", beyond what \(account)'s sign-in granted: declare it (linkctl account add \(account) … --scope '\(scope)' --replace) and sign in again (linkctl login \(account))\n"
             )
             return nil
+        }
+    }
+
+    /// A token from a sign-in that meets the step-up `asking` (`acr_values`, `max_age`): the account's own where its
+    /// sign-in does; else, with `--interactive`, after a new sign-in asking for it; else nil, with the line that signs
+    /// in so said on stderr.
+    static func steppedUp(
+        _ name: String, _ options: [(String, DBusValue)], asking: [(String, DBusValue)], account: String,
+        said: String, args: ParsedArguments
+    ) throws(DaemonClient.Failure) -> AccountToken.Reply? {
+        do {
+            return try AccountToken.get(name, options + asking)
+        } catch  where error.code == .stepUpRequired || error.code == .notSignedIn {
+            guard args.has("interactive") else {
+                StandardStreams.err("linkctl: fetch: \(said): \(error.text) (or: linkctl fetch --interactive)\n")
+                return nil
+            }
+            StandardStreams.err("linkctl: fetch: \(said): signing in to \(account) again, asking for it\n")
+            try AccountToken.signIn(account, openBrowser: !args.has("no-browser"), asking: asking)
+            return try AccountToken.get(name, options + asking)
         }
     }
 

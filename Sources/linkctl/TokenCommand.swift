@@ -159,12 +159,22 @@ enum TokenCommand {
                 // For a resource: its account, declared from its metadata first when there is none (a client
                 // registered where the provider allows), then signed in.
                 let account = try resourceAccount(args.value("for") ?? "", unknown: error.code == .unknownAccount)
-                try AccountToken.signIn(account, openBrowser: !args.has("no-browser"))
+                try AccountToken.signIn(
+                    account, openBrowser: !args.has("no-browser"), asking: AccountToken.stepUp(options))
                 reply = try AccountToken.get(name, options)
-            } catch  where args.has("interactive") && error.code == .notSignedIn {
-                // Asked by issuer: the sign-in names the account the daemon picked by the same rule.
-                let account = try name.isEmpty ? AccountToken.named(issuer: args.value("issuer") ?? "") : name
-                try AccountToken.signIn(account, openBrowser: !args.has("no-browser"))
+            } catch
+                where args.has("interactive") && (error.code == .notSignedIn || error.code == .stepUpRequired)
+            {
+                // Asked by issuer: the sign-in names the account the daemon picked by the same rule. A step-up's
+                // sign-in asks for what the token was asked with.
+                var account = name
+                if account.isEmpty, let url = args.value("for") {
+                    account = try resourceAccount(url, unknown: false)
+                } else if account.isEmpty {
+                    account = try AccountToken.named(issuer: args.value("issuer") ?? "")
+                }
+                try AccountToken.signIn(
+                    account, openBrowser: !args.has("no-browser"), asking: AccountToken.stepUp(options))
                 reply = try AccountToken.get(name, options)
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }

@@ -157,7 +157,7 @@ extension ProtectedResourceTests {
 
 extension ProtectedResourceTests {
     @Test(
-        "linkctl fetch: the request with the token --for finds, the body as it came; invalid_token answered once with a fresh token; a server that keeps refusing asked twice, never a third time; insufficient_scope beyond the grant and a step-up said, the answer as given (--fail: 22)"
+        "linkctl fetch: the request with the token --for finds, the body as it came; invalid_token answered once with a fresh token; a server that keeps refusing asked twice, never a third time; insufficient_scope beyond the grant and a step-up the sign-in does not meet said, the answer as given (--fail: 22)"
     )
     func fetch() throws {
         let w = try World()
@@ -200,12 +200,16 @@ extension ProtectedResourceTests {
                 && scope.text.contains("insufficient-scope"), "\(scope.errorText)")
         #expect(requests().count == before + 1)
 
-        // A stronger sign-in (RFC 9470): said, with what the server asks.
+        // A stronger sign-in (RFC 9470): the account's sign-in (Glewlwyd names no acr) does not meet it, so the
+        // sign-in that asks for it is said (StepUpTests signs in so), and the answer is as given.
         try w.resource.challenge("step-up")
+        before = requests().count
         let stepUp = try w.desktop.linkctl("fetch", w.resource.url, "--fail")
         #expect(
-            stepUp.status == 22 && stepUp.errorText.contains("acr_values=urn:example:mfa, max_age=0"),
+            stepUp.status == 22 && stepUp.errorText.contains("acr_values=urn:example:mfa, max_age=0")
+                && stepUp.errorText.contains("linkctl login mcp --acr-values 'urn:example:mfa' --max-age 0"),
             "\(stepUp.errorText)")
+        #expect(requests().count == before + 1)
         #expect(w.daemon.isRunning)
     }
 }

@@ -28,7 +28,7 @@ struct StoredFlowTests {
                 exchange: TokenExchange(
                     clientID: "c", tokenEndpoint: "https://as.example/token", jwksURI: "https://as.example/jwks",
                     expectsIDToken: true, account: "work",
-                    accountInMemory: true),
+                    accountInMemory: true, stepUp: StepUp(acrValues: ["urn:mfa", "urn:hwk"], maxAge: 600)),
                 resumeOpened: true))
     }
 
@@ -39,7 +39,7 @@ struct StoredFlowTests {
         // Written in two passes (length, then bytes): exactly the lines, none empty, no stray byte.
         let lines = login.stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(
-            lines.first == "v=1" && lines.count == 21 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
+            lines.first == "v=1" && lines.count == 23 && lines.allSatisfy { $0.contains("=") && !$0.hasSuffix("=") })
         #expect(Login(kind: "code", stored: lines.reversed().joined(separator: "\n"), parse: Self.parse) == login)
         #expect(
             Login(kind: "code", stored: (lines + ["from_a_newer_daemon=x"]).joined(separator: "\n"), parse: Self.parse)
@@ -51,7 +51,7 @@ struct StoredFlowTests {
     }
 
     @Test(
-        "refused: another kind, another version, a line with no '=', a required field missing, a callback that does not parse"
+        "refused: another kind, another version, a line with no '=', a required field missing, a callback or a step-up that does not parse"
     )
     func refused() throws {
         let stored = try Self.full().stored
@@ -76,6 +76,12 @@ struct StoredFlowTests {
             Login(
                 kind: "code", stored: lines.filter { !$0.hasPrefix("exchange_jwks_uri=") }.joined(separator: "\n"),
                 parse: Self.parse) == nil, "an exchange with a part missing is damage, not no exchange")
+        #expect(
+            Login(
+                kind: "code",
+                stored: lines.map { $0.hasPrefix("exchange_max_age=") ? "exchange_max_age=soon" : $0 }.joined(
+                    separator: "\n"),
+                parse: Self.parse) == nil, "a step-up that does not read: its ID token could not be checked as asked")
     }
 
     @Test(

@@ -33,7 +33,11 @@ extension AccountKeeper {
         var t = Transition()
         for (op, w) in turn.core.held.tokenWaits(of: key) {
             let live = anyLive || liveFor.contains(w.target)
-            if state.usable(w.kind, minValid: live ? 1 : w.minValid, now: turn.now, target: w.target),
+            if let stepUp = w.stepUp, let kept = state.tokens, let why = kept.unmet(stepUp, now: turn.now) {
+                // Read from the keyring (or refreshed) meanwhile: a sign-in that is not what the waiter asked for.
+                t.effects.append(.answer(op, .refused(stepUpRequired(key, stepUp, why))))
+                t.core.append(.finish(op))
+            } else if state.usable(w.kind, minValid: live ? 1 : w.minValid, now: turn.now, target: w.target),
                 let tokens = state.set(for: w.target)
             {
                 let reply = tokenReply(
@@ -94,6 +98,15 @@ extension AccountKeeper {
         RouterError(
             .notSignedIn,
             "\(key.name) is not signed in\(why.map { " (\($0))" } ?? ""); sign in with: linkctl login \(key.name)")
+    }
+
+    /// A step-up the account's sign-in does not meet (`why`, read as "the sign-in …"), and the sign-in that asks for
+    /// it.
+    static func stepUpRequired(_ key: AccountKey, _ stepUp: StepUp, _ why: String) -> RouterError {
+        RouterError(
+            .stepUpRequired,
+            "\(key.name)'s sign-in \(why); a token from it is not handed out for this request. Sign in again, asking for it: linkctl login \(key.name) \(stepUp.flags)"
+        )
     }
 
     static func unknownAccount(_ name: String) -> RouterError {

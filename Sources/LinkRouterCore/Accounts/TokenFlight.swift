@@ -381,6 +381,8 @@ public struct TokenFlight: AccountPart {
             fresh.subject = old.subject
             fresh.name = old.name
             fresh.email = old.email
+            fresh.acr = old.acr
+            fresh.authTime = old.authTime
         }
         guard account?.store != .memory else {
             state.tokens = fresh

@@ -17,6 +17,9 @@ public struct TokenRequest: Sendable, Equatable {
     /// A protected resource named by its URL (RFC 9728, `ResourceLookup`): the account is found from its metadata,
     /// and the token asked for it (RFC 8707).
     public var forResource: String?
+    /// A step-up (RFC 9470): the token only from a sign-in made with one of these classes, this lately.
+    public var acrValues: String?
+    public var maxAge: UInt32?
     /// `SignProof`: a proof for the access token instead of the token itself; not an option. Set by `GetToken`'s
     /// `dpop_method` and `dpop_url` too (`ProofRequest.withToken`): the token and its proof in one answer.
     public var proof: ProofRequest?
@@ -116,6 +119,21 @@ public struct TokenRequest: Sendable, Equatable {
                     "a token for the resource at URL: its metadata (RFC 9728) names where to sign in; the token is for it alone (RFC 8707)",
                 doc:
                     "a token for the protected resource at this URL (https, http only on a loopback host): its metadata (`/.well-known/oauth-protected-resource` inserted before the URL's path, RFC 9728) must name this very URL as its `resource` (else `DiscoveryFailed`: a mix-up) and the issuers it takes tokens from; the account is the one named (which must sign in at one of them, else `AccessDenied`) or, with an empty name, the caller's account at the first of them it has one at (its default among several; none: `UnknownAccount`); the token is then a narrower token with `resource` set to the URL (RFC 8707), kept per resource. Not with `issuer` or `resource`"
+            ),
+            OptionRow(
+                TokenOptionNames.acrValues.1, .string({ $0.acrValues = $1 }, get: { $0.acrValues }), limit: .option,
+                flag: .value(TokenOptionNames.acrValues.0, placeholder: "ACR"),
+                help:
+                    "a step-up: only from a sign-in made with one of these authentication classes (--interactive signs in so)",
+                doc:
+                    "a step-up (RFC 9470, a resource server's `insufficient_user_authentication`): the token only from a sign-in whose ID token's `acr` is one of these space-separated classes; else `StepUpRequired`, naming the sign-in that asks for them (`Login` with the same `acr_values`)"
+            ),
+            OptionRow(
+                TokenOptionNames.maxAge.1, .uint32({ $0.maxAge = $1 }, get: { $0.maxAge }),
+                flag: .value(TokenOptionNames.maxAge.0, placeholder: "SECONDS"),
+                help: "a step-up: only from a sign-in at most SECONDS old (--interactive signs in again)",
+                doc:
+                    "a step-up (RFC 9470): the token only from a sign-in whose ID token's `auth_time` is at most this many seconds ago (120 s of clock skew allowed); else `StepUpRequired`"
             ),
             OptionRow(
                 TokenOptionNames.forURL, .string({ $0.forURL = $1 }, get: { $0.forURL }), limit: .option,

@@ -19,6 +19,11 @@ public struct TokenSet: Sendable, Equatable {
     /// The verified ID token's `exp`: a consumer of the ID token (an OIDC
     /// Kubernetes cluster) needs it fresh, whatever the access token's life.
     public var idTokenExpiresAt: Int64?
+    /// The verified ID token's `acr` and `auth_time`: how and when the person signed in, which a step-up
+    /// (`StepUp`: `GetToken`'s `acr_values`, `max_age`) is checked against. A refresh's ID token says the same
+    /// (OpenID Connect Core §12.2).
+    public var acr: String?
+    public var authTime: Int64?
     /// The key the tokens are bound to (RFC 9449): kept with them in the keyring, never handed out.
     /// Set when the grant proved it, whatever `token_type` came back (a public client's refresh token is bound either
     /// way, §5).
@@ -58,5 +63,12 @@ extension TokenSet {
             kept.idTokenExpiresAt = 0
         }
         return kept
+    }
+}
+
+extension TokenSet {
+    /// Why this sign-in does not meet `stepUp` at `now`, or nil.
+    public func unmet(_ stepUp: StepUp, now: Int64) -> String? {
+        stepUp.unmet(acr: acr, authTime: authTime, now: now)
     }
 }

@@ -18,11 +18,15 @@ public struct TokenWait: Sendable, Equatable {
     /// The account's declaration as the call found it: a flight the call waits on that began without one (a keyring
     /// read after `CollectionChanged`, a write) refreshes with it, rather than refusing a refresh it cannot make.
     public let account: Account?
+    /// A step-up (`acr_values`, `max_age`): the token only from a sign-in that meets it.
+    public let stepUp: StepUp?
 
     public init(
         _ key: AccountKey, caller: String, kind: Account.TokenKind, minValid: Int64, proof: ProofRequest?,
-        interactive: Bool = false, target: TokenTarget = TokenTarget(), account: Account? = nil
+        interactive: Bool = false, target: TokenTarget = TokenTarget(), account: Account? = nil,
+        stepUp: StepUp? = nil
     ) {
+        self.stepUp = stepUp
         self.target = target
         self.account = account
         self.key = key

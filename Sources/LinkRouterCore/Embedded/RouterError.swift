@@ -53,6 +53,9 @@ public struct RouterError: Error, Equatable, Sendable, CustomStringConvertible {
         case staleToken = "StaleToken"
         /// A client could not be registered (RFC 7591) or deleted (RFC 7592) at the provider.
         case registrationFailed = "RegistrationFailed"
+        /// `GetToken` with `acr_values` or `max_age`: the account's sign-in was not made that way, or that lately;
+        /// a new sign-in asking for it (`linkctl login NAME --acr-values … --max-age …`) may be.
+        case stepUpRequired = "StepUpRequired"
         case internalError = "Internal"
     }
 

@@ -45,10 +45,21 @@ extension Begin {
         } catch {
             return .end(refusing(error, held: held))
         }
+        let stepUp: StepUp?
+        do throws(RouterError) {
+            stepUp = try r.stepUp(exchanged: true)
+            if stepUp != nil, !scope.split(separator: " ").contains("openid") {
+                throw .invalid(
+                    "acr_values and max_age are checked in the ID token: the login's scope must include openid")
+            }
+        } catch {
+            return .end(refusing(error, held: held))
+        }
         guard let authorization = deviceAuthorization else {
             return .wait(
                 .authorizeDevice(
-                    DeviceGrant.Request(endpoint: endpoint, clientID: clientID, scope: scope, parameters: r.extraParams)
+                    DeviceGrant.Request(
+                        endpoint: endpoint, clientID: clientID, scope: scope, parameters: r.parameters(with: stepUp))
                 ))
         }
         if turn.core.session(secrets.id) != nil {
@@ -62,7 +73,7 @@ extension Begin {
         let exchange = TokenExchange(
             clientID: clientID, tokenEndpoint: metadata.tokenEndpoint, jwksURI: metadata.jwksURI,
             expectsIDToken: scope.split(separator: " ").contains("openid"), account: r.account,
-            accountInMemory: r.accountStore == .memory, dpop: dpop)
+            accountInMemory: r.accountStore == .memory, dpop: dpop, stepUp: stepUp)
         let device = DeviceLogin(issuer: metadata.issuer, exchange: exchange, authorization: authorization)
         let now = turn.now
         let session = Session(

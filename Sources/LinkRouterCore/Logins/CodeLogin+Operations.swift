@@ -33,7 +33,8 @@ extension CodeLogin: LoginMachine {
         guard let exchange else { return nil }
         let grant = TokenGrant(
             tokenEndpoint: exchange.tokenEndpoint, jwksURI: exchange.jwksURI,
-            expected: IDTokenClaims.Expected(issuer: issuer ?? "", clientID: exchange.clientID, nonce: nonce),
+            expected: IDTokenClaims.Expected(
+                issuer: issuer ?? "", clientID: exchange.clientID, nonce: nonce, stepUp: exchange.stepUp),
             requiresIDToken: exchange.expectsIDToken, dpop: exchange.dpop)
         return .redeem(
             grant, code: session.result?.code ?? "", redirectURI: session.result?.redirectURI ?? redirect.string,

@@ -35,7 +35,8 @@ extension DeviceLogin: LoginMachine {
             guard s.status == .pending, let code = deviceCode else { return Transition(core: [.finish(op)]) }
             let grant = TokenGrant(
                 tokenEndpoint: exchange.tokenEndpoint, jwksURI: exchange.jwksURI,
-                expected: IDTokenClaims.Expected(issuer: issuer, clientID: exchange.clientID, nonce: nil),
+                expected: IDTokenClaims.Expected(
+                    issuer: issuer, clientID: exchange.clientID, nonce: nil, stepUp: exchange.stepUp),
                 requiresIDToken: false, dpop: exchange.dpop)
             // In flight: a stop now would lose the answer (tokens the provider gives once).
             return Transition(

@@ -70,7 +70,11 @@ extension DeviceLogin: StoredLogin {
     static let formerExchangeAt = exchangeAt + TokenExchange.storedKeys.count
     static let layout = StoredLayout(
         Key.allCases.map(\.name) + TokenExchange.storedKeys
-            + ["client_id", "token_endpoint", "jwks_uri", "openid", "account", "account_memory", "dpop"])
+            // The former names had no step-up: two names no value carries keep the layout as long as the new one's.
+            + [
+                "client_id", "token_endpoint", "jwks_uri", "openid", "account", "account_memory", "dpop",
+                "former_acr_values", "former_max_age",
+            ])
 
     func write(_ w: inout StoredWriter) {
         w.add(Key.issuer.rawValue, issuer)

@@ -292,6 +292,8 @@ extension SessionPlan {
             guard request.par == nil else {
                 throw .invalid("par cannot be combined with authorize_url: the adopted URL is opened as it is")
             }
+            // Refused: the adopted URL is opened as it is, and its code is the app's to exchange.
+            _ = try request.stepUp(exchanged: false)
             return try adopt(
                 adopted, request: request, owner: owner, ttl: ttl, options: options, issuer: issuer, limits: limits)
         }
@@ -338,6 +340,7 @@ extension SessionPlan {
         let appCallback = try request.appCallbackURI.map { a throws(RouterError) in
             try parseAppCallback(a, maxLength: maxOption)
         }
+        let stepUp = try request.stepUp(exchanged: request.exchange)
         let exchange =
             request.exchange
             ? metadata.map {
@@ -345,11 +348,18 @@ extension SessionPlan {
                     clientID: clientID, tokenEndpoint: $0.tokenEndpoint, jwksURI: $0.jwksURI,
                     expectsIDToken: request.scope?.split(separator: " ").contains("openid") ?? false,
                     account: request.account,
-                    accountInMemory: request.accountStore == .memory)
+                    accountInMemory: request.accountStore == .memory, stepUp: stepUp)
             } : nil
+        // The ID token is what says how the person signed in: a step-up without one could not be checked.
+        if stepUp != nil, exchange?.expectsIDToken != true {
+            throw .invalid(
+                "acr_values and max_age are checked in the ID token: the login's scope must include openid, and the daemon must exchange the code"
+            )
+        }
         return SessionPlan(
             source: .builder(
-                endpoint: endpoint, clientID: clientID, scope: request.scope, extraParams: request.extraParams),
+                endpoint: endpoint, clientID: clientID, scope: request.scope,
+                extraParams: request.parameters(with: stepUp)),
             owner: owner, redirect: redirect, appCallback: appCallback, openBrowser: request.openBrowser,
             browser: request.browser, ttl: ttl,
             options: options.requiringIssuer(metadata?.issParameterSupported == true),

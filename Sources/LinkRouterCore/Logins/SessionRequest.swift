@@ -35,8 +35,36 @@ public struct SessionRequest: Sendable, Equatable {
     public var deviceAuthorizationEndpoint: String?
     /// Set with the account: whether its tokens are bound to a key the daemon holds (RFC 9449); not an option.
     public var dpop: DPoPBinding.Mode?
+    /// A step-up (RFC 9470): the authentication classes and the most age the sign-in must have
+    /// (`acr_values`, `max_age`), asked of the provider and checked in the ID token (`stepUp()`).
+    public var acrValues: String?
+    public var maxAge: UInt32?
 
     public init() {}
+
+    /// The step-up this login asks for, checked: only where the daemon exchanges the code, so that the ID token
+    /// can be checked against it (an app that exchanges the code itself passes them in `extra_params`), and never
+    /// also in a caller's `extra_params` (an account's own are overridden for this login).
+    /// `exchanged`: the daemon gets the tokens (a code login's `exchange`; a device login always).
+    public func stepUp(exchanged: Bool) throws(RouterError) -> StepUp? {
+        guard let stepUp = try StepUp.make(acrValues: acrValues, maxAge: maxAge) else { return nil }
+        guard exchanged, authorizeURL == nil, codeChallenge == nil else {
+            throw .invalid(
+                "acr_values and max_age are checked in the ID token the daemon verifies: they need exchange (or an account); an app that exchanges the code itself passes them in extra_params"
+            )
+        }
+        if account == nil, let name = StepUp.parameterNames.first(where: { extraParams[$0] != nil }) {
+            throw .invalid("\(name) is given twice: as an option and in extra_params; give it once, as the option")
+        }
+        return stepUp
+    }
+
+    /// `extraParams` with the step-up's parameters (they win over an account's own for this login).
+    func parameters(with stepUp: StepUp?) -> [String: String] {
+        var params = extraParams
+        for (k, v) in stepUp?.parameters ?? [] { params[k] = v }
+        return params
+    }
 
     /// What the browser this login opens is handed: the caller's token, under both names.
     public var handOff: ActivationContext {

@@ -14,13 +14,16 @@ public struct TokenExchange: Sendable, Equatable {
     public let accountInMemory: Bool
     /// The key the tokens are bound to (RFC 9449), until the session ends: a secret, kept like the PKCE verifier.
     public private(set) var dpop: DPoPBinding?
+    /// What the sign-in was asked to be (`acr_values`, `max_age`): the ID token must say it was.
+    public let stepUp: StepUp?
 
     public init(
         clientID: String, tokenEndpoint: String, jwksURI: String, expectsIDToken: Bool, account: String? = nil,
         accountInMemory: Bool = false,
-        dpop: DPoPBinding? = nil
+        dpop: DPoPBinding? = nil, stepUp: StepUp? = nil
     ) {
         self.dpop = dpop
+        self.stepUp = stepUp
         self.clientID = clientID
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
@@ -50,7 +53,7 @@ extension TokenExchange {
     /// Its lines in a login's stored value (`StoredForm`), for every kind of login that has one.
     static let storedKeys = [
         "exchange_client_id", "exchange_token_endpoint", "exchange_jwks_uri", "exchange_openid", "exchange_account",
-        "exchange_account_memory", "exchange_dpop",
+        "exchange_account_memory", "exchange_dpop", "exchange_acr_values", "exchange_max_age",
     ]
 
     /// Its lines, at `base` and after.
@@ -62,6 +65,8 @@ extension TokenExchange {
         w.add(base + 4, account)
         w.flag(base + 5, accountInMemory)
         w.add(base + 6, dpop?.stored)
+        w.add(base + 7, stepUp?.stored.0)
+        w.add(base + 8, stepUp?.stored.1)
     }
 
     /// The exchange at `base`, or nil when the login has none (no client id).
@@ -77,8 +82,13 @@ extension TokenExchange {
             guard let binding = DPoPBinding(stored: line) else { throw StoredDamage() }
             dpop = binding
         }
+        let acr = r.text(base + 7)
+        let age = r.text(base + 8)
+        let stepUp = StepUp(stored: acr, age)
+        // A line that does not read back is damage: the login's ID token could not be checked as it was asked.
+        if stepUp == nil, acr != nil || age != nil { throw StoredDamage() }
         return TokenExchange(
             clientID: client, tokenEndpoint: token, jwksURI: jwks, expectsIDToken: r.flag(base + 3),
-            account: r.shared(base + 4, &reuse), accountInMemory: r.flag(base + 5), dpop: dpop)
+            account: r.shared(base + 4, &reuse), accountInMemory: r.flag(base + 5), dpop: dpop, stepUp: stepUp)
     }
 }

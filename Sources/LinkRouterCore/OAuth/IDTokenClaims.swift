@@ -11,10 +11,14 @@ public enum IDTokenClaims {
         public var clientID: String
         /// The session's nonce; nil for a refresh, where none was sent (§12.2).
         public var nonce: String?
-        public init(issuer: String, clientID: String, nonce: String?) {
+        /// What the sign-in was asked to be (`acr_values`, `max_age`): its `acr` and `auth_time` must meet it.
+        /// Nil for a refresh (§12.2: they say the first sign-in's, checked when it was made).
+        public var stepUp: StepUp?
+        public init(issuer: String, clientID: String, nonce: String?, stepUp: StepUp? = nil) {
             self.issuer = issuer
             self.clientID = clientID
             self.nonce = nonce
+            self.stepUp = stepUp
         }
     }
 
@@ -74,6 +78,13 @@ public enum IDTokenClaims {
             guard ConstantTime.equals(got, nonce) else {
                 throw reject("carries another nonce than the one this login sent (a replayed or injected token)")
             }
+        }
+        // OpenID Connect Core §3.1.3.7 items 12 and 13: the class and the time asked for are checked, not trusted.
+        if let stepUp = expected.stepUp,
+            let why = stepUp.unmet(acr: claims["acr"]?.stringValue, authTime: claims["auth_time"]?.int64Value, now: now)
+        {
+            throw reject(
+                "says the sign-in \(why): the provider did not sign the person in as asked (acr_values, max_age)")
         }
         return sub
     }

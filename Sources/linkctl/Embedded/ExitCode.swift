@@ -14,7 +14,7 @@ enum ExitCode {
     static let loginFailed: Int32 = 2
     /// `wait`/`login` gave up after `--timeout`; the session goes on.
     static let timeout: Int32 = 3
-    /// `token NAME`: the account is not signed in (`linkctl login NAME`).
+    /// `token NAME`: the account is not signed in (`linkctl login NAME`), or not in the way asked (a step-up).
     static let notSignedIn: Int32 = 4
     /// `token NAME`: the keyring is locked, absent or failed; the account may still be signed in.
     static let keyring: Int32 = 5
@@ -35,7 +35,7 @@ enum ExitCode {
             .idTokenRejected:
             return loginFailed
         case .timeout: return timeout
-        case .notSignedIn: return notSignedIn
+        case .notSignedIn, .stepUpRequired: return notSignedIn
         case .keyringLocked, .noKeyring, .keyringFailed: return keyring
         default: return refused
         }

@@ -9,7 +9,10 @@ Run by the virtual environment scripts/setup --test makes:
 Writes its settings, URLs, a one-line login template and an RSA key in DIR,
 migrates a SQLite database there, makes alice and a public client
 `com.example.app` (code flow, PKCE S256 required, refresh tokens rotated with
-reuse detection, RFC 9207 `iss`), serves on 127.0.0.1:PORT in this process,
+reuse detection, RFC 9207 `iss`), says in its ID tokens how alice signed in
+(`acr`: urn:example:mfa when she is in the group "mfa", which a test adds her
+to as a person enrolling a second factor would; urn:example:password
+otherwise), serves on 127.0.0.1:PORT in this process,
 prints one JSON line with what a test needs, and runs until SIGTERM (or
 stdin's EOF when stdin is a pipe).
 """
@@ -31,6 +34,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+# How this provider says a person signed in (OpenID Connect Core §2 `acr`): its configuration, as a deployment's
+# would be; the ID token's other claims are DOT's own.
+VALIDATOR = """from oauth2_provider.oauth2_validators import OAuth2Validator
+
+
+class AuthenticationClassValidator(OAuth2Validator):
+    oidc_claim_scope = dict(OAuth2Validator.oidc_claim_scope, acr="openid")
+
+    def get_additional_claims(self, request):
+        mfa = request.user.groups.filter(name="mfa").exists()
+        return {"acr": "urn:example:mfa" if mfa else "urn:example:password"}
+"""
+
+
 def write_site(d, port, access_seconds):
     with open(os.path.join(d, "dotop_urls.py"), "w") as f:
         f.write(
@@ -41,6 +58,8 @@ def write_site(d, port, access_seconds):
     os.makedirs(os.path.join(d, "templates"), exist_ok=True)
     with open(os.path.join(d, "templates", "login.html"), "w") as f:
         f.write('<form method="post">{% csrf_token %}{{ form.as_p }}<button type="submit">Sign in</button></form>\n')
+    with open(os.path.join(d, "dotop_validator.py"), "w") as f:
+        f.write(VALIDATOR)
     key = os.path.join(d, "oidc.key")
     if not os.path.exists(key):
         subprocess.run(["openssl", "genrsa", "-out", key, "2048"], check=True, capture_output=True)
@@ -67,6 +86,7 @@ def write_site(d, port, access_seconds):
             "OAUTH_DEVICE_VERIFICATION_URI": "http://127.0.0.1:%d/o/device/" % port, "DEVICE_FLOW_INTERVAL": 1,
             # RP-initiated logout: a confirmation page, then back to a registered post_logout_redirect_uri.
             "OIDC_RP_INITIATED_LOGOUT_ENABLED": True,
+            "OAUTH2_VALIDATOR_CLASS": "dotop_validator.AuthenticationClassValidator",
         },
     }
     with open(os.path.join(d, "dotop_settings.py"), "w") as f:
@@ -106,6 +126,8 @@ def main():
     from oauth2_provider.models import Application
     call_command("migrate", verbosity=0)
     user = User.objects.create_user(USERNAME, EMAIL, PASSWORD)
+    from django.contrib.auth.models import Group
+    Group.objects.create(name="mfa")
     Application.objects.create(
         client_id=CLIENT_ID, user=user, client_type=Application.CLIENT_PUBLIC,
         authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
@@ -125,7 +147,7 @@ def main():
         "discovery": issuer + "/.well-known/openid-configuration",
         "username": USERNAME, "password": PASSWORD, "client_id": CLIENT_ID, "redirect_uris": a.redirect_uri,
         "device_client_id": DEVICE_CLIENT_ID, "device_authorization_endpoint": issuer + "/device-authorization/",
-        "revocation_endpoint": issuer + "/revoke_token/",
+        "revocation_endpoint": issuer + "/revoke_token/", "userinfo_endpoint": issuer + "/userinfo/",
         "port": port, "pid": os.getpid(), "db": os.path.join(d, "db.sqlite3"),
         "startup_seconds": round(time.monotonic() - t0, 3),
     }

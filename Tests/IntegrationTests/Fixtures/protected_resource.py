@@ -26,6 +26,8 @@ DIR/challenge (absent or "none": by the provider's userinfo, bearer_gate.py):
   insufficient-scope    every one: 403 error="insufficient_scope", scope="openid email"
   step-up               every one: 401 error="insufficient_user_authentication",
                         acr_values="urn:example:mfa", max_age=0 (RFC 9470)
+  step-up-first         the first token it is sent, each time: 401 as step-up, without max_age (a token of
+                        a sign-in it does not take); any other token as "none"
 
 Each request is one line in DIR/requests.log: the metadata's
 `metadata MODE`, or the resource's `200 TAIL` / `401 reason` (bearer_gate.py).
@@ -47,7 +49,7 @@ def main():
     log = os.path.join(a.dir, "requests.log")
     gate = BearerGate(info["userinfo_endpoint"], log)
 
-    seen = {"tokens": 0}
+    seen = {"tokens": 0, "first": None}
 
     def challenge_mode():
         try:
@@ -102,11 +104,15 @@ def main():
             c = challenge_mode()
             if h.startswith("Bearer ") and c != "none":
                 seen["tokens"] += 1
+                if seen["first"] is None:
+                    seen["first"] = h[7:]
                 params = {
                     "invalid-token-always": (401, 'error="invalid_token"'),
                     "invalid-token-once": (401, 'error="invalid_token"') if seen["tokens"] == 1 else None,
                     "insufficient-scope": (403, 'error="insufficient_scope", scope="openid email"'),
                     "step-up": (401, 'error="insufficient_user_authentication", acr_values="urn:example:mfa", max_age=0'),
+                    "step-up-first": (401, 'error="insufficient_user_authentication", acr_values="urn:example:mfa"')
+                    if seen["first"] == h[7:] else None,
                 }.get(c)
                 if params:
                     with open(log, "a") as f:

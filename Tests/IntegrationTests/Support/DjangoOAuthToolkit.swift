@@ -43,6 +43,20 @@ final class DjangoOAuthToolkit: OpenIDTestProvider {
     var tokenEndpoint: String { info["token_endpoint"] as! String }
     var signinScript: String { Paths.fixtures + "/dot_signin.py" }
 
+    /// alice enrolls a second factor: from her next sign-in on, the provider says she signed in with it
+    /// (`acr` urn:example:mfa; Fixtures/dot_provider.py). Written to the provider's own database, as its admin would.
+    func enrollSecondFactor() throws {
+        let db = info["db"] as! String
+        let sql =
+            "INSERT INTO auth_user_groups (user_id, group_id) SELECT u.id, g.id FROM auth_user u, auth_group g WHERE u.username = 'alice' AND g.name = 'mfa'"
+        let r = try Subprocess.run([
+            "/usr/bin/python3", "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); n = c.execute(sys.argv[2]).rowcount; c.commit(); sys.exit(0 if n == 1 else 1)",
+            db, sql,
+        ])
+        guard r.status == 0 else { throw SystemError("alice was not added to mfa: \(r.errorText)", code: EIO) }
+    }
+
     deinit {
         Subprocess.stop(pid, name: "dot_provider.py")
     }
