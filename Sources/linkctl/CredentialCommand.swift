@@ -10,6 +10,9 @@ import SystemKit
 ///     kubeconfig user: exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: linkctl,
 ///                             args: [credential, kube, --account, work]}
 ///
+/// or, for a server that says where to sign in (RFC 9728), `--for URL` instead of (or with) `--account`: the
+/// token `linkctl token --for URL` gives, asked for that resource alone (RFC 8707).
+///
 /// The token comes from the daemon (`GetToken`), fresh; nothing is stored by
 /// the helper, so git's `store` is a no-op and its `erase` (after a 401) only
 /// tells the daemon not to hand that token out again (`RejectToken`).
@@ -29,12 +32,18 @@ enum CredentialCommand {
             .value(
                 "username", "NAME",
                 "git: the user name given with the token (default oauth2; GitHub wants x-access-token)"),
+            .value(
+                "for", "URL",
+                "a token for the protected resource at URL: its metadata (RFC 9728) names where to sign in, and the token is for it alone (RFC 8707); with --account, that account's"
+            ),
         ],
         details: """
             git: reads git's request on stdin and answers it (Bearer where git offers it, user name and password \
             always, with the token's expiry); without --account, the account whose git_urls best match the request's \
             URL answers, and with none git goes on to its next helper. kube: reads KUBERNETES_EXEC_INFO and prints an ExecCredential of the \
-            same apiVersion with the account's default token (the ID token for an account with token=id). Neither \
+            same apiVersion with the account's default token (the ID token for an account with token=id). With --for \
+            URL (a forge, an API server or a cluster that publishes its metadata, RFC 9728), the token is the one \
+            linkctl token --for URL gives: from the account where the resource says to sign in, for it alone. Neither \
             prompts: an account not signed in fails at once with the linkctl login line on stderr.
             """,
         run: run)
@@ -50,8 +59,15 @@ enum CredentialCommand {
         if name != nil, issuer != nil {
             return LinkCtl.usageFailure(spec, "give --account NAME or --issuer URL, not both")
         }
-        // Asked by issuer: the daemon picks the account (`GetToken` with an empty name); `which` names it for a call.
-        let which = name.map(Which.named) ?? issuer.map(Which.issuer)
+        let resource = args.value("for")
+        if resource != nil, issuer != nil {
+            return LinkCtl.usageFailure(
+                spec, "give --for URL or --issuer URL, not both: the resource names its issuers")
+        }
+        // Asked by issuer or by resource: the daemon picks the account (`GetToken` with an empty name); `which` names
+        // it for a call.
+        let which =
+            name.map { Which.named($0, resource: resource) } ?? issuer.map(Which.issuer) ?? resource.map(Which.resource)
         switch args.operands[0] {
         case "git":
             guard args.operands.count == 2 else { return LinkCtl.usageFailure(spec, "git needs get, store or erase") }
@@ -63,31 +79,37 @@ enum CredentialCommand {
             return git(args.operands[1], account: which, username: username)
         case "kube":
             guard args.operands.count == 1 else { return LinkCtl.usageFailure(spec, "kube takes no more operands") }
-            guard let which else { return LinkCtl.usageFailure(spec, "give --account NAME or --issuer URL") }
+            guard let which else {
+                return LinkCtl.usageFailure(spec, "give --account NAME, --issuer URL or --for URL")
+            }
             return kube(account: which)
         default:
             return LinkCtl.usageFailure(spec, "credential speaks git or kube, not \(args.operands[0])")
         }
     }
 
-    /// The account a helper was told: by name, or by issuer (the daemon's pick).
+    /// The account a helper was told: by name (and the resource its token is for), by issuer, or by a resource
+    /// alone (the daemon's pick, by the resource's metadata: `ResourceLookup`).
     enum Which {
-        case named(String)
+        case named(String, resource: String?)
         case issuer(String)
+        case resource(String)
 
         /// `GetToken`'s name and the options that pick the account.
         var call: (name: String, options: [(String, DBusValue)]) {
             switch self {
-            case .named(let n): (n, [])
-            case .issuer(let i): ("", [("issuer", .string(i))])
+            case .named(let n, let r): (n, r.map { [(TokenOptionNames.forResource.1, .string($0))] } ?? [])
+            case .issuer(let i): ("", [(TokenOptionNames.issuer.1, .string(i))])
+            case .resource(let r): ("", [(TokenOptionNames.forResource.1, .string(r))])
             }
         }
 
         /// The account's name, for a call that takes only a name (`RejectToken`, a sign-in).
         func name() throws(DaemonClient.Failure) -> String {
             switch self {
-            case .named(let n): n
+            case .named(let n, _): n
             case .issuer(let i): try AccountToken.named(issuer: i)
+            case .resource(let r): try TokenCommand.resourceAccount(r, unknown: false)
             }
         }
     }
@@ -122,7 +144,7 @@ enum CredentialCommand {
                     Account.gitMatch(a.gitURLs, url).map { (a.name, $0) }
                 }
                 guard let best = matches.max(by: { $0.1 < $1.1 }) else { return ExitCode.ok }
-                account = .named(best.0)
+                account = .named(best.0, resource: nil)
             } catch {
                 // Which account serves the host is unknown: git goes on to its other helpers (no `quit`, which would
                 // stop them for every host).
@@ -191,7 +213,7 @@ enum CredentialCommand {
                 // stderr).
                 let name = try account.name()
                 try AccountToken.signIn(name, openBrowser: true)
-                reply = try AccountToken.get(name)
+                reply = try AccountToken.get(name, account.call.options.filter { $0.0 != TokenOptionNames.issuer.1 })
             }
             if let warning = reply.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             StandardStreams.out(

@@ -272,3 +272,60 @@ extension ProtectedResourceTests {
         #expect(w.daemon.isRunning)
     }
 }
+
+extension ProtectedResourceTests {
+    @Test(
+        "the helpers given a URL: git's (credential fill, then reject: the token given back, a fresh one next) and kubectl's exec plugin answer with the token --for finds; --for with --issuer refused (64); a URL with no metadata a clear error, nothing answered"
+    )
+    func helpers() throws {
+        let w = try World()
+        #expect(try w.desktop.linkctl("account", "add", "mcp", "--for", w.resource.url).status == 0)
+        #expect(try w.desktop.signIn("mcp", at: w.provider).status == 0)
+        let expected = try w.desktop.linkctl("token", "--for", w.resource.url).text.trimmingCharacters(
+            in: .newlines)
+        #expect(!expected.isEmpty)
+
+        // git, through its own credential machinery: `fill` runs the helper's get, `reject` its erase.
+        let helper = "!'\(Paths.linkctl)' credential git --for \(w.resource.url)"
+        func git(_ operation: String, _ input: String) throws -> Subprocess.Outcome {
+            try w.desktop.run([
+                "sh", "-c",
+                "printf '\(input)' | GIT_TERMINAL_PROMPT=0 git -c credential.helper= -c \"credential.helper=$0\" credential \(operation)",
+                helper,
+            ])
+        }
+        let filled = try git("fill", "protocol=https\\nhost=git.example.com\\n\\n")
+        #expect(filled.status == 0 && filled.text.contains("password=\(expected)\n"), "\(filled.errorText)")
+        let rejected = try git(
+            "reject", "protocol=https\\nhost=git.example.com\\nusername=oauth2\\npassword=\(expected)\\n\\n")
+        #expect(rejected.status == 0, "\(rejected.errorText)")
+        let fresh = try w.desktop.linkctl("token", "--for", w.resource.url).text.trimmingCharacters(in: .newlines)
+        #expect(!fresh.isEmpty && fresh != expected, "the refused token is not handed out again")
+
+        // kubectl's exec plugin protocol, as kubectl runs it.
+        let exec = try w.desktop.run([
+            "env",
+            "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false}}",
+            Paths.linkctl, "credential", "kube", "--for", w.resource.url,
+        ])
+        #expect(exec.status == 0 && exec.text.contains("\"token\":\"\(fresh)\""), "\(exec.text) \(exec.errorText)")
+        let used = try w.desktop.run([
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer " + fresh,
+            w.resource.url,
+        ])
+        #expect(used.text == "200")
+
+        let both = try w.desktop.linkctl(
+            "credential", "kube", "--for", w.resource.url, "--issuer", w.provider.issuer)
+        #expect(both.status == 64, "\(both.errorText)")
+        let nowhere = try w.desktop.run([
+            "env",
+            "KUBERNETES_EXEC_INFO={\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false}}",
+            Paths.linkctl, "credential", "kube", "--for", w.resource.url + "/elsewhere",
+        ])
+        #expect(
+            nowhere.status != 0 && nowhere.text.isEmpty && nowhere.errorText.contains("DiscoveryFailed"),
+            "\(nowhere.text) \(nowhere.errorText)")
+        #expect(w.daemon.isRunning)
+    }
+}
