@@ -111,6 +111,34 @@ struct ProtectedResourceTests {
 }
 
 extension ProtectedResourceTests {
+    @Test(
+        "an https resource (over TLS, its certificate the daemon's one trust anchor) whose metadata names an http authorization server: refused for token --for and account add --for, the metadata read (not a TLS failure), nothing declared, the daemon up"
+    )
+    func httpServerForHTTPSResource() throws {
+        let desktop = try TestDesktop()
+        let bus = try PrivateBus(desktop: desktop)
+        let provider = try Glewlwyd(desktop: desktop, redirectURIs: [AccountTests.redirect])
+        let resource = try ProtectedResourceStandIn(desktop: desktop, provider: provider, tls: true)
+        desktop.extraEnvironment["SSL_CERT_FILE"] = resource.certificate
+        let daemon = try DaemonProcess(desktop: desktop)
+        _ = bus
+        #expect(resource.url.hasPrefix("https://") && provider.issuer.hasPrefix("http://"))
+
+        let token = try desktop.linkctl("token", "--for", resource.url)
+        #expect(
+            token.status != 0 && token.errorText.contains("DiscoveryFailed")
+                && token.errorText.contains("over http for an https resource"), "\(token.errorText)")
+        let add = try desktop.linkctl("account", "add", "mcp", "--for", resource.url)
+        #expect(
+            add.status != 0 && add.errorText.contains("over http for an https resource"), "\(add.errorText)")
+        #expect(resource.log().contains("metadata honest"), "read over TLS: \(resource.log())")
+        let listed = try desktop.linkctl("accounts", "--json")
+        #expect(listed.status == 0 && !listed.text.contains("\"mcp\""), "\(listed.text)")
+        #expect(daemon.isRunning)
+    }
+}
+
+extension ProtectedResourceTests {
     /// README's "Sign in to an MCP server" commands, as written but for the server's URL (the stand-in's) and the
     /// sign-in (`linkctl login mcp`, done as a person would at the provider: `TestDesktop.signIn`).
     static func readmeCommands() throws -> [String] {

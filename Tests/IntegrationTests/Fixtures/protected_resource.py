@@ -5,10 +5,11 @@ provider as where to sign in, and takes a request with a Bearer token the
 provider's userinfo endpoint accepts (bearer_gate.py); anything else is 401
 with a challenge naming the metadata (RFC 9728 §5.1, RFC 6750 §3).
 
-protected_resource.py --provider INFO.json --dir DIR --port-file FILE
+protected_resource.py --provider INFO.json --dir DIR --port-file FILE [--tls]
 
 Listens on 127.0.0.1 and a free port, written to FILE. The resource is
-http://127.0.0.1:PORT/mcp; its metadata is at
+http://127.0.0.1:PORT/mcp (https with --tls: a self-signed certificate for
+127.0.0.1 made in DIR/cert.pem, which the test makes its client trust); its metadata is at
 /.well-known/oauth-protected-resource/mcp. What the metadata says is read from
 DIR/mode at each request (absent or "honest": as it should be):
 
@@ -33,7 +34,7 @@ Each request is one line in DIR/requests.log: the metadata's
 `metadata MODE`, or the resource's `200 TAIL` / `401 reason` (bearer_gate.py).
 Stops on SIGTERM.
 """
-import argparse, http.server, json, os
+import argparse, http.server, json, os, ssl, subprocess
 
 from bearer_gate import BearerGate, serve
 
@@ -43,6 +44,7 @@ def main():
     p.add_argument("--provider", required=True)
     p.add_argument("--dir", required=True)
     p.add_argument("--port-file", required=True)
+    p.add_argument("--tls", action="store_true")
     a = p.parse_args()
     info = json.loads(open(a.provider).readline())
     os.makedirs(a.dir, exist_ok=True)
@@ -70,7 +72,7 @@ def main():
             pass
 
         def origin(self):
-            return "http://127.0.0.1:%d" % self.server.server_address[1]
+            return "%s://127.0.0.1:%d" % ("https" if a.tls else "http", self.server.server_address[1])
 
         def answer(self, status, body, headers=()):
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -140,7 +142,16 @@ def main():
             else:
                 self.answer(404, {"error": "not_found"})
 
-    serve(Handler, a.port_file)
+    wrap = None
+    if a.tls:
+        key, cert = os.path.join(a.dir, "key.pem"), os.path.join(a.dir, "cert.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        wrap = lambda sock: context.wrap_socket(sock, server_side=True)
+    serve(Handler, a.port_file, wrap=wrap)
 
 
 if __name__ == "__main__":

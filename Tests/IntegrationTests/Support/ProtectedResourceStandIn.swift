@@ -8,15 +8,18 @@ final class ProtectedResourceStandIn {
     let pid: Int32
     let directory: String
     let port: String
+    /// Served over https (`tls`): its self-signed certificate, for a client's `SSL_CERT_FILE`.
+    let tls: Bool
 
-    init(desktop: TestDesktop, provider: some OpenIDTestProvider, name: String = "resource") throws {
+    init(desktop: TestDesktop, provider: some OpenIDTestProvider, name: String = "resource", tls: Bool = false) throws {
         directory = desktop.root + "/" + name
+        self.tls = tls
         let portFile = desktop.root + "/\(name).port"
         pid = try Subprocess.spawn(
             [
                 "/usr/bin/python3", Paths.fixtures + "/protected_resource.py", "--provider", provider.infoPath, "--dir",
                 directory, "--port-file", portFile,
-            ],
+            ] + (tls ? ["--tls"] : []),
             environment: desktop.environment, stdout: .null, stderr: .file(desktop.root + "/\(name).err"))
         guard eventually(timeoutMilliseconds: 15_000, { FileSystem.status(portFile) != nil }),
             let port = try? FileSystem.readText(portFile)
@@ -28,7 +31,10 @@ final class ProtectedResourceStandIn {
     }
 
     /// The resource's URL (its identifier).
-    var url: String { "http://127.0.0.1:\(port)/mcp" }
+    var url: String { "\(tls ? "https" : "http")://127.0.0.1:\(port)/mcp" }
+
+    /// Its certificate (with `tls`), the one trust anchor a client needs for it.
+    var certificate: String { directory + "/cert.pem" }
 
     /// What its metadata says from now on (`honest`, `other-resource`, `malformed`, `no-servers`, `missing`).
     func set(_ mode: String) throws {
