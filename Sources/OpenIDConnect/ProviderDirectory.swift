@@ -4,27 +4,20 @@ import LinkRouterCore
 import OpenSSLKit
 import SystemKit
 
-/// What the daemon knows of each provider: its metadata by issuer and its
-/// keys by JWKS URL, each kept for its HTTP lifetime (`CacheLifetime`).
-/// Concurrent asks for the same document share one request. Runs on the
-/// daemon's loop thread, like the `HTTPClient` under it; completions are
-/// called there, never from inside the call that asked.
+/// What the daemon knows of each provider: its metadata by issuer, its
+/// keys by JWKS URL, and protected resources' metadata by resource URL, each
+/// kept for its HTTP lifetime (`CacheLifetime`); concurrent asks for the same
+/// document share one request (`SharedFetches`). Runs on the daemon's loop
+/// thread, like the `HTTPClient` under it; completions are called there,
+/// never from inside the call that asked.
 public final class ProviderDirectory {
-    struct Cached<Value> {
-        let value: Value
-        let until: Int64
-    }
-
     public let http: HTTPClient
     let loop: EventLoop
     let clock: () -> Int64
-    private var metadata: [String: Cached<ProviderMetadata>] = [:]
-    private var keys: [String: Cached<[PublicKey]>] = [:]
+    private var metadataFetches = SharedFetches<ProviderMetadata>()
+    private var keyFetches = SharedFetches<[PublicKey]>()
     /// Protected resources' metadata (RFC 9728) by resource URL.
-    private var resources: [String: Cached<ProtectedResource>] = [:]
-    private var resourceWaiters: [String: [(Result<ProtectedResource, RouterError>) -> Void]] = [:]
-    private var metadataWaiters: [String: [(Result<ProviderMetadata, RouterError>) -> Void]] = [:]
-    private var keyWaiters: [String: [(Result<[PublicKey], RouterError>) -> Void]] = [:]
+    private var resourceFetches = SharedFetches<ProtectedResource>()
 
     /// Discovery documents and key sets are a few KiB.
     static let maxDocumentBytes = 256 * 1024
@@ -37,15 +30,25 @@ public final class ProviderDirectory {
 
     /// The metadata still fresh in the cache, if any (so a `BeginSession` can go on at once).
     public func cachedMetadata(_ issuer: String) -> ProviderMetadata? {
-        guard let c = metadata[issuer], c.until > clock() else { return nil }
-        return c.value
+        metadataFetches.fresh(issuer, now: clock())
     }
 
-    /// The issuer's metadata: cached, or fetched (OpenID Connect Discovery, then RFC 8414) and checked.
+    /// The issuer's metadata, fetched (OpenID Connect Discovery, then RFC 8414) and checked; callers that can go on
+    /// with a cached one ask `cachedMetadata` first.
     public func metadata(_ issuer: String, completion: @escaping (Result<ProviderMetadata, RouterError>) -> Void) {
-        metadataWaiters[issuer, default: []].append(completion)
-        guard metadataWaiters[issuer]?.count == 1 else { return }
+        guard metadataFetches.wait(issuer, completion) else { return }
         fetchMetadata(issuer, candidates: ProviderMetadata.discoveryURLs(for: issuer)[...])
+    }
+
+    /// A cached value, handed on in a later turn of the loop, like a fetch's, so callers have one path.
+    private func later<Value>(_ value: Value, _ completion: @escaping (Result<Value, RouterError>) -> Void) {
+        _ = loop.schedule(afterMilliseconds: 0) { completion(.success(value)) }
+    }
+
+    /// Until when a document that came in `response` is kept, or nil when its lifetime is none.
+    private static func keptUntil(_ response: HTTPResponse) -> Int64? {
+        let lifetime = CacheLifetime.seconds(response)
+        return lifetime > 0 ? response.receivedAt + lifetime : nil
     }
 
     private func fetchMetadata(_ issuer: String, candidates: ArraySlice<String>) {
@@ -54,6 +57,7 @@ public final class ProviderDirectory {
         request.maxResponseBytes = Self.maxDocumentBytes
         _ = http.send(request) { [self] result in
             let outcome: Result<ProviderMetadata, RouterError>
+            var until: Int64?
             switch result {
             case .failure(let error):
                 outcome = .failure(
@@ -67,12 +71,9 @@ public final class ProviderDirectory {
                 return
             case .success(let response):
                 outcome = Self.readMetadata(response, issuer: issuer, url: url)
-                if case .success(let m) = outcome {
-                    let lifetime = CacheLifetime.seconds(response)
-                    if lifetime > 0 { metadata[issuer] = Cached(value: m, until: response.receivedAt + lifetime) }
-                }
+                until = Self.keptUntil(response)
             }
-            for waiter in metadataWaiters.removeValue(forKey: issuer) ?? [] { waiter(outcome) }
+            for waiter in metadataFetches.finish(issuer, outcome, until: until) { waiter(outcome) }
         }
     }
 
@@ -105,22 +106,19 @@ public final class ProviderDirectory {
     public func resourceMetadata(
         _ resource: String, completion: @escaping (Result<ProtectedResource, RouterError>) -> Void
     ) {
-        if let c = resources[resource], c.until > clock() {
-            _ = loop.schedule(afterMilliseconds: 0) { completion(.success(c.value)) }
-            return
-        }
-        resourceWaiters[resource, default: []].append(completion)
-        guard resourceWaiters[resource]?.count == 1 else { return }
+        if let value = resourceFetches.fresh(resource, now: clock()) { return later(value, completion) }
+        guard resourceFetches.wait(resource, completion) else { return }
         guard let url = ProtectedResource.metadataURL(for: resource) else {
-            for waiter in resourceWaiters.removeValue(forKey: resource) ?? [] {
-                waiter(.failure(RouterError(.invalidArgument, "\(resource) is not a resource URL")))
-            }
+            let outcome = Result<ProtectedResource, RouterError>.failure(
+                RouterError(.invalidArgument, "\(resource) is not a resource URL"))
+            for waiter in resourceFetches.finish(resource, outcome, until: nil) { waiter(outcome) }
             return
         }
         var request = HTTPRequest.get(url)
         request.maxResponseBytes = Self.maxDocumentBytes
         _ = http.send(request) { [self] result in
             let outcome: Result<ProtectedResource, RouterError>
+            var until: Int64?
             switch result {
             case .failure(let error):
                 outcome = .failure(
@@ -139,10 +137,7 @@ public final class ProviderDirectory {
                     let found = try ProtectedResource(
                         document: try JSONParser.parse(response.body), expected: resource, from: url)
                     outcome = .success(found)
-                    let lifetime = CacheLifetime.seconds(response)
-                    if lifetime > 0 {
-                        resources[resource] = Cached(value: found, until: response.receivedAt + lifetime)
-                    }
+                    until = Self.keptUntil(response)
                 } catch let error as RouterError {
                     outcome = .failure(error)
                 } catch {
@@ -151,7 +146,7 @@ public final class ProviderDirectory {
                             .discoveryFailed, "the resource metadata at \(url) is not a JSON document (\(error))"))
                 }
             }
-            for waiter in resourceWaiters.removeValue(forKey: resource) ?? [] { waiter(outcome) }
+            for waiter in resourceFetches.finish(resource, outcome, until: until) { waiter(outcome) }
         }
     }
 
@@ -160,17 +155,13 @@ public final class ProviderDirectory {
     public func keys(
         _ url: String, refresh: Bool = false, completion: @escaping (Result<[PublicKey], RouterError>) -> Void
     ) {
-        if !refresh, let c = keys[url], c.until > clock() {
-            // Still asynchronous, like a fetch, so callers have one path.
-            _ = loop.schedule(afterMilliseconds: 0) { completion(.success(c.value)) }
-            return
-        }
-        keyWaiters[url, default: []].append(completion)
-        guard keyWaiters[url]?.count == 1 else { return }
+        if !refresh, let value = keyFetches.fresh(url, now: clock()) { return later(value, completion) }
+        guard keyFetches.wait(url, completion) else { return }
         var request = HTTPRequest.get(url, accept: "application/jwk-set+json, application/json")
         request.maxResponseBytes = Self.maxDocumentBytes
         _ = http.send(request) { [self] result in
             let outcome: Result<[PublicKey], RouterError>
+            var until: Int64?
             switch result {
             case .failure(let error):
                 outcome = .failure(
@@ -187,8 +178,7 @@ public final class ProviderDirectory {
                 do {
                     let found = try JWKSet.keys(try JSONParser.parse(response.body), from: url)
                     outcome = .success(found)
-                    let lifetime = CacheLifetime.seconds(response)
-                    if lifetime > 0 { keys[url] = Cached(value: found, until: response.receivedAt + lifetime) }
+                    until = Self.keptUntil(response)
                 } catch let error as RouterError {
                     outcome = .failure(error)
                 } catch {
@@ -198,7 +188,7 @@ public final class ProviderDirectory {
                             "the provider's key set \(url) is not JSON (\(error)); no token was handed out"))
                 }
             }
-            for waiter in keyWaiters.removeValue(forKey: url) ?? [] { waiter(outcome) }
+            for waiter in keyFetches.finish(url, outcome, until: until) { waiter(outcome) }
         }
     }
 }
