@@ -116,8 +116,8 @@ extension Daemon {
         case .deregistration(.forget(let key)):
             accounts.deleteRegistration(key) { done(.deregistration(.forgotten($0))) }
 
-        case .resourceLookup(.metadata(let resource)):
-            providers.resourceMetadata(resource) { done(.resourceLookup(.metadata($0))) }
+        case .resourceLookup(.metadata(let resource, let at)):
+            providers.resourceMetadata(resource, at: at) { done(.resourceLookup(.metadata($0))) }
 
         case .waitTimer(.timer(let ms)): sessions.startTimer(op, milliseconds: Int64(ms)) { done(.waitTimer(.fired)) }
 

@@ -120,11 +120,12 @@ final class Providers {
         }
     }
 
-    /// A protected resource's metadata (RFC 9728): cached, or fetched with any caller's room.
-    func resourceMetadata(_ resource: String, _ completion: @escaping (Result<ProtectedResource, RouterError>) -> Void)
-    {
+    /// A protected resource's metadata (RFC 9728): cached, or fetched from `url` with any caller's room.
+    func resourceMetadata(
+        _ resource: String, at url: String, _ completion: @escaping (Result<ProtectedResource, RouterError>) -> Void
+    ) {
         do throws(RouterError) {
-            try clientWithRoom(.anyCaller).directory.resourceMetadata(resource, completion: completion)
+            try clientWithRoom(.anyCaller).directory.resourceMetadata(resource, at: url, completion: completion)
         } catch {
             completion(.failure(error))
         }

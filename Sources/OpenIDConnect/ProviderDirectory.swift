@@ -102,18 +102,13 @@ public final class ProviderDirectory {
     }
 
     /// The metadata of the protected resource `resource` (RFC 9728 §3): cached for its HTTP lifetime, or fetched from
-    /// its well-known place and checked for it (`ProtectedResource`).
+    /// `url` (its well-known place, or where its challenge said) and checked for it (`ProtectedResource`). Concurrent
+    /// asks for one resource share the first one's fetch.
     public func resourceMetadata(
-        _ resource: String, completion: @escaping (Result<ProtectedResource, RouterError>) -> Void
+        _ resource: String, at url: String, completion: @escaping (Result<ProtectedResource, RouterError>) -> Void
     ) {
         if let value = resourceFetches.fresh(resource, now: clock()) { return later(value, completion) }
         guard resourceFetches.wait(resource, completion) else { return }
-        guard let url = ProtectedResource.metadataURL(for: resource) else {
-            let outcome = Result<ProtectedResource, RouterError>.failure(
-                RouterError(.invalidArgument, "\(resource) is not a resource URL"))
-            for waiter in resourceFetches.finish(resource, outcome, until: nil) { waiter(outcome) }
-            return
-        }
         var request = HTTPRequest.get(url)
         request.maxResponseBytes = Self.maxDocumentBytes
         _ = http.send(request) { [self] result in

@@ -8,7 +8,9 @@ import SystemKit
 /// the right token, and its challenge answered once (`ChallengeAnswer`), as
 /// a curl that knows where to sign in. Without NAME the token is the one
 /// `--for` rules give (`GetToken` with `for`: the resource's metadata names
-/// the provider, the token is asked for it alone); with NAME, that account's
+/// the provider, the token is asked for it alone; metadata found only through
+/// a 401's `resource_metadata` is looked for by sending the request without a
+/// token first); with NAME, that account's
 /// own. A 401 or 403 whose Bearer challenge says `invalid_token` gets a fresh
 /// token (the refused one given back, `RejectToken`), `insufficient_scope`
 /// one for the scope held and the scope asked, `insufficient_user_authentication` one from a sign-in of the
@@ -34,7 +36,9 @@ enum FetchCommand {
         ],
         details: """
             Without NAME, the token is found from the resource's metadata (RFC 9728) as linkctl token --for URL finds \
-            it, and asked for that resource alone; with NAME, it is that account's. A 401 or 403 challenge is answered \
+            it, and asked for that resource alone; where the metadata is not at its well-known place, the request goes \
+            once without a token, and a 401 naming where it is (resource_metadata) leads to the token. With NAME, it \
+            is that account's. A 401 or 403 challenge is answered \
             once: invalid_token with a fresh token, insufficient_scope with a token for the wider scope (where the \
             sign-in granted it), insufficient_user_authentication (RFC 9470) with a token from a sign-in of the \
             acr_values and max_age it names: the account's, if it was made so, else with --interactive a new sign-in \
@@ -91,7 +95,9 @@ enum FetchCommand {
         }
         var fetch = Fetch(url: url, method: method, headers: headers, body: body)
         do {
-            var token = try AccountToken.get(name, options)
+            let first = try firstToken(name, options, url: url, probing: args.value("resource") == nil, &fetch)
+            guard var token = first.token else { return first.answer.map { answer($0, args) } ?? ExitCode.refused }
+            options = first.options
             if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             var response = try fetch.send(token.token)
             if [401, 403].contains(response.status) {
@@ -138,13 +144,7 @@ enum FetchCommand {
                     )
                 }
             }
-            if args.has("include") {
-                var head = "HTTP \(response.status)\n"
-                for field in response.headers { head += field.name + ": " + field.value + "\n" }
-                StandardStreams.out(head + "\n")
-            }
-            StandardStreams.write(bytes: response.body, to: 1)
-            return args.has("fail") && response.status >= 400 ? httpError : ExitCode.ok
+            return answer(response, args)
         } catch let error as Unreachable {
             Output.error("fetch: \(url): \(error.text)")
             return unreachable
@@ -155,6 +155,46 @@ enum FetchCommand {
             Output.error("\(error)")
             return ExitCode.refused
         }
+    }
+
+    /// What the request first goes with: the token (and the options that got it), or, when the resource's metadata
+    /// is not at its well-known place (`DiscoveryFailed` for a nameless `--for`), the answer to the request sent
+    /// without one, unless that answer is a 401 whose challenge says where the metadata is (RFC 9728 §5.1): then the
+    /// token found from there.
+    static func firstToken(
+        _ name: String, _ options: [(String, DBusValue)], url: String, probing: Bool, _ fetch: inout Fetch
+    ) throws -> (token: AccountToken.Reply?, options: [(String, DBusValue)], answer: HTTPResponse?) {
+        let attempt: Result<AccountToken.Reply, DaemonClient.Failure>
+        do { attempt = .success(try AccountToken.get(name, options)) } catch { attempt = .failure(error) }
+        let refusal: DaemonClient.Failure
+        switch attempt {
+        case .success(let token): return (token, options, nil)
+        case .failure(let error) where name.isEmpty && probing && error.code == .discoveryFailed: refusal = error
+        case .failure(let error): throw error
+        }
+        let probe = try fetch.send(nil)
+        guard probe.status == 401,
+            let at = BearerChallenge.parse(probe.headers.values("WWW-Authenticate"))?.resourceMetadata,
+            at != ProtectedResource.metadataURL(for: url)
+        else {
+            StandardStreams.err(
+                "linkctl: fetch: sent without a token, since \(refusal.text); the answer is as the server gave it\n")
+            return (nil, options, probe)
+        }
+        StandardStreams.err("linkctl: fetch: \(url) answered 401 naming its metadata at \(at)\n")
+        let found = options + [(TokenOptionNames.resourceMetadata.1, .string(at))]
+        return (try AccountToken.get(name, found), found, probe)
+    }
+
+    /// The answer printed (its status line and headers first with `--include`), and the exit status curl would give.
+    static func answer(_ response: HTTPResponse, _ args: ParsedArguments) -> Int32 {
+        if args.has("include") {
+            var head = "HTTP \(response.status)\n"
+            for field in response.headers { head += field.name + ": " + field.value + "\n" }
+            StandardStreams.out(head + "\n")
+        }
+        StandardStreams.write(bytes: response.body, to: 1)
+        return args.has("fail") && response.status >= 400 ? httpError : ExitCode.ok
     }
 
     /// A token for `scope`, or nil (said on stderr) when the account's sign-in did not grant it.
@@ -196,7 +236,7 @@ enum FetchCommand {
         let text: String
     }
 
-    /// The request, sent on a loop of its own; how many times it was sent.
+    /// The request, sent on a loop of its own; how many times it was sent with a token.
     struct Fetch {
         let url: String
         let method: HTTPRequest.Method
@@ -204,10 +244,13 @@ enum FetchCommand {
         let body: [UInt8]
         var sent = 0
 
-        mutating func send(_ token: String) throws(Unreachable) -> HTTPResponse {
-            sent += 1
+        /// Sent with `token`, or without one (nil: to learn where the resource's metadata is).
+        mutating func send(_ token: String?) throws(Unreachable) -> HTTPResponse {
             var all = headers
-            all.add("Authorization", "Bearer " + token)
+            if let token {
+                sent += 1
+                all.add("Authorization", "Bearer " + token)
+            }
             let request = HTTPRequest(
                 method: method, url: url, headers: all, body: body, maxResponseBytes: FetchCommand.maxBytes,
                 timeoutMilliseconds: 120_000)

@@ -112,6 +112,42 @@ struct ProtectedResourceTests {
 
 extension ProtectedResourceTests {
     @Test(
+        "metadata not at its well-known place: linkctl fetch sends the request without a token, the 401 names where the metadata is (resource_metadata), and the request goes again with the token found from there; token --for URL --resource-metadata and GetToken's resource_metadata alike; refused without for, or not a URL"
+    )
+    func metadataElsewhere() throws {
+        let w = try World()
+        #expect(try w.desktop.linkctl("account", "add", "mcp", "--for", w.resource.url).status == 0)
+        #expect(try w.desktop.signIn("mcp", at: w.provider).status == 0)
+        // A second resource at the same provider, whose metadata is elsewhere (the first one's is cached).
+        let other = try ProtectedResourceStandIn(desktop: w.desktop, provider: w.provider, name: "elsewhere")
+        try other.set("elsewhere")
+        let at = "http://127.0.0.1:\(other.port)/meta/mcp"
+
+        let fetched = try w.desktop.linkctl("fetch", other.url)
+        #expect(fetched.status == 0 && fetched.text.contains("\"ok\": true"), "\(fetched.text) \(fetched.errorText)")
+        #expect(fetched.errorText.contains("answered 401 naming its metadata at \(at)"), "\(fetched.errorText)")
+        let seen = other.log()
+        #expect(
+            seen.count == 4 && seen[0] == "metadata elsewhere" && seen[1] == "401 no token"
+                && seen[2] == "metadata elsewhere /meta/mcp" && seen[3].hasPrefix("200 "), "\(seen)")
+
+        let named = try w.desktop.linkctl("token", "--for", other.url, "--resource-metadata", at, "--json")
+        #expect(named.status == 0 && w.json(named)["resource"] as? [String] == [other.url], "\(named.errorText)")
+        let bus = try w.desktop.run([
+            "gdbus", "call", "--session", "--dest", "org.linkrouter.LinkRouter1", "--object-path",
+            "/org/linkrouter/LinkRouter1", "--method", "org.linkrouter.LinkRouter1.GetToken", "",
+            "{'for': <'\(other.url)'>, 'resource_metadata': <'\(at)'>}",
+        ])
+        #expect(bus.status == 0 && bus.text.contains("'token'"), "\(bus.errorText)")
+
+        let alone = try w.desktop.linkctl("token", "mcp", "--resource-metadata", at)
+        #expect(alone.status != 0 && alone.errorText.contains("give it with for"), "\(alone.errorText)")
+        let bad = try w.desktop.linkctl("token", "--for", other.url, "--resource-metadata", "ftp://x/y")
+        #expect(bad.status != 0 && bad.errorText.contains("resource_metadata takes"), "\(bad.errorText)")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
         "an https resource (over TLS, its certificate the daemon's one trust anchor) whose metadata names an http authorization server: refused for token --for and account add --for, the metadata read (not a TLS failure), nothing declared, the daemon up"
     )
     func httpServerForHTTPSResource() throws {

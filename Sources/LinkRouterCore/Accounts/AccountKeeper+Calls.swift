@@ -33,6 +33,10 @@ extension AccountKeeper {
         let target: TokenTarget
         let stepUp: StepUp?
         do throws(RouterError) {
+            // Left by a lookup only when no resource was named (a lookup clears it).
+            guard request.resourceMetadata == nil else {
+                throw .invalid("resource_metadata says where the metadata of the for resource is: give it with for")
+            }
             stepUp = try StepUp.make(acrValues: request.acrValues, maxAge: request.maxAge)
             target = try TokenTarget.make(
                 scope: request.scope, resources: request.resources, audience: request.audience,

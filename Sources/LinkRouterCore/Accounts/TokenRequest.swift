@@ -17,6 +17,8 @@ public struct TokenRequest: Sendable, Equatable {
     /// A protected resource named by its URL (RFC 9728, `ResourceLookup`): the account is found from its metadata,
     /// and the token asked for it (RFC 8707).
     public var forResource: String?
+    /// With `forResource`: where its metadata is, as the resource's challenge said (`resource_metadata`).
+    public var resourceMetadata: String?
     /// A step-up (RFC 9470): the token only from a sign-in made with one of these classes, this lately.
     public var acrValues: String?
     public var maxAge: UInt32?
@@ -119,6 +121,14 @@ public struct TokenRequest: Sendable, Equatable {
                     "a token for the resource at URL: its metadata (RFC 9728) names where to sign in; the token is for it alone (RFC 8707)",
                 doc:
                     "a token for the protected resource at this URL (https, http only on a loopback host): its metadata (`/.well-known/oauth-protected-resource` inserted before the URL's path, RFC 9728) must name this very URL as its `resource` (else `DiscoveryFailed`: a mix-up) and the issuers it takes tokens from; the account is the one named (which must sign in at one of them, else `AccessDenied`) or, with an empty name, the caller's account at the first of them it has one at (its default among several; none: `UnknownAccount`); the token is then a narrower token with `resource` set to the URL (RFC 8707), kept per resource. Not with `issuer` or `resource`"
+            ),
+            OptionRow(
+                TokenOptionNames.resourceMetadata.1,
+                .string({ $0.resourceMetadata = $1 }, get: { $0.resourceMetadata }),
+                limit: .option, flag: .value(TokenOptionNames.resourceMetadata.0, placeholder: "URL"),
+                help: "with --for: where the resource's metadata is, as its 401 challenge said (resource_metadata)",
+                doc:
+                    "with `for`: the URL of the resource's metadata as its 401 challenge named it (`resource_metadata`, RFC 9728 §5.1), fetched instead of the well-known place (https, http only on a loopback host); the document must still name the `for` URL as its `resource`"
             ),
             OptionRow(
                 TokenOptionNames.acrValues.1, .string({ $0.acrValues = $1 }, get: { $0.acrValues }), limit: .option,

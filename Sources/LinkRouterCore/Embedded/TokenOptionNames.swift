@@ -15,6 +15,8 @@ public enum TokenOptionNames {
     public static let dpopNonce = ("nonce", "dpop_nonce")
     /// A resource named by its URL (RFC 9728): its metadata says where to sign in; the token is for it (RFC 8707).
     public static let forResource = ("for", "for")
+    /// With `for`: where the resource's metadata is, as its challenge said (RFC 9728 §5.1).
+    public static let resourceMetadata = ("resource-metadata", "resource_metadata")
     /// A step-up (RFC 9470, `StepUp`): the authentication classes the sign-in must have been made with, and the most
     /// seconds since it. Not among `strings`: linkctl's front leaves them to the full linkctl.
     public static let acrValues = ("acr-values", "acr_values")

@@ -29,6 +29,19 @@ public struct ProtectedResource: Sendable, Equatable {
         return url
     }
 
+    /// Where a resource's own challenge says its metadata is (`resource_metadata`, RFC 9728 §5.1): a URL by the rule
+    /// of a resource's (https, http only on a loopback host), the document still checked for the resource asked for.
+    public static func checkMetadataURL(_ url: String, maxLength: Int) throws(RouterError) -> String {
+        guard let uri = try? URIReference.strict(url, maxLength: maxLength), IssuerScheme.allows(uri),
+            uri.authority != nil, uri.fragment == nil, !uri.hasUserinfo
+        else {
+            throw .invalid(
+                "resource_metadata takes the URL a resource's challenge names: https (http only on a loopback host), with no fragment or user name, not \(PercentEncoding.preview(Substring(url)))"
+            )
+        }
+        return url
+    }
+
     /// Where the metadata of `resource` is (RFC 9728 §3.1): `/.well-known/oauth-protected-resource` between the host
     /// and the path (a lone `/` path dropped), the query kept.
     public static func metadataURL(for resource: String) -> String? {

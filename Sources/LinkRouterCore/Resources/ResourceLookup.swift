@@ -25,8 +25,9 @@ public struct ResourceLookup: OperationMachine {
     public let caller: String
 
     public enum Work: Sendable, Equatable {
-        /// The metadata of the resource at this URL (`ProtectedResource.metadataURL`), checked for it.
-        case metadata(resource: String)
+        /// The metadata of the resource at this URL, checked for it: from its well-known place
+        /// (`ProtectedResource.metadataURL`), or from where the resource's own challenge said (`resource_metadata`).
+        case metadata(resource: String, at: String)
     }
 
     public enum Event: Sendable {
@@ -54,14 +55,21 @@ public struct ResourceLookup: OperationMachine {
         held: OperationID?, _ turn: inout Turn
     ) throws(RouterError) -> Transition {
         let resource = try ProtectedResource.check(url, maxLength: turn.limits.maxOptionBytes)
-        if case .getToken(_, let request) = call, request.issuer != nil || !request.resources.isEmpty {
-            throw .invalid("for names the resource and finds its issuer: give it without issuer or resource")
+        var at = ProtectedResource.metadataURL(for: resource)
+        if case .getToken(_, let request) = call {
+            if request.issuer != nil || !request.resources.isEmpty {
+                throw .invalid("for names the resource and finds its issuer: give it without issuer or resource")
+            }
+            if let given = request.resourceMetadata {
+                at = try ProtectedResource.checkMetadataURL(given, maxLength: turn.limits.maxOptionBytes)
+            }
         }
+        guard let at else { throw .invalid("\(resource) is not a resource URL") }
         let op = held ?? turn.ids.take()
         let machine = ResourceLookup(call, resource: resource, accounts: accounts, app: app, caller: caller)
         var t = Transition(
             core: [.track(op, .resourceLookup(machine))],
-            effects: [.start(op, .resourceLookup(.metadata(resource: resource)))])
+            effects: [.start(op, .resourceLookup(.metadata(resource: resource, at: at)))])
         if held == nil { t.reply = .held(op) }
         return t
     }
@@ -97,6 +105,7 @@ public struct ResourceLookup: OperationMachine {
     {
         var r = request
         r.forResource = nil
+        r.resourceMetadata = nil
         r.resources = [found.resource]
         let servers = found.authorizationServers.joined(separator: ", ")
         if name.isEmpty {

@@ -18,6 +18,8 @@ DIR/mode at each request (absent or "honest": as it should be):
   malformed        the document is not JSON
   no-servers       no authorization_servers
   missing          404
+  elsewhere        404 at the well-known place; the honest document at /meta/mcp instead, which the
+                   401 to a request without a token names (resource_metadata, RFC 9728 §5.1)
 
 How the resource answers a request that carries a token is read from
 DIR/challenge (absent or "none": by the provider's userinfo, bearer_gate.py):
@@ -84,10 +86,12 @@ def main():
             self.end_headers()
             self.wfile.write(data)
 
-        def metadata(self):
+        def metadata(self, elsewhere=False):
             m = mode()
             with open(log, "a") as f:
-                f.write("metadata " + m + "\n")
+                f.write("metadata " + m + (" /meta/mcp" if elsewhere else "") + "\n")
+            if m == "elsewhere" and not elsewhere:
+                return self.answer(404, {"error": "not_found"})
             resource = self.origin() + "/mcp"
             doc = {"resource": resource, "authorization_servers": [info["issuer"]],
                    "scopes_supported": ["openid", "email"], "bearer_methods_supported": ["header"]}
@@ -122,13 +126,16 @@ def main():
                     return self.answer(params[0], {"error": c}, [("WWW-Authenticate", "Bearer " + params[1])])
             if gate.admit(h[7:] if h.startswith("Bearer ") else None):
                 return self.answer(200, {"ok": True, "path": self.path})
-            challenge = 'Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"' % self.origin()
+            where = "/meta/mcp" if mode() == "elsewhere" else "/.well-known/oauth-protected-resource/mcp"
+            challenge = 'Bearer resource_metadata="%s%s"' % (self.origin(), where)
             self.answer(401, {"error": "invalid_token"}, [("WWW-Authenticate", challenge)])
 
         def do_GET(self):
             path = self.path.split("?")[0]
             if path == "/.well-known/oauth-protected-resource/mcp":
                 self.metadata()
+            elif path == "/meta/mcp" and mode() == "elsewhere":
+                self.metadata(elsewhere=True)
             elif path == "/mcp":
                 self.resource()
             else:
