@@ -19,24 +19,23 @@ public struct ProtectedResource: Sendable, Equatable {
     /// A resource identifier as `for` takes it: an https URL (http only on a loopback host) with no fragment or
     /// userinfo (RFC 9728 §1.2, RFC 8707 §2).
     public static func check(_ url: String, maxLength: Int) throws(RouterError) -> String {
-        guard let uri = try? URIReference.strict(url, maxLength: maxLength), IssuerScheme.allows(uri),
-            uri.authority != nil, uri.fragment == nil, !uri.hasUserinfo
-        else {
-            throw .invalid(
-                "for takes a resource's URL: https (http only on a loopback host), with no fragment or user name, not \(PercentEncoding.preview(Substring(url)))"
-            )
-        }
-        return url
+        try checked(url, maxLength: maxLength, "for takes a resource's URL")
     }
 
     /// Where a resource's own challenge says its metadata is (`resource_metadata`, RFC 9728 §5.1): a URL by the rule
-    /// of a resource's (https, http only on a loopback host), the document still checked for the resource asked for.
+    /// of a resource's, the document still checked for the resource asked for.
     public static func checkMetadataURL(_ url: String, maxLength: Int) throws(RouterError) -> String {
+        try checked(url, maxLength: maxLength, "resource_metadata takes the URL a resource's challenge names")
+    }
+
+    /// `url` if it is https (http only on a loopback host), with no fragment or user name; else refused, in words
+    /// that begin with `rule`.
+    private static func checked(_ url: String, maxLength: Int, _ rule: String) throws(RouterError) -> String {
         guard let uri = try? URIReference.strict(url, maxLength: maxLength), IssuerScheme.allows(uri),
             uri.authority != nil, uri.fragment == nil, !uri.hasUserinfo
         else {
             throw .invalid(
-                "resource_metadata takes the URL a resource's challenge names: https (http only on a loopback host), with no fragment or user name, not \(PercentEncoding.preview(Substring(url)))"
+                "\(rule): https (http only on a loopback host), with no fragment or user name, not \(PercentEncoding.preview(Substring(url)))"
             )
         }
         return url
