@@ -267,6 +267,15 @@ public final class TokenClient {
                             message:
                                 "the token endpoint returned no id_token although the login asked for openid (OpenID Connect Core §3.1.3.3); no token was handed out"
                         )))
+            } else if grant.expected.stepUp != nil {
+                // How the person signed in is the ID token's to say: without one, a step-up cannot be checked.
+                completion(
+                    .failure(
+                        SessionFailure(
+                            code: .idTokenRejected,
+                            message:
+                                "the token endpoint returned no id_token, so the sign-in's acr and auth_time that acr_values and max_age asked for cannot be checked; no token was handed out"
+                        )))
             } else {
                 completion(.success(tokens))
             }

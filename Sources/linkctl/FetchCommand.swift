@@ -183,7 +183,7 @@ enum FetchCommand {
         }
         StandardStreams.err("linkctl: fetch: \(url) answered 401 naming its metadata at \(at)\n")
         let found = options + [(TokenOptionNames.resourceMetadata.1, .string(at))]
-        return (try AccountToken.get(name, found), found, probe)
+        return (try AccountToken.get(name, found), found, nil)
     }
 
     /// The answer printed (its status line and headers first with `--include`), and the exit status curl would give.

@@ -155,3 +155,40 @@ struct StepUpTests {
         #expect(daemon.isRunning)
     }
 }
+
+extension StepUpTests {
+    @Test(
+        "a device login asking for a step-up (RFC 8628 at Glewlwyd, whose device-grant ID token says auth_time as issued, but no acr): max_age 600 met, the tokens kept and handed out for it; asked for a class, Glewlwyd refuses the grant (access_denied, exit 2), the account's sign-in as it was, and the same login without it goes through"
+    )
+    func deviceLogin() throws {
+        let w = try AccountTests.World(deviceSeconds: 600)
+        #expect(try w.add("work").status == 0)
+        func signIn(_ asking: [String]) throws -> (status: Int32, errorText: String) {
+            // Each login's code is read from its own output, not an earlier one's.
+            for f in ["/device.out", "/device.err"] { try? FileSystem.remove(w.desktop.root + f) }
+            let login = try DeviceLoginEndToEndTests.start(
+                w.desktop, ["login", "work", "--device", "--timeout", "60000"] + asking)
+            let shown = try #require(DeviceLoginEndToEndTests.shown(login), "no code shown: \(login.errorText)")
+            let approval = try DeviceLoginEndToEndTests.approve(
+                w.desktop, at: w.provider, page: shown.page, code: shown.code)
+            #expect(approval.status == 0, "\(approval.errorText)")
+            return (Subprocess.wait(login.pid, timeoutMilliseconds: 60_000), login.errorText)
+        }
+        let recent = try signIn(["--max-age", "600"])
+        #expect(recent.status == 0, "\(recent.errorText)")
+        let token = try w.desktop.linkctl("token", "work", "--max-age", "600")
+        #expect(token.status == 0 && !token.text.isEmpty, "\(token.errorText)")
+
+        // Glewlwyd offers no class: asked for one, it refuses the grant at the poll (access_denied).
+        let classed = try signIn(["--acr-values", Self.mfa])
+        #expect(
+            classed.status == 2 && classed.errorText.contains("access_denied")
+                && classed.errorText.contains("nothing was stored"), "\(classed.errorText)")
+        let after = try w.desktop.linkctl("token", "work", "--max-age", "600")
+        #expect(after.status == 0 && after.text == token.text, "the earlier sign-in kept: \(after.errorText)")
+        // The same login without the class goes through: the refusal was the class's.
+        let plain = try signIn([])
+        #expect(plain.status == 0, "\(plain.errorText)")
+        #expect(w.daemon.isRunning)
+    }
+}
