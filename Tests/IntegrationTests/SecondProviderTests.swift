@@ -289,3 +289,40 @@ struct SecondProviderTests {
         #expect(again.status == 0, "\(again.errorText)")
     }
 }
+
+extension SecondProviderTests {
+    @Test(
+        "a token --for a resource (RFC 9728) that lists fewer scopes than the account holds is asked for those and the resource: scope openid, resource the URL, the account's own keeping openid email; django-oauth-toolkit then binds the rotated refresh token to that resource, so a token for another resource is refused (invalid_target): TokenExchangeFailed, the sign-in kept, never a sign-out"
+    )
+    func resourceScopes() throws {
+        let w = try World()
+        #expect(try w.add("dot", redirect: Self.loopback, ["--scope", "openid email"]).status == 0)
+        #expect(try w.desktop.signIn("dot", at: w.provider).status == 0)
+        func token(_ args: String...) throws -> (Subprocess.Outcome, [String: Any]) {
+            let r = try w.desktop.linkctl(["token", "--json"] + args)
+            return (r, (try? JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any]) ?? [:])
+        }
+        let (_, own) = try token("dot")
+        #expect(own["scope"] as? String == "openid email", "\(own)")
+
+        let small = try ProtectedResourceStandIn(desktop: w.desktop, provider: w.provider, name: "small")
+        try small.set("openid-only")
+        let (r, narrow) = try token("--for", small.url)
+        #expect(
+            r.status == 0 && narrow["scope"] as? String == "openid" && narrow["resource"] as? [String] == [small.url]
+                && narrow["token"] as? String != own["token"] as? String, "\(narrow) \(r.errorText)")
+
+        // The refresh token django-oauth-toolkit rotated into that answer is for `small` alone (its
+        // validate_refresh_token_resource): another resource is refused by the provider, and only that token is.
+        let whole = try ProtectedResourceStandIn(desktop: w.desktop, provider: w.provider, name: "whole")
+        let (refused, _) = try token("--for", whole.url)
+        #expect(
+            refused.status == 2 && refused.errorText.contains("invalid_target")
+                && refused.errorText.contains("the sign-in is kept"), "\(refused.errorText)")
+        let (kept, after) = try token("dot")
+        #expect(kept.status == 0 && after["token"] as? String == own["token"] as? String, "\(kept.errorText)")
+        let listed = try w.desktop.linkctl("accounts", "--json")
+        #expect(listed.text.contains("\"signed_in\":true"), "\(listed.text)")
+        #expect(w.daemon.isRunning)
+    }
+}

@@ -968,3 +968,46 @@ extension Router {
         accountCall(.reject(a.name, token: token), accounts: [a], caller: caller, now: 0)
     }
 }
+
+extension AccountTokenTests {
+    @Test(
+        "a narrower token the provider will not make (invalid_target, invalid_scope): that call is refused TokenExchangeFailed naming why, the refresh token and the sign-in kept, the account's own token still handed out; invalid_grant for it still ends the sign-in (after the keyring is read again)"
+    )
+    func narrowerRefused() throws {
+        for error in ["invalid_target", "invalid_scope", "invalid_grant"] {
+            var router = Self.router(":1.1")
+            let account = try Self.account()
+            router.apply(core: [
+                .account(account.key, AccountKeeper(tokens: Self.tokens("own", expiresIn: 3600), loaded: true))
+            ])
+            var narrow = TokenRequest()
+            narrow.resources = ["https://api.example.com/"]
+            let t1 = router.getToken(account, narrow, caller: ":1.1", now: Self.now)
+            guard case .held(let wait) = t1.reply, let (flight, _) = Self.started(t1).first else {
+                throw Failure("\(error): no flight")
+            }
+            router.apply(core: t1.core)
+            router.apply(core: router.discovered(flight, Self.metadata, now: Self.now).core)
+            var refusal = SessionFailure(code: .tokenExchangeFailed, providerError: error, message: "refused")
+            refusal.httpStatus = 400
+            let t2 = router.completed(flight, .flight(.refreshed(.failure(refusal), used: "r1")), now: Self.now)
+            router.apply(core: t2.core)
+            if error == "invalid_grant" {
+                #expect(Self.answers(t2).isEmpty, "the keyring is read again before the sign-in ends")
+                guard case .flight(.reread)? = Self.started(t2).first?.1 else {
+                    throw Failure("not read again: \(t2.effects)")
+                }
+                continue
+            }
+            guard case .refused(let e)? = Self.answers(t2)[wait] else { throw Failure("\(error): \(t2.effects)") }
+            #expect(
+                e.code == .tokenExchangeFailed && e.message.contains(error) && e.message.contains("the sign-in is kept"),
+                "\(e.message)")
+            #expect(Self.requests(t2).isEmpty && router.keepers[account.key]?.flight == nil)
+            #expect(router.keepers[account.key]?.tokens?.refreshToken == "r1")
+            let own = router.getToken(account, TokenRequest(), caller: ":1.1", now: Self.now)
+            guard case .token(let a) = own.reply else { throw Failure("\(error): own not handed out: \(own.reply)") }
+            #expect(a.tokens.accessToken == "own")
+        }
+    }
+}

@@ -38,9 +38,10 @@ extension AccountKeeper {
                 throw .invalid("resource_metadata says where the metadata of the for resource is: give it with for")
             }
             stepUp = try StepUp.make(acrValues: request.acrValues, maxAge: request.maxAge)
+            let granted = state.tokens?.scope ?? account.scope
             target = try TokenTarget.make(
-                scope: request.scope, resources: request.resources, audience: request.audience,
-                granted: state.tokens?.scope ?? account.scope, account: account.name)
+                scope: request.scope ?? TokenTarget.within(request.resourceScopes, granted: granted),
+                resources: request.resources, audience: request.audience, granted: granted, account: account.name)
             if !target.isOwn, kind == .id || request.proof != nil {
                 throw .invalid("a narrower token (scope, resource, audience) is an access token, without a DPoP proof")
             }

@@ -18,6 +18,16 @@ enum RefreshRefusal {
         return (400..<500).contains(status) && status != 408 && status != 429
     }
 
+    /// The error with which the provider refused what a narrower token's refresh asked for, not the refresh token:
+    /// `invalid_scope` (RFC 6749 §5.2: the scope asked) or `invalid_target` (RFC 8707 §2: the resource asked;
+    /// django-oauth-toolkit 3.4.1 answers it for a resource its refresh token is not for); nil for anything else.
+    static func refusesTarget(_ failure: SessionFailure) -> String? {
+        guard let error = failure.providerError, error == "invalid_scope" || error == "invalid_target" else {
+            return nil
+        }
+        return error
+    }
+
     /// A failure of the daemon's own, before anything reached the provider (no room for another request, a DPoP key
     /// it could not use): not the provider's trouble, so it does not push the next refresh back.
     static func isLocal(_ code: RouterError.Code) -> Bool {

@@ -399,6 +399,19 @@ public struct TokenFlight: AccountPart {
         _ failure: SessionFailure, used: String, op: OperationID, _ state: AccountKeeper, _ turn: inout Turn
     ) -> Transition {
         let said = failure.providerError ?? failure.httpStatus.map { "HTTP \($0)" } ?? failure.code.rawValue
+        if !target.isOwn, let refused = RefreshRefusal.refusesTarget(failure) {
+            // Only this narrower token is refused: the refresh token (the failed request spent none) stays.
+            let why = RouterError(
+                .tokenExchangeFailed,
+                "\(key.name)'s provider will not make a token for \(target) (\(refused): \(failure.message)); the sign-in is kept: ask for the account's own token, or declare an account for that target"
+            )
+            refusals[target] = why
+            var state = state
+            state.refreshWorked()
+            let name = key.name
+            return Transition(effects: [.log(LogLine(.warning, "\(name): \(why.message)"))]).then(
+                land(op, state, refreshed: true, &turn))
+        }
         let refusal = RouterError(.notSignedIn, "the provider refused the refresh token (\(said))")
         guard RefreshRefusal.endsSignIn(failure) else {
             return AccountKeeper.refreshFailed(

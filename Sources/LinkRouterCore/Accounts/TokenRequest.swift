@@ -22,6 +22,9 @@ public struct TokenRequest: Sendable, Equatable {
     /// A step-up (RFC 9470): the token only from a sign-in made with one of these classes, this lately.
     public var acrValues: String?
     public var maxAge: UInt32?
+    /// The scopes the resource named by `forResource` lists (RFC 9728 `scopes_supported`), set by its lookup; not an
+    /// option. With no `scope` asked, the token is for those of them the account holds, where that is fewer than all.
+    public var resourceScopes: [String] = []
     /// `SignProof`: a proof for the access token instead of the token itself; not an option. Set by `GetToken`'s
     /// `dpop_method` and `dpop_url` too (`ProofRequest.withToken`): the token and its proof in one answer.
     public var proof: ProofRequest?

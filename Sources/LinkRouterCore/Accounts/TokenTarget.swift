@@ -69,6 +69,15 @@ public struct TokenTarget: Sendable, Hashable, CustomStringConvertible {
         return TokenTarget(scope: narrowed, resources: Array(Set(resources)).sorted(), audience: audience)
     }
 
+    /// The scope a token for a resource that lists `listed` (RFC 9728 `scopes_supported`) is asked with: those of
+    /// them `granted` holds, in its order, when that is some but not all of it; else nil (the account's own scope:
+    /// the resource lists none, or all the account holds, or none of it, when narrowing could only refuse).
+    public static func within(_ listed: [String], granted: String) -> String? {
+        let held = granted.split(separator: " ").map(String.init)
+        let both = held.filter { listed.contains($0) }
+        return both.isEmpty || both.count == held.count ? nil : both.joined(separator: " ")
+    }
+
     /// The refresh request's extra form fields (RFC 6749 §6 `scope`, RFC 8707 `resource`, `audience`).
     public var formFields: [(String, String)] {
         (scope.map { [("scope", $0)] } ?? []) + resources.map { ("resource", $0) }

@@ -107,6 +107,7 @@ public struct ResourceLookup: OperationMachine {
         r.forResource = nil
         r.resourceMetadata = nil
         r.resources = [found.resource]
+        r.resourceScopes = found.scopesSupported
         let servers = found.authorizationServers.joined(separator: ", ")
         if name.isEmpty {
             let mine = accounts.filter { $0.owner.serves(app) }

@@ -18,6 +18,7 @@ DIR/mode at each request (absent or "honest": as it should be):
   malformed        the document is not JSON
   no-servers       no authorization_servers
   missing          404
+  openid-only      as honest, with "scopes_supported": ["openid"] (a resource that needs less than the account holds)
   elsewhere        404 at the well-known place; the honest document at /meta/mcp instead, which the
                    401 to a request without a token names (resource_metadata, RFC 9728 §5.1)
 
@@ -95,7 +96,9 @@ def main():
             resource = self.origin() + "/mcp"
             doc = {"resource": resource, "authorization_servers": [info["issuer"]],
                    "scopes_supported": ["openid", "email"], "bearer_methods_supported": ["header"]}
-            if m == "other-resource":
+            if m == "openid-only":
+                doc["scopes_supported"] = ["openid"]
+            elif m == "other-resource":
                 doc["resource"] = self.origin() + "/elsewhere"
             elif m == "no-servers":
                 del doc["authorization_servers"]
