@@ -1001,7 +1001,8 @@ extension AccountTokenTests {
             }
             guard case .refused(let e)? = Self.answers(t2)[wait] else { throw Failure("\(error): \(t2.effects)") }
             #expect(
-                e.code == .tokenExchangeFailed && e.message.contains(error) && e.message.contains("the sign-in is kept"),
+                e.code == .tokenExchangeFailed && e.message.contains(error)
+                    && e.message.contains("the sign-in is kept"),
                 "\(e.message)")
             #expect(Self.requests(t2).isEmpty && router.keepers[account.key]?.flight == nil)
             #expect(router.keepers[account.key]?.tokens?.refreshToken == "r1")
