@@ -41,7 +41,7 @@ extension Bench {
         row(
             "the first token for a resource named only by its URL: declared from its metadata with a client registered \(Measure.format(declare)) ms, a code-flow sign-in driven by the tests' script \(Measure.format(signIn)) ms, the token for it (one refresh) \(Measure.format(first)) ms; oidc-agent's `oidc-gen` registers only through its interactive prompts, so no peer figure",
             value: declare + signIn + first, unit: "ms", floor: nil, goal: "—", met: nil)
-        let runs = n(40, 3)
+        let runs = n(200, 3)
         try must([bin + "/linkctl", "token", "mcp"])
         let (byURL, byName) = try Measure.interleaved(
             runs, { try must([bin + "/linkctl", "token", "--for", url]) },
