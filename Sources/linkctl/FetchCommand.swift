@@ -95,9 +95,13 @@ enum FetchCommand {
         }
         var fetch = Fetch(url: url, method: method, headers: headers, body: body)
         do {
-            let first = try firstToken(name, options, url: url, probing: args.value("resource") == nil, &fetch)
-            guard var token = first.token else { return first.answer.map { answer($0, args) } ?? ExitCode.refused }
-            options = first.options
+            var token: AccountToken.Reply
+            switch try firstToken(name, options, url: url, probing: args.value("resource") == nil, &fetch) {
+            case .token(let reply, let found):
+                token = reply
+                options = found
+            case .answered(let response): return answer(response, args)
+            }
             if let warning = token.warning { StandardStreams.err("linkctl: warning: \(warning)\n") }
             var response = try fetch.send(token.token)
             if [401, 403].contains(response.status) {
@@ -157,18 +161,24 @@ enum FetchCommand {
         }
     }
 
-    /// What the request first goes with: the token (and the options that got it), or, when the resource's metadata
-    /// is not at its well-known place (`DiscoveryFailed` for a nameless `--for`), the answer to the request sent
-    /// without one, unless that answer is a 401 whose challenge says where the metadata is (RFC 9728 §5.1): then the
-    /// token found from there.
+    /// How the request begins: with a token (and the options that got it), or already answered.
+    enum First {
+        case token(AccountToken.Reply, options: [(String, DBusValue)])
+        /// Sent without a token (no metadata to find one by), and this is the answer.
+        case answered(HTTPResponse)
+    }
+
+    /// What the request first goes with: the token, or, when the resource's metadata is not at its well-known place
+    /// (`DiscoveryFailed` for a nameless `--for`), the answer to the request sent without one, unless that answer is
+    /// a 401 whose challenge says where the metadata is (RFC 9728 §5.1): then the token found from there.
     static func firstToken(
         _ name: String, _ options: [(String, DBusValue)], url: String, probing: Bool, _ fetch: inout Fetch
-    ) throws -> (token: AccountToken.Reply?, options: [(String, DBusValue)], answer: HTTPResponse?) {
+    ) throws -> First {
         let attempt: Result<AccountToken.Reply, DaemonClient.Failure>
         do { attempt = .success(try AccountToken.get(name, options)) } catch { attempt = .failure(error) }
         let refusal: DaemonClient.Failure
         switch attempt {
-        case .success(let token): return (token, options, nil)
+        case .success(let token): return .token(token, options: options)
         case .failure(let error) where name.isEmpty && probing && error.code == .discoveryFailed: refusal = error
         case .failure(let error): throw error
         }
@@ -179,11 +189,11 @@ enum FetchCommand {
         else {
             StandardStreams.err(
                 "linkctl: fetch: sent without a token, since \(refusal.text); the answer is as the server gave it\n")
-            return (nil, options, probe)
+            return .answered(probe)
         }
         StandardStreams.err("linkctl: fetch: \(url) answered 401 naming its metadata at \(at)\n")
         let found = options + [(TokenOptionNames.resourceMetadata.1, .string(at))]
-        return (try AccountToken.get(name, found), found, nil)
+        return .token(try AccountToken.get(name, found), options: found)
     }
 
     /// The answer printed (its status line and headers first with `--include`), and the exit status curl would give.

@@ -33,9 +33,9 @@ extension AccountKeeper {
         var t = Transition()
         for (op, w) in turn.core.held.tokenWaits(of: key) {
             let live = anyLive || liveFor.contains(w.target)
-            if let stepUp = w.stepUp, let kept = state.tokens, let why = kept.unmet(stepUp, now: turn.now) {
+            if let refusal = state.stepUpRefusal(key, w.stepUp, now: turn.now) {
                 // Read from the keyring (or refreshed) meanwhile: a sign-in that is not what the waiter asked for.
-                t.effects.append(.answer(op, .refused(stepUpRequired(key, stepUp, why))))
+                t.effects.append(.answer(op, .refused(refusal)))
                 t.core.append(.finish(op))
             } else if state.usable(w.kind, minValid: live ? 1 : w.minValid, now: turn.now, target: w.target),
                 let tokens = state.set(for: w.target)
@@ -100,10 +100,11 @@ extension AccountKeeper {
             "\(key.name) is not signed in\(why.map { " (\($0))" } ?? ""); sign in with: linkctl login \(key.name)")
     }
 
-    /// A step-up the account's sign-in does not meet (`why`, read as "the sign-in …"), and the sign-in that asks for
-    /// it.
-    static func stepUpRequired(_ key: AccountKey, _ stepUp: StepUp, _ why: String) -> RouterError {
-        RouterError(
+    /// Why the sign-in these tokens came from does not meet `stepUp` (nil: it does, or none was asked, or there are
+    /// no tokens), with the sign-in that asks for it.
+    func stepUpRefusal(_ key: AccountKey, _ stepUp: StepUp?, now: Int64) -> RouterError? {
+        guard let stepUp, let why = tokens?.unmet(stepUp, now: now) else { return nil }
+        return RouterError(
             .stepUpRequired,
             "\(key.name)'s sign-in \(why); a token from it is not handed out for this request. Sign in again, asking for it: linkctl login \(key.name) \(stepUp.flags)"
         )

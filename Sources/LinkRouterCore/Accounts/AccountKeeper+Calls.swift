@@ -62,10 +62,8 @@ extension AccountKeeper {
         }
         // A step-up: no token of a sign-in that is not what was asked, whatever its life (none is refreshed for it).
         // While a flight is under way (a new sign-in's set on its way to the keyring, say), the call waits for it.
-        let unmet = stepUp.flatMap { s in state.tokens.flatMap { $0.unmet(s, now: now) } }
-        if let stepUp, let unmet, state.loaded, state.flight == nil {
-            return Transition().answering(held, .refused(stepUpRequired(account.key, stepUp, unmet)))
-        }
+        let unmet = state.stepUpRefusal(account.key, stepUp, now: now)
+        if let unmet, state.loaded, state.flight == nil { return Transition().answering(held, .refused(unmet)) }
         // A token with the life asked for is handed out from memory, even while the account's flight refreshes ahead
         // of need (the new set is not anyone's until the keyring has it).
         if unmet == nil, state.usable(kind, minValid: minValid, now: now, target: target),

@@ -18,7 +18,8 @@ public enum TokenOptionNames {
     /// With `for`: where the resource's metadata is, as its challenge said (RFC 9728 §5.1).
     public static let resourceMetadata = ("resource-metadata", "resource_metadata")
     /// A step-up (RFC 9470, `StepUp`): the authentication classes the sign-in must have been made with, and the most
-    /// seconds since it. Not among `strings`: linkctl's front leaves them to the full linkctl.
+    /// seconds since it; `GetToken`'s and `Login`'s alike. Not among `strings`: linkctl's front leaves them to the full
+    /// linkctl.
     public static let acrValues = ("acr-values", "acr_values")
     public static let maxAge = ("max-age", "max_age")
     public static let strings = [issuer, scope, audience, dpopMethod, dpopURL, dpopNonce, forResource]

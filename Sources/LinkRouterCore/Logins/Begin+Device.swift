@@ -46,15 +46,7 @@ extension Begin {
             return .end(refusing(error, held: held))
         }
         let stepUp: StepUp?
-        do throws(RouterError) {
-            stepUp = try r.stepUp(exchanged: true)
-            if stepUp != nil, !scope.split(separator: " ").contains("openid") {
-                throw .invalid(
-                    "acr_values and max_age are checked in the ID token: the login's scope must include openid")
-            }
-        } catch {
-            return .end(refusing(error, held: held))
-        }
+        do { stepUp = try r.stepUp(exchanged: true, scope: scope) } catch { return .end(refusing(error, held: held)) }
         guard let authorization = deviceAuthorization else {
             return .wait(
                 .authorizeDevice(

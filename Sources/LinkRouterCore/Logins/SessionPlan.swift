@@ -293,7 +293,7 @@ extension SessionPlan {
                 throw .invalid("par cannot be combined with authorize_url: the adopted URL is opened as it is")
             }
             // Refused: the adopted URL is opened as it is, and its code is the app's to exchange.
-            _ = try request.stepUp(exchanged: false)
+            _ = try request.stepUp(exchanged: false, scope: nil)
             return try adopt(
                 adopted, request: request, owner: owner, ttl: ttl, options: options, issuer: issuer, limits: limits)
         }
@@ -340,7 +340,7 @@ extension SessionPlan {
         let appCallback = try request.appCallbackURI.map { a throws(RouterError) in
             try parseAppCallback(a, maxLength: maxOption)
         }
-        let stepUp = try request.stepUp(exchanged: request.exchange)
+        let stepUp = try request.stepUp(exchanged: request.exchange, scope: request.scope)
         let exchange =
             request.exchange
             ? metadata.map {
@@ -350,12 +350,6 @@ extension SessionPlan {
                     account: request.account,
                     accountInMemory: request.accountStore == .memory, stepUp: stepUp)
             } : nil
-        // The ID token is what says how the person signed in: a step-up without one could not be checked.
-        if stepUp != nil, exchange?.expectsIDToken != true {
-            throw .invalid(
-                "acr_values and max_age are checked in the ID token: the login's scope must include openid, and the daemon must exchange the code"
-            )
-        }
         return SessionPlan(
             source: .builder(
                 endpoint: endpoint, clientID: clientID, scope: request.scope,

@@ -45,13 +45,17 @@ public struct SessionRequest: Sendable, Equatable {
     /// The step-up this login asks for, checked: only where the daemon exchanges the code, so that the ID token
     /// can be checked against it (an app that exchanges the code itself passes them in `extra_params`), and never
     /// also in a caller's `extra_params` (an account's own are overridden for this login).
-    /// `exchanged`: the daemon gets the tokens (a code login's `exchange`; a device login always).
-    public func stepUp(exchanged: Bool) throws(RouterError) -> StepUp? {
+    /// `exchanged`: the daemon gets the tokens (a code login's `exchange`; a device login always); `scope`: the
+    /// login's, which must ask for the ID token (`openid`) that says how the person signed in.
+    public func stepUp(exchanged: Bool, scope: String?) throws(RouterError) -> StepUp? {
         guard let stepUp = try StepUp.make(acrValues: acrValues, maxAge: maxAge) else { return nil }
         guard exchanged, authorizeURL == nil, codeChallenge == nil else {
             throw .invalid(
                 "acr_values and max_age are checked in the ID token the daemon verifies: they need exchange (or an account); an app that exchanges the code itself passes them in extra_params"
             )
+        }
+        guard scope?.split(separator: " ").contains("openid") == true else {
+            throw .invalid("acr_values and max_age are checked in the ID token: the login's scope must include openid")
         }
         if account == nil, let name = StepUp.parameterNames.first(where: { extraParams[$0] != nil }) {
             throw .invalid("\(name) is given twice: as an option and in extra_params; give it once, as the option")

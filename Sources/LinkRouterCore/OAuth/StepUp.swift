@@ -38,19 +38,23 @@ public struct StepUp: Sendable, Hashable {
         self.maxAge = maxAge
     }
 
-    /// The authorization (or device authorization) request's parameters that ask the provider for it.
+    /// The authorization (or device authorization) request's parameters that ask the provider for it (OpenID
+    /// Connect Core §3.1.2.1).
     public var parameters: [(String, String)] {
-        (acrValues.isEmpty ? [] : [("acr_values", acrValues.joined(separator: " "))])
-            + (maxAge.map { [("max_age", String($0))] } ?? [])
+        (acrValues.isEmpty ? [] : [(Self.acrValuesParameter, acrValues.joined(separator: " "))])
+            + (maxAge.map { [(Self.maxAgeParameter, String($0))] } ?? [])
     }
 
+    static let acrValuesParameter = "acr_values"
+    static let maxAgeParameter = "max_age"
     /// The names of `parameters`, which a request's other parameters may not set too.
-    public static let parameterNames = ["acr_values", "max_age"]
+    public static let parameterNames = [acrValuesParameter, maxAgeParameter]
 
     /// How linkctl asks for it again (`linkctl login NAME` and `token` take these flags).
     public var flags: String {
-        (acrValues.isEmpty ? [] : ["--acr-values '\(acrValues.joined(separator: " "))'"])
-            .joined(separator: " ") + (maxAge.map { (acrValues.isEmpty ? "" : " ") + "--max-age \($0)" } ?? "")
+        let acr = acrValues.isEmpty ? [] : ["--\(TokenOptionNames.acrValues.0) '\(acrValues.joined(separator: " "))'"]
+        let age = maxAge.map { ["--\(TokenOptionNames.maxAge.0) \($0)"] } ?? []
+        return (acr + age).joined(separator: " ")
     }
 
     /// Why a sign-in whose ID token said `acr` and `authTime` does not meet it at `now` (unix seconds), or nil.
