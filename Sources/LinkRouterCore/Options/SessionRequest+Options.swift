@@ -108,14 +108,14 @@ extension SessionRequest {
                 flag: .value(TokenOptionNames.acrValues.0, placeholder: "ACR"),
                 help: "a step-up: sign in with one of these authentication classes (space-separated)",
                 doc:
-                    "a step-up (RFC 9470): the authentication context classes the sign-in must be made with, space-separated, in order of preference (OpenID Connect Core §3.1.2.1); sent to the provider, and the ID token's `acr` must be one of them (else `IDTokenRejected`, and nothing is kept: an account's earlier sign-in stays). With `exchange` or an account only"
+                    "a step-up (RFC 9470): the authentication context classes the sign-in must be made with, space-separated, in order of preference (OpenID Connect Core §3.1.2.1); sent to the provider, and the ID token's `acr` must be one of them (else `IDTokenRejected`, and nothing is kept: an account's earlier sign-in stays). With `exchange` or an account only, and a scope with `openid` (the ID token says how the person signed in)"
             ),
             OptionRow(
                 TokenOptionNames.maxAge.1, .uint32({ $0.maxAge = $1 }, get: { $0.maxAge }),
                 flag: .value(TokenOptionNames.maxAge.0, placeholder: "SECONDS"),
                 help: "a step-up: the person must have authenticated at most SECONDS ago",
                 doc:
-                    "a step-up (RFC 9470): the most seconds since the person authenticated at the provider; sent as `max_age`, and the ID token's `auth_time` must be that recent (a 120 s clock skew allowed; else `IDTokenRejected`). With `exchange` or an account only"
+                    "a step-up (RFC 9470): the most seconds since the person authenticated at the provider; sent as `max_age`, and the ID token's `auth_time` must be that recent (a 120 s clock skew allowed; else `IDTokenRejected`). With `exchange` or an account only, and a scope with `openid`"
             ),
             LoginOptions.sessionRow(LoginOptions.requireIssuerRow),
             OptionRow(
