@@ -82,6 +82,8 @@ let package = Package(
         // No header of libqrencode's either: its one type and two calls are in the shim; dlopen()ed
         // (TerminalQR/QRCode.swift).
         .systemLibrary(name: "CQREncode"),
+        // No header of libsodium's: its crypto_box calls are declared in the shim; dlopen()ed (SodiumKit/LibSodium.swift).
+        .systemLibrary(name: "CSodium"),
 
         // Pure libraries: the routing rules and the freedesktop file formats.
         .target(name: "LinkRouterCore", exclude: ["Embedded/README.md"]),
@@ -106,6 +108,8 @@ let package = Package(
         // The Secret Service through libsecret, on a worker thread with a deadline; the collection's state asked over
         // D-Bus.
         .target(name: "SecretKit", dependencies: ["CSecret", "DBusKit", "SystemKit"]),
+        // libsodium's crypto_box and base64, for oidc-agent's encrypted client protocol.
+        .target(name: "SodiumKit", dependencies: ["CSodium", "SystemKit"]),
         // Discovery, the token endpoint and ID-token verification (OpenID Connect), over HTTPKit and JOSE.
         .target(
             name: "OpenIDConnect",
@@ -122,6 +126,7 @@ let package = Package(
                 "LinkRouterCore", "LinkRouterAPI", "Freedesktop", "SystemKit", "DBusKit", "OpenSSLKit", "Store",
                 "Loopback",
                 "DesktopIntegration", "LinkRouterFiles", "OpenIDConnect", "HTTPKit", "SecretKit", "JSONKit", "JOSE",
+                "SodiumKit",
             ]),
         .executableTarget(name: "LinkRouterd", dependencies: ["LinkRouterService"]),
         .executableTarget(

@@ -42,6 +42,8 @@ public struct LinkRouterPaths: Sendable, Equatable {
     public var inboxDirectory: String? { runtimeDirectory.map { $0 + "/inbox" } }
     /// The https callbacks pending sessions wait on, published by the daemon.
     public var claimedCallbacksFile: String? { runtimeDirectory.map { $0 + "/claimed-callbacks" } }
+    /// The oidc-agent socket (`OIDC_SOCK`), served by the daemon for oidc-agent's clients.
+    public var agentSocket: String? { runtimeDirectory.map { $0 + "/agent" } }
     /// What `linkctl install` did (`InstallRecord`).
     public var installRecord: String { stateDirectory + "/install.conf" }
 }

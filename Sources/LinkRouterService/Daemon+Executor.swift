@@ -111,8 +111,8 @@ extension Daemon {
             do { try performFallible(effect) } catch { log.write(.warning, error.message) }
         case .start(let op, let operation): start(op, operation)
         case .cancel(let op): sessions.cancelTimer(op)
-        case .answer(let op, let reply): bus.answer(op, reply)
-        case .forget(let op): bus.forget(op)
+        case .answer(let op, let reply): if !agent.answer(op, reply) { bus.answer(op, reply) }
+        case .forget(let op): if !agent.forget(op) { bus.forget(op) }
         case .closeListener(let id): sessions.closeListener(id)
         case .emitStatus(let id, let status): bus.emitStatus(id, status)
         case .accountChanged(let news): bus.emitAccountChanged(news)

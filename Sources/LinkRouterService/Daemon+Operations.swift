@@ -72,6 +72,16 @@ extension Daemon {
         case .revoking(.revoke(let r, let endpoint)):
             providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
 
+        case .identification(.identify(let name)) where agent.peer(name) != nil:
+            // An agent client: the kernel's word for its process, taken at accept, and its pidfd asked now.
+            let peer = agent.peer(name)!
+            let app =
+                peer.exited
+                ? .unknown
+                : peer.credentials.map {
+                    CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: peer.acceptedAt)
+                } ?? .unknown
+            done(.identification(.identified(app, face: CallerApps.exportedFace(of: app))))
         case .identification(.identify(let name)):
             let appeared = bus.appeared(name)
             bus.credentials(of: name) { c in
@@ -134,6 +144,9 @@ extension Daemon {
             }
         case .accountNotice(.unlockKeyring): accounts.unlockKeyring { done(.accountNotice(.unlockAsked($0))) }
 
+        case .consent(.describe(let caller)) where agent.peer(caller) != nil:
+            let pid = agent.peer(caller)!.credentials?.pid
+            done(.consent(.described(pid.map { CallerApps.program(ofProcess: $0) } ?? "an unknown program")))
         case .consent(.describe(let caller)):
             bus.credentials(of: caller) { c in
                 done(.consent(.described(c.map { CallerApps.program(ofProcess: $0.pid) } ?? "an unknown program")))

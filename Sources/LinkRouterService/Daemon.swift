@@ -27,8 +27,12 @@ public final class Daemon {
     let links: Links
     /// Declared accounts, and the keyring their tokens live in.
     let accounts: Accounts
+    /// The oidc-agent socket and its connections.
+    let agent: Agent
     /// Log lines, at most so many a second (threat model X1, X3).
     let log = LogLimiter()
+    /// Where the agent listens once the bus name is the daemon's (nil: no runtime directory).
+    private let agentPath: String?
     /// The executable this process runs, watched for an upgrade replacing it.
     private var executable: ExecutableWatcher?
     /// `Effect.restart` was carried out: the loop stopped to start again on a new executable.
@@ -45,6 +49,8 @@ public final class Daemon {
         providers = Providers(loop: loop)
         links = Links(maxPerSecond: config.maxRoutesPerSecond, inboxDirectory: config.paths.inboxDirectory)
         accounts = Accounts(paths: config.paths, loop: loop, busAddress: config.busAddress ?? BusAddress.session())
+        agent = Agent(loop: loop)
+        agentPath = config.paths.agentSocket
         // The components' calls to the core, wired here so that an in-process daemon has them too.
         sessions.onDeadline = { [unowned self] id in execute(core.router.deadlineReached(id, now: now)) }
         // After a burst, the core gives its tables' room back with the store's (unwired from 99dec1a to here, the
@@ -174,6 +180,7 @@ public final class Daemon {
                 routeLink(link, source: .link, via: "queued link", caller: "", context: .none, answers: false)
             }
             launcher.checkHandlers()
+            startAgent()
             let declared = accounts.all()
             // Sets an earlier daemon set aside are newer than the keyring's: adopted, and written there.
             let sets = accounts.setAsideSets()
@@ -189,6 +196,22 @@ public final class Daemon {
             Log.notice(
                 "linkrouterd \(API.version) serving \(API.busName) as \(bus.connection.uniqueName); \(core.router.pendingCount) pending sessions; store: \(sessions.store?.path ?? "none (sessions are not durable)"); \(launching)"
             )
+        }
+    }
+
+    /// The oidc-agent socket, wired to the core: a request is an account call of its connection's, and a connection
+    /// that ends is a caller gone. Only once the bus name is this daemon's, so two daemons never take turns at it.
+    private func startAgent() {
+        guard let agentPath else { return }
+        agent.onRequest = { [unowned self] name, request in agentRequest(name, request) }
+        agent.onGone = { [unowned self] name in execute(core.router.ownerGone(name, now: now)) }
+        agent.onLog = { [unowned self] priority, line in log.write(priority, line) }
+        do {
+            try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(agentPath))
+            try agent.start(path: agentPath)
+        } catch {
+            Log.warning(
+                "The oidc-agent socket could not be made (\(error)); oidc-agent's clients cannot reach linkrouterd")
         }
     }
 
@@ -238,6 +261,7 @@ public final class Daemon {
     /// given back, and only then do held calls hear why, so a `Wait` asked
     /// again starts the next daemon instead of reaching this one.
     func shutdown() {
+        agent.stop()
         sessions.closeAllListeners()
         sessions.checkpointNow()
         if !bus.failed { bus.release([API.busName]) }

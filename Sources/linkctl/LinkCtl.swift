@@ -15,6 +15,7 @@ enum LinkCtl {
         ("login", { LoginCommand.spec }), ("token", { TokenCommand.spec }), ("fetch", { FetchCommand.spec }),
         ("account", { AccountCommand.spec }),
         ("accounts", { AccountsCommand.spec }), ("credential", { CredentialCommand.spec }),
+        ("agent", { AgentCommand.spec }),
         ("logout", { LogoutCommand.spec }), ("grants", { GrantsCommand.spec }),
         ("sessions", { SessionsCommand.spec }),
         ("cancel", { CancelCommand.spec }),

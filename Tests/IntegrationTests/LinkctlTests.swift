@@ -8,7 +8,8 @@ import Testing
 @Suite("linkctl")
 struct LinkctlTests {
     static let commands = [
-        "open", "begin", "wait", "login", "token", "fetch", "account", "accounts", "credential", "logout", "grants",
+        "open", "begin", "wait", "login", "token", "fetch", "account", "accounts", "credential", "agent", "logout",
+        "grants",
         "sessions",
         "cancel", "status", "explain", "register", "claim", "install", "uninstall", "browser-policy", "doctor",
         "completion",

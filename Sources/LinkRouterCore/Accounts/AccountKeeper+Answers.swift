@@ -68,6 +68,7 @@ extension AccountKeeper {
         guard let proof else {
             var answer = TokenAnswer(tokens: tokens, kind: kind, warning: warning, target: target)
             answer.account = key.name
+            answer.issuer = key.issuer
             return .token(answer)
         }
         guard let dpop = tokens.dpopKey else {
@@ -90,6 +91,7 @@ extension AccountKeeper {
         // The token and the proof for it, from the same set in one answer: they cannot come apart.
         var answer = TokenAnswer(tokens: tokens, kind: .access, warning: warning, target: target)
         answer.account = key.name
+        answer.issuer = key.issuer
         answer.proof = plan
         return .token(answer)
     }

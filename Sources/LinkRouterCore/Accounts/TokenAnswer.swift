@@ -8,6 +8,8 @@ public struct TokenAnswer: Sendable, Equatable {
     public var target: TokenTarget
     /// The account it is of (its name; for an app's own account, the name the app gave it).
     public var account: String = ""
+    /// The account's issuer (oidc-agent's clients are told it with the token).
+    public var issuer: String = ""
     /// The DPoP proof to sign for this very access token, when it was asked with it (`dpop_method`).
     public var proof: ProofPlan?
     public init(tokens: TokenSet, kind: Account.TokenKind, warning: String? = nil, target: TokenTarget = TokenTarget())

@@ -1,0 +1,180 @@
+import Foundation
+import Glibc
+import SystemKit
+import Testing
+
+/// oidc-agent's clients against linkrouterd's agent socket (issue 49): Debian's
+/// `oidc-token` 4.2.6 (liboidc-agent4, the encrypted form) and a plain-JSON
+/// client as the Rust crate `oidc_agent_rs` is (Fixtures/agent_client.py), at
+/// the real Glewlwyd with the accounts in a real gnome-keyring.
+@Suite("oidc-agent's protocol on the agent socket", .serialized)
+struct AgentProtocolTests {
+    typealias World = AccountTests.World
+
+    static let oidcToken = "/usr/bin/oidc-token"
+
+    /// The socket linkrouterd serves, as `linkctl agent env` names it.
+    static func socket(_ w: World) -> String { w.desktop.runtimeDir + "/linkrouter/agent" }
+
+    static func oidcToken(_ w: World, _ args: [String]) throws -> Subprocess.Outcome {
+        try Subprocess.run(
+            [oidcToken] + args, environment: w.desktop.environment + ["OIDC_SOCK=" + socket(w)],
+            timeoutMilliseconds: 30_000)
+    }
+
+    /// The plain-JSON client's answer, parsed.
+    static func plain(_ w: World, _ args: [String]) throws -> [String: Any] {
+        let r = try Subprocess.run(
+            ["/usr/bin/python3", Paths.fixtures + "/agent_client.py"] + args,
+            environment: w.desktop.environment + ["OIDC_SOCK=" + socket(w)], timeoutMilliseconds: 90_000)
+        let line = try #require(
+            try JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any], "\(r.errorText)")
+        guard let answer = line["answer"] as? String else { return line }
+        return (try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]) ?? ["raw": answer]
+    }
+
+    @Test(
+        "oidc-token (encrypted) by account: the account's own token; an unknown account and one not signed in fail in oidc-agent's words with linkrouter's beside them; -s narrows; linkctl agent env names the socket"
+    )
+    func oidcTokenByAccount() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0 && w.add("idle").status == 0)
+        #expect(try w.login("work").status == 0)
+        let env = try w.desktop.linkctl("agent", "env")
+        #expect(
+            env.status == 0 && env.text == "OIDC_SOCK=\(Self.socket(w)); export OIDC_SOCK;\n",
+            "\(env.text) \(env.errorText)")
+        let mode = try #require(FileSystem.status(Self.socket(w)))
+        #expect(mode.kind == .socket && mode.permissions == 0o600)
+
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        let got = try Self.oidcToken(w, ["work"])
+        #expect(got.status == 0 && got.text == token + "\n", "\(got.text) \(got.errorText)")
+        // -a: the token, the issuer (oidc-agent's form, with a trailing /) and its expiry.
+        let all = try Self.oidcToken(w, ["-a", "work"])
+        let lines = all.text.split(separator: "\n").map(String.init)
+        #expect(all.status == 0 && lines.count == 3 && lines[0] == token, "\(all.text) \(all.errorText)")
+        #expect(
+            lines.count == 3 && lines[1] == w.provider.issuer + "/"
+                && (Int64(lines[2]) ?? 0) > Int64(Date().timeIntervalSince1970))
+
+        let unknown = try Self.oidcToken(w, ["nobody-here"])
+        #expect(
+            unknown.status == 1 && unknown.text.isEmpty
+                && unknown.errorText.hasPrefix("Error: No account configured with that short name"),
+            "\(unknown.errorText)")
+        let idle = try Self.oidcToken(w, ["idle"])
+        #expect(
+            idle.status == 1 && idle.errorText.hasPrefix("Error: account not loaded")
+                && idle.errorText.contains("linkctl login idle"), "\(idle.errorText)")
+
+        // A narrower token: the one linkctl is given for the same scope (one narrowed set, kept for both).
+        let narrow = try Self.oidcToken(w, ["-s", "openid", "work"])
+        let linkctlNarrow = try w.desktop.linkctl("token", "work", "--scope", "openid")
+        #expect(narrow.status == 0 && linkctlNarrow.status == 0, "\(narrow.errorText) \(linkctlNarrow.errorText)")
+        #expect(narrow.text == linkctlNarrow.text && narrow.text != token + "\n")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "plain JSON: by issuer, the ID token, loaded_accounts; oidc-agent's own requests refused naming linkctl; not JSON, no type, an unknown type and 1 MiB refused, each in a failure; the daemon up"
+    )
+    func plainJSON() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+
+        let byIssuer = try Self.plain(
+            w, ["send", #"{"request":"access_token","issuer":"\#(w.provider.issuer)/","min_valid_period":60}"#])
+        #expect(
+            byIssuer["status"] as? String == "success" && byIssuer["access_token"] as? String == token, "\(byIssuer)")
+        #expect(byIssuer["issuer"] as? String == w.provider.issuer + "/" && (byIssuer["expires_at"] as? Int ?? 0) > 0)
+        let elsewhere = try Self.plain(
+            w, ["send", #"{"request":"access_token","issuer":"https://elsewhere.example/"}"#])
+        #expect(
+            elsewhere["status"] as? String == "failure" && elsewhere["error"] as? String == "account not loaded",
+            "\(elsewhere)")
+
+        let id = try Self.plain(w, ["send", #"{"request":"id_token","account":"work"}"#])
+        let idToken = try w.desktop.linkctl("token", "work", "--id-token").text.trimmingCharacters(in: .newlines)
+        #expect(id["status"] as? String == "success" && id["id_token"] as? String == idToken, "\(id)")
+
+        let loaded = try Self.plain(w, ["send", #"{"request":"loaded_accounts"}"#])
+        #expect(loaded["status"] as? String == "success" && loaded["info"] as? [String] == ["work"], "\(loaded)")
+
+        let gen = try Self.plain(w, ["send", #"{"request":"gen","name":"x"}"#])
+        #expect(
+            gen["status"] as? String == "failure"
+                && (gen["error"] as? String ?? "").contains("does not serve oidc-agent's gen")
+                && (gen["info"] as? String ?? "").contains("linkctl account add"), "\(gen)")
+        let unknownType = try Self.plain(w, ["send", #"{"request":"fly"}"#])
+        #expect(unknownType["error"] as? String == "Bad Request: Unknown request type.", "\(unknownType)")
+        let noType = try Self.plain(w, ["send", #"{"account":"work"}"#])
+        #expect(noType["error"] as? String == "Bad Request: No request type.", "\(noType)")
+        let neither = try Self.plain(w, ["send", #"{"request":"access_token"}"#])
+        #expect(neither["error"] as? String == "Not yet implemented", "\(neither)")
+        let notJSON = try Self.plain(w, ["send", "{not json}"])
+        #expect((notJSON["error"] as? String ?? "").hasPrefix("Bad Request: could not parse json"), "\(notJSON)")
+        let words = try Self.plain(w, ["send", "hello agent"])
+        #expect((words["error"] as? String ?? "").hasPrefix("Bad Request: the first message is neither"), "\(words)")
+        let big = w.desktop.root + "/big.json"
+        try FileSystem.writeAtomically(
+            big, Array(#"{"request":"access_token","account":""#.utf8) + [UInt8](repeating: 0x61, count: 1 << 20))
+        let huge = try Self.plain(w, ["send-file", big])
+        #expect((huge["error"] as? String ?? "").contains("larger than 65536 bytes"), "\(huge)")
+        // None of it reached the log as the client sent it.
+        #expect(!w.daemon.log.contains("aaaaaaaa") && !w.daemon.log.contains("hello agent"))
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "another uid that reaches the socket is refused; a client that sends nothing does not hold up another and is closed at its deadline; a thousand at once are each answered"
+    )
+    func peers() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+
+        // The path made reachable, as oidc-agent's was when a nobody process got a token from it: the uid is checked.
+        if getuid() == 0 {
+            for dir in [w.desktop.root, w.desktop.runtimeDir, w.desktop.runtimeDir + "/linkrouter"] {
+                #expect(chmod(dir, 0o711) == 0)
+            }
+            #expect(chmod(Self.socket(w), 0o666) == 0)
+            let nobody = try Self.plain(w, ["as-nobody", #"{"request":"access_token","account":"work"}"#])
+            #expect(
+                nobody["status"] as? String == "failure" && nobody["error"] as? String == "operation forbidden"
+                    && nobody["access_token"] == nil, "\(nobody)")
+            #expect(w.daemon.log.contains("Refused an agent connection from uid 65534"))
+        }
+
+        // A client that connects and sends nothing: another is served meanwhile; it is closed after 10 s.
+        let stallOut = w.desktop.root + "/stall.out"
+        let stall = try Subprocess.spawn(
+            ["/usr/bin/python3", Paths.fixtures + "/agent_client.py", "stall"],
+            environment: w.desktop.environment + ["OIDC_SOCK=" + Self.socket(w)], stdout: .file(stallOut))
+        #expect(
+            eventually(timeoutMilliseconds: 10_000) {
+                ((try? FileSystem.readText(stallOut)) ?? "").contains("connected")
+            })
+        let meanwhile = try Self.oidcToken(w, ["work"])
+        #expect(meanwhile.status == 0 && meanwhile.text == token + "\n", "\(meanwhile.errorText)")
+        #expect(
+            !((try? FileSystem.readText(stallOut)) ?? "").contains("closed_after"), "the stalled client is still open")
+        let ended = Subprocess.wait(stall, timeoutMilliseconds: 30_000)
+        #expect(ended == 0)
+        let stalled = (try? FileSystem.readText(stallOut)) ?? ""
+        #expect(stalled.contains("closed_after") && stalled.contains(#""answer": """#), "\(stalled)")
+
+        let many = try Self.plain(w, ["many", "1000", #"{"request":"access_token","account":"work"}"#])
+        let summary = try #require(many["summary"] as? [String: Int], "\(many)")
+        #expect(summary.values.reduce(0, +) == 1000 && (summary["success"] ?? 0) > 0, "\(summary)")
+        // What is not a token is a failure that says why (connections or calls over the limit), never silence.
+        #expect(summary.keys.allSatisfy { $0 == "success" || $0.hasPrefix("failure: ") }, "\(summary)")
+        #expect(w.daemon.isRunning)
+        let after = try Self.oidcToken(w, ["work"])
+        #expect(after.status == 0 && after.text == token + "\n", "\(after.errorText)")
+    }
+}
