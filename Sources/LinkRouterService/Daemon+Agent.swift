@@ -8,7 +8,7 @@ extension Daemon {
     func agentRequest(_ name: String, _ request: AgentRequest) -> Transition.Reply {
         let call: AccountCall
         switch request {
-        case .token(let account, let options, _):
+        case .token(let account, let options):
             if !account.isEmpty {
                 do { try Account.checkName(account) } catch { return .refused(error) }
             }

@@ -77,6 +77,51 @@ struct AgentProtocolTests {
     }
 
     @Test(
+        "a Flatpak-shaped oidc-token (bubblewrap, the agent socket within its reach): the person is asked, naming the verified app with the client's own name beside it; Allow once gives the person's token, Deny is operation forbidden with none",
+        .enabled(if: FlatpakSandbox.unavailable == nil, "\(FlatpakSandbox.unavailable ?? "")"))
+    func sandboxed() throws {
+        let w = try World()
+        let dunst = try Dunst(desktop: w.desktop)
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        let app = try FlatpakSandbox(desktop: w.desktop, appID: "org.example.Notebook")
+        var n = 0
+        func ask() throws -> () -> (status: Int32, out: String, err: String) {
+            n += 1
+            let out = w.desktop.root + "/agent-sandboxed-\(n).out"
+            let pid = try Subprocess.spawn(
+                app.command([
+                    "/usr/bin/env", "OIDC_SOCK=" + Self.socket(w), Self.oidcToken, "--name", "jupyter", "work",
+                ]), environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+            return {
+                let status = Subprocess.wait(pid)
+                return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")
+            }
+        }
+        func prompted() -> Bool { eventually(timeoutMilliseconds: 20_000) { dunst.count("displayed") == 1 } }
+
+        let first = try ask()
+        #expect(prompted(), "no prompt: \(w.daemon.log.suffix(800))")
+        _ = try dunst.choose("Allow once")
+        let once = first()
+        #expect(once.status == 0 && once.out == token + "\n", "\(once.status) \(once.err)")
+        let shown = (dunst.history() + dunst.history("body")).joined(separator: "\n")
+        #expect(
+            shown.contains("Allow org.example.Notebook to use your account work?")
+                && shown.contains("through a program that calls itself “jupyter” (its own say)"), "\(shown)")
+
+        let second = try ask()
+        #expect(prompted())
+        _ = try dunst.choose("Deny")
+        let denied = second()
+        #expect(
+            denied.status == 1 && denied.out.isEmpty && denied.err.hasPrefix("Error: operation forbidden")
+                && denied.err.contains("denied"), "\(denied.status) \(denied.err)")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
         "plain JSON: by issuer, the ID token, loaded_accounts; oidc-agent's own requests refused naming linkctl; not JSON, no type, an unknown type and 1 MiB refused, each in a failure; the daemon up"
     )
     func plainJSON() throws {

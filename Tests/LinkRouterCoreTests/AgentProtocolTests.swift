@@ -55,7 +55,8 @@ struct AgentProtocolCoreTests {
         expected.minValid = 120
         expected.scope = "openid"
         expected.audience = "api"
-        #expect(byName == .token(account: "work", expected, hint: "oidc-token"))
+        expected.applicationHint = "oidc-token"
+        #expect(byName == .token(account: "work", expected))
         let byIssuer = try AgentRequest.parse(
             .object([
                 ("request", .string("access_token")), ("issuer", .string("https://i/")),
@@ -63,12 +64,12 @@ struct AgentProtocolCoreTests {
             ]))
         var issuer = TokenRequest()
         issuer.issuer = "https://i/"
-        #expect(byIssuer == .token(account: "", issuer, hint: nil))
+        #expect(byIssuer == .token(account: "", issuer))
         var id = TokenRequest()
         id.idToken = true
         #expect(
             try AgentRequest.parse(.object([("request", .string("id_token")), ("account", .string("w"))]))
-                == .token(account: "w", id, hint: nil))
+                == .token(account: "w", id))
         #expect(try AgentRequest.parse(.object([("request", .string("loaded_accounts"))])) == .loadedAccounts)
 
         func refusal(_ v: JSONValue) -> AgentRefusal? {
@@ -103,7 +104,7 @@ struct AgentProtocolCoreTests {
         set.idTokenExpiresAt = 1500
         var a = TokenAnswer(tokens: set, kind: .access)
         a.issuer = "https://id.example"
-        let byName = AgentRequest.token(account: "work", TokenRequest(), hint: nil)
+        let byName = AgentRequest.token(account: "work", TokenRequest())
         #expect(
             AgentAnswer.json(.token(a), to: byName)
                 == .object([
@@ -119,7 +120,7 @@ struct AgentProtocolCoreTests {
             AgentAnswer.json(.refused(unknown), to: byName)["error"]
                 == .string("No account configured with that short name"))
         #expect(AgentAnswer.json(.refused(unknown), to: byName)["info"] == .string("no account work"))
-        let byIssuer = AgentRequest.token(account: "", TokenRequest(), hint: nil)
+        let byIssuer = AgentRequest.token(account: "", TokenRequest())
         #expect(AgentAnswer.json(.refused(unknown), to: byIssuer)["error"] == .string("account not loaded"))
         let idle = RouterError(.notSignedIn, "work is not signed in")
         #expect(AgentAnswer.json(.refused(idle), to: byName)["error"] == .string("account not loaded"))

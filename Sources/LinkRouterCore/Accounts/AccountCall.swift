@@ -18,6 +18,13 @@ public enum AccountCall: Sendable, Equatable {
     case revokeGrant(app: CallerApp, account: String)
 }
 
+extension AccountCall {
+    /// What an oidc-agent client asking for a token calls itself, for the prompt.
+    var applicationHint: String? {
+        if case .getToken(_, let request) = self { request.applicationHint } else { nil }
+    }
+}
+
 /// What `AddAccount`/`RemoveAccount` do to the declared accounts (`AccountFileWrite`).
 public enum AccountFileChange: Sendable, Equatable {
     case add(Account, replacing: Account?)

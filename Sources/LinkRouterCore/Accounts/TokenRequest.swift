@@ -28,6 +28,9 @@ public struct TokenRequest: Sendable, Equatable {
     /// `SignProof`: a proof for the access token instead of the token itself; not an option. Set by `GetToken`'s
     /// `dpop_method` and `dpop_url` too (`ProofRequest.withToken`): the token and its proof in one answer.
     public var proof: ProofRequest?
+    /// What an oidc-agent client calls itself (`application_hint`), set by the agent socket; not an option. A prompt
+    /// shows it beside the app's verified id, as its own say.
+    public var applicationHint: String?
     /// `GetToken`'s `dpop_method`, `dpop_url` and `dpop_nonce`, made into `proof` by `withProof(limits:)`.
     public var dpopMethod: String?
     public var dpopURL: String?

@@ -20,7 +20,7 @@ public enum AgentAnswer {
             ])
         case .refused(let e):
             // By issuer, oidc-agent says an account there is "not loaded"; "No account configured" is for a name.
-            if e.code == .unknownAccount, case .token(let account, _, _) = request, account.isEmpty {
+            if e.code == .unknownAccount, case .token(let account, _) = request, account.isEmpty {
                 return AgentRefusal.failure("account not loaded", info: e.message).json
             }
             return AgentRefusal(e).json

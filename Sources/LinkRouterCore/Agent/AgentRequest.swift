@@ -6,7 +6,7 @@
 /// named so their refusal (`AgentRefusal.unserved`) can say what to run instead.
 public enum AgentRequest: Equatable, Sendable {
     /// `access_token` or `id_token`: `GetToken` with these options, by `account` name (empty when by issuer).
-    case token(account: String, TokenRequest, hint: String?)
+    case token(account: String, TokenRequest)
     /// `loaded_accounts`: the names `oidc-token NAME` may ask for.
     case loadedAccounts
 
@@ -75,7 +75,12 @@ public enum AgentRequest: Equatable, Sendable {
             // and never spends a refresh token because one caller asked.
             if seconds >= 0 { request.minValid = UInt32(clamping: seconds) }
         }
-        return .token(account: account ?? "", request, hint: try string(value, "application_hint"))
+        // What the client calls itself, shown to the person beside the verified app, never instead of it: kept only
+        // when it is short visible text.
+        if let hint = try string(value, "application_hint"), hint.utf8.count <= 64, OAuthText.isVisibleText(hint) {
+            request.applicationHint = hint
+        }
+        return .token(account: account ?? "", request)
     }
 
     /// A string member, absent or `null` as nil, and empty as nil (oidc-agent's `strValid`).

@@ -164,14 +164,16 @@ public struct ConsentPrompt: OperationMachine {
     /// What the person reads about an app. Its id is the sandbox's, the account's name and issuer the declaration's;
     /// `name` is the `Name` of the desktop entry its sandbox exported for that id (the app ships it, so the verified
     /// id always stands beside it), never anything the app sends over the bus.
-    static func question(_ app: CallerApp, _ account: Account, _ target: TokenTarget, face: AppFace? = nil)
-        -> Question
-    {
+    /// `hint`: what an oidc-agent client calls itself (`application_hint`), said to be its own say.
+    static func question(
+        _ app: CallerApp, _ account: Account, _ target: TokenTarget, face: AppFace? = nil, hint: String? = nil
+    ) -> Question {
         let who = face?.checkedName.map { "\($0) (\(app.id), \(app.shortKindName))" } ?? app.id
+        let calls = hint.map { ", through a program that calls itself “\($0)” (its own say)," } ?? ""
         var q = Question(
             summary: "Allow \(who) to use your account \(account.name)?",
             body:
-                "The app \(app.id) (\(app.kindName), identified by its sandbox) asks for \(words(target)) your account \(account.name) at \(account.issuer). \(alwaysCovers(target)) With no answer in \(deadlineSeconds) s it is refused.",
+                "The app \(app.id) (\(app.kindName), identified by its sandbox)\(calls) asks for \(words(target)) your account \(account.name) at \(account.issuer). \(alwaysCovers(target)) With no answer in \(deadlineSeconds) s it is refused.",
             answers: [.allowOnce, .allowAlways, .deny])
         q.icon = face?.checkedIcon
         return q
@@ -234,7 +236,8 @@ public struct ConsentPrompt: OperationMachine {
         // A sandboxed app is named as the person knows it, from the desktop entry its sandbox exported
         // (`Router.appFaces`, found when it was identified), beside its verified id.
         let first: Work =
-            own.map { .describe(caller: $0) } ?? .show(question(app, account, target, face: turn.appFaces[app]))
+            own.map { .describe(caller: $0) }
+            ?? .show(question(app, account, target, face: turn.appFaces[app], hint: call.applicationHint))
         t.effects += [
             .start(promptOp, .consent(first)),
             .start(promptOp, .consent(.deadline(milliseconds: deadlineSeconds * 1000))),

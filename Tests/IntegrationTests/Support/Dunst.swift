@@ -87,13 +87,14 @@ final class Dunst {
         return (try? FileSystem.readText(desktop.root + "/dunst-menu.offered")) ?? ""
     }
 
-    /// The summaries of what it shows and has shown (`dunstctl history` keeps those closed by a person or a call).
-    func history() -> [String] {
+    /// The summaries (or another field, such as `body`) of what it shows and has shown (`dunstctl history` keeps
+    /// those closed by a person or a call).
+    func history(_ field: String = "summary") -> [String] {
         let text = (try? desktop.run(["dunstctl", "history"]))?.text ?? ""
         guard let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
             let data = json["data"] as? [[[String: Any]]]
         else { return [] }
-        return data.flatMap { $0 }.compactMap { ($0["summary"] as? [String: Any])?["data"] as? String }
+        return data.flatMap { $0 }.compactMap { ($0[field] as? [String: Any])?["data"] as? String }
     }
 
     deinit {
