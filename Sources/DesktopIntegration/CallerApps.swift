@@ -25,7 +25,7 @@ public enum CallerApps {
                 $0 + "/exports/share/applications/" + id + ".desktop"
             }
         case .snap(let name): candidates = ["/var/lib/snapd/desktop/applications/" + name + "_" + name + ".desktop"]
-        case .host, .unknown: return nil
+        case .host, .unknown, .remote: return nil
         }
         for path in candidates {
             guard let text = try? FileSystem.readText(path, maxBytes: 64 * 1024) else { continue }

@@ -23,6 +23,7 @@ public protocol ManagerHandlers: AnyObject {
     func addAccount(_ account: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     func removeAccount(_ account: String, _ call: MethodCall) throws(DBusError) -> MethodReply
     func revokeGrant(_ app: String, _ account: String, _ call: MethodCall) throws(DBusError) -> MethodReply
+    func forwardAgent(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply
     /// What the `Store` and `Counters` properties read.
     var state: ManagerState { get }
 }

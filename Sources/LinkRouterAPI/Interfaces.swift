@@ -76,6 +76,10 @@ public enum Interfaces {
             .init("RevokeGrant", in: [A("app", "s"), A("account", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.revokeGrant(call.string(0), call.string(1), call)
             },
+            .init("ForwardAgent", in: [A("options", "a{sv}")], out: [A("socket", "s")]) {
+                h, _, call throws(DBusError) in
+                try h.forwardAgent(call.arguments[0], call)
+            },
             .init("RemoveAccount", in: [A("account", "s")], out: []) { h, _, call throws(DBusError) in
                 try h.removeAccount(call.string(0), call)
             },

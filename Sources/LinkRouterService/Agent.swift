@@ -17,14 +17,17 @@ final class Agent {
     private let loop: EventLoop
     private var listener: UnixListener?
     private var listening: EventLoop.SourceID?
+    /// The forwards (`AgentForward`), by path: each its own listener.
+    private var forwards: [String: (forward: AgentForward, listener: UnixListener, source: EventLoop.SourceID)] = [:]
     private var connections: [String: AgentConnection] = [:]
     /// The connection each held request belongs to, by the operation the core holds it under.
     private var held: [OperationID: String] = [:]
     private var accepted: UInt64 = 0
     private let uid = getuid()
 
-    /// A whole request: decided by the core (wired by `Daemon`), its reply now or `.held`.
-    var onRequest: ((String, AgentRequest) -> Transition.Reply)?
+    /// A whole request: decided by the core (wired by `Daemon`), its reply now or `.held`, or refused by the
+    /// forward it came through.
+    var onRequest: ((String, AgentRequest, AgentForward?) -> Result<Transition.Reply, AgentRefusal>)?
     /// A connection ended: the core forgets it as it forgets a client that left the bus.
     var onGone: ((String) -> Void)?
     var onLog: ((Log.Priority, String) -> Void)?
@@ -34,43 +37,83 @@ final class Agent {
     /// The time a client has to send its whole request, and to take its answer.
     static let deadlineMilliseconds: Int64 = 10_000
 
-    init(loop: EventLoop) { self.loop = loop }
+    /// Where it listens (`LinkRouterPaths.agentSocket`); nil without a runtime directory (then it does not).
+    let path: String?
 
-    var path: String? { listener?.path }
+    init(loop: EventLoop, path: String?) {
+        self.loop = loop
+        self.path = path
+    }
 
     /// Listens at `path`.
-    func start(path: String) throws(SystemError) {
+    func start() throws(SystemError) {
+        guard let path else { return }
         let l = try UnixListener(path: path)
         listener = l
-        listening = loop.watch(l.fd, for: .readable) { [unowned self] _ in acceptAll() }
+        listening = loop.watch(l.fd, for: .readable) { [unowned self] _ in acceptAll(l, forward: nil) }
     }
 
     func stop() {
         if let listening { loop.remove(listening) }
         listener?.close()
         listener = nil
+        for path in forwards.keys.sorted() { closeForward(path) }
         for name in connections.keys.sorted() { close(name) }
     }
 
-    /// The peer of the connection named `name`, as the kernel gave it, or nil when `name` is not one of these.
-    func peer(_ name: String) -> (credentials: UnixConnection.PeerCredentials?, acceptedAt: Int64, exited: Bool)? {
+    /// `Effect.openForward`: the forward's own socket, listening.
+    func open(_ forward: AgentForward) throws(RouterError) {
+        let l: UnixListener
+        do { l = try UnixListener(path: forward.path, backlog: 64) } catch {
+            throw RouterError(.internalError, "the forward's socket could not be made: \(error)")
+        }
+        let source = loop.watch(l.fd, for: .readable) { [unowned self] _ in acceptAll(l, forward: forward) }
+        forwards[forward.path] = (forward, l, source)
+        onLog?(
+            .info,
+            "Forwarding the agent to \(forward.host) for \(forward.accounts.joined(separator: ", "))\(forward.unconfirmed ? ", unconfirmed" : "") at \(forward.path)"
+        )
+    }
+
+    /// `Effect.closeForwards`: the forwards `owner` made, gone with it (their connections finish their request).
+    func closeForwards(of owner: String) {
+        for (path, f) in forwards where f.forward.owner == owner { closeForward(path) }
+    }
+
+    private func closeForward(_ path: String) {
+        guard let f = forwards.removeValue(forKey: path) else { return }
+        loop.remove(f.source)
+        f.listener.close()
+        onLog?(.info, "The agent's forward to \(f.forward.host) is closed")
+    }
+
+    /// The peer of the connection named `name`, as the kernel gave it, and the forward it came through, or nil when
+    /// `name` is not one of these.
+    func peer(_ name: String) -> (
+        credentials: UnixConnection.PeerCredentials?, acceptedAt: Int64, exited: Bool, forward: AgentForward?
+    )? {
         guard let c = connections[name] else { return nil }
-        return (c.socket.peer, c.socket.acceptedAt, c.socket.peerExited)
+        return (c.socket.peer, c.socket.acceptedAt, c.socket.peerExited, c.forward)
     }
 
     /// `Effect.answer` for a request held here; false when `op` is not one (it is the bus's).
     func answer(_ op: OperationID, _ reply: Transition.Reply) -> Bool {
         guard let name = held.removeValue(forKey: op) else { return false }
         guard let c = connections[name], case .waiting(let request) = c.phase else { return true }
-        respond(c, AgentAnswer.json(reply, to: request))
+        respond(c, shown(AgentAnswer.json(reply, to: request), request, c))
         return true
     }
 
     /// `Effect.forget` for a request held here; false when `op` is not one.
     func forget(_ op: OperationID) -> Bool { held.removeValue(forKey: op) != nil }
 
-    private func acceptAll() {
-        guard let listener else { return }
+    /// What a connection hears: through a forward, `loaded_accounts` names the forward's accounts only.
+    private func shown(_ answer: JSONValue, _ request: AgentRequest, _ c: AgentConnection) -> JSONValue {
+        guard let forward = c.forward, case .loadedAccounts = request else { return answer }
+        return forward.shown(answer)
+    }
+
+    private func acceptAll(_ listener: UnixListener, forward: AgentForward?) {
         while connections.count < Self.maxConnections {
             let socket: UnixConnection?
             do { socket = try listener.accept() } catch {
@@ -79,7 +122,7 @@ final class Agent {
             }
             guard let socket else { return }
             accepted += 1
-            let c = AgentConnection(name: "agent:\(accepted)", socket: socket)
+            let c = AgentConnection(name: "agent:\(accepted)", socket: socket, forward: forward)
             guard let peer = socket.peer, peer.uid == uid else {
                 // oidc-agent serves any uid that reaches its socket; linkrouter only its own user's processes.
                 onLog?(
@@ -99,9 +142,14 @@ final class Agent {
             }
         }
         // At the limit, the rest wait in the kernel's backlog (their `connect` blocks) until one closes.
-        if connections.count >= Self.maxConnections, let listening {
-            loop.update(listening, events: [])
-        }
+        if connections.count >= Self.maxConnections { pause(true) }
+    }
+
+    /// Every listener stops (or starts again) taking connections.
+    private func pause(_ paused: Bool) {
+        let events: EventLoop.Events = paused ? [] : .readable
+        if let listening { loop.update(listening, events: events) }
+        for f in forwards.values { loop.update(f.source, events: events) }
     }
 
     /// A connection refused before it is served: told why (plain JSON, which every client reads), then closed
@@ -196,11 +244,12 @@ final class Agent {
         c.buffer = []
         c.phase = .waiting(parsed)
         c.asked = true
-        guard let reply = onRequest?(c.name, parsed) else { return close(c.name) }
-        if case .held(let op) = reply {
-            held[op] = c.name
-        } else if connections[c.name] != nil {
-            respond(c, AgentAnswer.json(reply, to: parsed))
+        guard let decided = onRequest?(c.name, parsed, c.forward) else { return close(c.name) }
+        switch decided {
+        case .failure(let refusal): respond(c, refusal.json)
+        case .success(.held(let op)): held[op] = c.name
+        case .success(let reply):
+            if connections[c.name] != nil { respond(c, shown(AgentAnswer.json(reply, to: parsed), parsed, c)) }
         }
     }
 
@@ -242,7 +291,7 @@ final class Agent {
 
     private func close(_ name: String) {
         guard let c = connections.removeValue(forKey: name) else { return }
-        if connections.count == Self.maxConnections - 1, let listening { loop.update(listening, events: .readable) }
+        if connections.count == Self.maxConnections - 1 { pause(false) }
         if let source = c.source { loop.remove(source) }
         if let timer = c.timer { loop.cancel(timer) }
         c.socket.close()

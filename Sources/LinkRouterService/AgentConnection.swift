@@ -34,9 +34,13 @@ final class AgentConnection {
     /// Its request went to the core, which then knows it as a caller until it closes.
     var asked = false
 
-    init(name: String, socket: UnixConnection) {
+    /// The forward it came through (`ssh -R`), whose limits its request meets; nil on the main socket.
+    let forward: AgentForward?
+
+    init(name: String, socket: UnixConnection, forward: AgentForward?) {
         self.name = name
         self.socket = socket
+        self.forward = forward
     }
 
     /// The answer's bytes: the JSON as it is, or sealed for the client when it asked in the encrypted form

@@ -360,6 +360,7 @@ enum ReplyValues {
         case .proof(let plan): return signed(plan, proofs).map { [DBusValue.string($0)] }
         case .accounts(let list): return .success([.array(element: "a{sv}", list.map(\.dictionary))])
         case .signedOut(let outcome): return .success([.vardict(outcome.entries.map { ($0.0, .string($0.1)) })])
+        case .forwarding(let path): return .success([.string(path)])
         case .waited(.failure(let e)), .loggedIn(_, .failure(let e)), .refused(let e): return .failure(DBusError(e))
         }
     }

@@ -68,7 +68,7 @@ extension Daemon {
             }
         }
         for op in calls.sorted() where !router.holdsWait(op) {
-            bus.answer(op, .refused(error))
+            answer(op, .refused(error))
             core.apply(core: [.finish(op)])
         }
         return .refused(error)
@@ -95,10 +95,11 @@ extension Daemon {
         case .requestResume(let id, let owner, let url): try bus.sendResumeRequested(id, owner: owner, url: url)
         case .requestReturn(let id, let owner, let handOff):
             try bus.sendReturnRequested(id, owner: owner, handOff: handOff)
+        case .openForward(let forward): try agent.open(forward)
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
             .recordBusID, .setAside, .dropSetAside, .carrySignIns, .notify, .closeNotification, .log, .serve, .restart,
-            .stop:
+            .stop, .closeForwards:
             perform(effect)
         }
     }
@@ -106,13 +107,14 @@ extension Daemon {
     /// Any other effect: each to the component that owns what it touches.
     func perform(_ effect: Effect) {
         switch effect {
-        case .openBrowser, .requestResume, .requestReturn:
+        case .openBrowser, .requestResume, .requestReturn, .openForward:
             // Fallible, but here as compensation or a later effect: a failure is only logged.
             do { try performFallible(effect) } catch { log.write(.warning, error.message) }
         case .start(let op, let operation): start(op, operation)
         case .cancel(let op): sessions.cancelTimer(op)
-        case .answer(let op, let reply): if !agent.answer(op, reply) { bus.answer(op, reply) }
+        case .answer(let op, let reply): answer(op, reply)
         case .forget(let op): if !agent.forget(op) { bus.forget(op) }
+        case .closeForwards(let owner): agent.closeForwards(of: owner)
         case .closeListener(let id): sessions.closeListener(id)
         case .emitStatus(let id, let status): bus.emitStatus(id, status)
         case .accountChanged(let news): bus.emitAccountChanged(news)
@@ -132,6 +134,11 @@ extension Daemon {
         case .stop:
             loop.stop()
         }
+    }
+
+    /// A held call's answer, to whoever holds it: the agent socket's connection, else the bus's caller.
+    private func answer(_ op: OperationID, _ reply: Transition.Reply) {
+        if !agent.answer(op, reply) { bus.answer(op, reply) }
     }
 
     func write(_ line: LogLine) {

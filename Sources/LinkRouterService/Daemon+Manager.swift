@@ -162,6 +162,20 @@ extension Daemon: ManagerHandlers {
         return try accountCall(.revokeGrant(app: grantee, account: name), named: name, call)
     }
 
+    /// `ForwardAgent(options)`: a socket of its own for an `ssh -R` forward of the agent, for the caller's life on the
+    /// bus. Its path is drawn here (randomness and the runtime directory are inputs, not the core's).
+    public func forwardAgent(_ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        var forward = try OptionsDecoder.decode(options, AgentForward.options, into: AgentForward())
+        guard let directory = agent.path.map(FileSystem.directoryName), let drawn = try? SecureRandom.draw(9) else {
+            throw DBusError(RouterError(.internalError, "the daemon has no runtime directory for a forward's socket"))
+        }
+        forward.path = directory + "/forward-" + Base64URL.encode(drawn)
+        return try answer(
+            call,
+            execute(
+                core.router.accountCall(.forward(forward), accounts: accounts.all(), caller: call.sender, now: now)))
+    }
+
     /// An account call by name: the name checked, then decided by the core with every declared account.
     private func accountCall(_ c: AccountCall, named name: String?, _ call: MethodCall) throws(DBusError) -> MethodReply
     {

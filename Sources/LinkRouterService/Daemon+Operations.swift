@@ -75,12 +75,16 @@ extension Daemon {
         case .identification(.identify(let name)) where agent.peer(name) != nil:
             // An agent client: the kernel's word for its process, taken at accept, and its pidfd asked now.
             let peer = agent.peer(name)!
-            let app =
+            var app =
                 peer.exited
                 ? .unknown
                 : peer.credentials.map {
                     CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: peer.acceptedAt)
                 } ?? .unknown
+            // Through a forward the peer is the local `ssh` (a host program): the request is the far host's.
+            if let forward = peer.forward {
+                app = app != .host ? .unknown : forward.unconfirmed ? .host : .remote(forward.host)
+            }
             done(.identification(.identified(app, face: CallerApps.exportedFace(of: app))))
         case .identification(.identify(let name)):
             let appeared = bus.appeared(name)
@@ -161,7 +165,7 @@ extension Daemon {
             let notify = Notify(
                 appName: "linkrouter", icon: question.icon ?? "dialog-password", summary: question.summary,
                 body: bus.markup(question.body),
-                actions: question.answers.map { (key: $0.key(nonce: nonce), label: $0.label) }, expireTimeout: 0)
+                actions: question.actions(nonce: nonce), expireTimeout: 0)
             bus.call(notify, timeoutMilliseconds: 5000) { result in
                 done(
                     .consent(

@@ -31,8 +31,6 @@ public final class Daemon {
     let agent: Agent
     /// Log lines, at most so many a second (threat model X1, X3).
     let log = LogLimiter()
-    /// Where the agent listens once the bus name is the daemon's (nil: no runtime directory).
-    private let agentPath: String?
     /// The executable this process runs, watched for an upgrade replacing it.
     private var executable: ExecutableWatcher?
     /// `Effect.restart` was carried out: the loop stopped to start again on a new executable.
@@ -49,8 +47,7 @@ public final class Daemon {
         providers = Providers(loop: loop)
         links = Links(maxPerSecond: config.maxRoutesPerSecond, inboxDirectory: config.paths.inboxDirectory)
         accounts = Accounts(paths: config.paths, loop: loop, busAddress: config.busAddress ?? BusAddress.session())
-        agent = Agent(loop: loop)
-        agentPath = config.paths.agentSocket
+        agent = Agent(loop: loop, path: config.paths.agentSocket)
         // The components' calls to the core, wired here so that an in-process daemon has them too.
         sessions.onDeadline = { [unowned self] id in execute(core.router.deadlineReached(id, now: now)) }
         // After a burst, the core gives its tables' room back with the store's (unwired from 99dec1a to here, the
@@ -202,13 +199,13 @@ public final class Daemon {
     /// The oidc-agent socket, wired to the core: a request is an account call of its connection's, and a connection
     /// that ends is a caller gone. Only once the bus name is this daemon's, so two daemons never take turns at it.
     private func startAgent() {
-        guard let agentPath else { return }
-        agent.onRequest = { [unowned self] name, request in agentRequest(name, request) }
+        guard let path = agent.path else { return }
+        agent.onRequest = { [unowned self] name, request, forward in agentRequest(name, request, through: forward) }
         agent.onGone = { [unowned self] name in execute(core.router.ownerGone(name, now: now)) }
         agent.onLog = { [unowned self] priority, line in log.write(priority, line) }
         do {
-            try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(agentPath))
-            try agent.start(path: agentPath)
+            try FileSystem.ensurePrivateDirectory(FileSystem.directoryName(path))
+            try agent.start()
         } catch {
             Log.warning(
                 "The oidc-agent socket could not be made (\(error)); oidc-agent's clients cannot reach linkrouterd")

@@ -49,6 +49,11 @@ struct APIDocTests {
         #expect(try Self.documentedRows(of: "BeginLogout") == Self.expected(SessionRequest.logoutOptions))
     }
 
+    @Test("the ForwardAgent option table is AgentForward.options, row for row")
+    func forwardOptions() throws {
+        #expect(try Self.documentedRows(of: "ForwardAgent") == Self.expected(AgentForward.options))
+    }
+
     @Test("docs/accounts.md's key table is AccountRequest.options, row for row (the key files' keys)")
     func accountKeys() throws {
         #expect(

@@ -118,6 +118,97 @@ struct AgentProtocolTests {
         #expect(
             denied.status == 1 && denied.out.isEmpty && denied.err.hasPrefix("Error: operation forbidden")
                 && denied.err.contains("denied"), "\(denied.status) \(denied.err)")
+
+        // An app makes no forward of the agent (it would carry the person's accounts off this machine).
+        let appBus = try app.startProxy(talk: ["org.linkrouter.LinkRouter1"])
+        let forward = try w.desktop.run(
+            app.command([
+                "/usr/bin/env", "DBUS_SESSION_BUS_ADDRESS=" + appBus, "/usr/bin/gdbus", "call", "--session", "--dest",
+                "org.linkrouter.LinkRouter1", "--object-path", "/org/linkrouter/LinkRouter1", "--method",
+                "org.linkrouter.LinkRouter1.ForwardAgent", "{'host': <'far'>, 'accounts': <['work']>}",
+            ]))
+        #expect(
+            forward.status != 0 && forward.errorText.contains("AccessDenied")
+                && forward.errorText.contains("forward the agent"), "\(forward.errorText)")
+        #expect(!FileSystem.list(w.desktop.runtimeDir + "/linkrouter").contains { $0.hasPrefix("forward-") })
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "a forward through a real sshd: a remote oidc-token is confirmed here (Allow once: the token; Deny: operation forbidden), an account not named is refused without a prompt, more than the forward's scope refused, --allow-unconfirmed serves without asking; the forward's socket is gone when ssh exits",
+        .enabled(if: LoopbackSSH.unavailable == nil, "\(LoopbackSSH.unavailable ?? "")"))
+    func forward() throws {
+        let w = try World()
+        let dunst = try Dunst(desktop: w.desktop)
+        let ssh = try LoopbackSSH(desktop: w.desktop)
+        #expect(try w.add("work").status == 0 && w.add("other").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        var n = 0
+        /// `linkctl agent forward OPTIONS -- SSH… oidc-token ARGS` started now; its outcome once it ends.
+        func forwarded(_ options: [String], _ tokenArgs: [String]) throws -> () -> (
+            status: Int32, out: String, err: String
+        ) {
+            n += 1
+            let out = w.desktop.root + "/forward-\(n).out"
+            let pid = try Subprocess.spawn(
+                [Paths.linkctl, "agent", "forward"] + options + ["--"]
+                    + ssh.arguments([Self.oidcToken] + tokenArgs),
+                environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+            return {
+                let status = Subprocess.wait(pid)
+                return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")
+            }
+        }
+        func forwards() -> [String] {
+            FileSystem.list(w.desktop.runtimeDir + "/linkrouter").filter { $0.hasPrefix("forward-") }
+        }
+        func prompted() -> Bool { eventually(timeoutMilliseconds: 20_000) { dunst.count("displayed") == 1 } }
+
+        let first = try forwarded(["--account", "work"], ["work"])
+        #expect(prompted(), "no prompt: \(w.daemon.log.suffix(800)) \(ssh.log.suffix(400))")
+        #expect(forwards().count == 1, "the forward's own socket, while ssh runs")
+        let offered = try dunst.choose("Allow once")
+        #expect(offered.contains("Always for this host") && offered.contains("Deny"), "\(offered)")
+        let once = first()
+        #expect(once.status == 0 && once.out == token + "\n", "\(once.status) \(once.err) \(ssh.log.suffix(400))")
+        #expect(
+            dunst.history().contains("Allow a program on 127.0.0.1 (via ssh) to use your account work?"),
+            "\(dunst.history())")
+        #expect(eventually(timeoutMilliseconds: 10_000) { forwards().isEmpty }, "closed with ssh: \(forwards())")
+
+        let second = try forwarded(["--account", "work"], ["work"])
+        #expect(prompted())
+        _ = try dunst.choose("Deny")
+        let denied = second()
+        #expect(
+            denied.status == 1 && denied.out.isEmpty && denied.err.contains("Error: operation forbidden"),
+            "\(denied.status) \(denied.err)")
+
+        // Not named on the forward, or wider than its scope: refused there, nobody asked.
+        let unnamed = try forwarded(["--account", "work", "--allow-unconfirmed"], ["other"])()
+        #expect(
+            unnamed.status == 1 && unnamed.err.contains("Error: No account configured with that short name")
+                && unnamed.err.contains("this forward serves work only"), "\(unnamed.err)")
+        let wider = try forwarded(
+            ["--account", "work", "--scope", "openid"], ["-s", "openid", "-s", "email", "work"])()
+        #expect(wider.status == 1 && wider.err.contains("at most the scope openid"), "\(wider.err)")
+        #expect(dunst.count("displayed") == 0)
+
+        // Unconfirmed: served with no prompt (the account's own token).
+        let unconfirmed = try forwarded(["--account", "work", "--allow-unconfirmed"], ["work"])()
+        #expect(unconfirmed.status == 0 && unconfirmed.out == token + "\n", "\(unconfirmed.err)")
+        #expect(dunst.count("displayed") == 0)
+
+        // Headless (no notification server on the bus): a confirmed forward's request is refused, not served.
+        Subprocess.stop(dunst.pid, name: "dunst")
+        // (Named as another host: 127.0.0.1 was told no above, so its requests are refused for a while without asking.)
+        let headless = try forwarded(["--account", "work", "--host", "build01"], ["work"])()
+        #expect(
+            headless.status == 1 && headless.out.isEmpty && headless.err.contains("Error: operation forbidden")
+                && headless.err.contains("no one could be asked"),
+            "\(headless.status) \(headless.err)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { forwards().isEmpty })
         #expect(w.daemon.isRunning)
     }
 

@@ -23,7 +23,7 @@ public struct Account: Sendable, Equatable {
                 // The id names the app's directory of accounts: a word, never a path.
                 guard Self.isAppID(id) else { return nil }
                 self = .app(caller.label)
-            case .unknown: return nil
+            case .unknown, .remote: return nil
             }
         }
 

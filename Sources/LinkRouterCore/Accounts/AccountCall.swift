@@ -16,6 +16,8 @@ public enum AccountCall: Sendable, Equatable {
     case remove(String)
     /// `RevokeGrant(app, account)`: the person's "Always allow" for that app ended (the host user's call only).
     case revokeGrant(app: CallerApp, account: String)
+    /// `ForwardAgent(options)`: a socket for an `ssh -R` forward of the agent (the host user's call only).
+    case forward(AgentForward)
 }
 
 extension AccountCall {
@@ -221,6 +223,14 @@ extension AccountCall {
                     throw .invalid("\(grantee.label) has no grant for \(name); linkctl grants lists them")
                 }
                 return AccountFileWrite.start(.revokeGrant(account, grantee), caller: caller, held: held, &turn)
+            case .forward(var forward):
+                guard app == .host else {
+                    throw RouterError(
+                        .accessDenied, "only the person's own programs, outside any sandbox, forward the agent")
+                }
+                forward = try forward.checked(mine: mine)
+                forward.owner = caller
+                return Transition(effects: [.openForward(forward)]).answering(held, .forwarding(forward.path))
             }
         } catch {
             return Transition().answering(held, .refused(error))
@@ -327,7 +337,7 @@ extension AccountCall {
         switch self {
         case .getToken(_, let request): request.forResource
         case .add(_, let request): request.forResource
-        case .list, .begin, .logout, .reject, .remove, .revokeGrant: nil
+        case .list, .begin, .logout, .reject, .remove, .revokeGrant, .forward: nil
         }
     }
 
@@ -338,6 +348,9 @@ extension AccountCall {
             .revokeGrant(_, let name):
             return .refused(AccountKeeper.unknownAccount(name))
         case .list: return .accounts([])
+        case .forward:
+            return .refused(
+                RouterError(.accessDenied, "only the person's own programs, outside any sandbox, forward the agent"))
         case .begin(let b): return .refused(AccountKeeper.unknownAccount(b.request.account ?? ""))
         }
     }

@@ -24,7 +24,7 @@ public enum AgentAnswer {
                 return AgentRefusal.failure("account not loaded", info: e.message).json
             }
             return AgentRefusal(e).json
-        case .none, .routed, .begun, .deviceBegun, .waited, .loggedIn, .tokens, .proof, .signedOut, .held:
+        case .none, .routed, .begun, .deviceBegun, .waited, .loggedIn, .tokens, .proof, .signedOut, .held, .forwarding:
             // No account call answers with these; said plainly rather than crashing on a kind it never gets.
             return AgentRefusal.failure("internal error", info: "linkrouterd answered with no token").json
         }

@@ -48,8 +48,10 @@ extension Account {
     /// person's: the user's or the administrator's).
     func askable(by app: CallerApp) -> Bool {
         switch (app, owner) {
-        case (.flatpak, .user), (.flatpak, .system), (.snap, .user), (.snap, .system): true
-        case (.flatpak, .app), (.snap, .app), (.host, _), (.unknown, _): false
+        case (.flatpak, .user), (.flatpak, .system), (.snap, .user), (.snap, .system), (.remote, .user),
+            (.remote, .system):
+            true
+        case (.flatpak, .app), (.snap, .app), (.remote, .app), (.host, _), (.unknown, _): false
         }
     }
 

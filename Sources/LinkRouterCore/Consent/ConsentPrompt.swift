@@ -78,6 +78,13 @@ public struct ConsentPrompt: OperationMachine {
         public let answers: [Answer]
         /// The app's own icon (an icon-theme name from its exported entry), or nil for linkrouter's.
         public var icon: String? = nil
+        /// "Always allow" in this question's words: for a far host, what it covers ("Always for this host").
+        public var alwaysLabel: String? = nil
+
+        /// The buttons: each answer's action key on this prompt, and its words.
+        public func actions(nonce: String) -> [(key: String, label: String)] {
+            answers.map { ($0.key(nonce: nonce), $0 == .allowAlways ? alwaysLabel ?? $0.label : $0.label) }
+        }
     }
 
     /// The server took the prompt (its id and unique name), and the nonce the daemon drew for its action keys.
@@ -168,8 +175,22 @@ public struct ConsentPrompt: OperationMachine {
     static func question(
         _ app: CallerApp, _ account: Account, _ target: TokenTarget, face: AppFace? = nil, hint: String? = nil
     ) -> Question {
-        let who = face?.checkedName.map { "\($0) (\(app.id), \(app.shortKindName))" } ?? app.id
         let calls = hint.map { ", through a program that calls itself “\($0)” (its own say)," } ?? ""
+        if case .remote(let host) = app {
+            // Nothing vouches for which program on the far host asks: only that it came through this forward.
+            let always =
+                target.isOwn
+                ? "“Always for this host” lets programs on \(host) have this account's tokens from now on without asking (linkctl grants revoke ends it)."
+                : "“Always for this host” covers only such a token (or a narrower one), never the account's own."
+            var q = Question(
+                summary: "Allow a program on \(host) (via ssh) to use your account \(account.name)?",
+                body:
+                    "A program on \(host)\(calls) asks through the ssh forward of your agent (linkctl agent forward) for \(words(target)) your account \(account.name) at \(account.issuer). Anyone who is root on \(host) can use the forward while it is open. \(always) With no answer in \(deadlineSeconds) s it is refused.",
+                answers: [.allowOnce, .allowAlways, .deny])
+            q.alwaysLabel = "Always for this host"
+            return q
+        }
+        let who = face?.checkedName.map { "\($0) (\(app.id), \(app.shortKindName))" } ?? app.id
         var q = Question(
             summary: "Allow \(who) to use your account \(account.name)?",
             body:

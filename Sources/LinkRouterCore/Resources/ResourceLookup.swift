@@ -94,7 +94,7 @@ public struct ResourceLookup: OperationMachine {
         switch call {
         case .getToken(let name, let request): return .getToken(name, try token(name, request, found))
         case .add(let name, let request): return .add(name, try declaration(request, found))
-        case .list, .begin, .logout, .reject, .remove, .revokeGrant:
+        case .list, .begin, .logout, .reject, .remove, .revokeGrant, .forward:
             // Only `GetToken` and `AddAccount` take `for`; any other call goes on as it was made.
             return call
         }

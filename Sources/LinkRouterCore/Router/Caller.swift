@@ -32,11 +32,14 @@ public enum CallerApp: Sendable, Equatable, Hashable {
     case flatpak(String)
     /// A Snap: its instance name.
     case snap(String)
+    /// A program on another machine, through an `ssh -R` forward of the agent socket (`AgentForward`): the host it
+    /// was forwarded to, as the person named it. Nothing vouches for which program there it is; the prompt says so.
+    case remote(String)
 
     /// The app's own id (a Flatpak's `org.example.App`, a Snap's name), or the label for the others.
     public var id: String {
         switch self {
-        case .flatpak(let id), .snap(let id): id
+        case .flatpak(let id), .snap(let id), .remote(let id): id
         case .unknown, .host: label
         }
     }
@@ -44,7 +47,7 @@ public enum CallerApp: Sendable, Equatable, Hashable {
     /// Whether a sandbox vouches for it (Flatpak, Snap): an app id the daemon can hold its calls and grants to.
     public var isSandboxed: Bool {
         switch self {
-        case .flatpak, .snap: true
+        case .flatpak, .snap, .remote: true
         case .unknown, .host: false
         }
     }
@@ -54,6 +57,7 @@ public enum CallerApp: Sendable, Equatable, Hashable {
         switch self {
         case .flatpak: "a Flatpak app"
         case .snap: "a Snap"
+        case .remote(let host): "a program on \(host), through an ssh forward"
         case .host: "a program of yours"
         case .unknown: "not identified"
         }
@@ -64,6 +68,7 @@ public enum CallerApp: Sendable, Equatable, Hashable {
         switch self {
         case .flatpak: "Flatpak"
         case .snap: "Snap"
+        case .remote: "via ssh"
         case .host: "host"
         case .unknown: "unknown"
         }
@@ -76,6 +81,7 @@ public enum CallerApp: Sendable, Equatable, Hashable {
         case .host: return "host"
         case .flatpak(let id): return "flatpak:" + id
         case .snap(let name): return "snap:" + name
+        case .remote(let host): return "ssh:" + host
         }
     }
 
@@ -88,6 +94,8 @@ public enum CallerApp: Sendable, Equatable, Hashable {
                 self = .flatpak(String(label.dropFirst(8)))
             } else if label.hasPrefix("snap:") {
                 self = .snap(String(label.dropFirst(5)))
+            } else if label.hasPrefix("ssh:") {
+                self = .remote(String(label.dropFirst(4)))
             } else {
                 return nil
             }

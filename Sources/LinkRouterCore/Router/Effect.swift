@@ -34,6 +34,10 @@ public enum Effect: Sendable, Equatable {
     case checkpoint
     /// Remember which bus the stored sessions' owners belong to (unique names repeat across buses).
     case recordBusID(String)
+    /// Listen for an `ssh -R` forward of the agent (fallible: a socket that cannot be made refuses `ForwardAgent`).
+    case openForward(AgentForward)
+    /// Close the forwards this bus name made (it left the bus: the `linkctl` running `ssh` is gone).
+    case closeForwards(owner: String)
     /// Keep an account's set the keyring did not take where the next daemon finds it, as the daemon stops
     /// (`SetAside`: the runtime directory, 0600).
     case setAside(AccountKey, TokenSet)
@@ -65,9 +69,9 @@ public enum Effect: Sendable, Equatable {
     /// serving come last.
     public var rank: Int {
         switch self {
-        case .openBrowser, .requestResume, .requestReturn: return 0
+        case .openBrowser, .requestResume, .requestReturn, .openForward: return 0
         case .start, .cancel: return 1
-        case .closeListener: return 2
+        case .closeListener, .closeForwards: return 2
         case .answer, .forget: return 3
         case .emitStatus, .accountChanged: return 4
         case .scheduleDeadline: return 5
@@ -84,7 +88,7 @@ public enum Effect: Sendable, Equatable {
         case .answer(let op, _), .forget(let op), .cancel(let op): op
         case .openBrowser, .requestResume, .requestReturn, .start, .closeListener, .emitStatus, .accountChanged,
             .scheduleDeadline, .checkpoint, .recordBusID, .setAside, .dropSetAside, .carrySignIns, .notify,
-            .closeNotification, .log, .serve, .restart, .stop:
+            .closeNotification, .log, .serve, .restart, .stop, .openForward, .closeForwards:
             nil
         }
     }
@@ -92,11 +96,11 @@ public enum Effect: Sendable, Equatable {
     /// Whether a failure of this effect undoes the transition.
     public var undoesOnFailure: Bool {
         switch self {
-        case .openBrowser, .requestResume, .requestReturn: return true
+        case .openBrowser, .requestResume, .requestReturn, .openForward: return true
         case .start, .cancel, .answer, .forget, .closeListener, .emitStatus, .accountChanged, .scheduleDeadline,
             .checkpoint,
             .recordBusID, .setAside, .dropSetAside, .carrySignIns, .notify, .closeNotification, .log, .serve, .restart,
-            .stop:
+            .stop, .closeForwards:
             return false
         }
     }

@@ -44,6 +44,8 @@ extension Router {
             if let shown = p.shown { t.effects.append(.closeNotification(shown)) }
         }
         if callers[name] != nil { t.core.append(.caller(name, nil)) }
+        // Only the person's own programs make forwards of the agent (`AgentForward`); theirs end with them.
+        if callers[name] == .host { t.effects.append(.closeForwards(owner: name)) }
         for s in sessions.left(by: name, now: now) {
             t.changes.append(.update(s))
             if s.claimTokenDigest != nil {

@@ -58,6 +58,8 @@ public struct Transition: Sendable, Equatable {
         case accounts([AccountSummary])
         /// `Logout`'s answer: what the provider did of the sign-out.
         case signedOut(SignOutOutcome)
+        /// `ForwardAgent`'s answer: the path of the forward's socket.
+        case forwarding(String)
         /// Refused; nothing changed.
         case refused(RouterError)
         /// The call is held under this operation and answered when it completes.
