@@ -109,8 +109,11 @@ final class Agent {
 
     /// What a connection hears: through a forward, `loaded_accounts` names the forward's accounts only.
     private func shown(_ answer: JSONValue, _ request: AgentRequest, _ c: AgentConnection) -> JSONValue {
-        guard let forward = c.forward, case .loadedAccounts = request else { return answer }
-        return forward.shown(answer)
+        guard let forward = c.forward else { return answer }
+        switch request {
+        case .loadedAccounts, .accountInfo: return forward.shown(answer)
+        case .token: return answer
+        }
     }
 
     private func acceptAll(_ listener: UnixListener, forward: AgentForward?) {

@@ -21,7 +21,7 @@ extension Daemon {
                 do { try Account.checkName(account) } catch { return .success(.refused(error)) }
             }
             call = .getToken(account, options)
-        case .loadedAccounts:
+        case .loadedAccounts, .accountInfo:
             call = .list
         }
         return .success(execute(core.router.accountCall(call, accounts: declared, caller: name, now: now)))

@@ -212,6 +212,56 @@ struct AgentProtocolTests {
         #expect(w.daemon.isRunning)
     }
 
+    static let python = Paths.root + "/.build/test-tools/oidc-venv/bin/python"
+    static let pythonUnavailable: String? =
+        FileSystem.isExecutable(python)
+        ? nil : "liboidcagent is not installed: scripts/setup --test makes \(python) from PyPI, and could not"
+
+    @Test(
+        "liboidcagent 0.6.0 from PyPI (encrypted, on PyNaCl): by account, by issuer, a narrower scope; an unknown account and one not signed in raise OidcAgentError in oidc-agent's words with linkrouter's as its help; account_info says which are signed in",
+        .enabled(if: pythonUnavailable == nil, "\(pythonUnavailable ?? "")"))
+    func pythonLibrary() throws {
+        let w = try World()
+        // Two accounts at one issuer: by issuer, the default answers.
+        #expect(try w.add("work", ["--default"]).status == 0 && w.add("idle").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text.trimmingCharacters(in: .newlines)
+        func lib(_ args: [String]) throws -> [String: Any] {
+            let r = try Subprocess.run(
+                [Self.python, Paths.fixtures + "/liboidcagent_client.py"] + args,
+                environment: w.desktop.environment + ["OIDC_SOCK=" + Self.socket(w)], timeoutMilliseconds: 30_000)
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any], "\(r.text) \(r.errorText)")
+        }
+        let byName = try lib(["account", "work"])
+        #expect(
+            byName["token"] as? String == token && byName["issuer"] as? String == w.provider.issuer + "/", "\(byName)")
+        #expect((byName["expires_at"] as? Int ?? 0) > Int(Date().timeIntervalSince1970))
+        let byIssuer = try lib(["issuer", w.provider.issuer])
+        #expect(byIssuer["token"] as? String == token, "\(byIssuer)")
+        let narrow = try lib(["account", "work", "openid"])
+        let linkctlNarrow = try w.desktop.linkctl("token", "work", "--scope", "openid").text
+        #expect(
+            narrow["token"] as? String == linkctlNarrow.trimmingCharacters(in: .newlines)
+                && narrow["token"] as? String != token)
+
+        let unknown = try lib(["account", "nobody-here"])
+        #expect(
+            unknown["kind"] as? String == "OidcAgentError"
+                && unknown["error"] as? String == "No account configured with that short name", "\(unknown)")
+        let idle = try lib(["account", "idle"])
+        #expect(
+            idle["error"] as? String == "account not loaded"
+                && (idle["help"] as? String ?? "").contains("linkctl login idle"),
+            "\(idle)")
+        let infos = try lib(["infos"])
+        let atIssuer = (infos["infos"] as? [String: Any])?[w.provider.issuer + "/"] as? [String: Any]
+        #expect(
+            atIssuer?["pubclient"] as? Bool == true
+                && atIssuer?["accounts"] as? [String: Bool] == ["work": true, "idle": false], "\(infos)")
+        #expect(w.daemon.isRunning)
+    }
+
     @Test(
         "plain JSON: by issuer, the ID token, loaded_accounts; oidc-agent's own requests refused naming linkctl; not JSON, no type, an unknown type and 1 MiB refused, each in a failure; the daemon up"
     )

@@ -71,6 +71,7 @@ struct AgentProtocolCoreTests {
             try AgentRequest.parse(.object([("request", .string("id_token")), ("account", .string("w"))]))
                 == .token(account: "w", id))
         #expect(try AgentRequest.parse(.object([("request", .string("loaded_accounts"))])) == .loadedAccounts)
+        #expect(try AgentRequest.parse(.object([("request", .string("account_info"))])) == .accountInfo)
 
         func refusal(_ v: JSONValue) -> AgentRefusal? {
             do {
@@ -132,5 +133,82 @@ struct AgentProtocolCoreTests {
             AgentAnswer.json(.refused(other), to: byName)
                 == .object([("status", .string("failure")), ("error", .string("the provider did not answer"))]))
         #expect(AgentAnswer.json(.none, to: byName)["status"] == .string("failure"))
+    }
+
+    @Test(
+        "a forward: checked (a host, one to 16 of the caller's accounts, a scope of scope-tokens); a request through it names one of its accounts (by issuer: its account there), at most its scope (its scope when none is asked) and its audience; loaded_accounts and account_info show its accounts only"
+    )
+    func forwards() throws {
+        let work = try AccountTokenTests.account("work")
+        let other = try AccountTokenTests.account("other")
+        var f = AgentForward()
+        f.host = "build01"
+        f.accounts = ["work", "work"]
+        f.scope = "openid email"
+        #expect(try f.checked(mine: [work, other]).accounts == ["work"])
+        func with(_ change: (inout AgentForward) -> Void) -> AgentForward {
+            var b = f
+            change(&b)
+            return b
+        }
+        let bad: [AgentForward] = [
+            with { $0.host = "" }, with { $0.host = "two words" }, with { $0.accounts = [] },
+            with { $0.scope = "a\"b" },
+        ]
+        for b in bad {
+            #expect(throws: RouterError.self) { try b.checked(mine: [work]) }
+        }
+        #expect(throws: RouterError.self) { try f.checked(mine: [other]) }
+
+        let forward = try f.checked(mine: [work, other])
+        var asked = TokenRequest()
+        var expected = TokenRequest()
+        expected.scope = "openid email"
+        #expect(
+            try forward.admit(.token(account: "work", asked), declared: [work, other])
+                == .token(account: "work", expected))
+        asked.issuer = AccountTokenTests.issuer + "/"
+        #expect(
+            try forward.admit(.token(account: "", asked), declared: [work, other]) == .token(account: "work", expected))
+        func refused(_ r: AgentRequest, through fwd: AgentForward) -> AgentRefusal? {
+            do {
+                _ = try fwd.admit(r, declared: [work, other])
+                return nil
+            } catch { return error }
+        }
+        #expect(
+            refused(.token(account: "other", TokenRequest()), through: forward)?.error
+                == "No account configured with that short name")
+        var wider = TokenRequest()
+        wider.scope = "openid profile"
+        #expect(
+            refused(.token(account: "work", wider), through: forward)?.info
+                == "this forward serves at most the scope openid email")
+        var audience = forward
+        audience.audience = "api"
+        var elsewhere = TokenRequest()
+        elsewhere.audience = "other-api"
+        #expect(refused(.token(account: "work", elsewhere), through: audience)?.error == "operation forbidden")
+
+        let names = JSONValue.object([
+            ("status", .string("success")), ("info", .array([.string("other"), .string("work")])),
+        ])
+        #expect(forward.shown(names)["info"] == .array([.string("work")]))
+        let info = AgentAnswer.accountInfo([
+            AccountSummary(account: other, tokens: nil), AccountSummary(account: work, tokens: nil),
+        ])
+        let both = JSONValue.object([("other", .bool(false)), ("work", .bool(false))])
+        #expect(
+            info
+                == .object([
+                    (AccountTokenTests.issuer + "/", .object([("pubclient", .bool(true)), ("accounts", both)]))
+                ]))
+        let shown = forward.shown(.object([("status", .string("success")), ("info", info)]))
+        let onlyWork = JSONValue.object([("work", .bool(false))])
+        #expect(
+            shown["info"]
+                == .object([
+                    (AccountTokenTests.issuer + "/", .object([("pubclient", .bool(true)), ("accounts", onlyWork)]))
+                ]))
     }
 }

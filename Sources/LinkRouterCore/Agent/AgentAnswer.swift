@@ -14,10 +14,13 @@ public enum AgentAnswer {
                 ("expires_at", .integer(expires)),
             ])
         case .accounts(let list):
-            return .object([
-                ("status", .string("success")),
-                ("info", .array(list.map { .string($0.account.name) }.sorted(by: name))),
-            ])
+            guard case .accountInfo = request else {
+                return .object([
+                    ("status", .string("success")),
+                    ("info", .array(list.map { .string($0.account.name) }.sorted(by: name))),
+                ])
+            }
+            return .object([("status", .string("success")), ("info", accountInfo(list))])
         case .refused(let e):
             // By issuer, oidc-agent says an account there is "not loaded"; "No account configured" is for a name.
             if e.code == .unknownAccount, case .token(let account, _) = request, account.isEmpty {
@@ -28,6 +31,20 @@ public enum AgentAnswer {
             // No account call answers with these; said plainly rather than crashing on a kind it never gets.
             return AgentRefusal.failure("internal error", info: "linkrouterd answered with no token").json
         }
+    }
+
+    /// oidc-agent 5's `account_info`: by issuer, whether its client is public (linkrouter's always are), and each
+    /// account's name with whether it is signed in ("loaded").
+    static func accountInfo(_ list: [AccountSummary]) -> JSONValue {
+        let issuers = Set(list.map { issuerText($0.account.issuer) }).sorted()
+        return .object(
+            issuers.map { issuer in
+                let here = list.filter { issuerText($0.account.issuer) == issuer }.sorted {
+                    $0.account.name < $1.account.name
+                }
+                let accounts = JSONValue.object(here.map { ($0.account.name, .bool($0.tokens?.tokens != nil)) })
+                return (issuer, .object([("pubclient", .bool(true)), ("accounts", accounts)]))
+            })
     }
 
     /// oidc-agent writes every issuer with a trailing `/` (its clients compare them so).

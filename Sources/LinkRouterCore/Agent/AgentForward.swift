@@ -116,12 +116,22 @@ public struct AgentForward: Sendable, Equatable {
         return .token(account: name, options)
     }
 
-    /// `loaded_accounts` through the forward: its accounts only.
+    /// `loaded_accounts` and `account_info` through the forward: its accounts only.
     public func shown(_ answer: JSONValue) -> JSONValue {
-        guard case .array(let names)? = answer["info"] else { return answer }
-        return .object([
-            ("status", .string("success")),
-            ("info", .array(names.filter { accounts.contains($0.stringValue ?? "") })),
-        ])
+        switch answer["info"] {
+        case .array(let names)?:
+            let kept = names.filter { accounts.contains($0.stringValue ?? "") }
+            return .object([("status", .string("success")), ("info", .array(kept))])
+        case .object(let issuers)?:
+            let kept = issuers.compactMap { issuer, entry -> (String, JSONValue)? in
+                guard case .object(let names)? = entry["accounts"] else { return nil }
+                let mine = names.filter { accounts.contains($0.0) }
+                return mine.isEmpty
+                    ? nil : (issuer, .object([("pubclient", .bool(true)), ("accounts", .object(mine))]))
+            }
+            return .object([("status", .string("success")), ("info", .object(kept))])
+        default:
+            return answer
+        }
     }
 }

@@ -9,6 +9,8 @@ public enum AgentRequest: Equatable, Sendable {
     case token(account: String, TokenRequest)
     /// `loaded_accounts`: the names `oidc-token NAME` may ask for.
     case loadedAccounts
+    /// `account_info` (oidc-agent 5): those accounts by issuer, each signed in or not.
+    case accountInfo
 
     /// The request types of oidc-agent 4.2.6 and 5.x that manage the agent itself: what linkrouter does with
     /// `linkctl` instead.
@@ -26,7 +28,7 @@ public enum AgentRequest: Equatable, Sendable {
             [
                 "check", "status", "status_json", "scopes", "term_http_server", "file_write", "file_read",
                 "file_remove",
-                "mytoken", "mytoken_supported_providers", "account_info",
+                "mytoken", "mytoken_supported_providers",
             ],
             "linkctl status and linkctl accounts show what the daemon holds"
         ),
@@ -43,6 +45,8 @@ public enum AgentRequest: Equatable, Sendable {
             return try token(value, idToken: type == "id_token")
         case "loaded_accounts":
             return .loadedAccounts
+        case "account_info":
+            return .accountInfo
         default:
             if let m = managed.first(where: { $0.types.contains(type) }) {
                 throw .unserved(type, instead: m.instead)
