@@ -1,3 +1,4 @@
+import LinkRouterCore
 public import SystemKit
 
 /// Where linkrouter keeps what the daemon and linkctl both read or write.
@@ -28,7 +29,7 @@ public struct LinkRouterPaths: Sendable, Equatable {
 
     public init(_ directories: XDGDirectories = .fromEnvironment()) {
         self.init(
-            runtimeDirectory: directories.runtimeDir.map { $0 + "/linkrouter" },
+            runtimeDirectory: directories.runtimeDir.map { $0 + "/" + AgentSocket.directory },
             stateDirectory: directories.stateHome + "/linkrouter",
             accountsDirectory: directories.configHome + "/linkrouter/accounts")
     }
@@ -43,7 +44,7 @@ public struct LinkRouterPaths: Sendable, Equatable {
     /// The https callbacks pending sessions wait on, published by the daemon.
     public var claimedCallbacksFile: String? { runtimeDirectory.map { $0 + "/claimed-callbacks" } }
     /// The oidc-agent socket (`OIDC_SOCK`), served by the daemon for oidc-agent's clients.
-    public var agentSocket: String? { runtimeDirectory.map { $0 + "/agent" } }
+    public var agentSocket: String? { runtimeDirectory.map { $0 + "/" + AgentSocket.name } }
     /// What `linkctl install` did (`InstallRecord`).
     public var installRecord: String { stateDirectory + "/install.conf" }
 }

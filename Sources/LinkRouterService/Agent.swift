@@ -100,19 +100,25 @@ final class Agent {
     func answer(_ op: OperationID, _ reply: Transition.Reply) -> Bool {
         guard let name = held.removeValue(forKey: op) else { return false }
         guard let c = connections[name], case .waiting(let request) = c.phase else { return true }
-        respond(c, shown(AgentAnswer.json(reply, to: request), request, c))
+        respond(c, shown(answer(reply, to: request), request, c))
         return true
     }
 
     /// `Effect.forget` for a request held here; false when `op` is not one.
     func forget(_ op: OperationID) -> Bool { held.removeValue(forKey: op) != nil }
 
+    /// The core's reply in the request's terms: oidc-agent's, or linkrouter's own `GetToken` in JSON.
+    private func answer(_ reply: Transition.Reply, to request: AgentRequest) -> JSONValue {
+        if case .getToken = request { return AgentReplyJSON.json(reply) }
+        return AgentAnswer.json(reply, to: request)
+    }
+
     /// What a connection hears: through a forward, `loaded_accounts` names the forward's accounts only.
     private func shown(_ answer: JSONValue, _ request: AgentRequest, _ c: AgentConnection) -> JSONValue {
         guard let forward = c.forward else { return answer }
         switch request {
         case .loadedAccounts, .accountInfo: return forward.shown(answer)
-        case .token: return answer
+        case .token, .getToken: return answer
         }
     }
 
@@ -252,7 +258,7 @@ final class Agent {
         case .failure(let refusal): respond(c, refusal.json)
         case .success(.held(let op)): held[op] = c.name
         case .success(let reply):
-            if connections[c.name] != nil { respond(c, shown(AgentAnswer.json(reply, to: parsed), parsed, c)) }
+            if connections[c.name] != nil { respond(c, shown(answer(reply, to: parsed), parsed, c)) }
         }
     }
 

@@ -1,9 +1,12 @@
+import DBusKit
+import LinkRouterAPI
 import LinkRouterCore
 
 /// The agent socket's requests (`Agent`), decided as the bus's account calls
 /// are: `access_token`/`id_token` is `GetToken` (by name, or by issuer with
-/// an empty name), `loaded_accounts` is `ListAccounts`, for the connection's
-/// caller name.
+/// an empty name), `loaded_accounts` and `account_info` are `ListAccounts`,
+/// linkrouter's own `linkrouter_token` is `GetToken` with its options as
+/// they come over the bus; each for the connection's caller name.
 extension Daemon {
     func agentRequest(_ name: String, _ request: AgentRequest, through forward: AgentForward?) -> Result<
         Transition.Reply, AgentRefusal
@@ -23,6 +26,23 @@ extension Daemon {
             call = .getToken(account, options)
         case .loadedAccounts, .accountInfo:
             call = .list
+        case .getToken(let account, let json):
+            // Decoded as the bus's a{sv} is, so a refusal reads as it would there.
+            do throws(DBusError) {
+                let (options, named) = try tokenRequest(account, AgentReplyJSON.options(json))
+                guard options.proof == nil else {
+                    return .failure(
+                        .named(
+                            RouterError.Code.invalidArgument.dbusName,
+                            message: "a DPoP proof is signed only over D-Bus (GetToken with dpop_method and dpop_url)"))
+                }
+                if let named {
+                    do { try Account.checkName(named) } catch { throw DBusError(error) }
+                }
+                call = .getToken(account, options)
+            } catch {
+                return .failure(.named(error.name, message: error.message))
+            }
         }
         return .success(execute(core.router.accountCall(call, accounts: declared, caller: name, now: now)))
     }

@@ -87,12 +87,18 @@ extension Daemon: ManagerHandlers {
 
     /// `GetToken(account, options)`: a token of the account's, fresh, once for every caller.
     public func getToken(_ name: String, _ options: DBusValue, _ call: MethodCall) throws(DBusError) -> MethodReply {
+        let (request, named) = try tokenRequest(name, options)
+        return try accountCall(.getToken(name, request), named: named, call)
+    }
+
+    /// `GetToken`'s options decoded and checked (the agent socket's `linkrouter_token` too), and the name to check:
+    /// asked by issuer or for a resource, the name is empty and the core picks the account (`IssuerChoice`).
+    func tokenRequest(_ name: String, _ options: DBusValue) throws(DBusError) -> (TokenRequest, named: String?) {
         let decoded = try OptionsDecoder.decode(options, TokenRequest.options, into: TokenRequest())
         let request: TokenRequest
         do { request = try decoded.withProof(limits: core.router.limits) } catch { throw DBusError(error) }
-        // Asked by issuer or for a resource, the name is empty: the core picks the account (`IssuerChoice`).
         let picked = name.isEmpty && (request.issuer != nil || request.forResource != nil)
-        return try accountCall(.getToken(name, request), named: picked ? nil : name, call)
+        return (request, picked ? nil : name)
     }
 
     /// `SignProof(account, method, url, options)`: a DPoP proof of the account's

@@ -14,7 +14,7 @@ import CLibc
 /// address (`dbus_parse_address`); the front writes only SASL's two lines.
 /// Measured in-process against a bus (bench/notes.md): 360 µs a connection
 /// and a call with libdbus's own client, 213 µs so. The only file of the front
-/// that touches libdbus or a socket.
+/// that touches libdbus or the bus's socket (the agent socket is `FrontAgent`'s).
 struct FrontBus {
     private let socket: Int32
     /// The last serial used: `Hello` is 1.

@@ -3,8 +3,8 @@ import CJanssonFront
 /// kubectl's request (`KUBERNETES_EXEC_INFO`) read with Jansson, as the full
 /// linkctl reads it through JSONKit: the same strict load (no duplicate
 /// member, nothing after the value, no U+0000, valid UTF-8, numbers in
-/// range) within the same `JSONDocumentLimits`. The front's only JSON
-/// reader, and its only file that touches Jansson (linked static).
+/// range) within the same `JSONDocumentLimits`. With `FrontAgent` (the agent
+/// socket's JSON), the front's only files that touch Jansson (linked static).
 enum FrontExecInfo {
     /// What the front acts on: the apiVersion to answer in, and whether a person is at kubectl's terminal.
     struct Request {

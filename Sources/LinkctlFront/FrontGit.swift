@@ -28,11 +28,12 @@ enum FrontGit {
     }
 
     static func run(_ request: Request, _ process: FrontProcess) -> Int32 {
-        // Connected before standard input is read: without a bus, the full linkctl still has git's request to read.
+        // Connected before standard input is read: without a bus, the full linkctl still has git's request to read
+        // (unless the agent socket is there to answer it).
         var bus: FrontBus?
         if request.operation == "get" {
-            guard let connected = FrontBus.connect() else { process.handOver() }
-            bus = connected
+            bus = FrontBus.connect()
+            if bus == nil, !FrontAgent.present { process.handOver() }
         }
         let message: GitCredentialMessage
         do throws(RouterError) {
@@ -42,11 +43,20 @@ enum FrontGit {
             return ExitCode.refused
         }
         // Not served (a plain-http host, say), or not a `get`: nothing is answered, and git asks its next helper.
-        guard var bus, message.servable else { return ExitCode.ok }
+        guard request.operation == "get", message.servable else { return ExitCode.ok }
         var options: [(String, FrontBus.Option)] = [(TokenOptionNames.idToken, .boolean(false))]
         // The daemon checks the URL against the account's git_urls, when it declares some.
         if let url = message.url { options.append((TokenOptionNames.forURL, .string(url))) }
-        switch bus.call("GetToken", [.string(request.account), .options(options)], timeoutMilliseconds: 120_000) {
+        let asked: FrontBus.Answer
+        if let answer = FrontAgent.getToken(request.account, options, timeoutMilliseconds: 120_000) {
+            asked = answer
+        } else if var connected = bus {
+            asked = connected.call(
+                "GetToken", [.string(request.account), .options(options)], timeoutMilliseconds: 120_000)
+        } else {
+            asked = .unreachable("the agent socket did not answer and the session bus cannot be reached")
+        }
+        switch asked {
         case .reply(let reply):
             guard let token = FrontToken.token(of: reply) else {
                 return fail(FrontToken.missing("the daemon answered GetToken without a token"), ExitCode.refused)

@@ -34,12 +34,11 @@ enum FrontKube {
             guard let parsed = FrontExecInfo.parse(info) else { process.handOver() }
             exec = parsed
         }
-        guard var bus = FrontBus.connect() else { process.handOver() }
         var options: [(String, FrontBus.Option)] = []
         if let issuer = request.issuer { options.append((TokenOptionNames.issuer.1, .string(issuer))) }
         // A person is at the terminal: no desktop notice is posted for this call.
         if exec.interactive { options.append(("interactive", .boolean(true))) }
-        switch bus.call("GetToken", [.string(request.name), .options(options)], timeoutMilliseconds: 120_000) {
+        switch FrontToken.getToken(request.name, options, process) {
         case .reply(let reply):
             guard let token = FrontToken.token(of: reply) else {
                 return FrontToken.failed("the daemon answered GetToken without a token")

@@ -72,14 +72,12 @@ enum FrontToken {
     }
 
     static func run(_ request: Request, _ process: FrontProcess) -> Int32 {
-        guard var bus = FrontBus.connect() else { process.handOver() }
         var options: [(String, FrontBus.Option)] = []
         if let n = request.minValid { options.append((TokenOptionNames.minValidKey, .uint32(n))) }
         for (key, value) in request.strings { options.append((key, .string(value))) }
         if let url = request.url { options.append((TokenOptionNames.dpopURL.1, .string(url))) }
         if !request.resources.isEmpty { options.append((TokenOptionNames.resource.1, .strings(request.resources))) }
-        // A refresh, or an unlock prompt the keyring shows, can take a while (as `AccountToken.get` waits).
-        switch bus.call("GetToken", [.string(request.name), .options(options)], timeoutMilliseconds: 120_000) {
+        switch getToken(request.name, options, proof: request.wantsProof, process) {
         case .reply(let reply):
             guard let token = token(of: reply) else { return failed("the daemon answered GetToken without a token") }
             guard request.wantsProof else {
@@ -100,6 +98,17 @@ enum FrontToken {
             FrontProcess.error(DaemonReachability.unreachable(detail, daemon: FrontProcess.daemonCommand()))
             return ExitCode.unavailable
         }
+    }
+
+    /// `GetToken`: on the agent socket where the daemon listens there (a proof, which the daemon signs into the bus's
+    /// answer, only over the bus), else over the bus (handed over when there is none to reach). A refresh, or an
+    /// unlock prompt the keyring shows, can take a while (as `AccountToken.get` waits).
+    static func getToken(
+        _ name: String, _ options: [(String, FrontBus.Option)], proof: Bool = false, _ process: FrontProcess
+    ) -> FrontBus.Answer {
+        if !proof, let answer = FrontAgent.getToken(name, options, timeoutMilliseconds: 120_000) { return answer }
+        guard var bus = FrontBus.connect() else { process.handOver() }
+        return bus.call("GetToken", [.string(name), .options(options)], timeoutMilliseconds: 120_000)
     }
 
     /// A `GetToken` answer's token; nil when it has none.

@@ -263,6 +263,57 @@ struct AgentProtocolTests {
     }
 
     @Test(
+        "linkctl's front asks the agent socket first: with no bus to reach, token (alone and --json), git's and kubectl's helpers answer as over the bus, and a refusal reads and exits as the full linkctl's over the bus; a bad option in linkrouter's own request is refused with the bus's error name"
+    )
+    func frontFastPath() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0 && w.add("idle").status == 0)
+        #expect(try w.login("work").status == 0)
+        let overBus = try w.desktop.linkctl("token", "work", "--json")
+        let token = try w.desktop.linkctl("token", "work").text
+        // No bus at all: only the agent socket can answer.
+        let noBus =
+            w.desktop.environment.filter { !$0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") } + [
+                "DBUS_SESSION_BUS_ADDRESS=unix:path=" + w.desktop.root + "/no-bus-here"
+            ]
+        func front(_ args: [String], stdin: String? = nil) throws -> Subprocess.Outcome {
+            guard let stdin else { return try Subprocess.run([Paths.linkctl] + args, environment: noBus) }
+            return try Subprocess.run(
+                ["/bin/sh", "-c", "in=$1; shift; printf '%s' \"$in\" | \"$0\" \"$@\"", Paths.linkctl, stdin] + args,
+                environment: noBus
+            )
+        }
+        let plain = try front(["token", "work"])
+        #expect(plain.status == 0 && plain.text == token && !token.isEmpty, "\(plain.errorText)")
+        let json = try front(["token", "work", "--json"])
+        #expect(json.status == 0 && json.text == overBus.text, "\(json.text) \(overBus.text)")
+        let git = try front(
+            ["credential", "git", "get", "--account", "work"], stdin: "protocol=https\nhost=git.example.com\n\n")
+        #expect(git.status == 0 && git.text.contains("password=" + token), "\(git.text) \(git.errorText)")
+        let kube = try front(["credential", "kube", "--account", "work"])
+        #expect(kube.status == 0 && kube.text.contains(token.trimmingCharacters(in: .newlines)), "\(kube.errorText)")
+        for args in [["token", "nobody-here"], ["token", "idle"], ["token", "work", "--min-valid", "99999"]] {
+            let fast = try front(args)
+            let full = try w.desktop.run([Paths.linkctlFull] + args)
+            #expect(
+                fast.status == full.status && fast.errorText == full.errorText && fast.status != 0,
+                "\(args): \(fast.status) \(fast.errorText) / \(full.status) \(full.errorText)")
+        }
+        // linkrouter's own request on the socket, as the front sends it: GetToken's answer, its options checked as the bus's.
+        let own = try Self.plain(
+            w, ["send", #"{"request":"linkrouter_token","account":"work","options":{"min_valid":5}}"#])
+        #expect(
+            own["status"] as? String == "success" && (own["reply"] as? [String: Any])?["account"] as? String == "work",
+            "\(own)")
+        let badOption = try Self.plain(
+            w, ["send", #"{"request":"linkrouter_token","account":"work","options":{"min_valid":"soon"}}"#])
+        #expect(
+            badOption["error_name"] as? String == "org.freedesktop.DBus.Error.InvalidArgs"
+                && (badOption["error"] as? String ?? "").contains("min_valid"), "\(badOption)")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
         "plain JSON: by issuer, the ID token, loaded_accounts; oidc-agent's own requests refused naming linkctl; not JSON, no type, an unknown type and 1 MiB refused, each in a failure; the daemon up"
     )
     func plainJSON() throws {

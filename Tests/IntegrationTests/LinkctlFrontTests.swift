@@ -438,8 +438,14 @@ struct LinkctlFrontTests {
             defer { Subprocess.stop(server, name: "broken_bus.py") }
             #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(socket + ".ready") != nil })
             let address = "DBUS_SESSION_BUS_ADDRESS=unix:path=" + socket
-            let front = try w.desktop.run(["env", address, Paths.linkctl, "token", "work"])
-            let full = try w.desktop.run(["env", address, Paths.linkctlFull, "token", "work"])
+            // A runtime directory with no agent socket, so the bus is the only way (the agent's is frontFastPath's).
+            let noAgent = w.desktop.root + "/runtime-without-agent"
+            try FileSystem.makeDirectories(noAgent, permissions: 0o700)
+            let front = try w.desktop.run([
+                "env", address, "XDG_RUNTIME_DIR=" + noAgent, Paths.linkctl, "token", "work",
+            ])
+            let full = try w.desktop.run(
+                ["env", address, "XDG_RUNTIME_DIR=" + noAgent, Paths.linkctlFull, "token", "work"])
             #expect(
                 front.status == 69 && full.status == 69 && front.text.isEmpty
                     && front.errorText.hasPrefix("linkctl: linkrouterd is not reachable ("),

@@ -189,6 +189,10 @@ struct AgentProtocolCoreTests {
         var elsewhere = TokenRequest()
         elsewhere.audience = "other-api"
         #expect(refused(.token(account: "work", elsewhere), through: audience)?.error == "operation forbidden")
+        // linkctl's own request names any option GetToken takes: never through a forward.
+        #expect(
+            refused(.getToken(account: "work", options: .object([])), through: forward)?.info
+                == "linkrouter's own requests are not served through a forward")
 
         let names = JSONValue.object([
             ("status", .string("success")), ("info", .array([.string("other"), .string("work")])),

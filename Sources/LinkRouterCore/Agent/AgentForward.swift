@@ -77,7 +77,18 @@ public struct AgentForward: Sendable, Equatable {
     /// it names (one asked by issuer is the forward's account there), at most its scope (its scope when none is
     /// asked) and its audience.
     public func admit(_ request: AgentRequest, declared: [Account]) throws(AgentRefusal) -> AgentRequest {
-        guard case .token(var name, var options) = request else { return request }
+        var name: String
+        var options: TokenRequest
+        switch request {
+        case .loadedAccounts, .accountInfo: return request
+        case .getToken:
+            // linkctl's own request names any option `GetToken` takes: not through a forward, whose limits are the
+            // oidc-agent request's.
+            throw .failure("operation forbidden", info: "linkrouter's own requests are not served through a forward")
+        case .token(let n, let o):
+            name = n
+            options = o
+        }
         let mine = declared.filter { accounts.contains($0.name) && $0.owner.serves(.host) }
         if let issuer = options.issuer {
             do {

@@ -10,12 +10,16 @@ public enum AgentRefusal: Error, Equatable, Sendable {
     case unserved(String, instead: String)
     /// Any other failure: oidc-agent's error words and linkrouter's.
     case failure(String, info: String?)
+    /// A refusal of linkrouter's own request (`AgentSocket.tokenRequest`): the D-Bus error's name and message, as
+    /// `GetToken` over the bus would have said them.
+    case named(String, message: String)
 
     public var error: String {
         switch self {
         case .badRequest(let why): "Bad Request: " + why
         case .unserved(let type, _): "linkrouter does not serve oidc-agent's \(type) request"
         case .failure(let error, _): error
+        case .named(_, let message): message
         }
     }
 
@@ -24,6 +28,7 @@ public enum AgentRefusal: Error, Equatable, Sendable {
         case .badRequest: nil
         case .unserved(_, let instead): instead
         case .failure(_, let info): info
+        case .named: nil
         }
     }
 
@@ -42,6 +47,7 @@ public enum AgentRefusal: Error, Equatable, Sendable {
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [("status", .string("failure")), ("error", .string(error))]
         if let info { members.append(("info", .string(info))) }
+        if case .named(let name, _) = self { members.append((AgentSocket.errorName, .string(name))) }
         return .object(members)
     }
 }

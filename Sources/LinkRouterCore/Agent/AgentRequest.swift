@@ -11,6 +11,10 @@ public enum AgentRequest: Equatable, Sendable {
     case loadedAccounts
     /// `account_info` (oidc-agent 5): those accounts by issuer, each signed in or not.
     case accountInfo
+    /// linkrouter's own: `GetToken(account, options)` with its options as a JSON object, answered with its `a{sv}` as
+    /// one (`reply`), or its D-Bus error's name and message: linkctl's front asks so, one connection and one round
+    /// trip where the bus takes two of each and a credentials query.
+    case getToken(account: String, options: JSONValue)
 
     /// The request types of oidc-agent 4.2.6 and 5.x that manage the agent itself: what linkrouter does with
     /// `linkctl` instead.
@@ -47,6 +51,11 @@ public enum AgentRequest: Equatable, Sendable {
             return .loadedAccounts
         case "account_info":
             return .accountInfo
+        case AgentSocket.tokenRequest:
+            guard let account = value["account"]?.stringValue else { throw .badRequest("account is not a string") }
+            let options = value["options"] ?? .object([])
+            guard case .object = options else { throw .badRequest("options is not a JSON object") }
+            return .getToken(account: account, options: options)
         default:
             if let m = managed.first(where: { $0.types.contains(type) }) {
                 throw .unserved(type, instead: m.instead)
