@@ -56,8 +56,18 @@ extension Bench {
             })
         let cachedRefreshes = proxy.refreshRequests() - before
         row(
-            "`linkctl token NAME` from memory beside oidc-agent's `oidc-token ACCOUNT` from memory, same provider (median of \(runs); a `dbus-send` ping: \(Measure.format(ping)) ms; refresh requests meanwhile: \(cachedRefreshes))",
-            value: mine, unit: "ms", floor: theirs, goal: "≤ 1.0× (issue 38)", met: mine / theirs <= 1.0)
+            "`linkctl token NAME` from memory (the front on the agent socket) beside oidc-agent's `oidc-token ACCOUNT` from memory, same provider (median of \(runs); a `dbus-send` ping: \(Measure.format(ping)) ms; refresh requests meanwhile: \(cachedRefreshes))",
+            value: mine, unit: "ms", floor: theirs, goal: "≤ 1.0× (issues 38, 49)", met: mine / theirs <= 1.0)
+
+        // oidc-agent's own client, unchanged, against linkrouter's agent socket (the encrypted form).
+        let ours = w.environment + ["OIDC_SOCK=" + w.runtime + "/linkrouter/agent"]
+        let (served, agentItself) = try Measure.interleaved(
+            runs, { try must(["oidc-token", "work"], ours) }, { try must(oidcToken, agent.environment) })
+        row(
+            "`oidc-token NAME` against linkrouterd's agent socket beside `oidc-token ACCOUNT` against oidc-agent 4.2.6, both from memory (median of \(runs))",
+            value: served, unit: "ms", floor: agentItself, goal: "≤ 1.0× (issue 49)", met: served / agentItself <= 1.0)
+
+        try forwardedBesideLocal(w, runs: n(20, 2))
 
         // A refresh on every call: each asks for more life than a token has.
         let refreshRuns = n(20, 2)
@@ -81,6 +91,41 @@ extension Bench {
     }
 
     static let peerLifetime = 20
+
+    /// A request through `linkctl agent forward` (made `--allow-unconfirmed`, so nobody is asked) beside the same
+    /// request to the agent's own socket, both from the far side of one ssh connection (a control master, so only
+    /// the requests are timed): what the forward adds.
+    private func forwardedBesideLocal(_ w: BenchWorld, runs: Int) throws {
+        if let why = BenchSSH.unavailable {
+            say("forward: skipped (\(why))")
+            return
+        }
+        let ssh = try BenchSSH(w, fixtures: fixtures)
+        let control = w.root + "/ssh/control"
+        let remote = w.root + "/ssh/forwarded-agent"
+        let master = try Subprocess.spawn(
+            [
+                bin + "/linkctl", "agent", "forward", "--account", "work", "--allow-unconfirmed", "--remote-socket",
+                remote, "--",
+            ] + ssh.options + ["-M", "-S", control, "-N", "127.0.0.1"], environment: w.environment, stdout: .null,
+            stderr: .file(w.root + "/ssh/forward.err"))
+        defer { Subprocess.stop(master, name: "linkctl agent forward") }
+        guard w.wait({ FileSystem.exists(control) && FileSystem.exists(remote) }, milliseconds: 20_000) else {
+            throw BenchError(
+                "the forward did not come up: \((try? FileSystem.readText(w.root + "/ssh/forward.err")) ?? "")")
+        }
+        func remoteToken(_ socket: String) throws {
+            let r = try Subprocess.run(
+                ["ssh"] + ssh.options + ["-S", control, "127.0.0.1", "OIDC_SOCK=" + socket + " oidc-token work"],
+                environment: w.environment)
+            guard r.status == 0, !r.text.isEmpty else { throw BenchError("ssh … oidc-token failed: \(r.errorText)") }
+        }
+        let (forwarded, local) = try Measure.interleaved(
+            runs, { try remoteToken(remote) }, { try remoteToken(w.runtime + "/linkrouter/agent") })
+        row(
+            "`oidc-token NAME` on the far side of one ssh connection through `linkctl agent forward --allow-unconfirmed`, beside the same to the agent's own socket over the same connection (median of \(runs))",
+            value: forwarded, unit: "ms", floor: local, goal: "≤ 1.1× (issue 49)", met: forwarded / local <= 1.1)
+    }
 
     /// `callers` processes at once while the account's token must be refreshed, for each: linkctl's token
     /// marked refused (as a server's 401 reported through the git helper's `erase` marks it), oidc-agent's
