@@ -49,6 +49,7 @@ install: build
 	sed 's|@bindir@|$(BINDIR)|g' packaging/dbus/org.linkrouter.LinkRouter1.service.in > $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service
 	install -m 0644 docs/org.linkrouter.LinkRouter1.xml $(DESTDIR)$(DBUS_INTERFACES_DIR)/
 	sed 's|@bindir@|$(BINDIR)|g' packaging/systemd/linkrouterd.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
+	install -m 0644 packaging/systemd/linkrouterd-agent.socket $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-https.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-https.desktop
 	sed 's|@bindir@|$(BINDIR)|g' packaging/desktop-files/linkrouter-SCHEME.desktop.in > $(DESTDIR)$(TEMPLATEDIR)/linkrouter-SCHEME.desktop.in
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
@@ -67,7 +68,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/linkrouterd $(DESTDIR)$(BINDIR)/linkctl $(DESTDIR)$(BINDIR)/docker-credential-linkrouter $(DESTDIR)$(BINDIR)/git-credential-linkrouter
 	rm -f $(DESTDIR)$(LINKCTL_FULL_DIR)/linkctl-full
 	-rmdir $(DESTDIR)$(LINKCTL_FULL_DIR)
-	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service
+	rm -f $(DESTDIR)$(DBUS_SERVICES_DIR)/org.linkrouter.LinkRouter1.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd.service $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/linkrouterd-agent.socket
 	rm -f $(DESTDIR)$(DBUS_INTERFACES_DIR)/org.linkrouter.LinkRouter1.xml
 	rm -rf $(DESTDIR)$(TEMPLATEDIR) $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man1/linkctl.1 $(DESTDIR)$(MANDIR)/man1/linkrouterd.1 $(DESTDIR)$(MANDIR)/man1/docker-credential-linkrouter.1 $(DESTDIR)$(MANDIR)/man1/git-credential-linkrouter.1

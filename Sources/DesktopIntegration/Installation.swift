@@ -22,6 +22,8 @@ public struct Installation: Sendable {
     public var linkrouterd: String { binDirectory + "/linkrouterd" }
     public var serviceFilePath: String { directories.dataHome + "/dbus-1/services/" + Self.busName + ".service" }
     public var unitPath: String { directories.configHome + "/systemd/user/" + Self.unitName }
+    public static let socketUnitName = "linkrouterd-agent.socket"
+    public var socketUnitPath: String { directories.configHome + "/systemd/user/" + Self.socketUnitName }
 
     /// Where the session bus finds an activation file: the user's, then a package's (`$XDG_DATA_DIRS`), in the bus's
     /// order.
@@ -54,6 +56,27 @@ public struct Installation: Sendable {
 
         """
     }
+
+    /// The oidc-agent socket's unit: systemd listens at `$XDG_RUNTIME_DIR/linkrouter/agent` and starts the daemon
+    /// for the first client, handing it the socket (`FileDescriptorName=agent`, `SocketActivation`). Not enabled by
+    /// anything: `systemctl --user enable --now linkrouterd-agent.socket` turns it on (the daemon makes the socket
+    /// itself whenever it runs).
+    public static let socketUnitFile = """
+        [Unit]
+        Description=linkrouter: the oidc-agent socket (OIDC_SOCK) of linkrouterd
+        Documentation=man:linkctl(1)
+
+        [Socket]
+        ListenStream=%t/linkrouter/agent
+        SocketMode=0600
+        DirectoryMode=0700
+        FileDescriptorName=agent
+        Service=linkrouterd.service
+
+        [Install]
+        WantedBy=sockets.target
+
+        """
 
     /// The systemd user unit, hardened as far as the daemon can live with:
     /// it needs the session bus (AF_UNIX), loopback listeners (AF_INET/6),

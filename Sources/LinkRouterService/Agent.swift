@@ -40,15 +40,24 @@ final class Agent {
     /// Where it listens (`LinkRouterPaths.agentSocket`); nil without a runtime directory (then it does not).
     let path: String?
 
-    init(loop: EventLoop, path: String?) {
+    /// The socket systemd made for it (`linkrouterd-agent.socket`, `FileDescriptorName=agent`), if it was started so.
+    private let activated: Int32?
+
+    init(loop: EventLoop, path: String?, activated: Int32? = nil) {
         self.loop = loop
         self.path = path
+        self.activated = activated
     }
 
-    /// Listens at `path`.
+    /// Listens at `path`: on the socket systemd passed, else on one of its own.
     func start() throws(SystemError) {
         guard let path else { return }
-        let l = try UnixListener(path: path)
+        let l: UnixListener
+        if let activated {
+            l = try UnixListener(adopting: activated, path: path)
+        } else {
+            l = try UnixListener(path: path)
+        }
         listener = l
         listening = loop.watch(l.fd, for: .readable) { [unowned self] _ in acceptAll(l, forward: nil) }
     }

@@ -36,7 +36,8 @@ public final class Daemon {
     /// `Effect.restart` was carried out: the loop stopped to start again on a new executable.
     var restarting = false
 
-    init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop) {
+    /// `activated`: the sockets systemd passed (`SocketActivation`), by name.
+    init(config: DaemonConfiguration, connection: DBusConnection, loop: EventLoop, activated: [String: Int32] = [:]) {
         self.loop = loop
         bus = Bus(connection: connection, loop: loop)
         core = Core(limits: config.limits)
@@ -47,7 +48,7 @@ public final class Daemon {
         providers = Providers(loop: loop)
         links = Links(maxPerSecond: config.maxRoutesPerSecond, inboxDirectory: config.paths.inboxDirectory)
         accounts = Accounts(paths: config.paths, loop: loop, busAddress: config.busAddress ?? BusAddress.session())
-        agent = Agent(loop: loop, path: config.paths.agentSocket)
+        agent = Agent(loop: loop, path: config.paths.agentSocket, activated: activated[AgentSocket.name])
         // The components' calls to the core, wired here so that an in-process daemon has them too.
         sessions.onDeadline = { [unowned self] id in execute(core.router.deadlineReached(id, now: now)) }
         // After a burst, the core gives its tables' room back with the store's (unwired from 99dec1a to here, the
@@ -68,6 +69,8 @@ public final class Daemon {
         // Secrets live in this process: no core dumps, no same-user ptrace (threat model P4).
         let hardened = ProcessHardening.disableCoreDumps()
         umask(0o077)
+        // Before anything else opens a descriptor or starts a program: systemd's sockets, and its variables gone.
+        let activated = SocketActivation.take()
         SignalSource.ignoreBrokenPipes()
         let signals: SignalSource
         do { signals = try SignalSource([SIGTERM, SIGINT, SIGHUP, SIGCHLD]) } catch {
@@ -85,7 +88,7 @@ public final class Daemon {
             Log.error("Failed to connect to the bus: \(error.message)")
             return 1
         }
-        let daemon = Daemon(config: config, connection: connection, loop: EventLoop())
+        let daemon = Daemon(config: config, connection: connection, loop: EventLoop(), activated: activated)
         if hardened {
             Log.info(
                 "Core dumps disabled and the process made non-dumpable (no ptrace by other processes of this user)")

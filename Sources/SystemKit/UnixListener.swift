@@ -7,6 +7,8 @@ import Glibc
 public final class UnixListener {
     public let fd: Int32
     public let path: String
+    /// Passed by systemd (`adopting`): its file is the socket unit's, left in place at `close`.
+    private let adopted: Bool
 
     /// Binds `path` (a socket left there by an earlier daemon is replaced; any other file is not) and listens.
     /// `backlog`: connections the kernel queues before one is taken (capped at `net.core.somaxconn`, 4096); a
@@ -44,6 +46,30 @@ public final class UnixListener {
         }
         self.fd = fd
         self.path = path
+        adopted = false
+    }
+
+    /// A listening socket systemd made and passed (`SocketActivation`): it must be a UNIX stream socket that
+    /// listens; it is made non-blocking.
+    public init(adopting fd: Int32, path: String) throws(SystemError) {
+        var listening: Int32 = 0
+        var type: Int32 = 0
+        var family = sockaddr_un()
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        var familySize = socklen_t(MemoryLayout<sockaddr_un>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening == 1,
+            getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) == 0, type == Int32(SOCK_STREAM.rawValue),
+            withUnsafeMutablePointer(
+                to: &family,
+                {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &familySize) }
+                }) == 0, family.sun_family == sa_family_t(AF_UNIX)
+        else { throw SystemError("adopt (not a listening UNIX stream socket)", path: path, code: ENOTSOCK) }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw SystemError("fcntl", path: path) }
+        self.fd = fd
+        self.path = path
+        adopted = true
     }
 
     /// The next waiting connection, or nil when none is (or it vanished before it was taken).
@@ -58,9 +84,9 @@ public final class UnixListener {
         return UnixConnection(fd: c)
     }
 
-    /// Stops listening and removes the socket's file (if it is still this one's).
+    /// Stops listening and removes the socket's file, unless systemd made it (its socket unit keeps it).
     public func close() {
         Glibc.close(fd)
-        unlink(path)
+        if !adopted { unlink(path) }
     }
 }

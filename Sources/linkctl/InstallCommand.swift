@@ -53,6 +53,12 @@ enum InstallCommand {
             report.append(("activation", inst.serviceFilePath))
             try write(inst.unitPath, Installation.unitFile(bindir: inst.binDirectory), into: &record)
             report.append(("unit", inst.unitPath))
+            try write(inst.socketUnitPath, Installation.socketUnitFile, into: &record)
+            report.append(
+                (
+                    "agent socket",
+                    inst.socketUnitPath + " (systemctl --user enable --now " + Installation.socketUnitName + ")"
+                ))
 
             if args.has("claim-https") {
                 if record.browser == nil {

@@ -1,3 +1,4 @@
+import DBusKit
 import Foundation
 import Glibc
 import SystemKit
@@ -311,6 +312,36 @@ struct AgentProtocolTests {
             badOption["error_name"] as? String == "org.freedesktop.DBus.Error.InvalidArgs"
                 && (badOption["error"] as? String ?? "").contains("min_valid"), "\(badOption)")
         #expect(w.daemon.isRunning)
+    }
+
+    @Test(
+        "socket activation as systemd does it (systemd-socket-activate: the socket made first, the daemon started for the first client with LISTEN_FDS and FileDescriptorName=agent): oidc-token's request starts the daemon, which answers it on the socket it was handed and leaves that socket's file to its owner when it stops",
+        .enabled(
+            if: FileSystem.isExecutable("/usr/bin/systemd-socket-activate"),
+            "no systemd-socket-activate (Debian: systemd)"))
+    func socketActivation() throws {
+        let w = try World()
+        #expect(try w.add("work").status == 0)
+        #expect(try w.login("work").status == 0)
+        let token = try w.desktop.linkctl("token", "work").text
+        // A daemon that made its socket itself removes it when it stops.
+        #expect(w.daemon.stop() == 0)
+        #expect(!FileSystem.exists(Self.socket(w)))
+        let activated = try DaemonProcess(
+            desktop: w.desktop,
+            // The activator passes on only the environment it is told to (-E), as systemd gives a unit the manager's.
+            arguments: w.desktop.environment.flatMap { ["-E", String($0.prefix { $0 != "=" })] } + [
+                "-l", Self.socket(w), "--fdname=" + "agent", Paths.linkrouterd, "--system-accounts-dir",
+                w.systemAccounts,
+            ], waitForName: false, logName: "activated.log", executable: "/usr/bin/systemd-socket-activate")
+        #expect(eventually(timeoutMilliseconds: 10_000) { FileSystem.status(Self.socket(w))?.kind == .socket })
+        let probe = try DBusConnection(address: try #require(w.desktop.busAddress))
+        #expect(!DaemonProcess.nameHasOwner(probe), "no daemon before the first client")
+        let first = try Self.oidcToken(w, ["work"])
+        #expect(first.status == 0 && first.text == token, "\(first.errorText) \(activated.log.suffix(600))")
+        #expect(DaemonProcess.nameHasOwner(probe), "the daemon the first client started owns its name")
+        #expect(activated.stop() == 0)
+        #expect(FileSystem.status(Self.socket(w))?.kind == .socket, "the handed socket's file is its owner's")
     }
 
     @Test(

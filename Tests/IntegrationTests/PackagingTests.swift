@@ -13,6 +13,7 @@ struct PackagingTests {
         let registration = HandlerRegistration(database: DesktopDatabase(), linkctl: "@bindir@/linkctl")
         return [
             ("packaging/systemd/linkrouterd.service.in", Installation.unitFile(bindir: "@bindir@")),
+            ("packaging/systemd/linkrouterd-agent.socket", Installation.socketUnitFile),
             ("packaging/dbus/org.linkrouter.LinkRouter1.service.in", Installation.serviceFile(bindir: "@bindir@")),
             ("packaging/desktop-files/linkrouter-https.desktop.in", registration.httpsEntry().text),
             ("packaging/desktop-files/linkrouter-SCHEME.desktop.in", registration.schemeEntry("@scheme@").text),
