@@ -1,4 +1,5 @@
 import DBusKit
+import DesktopIntegration
 import LinkRouterAPI
 import LinkRouterCore
 
@@ -44,6 +45,19 @@ extension Daemon {
                 return .failure(.named(error.name, message: error.message))
             }
         }
+        // Its app is known before the core decides (the peer was taken at accept): no round of identification.
+        let app = agentCaller(name)
+        execute(core.router.callerIdentified(name, as: app, face: CallerApps.exportedFace(of: app)))
         return .success(execute(core.router.accountCall(call, accounts: declared, caller: name, now: now)))
+    }
+
+    /// The app of the agent connection `name`: the kernel's word for its process (`SO_PEERCRED` and the pidfd taken at
+    /// accept, asked now whether it exited), read as a bus caller's is; through a forward, the far host.
+    func agentCaller(_ name: String) -> CallerApp {
+        guard let peer = agent.peer(name), !peer.exited, let credentials = peer.credentials else { return .unknown }
+        let app = CallerApps.app(ofProcess: credentials.pid, uid: credentials.uid, appearedAt: peer.acceptedAt)
+        // Through a forward the peer is the local `ssh` (a host program): the request is the far host's.
+        guard let forward = peer.forward else { return app }
+        return app != .host ? .unknown : forward.unconfirmed ? .host : .remote(forward.host)
     }
 }

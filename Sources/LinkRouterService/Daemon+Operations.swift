@@ -73,18 +73,7 @@ extension Daemon {
             providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
 
         case .identification(.identify(let name)) where agent.peer(name) != nil:
-            // An agent client: the kernel's word for its process, taken at accept, and its pidfd asked now.
-            let peer = agent.peer(name)!
-            var app =
-                peer.exited
-                ? .unknown
-                : peer.credentials.map {
-                    CallerApps.app(ofProcess: $0.pid, uid: $0.uid, appearedAt: peer.acceptedAt)
-                } ?? .unknown
-            // Through a forward the peer is the local `ssh` (a host program): the request is the far host's.
-            if let forward = peer.forward {
-                app = app != .host ? .unknown : forward.unconfirmed ? .host : .remote(forward.host)
-            }
+            let app = agentCaller(name)
             done(.identification(.identified(app, face: CallerApps.exportedFace(of: app))))
         case .identification(.identify(let name)):
             let appeared = bus.appeared(name)

@@ -23,6 +23,20 @@ struct AgentProtocolTests {
             timeoutMilliseconds: 30_000)
     }
 
+    /// `argv` started now in the test's desktop; its exit status, stdout and stderr once it ends (the files under
+    /// `name`).
+    static func started(_ w: World, _ argv: [String], name: String) throws -> () -> (
+        status: Int32, out: String, err: String
+    ) {
+        let out = w.desktop.root + "/" + name + ".out"
+        let pid = try Subprocess.spawn(
+            argv, environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
+        return {
+            let status = Subprocess.wait(pid)
+            return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")
+        }
+    }
+
     /// The plain-JSON client's answer, parsed.
     static func plain(_ w: World, _ args: [String]) throws -> [String: Any] {
         let r = try Subprocess.run(
@@ -90,15 +104,12 @@ struct AgentProtocolTests {
         var n = 0
         func ask() throws -> () -> (status: Int32, out: String, err: String) {
             n += 1
-            let out = w.desktop.root + "/agent-sandboxed-\(n).out"
-            let pid = try Subprocess.spawn(
+            return try Self.started(
+                w,
                 app.command([
                     "/usr/bin/env", "OIDC_SOCK=" + Self.socket(w), Self.oidcToken, "--name", "jupyter", "work",
-                ]), environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
-            return {
-                let status = Subprocess.wait(pid)
-                return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")
-            }
+                ]),
+                name: "agent-sandboxed-\(n)")
         }
         func prompted() -> Bool { eventually(timeoutMilliseconds: 20_000) { dunst.count("displayed") == 1 } }
 
@@ -151,15 +162,10 @@ struct AgentProtocolTests {
             status: Int32, out: String, err: String
         ) {
             n += 1
-            let out = w.desktop.root + "/forward-\(n).out"
-            let pid = try Subprocess.spawn(
-                [Paths.linkctl, "agent", "forward"] + options + ["--"]
-                    + ssh.arguments([Self.oidcToken] + tokenArgs),
-                environment: w.desktop.environment, stdout: .file(out), stderr: .file(out + ".err"))
-            return {
-                let status = Subprocess.wait(pid)
-                return (status, (try? FileSystem.readText(out)) ?? "", (try? FileSystem.readText(out + ".err")) ?? "")
-            }
+            return try Self.started(
+                w,
+                [Paths.linkctl, "agent", "forward"] + options + ["--"] + ssh.arguments([Self.oidcToken] + tokenArgs),
+                name: "forward-\(n)")
         }
         func forwards() -> [String] {
             FileSystem.list(w.desktop.runtimeDir + "/linkrouter").filter { $0.hasPrefix("forward-") }

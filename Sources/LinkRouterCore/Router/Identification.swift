@@ -65,3 +65,15 @@ public struct Identification: OperationMachine {
         }
     }
 }
+
+extension Router {
+    /// A caller found out before its first call, from what the daemon knows of it already (an agent connection's
+    /// peer, taken at accept: no bus to ask), recorded as `Identification` records one; nothing is held for it yet.
+    public func callerIdentified(_ name: String, as app: CallerApp, face: AppFace?) -> Transition {
+        guard !name.isEmpty, callers[name] == nil else { return Transition() }
+        var t = Transition(core: [.caller(name, app)], ifWriteFails: .keepInMemory)
+        if let face, app.isSandboxed { t.core.append(.appFace(app, face)) }
+        if app != .host && app != .unknown { t.effects.append(.log(LogLine(.info, "\(name) is \(app.label)"))) }
+        return t
+    }
+}

@@ -1,16 +1,14 @@
-import Foundation
 import Glibc
 import SystemKit
 
-/// Debian's openssh-server on 127.0.0.1 (Fixtures/sshd_inetd.py runs `sshd -i`
-/// for each connection to a port the kernel picked), with a host key and a
-/// user key made by the test: `ssh` logs in as this user with no password,
-/// and sshd accepts `OIDC_SOCK` from the client (`AcceptEnv`), as an
-/// administrator who wants forwarded agents found would set it.
+/// Debian's openssh-server on 127.0.0.1 (Fixtures/sshd_inetd.py, which makes
+/// its keys and configuration and runs `sshd -i` for each connection to a
+/// port the kernel picked): `ssh` logs in as this user with no password.
 final class LoopbackSSH {
     let pid: Int32
     let dir: String
-    let port: String
+    /// ssh's options to log in here, before the destination (the fixture's `ssh_options`).
+    let options: [String]
 
     static let unavailable: String? = {
         guard FileSystem.isExecutable("/usr/sbin/sshd"), FileSystem.isExecutable("/usr/bin/ssh") else {
@@ -27,52 +25,23 @@ final class LoopbackSSH {
 
     init(desktop: TestDesktop) throws {
         dir = desktop.root + "/ssh"
-        try FileSystem.makeDirectories(dir, permissions: 0o700)
-        for key in ["host_key", "user_key"] {
-            let r = try Subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir + "/" + key])
-            guard r.status == 0 else { throw SystemError("ssh-keygen: \(r.errorText)", code: EIO) }
-        }
-        try FileSystem.writeAtomically(
-            dir + "/authorized_keys", text: try FileSystem.readText(dir + "/user_key.pub"), permissions: 0o600)
-        try FileSystem.writeAtomically(
-            dir + "/sshd_config",
-            text: """
-                HostKey \(dir)/host_key
-                AuthorizedKeysFile \(dir)/authorized_keys
-                StrictModes no
-                UsePAM no
-                PasswordAuthentication no
-                KbdInteractiveAuthentication no
-                PermitRootLogin prohibit-password
-                AllowStreamLocalForwarding yes
-                StreamLocalBindUnlink yes
-                AcceptEnv OIDC_SOCK
-                PidFile none
-
-                """, permissions: 0o600)
-        let portFile = dir + "/port"
         pid = try Subprocess.spawn(
-            ["/usr/bin/python3", Paths.fixtures + "/sshd_inetd.py", dir + "/sshd_config", portFile, dir + "/sshd.log"],
-            environment: desktop.environment, stdout: .null, stderr: .file(dir + "/inetd.err"))
-        guard eventually(timeoutMilliseconds: 10_000, { FileSystem.exists(portFile) }),
-            let text = try? FileSystem.readText(portFile)
+            ["/usr/bin/python3", Paths.fixtures + "/sshd_inetd.py", dir], environment: desktop.environment,
+            stdout: .null, stderr: .file(desktop.root + "/sshd_inetd.err"))
+        let file = dir + "/ssh_options"
+        guard eventually(timeoutMilliseconds: 10_000, { FileSystem.exists(file) }),
+            let text = try? FileSystem.readText(file)
         else {
             Subprocess.stop(pid, name: "sshd_inetd.py")
             throw SystemError(
-                "sshd_inetd.py did not listen: \((try? FileSystem.readText(dir + "/inetd.err")) ?? "")", code: ETIMEDOUT
-            )
+                "sshd_inetd.py did not listen: \((try? FileSystem.readText(desktop.root + "/sshd_inetd.err")) ?? "")",
+                code: ETIMEDOUT)
         }
-        port = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        options = text.split(separator: "\n").map(String.init)
     }
 
-    /// ssh's arguments to log in here as this user (no configuration of the machine's read), then `command`.
-    func arguments(_ command: [String]) -> [String] {
-        [
-            "-F", "/dev/null", "-p", port, "-i", dir + "/user_key", "-o", "IdentitiesOnly=yes", "-o",
-            "UserKnownHostsFile=" + dir + "/known_hosts", "-o", "StrictHostKeyChecking=accept-new", "-o",
-            "BatchMode=yes", "-o", "LogLevel=ERROR", "127.0.0.1",
-        ] + command
-    }
+    /// ssh's arguments to log in here as this user, then `command`.
+    func arguments(_ command: [String]) -> [String] { options + ["127.0.0.1"] + command }
 
     /// What sshd said (its `-e` log).
     var log: String { (try? FileSystem.readText(dir + "/sshd.log")) ?? "" }
