@@ -351,6 +351,32 @@ struct AgentProtocolTests {
     }
 
     @Test(
+        "a refused refresh through oidc-token (Glewlwyd's one-use refresh tokens, the spent one sent again): exit 1 with oidc-agent's 'account not loaded' and linkrouter's why and login line; the provider asked once, the next request answered at once"
+    )
+    func refusedRefresh() throws {
+        let w = try RotationTests.signedIn()
+        let first = try RotationTests.secret(w, "work")
+        // One refresh spends the first refresh token; the keyring then goes back to it, as if the new set were lost.
+        let refreshed = try Self.oidcToken(w, ["-t", "3600", "work"])
+        #expect(refreshed.status == 0, "\(refreshed.errorText)")
+        #expect(eventually(timeoutMilliseconds: 10_000) { (try? RotationTests.secret(w, "work")) != first })
+        _ = w.daemon.stop()
+        try RotationTests.store(w, "work", first)
+        try w.restart()
+        let posts = RotationTests.tokenPosts(w)
+        let refused = try Self.oidcToken(w, ["-t", "3600", "work"])
+        #expect(
+            refused.status == 1 && refused.text.isEmpty && refused.errorText.hasPrefix("Error: account not loaded")
+                && refused.errorText.contains("refused the refresh token (HTTP 400)")
+                && refused.errorText.contains("linkctl login work"), "\(refused.status) \(refused.errorText)")
+        #expect(RotationTests.tokenPosts(w) == posts + 1, "the spent token was sent once")
+        let again = try Self.oidcToken(w, ["work"])
+        #expect(again.status == 1 && again.errorText.hasPrefix("Error: account not loaded"), "\(again.errorText)")
+        #expect(RotationTests.tokenPosts(w) == posts + 1, "signed out: the provider is not asked again")
+        #expect(w.daemon.isRunning)
+    }
+
+    @Test(
         "plain JSON: by issuer, the ID token, loaded_accounts; oidc-agent's own requests refused naming linkctl; not JSON, no type, an unknown type and 1 MiB refused, each in a failure; the daemon up"
     )
     func plainJSON() throws {
