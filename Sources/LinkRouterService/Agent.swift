@@ -313,8 +313,8 @@ final class Agent {
         if let source = c.source { loop.remove(source) }
         if let timer = c.timer { loop.cancel(timer) }
         c.socket.close()
-        for (op, n) in held where n == name { held[op] = nil }
-        // The core knows it once it asked: its caller entry and anything still held go.
+        // The core knows it once it asked: its caller entry goes, and a request still held is forgotten by the
+        // `.forget` that comes back for it (`forget`).
         if c.asked { onGone?(name) }
     }
 }

@@ -10,8 +10,8 @@ import LinkRouterCore
 /// message, in JSON.
 enum AgentReplyJSON {
     /// The options object as an `a{sv}`: a string, a number (`u`), a boolean, a list of strings, by the row's type;
-    /// a key no row has, or a value of another kind, goes as it came (a string, or its JSON text), for the decoder
-    /// to refuse in its words.
+    /// a string under any key goes as a string, and any other value as an `x` (its integer, or -1), which no
+    /// option takes, so the decoder refuses an unknown key or a wrong type in its own words.
     static func options(_ json: JSONValue) -> DBusValue {
         var entries: [(String, DBusValue)] = []
         for (key, value) in json.objectValue ?? [] {

@@ -53,7 +53,7 @@ extension Daemon {
 
     /// The app of the agent connection `name`: the kernel's word for its process (`SO_PEERCRED` and the pidfd taken at
     /// accept, asked now whether it exited), read as a bus caller's is; through a forward, the far host.
-    func agentCaller(_ name: String) -> CallerApp {
+    private func agentCaller(_ name: String) -> CallerApp {
         guard let peer = agent.peer(name), !peer.exited, let credentials = peer.credentials else { return .unknown }
         let app = CallerApps.app(ofProcess: credentials.pid, uid: credentials.uid, appearedAt: peer.acceptedAt)
         // Through a forward the peer is the local `ssh` (a host program): the request is the far host's.

@@ -72,9 +72,6 @@ extension Daemon {
         case .revoking(.revoke(let r, let endpoint)):
             providers.revoke(r, endpoint: endpoint) { done(.revoking(.revoked($0))) }
 
-        case .identification(.identify(let name)) where agent.peer(name) != nil:
-            let app = agentCaller(name)
-            done(.identification(.identified(app, face: CallerApps.exportedFace(of: app))))
         case .identification(.identify(let name)):
             let appeared = bus.appeared(name)
             bus.credentials(of: name) { c in

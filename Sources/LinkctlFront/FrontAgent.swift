@@ -25,23 +25,11 @@ enum FrontAgent {
     static func getToken(_ name: String, _ options: [(String, FrontBus.Option)], timeoutMilliseconds: Int32)
         -> FrontBus.Answer?
     {
-        guard let socketPath = self.path, let request = request(name, options) else { return nil }
-        let path = Array(socketPath.utf8)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.enumerated() { raw[i] = b }
+        guard let path, let request = request(name, options), let fd = FrontProcess.connectUnix(path) else {
+            return nil
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
         defer { close(fd) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count + 1)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
-        }
-        guard connected == 0, write(fd, request), let answer = readAll(fd, timeoutMilliseconds: timeoutMilliseconds)
-        else { return nil }
+        guard write(fd, request), let answer = readAll(fd, timeoutMilliseconds: timeoutMilliseconds) else { return nil }
         return parse(answer)
     }
 

@@ -70,27 +70,9 @@ struct FrontBus {
     /// has been sent then, and the full linkctl finds the bus its own way
     /// (libdbus's client, every transport and fallback) and says why.
     static func connect() -> FrontBus? {
-        guard let address = FrontProcess.nonEmpty("DBUS_SESSION_BUS_ADDRESS"), let target = unixSocket(address) else {
-            return nil
-        }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        let bytes = (target.abstract ? [0] : []) + Array(target.path.utf8)
-        let capacity = MemoryLayout.size(ofValue: socketAddress.sun_path)
-        guard !target.path.isEmpty, bytes.count < capacity else { return nil }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (target.abstract ? 0 : 1))
-        let fd = CLibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        let connected = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { CLibc.connect(fd, $0, length) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
+        guard let address = FrontProcess.nonEmpty("DBUS_SESSION_BUS_ADDRESS"), let target = unixSocket(address),
+            let fd = FrontProcess.connectUnix(target.path, abstract: target.abstract)
+        else { return nil }
         return FrontBus(socket: fd)
     }
 

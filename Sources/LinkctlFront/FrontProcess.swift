@@ -26,6 +26,29 @@ struct FrontProcess {
 
     static func isSet(_ name: String) -> Bool { getenv(name) != nil }
 
+    /// A stream socket connected to the UNIX socket at `path` (`abstract`: a name in the abstract namespace),
+    /// close-on-exec: the bus's (`FrontBus`) and the agent's (`FrontAgent`). Nil when it cannot be reached.
+    static func connectUnix(_ path: String, abstract: Bool = false) -> Int32? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = (abstract ? [0] : []) + Array(path.utf8)
+        guard !path.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     static func out(_ text: String) { write(text, to: 1) }
     static func err(_ text: String) { write(text, to: 2) }
     /// A one-line reason on stderr, prefixed with the program name (as linkctl's `Output.error`).
