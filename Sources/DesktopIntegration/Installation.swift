@@ -1,4 +1,5 @@
 import LinkRouterAPI
+import LinkRouterCore
 public import LinkRouterFiles
 public import SystemKit
 
@@ -61,16 +62,17 @@ public struct Installation: Sendable {
     /// for the first client, handing it the socket (`FileDescriptorName=agent`, `SocketActivation`). Not enabled by
     /// anything: `systemctl --user enable --now linkrouterd-agent.socket` turns it on (the daemon makes the socket
     /// itself whenever it runs).
+    /// Its path and name are `AgentSocket`'s, which the daemon reads the passed socket by.
     public static let socketUnitFile = """
         [Unit]
         Description=linkrouter: the oidc-agent socket (OIDC_SOCK) of linkrouterd
         Documentation=man:linkctl(1)
 
         [Socket]
-        ListenStream=%t/linkrouter/agent
+        ListenStream=%t/\(AgentSocket.directory)/\(AgentSocket.name)
         SocketMode=0600
         DirectoryMode=0700
-        FileDescriptorName=agent
+        FileDescriptorName=\(AgentSocket.name)
         Service=linkrouterd.service
 
         [Install]
